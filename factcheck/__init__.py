@@ -1,0 +1,1 @@
+"""factcheck: gRPC fact-checking suite (shared package: generated stubs, settings, model client)."""

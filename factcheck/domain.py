@@ -1,0 +1,235 @@
+"""The spec's data shapes (ExtractedClaim, ClaimVerification, ClaimConsensus) and their conversions.
+
+Services work on these plain values; `to_proto`/`from_proto` cross the wire and
+`to_json`/`from_json` give the spec's camelCase shapes stored in `parsed_data`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from factcheck.v1 import common_pb2
+
+CLAIM_TYPES = ("STATISTIC", "DATE", "ATTRIBUTION", "TECHNICAL", "COMPARISON", "CAUSAL")
+VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
+CONFIDENCES = ("HIGH", "MEDIUM", "LOW")
+
+
+def claim_type_to_proto(name: str) -> int:
+    return common_pb2.ClaimType.Value(f"CLAIM_TYPE_{name}")
+
+
+def claim_type_from_proto(value: int) -> str:
+    return common_pb2.ClaimType.Name(value).removeprefix("CLAIM_TYPE_")
+
+
+def verdict_to_proto(name: str) -> int:
+    return common_pb2.Verdict.Value(f"VERDICT_{name}")
+
+
+def verdict_from_proto(value: int) -> str:
+    return common_pb2.Verdict.Name(value).removeprefix("VERDICT_")
+
+
+def confidence_to_proto(name: str) -> int:
+    return common_pb2.Confidence.Value(f"CONFIDENCE_{name}")
+
+
+def confidence_from_proto(value: int) -> str:
+    return common_pb2.Confidence.Name(value).removeprefix("CONFIDENCE_")
+
+
+@dataclass(frozen=True)
+class ExtractedClaim:
+    id: str
+    claim: str
+    context: str
+    type: str
+    # Character offsets [start, end) of the claim in the analysed content, when found.
+    start: int | None = None
+    end: int | None = None
+
+    def to_proto(self) -> common_pb2.Claim:
+        msg = common_pb2.Claim(id=self.id, claim=self.claim, context=self.context, type=claim_type_to_proto(self.type))
+        if self.start is not None and self.end is not None:
+            msg.start_offset, msg.end_offset = self.start, self.end
+        return msg
+
+    @classmethod
+    def from_proto(cls, msg: common_pb2.Claim) -> ExtractedClaim:
+        has_span = msg.HasField("start_offset") and msg.HasField("end_offset")
+        return cls(
+            id=msg.id,
+            claim=msg.claim,
+            context=msg.context,
+            type=claim_type_from_proto(msg.type),
+            start=msg.start_offset if has_span else None,
+            end=msg.end_offset if has_span else None,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "claim": self.claim, "context": self.context, "type": self.type}
+        if self.start is not None:
+            data["startOffset"], data["endOffset"] = self.start, self.end
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ExtractedClaim:
+        return cls(
+            id=data["id"],
+            claim=data["claim"],
+            context=data.get("context", ""),
+            type=data["type"],
+            start=data.get("startOffset"),
+            end=data.get("endOffset"),
+        )
+
+
+@dataclass(frozen=True)
+class ClaimVerification:
+    claim_id: str
+    verdict: str
+    evidence: str
+    correction: str | None
+    confidence: str
+    checker_model: str
+
+    def to_proto(self) -> common_pb2.ClaimVerification:
+        msg = common_pb2.ClaimVerification(
+            claim_id=self.claim_id,
+            verdict=verdict_to_proto(self.verdict),
+            evidence=self.evidence,
+            confidence=confidence_to_proto(self.confidence),
+            checker_model=self.checker_model,
+        )
+        if self.correction is not None:
+            msg.correction = self.correction
+        return msg
+
+    @classmethod
+    def from_proto(cls, msg: common_pb2.ClaimVerification) -> ClaimVerification:
+        return cls(
+            claim_id=msg.claim_id,
+            verdict=verdict_from_proto(msg.verdict),
+            evidence=msg.evidence,
+            correction=msg.correction if msg.HasField("correction") else None,
+            confidence=confidence_from_proto(msg.confidence),
+            checker_model=msg.checker_model,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "claimId": self.claim_id,
+            "verdict": self.verdict,
+            "evidence": self.evidence,
+            "correction": self.correction,
+            "confidence": self.confidence,
+            "checkerModel": self.checker_model,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], checker_model: str | None = None) -> ClaimVerification:
+        return cls(
+            claim_id=data["claimId"],
+            verdict=data["verdict"],
+            evidence=data.get("evidence", ""),
+            correction=data.get("correction"),
+            confidence=data["confidence"],
+            checker_model=data.get("checkerModel") or checker_model or "",
+        )
+
+
+@dataclass(frozen=True)
+class VerdictSummary:
+    verified: int = 0
+    disputed: int = 0
+    unverifiable: int = 0
+
+    @classmethod
+    def count(cls, verdicts: Iterable[str]) -> VerdictSummary:
+        verdicts = list(verdicts)
+        return cls(
+            verified=verdicts.count("VERIFIED"),
+            disputed=verdicts.count("DISPUTED"),
+            unverifiable=verdicts.count("UNVERIFIABLE"),
+        )
+
+    def to_proto(self) -> common_pb2.VerdictSummary:
+        return common_pb2.VerdictSummary(verified=self.verified, disputed=self.disputed, unverifiable=self.unverifiable)
+
+    @classmethod
+    def from_proto(cls, msg: common_pb2.VerdictSummary) -> VerdictSummary:
+        return cls(verified=msg.verified, disputed=msg.disputed, unverifiable=msg.unverifiable)
+
+    def to_json(self) -> dict[str, int]:
+        return {"verified": self.verified, "disputed": self.disputed, "unverifiable": self.unverifiable}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> VerdictSummary:
+        data = data or {}
+        return cls(data.get("verified", 0), data.get("disputed", 0), data.get("unverifiable", 0))
+
+
+@dataclass(frozen=True)
+class ClaimConsensus:
+    claim_id: str
+    claim: str
+    context: str
+    type: str
+    verdicts: tuple[ClaimVerification, ...]
+    consensus_verdict: str
+    consensus_confidence: str
+    agreement_rate: float
+    correction: str | None = None
+
+    def to_proto(self) -> common_pb2.ClaimConsensus:
+        msg = common_pb2.ClaimConsensus(
+            claim_id=self.claim_id,
+            claim=self.claim,
+            context=self.context,
+            type=claim_type_to_proto(self.type),
+            verdicts=[v.to_proto() for v in self.verdicts],
+            consensus_verdict=verdict_to_proto(self.consensus_verdict),
+            consensus_confidence=confidence_to_proto(self.consensus_confidence),
+            agreement_rate=self.agreement_rate,
+        )
+        if self.correction is not None:
+            msg.correction = self.correction
+        return msg
+
+    @classmethod
+    def from_proto(cls, msg: common_pb2.ClaimConsensus) -> ClaimConsensus:
+        return cls(
+            claim_id=msg.claim_id,
+            claim=msg.claim,
+            context=msg.context,
+            type=claim_type_from_proto(msg.type),
+            verdicts=tuple(ClaimVerification.from_proto(v) for v in msg.verdicts),
+            consensus_verdict=verdict_from_proto(msg.consensus_verdict),
+            consensus_confidence=confidence_from_proto(msg.consensus_confidence),
+            agreement_rate=msg.agreement_rate,
+            correction=msg.correction if msg.HasField("correction") else None,
+        )
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+    def to_proto(self) -> common_pb2.TokenUsage:
+        return common_pb2.TokenUsage(
+            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, total_tokens=self.total_tokens
+        )
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One model answer: the text, what it cost and how long it took."""
+
+    text: str
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    latency_ms: int = 0
+    model: str = ""

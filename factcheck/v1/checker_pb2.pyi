@@ -1,0 +1,34 @@
+from factcheck.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class VerifyRequest(_message.Message):
+    __slots__ = ("model", "content", "claims")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    content: str
+    claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.Claim]
+    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ...) -> None: ...
+
+class VerifyResponse(_message.Message):
+    __slots__ = ("model", "raw_text", "verifications", "summary", "response_time_ms", "usage")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    RAW_TEXT_FIELD_NUMBER: _ClassVar[int]
+    VERIFICATIONS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    raw_text: str
+    verifications: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimVerification]
+    summary: _common_pb2.VerdictSummary
+    response_time_ms: int
+    usage: _common_pb2.TokenUsage
+    def __init__(self, model: _Optional[str] = ..., raw_text: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,417 @@
+import datetime
+
+from factcheck.v1 import common_pb2 as _common_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Mode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MODE_UNSPECIFIED: _ClassVar[Mode]
+    MODE_FACT_CHECK: _ClassVar[Mode]
+
+class ContentSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CONTENT_SOURCE_UNSPECIFIED: _ClassVar[ContentSource]
+    CONTENT_SOURCE_GENERATED: _ClassVar[ContentSource]
+    CONTENT_SOURCE_USER_PROVIDED: _ClassVar[ContentSource]
+
+class MessageStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MESSAGE_STATUS_UNSPECIFIED: _ClassVar[MessageStatus]
+    MESSAGE_STATUS_RUNNING: _ClassVar[MessageStatus]
+    MESSAGE_STATUS_COMPLETE: _ClassVar[MessageStatus]
+    MESSAGE_STATUS_PARTIAL: _ClassVar[MessageStatus]
+    MESSAGE_STATUS_FAILED: _ClassVar[MessageStatus]
+MODE_UNSPECIFIED: Mode
+MODE_FACT_CHECK: Mode
+CONTENT_SOURCE_UNSPECIFIED: ContentSource
+CONTENT_SOURCE_GENERATED: ContentSource
+CONTENT_SOURCE_USER_PROVIDED: ContentSource
+MESSAGE_STATUS_UNSPECIFIED: MessageStatus
+MESSAGE_STATUS_RUNNING: MessageStatus
+MESSAGE_STATUS_COMPLETE: MessageStatus
+MESSAGE_STATUS_PARTIAL: MessageStatus
+MESSAGE_STATUS_FAILED: MessageStatus
+
+class FactCheckConfig(_message.Message):
+    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms")
+    CONTENT_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
+    GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
+    EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_MODELS_FIELD_NUMBER: _ClassVar[int]
+    REPORTER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONTENT_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    content_to_check: str
+    generator_model: str
+    extractor_model: str
+    checker_models: _containers.RepeatedScalarFieldContainer[str]
+    reporter_model: str
+    max_content_length: int
+    timeout_ms: int
+    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ...) -> None: ...
+
+class RunRequest(_message.Message):
+    __slots__ = ("question", "mode", "conversation_id", "mode_config")
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    MODE_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    question: str
+    mode: Mode
+    conversation_id: str
+    mode_config: FactCheckConfig
+    def __init__(self, question: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., conversation_id: _Optional[str] = ..., mode_config: _Optional[_Union[FactCheckConfig, _Mapping]] = ...) -> None: ...
+
+class RunResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: FactCheckEvent
+    def __init__(self, event: _Optional[_Union[FactCheckEvent, _Mapping]] = ...) -> None: ...
+
+class FactCheckEvent(_message.Message):
+    __slots__ = ("message_id", "seq", "timestamp", "factcheck_start", "generate_start", "generate_complete", "extract_start", "extract_complete", "verify_start", "checker_complete", "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete", "error")
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    FACTCHECK_START_FIELD_NUMBER: _ClassVar[int]
+    GENERATE_START_FIELD_NUMBER: _ClassVar[int]
+    GENERATE_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    EXTRACT_START_FIELD_NUMBER: _ClassVar[int]
+    EXTRACT_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    VERIFY_START_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    ALL_CHECKERS_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    REPORT_START_FIELD_NUMBER: _ClassVar[int]
+    REPORT_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    TITLE_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    seq: int
+    timestamp: _timestamp_pb2.Timestamp
+    factcheck_start: FactCheckStartPayload
+    generate_start: GenerateStartPayload
+    generate_complete: GenerateCompletePayload
+    extract_start: ExtractStartPayload
+    extract_complete: ExtractCompletePayload
+    verify_start: VerifyStartPayload
+    checker_complete: CheckerCompletePayload
+    all_checkers_complete: AllCheckersCompletePayload
+    report_start: ReportStartPayload
+    report_complete: ReportCompletePayload
+    title_complete: TitleCompletePayload
+    complete: CompletePayload
+    error: ErrorPayload
+    def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ...) -> None: ...
+
+class RunConfig(_message.Message):
+    __slots__ = ("content_source", "generator_model", "extractor_model", "checker_models", "reporter_model", "bias_warning", "max_content_length", "timeout_ms")
+    CONTENT_SOURCE_FIELD_NUMBER: _ClassVar[int]
+    GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
+    EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_MODELS_FIELD_NUMBER: _ClassVar[int]
+    REPORTER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    BIAS_WARNING_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONTENT_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    content_source: ContentSource
+    generator_model: str
+    extractor_model: str
+    checker_models: _containers.RepeatedScalarFieldContainer[str]
+    reporter_model: str
+    bias_warning: str
+    max_content_length: int
+    timeout_ms: int
+    def __init__(self, content_source: _Optional[_Union[ContentSource, str]] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., bias_warning: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ...) -> None: ...
+
+class FactCheckStartPayload(_message.Message):
+    __slots__ = ("conversation_id", "message_id", "config")
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    conversation_id: str
+    message_id: str
+    config: RunConfig
+    def __init__(self, conversation_id: _Optional[str] = ..., message_id: _Optional[str] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ...) -> None: ...
+
+class GenerateStartPayload(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GenerateCompletePayload(_message.Message):
+    __slots__ = ("model", "content", "response_time_ms", "fallback_to_question")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_TO_QUESTION_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    content: str
+    response_time_ms: int
+    fallback_to_question: bool
+    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., response_time_ms: _Optional[int] = ..., fallback_to_question: _Optional[bool] = ...) -> None: ...
+
+class ExtractStartPayload(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ExtractCompletePayload(_message.Message):
+    __slots__ = ("model", "claims", "total_claims", "type_breakdown", "response_time_ms", "content_truncated")
+    class TypeBreakdownEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    TYPE_BREAKDOWN_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.Claim]
+    total_claims: int
+    type_breakdown: _containers.ScalarMap[str, int]
+    response_time_ms: int
+    content_truncated: bool
+    def __init__(self, model: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., total_claims: _Optional[int] = ..., type_breakdown: _Optional[_Mapping[str, int]] = ..., response_time_ms: _Optional[int] = ..., content_truncated: _Optional[bool] = ...) -> None: ...
+
+class VerifyStartPayload(_message.Message):
+    __slots__ = ("checker_count", "claim_count")
+    CHECKER_COUNT_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_COUNT_FIELD_NUMBER: _ClassVar[int]
+    checker_count: int
+    claim_count: int
+    def __init__(self, checker_count: _Optional[int] = ..., claim_count: _Optional[int] = ...) -> None: ...
+
+class CheckerCompletePayload(_message.Message):
+    __slots__ = ("model", "verifications", "summary", "response_time_ms", "checker_index")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    VERIFICATIONS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_INDEX_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    verifications: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimVerification]
+    summary: _common_pb2.VerdictSummary
+    response_time_ms: int
+    checker_index: int
+    def __init__(self, model: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., checker_index: _Optional[int] = ...) -> None: ...
+
+class CheckerFailure(_message.Message):
+    __slots__ = ("model", "checker_index", "message")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_INDEX_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    checker_index: int
+    message: str
+    def __init__(self, model: _Optional[str] = ..., checker_index: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+
+class AllCheckersCompletePayload(_message.Message):
+    __slots__ = ("consensus", "checker_count", "failed_checkers")
+    CONSENSUS_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_COUNT_FIELD_NUMBER: _ClassVar[int]
+    FAILED_CHECKERS_FIELD_NUMBER: _ClassVar[int]
+    consensus: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimConsensus]
+    checker_count: int
+    failed_checkers: _containers.RepeatedCompositeFieldContainer[CheckerFailure]
+    def __init__(self, consensus: _Optional[_Iterable[_Union[_common_pb2.ClaimConsensus, _Mapping]]] = ..., checker_count: _Optional[int] = ..., failed_checkers: _Optional[_Iterable[_Union[CheckerFailure, _Mapping]]] = ...) -> None: ...
+
+class ReportStartPayload(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ReportSummary(_message.Message):
+    __slots__ = ("verified", "disputed", "unverifiable", "note")
+    VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    DISPUTED_FIELD_NUMBER: _ClassVar[int]
+    UNVERIFIABLE_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    verified: int
+    disputed: int
+    unverifiable: int
+    note: str
+    def __init__(self, verified: _Optional[int] = ..., disputed: _Optional[int] = ..., unverifiable: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
+
+class ReportCompletePayload(_message.Message):
+    __slots__ = ("model", "reliability_score", "summary", "response_time_ms", "report_text", "fallback")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    RELIABILITY_SCORE_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    REPORT_TEXT_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    reliability_score: int
+    summary: ReportSummary
+    response_time_ms: int
+    report_text: str
+    fallback: bool
+    def __init__(self, model: _Optional[str] = ..., reliability_score: _Optional[int] = ..., summary: _Optional[_Union[ReportSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., report_text: _Optional[str] = ..., fallback: _Optional[bool] = ...) -> None: ...
+
+class TitleCompletePayload(_message.Message):
+    __slots__ = ("title",)
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    def __init__(self, title: _Optional[str] = ...) -> None: ...
+
+class CompletePayload(_message.Message):
+    __slots__ = ("status",)
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    status: MessageStatus
+    def __init__(self, status: _Optional[_Union[MessageStatus, str]] = ...) -> None: ...
+
+class ErrorPayload(_message.Message):
+    __slots__ = ("message",)
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    message: str
+    def __init__(self, message: _Optional[str] = ...) -> None: ...
+
+class GetResultRequest(_message.Message):
+    __slots__ = ("message_id",)
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    def __init__(self, message_id: _Optional[str] = ...) -> None: ...
+
+class GetResultResponse(_message.Message):
+    __slots__ = ("result",)
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    result: FactCheckResult
+    def __init__(self, result: _Optional[_Union[FactCheckResult, _Mapping]] = ...) -> None: ...
+
+class ListResultsRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListResultsResponse(_message.Message):
+    __slots__ = ("results", "next_page_token")
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[ResultSummary]
+    next_page_token: str
+    def __init__(self, results: _Optional[_Iterable[_Union[ResultSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ResultSummary(_message.Message):
+    __slots__ = ("message_id", "conversation_id", "question", "title", "status", "created_at", "updated_at")
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    conversation_id: str
+    question: str
+    title: str
+    status: MessageStatus
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., title: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class FactCheckResult(_message.Message):
+    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at")
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    EXTRACTION_FIELD_NUMBER: _ClassVar[int]
+    VERIFICATION_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    conversation_id: str
+    question: str
+    status: MessageStatus
+    title: str
+    content: ContentResult
+    extraction: ExtractionResult
+    verification: VerificationResult
+    report: ReportResult
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ContentResult(_message.Message):
+    __slots__ = ("source", "model", "text", "response_time_ms")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    source: ContentSource
+    model: str
+    text: str
+    response_time_ms: int
+    def __init__(self, source: _Optional[_Union[ContentSource, str]] = ..., model: _Optional[str] = ..., text: _Optional[str] = ..., response_time_ms: _Optional[int] = ...) -> None: ...
+
+class ExtractionResult(_message.Message):
+    __slots__ = ("model", "claims", "type_breakdown", "response_time_ms")
+    class TypeBreakdownEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    TYPE_BREAKDOWN_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.Claim]
+    type_breakdown: _containers.ScalarMap[str, int]
+    response_time_ms: int
+    def __init__(self, model: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., type_breakdown: _Optional[_Mapping[str, int]] = ..., response_time_ms: _Optional[int] = ...) -> None: ...
+
+class CheckerResult(_message.Message):
+    __slots__ = ("model", "verifications", "summary", "response_time_ms")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    VERIFICATIONS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    verifications: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimVerification]
+    summary: _common_pb2.VerdictSummary
+    response_time_ms: int
+    def __init__(self, model: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ...) -> None: ...
+
+class VerificationResult(_message.Message):
+    __slots__ = ("checkers", "consensus")
+    CHECKERS_FIELD_NUMBER: _ClassVar[int]
+    CONSENSUS_FIELD_NUMBER: _ClassVar[int]
+    checkers: _containers.RepeatedCompositeFieldContainer[CheckerResult]
+    consensus: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimConsensus]
+    def __init__(self, checkers: _Optional[_Iterable[_Union[CheckerResult, _Mapping]]] = ..., consensus: _Optional[_Iterable[_Union[_common_pb2.ClaimConsensus, _Mapping]]] = ...) -> None: ...
+
+class ReportResult(_message.Message):
+    __slots__ = ("model", "reliability_score", "report_text", "summary", "response_time_ms", "fallback")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    RELIABILITY_SCORE_FIELD_NUMBER: _ClassVar[int]
+    REPORT_TEXT_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    reliability_score: int
+    report_text: str
+    summary: _common_pb2.VerdictSummary
+    response_time_ms: int
+    fallback: bool
+    def __init__(self, model: _Optional[str] = ..., reliability_score: _Optional[int] = ..., report_text: _Optional[str] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., fallback: _Optional[bool] = ...) -> None: ...

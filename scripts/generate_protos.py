@@ -1,0 +1,56 @@
+"""Regenerate the committed Python code for protos/factcheck/v1.
+
+    python scripts/generate_protos.py            # writes into factcheck/v1/
+    python scripts/generate_protos.py --out DIR  # writes DIR/factcheck/v1/ (used by the staleness test)
+
+Generated with `-I protos`, so the modules import each other package-absolutely
+(`from factcheck.v1 import common_pb2`). Output depends on the pinned grpcio-tools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROTO_ROOT = ROOT / "protos"
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
+
+
+def proto_files() -> list[Path]:
+    return sorted((PROTO_ROOT / "factcheck" / "v1").glob("*.proto"))
+
+
+def generate(out_root: Path) -> list[Path]:
+    """Run protoc for every proto; return the generated files under out_root/factcheck/v1."""
+    import grpc_tools
+    from grpc_tools import protoc
+
+    well_known = Path(grpc_tools.__file__).parent / "_proto"
+    out_root.mkdir(parents=True, exist_ok=True)
+    args = [
+        "grpc_tools.protoc",
+        f"-I{PROTO_ROOT}",
+        f"-I{well_known}",
+        f"--python_out={out_root}",
+        f"--pyi_out={out_root}",
+        f"--grpc_python_out={out_root}",
+        *[str(p.relative_to(PROTO_ROOT)) for p in proto_files()],
+    ]
+    if protoc.main(args) != 0:
+        raise SystemExit("protoc failed")
+    out_dir = out_root / "factcheck" / "v1"
+    return sorted(p for p in out_dir.iterdir() if p.name.endswith(GENERATED_SUFFIXES))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT, help="root to write factcheck/v1 under")
+    args = parser.parse_args()
+    for path in generate(args.out):
+        print(path.relative_to(args.out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
