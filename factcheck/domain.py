@@ -16,6 +16,11 @@ VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
 CONFIDENCES = ("HIGH", "MEDIUM", "LOW")
 
 
+def is_known_enum(enum_type, value: int) -> bool:
+    """True for a defined, non-UNSPECIFIED value: proto3 keeps unknown numbers, so callers must check."""
+    return value != 0 and value in enum_type.values()
+
+
 def claim_type_to_proto(name: str) -> int:
     return common_pb2.ClaimType.Value(f"CLAIM_TYPE_{name}")
 

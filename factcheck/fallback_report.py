@@ -1,0 +1,59 @@
+"""Report texts the gateway must be able to write without the reporter service.
+
+The reporter uses them too; they live here so that when the reporter (model or
+service) is down, the gateway still produces the spec's fallback table.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from factcheck.domain import ClaimConsensus
+
+# Spec, edge case "No verifiable claims found": the report text, and the report_complete note.
+NO_CLAIMS_REPORT = "No verifiable factual claims were identified in this content."
+NO_CLAIMS_NOTE = "No verifiable claims identified"
+
+
+def build_fallback_report(consensus: Sequence[ClaimConsensus]) -> str:
+    """Spec, edge case "Reporter model fails": the raw consensus as a markdown table, so the run still has a report."""
+    lines = [
+        "# Fact-Check Report",
+        "",
+        "## Consensus Results (reporter unavailable)",
+        "",
+        "The report model was unavailable, so this is the checkers' consensus for each claim, without commentary.",
+        "",
+    ]
+    if not consensus:
+        lines.append(NO_CLAIMS_REPORT)
+        return "\n".join(lines)
+    lines += ["| # | Claim | Verdict | Agreement | Correction |", "|---|-------|---------|:---------:|------------|"]
+    for item in consensus:
+        cells = (
+            item.claim_id,
+            item.claim,
+            item.consensus_verdict,
+            f"{agreement_percent(item.agreement_rate)}%",
+            item.correction or "\u2014",
+        )
+        lines.append("| " + " | ".join(markdown_cell(cell) for cell in cells) + " |")
+    return "\n".join(lines)
+
+
+def average_agreement_rate(consensus: Sequence[ClaimConsensus]) -> float:
+    """Mean agreement rate (0-100) over claims: the metrics bar's "checker consensus rate"; 0 with no claims."""
+    if not consensus:
+        return 0.0
+    return sum(item.agreement_rate for item in consensus) / len(consensus)
+
+
+def agreement_percent(agreement_rate: float) -> int:
+    """An agreement rate (0-100) as the whole percent reports show: 66.67 → 67."""
+    return math.floor(agreement_rate + 0.5) if agreement_rate > 0 else 0
+
+
+def markdown_cell(text: str) -> str:
+    """Text that cannot break a markdown table row: pipes escaped, line breaks (any whitespace run) as one space."""
+    return " ".join(text.split()).replace("|", "\\|")

@@ -1,0 +1,401 @@
+"""The one model client: every model call of every service goes through `ModelClient.complete`.
+
+Routing:
+- `local/<name>` runs a registered in-process engine (see `factcheck.models.local`) in a
+  worker thread. Local engines report no token counts, so usage is *estimated* as
+  whitespace-separated word counts of the prompt and the answer.
+- Any other id is sent unchanged, as the `model` field, to an OpenAI-compatible
+  `POST {base_url}/chat/completions`. The base URL and key come from the provider
+  override for the id's prefix (the part before '/') when one exists, else from
+  `FACTCHECK_MODEL_BASE_URL` / `FACTCHECK_MODEL_API_KEY`. An override without a key sends
+  no key: the default key is never sent to another provider's endpoint.
+
+Deadline: `timeout_s` bounds the whole call (waiting for a concurrency slot, every
+attempt and every backoff sleep). 429, 5xx and connection errors are retried up to
+`model_max_retries` times with full-jitter exponential backoff, honouring `Retry-After`
+(seconds) on 429/503, but never sleeping past the deadline. Other 4xx are not retried.
+
+Concurrency: one semaphore per provider prefix caps requests in flight to a provider
+(`model_max_concurrency`, or the override's `max_concurrency`).
+
+Secrets: the API keys never appear in logs or error messages (provider excerpts are
+redacted); prompts are never logged, only their length.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from factcheck.domain import Completion, TokenUsage
+from factcheck.models.errors import (
+    ModelError,
+    ModelMalformedResponseError,
+    ModelNotConfiguredError,
+    ModelProviderError,
+    ModelRateLimitedError,
+    ModelTimeoutError,
+)
+from factcheck.models.local import LOCAL_PREFIX, get_local_engine
+from factcheck.settings import Settings
+
+log = logging.getLogger("factcheck.models")
+
+_CHAT_PATH = "/chat/completions"
+_LOCAL_PROVIDER = LOCAL_PREFIX.rstrip("/")
+# A black-holed connect should not eat a long deadline: cap it so the attempt can be retried.
+_CONNECT_TIMEOUT_S = 10.0
+# Exponential backoff stops growing here; the deadline bounds it anyway.
+_MAX_BACKOFF_S = 30.0
+_EXCERPT_CHARS = 200
+
+
+@dataclass(frozen=True)
+class _Endpoint:
+    """Where and how to reach the provider of one model id."""
+
+    provider: str
+    url: str
+    api_key: str | None
+    max_concurrency: int
+
+
+@dataclass
+class _CallStats:
+    """What the per-call log line reports."""
+
+    attempts: int = 0
+    outcome: str = "ok"
+
+
+class _RetryableFailure(Exception):
+    """One attempt failed in a way worth retrying; `error` is raised if we give up."""
+
+    def __init__(self, error: ModelError, retry_after_s: float | None = None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.retry_after_s = retry_after_s
+
+
+class ModelClient:
+    """Answers prompts with local engines or OpenAI-compatible endpoints. Share one per process.
+
+    `transport` replaces httpx's network transport (e.g. `httpx.MockTransport`); by
+    default real HTTP is used.
+    """
+
+    def __init__(self, settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self._settings = settings
+        # Semaphores bound concurrency, not the pool, so the pool itself is unlimited.
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
+        self._http = httpx.AsyncClient(transport=transport, limits=limits, timeout=None)
+        self._semaphores: dict[str, asyncio.Semaphore] = {}
+        self._secrets = _configured_secrets(settings)
+
+    async def __aenter__(self) -> ModelClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the shared HTTP connection pool."""
+        await self._http.aclose()
+
+    async def complete(self, model_id: str, prompt: str, *, timeout_s: float) -> Completion:
+        """Answer `prompt` with `model_id` within `timeout_s` seconds, retries included.
+
+        Raises a `ModelError` subclass on any failure. `latency_ms` covers the whole call.
+        """
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + timeout_s
+        stats = _CallStats()
+        try:
+            if model_id.startswith(LOCAL_PREFIX):
+                text, usage = await self._complete_local(model_id, prompt, deadline, stats)
+            else:
+                text, usage = await self._complete_remote(model_id, prompt, deadline, timeout_s, stats)
+        except ModelError as exc:
+            stats.outcome = _outcome_of(exc)
+            raise
+        except asyncio.CancelledError:
+            stats.outcome = "cancelled"
+            raise
+        finally:
+            latency_ms = int((loop.time() - started) * 1000)
+            _log_call(model_id, prompt, stats, latency_ms)
+        return Completion(text=text, usage=usage, latency_ms=latency_ms, model=model_id)
+
+    # --- local engines -------------------------------------------------------------
+
+    async def _complete_local(
+        self, model_id: str, prompt: str, deadline: float, stats: _CallStats
+    ) -> tuple[str, TokenUsage]:
+        """Run the engine in a thread so CPU work does not block the loop.
+
+        On timeout the thread cannot be killed: it finishes in the background and its
+        answer is dropped.
+        """
+        engine = get_local_engine(model_id[len(LOCAL_PREFIX) :])
+        stats.attempts = 1
+        try:
+            async with asyncio.timeout_at(deadline):
+                async with self._semaphore(_LOCAL_PROVIDER, self._settings.model_max_concurrency):
+                    text = await asyncio.to_thread(engine, prompt)
+        except TimeoutError:
+            raise ModelTimeoutError(model_id, "local engine did not answer before the deadline") from None
+        except Exception as exc:  # an engine bug must surface as a model failure, not crash the service
+            detail = self._excerpt(f"{type(exc).__name__}: {exc}")
+            raise ModelProviderError(model_id, f"local engine failed: {detail}") from exc
+        if not isinstance(text, str):
+            raise ModelMalformedResponseError(model_id, f"local engine returned {type(text).__name__}, not str")
+        return text, _estimate_usage(prompt, text)
+
+    # --- remote endpoints ----------------------------------------------------------
+
+    async def _complete_remote(
+        self, model_id: str, prompt: str, deadline: float, timeout_s: float, stats: _CallStats
+    ) -> tuple[str, TokenUsage]:
+        """Attempt, and retry retryable failures with backoff, until success or the deadline."""
+        endpoint = self._endpoint_for(model_id)
+        payload = {"model": model_id, "messages": [{"role": "user", "content": prompt}]}
+        headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
+        loop = asyncio.get_running_loop()
+        while True:
+            stats.attempts += 1
+            try:
+                return await self._attempt(endpoint, model_id, payload, headers, deadline, timeout_s)
+            except _RetryableFailure as failure:
+                if stats.attempts > self._settings.model_max_retries:
+                    raise failure.error from None
+                wait = self._backoff_s(stats.attempts, failure.retry_after_s)
+                if loop.time() + wait >= deadline:
+                    raise self._give_up_at_deadline(model_id, failure.error, deadline, timeout_s) from None
+                await asyncio.sleep(wait)
+
+    async def _attempt(
+        self,
+        endpoint: _Endpoint,
+        model_id: str,
+        payload: dict[str, Any],
+        headers: dict[str, str],
+        deadline: float,
+        timeout_s: float,
+    ) -> tuple[str, TokenUsage]:
+        """One HTTP request, bounded by the call's deadline. Raises _RetryableFailure to retry."""
+        loop = asyncio.get_running_loop()
+        remaining = max(deadline - loop.time(), 0.001)
+        # httpx's own timeout is a backstop; the asyncio deadline is what normally fires.
+        timeout = httpx.Timeout(remaining + 1.0, connect=min(remaining, _CONNECT_TIMEOUT_S))
+        try:
+            async with asyncio.timeout_at(deadline):
+                async with self._semaphore(endpoint.provider, endpoint.max_concurrency):
+                    response = await self._http.post(endpoint.url, json=payload, headers=headers, timeout=timeout)
+        except TimeoutError:
+            raise _deadline_exceeded(model_id, timeout_s) from None
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise ModelNotConfiguredError(
+                model_id, f"invalid base URL for provider {endpoint.provider!r}: {self._excerpt(str(exc))}"
+            ) from None
+        except httpx.TimeoutException as exc:
+            if loop.time() >= deadline:
+                raise _deadline_exceeded(model_id, timeout_s) from None
+            message = f"request to provider {endpoint.provider!r} timed out ({type(exc).__name__})"
+            error = ModelProviderError(model_id, message)
+            raise _RetryableFailure(error) from None
+        except httpx.TransportError as exc:
+            detail = self._excerpt(f"{type(exc).__name__}: {exc}")
+            error = ModelProviderError(model_id, f"cannot reach provider {endpoint.provider!r}: {detail}")
+            raise _RetryableFailure(error) from None
+        return self._interpret(endpoint, model_id, response)
+
+    def _interpret(self, endpoint: _Endpoint, model_id: str, response: httpx.Response) -> tuple[str, TokenUsage]:
+        """Map an HTTP answer to a result, a retryable failure or a final error."""
+        status = response.status_code
+        if 200 <= status < 300:
+            return self._parse_completion(model_id, response.content)
+        detail = self._provider_message(response.content)
+        retry_after = _retry_after_s(response) if status in (429, 503) else None
+        if status == 429:
+            message = f"rate limited by provider {endpoint.provider!r} (HTTP 429): {detail}"
+            error: ModelError = ModelRateLimitedError(model_id, message, retry_after_s=retry_after)
+            raise _RetryableFailure(error, retry_after)
+        error = ModelProviderError(
+            model_id, f"provider {endpoint.provider!r} answered HTTP {status}: {detail}", status_code=status
+        )
+        if status >= 500:
+            raise _RetryableFailure(error, retry_after)
+        raise error
+
+    def _parse_completion(self, model_id: str, body: bytes) -> tuple[str, TokenUsage]:
+        """Read `choices[0].message.content` and `usage` from a chat completion body."""
+        text = body.decode("utf-8", errors="replace")
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise ModelMalformedResponseError(model_id, f"response is not JSON: {self._excerpt(text)!r}") from None
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise ModelMalformedResponseError(model_id, "response has no choices")
+        message = choices[0].get("message")
+        content = _content_text(message.get("content")) if isinstance(message, dict) else None
+        if content is None:
+            raise ModelMalformedResponseError(model_id, "choices[0].message.content is missing or not text")
+        return content, _parse_usage(data.get("usage"))
+
+    # --- helpers -------------------------------------------------------------------
+
+    def _endpoint_for(self, model_id: str) -> _Endpoint:
+        """The provider override for the id's prefix, else the default endpoint."""
+        provider = model_id.split("/", 1)[0] if "/" in model_id else ""
+        override = self._settings.model_providers.get(provider) if provider else None
+        if override is not None:
+            base_url, key = override.base_url, override.api_key
+            max_concurrency = override.max_concurrency or self._settings.model_max_concurrency
+        else:
+            base_url, key = self._settings.model_base_url, self._settings.model_api_key
+            max_concurrency = self._settings.model_max_concurrency
+        if not base_url:
+            raise ModelNotConfiguredError(
+                model_id,
+                f"no endpoint configured for provider {provider!r}: set FACTCHECK_MODEL_BASE_URL "
+                f"(or add {provider!r} to FACTCHECK_MODEL_PROVIDERS), or use a local/ model",
+            )
+        secret = key.get_secret_value() if key is not None else None
+        url = base_url.rstrip("/") + _CHAT_PATH
+        return _Endpoint(provider=provider, url=url, api_key=secret or None, max_concurrency=max_concurrency)
+
+    def _semaphore(self, provider: str, max_concurrency: int) -> asyncio.Semaphore:
+        """The semaphore of a provider prefix, created on first use."""
+        semaphore = self._semaphores.get(provider)
+        if semaphore is None:
+            semaphore = self._semaphores[provider] = asyncio.Semaphore(max_concurrency)
+        return semaphore
+
+    def _backoff_s(self, attempt: int, retry_after_s: float | None) -> float:
+        """Retry-After when the provider gave one, else full jitter: uniform(0, base * 2^(n-1))."""
+        if retry_after_s is not None:
+            return retry_after_s
+        ceiling = min(self._settings.model_backoff_base_s * 2 ** (attempt - 1), _MAX_BACKOFF_S)
+        return random.uniform(0, ceiling)
+
+    def _give_up_at_deadline(self, model_id: str, last: ModelError, deadline: float, timeout_s: float) -> ModelError:
+        """The next wait would cross the deadline: a timeout if it already passed, else the last error."""
+        if asyncio.get_running_loop().time() >= deadline:
+            return _deadline_exceeded(model_id, timeout_s)
+        return last
+
+    def _provider_message(self, body: bytes) -> str:
+        """A short, redacted excerpt of the provider's error message."""
+        text = body.decode("utf-8", errors="replace")
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return self._excerpt(text) or "(empty body)"
+        return self._excerpt(_error_message_of(data) or text) or "(empty body)"
+
+    def _excerpt(self, text: str) -> str:
+        """Whitespace-collapsed, key-redacted, truncated text safe for messages and logs."""
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        text = re.sub(r"\s+", " ", text).strip()
+        return text if len(text) <= _EXCERPT_CHARS else text[: _EXCERPT_CHARS - 1] + "…"
+
+
+def _configured_secrets(settings: Settings) -> list[str]:
+    """Every API key in the settings, longest first so overlapping keys redact fully."""
+    keys = [settings.model_api_key] + [override.api_key for override in settings.model_providers.values()]
+    secrets = {key.get_secret_value() for key in keys if key is not None and key.get_secret_value()}
+    return sorted(secrets, key=len, reverse=True)
+
+
+def _deadline_exceeded(model_id: str, timeout_s: float) -> ModelTimeoutError:
+    return ModelTimeoutError(model_id, f"no answer within the {timeout_s:g}s deadline")
+
+
+def _retry_after_s(response: httpx.Response) -> float | None:
+    """The `Retry-After` header in its seconds form; the HTTP-date form is ignored."""
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None
+
+
+def _error_message_of(data: Any) -> str | None:
+    """The message of the usual error shapes: {"error": {"message"}}, {"error": "..."}, {"message"}, {"detail"}."""
+    if not isinstance(data, dict):
+        return None
+    error = data.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"]
+    if isinstance(error, str):
+        return error
+    for key in ("message", "detail"):
+        if isinstance(data.get(key), str):
+            return data[key]
+    return None
+
+
+def _content_text(content: Any) -> str | None:
+    """Message content as text: a string, or the joined "text" of a list of content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)]
+        if parts or not content:
+            return "".join(parts)
+    return None
+
+
+def _parse_usage(usage: Any) -> TokenUsage:
+    """Token counts as reported; missing or invalid counts are 0, a missing total is the sum."""
+    if not isinstance(usage, dict):
+        return TokenUsage()
+
+    def count(key: str) -> int | None:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+    prompt = count("prompt_tokens") or 0
+    completion = count("completion_tokens") or 0
+    total = count("total_tokens")
+    if total is None:
+        total = prompt + completion
+    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+
+
+def _estimate_usage(prompt: str, text: str) -> TokenUsage:
+    """Local engines have no tokenizer: estimate tokens as whitespace-separated words."""
+    prompt_tokens, completion_tokens = len(prompt.split()), len(text.split())
+    return TokenUsage(prompt_tokens, completion_tokens, prompt_tokens + completion_tokens)
+
+
+def _outcome_of(error: ModelError) -> str:
+    status = getattr(error, "status_code", None)
+    return f"{type(error).__name__}({status})" if status is not None else type(error).__name__
+
+
+def _log_call(model_id: str, prompt: str, stats: _CallStats, latency_ms: int) -> None:
+    """One line per call: model, outcome, latency, attempts. Never the key, never the prompt."""
+    level = logging.INFO if stats.outcome == "ok" else logging.WARNING
+    log.log(
+        level,
+        "model call model=%s outcome=%s latency_ms=%d attempts=%d prompt_chars=%d",
+        model_id,
+        stats.outcome,
+        latency_ms,
+        stats.attempts,
+        len(prompt),
+    )

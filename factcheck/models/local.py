@@ -1,0 +1,83 @@
+"""Registry of in-process engines answering model ids `local/<name>`.
+
+Local engines let the whole suite run with no network and no API key. An engine is a
+plain synchronous function prompt -> text; the model client runs it in a worker thread
+because engines are CPU-bound and must not block the event loop.
+
+Engines register themselves with `register_local_engine`. So that engine modules can do
+that on import without every caller knowing about them, the first lookup of an unknown
+name imports `factcheck.engines` once (if that module exists).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from typing import Callable
+
+from factcheck.models.errors import ModelNotConfiguredError
+
+LocalEngine = Callable[[str], str]
+
+LOCAL_PREFIX = "local/"
+_ENGINES_MODULE = "factcheck.engines"
+
+_engines: dict[str, LocalEngine] = {}
+_lock = threading.Lock()
+_engines_module_loaded = False
+
+
+def register_local_engine(name: str, engine: LocalEngine) -> None:
+    """Make `engine` answer the model id `local/<name>`; replaces any engine of that name."""
+    if not name or "/" in name:
+        raise ValueError(f"invalid local engine name {name!r}")
+    with _lock:
+        _engines[name] = engine
+
+
+def unregister_local_engine(name: str) -> None:
+    """Remove an engine (mainly for tests); unknown names are ignored."""
+    with _lock:
+        _engines.pop(name, None)
+
+
+def local_engine_names() -> list[str]:
+    """Names of the registered engines, sorted."""
+    with _lock:
+        return sorted(_engines)
+
+
+def get_local_engine(name: str) -> LocalEngine:
+    """The engine for `local/<name>`, or ModelNotConfiguredError naming the available ones."""
+    engine = _lookup(name)
+    if engine is None:
+        _load_engines_module_once()
+        engine = _lookup(name)
+    if engine is None:
+        available = ", ".join(local_engine_names()) or "none"
+        raise ModelNotConfiguredError(
+            f"{LOCAL_PREFIX}{name}", f"unknown local engine {name!r} (available: {available})"
+        )
+    return engine
+
+
+def _lookup(name: str) -> LocalEngine | None:
+    with _lock:
+        return _engines.get(name)
+
+
+def _load_engines_module_once() -> None:
+    """Import `factcheck.engines` so its engines self-register; a missing module is fine.
+
+    Only the absence of that exact module is ignored: an engine module that exists but
+    fails to import is a bug and must surface (and is retried on the next lookup).
+    """
+    global _engines_module_loaded
+    if _engines_module_loaded:
+        return
+    try:
+        importlib.import_module(_ENGINES_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != _ENGINES_MODULE:
+            raise
+    _engines_module_loaded = True

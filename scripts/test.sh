@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The test command: install what the tests need, lint the protos, run every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 -m venv .venv
+.venv/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
+
+# buf (from the npm registry) lints the protos in Buf's STANDARD style.
+npm ci --no-audit --no-fund --loglevel=error
+npx --no-install buf lint
+
+# pytest exits 5 when it collects no test: `set -e` makes that a failure too.
+.venv/bin/python -m pytest "$@"

@@ -1,0 +1,53 @@
+"""CheckerService: one model verifies every claim (spec phase 2, one checker)."""
+
+from __future__ import annotations
+
+import grpc
+
+from factcheck.domain import ExtractedClaim, VerdictSummary, is_known_enum
+from factcheck.models.client import ModelClient
+from factcheck.rpc import complete_or_abort, is_model_id, require
+from factcheck.settings import Settings
+from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
+from services.checker.prompts import build_verification_prompt
+from services.checker.verifications import parse_verifications
+
+
+class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
+    def __init__(self, client: ModelClient, settings: Settings) -> None:
+        self._client = client
+        self._timeout_s = settings.stage_timeout_ms / 1000
+
+    async def Verify(
+        self, request: checker_pb2.VerifyRequest, context: grpc.aio.ServicerContext
+    ) -> checker_pb2.VerifyResponse:
+        await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
+        await require(context, len(request.claims) > 0, "claims must not be empty")
+        ids = [claim.id for claim in request.claims]
+        await require(context, all(ids), "every claim needs an id")
+        await require(context, len(set(ids)) == len(ids), "claim ids must be unique")
+        await require(context, all(claim.claim.strip() for claim in request.claims), "every claim needs its text")
+        for index, claim in enumerate(request.claims):
+            await require(
+                context,
+                is_known_enum(common_pb2.ClaimType, claim.type),
+                f"claims[{index}].type must be one of STATISTIC, DATE, ATTRIBUTION, TECHNICAL, COMPARISON, CAUSAL",
+            )
+
+        claims = [ExtractedClaim.from_proto(claim) for claim in request.claims]
+        completion = await complete_or_abort(
+            self._client,
+            context,
+            request.model,
+            build_verification_prompt(claims, request.content),
+            default_timeout_s=self._timeout_s,
+        )
+        verifications = parse_verifications(completion.text, request.model, ids)
+        return checker_pb2.VerifyResponse(
+            model=request.model,
+            raw_text=completion.text,
+            verifications=[v.to_proto() for v in verifications],
+            summary=VerdictSummary.count(v.verdict for v in verifications).to_proto(),
+            response_time_ms=completion.latency_ms,
+            usage=completion.usage.to_proto(),
+        )

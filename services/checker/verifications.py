@@ -1,0 +1,178 @@
+"""Turn one checker's text into exactly one ClaimVerification per expected claim.
+
+The spec's regex (`VERIFICATION\\s+(claim_\\d+):...Evidence:\\s*([\\s\\S]*?)\\nCorrection:...`)
+is quadratic on text that has headers but no Confidence lines, and checker output is
+untrusted, so this reads the same format line by line instead: it accepts everything
+that regex accepts when the header starts a line, plus the usual model variations.
+
+Rules, in the order they apply:
+- A block starts at a line-leading header: "VERIFICATION claim_3: DISPUTED",
+  "VERIFICATION 3:", "VERIFICATION CLAIM 3 -", with markdown around any part
+  ("### VERIFICATION claim_3: **VERIFIED**"). The claim is matched by its number
+  (spec: "best-effort matching by claim number").
+- A header for an id that was not asked about, or that already has a verdict, starts
+  a block that is discarded whole: the first verdict for a claim wins, and a later
+  "VERIFICATION claim_2: VERIFIED" line (say, quoted inside evidence) cannot override
+  it. Such a line does end the block it appears in, so that block keeps only what came
+  before it. Header-like text that does not start a line is ordinary text.
+- The verdict comes from the header, else from a "Verdict:" line; a block without
+  one counts as not addressed.
+- "Evidence:" and "Correction:" may continue over several lines, up to the next
+  label; the first of each label in a block wins. Text between the header and the
+  first label is used as evidence when there is no Evidence line.
+- Confidence missing or unreadable → LOW: an unstated confidence should not add
+  weight to the consensus (and LOW matches the not-addressed default).
+- Correction is kept only for DISPUTED and when it says something ("N/A", "none",
+  "—" and the like are dropped).
+- "VERIFICATION SUMMARY" ends the last block; its counts are ignored (the summary
+  is recomputed from the verdicts).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from factcheck.domain import ClaimVerification, VerdictSummary
+
+NOT_ADDRESSED_EVIDENCE = "Checker did not address this claim"
+DEFAULT_CONFIDENCE = "LOW"
+
+_LEAD = r"^[\s>#*_+\-]*"
+_HEADER = re.compile(
+    _LEAD + r"VERIFICATION\b[\s*_]*(?:CLAIM[\s_#-]*)?#?(\d+)\b[*_]*\s*[:.\-\u2013\u2014]?[\s*_\[(]*"
+    r"(?:(VERIFIED|DISPUTED|UNVERIFIABLE)\b)?(.*)$",
+    re.IGNORECASE,
+)
+_LABEL = re.compile(_LEAD + r"(Evidence|Correction|Confidence|Verdict)(?:\s+level)?[*_]*\s*:(.*)$", re.IGNORECASE)
+_SUMMARY = re.compile(_LEAD + r"VERIFICATION\s+SUMMARY\b", re.IGNORECASE)
+_VERDICT_WORD = re.compile(r"\b(VERIFIED|DISPUTED|UNVERIFIABLE)\b", re.IGNORECASE)
+_CONFIDENCE_WORD = re.compile(r"\b(HIGH|MEDIUM|LOW)\b", re.IGNORECASE)
+_TRAILING_NUMBER = re.compile(r"(\d+)$")
+_DECORATION_ONLY = re.compile(r"[\s*_\-=#>`|~]*")
+
+# What checkers write for "no correction", after stripping quotes and punctuation.
+_NO_CORRECTION = {"", "n/a", "na", "none", "null", "nil", "-", "\u2014", "\u2013", "not applicable", "no correction"}
+
+
+def parse_verifications(text: str, model: str, expected_claim_ids: Sequence[str]) -> list[ClaimVerification]:
+    """One verification per expected id, in that order; unaddressed claims are UNVERIFIABLE (spec)."""
+    id_by_number = _ids_by_number(expected_claim_ids)
+    found: dict[str, ClaimVerification] = {}
+    block: _Block | None = None
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if _SUMMARY.match(line):
+            _commit(block, model, found)
+            block = None
+        elif header := _HEADER.match(line):
+            _commit(block, model, found)
+            claim_id = id_by_number.get(_number_key(header.group(1)))
+            block = _Block.open(claim_id, header) if claim_id and claim_id not in found else None
+        elif block is None:
+            continue
+        elif label := _LABEL.match(line):
+            block.add_label(label.group(1).lower(), label.group(2))
+        else:
+            block.add_text(line)
+    _commit(block, model, found)
+    return [found.get(claim_id) or _not_addressed(claim_id, model) for claim_id in expected_claim_ids]
+
+
+def summarize(verifications: Iterable[ClaimVerification]) -> VerdictSummary:
+    """checker_complete's summary, counted from the parsed verdicts rather than the model's own summary."""
+    return VerdictSummary.count(v.verdict for v in verifications)
+
+
+@dataclass
+class _Block:
+    """One VERIFICATION block being read."""
+
+    claim_id: str
+    verdict: str | None
+    preamble: list[str] = field(default_factory=list)
+    fields: dict[str, list[str]] = field(default_factory=dict)  # "evidence" / "correction" → lines
+    confidence: str | None = None
+    seen: set[str] = field(default_factory=set)  # labels already read: the first one wins
+    current: list[str] | None = None  # where continuation lines go
+
+    @classmethod
+    def open(cls, claim_id: str, header: re.Match[str]) -> _Block:
+        verdict = header.group(2).upper() if header.group(2) else None
+        block = cls(claim_id, verdict)
+        block.current = block.preamble
+        block.add_text(header.group(3).lstrip(":.-\u2013\u2014 \t*_])"))
+        return block
+
+    def add_label(self, name: str, value: str) -> None:
+        self.current = None
+        if name in self.seen:
+            return
+        self.seen.add(name)
+        if name in ("evidence", "correction"):
+            self.current = self.fields.setdefault(name, [])
+            self.add_text(value)
+        elif name == "confidence":
+            word = _CONFIDENCE_WORD.search(value)
+            self.confidence = word.group(1).upper() if word else None
+        elif self.verdict is None and (word := _VERDICT_WORD.search(value)):
+            self.verdict = word.group(1).upper()
+
+    def add_text(self, line: str) -> None:
+        if self.current is not None and not _DECORATION_ONLY.fullmatch(line):
+            self.current.append(_strip_emphasis(line))
+
+    def to_verification(self, model: str) -> ClaimVerification | None:
+        if self.verdict is None:
+            return None
+        evidence = "\n".join(self.fields.get("evidence") or self.preamble).strip()
+        correction = "\n".join(self.fields.get("correction", [])).strip()
+        keep_correction = self.verdict == "DISPUTED" and not _says_nothing(correction)
+        return ClaimVerification(
+            claim_id=self.claim_id,
+            verdict=self.verdict,
+            evidence=evidence,
+            correction=correction if keep_correction else None,
+            confidence=self.confidence or DEFAULT_CONFIDENCE,
+            checker_model=model,
+        )
+
+
+def _commit(block: _Block | None, model: str, found: dict[str, ClaimVerification]) -> None:
+    if block is not None and block.claim_id not in found:
+        verification = block.to_verification(model)
+        if verification is not None:
+            found[block.claim_id] = verification
+
+
+def _ids_by_number(expected_claim_ids: Sequence[str]) -> dict[str, str]:
+    """"claim_3" (or any id ending in 3) under "3", so "VERIFICATION 3:" and "claim_03" find it."""
+    ids: dict[str, str] = {}
+    for claim_id in expected_claim_ids:
+        if number := _TRAILING_NUMBER.search(claim_id):
+            ids.setdefault(_number_key(number.group(1)), claim_id)
+    return ids
+
+
+def _number_key(digits: str) -> str:
+    # Compared as text: int() refuses very long digit strings, and checker output is untrusted.
+    return digits.lstrip("0") or "0"
+
+
+def _strip_emphasis(text: str) -> str:
+    return text.strip().strip("*`").strip()
+
+
+def _says_nothing(correction: str) -> bool:
+    return correction.strip().strip("\"'\u201c\u201d\u2018\u2019*`[]().").strip().lower() in _NO_CORRECTION
+
+
+def _not_addressed(claim_id: str, model: str) -> ClaimVerification:
+    return ClaimVerification(
+        claim_id=claim_id,
+        verdict="UNVERIFIABLE",
+        evidence=NOT_ADDRESSED_EVIDENCE,
+        correction=None,
+        confidence=DEFAULT_CONFIDENCE,
+        checker_model=model,
+    )

@@ -1,0 +1,67 @@
+"""ExtractorService: Generate (question → content) and Extract (content → claims)."""
+
+from __future__ import annotations
+
+import grpc
+
+from factcheck.models.client import ModelClient
+from factcheck.rpc import complete_or_abort, is_model_id, require
+from factcheck.settings import Settings
+from factcheck.v1 import extractor_pb2, extractor_pb2_grpc
+from services.extractor.claims import (
+    MAX_CONTENT_LENGTH_DEFAULT,
+    locate_claims,
+    parse_claims,
+    truncate_content,
+    type_breakdown,
+)
+from services.extractor.prompts import build_extraction_prompt, build_generate_prompt
+
+
+class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
+    def __init__(self, client: ModelClient, settings: Settings) -> None:
+        self._client = client
+        self._timeout_s = settings.stage_timeout_ms / 1000
+
+    async def Generate(
+        self, request: extractor_pb2.GenerateRequest, context: grpc.aio.ServicerContext
+    ) -> extractor_pb2.GenerateResponse:
+        await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
+        await require(context, bool(request.question.strip()), "question is required")
+        completion = await complete_or_abort(
+            self._client, context, request.model, build_generate_prompt(request.question), default_timeout_s=self._timeout_s
+        )
+        content = completion.text.strip()
+        if not content:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"generator model {request.model} returned no content")
+        return extractor_pb2.GenerateResponse(
+            model=request.model,
+            content=content,
+            response_time_ms=completion.latency_ms,
+            usage=completion.usage.to_proto(),
+        )
+
+    async def Extract(
+        self, request: extractor_pb2.ExtractRequest, context: grpc.aio.ServicerContext
+    ) -> extractor_pb2.ExtractResponse:
+        await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
+        await require(context, bool(request.content.strip()), "content is required")
+        await require(context, request.max_content_length >= 0, "max_content_length must not be negative")
+        max_length = request.max_content_length or MAX_CONTENT_LENGTH_DEFAULT
+        content, truncated = truncate_content(request.content, max_length)
+
+        completion = await complete_or_abort(
+            self._client, context, request.model, build_extraction_prompt(content), default_timeout_s=self._timeout_s
+        )
+        claims = locate_claims(parse_claims(completion.text), content)
+        return extractor_pb2.ExtractResponse(
+            model=request.model,
+            content=content,
+            content_truncated=truncated,
+            raw_text=completion.text,
+            claims=[claim.to_proto() for claim in claims],
+            total_claims=len(claims),
+            type_breakdown=type_breakdown(claims),
+            response_time_ms=completion.latency_ms,
+            usage=completion.usage.to_proto(),
+        )

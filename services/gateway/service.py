@@ -1,0 +1,106 @@
+"""FactCheckService: Run (streamed pipeline), GetResult and ListResults."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import grpc
+
+from factcheck.settings import Settings
+from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from services.gateway.events import EventStream
+from services.gateway.pipeline import Downstream, Run, run_pipeline
+from services.gateway.results import load_fact_check_result, message_summary
+from services.gateway.store.store import StageStore
+from services.gateway.validation import ValidationError, validate_run_request
+
+log = logging.getLogger("factcheck.gateway")
+
+DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 20, 100
+DATABASE_UNAVAILABLE = "The results database is unavailable, so nothing was run. Try again shortly."
+
+
+class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
+    def __init__(self, settings: Settings, store: StageStore, downstream: Downstream) -> None:
+        self._settings = settings
+        self._store = store
+        self._downstream = downstream
+        # Runs outlive their RPC (a caller that disconnects does not stop its run); keep them referenced.
+        self._runs: set[asyncio.Task] = set()
+
+    async def Run(
+        self, request: factcheck_pb2.RunRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[factcheck_pb2.RunResponse]:
+        try:
+            plan = validate_run_request(request, self._settings)
+        except ValidationError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+
+        message_id = str(uuid.uuid4())
+        conversation_id = plan.conversation_id or str(uuid.uuid4())
+        try:
+            await asyncio.to_thread(
+                self._store.create_message, message_id, conversation_id, plan.question, plan.request_config()
+            )
+        except Exception:
+            log.exception("could not record a new run")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
+
+        events = EventStream(message_id)
+        run = Run(
+            plan=plan,
+            message_id=message_id,
+            conversation_id=conversation_id,
+            store=self._store,
+            downstream=self._downstream,
+            events=events,
+            deadline=time.monotonic() + self._settings.global_timeout_s,
+        )
+        task = asyncio.create_task(run_pipeline(run), name=f"run-{message_id}")
+        self._runs.add(task)
+        task.add_done_callback(self._runs.discard)
+        async for event in events:
+            yield factcheck_pb2.RunResponse(event=event)
+
+    async def GetResult(
+        self, request: factcheck_pb2.GetResultRequest, context: grpc.aio.ServicerContext
+    ) -> factcheck_pb2.GetResultResponse:
+        if not request.message_id.strip():
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "message_id is required")
+        try:
+            result = await asyncio.to_thread(load_fact_check_result, self._store, request.message_id)
+        except Exception:
+            log.exception("could not load %s", request.message_id)
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "The results database is unavailable. Try again shortly.")
+        if result is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"No fact-check with message_id {request.message_id!r}")
+        return factcheck_pb2.GetResultResponse(result=result)
+
+    async def ListResults(
+        self, request: factcheck_pb2.ListResultsRequest, context: grpc.aio.ServicerContext
+    ) -> factcheck_pb2.ListResultsResponse:
+        if request.page_size < 0:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"page_size must not be negative (got {request.page_size})")
+        page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        try:
+            records, next_token = await asyncio.to_thread(
+                self._store.list_messages, page_size, request.page_token or None
+            )
+        except ValueError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        except Exception:
+            log.exception("could not list results")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "The results database is unavailable. Try again shortly.")
+        return factcheck_pb2.ListResultsResponse(
+            results=[message_summary(record) for record in records], next_page_token=next_token or ""
+        )
+
+    async def drain(self, timeout_s: float) -> None:
+        """Give in-flight runs up to timeout_s to finish (graceful shutdown)."""
+        if self._runs:
+            log.info("waiting up to %.1fs for %d in-flight runs", timeout_s, len(self._runs))
+            await asyncio.wait(set(self._runs), timeout=timeout_s)

@@ -1,0 +1,154 @@
+"""Request validation, mirroring the spec's Zod schema, plus the defaults a run gets.
+
+Every rule fails with a ValidationError whose message is shown to the caller as
+INVALID_ARGUMENT before any event is sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from factcheck.rpc import is_model_id
+from factcheck.settings import Settings
+from factcheck.v1 import factcheck_pb2
+
+MAX_CHECKERS = 4
+MAX_CONTENT_LENGTH_DEFAULT, MAX_CONTENT_LENGTH_MIN, MAX_CONTENT_LENGTH_MAX = 20_000, 500, 50_000
+TIMEOUT_MS_MIN, TIMEOUT_MS_MAX = 30_000, 180_000
+# Bounds that keep one request from swamping the suite; content past max_content_length is
+# truncated anyway, so a megabyte is far more than any run analyses.
+MAX_QUESTION_CHARS = 20_000
+MAX_CONTENT_CHARS = 1_000_000
+MAX_CONVERSATION_ID_CHARS = 200
+
+BIAS_WARNING = "Generator and checker share model — results may be biased toward confirming generated content."
+MISSING_SOURCE_MESSAGE = "Either contentToCheck or generatorModel must be provided"
+
+
+class ValidationError(ValueError):
+    """A request the gateway refuses; str(error) is the message for the caller."""
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A validated request with every default applied: what the pipeline runs."""
+
+    question: str
+    conversation_id: str | None
+    content_to_check: str | None
+    generator_model: str | None
+    extractor_model: str
+    checker_models: tuple[str, ...]
+    reporter_model: str
+    max_content_length: int
+    timeout_ms: int
+
+    @property
+    def generates(self) -> bool:
+        return self.content_to_check is None
+
+    @property
+    def content_source(self) -> str:
+        return "generated" if self.generates else "user_provided"
+
+    @property
+    def bias_warning(self) -> str | None:
+        if self.generates and self.generator_model in self.checker_models:
+            return BIAS_WARNING
+        return None
+
+    def request_config(self) -> dict:
+        """The run's configuration as stored in messages.request_config (spec's camelCase names)."""
+        config = {
+            "contentSource": self.content_source,
+            "generatorModel": self.generator_model,
+            "extractorModel": self.extractor_model,
+            "checkerModels": list(self.checker_models),
+            "reporterModel": self.reporter_model,
+            "maxContentLength": self.max_content_length,
+            "timeoutMs": self.timeout_ms,
+        }
+        if self.content_to_check is not None:
+            config["contentToCheck"] = self.content_to_check
+        return config
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValidationError(message)
+
+
+def _check_model(field: str, model: str) -> None:
+    _check(is_model_id(model), f'{field} must be a model id like "provider/name" (got {model!r})')
+
+
+def _bounded(field: str, value: int, low: int, high: int) -> int:
+    _check(low <= value <= high, f"{field} must be between {low} and {high} (got {value})")
+    return value
+
+
+def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings) -> RunPlan:
+    """Check a RunRequest and fill in defaults; raises ValidationError with a readable message."""
+    _check(bool(request.question.strip()), "Question or content description is required")
+    _check(len(request.question) <= MAX_QUESTION_CHARS, f"question must be at most {MAX_QUESTION_CHARS} characters")
+    _check(
+        request.mode == factcheck_pb2.MODE_FACT_CHECK,
+        'mode must be MODE_FACT_CHECK ("fact_check"), the only mode this service runs',
+    )
+    conversation_id = request.conversation_id if request.HasField("conversation_id") else None
+    if conversation_id is not None:
+        _check(
+            0 < len(conversation_id) <= MAX_CONVERSATION_ID_CHARS,
+            f"conversation_id must be 1 to {MAX_CONVERSATION_ID_CHARS} characters",
+        )
+
+    config = request.mode_config
+    has_config = request.HasField("mode_config")
+    content = config.content_to_check or None
+    generator = config.generator_model or None
+    # Zod refines only a present modeConfig; without one, the default generator answers the question.
+    if has_config:
+        _check(content is not None or generator is not None, MISSING_SOURCE_MESSAGE)
+    if content is not None:
+        _check(
+            len(content) <= MAX_CONTENT_CHARS,
+            f"mode_config.content_to_check must be at most {MAX_CONTENT_CHARS} characters (got {len(content)})",
+        )
+        _check(bool(content.strip()), "mode_config.content_to_check must contain text")
+    if content is None and generator is None:
+        generator = settings.default_generator_model
+
+    checkers = tuple(config.checker_models) or tuple(settings.default_checker_models)
+    _check(
+        1 <= len(checkers) <= MAX_CHECKERS,
+        f"mode_config.checker_models must list 1 to {MAX_CHECKERS} models (got {len(checkers)})",
+    )
+    extractor = config.extractor_model or settings.default_extractor_model
+    reporter = config.reporter_model or settings.default_reporter_model
+    if content is None:
+        _check_model("mode_config.generator_model", generator)
+    _check_model("mode_config.extractor_model", extractor)
+    for index, checker in enumerate(checkers):
+        _check_model(f"mode_config.checker_models[{index}]", checker)
+    _check_model("mode_config.reporter_model", reporter)
+
+    max_length = MAX_CONTENT_LENGTH_DEFAULT
+    if config.HasField("max_content_length"):
+        max_length = _bounded(
+            "mode_config.max_content_length", config.max_content_length, MAX_CONTENT_LENGTH_MIN, MAX_CONTENT_LENGTH_MAX
+        )
+    timeout_ms = settings.stage_timeout_ms
+    if config.HasField("timeout_ms"):
+        timeout_ms = _bounded("mode_config.timeout_ms", config.timeout_ms, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX)
+
+    return RunPlan(
+        question=request.question,
+        conversation_id=conversation_id,
+        content_to_check=content,
+        generator_model=generator if content is None else config.generator_model or None,
+        extractor_model=extractor,
+        checker_models=checkers,
+        reporter_model=reporter,
+        max_content_length=max_length,
+        timeout_ms=timeout_ms,
+    )

@@ -1,0 +1,130 @@
+"""ReporterService: the fact-check report (spec phase 3) and a title."""
+
+from __future__ import annotations
+
+import logging
+
+import grpc
+
+from factcheck.domain import ClaimConsensus, VerdictSummary, is_known_enum
+from factcheck.models.client import ModelClient
+from factcheck.models.errors import ModelError
+from factcheck.rpc import call_timeout_s, is_model_id, require
+from factcheck.settings import Settings
+from factcheck.v1 import common_pb2, reporter_pb2, reporter_pb2_grpc
+from services.reporter.prompts import build_report_prompt, build_title_prompt
+from services.reporter.report import (
+    FEW_CLAIMS_NOTE,
+    NO_CLAIMS_NOTE,
+    NO_CLAIMS_REPORT,
+    average_agreement_rate,
+    build_fallback_report,
+    clean_title,
+    parse_reliability_score,
+)
+
+log = logging.getLogger("factcheck.reporter")
+
+# The spec's "Very few claims (1-2)" edge case.
+FEW_CLAIMS_MAX = 2
+
+
+class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
+    def __init__(self, client: ModelClient, settings: Settings) -> None:
+        self._client = client
+        self._timeout_s = settings.stage_timeout_ms / 1000
+
+    async def Report(
+        self, request: reporter_pb2.ReportRequest, context: grpc.aio.ServicerContext
+    ) -> reporter_pb2.ReportResponse:
+        await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
+        for index, item in enumerate(request.consensus):
+            await require(context, bool(item.claim_id), f"consensus[{index}].claim_id is required")
+            await require(
+                context,
+                is_known_enum(common_pb2.Verdict, item.consensus_verdict),
+                f"consensus[{index}].consensus_verdict must be VERIFIED, DISPUTED or UNVERIFIABLE",
+            )
+            await require(
+                context, is_known_enum(common_pb2.ClaimType, item.type), f"consensus[{index}].type is not a known claim type"
+            )
+            for verdict in item.verdicts:
+                await require(
+                    context,
+                    is_known_enum(common_pb2.Verdict, verdict.verdict)
+                    and is_known_enum(common_pb2.Confidence, verdict.confidence),
+                    f"consensus[{index}].verdicts need a known verdict and confidence",
+                )
+
+        if not request.consensus:
+            # Spec: no verifiable claims → no model call, score null, the spec's note.
+            return reporter_pb2.ReportResponse(
+                model=request.model,
+                report_text=NO_CLAIMS_REPORT,
+                summary=VerdictSummary().to_proto(),
+                note=NO_CLAIMS_NOTE,
+            )
+
+        consensus = [ClaimConsensus.from_proto(item) for item in request.consensus]
+        summary = VerdictSummary.count(item.consensus_verdict for item in consensus)
+        checker_count = request.checker_count or max(len(item.verdicts) for item in consensus)
+        response = reporter_pb2.ReportResponse(
+            model=request.model,
+            summary=summary.to_proto(),
+            average_agreement_rate=average_agreement_rate(consensus),
+        )
+        if len(consensus) <= FEW_CLAIMS_MAX:
+            response.note = FEW_CLAIMS_NOTE
+
+        prompt = build_report_prompt(
+            request.content,
+            consensus,
+            total_claims=request.total_claims or len(consensus),
+            checker_count=checker_count,
+            extractor_model=request.extractor_model or "unknown",
+            checker_models=list(request.checker_models),
+            reporter_model=request.model,
+        )
+        try:
+            completion = await self._client.complete(
+                request.model, prompt, timeout_s=call_timeout_s(context, self._timeout_s)
+            )
+        except ModelError as error:
+            # Spec: reporter failure → the raw consensus table, fallback = true.
+            log.warning("report model failed, writing the fallback table: %s", error)
+            response.report_text = build_fallback_report(consensus)
+            response.fallback = True
+            return response
+
+        response.report_text = completion.text
+        response.response_time_ms = completion.latency_ms
+        response.usage.CopyFrom(completion.usage.to_proto())
+        score = parse_reliability_score(completion.text)
+        if score is not None:
+            response.reliability_score = score
+        return response
+
+    async def Title(
+        self, request: reporter_pb2.TitleRequest, context: grpc.aio.ServicerContext
+    ) -> reporter_pb2.TitleResponse:
+        await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
+        await require(
+            context, bool(request.question.strip() or request.content.strip()), "question or content is required"
+        )
+        fallback_title = clean_title(request.question or request.content, fallback="Fact-check")
+        response = reporter_pb2.TitleResponse(model=request.model)
+        try:
+            completion = await self._client.complete(
+                request.model,
+                build_title_prompt(request.question, request.content),
+                timeout_s=call_timeout_s(context, self._timeout_s),
+            )
+        except ModelError as error:
+            # A title is cosmetic: a failed title call must not fail the run.
+            log.warning("title model failed, titling from the question: %s", error)
+            response.title = fallback_title
+            return response
+        response.title = clean_title(completion.text, fallback=fallback_title)
+        response.response_time_ms = completion.latency_ms
+        response.usage.CopyFrom(completion.usage.to_proto())
+        return response

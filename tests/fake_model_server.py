@@ -1,0 +1,696 @@
+"""A scripted, OpenAI-compatible fake model server for tests and benchmarks.
+
+It is a real HTTP server on 127.0.0.1 (ephemeral port) running in daemon threads, so it
+never blocks the asyncio loop of the test using it, and the model client under test
+talks real HTTP to it.
+
+    with FakeModelServer() as server:
+        settings = Settings(model_base_url=server.base_url)
+        server.script("openai/gpt", fail(503, retry_after=0.1), reply("hello"))
+        ...
+        assert server.requests[0].kind == "generate"
+
+Default answers follow the fact-check spec's output formats, chosen by the prompt's
+opening (see `classify`): "generate", "extract", "verify", "report", "title", "other".
+
+Scripting: `server.script(model_id, *behaviours)` queues behaviours for one model id;
+each request to that model consumes the next one and the last one repeats. Behaviours
+are built with `reply`, `default_reply`, `verdicts`, `delay`, `fail`, `garbage`,
+`bad_shape`, `hang`, `disconnect` and `raw_bytes`. `server.set_latency(kind_or_model, s)`
+adds a fixed delay before answering (a model id wins over a kind). Everything is
+thread-safe.
+
+Standalone: `python -m tests.fake_model_server --port 8089` serves the defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Mapping
+
+__all__ = [
+    "Behaviour",
+    "FakeModelServer",
+    "HttpAnswer",
+    "RecordedRequest",
+    "bad_shape",
+    "classify",
+    "default_answer",
+    "default_reply",
+    "delay",
+    "disconnect",
+    "fail",
+    "garbage",
+    "hang",
+    "raw_bytes",
+    "reply",
+    "verdicts",
+]
+
+CHAT_PATH = "/v1/chat/completions"
+
+# The spec's prompt openings, by kind.
+PROMPT_OPENINGS = {
+    "generate": "Answer the following question comprehensively.",
+    "extract": "You are a claim extraction engine.",
+    "verify": "You are a fact-checker.",
+    "report": "You are producing a fact-check report",
+    "title": "Write a short title",
+}
+KINDS = (*PROMPT_OPENINGS, "other")
+
+DEFAULT_TITLE = "Fact-check of the supplied content"
+DEFAULT_SCORE = 85
+GENERATED_CONTENT = (
+    "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. "
+    "It is about 330 metres tall and weighs roughly 10,100 tonnes. "
+    "Around 7 million people visit it every year. "
+    "It remained the tallest man-made structure in the world until 1930."
+)
+
+
+# --- requests and answers --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One chat-completions request as the server saw it.
+
+    `headers` has lower-cased names; `time` is `time.monotonic()` at arrival;
+    `body` is the parsed JSON request.
+    """
+
+    model: str
+    prompt: str
+    kind: str
+    headers: dict[str, str]
+    time: float
+    body: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HttpAnswer:
+    """What to send back: status, raw body and extra headers."""
+
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = (("Content-Type", "application/json"),)
+
+
+# A behaviour's action: given the request and the server's stop event, the answer to
+# send, or None to close the connection without answering.
+Action = Callable[[RecordedRequest, threading.Event], "HttpAnswer | None"]
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """One scripted reaction to a request. Build them with the helper functions."""
+
+    name: str
+    action: Action
+
+    def __call__(self, request: RecordedRequest, stop: threading.Event) -> HttpAnswer | None:
+        return self.action(request, stop)
+
+    def __repr__(self) -> str:
+        return f"<Behaviour {self.name}>"
+
+
+def completion_answer(model: str, text: str, usage: Mapping[str, int] | None = None, *, prompt: str = "") -> HttpAnswer:
+    """A 200 OpenAI chat completion carrying `text`; usage defaults to word counts."""
+    if usage is None:
+        prompt_tokens, completion_tokens = len(prompt.split()), len(text.split())
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+    payload = {
+        "id": f"chatcmpl-fake-{time.monotonic_ns()}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": dict(usage),
+    }
+    return HttpAnswer(200, json.dumps(payload).encode())
+
+
+# --- behaviours --------------------------------------------------------------------------
+
+
+def reply(text: str | Callable[[str], str], *, usage: Mapping[str, int] | None = None) -> Behaviour:
+    """Answer 200 with `text`, or with `text(prompt)` when it is callable."""
+
+    def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer:
+        answer = text(request.prompt) if callable(text) else text
+        return completion_answer(request.model, answer, usage, prompt=request.prompt)
+
+    return Behaviour(f"reply({text!r:.40})", action)
+
+
+def default_reply() -> Behaviour:
+    """Answer with the default text for the prompt's kind (what unscripted models get)."""
+
+    def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer:
+        return completion_answer(request.model, default_answer(request.prompt), prompt=request.prompt)
+
+    return Behaviour("default_reply()", action)
+
+
+def verdicts(
+    overrides: Mapping[str, str] | None = None,
+    *,
+    default: str = "VERIFIED",
+    correction: str = "Reliable sources give a different figure.",
+    confidence: str | Mapping[str, str] = "HIGH",
+    evidence: str | None = None,
+) -> Behaviour:
+    """A checker's answer: a VERIFICATION block for every `CLAIM claim_N:` of the prompt.
+
+    `overrides` maps claim ids to verdicts (others get `default`); `correction` is used
+    for DISPUTED claims ("N/A" otherwise); `confidence` is one level or a per-claim map
+    (missing claims: HIGH); `evidence` replaces the per-verdict default evidence.
+    """
+    overrides = dict(overrides or {})
+
+    def text_for(prompt: str) -> str:
+        return verification_text(
+            claim_ids_in_verify_prompt(prompt),
+            overrides,
+            default=default,
+            correction=correction,
+            confidence=confidence,
+            evidence=evidence,
+        )
+
+    behaviour = reply(text_for)
+    return Behaviour(f"verdicts({overrides!r}, default={default!r})", behaviour.action)
+
+
+def delay(seconds: float, then: Behaviour | None = None) -> Behaviour:
+    """Wait `seconds` (cut short when the server stops), then behave like `then` (default answer)."""
+    follow = then or default_reply()
+
+    def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer | None:
+        if stop.wait(seconds):
+            return None
+        return follow(request, stop)
+
+    return Behaviour(f"delay({seconds}, then={follow.name})", action)
+
+
+def fail(
+    status: int, retry_after: float | str | None = None, body: str | bytes | Mapping[str, Any] | None = None
+) -> Behaviour:
+    """Answer `status` with an OpenAI-style error body (or `body`), and `Retry-After` if given."""
+    if body is None:
+        payload: bytes = json.dumps(
+            {"error": {"message": f"scripted failure {status}", "type": "fake_error", "code": status}}
+        ).encode()
+    elif isinstance(body, bytes):
+        payload = body
+    elif isinstance(body, str):
+        payload = body.encode()
+    else:
+        payload = json.dumps(body).encode()
+    headers: tuple[tuple[str, str], ...] = (("Content-Type", "application/json"),)
+    if retry_after is not None:
+        retry_value = retry_after if isinstance(retry_after, str) else f"{retry_after:g}"
+        headers += (("Retry-After", retry_value),)
+    answer = HttpAnswer(status, payload, headers)
+    return Behaviour(f"fail({status}, retry_after={retry_after!r})", lambda request, stop: answer)
+
+
+def garbage() -> Behaviour:
+    """Answer 200 with a body that is not JSON."""
+    answer = HttpAnswer(200, b"<html><body>502 Bad Gateway (not JSON)</body></html>", (("Content-Type", "text/html"),))
+    return Behaviour("garbage()", lambda request, stop: answer)
+
+
+def bad_shape() -> Behaviour:
+    """Answer 200 with JSON that has no `choices`."""
+    answer = HttpAnswer(200, json.dumps({"id": "chatcmpl-fake", "object": "chat.completion", "result": "?"}).encode())
+    return Behaviour("bad_shape()", lambda request, stop: answer)
+
+
+def raw_bytes(data: bytes, status: int = 200, content_type: str = "application/json") -> Behaviour:
+    """Answer exactly `data` (e.g. invalid UTF-8 inside a JSON string)."""
+    answer = HttpAnswer(status, data, (("Content-Type", content_type),))
+    return Behaviour(f"raw_bytes({data!r:.40})", lambda request, stop: answer)
+
+
+def hang() -> Behaviour:
+    """Never answer; the connection is closed only when the server stops."""
+
+    def action(request: RecordedRequest, stop: threading.Event) -> None:
+        stop.wait()
+        return None
+
+    return Behaviour("hang()", action)
+
+
+def disconnect() -> Behaviour:
+    """Close the connection without answering (the client sees a protocol error)."""
+    return Behaviour("disconnect()", lambda request, stop: None)
+
+
+# --- default answers in the spec's formats ------------------------------------------------
+
+
+def classify(prompt: str) -> str:
+    """The prompt's kind, from the spec's prompt openings; "other" when none matches."""
+    start = prompt.lstrip()
+    for kind, opening in PROMPT_OPENINGS.items():
+        if start.startswith(opening):
+            return kind
+    return "other"
+
+
+def default_answer(prompt: str) -> str:
+    """The deterministic default answer for a prompt, by kind."""
+    kind = classify(prompt)
+    if kind == "generate":
+        return GENERATED_CONTENT
+    if kind == "extract":
+        return extraction_text(extraction_content(prompt))
+    if kind == "verify":
+        return verification_text(claim_ids_in_verify_prompt(prompt))
+    if kind == "report":
+        return report_text(prompt)
+    if kind == "title":
+        return DEFAULT_TITLE
+    return "This is the fake model server's default answer."
+
+
+def _block(prompt: str, start_pattern: str, end_pattern: str) -> str | None:
+    """Text between the line matching `start_pattern` and the next line matching `end_pattern`."""
+    match = re.search(rf"^{start_pattern}[ \t]*\n(.*?)^{end_pattern}", prompt, re.S | re.M)
+    return match.group(1) if match else None
+
+
+def extraction_content(prompt: str) -> str:
+    """The CONTENT block of an extraction prompt ("" when absent)."""
+    return (_block(prompt, r"CONTENT:", r"Extract each verifiable claim") or "").strip()
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of `text` that contain a letter, whitespace-collapsed, one line each."""
+    parts = re.split(r"(?<=[.!?])\s+", text.strip())
+    collapsed = (re.sub(r"\s+", " ", part).strip() for part in parts)
+    return [sentence for sentence in collapsed if re.search(r"[^\W\d_]", sentence)]
+
+
+def claim_type(sentence: str) -> str:
+    """DATE with a 4-digit year, STATISTIC with other digits, else TECHNICAL."""
+    if re.search(r"(?<!\d)\d{4}(?!\d)", sentence):
+        return "DATE"
+    if re.search(r"\d", sentence):
+        return "STATISTIC"
+    return "TECHNICAL"
+
+
+def extraction_text(content: str) -> str:
+    """One CLAIM block per sentence of `content`, then the EXTRACTION SUMMARY."""
+    found = sentences(content)
+    if not found:
+        return "No verifiable claims found.\n\nEXTRACTION SUMMARY:\nTotal claims: 0\nBy type: none\n"
+    blocks = [f"CLAIM {n}: {s}\nContext: {s}\nType: {claim_type(s)}\n" for n, s in enumerate(found, 1)]
+    counts: dict[str, int] = {}
+    for sentence in found:
+        counts[claim_type(sentence)] = counts.get(claim_type(sentence), 0) + 1
+    breakdown = ", ".join(f"{kind}: {n}" for kind, n in counts.items())
+    return "\n".join(blocks) + f"\nEXTRACTION SUMMARY:\nTotal claims: {len(found)}\nBy type: {breakdown}\n"
+
+
+def claim_ids_in_verify_prompt(prompt: str) -> list[str]:
+    """Ids of the `CLAIM claim_N:` lines in the CLAIMS TO VERIFY block (whole prompt if absent)."""
+    block = _block(prompt, r"CLAIMS TO VERIFY:", r"For EACH claim, provide:")
+    return re.findall(r"^CLAIM\s+(claim_\d+):", block if block is not None else prompt, re.M)
+
+
+_EVIDENCE = {
+    "VERIFIED": "Consistent with well-established reference sources.",
+    "DISPUTED": "Reference sources contradict this claim.",
+    "UNVERIFIABLE": "No reliable information is available to confirm or refute this claim.",
+}
+
+
+def verification_text(
+    claim_ids: list[str],
+    overrides: Mapping[str, str] | None = None,
+    *,
+    default: str = "VERIFIED",
+    correction: str = "Reliable sources give a different figure.",
+    confidence: str | Mapping[str, str] = "HIGH",
+    evidence: str | None = None,
+) -> str:
+    """VERIFICATION blocks in the spec's format, then the VERIFICATION SUMMARY."""
+    overrides = overrides or {}
+    blocks, tally = [], {"VERIFIED": 0, "DISPUTED": 0, "UNVERIFIABLE": 0}
+    for claim_id in claim_ids:
+        verdict = overrides.get(claim_id, default)
+        level = confidence if isinstance(confidence, str) else confidence.get(claim_id, "HIGH")
+        blocks.append(
+            f"VERIFICATION {claim_id}: {verdict}\n"
+            f"Evidence: {evidence or _EVIDENCE.get(verdict, 'No comment.')}\n"
+            f"Correction: {correction if verdict == 'DISPUTED' else 'N/A'}\n"
+            f"Confidence: {level}\n"
+        )
+        tally[verdict] = tally.get(verdict, 0) + 1
+    summary = (
+        f"VERIFICATION SUMMARY:\nVerified: {tally['VERIFIED']}\n"
+        f"Disputed: {tally['DISPUTED']}\nUnverifiable: {tally['UNVERIFIABLE']}\n"
+    )
+    return "\n".join(blocks) + "\n" + summary
+
+
+@dataclass(frozen=True)
+class _ReportClaim:
+    claim_id: str
+    claim: str
+    type: str
+    verdict: str
+    agreement: str
+    correction: str
+
+
+def _report_claims(prompt: str) -> list[_ReportClaim]:
+    """The claims of a report prompt's CLAIM VERIFICATION RESULTS block."""
+    pattern = re.compile(
+        r'^CLAIM\s+(\S+):\s*"?(.*?)"?\s*\nType:\s*(\w+)\s*\n'
+        r"Consensus Verdict:\s*(\w+)(?:\s*\((\d+(?:\.\d+)?)%)?[^\n]*\n"
+        r"((?:(?!CLAIM\s)[^\n]*\n)*)",
+        re.M,
+    )
+    claims = []
+    for match in pattern.finditer(prompt):
+        correction = re.search(r"^Consensus Correction:\s*(.+)$", match.group(6), re.M)
+        claims.append(
+            _ReportClaim(
+                claim_id=match.group(1),
+                claim=match.group(2),
+                type=match.group(3),
+                verdict=match.group(4),
+                agreement=match.group(5) or "100",
+                correction=correction.group(1).strip() if correction else "—",
+            )
+        )
+    return claims
+
+
+def report_text(prompt: str) -> str:
+    """A markdown report following the spec's report template, with score 85."""
+    content = (_block(prompt, r"ORIGINAL CONTENT:", r"CLAIM VERIFICATION RESULTS:") or "").strip()
+    claims = _report_claims(prompt)
+    by_verdict = {v: [c for c in claims if c.verdict == v] for v in ("VERIFIED", "DISPUTED", "UNVERIFIABLE")}
+    annotated = content
+    for claim in claims:
+        if claim.claim and claim.claim in annotated:
+            annotated = annotated.replace(claim.claim, f"{claim.claim} [{claim.verdict}]", 1)
+    rows = [
+        f"| {c.claim_id} | {c.claim} | {c.type} | {c.verdict} | {c.agreement}% | {c.correction} |" for c in claims
+    ]
+    methodology = re.search(r"^## Methodology\n(.*)\Z", prompt, re.S | re.M)
+    lines = [
+        "# Fact-Check Report",
+        "",
+        "## Content Summary",
+        f"The content makes {len(claims)} verifiable claims, checked by independent checkers.",
+        "",
+        f"## Overall Reliability Score: {DEFAULT_SCORE}",
+        "Mostly reliable with minor issues.",
+        "",
+        "## Evidence Table",
+        "",
+        "| # | Claim | Type | Verdict | Agreement | Correction |",
+        "|---|-------|------|---------|:---------:|-----------|",
+        *rows,
+        "",
+        "## Detailed Findings",
+    ]
+    for verdict, title in (("VERIFIED", "Verified"), ("DISPUTED", "Disputed"), ("UNVERIFIABLE", "Unverifiable")):
+        lines += ["", f"### {title} Claims ({len(by_verdict[verdict])})"]
+        lines += [f"- {c.claim_id}: {c.claim}" for c in by_verdict[verdict]] or ["None."]
+    lines += ["", "## Annotated Content", annotated or "(no content)", "", "## Methodology"]
+    lines.append(methodology.group(1).strip() if methodology else "- Consensus method: Majority verdict")
+    return "\n".join(lines) + "\n"
+
+
+# --- the server ------------------------------------------------------------------------
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Speaks just enough HTTP/1.1 (keep-alive) for chat completions."""
+
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection, open_=True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.owner._track(self.connection, open_=False)
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.rstrip("/") != CHAT_PATH:
+            self._send(HttpAnswer(404, json.dumps({"error": {"message": f"no route {self.path}"}}).encode()))
+            return
+        try:
+            payload = json.loads(body)
+            request = _recorded(payload, self.headers)
+        except (ValueError, TypeError, AttributeError, KeyError):
+            self._send(HttpAnswer(400, json.dumps({"error": {"message": "invalid request body"}}).encode()))
+            return
+        answer = self.server.owner._handle(request)
+        if answer is None:
+            self.close_connection = True
+        else:
+            self._send(answer)
+
+    def _send(self, answer: HttpAnswer) -> None:
+        try:
+            self.send_response(answer.status)
+            for name, value in answer.headers:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(answer.body)))
+            self.end_headers()
+            self.wfile.write(answer.body)
+        except OSError:  # the client gave up (e.g. its deadline passed)
+            self.close_connection = True
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: FakeModelServer
+
+
+def _prompt_of(messages: list[dict[str, Any]]) -> str:
+    """The messages' contents joined (content parts' text joined too)."""
+    texts = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        texts.append(content or "")
+    return "\n\n".join(texts)
+
+
+def _recorded(payload: dict[str, Any], headers: Any) -> RecordedRequest:
+    prompt = _prompt_of(payload.get("messages") or [])
+    return RecordedRequest(
+        model=str(payload["model"]),
+        prompt=prompt,
+        kind=classify(prompt),
+        headers={name.lower(): value for name, value in headers.items()},
+        time=time.monotonic(),
+        body=payload,
+    )
+
+
+class FakeModelServer:
+    """A scripted OpenAI-compatible server on 127.0.0.1. Use as a context manager."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._host, self._port = host, port
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._requests: list[RecordedRequest] = []
+        self._scripts: dict[str, deque[Behaviour]] = {}
+        self._latency: dict[str, float] = {}
+        self._connections: set[socket.socket] = set()
+        self._in_flight: dict[str, int] = {}
+        self._peak: dict[str, int] = {}
+        self._peak_total = 0
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+
+    def start(self) -> FakeModelServer:
+        """Bind and serve in a daemon thread."""
+        self._stop.clear()
+        self._httpd = _HTTPServer((self._host, self._port), _Handler)
+        self._httpd.owner = self
+        # A short poll interval keeps stop() (and so every test's teardown) fast.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-model-server", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; hanging and delayed requests are released and their connections closed."""
+        self._stop.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        with self._lock:
+            connections = list(self._connections)
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeModelServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("server is not running")
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL, e.g. "http://127.0.0.1:PORT/v1"."""
+        return f"http://{self._host}:{self.port}/v1"
+
+    # scripting and inspection
+
+    def script(self, model_id: str, *behaviours: Behaviour) -> None:
+        """Queue behaviours for `model_id` (replacing its script); the last one repeats."""
+        if not behaviours:
+            raise ValueError("script() needs at least one behaviour")
+        with self._lock:
+            self._scripts[model_id] = deque(behaviours)
+
+    def set_latency(self, kind_or_model: str, seconds: float) -> None:
+        """Delay every answer for a kind ("verify", ...) or a model id; a model id wins."""
+        with self._lock:
+            self._latency[kind_or_model] = seconds
+
+    def reset(self) -> None:
+        """Forget recorded requests, scripts, latencies and in-flight peaks."""
+        with self._lock:
+            self._requests.clear()
+            self._scripts.clear()
+            self._latency.clear()
+            self._peak.clear()
+            self._peak_total = 0
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A copy of the requests received so far, in arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    def requests_for(self, model_id: str) -> list[RecordedRequest]:
+        """The requests received for one model id."""
+        return [request for request in self.requests if request.model == model_id]
+
+    def peak_in_flight(self, model_id: str | None = None) -> int:
+        """Most requests being answered at the same time (for one model, or overall)."""
+        with self._lock:
+            return self._peak_total if model_id is None else self._peak.get(model_id, 0)
+
+    # request handling (server threads)
+
+    def _handle(self, request: RecordedRequest) -> HttpAnswer | None:
+        behaviour, latency = self._next(request)
+        self._enter(request.model)
+        try:
+            if latency and self._stop.wait(latency):
+                return None
+            return behaviour(request, self._stop)
+        finally:
+            self._leave(request.model)
+
+    def _next(self, request: RecordedRequest) -> tuple[Behaviour, float]:
+        """Record the request; pick its behaviour and latency."""
+        with self._lock:
+            self._requests.append(request)
+            queue = self._scripts.get(request.model)
+            if queue:
+                behaviour = queue.popleft() if len(queue) > 1 else queue[0]
+            else:
+                behaviour = default_reply()
+            latency = self._latency.get(request.model, self._latency.get(request.kind, 0.0))
+        return behaviour, latency
+
+    def _enter(self, model_id: str) -> None:
+        with self._lock:
+            self._in_flight[model_id] = self._in_flight.get(model_id, 0) + 1
+            self._peak[model_id] = max(self._peak.get(model_id, 0), self._in_flight[model_id])
+            self._peak_total = max(self._peak_total, sum(self._in_flight.values()))
+
+    def _leave(self, model_id: str) -> None:
+        with self._lock:
+            self._in_flight[model_id] -= 1
+
+    def _track(self, connection: socket.socket, *, open_: bool) -> None:
+        with self._lock:
+            if open_:
+                self._connections.add(connection)
+            else:
+                self._connections.discard(connection)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve the default answers until Ctrl-C."""
+    parser = argparse.ArgumentParser(description="Fake OpenAI-compatible model server (default answers).")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8089)
+    parser.add_argument(
+        "--latency", action="append", default=[], metavar="KIND_OR_MODEL=SECONDS", help="fixed delay, repeatable"
+    )
+    args = parser.parse_args(argv)
+    server = FakeModelServer(args.host, args.port)
+    for item in args.latency:
+        key, _, seconds = item.partition("=")
+        server.set_latency(key, float(seconds))
+    with server:
+        print(f"fake model server at {server.base_url} (FACTCHECK_MODEL_BASE_URL); Ctrl-C to stop", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

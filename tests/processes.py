@@ -1,0 +1,110 @@
+"""Start factcheck services as real processes for end-to-end tests (and benchmarks)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTUP_TIMEOUT_S = 60.0
+
+
+@dataclass
+class ServiceProcess:
+    """One service process; its output is collected so a failing test can show it."""
+
+    name: str
+    process: subprocess.Popen
+    address: str | None = None
+    output: list[str] = field(default_factory=list)
+    _listening: threading.Event = field(default_factory=threading.Event)
+
+    def _drain(self) -> None:
+        for line in self.process.stdout:
+            self.output.append(line.rstrip("\n"))
+            if self.address is None and " listening on " in line:
+                self.address = line.rsplit(" listening on ", 1)[1].strip()
+                self._listening.set()
+        self._listening.set()  # the process ended; stop waiting
+
+    def wait_until_listening(self) -> str:
+        threading.Thread(target=self._drain, daemon=True).start()
+        self._listening.wait(STARTUP_TIMEOUT_S)
+        if self.address is None:
+            self.stop()
+            raise RuntimeError(f"{self.name} did not start:\n" + "\n".join(self.output[-40:]))
+        return self.address
+
+    @property
+    def target(self) -> str:
+        assert self.address is not None
+        return self.address.replace("0.0.0.0", "127.0.0.1")
+
+    def stop(self, timeout: float = 15.0) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+
+
+def start_service(name: str, env: dict[str, str]) -> ServiceProcess:
+    """Run `python -m services.<name>.main` listening on an ephemeral loopback port."""
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "FACTCHECK_LISTEN": "127.0.0.1:0", **env}
+    process = subprocess.Popen(
+        [sys.executable, "-m", f"services.{name}.main"],
+        cwd=ROOT,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+    )
+    service = ServiceProcess(name, process)
+    service.wait_until_listening()
+    return service
+
+
+@dataclass
+class Suite:
+    """The four services as separate processes, wired together."""
+
+    services: dict[str, ServiceProcess]
+
+    @property
+    def gateway_target(self) -> str:
+        return self.services["gateway"].target
+
+    def logs(self) -> str:
+        return "\n".join(f"[{name}] {line}" for name, s in self.services.items() for line in s.output)
+
+    def stop(self) -> None:
+        for name in ("gateway", "extractor", "checker", "reporter"):
+            if name in self.services:
+                self.services[name].stop()
+
+
+def start_suite(env: dict[str, str]) -> Suite:
+    """Start extractor, checker and reporter, then a gateway pointed at them."""
+    services: dict[str, ServiceProcess] = {}
+    try:
+        for name in ("extractor", "checker", "reporter"):
+            services[name] = start_service(name, env)
+        gateway_env = {
+            **env,
+            "FACTCHECK_EXTRACTOR_TARGET": services["extractor"].target,
+            "FACTCHECK_CHECKER_TARGET": services["checker"].target,
+            "FACTCHECK_REPORTER_TARGET": services["reporter"].target,
+        }
+        services["gateway"] = start_service("gateway", gateway_env)
+    except BaseException:
+        Suite(services).stop()
+        raise
+    return Suite(services)

@@ -1,0 +1,64 @@
+"""The committed generated code must be exactly what the protos produce."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_generator():
+    spec = importlib.util.spec_from_file_location("generate_protos", ROOT / "scripts" / "generate_protos.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generated_code_matches_protos(tmp_path):
+    generator = _load_generator()
+    fresh = {path.name: path.read_bytes() for path in generator.generate(tmp_path)}
+    committed_dir = ROOT / "factcheck" / "v1"
+    committed = {
+        path.name: path.read_bytes()
+        for path in committed_dir.iterdir()
+        if path.name.endswith(generator.GENERATED_SUFFIXES)
+    }
+    assert set(fresh) == set(committed), "generated files differ: run `python scripts/generate_protos.py`"
+    stale = sorted(name for name in fresh if fresh[name] != committed[name])
+    assert not stale, f"stale generated code {stale}: run `python scripts/generate_protos.py`"
+    assert {"factcheck_pb2.py", "factcheck_pb2.pyi", "factcheck_pb2_grpc.py"} <= set(committed)
+
+
+def test_every_enum_has_an_unspecified_zero_value():
+    from factcheck.v1 import common_pb2, factcheck_pb2
+
+    for module in (common_pb2, factcheck_pb2):
+        for enum in module.DESCRIPTOR.enum_types_by_name.values():
+            assert enum.values_by_number[0].name == f"{_upper_snake(enum.name)}_UNSPECIFIED"
+
+
+def test_event_oneof_covers_the_spec_sequence():
+    from factcheck.v1 import factcheck_pb2
+
+    oneof = factcheck_pb2.FactCheckEvent.DESCRIPTOR.oneofs_by_name["event"]
+    assert [field.name for field in oneof.fields] == [
+        "factcheck_start",
+        "generate_start",
+        "generate_complete",
+        "extract_start",
+        "extract_complete",
+        "verify_start",
+        "checker_complete",
+        "all_checkers_complete",
+        "report_start",
+        "report_complete",
+        "title_complete",
+        "complete",
+        "error",
+    ]
+
+
+def _upper_snake(name: str) -> str:
+    out = "".join(f"_{c}" if c.isupper() and i else c for i, c in enumerate(name))
+    return out.upper()
