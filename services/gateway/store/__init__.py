@@ -1,0 +1,42 @@
+"""The gateway's database: messages and their deliberation_stages rows (spec section G)."""
+
+from services.gateway.store.migrate import upgrade_database
+from services.gateway.store.models import (
+    ROLE_CHECKER,
+    ROLE_EXTRACTOR,
+    ROLE_GENERATOR,
+    ROLE_REPORTER,
+    STAGE_EXTRACT,
+    STAGE_GENERATE,
+    STAGE_REPORT,
+    STATUS_COMPLETE,
+    STATUS_FAILED,
+    STATUS_PARTIAL,
+    STATUS_RUNNING,
+    STATUSES,
+    VERIFY_PREFIX,
+    verify_stage,
+)
+from services.gateway.store.store import MessageRecord, StageRecord, StageStore, StoreUnavailableError
+
+__all__ = [
+    "ROLE_CHECKER",
+    "ROLE_EXTRACTOR",
+    "ROLE_GENERATOR",
+    "ROLE_REPORTER",
+    "STAGE_EXTRACT",
+    "STAGE_GENERATE",
+    "STAGE_REPORT",
+    "STATUSES",
+    "STATUS_COMPLETE",
+    "STATUS_FAILED",
+    "STATUS_PARTIAL",
+    "STATUS_RUNNING",
+    "VERIFY_PREFIX",
+    "MessageRecord",
+    "StageRecord",
+    "StageStore",
+    "StoreUnavailableError",
+    "upgrade_database",
+    "verify_stage",
+]

@@ -1,0 +1,135 @@
+"""Tables of the gateway's database, and the stage names and orders the spec fixes (section E, DB Storage).
+
+The schema itself is created by the Alembic migrations in `services/gateway/migrations`;
+these models must stay in step with them (a test compares the two).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+# --- stage names, orders and roles: the only place they are spelled out --------------------------------
+
+STAGE_GENERATE = ("generate", 0)
+STAGE_EXTRACT = ("extract", 1)
+STAGE_REPORT = ("report", 99)
+VERIFY_PREFIX = "verify_"
+VERIFY_BASE_ORDER = 10
+
+ROLE_GENERATOR = "generator"
+ROLE_EXTRACTOR = "extractor"
+ROLE_CHECKER = "checker"
+ROLE_REPORTER = "reporter"
+
+
+def verify_stage(checker_index: int) -> tuple[str, int]:
+    """Stage type and order of checker `checker_index`: ("verify_0", 10), ("verify_1", 11), ..."""
+    if not 0 <= checker_index < STAGE_REPORT[1] - VERIFY_BASE_ORDER:
+        raise ValueError(f"checker index out of range: {checker_index}")
+    return f"{VERIFY_PREFIX}{checker_index}", VERIFY_BASE_ORDER + checker_index
+
+
+# --- message statuses ---------------------------------------------------------------------------------
+
+STATUS_RUNNING = "RUNNING"
+STATUS_COMPLETE = "COMPLETE"
+STATUS_PARTIAL = "PARTIAL"
+STATUS_FAILED = "FAILED"
+STATUSES = (STATUS_RUNNING, STATUS_COMPLETE, STATUS_PARTIAL, STATUS_FAILED)
+
+# --- column types -------------------------------------------------------------------------------------
+
+# JSONB on PostgreSQL (indexable, compact), plain JSON text elsewhere.
+JSON_DOCUMENT = JSON().with_variant(JSONB(), "postgresql")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in and out on every backend.
+
+    SQLite has no time zone type and would silently drop the offset, so values are
+    normalised to UTC before binding and marked UTC again when read back.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetimes are ambiguous; pass an aware UTC datetime")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+# --- tables -------------------------------------------------------------------------------------------
+
+# Deterministic constraint names, so migrations can refer to them on every backend.
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Message(Base):
+    """One fact-check run: the request, its status and title. Stage rows hang off it."""
+
+    __tablename__ = "messages"
+
+    id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    conversation_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    question: Mapped[str] = mapped_column(Text, nullable=False)
+    request_config: Mapped[dict[str, Any]] = mapped_column(JSON_DOCUMENT, nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    title: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (Index("idx_messages_created_id", "created_at", "id"),)
+
+
+class DeliberationStage(Base):
+    """Spec section G: one row per completed stage of a run."""
+
+    __tablename__ = "deliberation_stages"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    message_id: Mapped[str] = mapped_column(
+        String(255), ForeignKey("messages.id", ondelete="CASCADE"), nullable=False
+    )
+    stage_type: Mapped[str] = mapped_column(String(32), nullable=False)
+    stage_order: Mapped[int] = mapped_column(Integer, nullable=False)
+    model: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    role: Mapped[str] = mapped_column(String(32), nullable=False)
+    content: Mapped[str | None] = mapped_column(Text, nullable=True)
+    parsed_data: Mapped[dict[str, Any] | None] = mapped_column(JSON_DOCUMENT, nullable=True)
+    response_time_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (
+        Index("idx_deliberation_stages_message", "message_id", "stage_order"),
+        # A retried write of the same stage must never produce a second row.
+        UniqueConstraint("message_id", "stage_type"),
+    )

@@ -1,0 +1,101 @@
+"""Run request validation: the spec's Zod rules, each with a message a person understands."""
+
+from __future__ import annotations
+
+import pytest
+
+from factcheck.settings import Settings
+from factcheck.v1 import factcheck_pb2
+from services.gateway.validation import BIAS_WARNING, ValidationError, validate_run_request
+
+SETTINGS = Settings(
+    default_generator_model="local/generator",
+    default_extractor_model="local/extractor",
+    default_checker_models=["local/checker"],
+    default_reporter_model="local/reporter",
+    stage_timeout_ms=120_000,
+)
+
+
+def request(question="Check this", mode=factcheck_pb2.MODE_FACT_CHECK, **config):
+    """A RunRequest that always carries a mode_config (possibly empty)."""
+    return factcheck_pb2.RunRequest(question=question, mode=mode, mode_config=factcheck_pb2.FactCheckConfig(**config))
+
+
+def test_content_to_check_with_defaults():
+    plan = validate_run_request(request(content_to_check="Water boils at 100 C."), SETTINGS)
+    assert plan.content_to_check == "Water boils at 100 C." and not plan.generates
+    assert (plan.extractor_model, plan.checker_models, plan.reporter_model) == (
+        "local/extractor", ("local/checker",), "local/reporter")
+    assert (plan.max_content_length, plan.timeout_ms) == (20_000, 120_000)
+    assert plan.content_source == "user_provided" and plan.bias_warning is None
+
+
+def test_no_mode_config_generates_with_the_default_generator():
+    plan = validate_run_request(factcheck_pb2.RunRequest(question="Why is the sky blue?", mode=1), SETTINGS)
+    assert plan.generates and plan.generator_model == "local/generator"
+
+
+def test_bias_warning_when_the_generator_also_checks():
+    plan = validate_run_request(
+        request(generator_model="openai/o3", checker_models=["openai/o3", "google/gemini-2.5-pro"]), SETTINGS
+    )
+    assert plan.bias_warning == BIAS_WARNING
+    plan = validate_run_request(
+        request(content_to_check="text", generator_model="openai/o3", checker_models=["openai/o3"]), SETTINGS
+    )
+    assert plan.bias_warning is None  # nothing is generated, so nothing to be biased towards
+
+
+def test_request_config_is_what_gets_stored():
+    plan = validate_run_request(request(content_to_check="text", max_content_length=500, timeout_ms=30_000), SETTINGS)
+    assert plan.request_config() == {
+        "contentSource": "user_provided",
+        "contentToCheck": "text",
+        "generatorModel": None,
+        "extractorModel": "local/extractor",
+        "checkerModels": ["local/checker"],
+        "reporterModel": "local/reporter",
+        "maxContentLength": 500,
+        "timeoutMs": 30_000,
+    }
+
+
+@pytest.mark.parametrize(
+    "message, expected",
+    [
+        (request(question="", content_to_check="x"), "Question or content description is required"),
+        (request(question="   ", content_to_check="x"), "Question or content description is required"),
+        (request(question="q" * 20_001, content_to_check="x"), "question must be at most 20000 characters"),
+        (request(mode=factcheck_pb2.MODE_UNSPECIFIED, content_to_check="x"), "mode must be MODE_FACT_CHECK"),
+        (request(mode=7, content_to_check="x"), "mode must be MODE_FACT_CHECK"),
+        (request(), "Either contentToCheck or generatorModel must be provided"),
+        (request(content_to_check=""), "Either contentToCheck or generatorModel must be provided"),
+        (request(content_to_check=" \n "), "mode_config.content_to_check must contain text"),
+        (request(content_to_check="x", checker_models=["a/1", "a/2", "a/3", "a/4", "a/5"]),
+         "mode_config.checker_models must list 1 to 4 models (got 5)"),
+        (request(content_to_check="x", max_content_length=499), "mode_config.max_content_length must be between 500 and 50000 (got 499)"),
+        (request(content_to_check="x", max_content_length=50_001), "mode_config.max_content_length must be between 500 and 50000"),
+        (request(content_to_check="x", timeout_ms=29_999), "mode_config.timeout_ms must be between 30000 and 180000 (got 29999)"),
+        (request(content_to_check="x", timeout_ms=180_001), "mode_config.timeout_ms must be between 30000 and 180000"),
+        (request(content_to_check="x", timeout_ms=-5), "mode_config.timeout_ms must be between 30000 and 180000 (got -5)"),
+        (request(content_to_check="x", extractor_model="gpt4"), 'mode_config.extractor_model must be a model id like "provider/name"'),
+        (request(content_to_check="x", checker_models=["a/b", " "]), "mode_config.checker_models[1] must be a model id"),
+        (request(generator_model="/o3"), "mode_config.generator_model must be a model id"),
+        (request(content_to_check="x", reporter_model="openai/"), "mode_config.reporter_model must be a model id"),
+        (request(content_to_check="x" * 1_000_001), "mode_config.content_to_check must be at most 1000000 characters"),
+    ],
+)
+def test_invalid_requests_are_refused_with_a_clear_message(message, expected):
+    with pytest.raises(ValidationError) as raised:
+        validate_run_request(message, SETTINGS)
+    assert expected in str(raised.value)
+
+
+def test_conversation_id_is_kept_and_bounded():
+    message = request(content_to_check="x")
+    message.conversation_id = "conv-1"
+    assert validate_run_request(message, SETTINGS).conversation_id == "conv-1"
+    message.conversation_id = "c" * 201
+    with pytest.raises(ValidationError, match="conversation_id must be 1 to 200 characters"):
+        validate_run_request(message, SETTINGS)
