@@ -7,7 +7,7 @@ python3 -m venv .venv
 .venv/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
 
 # buf (from the npm registry) lints the protos in Buf's STANDARD style.
-npm ci --no-audit --no-fund --loglevel=error
+npm install --no-package-lock --no-audit --no-fund --loglevel=error
 npx --no-install buf lint
 
 # pytest exits 5 when it collects no test: `set -e` makes that a failure too.
