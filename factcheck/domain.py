@@ -92,6 +92,53 @@ class ExtractedClaim:
 
 
 @dataclass(frozen=True)
+class Citation:
+    """A passage a checker cited; offsets are of the quote (or the whole passage) in the source's text."""
+
+    passage_id: str
+    source_id: str = ""
+    source_title: str = ""
+    quote: str = ""
+    start: int = 0
+    end: int = 0
+
+    def to_proto(self) -> common_pb2.Citation:
+        return common_pb2.Citation(
+            passage_id=self.passage_id,
+            source_id=self.source_id,
+            source_title=self.source_title,
+            quote=self.quote,
+            start_offset=self.start,
+            end_offset=self.end,
+        )
+
+    @classmethod
+    def from_proto(cls, msg: common_pb2.Citation) -> Citation:
+        return cls(msg.passage_id, msg.source_id, msg.source_title, msg.quote, msg.start_offset, msg.end_offset)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passageId": self.passage_id,
+            "sourceId": self.source_id,
+            "sourceTitle": self.source_title,
+            "quote": self.quote,
+            "startOffset": self.start,
+            "endOffset": self.end,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Citation:
+        return cls(
+            passage_id=data["passageId"],
+            source_id=data.get("sourceId", ""),
+            source_title=data.get("sourceTitle", ""),
+            quote=data.get("quote", ""),
+            start=data.get("startOffset", 0),
+            end=data.get("endOffset", 0),
+        )
+
+
+@dataclass(frozen=True)
 class ClaimVerification:
     claim_id: str
     verdict: str
@@ -99,6 +146,7 @@ class ClaimVerification:
     correction: str | None
     confidence: str
     checker_model: str
+    citations: tuple[Citation, ...] = ()
 
     def to_proto(self) -> common_pb2.ClaimVerification:
         msg = common_pb2.ClaimVerification(
@@ -107,6 +155,7 @@ class ClaimVerification:
             evidence=self.evidence,
             confidence=confidence_to_proto(self.confidence),
             checker_model=self.checker_model,
+            citations=[c.to_proto() for c in self.citations],
         )
         if self.correction is not None:
             msg.correction = self.correction
@@ -121,10 +170,11 @@ class ClaimVerification:
             correction=msg.correction if msg.HasField("correction") else None,
             confidence=confidence_from_proto(msg.confidence),
             checker_model=msg.checker_model,
+            citations=tuple(Citation.from_proto(c) for c in msg.citations),
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "claimId": self.claim_id,
             "verdict": self.verdict,
             "evidence": self.evidence,
@@ -132,6 +182,9 @@ class ClaimVerification:
             "confidence": self.confidence,
             "checkerModel": self.checker_model,
         }
+        if self.citations:  # rows of runs without evidence keep the spec's exact shape
+            data["citations"] = [c.to_json() for c in self.citations]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any], checker_model: str | None = None) -> ClaimVerification:
@@ -142,6 +195,7 @@ class ClaimVerification:
             correction=data.get("correction"),
             confidence=data["confidence"],
             checker_model=data.get("checkerModel") or checker_model or "",
+            citations=tuple(Citation.from_json(c) for c in data.get("citations", ())),
         )
 
 
@@ -187,6 +241,7 @@ class ClaimConsensus:
     consensus_confidence: str
     agreement_rate: float
     correction: str | None = None
+    citations: tuple[Citation, ...] = ()
 
     def to_proto(self) -> common_pb2.ClaimConsensus:
         msg = common_pb2.ClaimConsensus(
@@ -198,6 +253,7 @@ class ClaimConsensus:
             consensus_verdict=verdict_to_proto(self.consensus_verdict),
             consensus_confidence=confidence_to_proto(self.consensus_confidence),
             agreement_rate=self.agreement_rate,
+            citations=[c.to_proto() for c in self.citations],
         )
         if self.correction is not None:
             msg.correction = self.correction
@@ -215,6 +271,7 @@ class ClaimConsensus:
             consensus_confidence=confidence_from_proto(msg.consensus_confidence),
             agreement_rate=msg.agreement_rate,
             correction=msg.correction if msg.HasField("correction") else None,
+            citations=tuple(Citation.from_proto(c) for c in msg.citations),
         )
 
 

@@ -48,6 +48,7 @@ def test_event_oneof_covers_the_spec_sequence():
         "generate_complete",
         "extract_start",
         "extract_complete",
+        "evidence_retrieved",
         "verify_start",
         "checker_complete",
         "all_checkers_complete",

@@ -8,27 +8,33 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class VerifyRequest(_message.Message):
-    __slots__ = ("model", "content", "claims")
+    __slots__ = ("model", "content", "claims", "passages", "evidence")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    PASSAGES_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     model: str
     content: str
     claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.Claim]
-    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ...) -> None: ...
+    passages: _containers.RepeatedCompositeFieldContainer[_common_pb2.Passage]
+    evidence: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimEvidence]
+    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ..., evidence: _Optional[_Iterable[_Union[_common_pb2.ClaimEvidence, _Mapping]]] = ...) -> None: ...
 
 class VerifyResponse(_message.Message):
-    __slots__ = ("model", "raw_text", "verifications", "summary", "response_time_ms", "usage")
+    __slots__ = ("model", "raw_text", "verifications", "summary", "response_time_ms", "usage", "dropped_citations")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     RAW_TEXT_FIELD_NUMBER: _ClassVar[int]
     VERIFICATIONS_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_CITATIONS_FIELD_NUMBER: _ClassVar[int]
     model: str
     raw_text: str
     verifications: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimVerification]
     summary: _common_pb2.VerdictSummary
     response_time_ms: int
     usage: _common_pb2.TokenUsage
-    def __init__(self, model: _Optional[str] = ..., raw_text: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ...) -> None: ...
+    dropped_citations: int
+    def __init__(self, model: _Optional[str] = ..., raw_text: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ..., dropped_citations: _Optional[int] = ...) -> None: ...

@@ -30,6 +30,12 @@ class Confidence(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CONFIDENCE_HIGH: _ClassVar[Confidence]
     CONFIDENCE_MEDIUM: _ClassVar[Confidence]
     CONFIDENCE_LOW: _ClassVar[Confidence]
+
+class EvidenceOrigin(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EVIDENCE_ORIGIN_UNSPECIFIED: _ClassVar[EvidenceOrigin]
+    EVIDENCE_ORIGIN_REQUEST: _ClassVar[EvidenceOrigin]
+    EVIDENCE_ORIGIN_KNOWLEDGE_STORE: _ClassVar[EvidenceOrigin]
 CLAIM_TYPE_UNSPECIFIED: ClaimType
 CLAIM_TYPE_STATISTIC: ClaimType
 CLAIM_TYPE_DATE: ClaimType
@@ -45,6 +51,9 @@ CONFIDENCE_UNSPECIFIED: Confidence
 CONFIDENCE_HIGH: Confidence
 CONFIDENCE_MEDIUM: Confidence
 CONFIDENCE_LOW: Confidence
+EVIDENCE_ORIGIN_UNSPECIFIED: EvidenceOrigin
+EVIDENCE_ORIGIN_REQUEST: EvidenceOrigin
+EVIDENCE_ORIGIN_KNOWLEDGE_STORE: EvidenceOrigin
 
 class Claim(_message.Message):
     __slots__ = ("id", "claim", "context", "type", "start_offset", "end_offset")
@@ -63,23 +72,25 @@ class Claim(_message.Message):
     def __init__(self, id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., start_offset: _Optional[int] = ..., end_offset: _Optional[int] = ...) -> None: ...
 
 class ClaimVerification(_message.Message):
-    __slots__ = ("claim_id", "verdict", "evidence", "correction", "confidence", "checker_model")
+    __slots__ = ("claim_id", "verdict", "evidence", "correction", "confidence", "checker_model", "citations")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     CORRECTION_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    CITATIONS_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     verdict: Verdict
     evidence: str
     correction: str
     confidence: Confidence
     checker_model: str
-    def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ...) -> None: ...
+    citations: _containers.RepeatedCompositeFieldContainer[Citation]
+    def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ...) -> None: ...
 
 class ClaimConsensus(_message.Message):
-    __slots__ = ("claim_id", "claim", "context", "type", "verdicts", "consensus_verdict", "consensus_confidence", "agreement_rate", "correction")
+    __slots__ = ("claim_id", "claim", "context", "type", "verdicts", "consensus_verdict", "consensus_confidence", "agreement_rate", "correction", "citations")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     CLAIM_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
@@ -89,6 +100,7 @@ class ClaimConsensus(_message.Message):
     CONSENSUS_CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     AGREEMENT_RATE_FIELD_NUMBER: _ClassVar[int]
     CORRECTION_FIELD_NUMBER: _ClassVar[int]
+    CITATIONS_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     claim: str
     context: str
@@ -98,7 +110,8 @@ class ClaimConsensus(_message.Message):
     consensus_confidence: Confidence
     agreement_rate: float
     correction: str
-    def __init__(self, claim_id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., verdicts: _Optional[_Iterable[_Union[ClaimVerification, _Mapping]]] = ..., consensus_verdict: _Optional[_Union[Verdict, str]] = ..., consensus_confidence: _Optional[_Union[Confidence, str]] = ..., agreement_rate: _Optional[float] = ..., correction: _Optional[str] = ...) -> None: ...
+    citations: _containers.RepeatedCompositeFieldContainer[Citation]
+    def __init__(self, claim_id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., verdicts: _Optional[_Iterable[_Union[ClaimVerification, _Mapping]]] = ..., consensus_verdict: _Optional[_Union[Verdict, str]] = ..., consensus_confidence: _Optional[_Union[Confidence, str]] = ..., agreement_rate: _Optional[float] = ..., correction: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ...) -> None: ...
 
 class VerdictSummary(_message.Message):
     __slots__ = ("verified", "disputed", "unverifiable")
@@ -119,3 +132,69 @@ class TokenUsage(_message.Message):
     completion_tokens: int
     total_tokens: int
     def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ...) -> None: ...
+
+class Source(_message.Message):
+    __slots__ = ("id", "title", "url", "text", "published_at", "authority")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    PUBLISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    AUTHORITY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    title: str
+    url: str
+    text: str
+    published_at: str
+    authority: float
+    def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., url: _Optional[str] = ..., text: _Optional[str] = ..., published_at: _Optional[str] = ..., authority: _Optional[float] = ...) -> None: ...
+
+class Passage(_message.Message):
+    __slots__ = ("id", "source_id", "source_title", "source_url", "text", "start_offset", "end_offset", "score", "origin", "published_at", "authority")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_TITLE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_URL_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    START_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    END_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    PUBLISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    AUTHORITY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    source_id: str
+    source_title: str
+    source_url: str
+    text: str
+    start_offset: int
+    end_offset: int
+    score: float
+    origin: EvidenceOrigin
+    published_at: str
+    authority: float
+    def __init__(self, id: _Optional[str] = ..., source_id: _Optional[str] = ..., source_title: _Optional[str] = ..., source_url: _Optional[str] = ..., text: _Optional[str] = ..., start_offset: _Optional[int] = ..., end_offset: _Optional[int] = ..., score: _Optional[float] = ..., origin: _Optional[_Union[EvidenceOrigin, str]] = ..., published_at: _Optional[str] = ..., authority: _Optional[float] = ...) -> None: ...
+
+class ClaimEvidence(_message.Message):
+    __slots__ = ("claim_id", "passage_ids")
+    CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
+    PASSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    claim_id: str
+    passage_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, claim_id: _Optional[str] = ..., passage_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Citation(_message.Message):
+    __slots__ = ("passage_id", "source_id", "source_title", "quote", "start_offset", "end_offset")
+    PASSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_TITLE_FIELD_NUMBER: _ClassVar[int]
+    QUOTE_FIELD_NUMBER: _ClassVar[int]
+    START_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    END_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    passage_id: str
+    source_id: str
+    source_title: str
+    quote: str
+    start_offset: int
+    end_offset: int
+    def __init__(self, passage_id: _Optional[str] = ..., source_id: _Optional[str] = ..., source_title: _Optional[str] = ..., quote: _Optional[str] = ..., start_offset: _Optional[int] = ..., end_offset: _Optional[int] = ...) -> None: ...

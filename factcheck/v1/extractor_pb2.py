@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from factcheck.v1 import common_pb2 as factcheck_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x66\x61\x63tcheck/v1/extractor.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x19\x66\x61\x63tcheck/v1/common.proto\"2\n\x0fGenerateRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\"u\n\x10GenerateResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x18\n\x10response_time_ms\x18\x03 \x01(\x03\x12\'\n\x05usage\x18\x04 \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\"L\n\x0e\x45xtractRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x1a\n\x12max_content_length\x18\x03 \x01(\x05\"\xdc\x02\n\x0f\x45xtractResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x19\n\x11\x63ontent_truncated\x18\x03 \x01(\x08\x12\x10\n\x08raw_text\x18\x04 \x01(\t\x12#\n\x06\x63laims\x18\x05 \x03(\x0b\x32\x13.factcheck.v1.Claim\x12\x14\n\x0ctotal_claims\x18\x06 \x01(\x05\x12H\n\x0etype_breakdown\x18\x07 \x03(\x0b\x32\x30.factcheck.v1.ExtractResponse.TypeBreakdownEntry\x12\x18\n\x10response_time_ms\x18\x08 \x01(\x03\x12\'\n\x05usage\x18\t \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\x1a\x34\n\x12TypeBreakdownEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x32\xa5\x01\n\x10\x45xtractorService\x12I\n\x08Generate\x12\x1d.factcheck.v1.GenerateRequest\x1a\x1e.factcheck.v1.GenerateResponse\x12\x46\n\x07\x45xtract\x12\x1c.factcheck.v1.ExtractRequest\x1a\x1d.factcheck.v1.ExtractResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x66\x61\x63tcheck/v1/extractor.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x19\x66\x61\x63tcheck/v1/common.proto\"[\n\x0fGenerateRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\'\n\x08passages\x18\x03 \x03(\x0b\x32\x15.factcheck.v1.Passage\"u\n\x10GenerateResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x18\n\x10response_time_ms\x18\x03 \x01(\x03\x12\'\n\x05usage\x18\x04 \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\"L\n\x0e\x45xtractRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x1a\n\x12max_content_length\x18\x03 \x01(\x05\"\xdc\x02\n\x0f\x45xtractResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x19\n\x11\x63ontent_truncated\x18\x03 \x01(\x08\x12\x10\n\x08raw_text\x18\x04 \x01(\t\x12#\n\x06\x63laims\x18\x05 \x03(\x0b\x32\x13.factcheck.v1.Claim\x12\x14\n\x0ctotal_claims\x18\x06 \x01(\x05\x12H\n\x0etype_breakdown\x18\x07 \x03(\x0b\x32\x30.factcheck.v1.ExtractResponse.TypeBreakdownEntry\x12\x18\n\x10response_time_ms\x18\x08 \x01(\x03\x12\'\n\x05usage\x18\t \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\x1a\x34\n\x12TypeBreakdownEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x32\xa5\x01\n\x10\x45xtractorService\x12I\n\x08Generate\x12\x1d.factcheck.v1.GenerateRequest\x1a\x1e.factcheck.v1.GenerateResponse\x12\x46\n\x07\x45xtract\x12\x1c.factcheck.v1.ExtractRequest\x1a\x1d.factcheck.v1.ExtractResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,15 +35,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._loaded_options = None
   _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._serialized_options = b'8\001'
   _globals['_GENERATEREQUEST']._serialized_start=73
-  _globals['_GENERATEREQUEST']._serialized_end=123
-  _globals['_GENERATERESPONSE']._serialized_start=125
-  _globals['_GENERATERESPONSE']._serialized_end=242
-  _globals['_EXTRACTREQUEST']._serialized_start=244
-  _globals['_EXTRACTREQUEST']._serialized_end=320
-  _globals['_EXTRACTRESPONSE']._serialized_start=323
-  _globals['_EXTRACTRESPONSE']._serialized_end=671
-  _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._serialized_start=619
-  _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._serialized_end=671
-  _globals['_EXTRACTORSERVICE']._serialized_start=674
-  _globals['_EXTRACTORSERVICE']._serialized_end=839
+  _globals['_GENERATEREQUEST']._serialized_end=164
+  _globals['_GENERATERESPONSE']._serialized_start=166
+  _globals['_GENERATERESPONSE']._serialized_end=283
+  _globals['_EXTRACTREQUEST']._serialized_start=285
+  _globals['_EXTRACTREQUEST']._serialized_end=361
+  _globals['_EXTRACTRESPONSE']._serialized_start=364
+  _globals['_EXTRACTRESPONSE']._serialized_end=712
+  _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._serialized_start=660
+  _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._serialized_end=712
+  _globals['_EXTRACTORSERVICE']._serialized_start=715
+  _globals['_EXTRACTORSERVICE']._serialized_end=880
 # @@protoc_insertion_point(module_scope)

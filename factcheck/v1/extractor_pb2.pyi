@@ -8,12 +8,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class GenerateRequest(_message.Message):
-    __slots__ = ("model", "question")
+    __slots__ = ("model", "question", "passages")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
+    PASSAGES_FIELD_NUMBER: _ClassVar[int]
     model: str
     question: str
-    def __init__(self, model: _Optional[str] = ..., question: _Optional[str] = ...) -> None: ...
+    passages: _containers.RepeatedCompositeFieldContainer[_common_pb2.Passage]
+    def __init__(self, model: _Optional[str] = ..., question: _Optional[str] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ...) -> None: ...
 
 class GenerateResponse(_message.Message):
     __slots__ = ("model", "content", "response_time_ms", "usage")

@@ -41,7 +41,7 @@ MESSAGE_STATUS_PARTIAL: MessageStatus
 MESSAGE_STATUS_FAILED: MessageStatus
 
 class FactCheckConfig(_message.Message):
-    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms")
+    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k")
     CONTENT_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -49,6 +49,9 @@ class FactCheckConfig(_message.Message):
     REPORTER_MODEL_FIELD_NUMBER: _ClassVar[int]
     MAX_CONTENT_LENGTH_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    SOURCES_FIELD_NUMBER: _ClassVar[int]
+    USE_KNOWLEDGE_STORE_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_TOP_K_FIELD_NUMBER: _ClassVar[int]
     content_to_check: str
     generator_model: str
     extractor_model: str
@@ -56,7 +59,10 @@ class FactCheckConfig(_message.Message):
     reporter_model: str
     max_content_length: int
     timeout_ms: int
-    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ...) -> None: ...
+    sources: _containers.RepeatedCompositeFieldContainer[_common_pb2.Source]
+    use_knowledge_store: bool
+    evidence_top_k: int
+    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ...) -> None: ...
 
 class RunRequest(_message.Message):
     __slots__ = ("question", "mode", "conversation_id", "mode_config")
@@ -77,7 +83,7 @@ class RunResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[FactCheckEvent, _Mapping]] = ...) -> None: ...
 
 class FactCheckEvent(_message.Message):
-    __slots__ = ("message_id", "seq", "timestamp", "factcheck_start", "generate_start", "generate_complete", "extract_start", "extract_complete", "verify_start", "checker_complete", "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete", "error")
+    __slots__ = ("message_id", "seq", "timestamp", "factcheck_start", "generate_start", "generate_complete", "extract_start", "extract_complete", "evidence_retrieved", "verify_start", "checker_complete", "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete", "error")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
@@ -86,6 +92,7 @@ class FactCheckEvent(_message.Message):
     GENERATE_COMPLETE_FIELD_NUMBER: _ClassVar[int]
     EXTRACT_START_FIELD_NUMBER: _ClassVar[int]
     EXTRACT_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_RETRIEVED_FIELD_NUMBER: _ClassVar[int]
     VERIFY_START_FIELD_NUMBER: _ClassVar[int]
     CHECKER_COMPLETE_FIELD_NUMBER: _ClassVar[int]
     ALL_CHECKERS_COMPLETE_FIELD_NUMBER: _ClassVar[int]
@@ -102,6 +109,7 @@ class FactCheckEvent(_message.Message):
     generate_complete: GenerateCompletePayload
     extract_start: ExtractStartPayload
     extract_complete: ExtractCompletePayload
+    evidence_retrieved: EvidenceRetrievedPayload
     verify_start: VerifyStartPayload
     checker_complete: CheckerCompletePayload
     all_checkers_complete: AllCheckersCompletePayload
@@ -110,7 +118,7 @@ class FactCheckEvent(_message.Message):
     title_complete: TitleCompletePayload
     complete: CompletePayload
     error: ErrorPayload
-    def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ...) -> None: ...
+    def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., evidence_retrieved: _Optional[_Union[EvidenceRetrievedPayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ...) -> None: ...
 
 class RunConfig(_message.Message):
     __slots__ = ("content_source", "generator_model", "extractor_model", "checker_models", "reporter_model", "bias_warning", "max_content_length", "timeout_ms")
@@ -185,6 +193,18 @@ class ExtractCompletePayload(_message.Message):
     content_truncated: bool
     def __init__(self, model: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., total_claims: _Optional[int] = ..., type_breakdown: _Optional[_Mapping[str, int]] = ..., response_time_ms: _Optional[int] = ..., content_truncated: _Optional[bool] = ...) -> None: ...
 
+class EvidenceRetrievedPayload(_message.Message):
+    __slots__ = ("claims", "passages", "method", "response_time_ms")
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    PASSAGES_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimEvidence]
+    passages: _containers.RepeatedCompositeFieldContainer[_common_pb2.Passage]
+    method: str
+    response_time_ms: int
+    def __init__(self, claims: _Optional[_Iterable[_Union[_common_pb2.ClaimEvidence, _Mapping]]] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ..., method: _Optional[str] = ..., response_time_ms: _Optional[int] = ...) -> None: ...
+
 class VerifyStartPayload(_message.Message):
     __slots__ = ("checker_count", "claim_count")
     CHECKER_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -194,18 +214,20 @@ class VerifyStartPayload(_message.Message):
     def __init__(self, checker_count: _Optional[int] = ..., claim_count: _Optional[int] = ...) -> None: ...
 
 class CheckerCompletePayload(_message.Message):
-    __slots__ = ("model", "verifications", "summary", "response_time_ms", "checker_index")
+    __slots__ = ("model", "verifications", "summary", "response_time_ms", "checker_index", "dropped_citations")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     VERIFICATIONS_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     CHECKER_INDEX_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_CITATIONS_FIELD_NUMBER: _ClassVar[int]
     model: str
     verifications: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimVerification]
     summary: _common_pb2.VerdictSummary
     response_time_ms: int
     checker_index: int
-    def __init__(self, model: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., checker_index: _Optional[int] = ...) -> None: ...
+    dropped_citations: int
+    def __init__(self, model: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., checker_index: _Optional[int] = ..., dropped_citations: _Optional[int] = ...) -> None: ...
 
 class CheckerFailure(_message.Message):
     __slots__ = ("model", "checker_index", "message")
@@ -324,7 +346,7 @@ class ResultSummary(_message.Message):
     def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., title: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class FactCheckResult(_message.Message):
-    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at")
+    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at", "evidence")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
@@ -336,6 +358,7 @@ class FactCheckResult(_message.Message):
     REPORT_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     conversation_id: str
     question: str
@@ -347,7 +370,20 @@ class FactCheckResult(_message.Message):
     report: ReportResult
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    evidence: EvidenceResult
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Union[EvidenceResult, _Mapping]] = ...) -> None: ...
+
+class EvidenceResult(_message.Message):
+    __slots__ = ("claims", "passages", "method", "response_time_ms")
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    PASSAGES_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimEvidence]
+    passages: _containers.RepeatedCompositeFieldContainer[_common_pb2.Passage]
+    method: str
+    response_time_ms: int
+    def __init__(self, claims: _Optional[_Iterable[_Union[_common_pb2.ClaimEvidence, _Mapping]]] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ..., method: _Optional[str] = ..., response_time_ms: _Optional[int] = ...) -> None: ...
 
 class ContentResult(_message.Message):
     __slots__ = ("source", "model", "text", "response_time_ms")

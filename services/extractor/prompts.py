@@ -6,12 +6,22 @@ text is kept exactly as specified rather than paraphrased.
 
 from __future__ import annotations
 
+from typing import Sequence
+
+from factcheck.evidence_text import PASSAGE_INJECTION_NOTE, format_passage
+from factcheck.v1 import common_pb2
+
 _GENERATE_TEMPLATE = """Answer the following question comprehensively. Include specific facts, statistics, dates, and claims where relevant. Aim for accuracy, but provide a thorough response.
 
 QUESTION:
 {question}
 
-Provide a detailed, factual response:"""
+{sources}Provide a detailed, factual response:"""
+
+_SOURCES_INTRO = f"""SOURCES:
+Answer from these numbered passages and cite the ones you use as [P1], [P2]. {PASSAGE_INJECTION_NOTE}
+
+"""
 
 _EXTRACTION_TEMPLATE = """You are a claim extraction engine. Analyze the following content and identify ALL verifiable factual claims. A "claim" is a discrete assertion that could theoretically be checked for accuracy.
 
@@ -48,9 +58,14 @@ Total claims: [count]
 By type: [breakdown]"""
 
 
-def build_generate_prompt(question: str) -> str:
-    """Phase 0: ask the generator for fact-dense content, used only when no contentToCheck was given."""
-    return _GENERATE_TEMPLATE.format(question=question)
+def build_generate_prompt(question: str, passages: Sequence[common_pb2.Passage] = ()) -> str:
+    """Phase 0: ask the generator for fact-dense content, used only when no contentToCheck was given.
+
+    With passages from the knowledge store, a SOURCES section (before the last line)
+    asks the generator to answer from them; without, the prompt is exactly the spec's.
+    """
+    sources = _SOURCES_INTRO + "".join(format_passage(p) for p in passages) if passages else ""
+    return _GENERATE_TEMPLATE.format(question=question, sources=sources)
 
 
 def build_extraction_prompt(content: str) -> str:
