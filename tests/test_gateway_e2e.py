@@ -10,10 +10,8 @@ import grpc
 import pytest
 
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc
-from services.gateway.store import StageStore
-from tests.conftest import DATABASE_BACKENDS, fresh_database
-from tests.fake_model_server import FakeModelServer, fail, verdicts
-from tests.processes import start_suite
+from tests.conftest import CHECKERS
+from tests.fake_model_server import fail, verdicts
 
 pytestmark = pytest.mark.e2e
 
@@ -22,7 +20,6 @@ CONTENT = (
     "Global temperatures have risen by 1.1 degrees Celsius since pre-industrial times. "
     "Water boils at lower temperatures at high altitude."
 )
-CHECKERS = ["fake/checker-a", "fake/checker-b"]
 FULL_SEQUENCE = [
     "factcheck_start",
     "extract_start",
@@ -36,50 +33,6 @@ FULL_SEQUENCE = [
     "title_complete",
     "complete",
 ]
-
-
-@pytest.fixture(scope="module")
-def fake_models():
-    with FakeModelServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module", params=DATABASE_BACKENDS)
-def database(request, tmp_path_factory):
-    with fresh_database(request.param, tmp_path_factory.mktemp(request.param)) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def suite(fake_models, database):
-    suite = start_suite(
-        {
-            "FACTCHECK_MODEL_BASE_URL": fake_models.base_url,
-            "FACTCHECK_DATABASE_URL": database,
-            "FACTCHECK_DEFAULT_GENERATOR_MODEL": "fake/generator",
-            "FACTCHECK_DEFAULT_EXTRACTOR_MODEL": "fake/extractor",
-            "FACTCHECK_DEFAULT_CHECKER_MODELS": ",".join(CHECKERS),
-            "FACTCHECK_DEFAULT_REPORTER_MODEL": "fake/reporter",
-            "FACTCHECK_MODEL_MAX_RETRIES": "1",
-            "FACTCHECK_MODEL_BACKOFF_BASE_S": "0.01",
-        }
-    )
-    yield suite
-    suite.stop()
-
-
-@pytest.fixture
-def store(database):
-    store = StageStore(database)
-    yield store
-    store.close()
-
-
-@pytest.fixture
-async def gateway(suite, fake_models):
-    fake_models.reset()
-    async with grpc.aio.insecure_channel(suite.gateway_target) as channel:
-        yield factcheck_pb2_grpc.FactCheckServiceStub(channel)
 
 
 def content_request(content: str = CONTENT, **config) -> factcheck_pb2.RunRequest:

@@ -31,7 +31,7 @@ from services.gateway.store import (
     verify_stage,
 )
 from services.gateway.store import store as store_module
-from services.gateway.store.models import Base
+from services.gateway.store.models import Base, include_in_schema_comparison
 
 SPEC_COLUMNS = {
     "id", "message_id", "stage_type", "stage_order", "model", "role",
@@ -147,7 +147,9 @@ def test_migrations_apply_and_reapply(empty_database_url):
     engine = create_engine(empty_database_url)
     try:
         schema = inspect(engine)
-        assert {"messages", "deliberation_stages", "alembic_version"} <= set(schema.get_table_names())
+        assert {"messages", "deliberation_stages", "kb_documents", "kb_passages", "alembic_version"} <= set(
+            schema.get_table_names()
+        )
         assert {c["name"] for c in schema.get_columns("deliberation_stages")} == SPEC_COLUMNS
         indexes = {i["name"]: i["column_names"] for i in schema.get_indexes("deliberation_stages")}
         assert indexes["idx_deliberation_stages_message"] == ["message_id", "stage_order"]
@@ -156,7 +158,7 @@ def test_migrations_apply_and_reapply(empty_database_url):
         message_indexes = {i["name"]: i["column_names"] for i in schema.get_indexes("messages")}
         assert message_indexes["idx_messages_created_id"] == ["created_at", "id"]
         with engine.connect() as connection:
-            assert connection.scalar(text("SELECT version_num FROM alembic_version")) == "0001"
+            assert connection.scalar(text("SELECT version_num FROM alembic_version")) == "0002"
     finally:
         engine.dispose()
 
@@ -197,7 +199,8 @@ def test_models_match_migrations(database_url):
     engine = create_engine(database_url)
     try:
         with engine.connect() as connection:
-            diff = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+            context = MigrationContext.configure(connection, opts={"include_name": include_in_schema_comparison})
+            diff = compare_metadata(context, Base.metadata)
     finally:
         engine.dispose()
     assert diff == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from factcheck.settings import Settings
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import common_pb2, factcheck_pb2
 from services.gateway.validation import BIAS_WARNING, ValidationError, validate_run_request
 
 SETTINGS = Settings(
@@ -58,6 +58,8 @@ def test_request_config_is_what_gets_stored():
         "reporterModel": "local/reporter",
         "maxContentLength": 500,
         "timeoutMs": 30_000,
+        "useKnowledgeStore": True,
+        "evidenceTopK": 3,
     }
 
 
@@ -99,3 +101,40 @@ def test_conversation_id_is_kept_and_bounded():
     message.conversation_id = "c" * 201
     with pytest.raises(ValidationError, match="conversation_id must be 1 to 200 characters"):
         validate_run_request(message, SETTINGS)
+
+
+def _source(**fields) -> common_pb2.Source:
+    return common_pb2.Source(**{"text": "The Paris Agreement was adopted in 2015.", **fields})
+
+
+def test_sources_become_documents_with_ids_and_are_stored_in_the_request():
+    plan = validate_run_request(
+        request(content_to_check="x", sources=[_source(id="un", title="UN", authority=0.9), _source()], evidence_top_k=5),
+        SETTINGS,
+    )
+    assert [(s.id, s.title, s.authority) for s in plan.sources] == [("un", "UN", 0.9), ("source_2", "source_2", None)]
+    assert plan.evidence_top_k == 5 and plan.use_knowledge_store
+    assert [s["id"] for s in plan.request_config()["sources"]] == ["un", "source_2"]
+
+
+@pytest.mark.parametrize(
+    "sources, expected",
+    [
+        ([_source()] * 21, "mode_config.sources may list at most 20 documents (got 21)"),
+        ([_source(text="x" * 200_001)], "mode_config.sources[0].text must be at most 200000 characters"),
+        ([_source(text="é" * 150_000)] * 10, "may hold at most 2000000 bytes of text in all"),
+        ([_source(text="  ")], "mode_config.sources[0].text must contain text"),
+        ([_source(id="a"), _source(id="a")], "mode_config.sources ids must be unique (repeated: a)"),
+        ([_source(authority=1.5)], "mode_config.sources[0].authority must be between 0 and 1 (got 1.5)"),
+        ([_source(url="u" * 2001)], "mode_config.sources[0].url must be at most 2000 characters"),
+    ],
+)
+def test_bad_sources_are_refused(sources, expected):
+    with pytest.raises(ValidationError) as raised:
+        validate_run_request(request(content_to_check="x", sources=sources), SETTINGS)
+    assert expected in str(raised.value)
+
+
+def test_evidence_top_k_is_bounded():
+    with pytest.raises(ValidationError, match="mode_config.evidence_top_k must be between 1 and 10"):
+        validate_run_request(request(content_to_check="x", evidence_top_k=11), SETTINGS)

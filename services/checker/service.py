@@ -9,6 +9,7 @@ from factcheck.models.client import ModelClient
 from factcheck.rpc import complete_or_abort, is_model_id, require
 from factcheck.settings import Settings
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
+from services.checker.citations import resolve_citations
 from services.checker.prompts import build_verification_prompt
 from services.checker.verifications import parse_verifications
 
@@ -34,15 +35,22 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
                 f"claims[{index}].type must be one of STATISTIC, DATE, ATTRIBUTION, TECHNICAL, COMPARISON, CAUSAL",
             )
 
+        passages = {passage.id: passage for passage in request.passages}
+        await require(context, all(passages), "every passage needs an id")
+        await require(context, len(passages) == len(request.passages), "passage ids must be unique")
+        claim_passages = {item.claim_id: list(item.passage_ids) for item in request.evidence}
+        unknown = sorted({pid for pids in claim_passages.values() for pid in pids} - set(passages))
+        await require(context, not unknown, f"evidence refers to unknown passages: {', '.join(unknown[:5])}")
+
         claims = [ExtractedClaim.from_proto(claim) for claim in request.claims]
         completion = await complete_or_abort(
             self._client,
             context,
             request.model,
-            build_verification_prompt(claims, request.content),
+            build_verification_prompt(claims, request.content, list(request.passages), claim_passages),
             default_timeout_s=self._timeout_s,
         )
-        verifications = parse_verifications(completion.text, request.model, ids)
+        verifications, dropped = resolve_citations(parse_verifications(completion.text, request.model, ids), passages)
         return checker_pb2.VerifyResponse(
             model=request.model,
             raw_text=completion.text,
@@ -50,4 +58,5 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             summary=VerdictSummary.count(v.verdict for v in verifications).to_proto(),
             response_time_ms=completion.latency_ms,
             usage=completion.usage.to_proto(),
+            dropped_citations=dropped,
         )

@@ -26,6 +26,9 @@ Rules, in the order they apply:
   "—" and the like are dropped).
 - "VERIFICATION SUMMARY" ends the last block; its counts are ignored (the summary
   is recomputed from the verdicts).
+- "Sources:" (asked for when the prompt carried evidence) lists cited passages as
+  `[P2] "exact quote"`; they become citations with the passage id and quote only —
+  the checker service resolves them against the passages it sent (see citations.py).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from factcheck.domain import ClaimVerification, VerdictSummary
+from factcheck.domain import Citation, ClaimVerification, VerdictSummary
 
 NOT_ADDRESSED_EVIDENCE = "Checker did not address this claim"
 DEFAULT_CONFIDENCE = "LOW"
@@ -45,7 +48,11 @@ _HEADER = re.compile(
     r"(?:(VERIFIED|DISPUTED|UNVERIFIABLE)\b)?(.*)$",
     re.IGNORECASE,
 )
-_LABEL = re.compile(_LEAD + r"(Evidence|Correction|Confidence|Verdict)(?:\s+level)?[*_]*\s*:(.*)$", re.IGNORECASE)
+_LABEL = re.compile(
+    _LEAD + r"(Evidence|Correction|Confidence|Verdict|Sources?|Citations?)(?:\s+level)?[*_]*\s*:(.*)$", re.IGNORECASE
+)
+# `[P2] "quote"`, `P2: “quote”`, or a bare `P2`.
+_CITATION = re.compile(r"\[?\s*P\s*(\d{1,6})\s*\]?\s*[:\-\u2013\u2014]?\s*(?:\"([^\"\n]*)\"|\u201c([^\u201d\n]*)\u201d)?")
 _SUMMARY = re.compile(_LEAD + r"VERIFICATION\s+SUMMARY\b", re.IGNORECASE)
 _VERDICT_WORD = re.compile(r"\b(VERIFIED|DISPUTED|UNVERIFIABLE)\b", re.IGNORECASE)
 _CONFIDENCE_WORD = re.compile(r"\b(HIGH|MEDIUM|LOW)\b", re.IGNORECASE)
@@ -106,10 +113,12 @@ class _Block:
 
     def add_label(self, name: str, value: str) -> None:
         self.current = None
+        if name.startswith(("source", "citation")):
+            name = "sources"
         if name in self.seen:
             return
         self.seen.add(name)
-        if name in ("evidence", "correction"):
+        if name in ("evidence", "correction", "sources"):
             self.current = self.fields.setdefault(name, [])
             self.add_text(value)
         elif name == "confidence":
@@ -135,7 +144,18 @@ class _Block:
             correction=correction if keep_correction else None,
             confidence=self.confidence or DEFAULT_CONFIDENCE,
             checker_model=model,
+            citations=_citations(" ".join(self.fields.get("sources", []))),
         )
+
+
+def _citations(text: str) -> tuple[Citation, ...]:
+    """Cited passages in order, each once (the first quote given for it wins)."""
+    cited: dict[str, Citation] = {}
+    for match in _CITATION.finditer(text):
+        passage_id = f"P{_number_key(match.group(1))}"
+        quote = (match.group(2) or match.group(3) or "").strip()
+        cited.setdefault(passage_id, Citation(passage_id=passage_id, quote=quote))
+    return tuple(cited.values())
 
 
 def _commit(block: _Block | None, model: str, found: dict[str, ClaimVerification]) -> None:

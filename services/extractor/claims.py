@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Iterable, Sequence
 
 from factcheck.domain import CLAIM_TYPES, ExtractedClaim
+from factcheck.spans import find_exact, find_folded, fold_text
 
 MAX_CONTENT_LENGTH_DEFAULT = 20_000
 
@@ -74,10 +75,10 @@ def locate_claims(claims: Sequence[ExtractedClaim], content: str) -> list[Extrac
     located = []
     for claim in claims:
         candidates = _match_candidates(claim.claim)
-        span = _find_exact(content, candidates)
+        span = find_exact(content, candidates)
         if span is None and candidates:
-            folded = folded or _fold(content)
-            span = _find_folded(folded, candidates)
+            folded = folded or fold_text(content)
+            span = find_folded(folded, candidates)
         start, end = span if span else (None, None)
         located.append(replace(claim, start=start, end=end))
     return located
@@ -195,44 +196,3 @@ def _match_candidates(claim: str) -> list[str]:
     return [c for i, c in enumerate(candidates) if c and c not in candidates[:i]]
 
 
-def _fold(text: str) -> tuple[str, list[int]]:
-    """Text lower-cased character by character with whitespace runs as one space, plus each output
-    character's index in text (lower() can lengthen a character, so the map is not 1:1)."""
-    chars: list[str] = []
-    index: list[int] = []
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            if chars and chars[-1] == " ":
-                continue
-            chars.append(" ")
-            index.append(i)
-        else:
-            low = ch.lower()
-            chars.extend(low)
-            index.extend([i] * len(low))
-    return "".join(chars), index
-
-
-def _find_exact(content: str, candidates: list[str]) -> tuple[int, int] | None:
-    for candidate in candidates:
-        start = content.find(candidate)
-        if start != -1:
-            return start, start + len(candidate)
-    return None
-
-
-def _find_folded(folded: tuple[str, list[int]], candidates: list[str]) -> tuple[int, int] | None:
-    """First span of the content whose folded form equals a folded candidate, as original offsets."""
-    haystack, index = folded
-    for candidate in candidates:
-        target = _fold(candidate)[0]
-        pos = haystack.find(target)
-        while pos != -1:
-            end = pos + len(target)
-            # Skip hits that begin or end inside a character lower() expanded to several.
-            starts_whole = pos == 0 or index[pos - 1] != index[pos]
-            ends_whole = end == len(haystack) or index[end] != index[end - 1]
-            if starts_whole and ends_whole:
-                return index[pos], index[end - 1] + 1
-            pos = haystack.find(target, pos + 1)
-    return None

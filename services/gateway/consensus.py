@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
+from factcheck.domain import Citation, ClaimConsensus, ClaimVerification, ExtractedClaim
 
 MISSING_EVIDENCE = "Checker did not address this claim"
 
@@ -63,7 +63,18 @@ def _consensus(
         consensus_confidence=confidence,
         agreement_rate=agreement,
         correction=correction,
+        citations=majority_citations(verdicts, verdict),
     )
+
+
+def majority_citations(verdicts: Sequence[ClaimVerification], verdict: str) -> tuple[Citation, ...]:
+    """Passages cited by the checkers that voted for the consensus verdict, each (passage, quote) once."""
+    cited: dict[tuple[str, str], Citation] = {}
+    for verification in verdicts:
+        if verification.verdict == verdict:
+            for citation in verification.citations:
+                cited.setdefault((citation.passage_id, citation.quote), citation)
+    return tuple(cited.values())
 
 
 def _verification_for(claim_id: str, checker: Sequence[ClaimVerification]) -> ClaimVerification:

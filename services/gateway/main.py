@@ -11,7 +11,19 @@ import grpc
 
 from factcheck.server import CHANNEL_OPTIONS, configure_logging, run_server, service_full_name
 from factcheck.settings import Settings, get_settings
-from factcheck.v1 import checker_pb2_grpc, extractor_pb2_grpc, factcheck_pb2, factcheck_pb2_grpc, reporter_pb2_grpc
+from factcheck.v1 import (
+    checker_pb2_grpc,
+    extractor_pb2_grpc,
+    factcheck_pb2,
+    factcheck_pb2_grpc,
+    knowledge_pb2,
+    knowledge_pb2_grpc,
+    reporter_pb2_grpc,
+)
+from services.gateway.knowledge.rerank import make_reranker
+from services.gateway.knowledge.retrieval import Retriever
+from services.gateway.knowledge.service import KnowledgeService
+from services.gateway.knowledge.store import KnowledgeStore
 from services.gateway.pipeline import Downstream
 from services.gateway.service import FactCheckService
 from services.gateway.store.migrate import upgrade_database
@@ -39,12 +51,18 @@ def open_channels(settings: Settings) -> tuple[list[grpc.aio.Channel], Downstrea
 async def serve(settings: Settings) -> None:
     upgrade_database(settings.database_url)
     store = StageStore(settings.database_url)
+    knowledge = KnowledgeStore(store.engine)
+    retriever = Retriever(knowledge, make_reranker(settings.evidence_rerank))
     channels, downstream = open_channels(settings)
-    service = FactCheckService(settings, store, downstream)
+    service = FactCheckService(settings, store, downstream, retriever)
 
     def register(server: grpc.aio.Server) -> list[str]:
         factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(service, server)
-        return [service_full_name(factcheck_pb2, "FactCheckService")]
+        knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeService(knowledge, retriever), server)
+        return [
+            service_full_name(factcheck_pb2, "FactCheckService"),
+            service_full_name(knowledge_pb2, "KnowledgeService"),
+        ]
 
     async def on_stop() -> None:
         await service.drain(settings.shutdown_grace_s)

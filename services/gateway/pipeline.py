@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from google.protobuf.json_format import MessageToDict
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.fallback_report import NO_CLAIMS_NOTE, NO_CLAIMS_REPORT, average_agreement_rate, build_fallback_report
 from factcheck.v1 import (
     checker_pb2,
+    common_pb2,
     checker_pb2_grpc,
     extractor_pb2,
     extractor_pb2_grpc,
@@ -29,6 +31,7 @@ from factcheck.v1 import (
 )
 from services.gateway.consensus import calculate_consensus
 from services.gateway.events import EventStream
+from services.gateway.knowledge.retrieval import Evidence, Retriever
 from services.gateway.store import (
     ROLE_CHECKER,
     ROLE_EXTRACTOR,
@@ -37,6 +40,8 @@ from services.gateway.store import (
     STAGE_EXTRACT,
     STAGE_GENERATE,
     STAGE_REPORT,
+    STAGE_RETRIEVE,
+    ROLE_RETRIEVER,
     StageStore,
     verify_stage,
 )
@@ -81,8 +86,10 @@ class Run:
     downstream: Downstream
     events: EventStream
     deadline: float  # time.monotonic() at which the global budget ends
+    retriever: Retriever | None = None
     content: str = ""
     claims: list[ExtractedClaim] = field(default_factory=list)
+    evidence: Evidence | None = None
     checkers: list[CheckerOutcome] = field(default_factory=list)
     consensus: list[ClaimConsensus] = field(default_factory=list)
 
@@ -151,9 +158,10 @@ async def generate(run: Run) -> None:
     plan = run.plan
     run.events.emit("generate_start", factcheck_pb2.GenerateStartPayload())
     started = time.monotonic()
+    passages = await _question_passages(run)
     try:
         response = await run.downstream.extractor.Generate(
-            extractor_pb2.GenerateRequest(model=plan.generator_model, question=plan.question),
+            extractor_pb2.GenerateRequest(model=plan.generator_model, question=plan.question, passages=passages),
             timeout=run.stage_timeout_s,
         )
         content, response_time_ms, fallback = response.content, response.response_time_ms, False
@@ -174,6 +182,7 @@ async def generate(run: Run) -> None:
             "contentLength": len(content),
             "wordCount": len(content.split()),
             "fallbackToQuestion": fallback,
+            "sourcePassages": [_passage_json(p) for p in passages],
         },
         response_time_ms,
     )
@@ -233,12 +242,82 @@ async def extract(run: Run) -> None:
     )
 
 
+def _passage_json(passage) -> dict[str, Any]:
+    return MessageToDict(passage)
+
+
+async def _question_passages(run: Run) -> list:
+    """Passages for the generator to answer from, when there are sources or stored documents."""
+    plan = run.plan
+    if run.retriever is None:
+        return []
+    should = await asyncio.to_thread(run.retriever.should_run, plan.sources, plan.use_knowledge_store)
+    if not should:
+        return []
+    evidence = await asyncio.to_thread(
+        run.retriever.retrieve,
+        {"question": plan.question},
+        plan.sources,
+        use_store=plan.use_knowledge_store,
+        top_k=plan.evidence_top_k,
+    )
+    return evidence.passages
+
+
+async def retrieve(run: Run) -> None:
+    """Evidence for every claim, retrieved once so that all checkers judge the same passages.
+
+    Runs only when the request has sources or the knowledge store has documents (and the
+    request did not opt out of it); otherwise no event is sent and the prompt is the spec's.
+    """
+    plan = run.plan
+    if run.retriever is None or not await asyncio.to_thread(
+        run.retriever.should_run, plan.sources, plan.use_knowledge_store
+    ):
+        return
+    started = time.monotonic()
+    evidence = await asyncio.to_thread(
+        run.retriever.for_claims,
+        run.claims,
+        plan.sources,
+        use_store=plan.use_knowledge_store,
+        top_k=plan.evidence_top_k,
+    )
+    elapsed_ms = int((time.monotonic() - started) * 1000)
+    run.evidence = evidence
+    claim_evidence = [
+        common_pb2.ClaimEvidence(claim_id=claim_id, passage_ids=ids) for claim_id, ids in evidence.claim_passages.items()
+    ]
+    await run.save_stage(
+        STAGE_RETRIEVE,
+        ROLE_RETRIEVER,
+        evidence.method,
+        f"{len(evidence.passages)} passages for {len(run.claims)} claims",
+        {
+            "claims": [{"claimId": c.claim_id, "passageIds": list(c.passage_ids)} for c in claim_evidence],
+            "passages": [_passage_json(p) for p in evidence.passages],
+            "method": evidence.method,
+        },
+        elapsed_ms,
+    )
+    run.events.emit(
+        "evidence_retrieved",
+        factcheck_pb2.EvidenceRetrievedPayload(
+            claims=claim_evidence, passages=evidence.passages, method=evidence.method, response_time_ms=elapsed_ms
+        ),
+    )
+
+
 async def _verify_one(run: Run, index: int, model: str, claims: list) -> CheckerOutcome:
-    try:
-        response = await run.downstream.checker.Verify(
-            checker_pb2.VerifyRequest(model=model, content=run.content, claims=claims),
-            timeout=run.stage_timeout_s,
+    request = checker_pb2.VerifyRequest(model=model, content=run.content, claims=claims)
+    if run.evidence is not None:
+        request.passages.extend(run.evidence.passages)
+        request.evidence.extend(
+            common_pb2.ClaimEvidence(claim_id=claim_id, passage_ids=ids)
+            for claim_id, ids in run.evidence.claim_passages.items()
         )
+    try:
+        response = await run.downstream.checker.Verify(request, timeout=run.stage_timeout_s)
     except grpc.aio.AioRpcError as error:
         log.warning("%s: checker %d (%s) failed: %s", run.message_id, index, model, _rpc_error_text(error))
         return CheckerOutcome(index, model, error=_rpc_error_text(error))
@@ -267,7 +346,7 @@ async def verify(run: Run) -> None:
             ROLE_CHECKER,
             outcome.model,
             response.raw_text,
-            {"verifications": [v.to_json() for v in verifications], "summary": summary.to_json()},
+            _verification_data(run, verifications, summary, response.dropped_citations),
             response.response_time_ms,
         )
         run.events.emit(
@@ -278,6 +357,7 @@ async def verify(run: Run) -> None:
                 summary=response.summary,
                 response_time_ms=response.response_time_ms,
                 checker_index=outcome.index,
+                dropped_citations=response.dropped_citations,
             ),
         )
 
@@ -299,6 +379,14 @@ async def verify(run: Run) -> None:
             ],
         ),
     )
+
+
+def _verification_data(run: Run, verifications, summary: VerdictSummary, dropped_citations: int) -> dict[str, Any]:
+    """The verify row's parsed_data: the spec's shape, plus the dropped-citation count when evidence was sent."""
+    data: dict[str, Any] = {"verifications": [v.to_json() for v in verifications], "summary": summary.to_json()}
+    if run.evidence is not None:
+        data["droppedCitations"] = dropped_citations
+    return data
 
 
 def _succeeded_checker_models(run: Run) -> list[str]:
@@ -415,6 +503,7 @@ def _stages(run: Run):
         yield generate
     yield extract
     if run.claims:
+        yield retrieve
         yield verify
     yield report
     yield title

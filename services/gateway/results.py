@@ -9,12 +9,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from google.protobuf.json_format import ParseDict
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import common_pb2, factcheck_pb2
 from services.gateway.consensus import calculate_consensus
-from services.gateway.store.models import STAGE_EXTRACT, STAGE_GENERATE, STAGE_REPORT, VERIFY_PREFIX
+from services.gateway.store.models import STAGE_EXTRACT, STAGE_GENERATE, STAGE_REPORT, STAGE_RETRIEVE, VERIFY_PREFIX
 from services.gateway.store.store import MessageRecord, StageRecord, StageStore
 
 UNKNOWN_MODEL = "unknown"
@@ -32,7 +33,7 @@ def load_fact_check_result(store: StageStore, message_id: str) -> factcheck_pb2.
     verifies = [s for s in stages if s.stage_type.startswith(VERIFY_PREFIX)]
 
     claims = [ExtractedClaim.from_json(c) for c in _data(extract).get("claims", [])]
-    return factcheck_pb2.FactCheckResult(
+    result = factcheck_pb2.FactCheckResult(
         message_id=message.id,
         conversation_id=message.conversation_id,
         question=message.question,
@@ -42,9 +43,13 @@ def load_fact_check_result(store: StageStore, message_id: str) -> factcheck_pb2.
         extraction=_extraction(extract, claims),
         verification=_verification(verifies, claims),
         report=_report(report),
-        created_at=_timestamp(message.created_at),
-        updated_at=_timestamp(message.updated_at),
+        created_at=timestamp(message.created_at),
+        updated_at=timestamp(message.updated_at),
     )
+    retrieve = _find(stages, STAGE_RETRIEVE[0])
+    if retrieve is not None:
+        result.evidence.CopyFrom(_evidence(retrieve))
+    return result
 
 
 def message_summary(record: MessageRecord) -> factcheck_pb2.ResultSummary:
@@ -55,12 +60,25 @@ def message_summary(record: MessageRecord) -> factcheck_pb2.ResultSummary:
         question=record.question,
         title=record.title,
         status=_status(record.status),
-        created_at=_timestamp(record.created_at),
-        updated_at=_timestamp(record.updated_at),
+        created_at=timestamp(record.created_at),
+        updated_at=timestamp(record.updated_at),
     )
 
 
 # --- sections -----------------------------------------------------------------------------------------
+
+
+def _evidence(retrieve: StageRecord) -> factcheck_pb2.EvidenceResult:
+    data = _data(retrieve)
+    return factcheck_pb2.EvidenceResult(
+        claims=[
+            common_pb2.ClaimEvidence(claim_id=c["claimId"], passage_ids=c.get("passageIds", []))
+            for c in data.get("claims", [])
+        ],
+        passages=[ParseDict(p, common_pb2.Passage()) for p in data.get("passages", [])],
+        method=data.get("method", ""),
+        response_time_ms=_response_time(retrieve),
+    )
 
 
 def _content(message: MessageRecord, generate: StageRecord | None) -> factcheck_pb2.ContentResult:
@@ -154,7 +172,7 @@ def _status(status: str) -> int:
     return factcheck_pb2.MessageStatus.Value(name) if name in factcheck_pb2.MessageStatus.keys() else 0
 
 
-def _timestamp(value: datetime) -> Timestamp:
+def timestamp(value: datetime) -> Timestamp:
     stamp = Timestamp()
     stamp.FromDatetime(value)
     return stamp

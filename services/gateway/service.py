@@ -13,6 +13,7 @@ import grpc
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.events import EventStream
+from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.pipeline import Downstream, Run, run_pipeline
 from services.gateway.results import load_fact_check_result, message_summary
 from services.gateway.store.store import StageStore
@@ -25,10 +26,11 @@ DATABASE_UNAVAILABLE = "The results database is unavailable, so nothing was run.
 
 
 class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
-    def __init__(self, settings: Settings, store: StageStore, downstream: Downstream) -> None:
+    def __init__(self, settings: Settings, store: StageStore, downstream: Downstream, retriever: Retriever) -> None:
         self._settings = settings
         self._store = store
         self._downstream = downstream
+        self._retriever = retriever
         # Runs outlive their RPC (a caller that disconnects does not stop its run); keep them referenced.
         self._runs: set[asyncio.Task] = set()
 
@@ -59,6 +61,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             downstream=self._downstream,
             events=events,
             deadline=time.monotonic() + self._settings.global_timeout_s,
+            retriever=self._retriever,
         )
         task = asyncio.create_task(run_pipeline(run), name=f"run-{message_id}")
         self._runs.add(task)

@@ -6,11 +6,12 @@ INVALID_ARGUMENT before any event is sent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from factcheck.rpc import is_model_id
 from factcheck.settings import Settings
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import common_pb2, factcheck_pb2
+from services.gateway.knowledge.store import SourceDocument
 
 MAX_CHECKERS = 4
 MAX_CONTENT_LENGTH_DEFAULT, MAX_CONTENT_LENGTH_MIN, MAX_CONTENT_LENGTH_MAX = 20_000, 500, 50_000
@@ -20,6 +21,12 @@ TIMEOUT_MS_MIN, TIMEOUT_MS_MAX = 30_000, 180_000
 MAX_QUESTION_CHARS = 20_000
 MAX_CONTENT_CHARS = 1_000_000
 MAX_CONVERSATION_ID_CHARS = 200
+# Per-request sources: bounded one by one and in total, so one request cannot swamp retrieval.
+MAX_SOURCES = 20
+MAX_SOURCE_CHARS = 200_000
+MAX_SOURCES_TOTAL_BYTES = 2_000_000
+MAX_SOURCE_ID_CHARS, MAX_SOURCE_TITLE_CHARS, MAX_SOURCE_URL_CHARS, MAX_PUBLISHED_AT_CHARS = 255, 500, 2_000, 64
+EVIDENCE_TOP_K_MIN, EVIDENCE_TOP_K_MAX = 1, 10
 
 BIAS_WARNING = "Generator and checker share model — results may be biased toward confirming generated content."
 MISSING_SOURCE_MESSAGE = "Either contentToCheck or generatorModel must be provided"
@@ -42,6 +49,9 @@ class RunPlan:
     reporter_model: str
     max_content_length: int
     timeout_ms: int
+    sources: tuple[SourceDocument, ...] = ()
+    use_knowledge_store: bool = True
+    evidence_top_k: int = 3
 
     @property
     def generates(self) -> bool:
@@ -67,7 +77,11 @@ class RunPlan:
             "reporterModel": self.reporter_model,
             "maxContentLength": self.max_content_length,
             "timeoutMs": self.timeout_ms,
+            "useKnowledgeStore": self.use_knowledge_store,
+            "evidenceTopK": self.evidence_top_k,
         }
+        if self.sources:
+            config["sources"] = [asdict(source) for source in self.sources]
         if self.content_to_check is not None:
             config["contentToCheck"] = self.content_to_check
         return config
@@ -141,6 +155,10 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings) 
     if config.HasField("timeout_ms"):
         timeout_ms = _bounded("mode_config.timeout_ms", config.timeout_ms, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX)
 
+    top_k = settings.evidence_top_k
+    if config.HasField("evidence_top_k"):
+        top_k = _bounded("mode_config.evidence_top_k", config.evidence_top_k, EVIDENCE_TOP_K_MIN, EVIDENCE_TOP_K_MAX)
+
     return RunPlan(
         question=request.question,
         conversation_id=conversation_id,
@@ -151,4 +169,50 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings) 
         reporter_model=reporter,
         max_content_length=max_length,
         timeout_ms=timeout_ms,
+        sources=validate_sources(config.sources, "mode_config.sources"),
+        use_knowledge_store=config.use_knowledge_store if config.HasField("use_knowledge_store") else True,
+        evidence_top_k=top_k,
+    )
+
+
+def validate_sources(sources, field: str, *, max_count: int = MAX_SOURCES, name_missing: bool = True) -> tuple[SourceDocument, ...]:
+    """Check caller-supplied documents (request sources, AddDocuments).
+
+    With `name_missing`, documents without an id get source_1, source_2, ... (request
+    sources); otherwise the id stays empty for the knowledge store to derive.
+    """
+    _check(len(sources) <= max_count, f"{field} may list at most {max_count} documents (got {len(sources)})")
+    total_bytes = sum(len(source.text.encode("utf-8")) for source in sources)
+    _check(
+        total_bytes <= MAX_SOURCES_TOTAL_BYTES,
+        f"{field} may hold at most {MAX_SOURCES_TOTAL_BYTES} bytes of text in all (got {total_bytes})",
+    )
+    documents = tuple(_source_document(f"{field}[{i}]", source, i, name_missing) for i, source in enumerate(sources))
+    ids = [document.id for document in documents if document.id]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    _check(not duplicates, f"{field} ids must be unique (repeated: {', '.join(duplicates)})")
+    return documents
+
+
+def _source_document(field: str, source: common_pb2.Source, index: int, name_missing: bool) -> SourceDocument:
+    _check(bool(source.text.strip()), f"{field}.text must contain text")
+    _check(len(source.text) <= MAX_SOURCE_CHARS, f"{field}.text must be at most {MAX_SOURCE_CHARS} characters")
+    for name, limit in (
+        ("id", MAX_SOURCE_ID_CHARS),
+        ("title", MAX_SOURCE_TITLE_CHARS),
+        ("url", MAX_SOURCE_URL_CHARS),
+        ("published_at", MAX_PUBLISHED_AT_CHARS),
+    ):
+        value = getattr(source, name)
+        _check(len(value) <= limit, f"{field}.{name} must be at most {limit} characters")
+    if source.HasField("authority"):
+        _check(0.0 <= source.authority <= 1.0, f"{field}.authority must be between 0 and 1 (got {source.authority})")
+    default_id = f"source_{index + 1}" if name_missing else ""
+    return SourceDocument(
+        id=source.id.strip() or default_id,
+        title=source.title.strip() or source.id.strip() or default_id,
+        url=source.url.strip(),
+        text=source.text,
+        published_at=source.published_at if source.HasField("published_at") else None,
+        authority=source.authority if source.HasField("authority") else None,
     )

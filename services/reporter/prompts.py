@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, VerdictSummary
-from services.reporter.report import agreement_percent, markdown_cell
+from services.reporter.report import agreement_percent, cited_sources, markdown_cell
 
 TITLE_CONTENT_CHARS = 2000
 
@@ -35,9 +35,14 @@ Produce:
 
 ## Evidence Table
 
-| # | Claim | Type | Verdict | Agreement | Correction |
-|---|-------|------|---------|:---------:|-----------|
-"""
+{table_header}"""
+
+_TABLE_HEADER = "| # | Claim | Type | Verdict | Agreement | Correction |\n|---|-------|------|---------|:---------:|-----------|\n"
+# With evidence, the table also names the sources the consensus rests on.
+_TABLE_HEADER_WITH_SOURCES = (
+    "| # | Claim | Type | Verdict | Agreement | Correction | Sources |\n"
+    "|---|-------|------|---------|:---------:|-----------|---------|\n"
+)
 
 _TAIL = """
 ## Detailed Findings
@@ -86,11 +91,13 @@ def build_report_prompt(
     """
     summary = VerdictSummary.count(item.consensus_verdict for item in consensus)
     counts = {"verified": summary.verified, "disputed": summary.disputed, "unverifiable": summary.unverifiable}
+    with_sources = any(item.citations for item in consensus)
+    header = _TABLE_HEADER_WITH_SOURCES if with_sources else _TABLE_HEADER
     return (
         _HEAD.format(content=content)
         + "".join(_result_block(item, checker_count) for item in consensus)
-        + _MIDDLE.format(total_claims=total_claims, checker_count=checker_count, **counts)
-        + "".join(_table_row(item) for item in consensus)
+        + _MIDDLE.format(total_claims=total_claims, checker_count=checker_count, table_header=header, **counts)
+        + "".join(_table_row(item, with_sources) for item in consensus)
         + _TAIL.format(
             extractor_model=extractor_model,
             checker_models=", ".join(checker_models),
@@ -116,6 +123,12 @@ def _result_block(item: ClaimConsensus, checker_count: int) -> str:
     ]
     if item.correction:
         lines.append(f"Consensus Correction: {item.correction}")
+    if item.citations:
+        quotes = "; ".join(
+            f'[{c.passage_id}] {c.source_title or c.source_id}' + (f' \u2014 "{" ".join(c.quote.split())}"' if c.quote else "")
+            for c in item.citations
+        )
+        lines.append(f"Cited Evidence: {quotes}")
     return "\n".join(lines) + "\n\n"
 
 
@@ -125,14 +138,16 @@ def _verdict_line(verification: ClaimVerification) -> str:
     return f"- {verification.checker_model}: {verification.verdict} ({verification.confidence}) \u2014 {evidence}"
 
 
-def _table_row(item: ClaimConsensus) -> str:
-    cells = (
+def _table_row(item: ClaimConsensus, with_sources: bool) -> str:
+    cells = [
         item.claim_id,
         item.claim,
         item.type,
         item.consensus_verdict,
         f"{agreement_percent(item.agreement_rate)}%",
         item.correction or "\u2014",
-    )
+    ]
+    if with_sources:
+        cells.append(cited_sources(item) or "\u2014")
     return "| " + " | ".join(markdown_cell(cell) for cell in cells) + " |\n"
 

@@ -11,6 +11,7 @@ from factcheck.fallback_report import (  # noqa: F401  (re-exported: the reporte
     agreement_percent,
     average_agreement_rate,
     build_fallback_report,
+    cited_sources,
     markdown_cell,
 )
 

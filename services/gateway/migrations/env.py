@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from services.gateway.store.models import Base
+from services.gateway.store.models import Base, include_in_schema_comparison
 from services.gateway.store.store import create_db_engine
 
 target_metadata = Base.metadata
@@ -22,7 +22,7 @@ def run_offline() -> None:
 
 
 def run_online(connection) -> None:
-    context.configure(connection=connection, target_metadata=target_metadata)
+    context.configure(connection=connection, target_metadata=target_metadata, include_name=include_in_schema_comparison)
     with context.begin_transaction():
         context.run_migrations()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -19,12 +19,15 @@ from sqlalchemy.types import TypeDecorator
 
 STAGE_GENERATE = ("generate", 0)
 STAGE_EXTRACT = ("extract", 1)
+# Not in the spec's table: evidence retrieval (issue 4) sits between extraction and verification.
+STAGE_RETRIEVE = ("retrieve", 5)
 STAGE_REPORT = ("report", 99)
 VERIFY_PREFIX = "verify_"
 VERIFY_BASE_ORDER = 10
 
 ROLE_GENERATOR = "generator"
 ROLE_EXTRACTOR = "extractor"
+ROLE_RETRIEVER = "retriever"
 ROLE_CHECKER = "checker"
 ROLE_REPORTER = "reporter"
 
@@ -133,3 +136,53 @@ class DeliberationStage(Base):
         # A retried write of the same stage must never produce a second row.
         UniqueConstraint("message_id", "stage_type"),
     )
+
+
+# --- knowledge store (issue 4) ------------------------------------------------------------------------
+
+# The full-text index is backend-specific and lives only in the migrations: an FTS5 table
+# (with its shadow tables) on SQLite, a generated tsvector column with a GIN index on
+# PostgreSQL. Schema comparisons skip these names.
+SEARCH_INDEX_NAMES = frozenset({"kb_passages_fts", "search_vector", "idx_kb_passages_search"})
+
+
+def include_in_schema_comparison(name: str | None, type_: str, parent_names: dict) -> bool:
+    """Alembic `include_name` hook: the hand-written full-text index is not part of the models."""
+    return not (name is not None and (name in SEARCH_INDEX_NAMES or name.startswith("kb_passages_fts")))
+
+
+class KnowledgeDocument(Base):
+    """A document of the knowledge store; its text is split into kb_passages."""
+
+    __tablename__ = "kb_documents"
+
+    id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    title: Mapped[str] = mapped_column(Text, nullable=False)
+    url: Mapped[str] = mapped_column(Text, nullable=False)
+    published_at: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    authority: Mapped[float | None] = mapped_column(Float, nullable=True)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    # Re-ingesting the same text is recognised by its hash, so it never duplicates.
+    content_sha256: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    char_count: Mapped[int] = mapped_column(Integer, nullable=False)
+    passage_count: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (Index("idx_kb_documents_created_id", "created_at", "id"),)
+
+
+class KnowledgePassage(Base):
+    """A passage of a document, with its character offsets in the document's text."""
+
+    __tablename__ = "kb_passages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    document_id: Mapped[str] = mapped_column(
+        String(255), ForeignKey("kb_documents.id", ondelete="CASCADE"), nullable=False
+    )
+    chunk_index: Mapped[int] = mapped_column(Integer, nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    start_offset: Mapped[int] = mapped_column(Integer, nullable=False)
+    end_offset: Mapped[int] = mapped_column(Integer, nullable=False)
+
+    __table_args__ = (UniqueConstraint("document_id", "chunk_index"),)

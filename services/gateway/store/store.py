@@ -121,6 +121,22 @@ def decode_page_token(token: str) -> tuple[datetime, str]:
     return created_at, message_id
 
 
+def newest_first_page(session: Session, model: Any, page_size: int, page_token: str | None) -> tuple[list, str | None]:
+    """One page of `model` rows (which have created_at and id), newest first, keyset-paged on (created_at, id)."""
+    if page_size < 1:
+        raise ValueError(f"page_size must be at least 1, got {page_size}")
+    query = select(model).order_by(model.created_at.desc(), model.id.desc()).limit(page_size + 1)
+    if page_token:
+        created_at, row_id = decode_page_token(page_token)
+        query = query.where(
+            or_(model.created_at < created_at, and_(model.created_at == created_at, model.id < row_id))
+        )
+    rows = session.scalars(query).all()
+    page = list(rows[:page_size])
+    next_token = encode_page_token(page[-1].created_at, page[-1].id) if len(rows) > page_size else None
+    return page, next_token
+
+
 # --- the store ----------------------------------------------------------------------------------------
 
 
@@ -186,23 +202,9 @@ class StageStore:
 
     def list_messages(self, page_size: int, page_token: str | None) -> tuple[list[MessageRecord], str | None]:
         """Newest first, keyset-paged on (created_at, id) so pages stay stable while rows are added."""
-        if page_size < 1:
-            raise ValueError(f"page_size must be at least 1, got {page_size}")
-        query = select(Message).order_by(Message.created_at.desc(), Message.id.desc()).limit(page_size + 1)
-        if page_token:
-            created_at, message_id = decode_page_token(page_token)
-            query = query.where(
-                or_(
-                    Message.created_at < created_at,
-                    and_(Message.created_at == created_at, Message.id < message_id),
-                )
-            )
         with self._sessions() as session:
-            rows = session.scalars(query).all()
-        records = [_message_record(row) for row in rows[:page_size]]
-        has_more = len(rows) > page_size
-        next_token = encode_page_token(records[-1].created_at, records[-1].id) if has_more else None
-        return records, next_token
+            rows, next_token = newest_first_page(session, Message, page_size, page_token)
+            return [_message_record(row) for row in rows], next_token
 
     # --- stages -------------------------------------------------------------------------------------
 

@@ -1,0 +1,73 @@
+"""Split a document into passages that keep their character offsets in the document.
+
+Passages are runs of whole sentences of about TARGET_CHARS characters, never crossing
+a paragraph break; a sentence longer than MAX_CHARS is cut at whitespace. Offsets are
+indices into the original text, so `text[start:end] == passage` always holds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+TARGET_CHARS = 600
+MAX_CHARS = 1200
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+# A sentence ends at . ! or ? followed by whitespace and an upper-case letter, digit or quote.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    text: str
+    start: int
+    end: int
+
+
+def chunk_text(text: str, target_chars: int = TARGET_CHARS, max_chars: int = MAX_CHARS) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    for para_start, para_end in _spans(text, _PARAGRAPH_BREAK, 0, len(text)):
+        current: tuple[int, int] | None = None
+        for start, end in _sentences(text, para_start, para_end, max_chars):
+            if current is not None and end - current[0] > target_chars:
+                chunks.append(_chunk(text, *current))
+                current = None
+            current = (current[0] if current else start, end)
+        if current is not None:
+            chunks.append(_chunk(text, *current))
+    return chunks
+
+
+def _chunk(text: str, start: int, end: int) -> Chunk:
+    return Chunk(text[start:end], start, end)
+
+
+def _spans(text: str, separator: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:
+    """The stripped, non-empty pieces of text[start:end] between matches of `separator`."""
+    pieces, cursor = [], start
+    for match in separator.finditer(text, start, end):
+        pieces.append((cursor, match.start()))
+        cursor = match.end()
+    pieces.append((cursor, end))
+    return [span for span in (_strip(text, s, e) for s, e in pieces) if span[0] < span[1]]
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _sentences(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    sentences = []
+    for s, e in _spans(text, _SENTENCE_END, start, end):
+        while e - s > max_chars:  # an overlong "sentence": cut at the last whitespace before max_chars
+            cut = text.rfind(" ", s, s + max_chars)
+            cut = cut if cut > s else s + max_chars
+            sentences.append(_strip(text, s, cut))
+            s = _strip(text, cut, e)[0]
+        sentences.append((s, e))
+    return sentences

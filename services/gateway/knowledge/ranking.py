@@ -1,0 +1,50 @@
+"""Okapi BM25 over a small in-memory pool of passages.
+
+The store's own full-text ranking (FTS5 bm25, PostgreSQL ts_rank_cd) picks candidates;
+this ranks the pool of request-source passages and store candidates on one scale, so
+passages from both places compete fairly for a claim's top-k.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from services.gateway.knowledge.tokens import search_terms, term_counts
+
+K1, B = 1.2, 0.75
+
+
+class BM25:
+    def __init__(self, texts: Sequence[str]) -> None:
+        self._docs = [term_counts(text) for text in texts]
+        self._lengths = [sum(doc.values()) for doc in self._docs]
+        self._average_length = (sum(self._lengths) / len(self._lengths)) if self._lengths else 0.0
+        document_frequency: dict[str, int] = {}
+        for doc in self._docs:
+            for term in doc:
+                document_frequency[term] = document_frequency.get(term, 0) + 1
+        n = len(self._docs)
+        self._idf = {t: math.log(1 + (n - df + 0.5) / (df + 0.5)) for t, df in document_frequency.items()}
+
+    def scores(self, query: str) -> list[float]:
+        terms = search_terms(query)
+        return [self._score(terms, i) for i in range(len(self._docs))]
+
+    def coverage(self, query: str, index: int) -> float:
+        """Share of the query's IDF weight that the passage contains (0-1): how much of the claim it touches."""
+        terms = search_terms(query)
+        total = sum(self._idf.get(t, 0.0) for t in terms)
+        if total == 0:
+            return 0.0
+        return sum(self._idf.get(t, 0.0) for t in terms if t in self._docs[index]) / total
+
+    def _score(self, terms: list[str], index: int) -> float:
+        doc, length = self._docs[index], self._lengths[index]
+        norm = K1 * (1 - B + B * length / self._average_length) if self._average_length else K1
+        score = 0.0
+        for term in terms:
+            tf = doc.get(term, 0)
+            if tf:
+                score += self._idf[term] * tf * (K1 + 1) / (tf + norm)
+        return score

