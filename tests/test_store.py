@@ -513,3 +513,11 @@ def test_message_summary(store):
     assert summary.created_at.ToDatetime(tzinfo=UTC) == record.created_at
     store.create_message("n", "c", "q", {})
     assert not message_summary(store.get_message("n")).HasField("title")
+
+
+def test_nul_characters_in_content_and_parsed_data_are_stored(store):
+    store.create_message("m-nul", "c", "question\x00", {"contentToCheck": "a\x00b"})
+    store.save_stage("m-nul", "extract", 1, "fake/x", "extractor", "raw\x00text", {"claims": [{"claim": "x\x00"}]}, 5)
+    [row] = store.get_stages("m-nul")
+    assert row.content == "raw\ufffdtext" and row.parsed_data == {"claims": [{"claim": "x\ufffd"}]}
+    assert store.get_message("m-nul").request_config == {"contentToCheck": "a\ufffdb"}

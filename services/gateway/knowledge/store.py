@@ -8,7 +8,7 @@ database, so it grows with the database rather than with a file on one pod.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import datetime
 
 from sqlalchemy import Engine, delete, exists, select, text
@@ -17,7 +17,7 @@ from sqlalchemy.orm import sessionmaker
 from services.gateway.knowledge.chunking import chunk_text
 from services.gateway.knowledge.tokens import search_terms
 from services.gateway.store.models import KnowledgeDocument, KnowledgePassage
-from services.gateway.store.store import newest_first_page
+from services.gateway.store.store import newest_first_page, storable
 
 # Full-text queries are ORs of a claim's terms; very long queries only slow the index down.
 MAX_QUERY_TERMS = 32
@@ -83,6 +83,7 @@ class KnowledgeStore:
         return [self._add(document) for document in documents]
 
     def _add(self, document: SourceDocument) -> AddedDocument:
+        document = SourceDocument(*(storable(value) for value in astuple(document)))
         digest = document.content_sha256
         with self._sessions.begin() as session:
             existing = session.scalar(select(KnowledgeDocument).where(KnowledgeDocument.content_sha256 == digest))

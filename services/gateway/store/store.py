@@ -100,6 +100,24 @@ def _sqlite_engine(url: URL, immediate_transactions: bool) -> Engine:
     return engine
 
 
+# --- text the databases accept --------------------------------------------------------------------------
+
+# PostgreSQL text and JSONB cannot hold NUL; untrusted content and model output can.
+# U+FFFD is one character too, so every offset computed on the original text stays valid.
+_NUL, _REPLACEMENT = "\x00", "\ufffd"
+
+
+def storable(value: Any) -> Any:
+    """The value with NUL characters replaced in every string, however deeply nested."""
+    if isinstance(value, str):
+        return value.replace(_NUL, _REPLACEMENT) if _NUL in value else value
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [storable(v) for v in value]
+    return value
+
+
 # --- page tokens --------------------------------------------------------------------------------------
 
 
@@ -165,9 +183,9 @@ class StageStore:
         now = utc_now()
         row = Message(
             id=message_id,
-            conversation_id=conversation_id,
-            question=question,
-            request_config=request_config,
+            conversation_id=storable(conversation_id),
+            question=storable(question),
+            request_config=storable(request_config),
             status=STATUS_RUNNING,
             created_at=now,
             updated_at=now,
@@ -184,7 +202,7 @@ class StageStore:
         self._update_message(message_id, status=status)
 
     def set_title(self, message_id: str, title: str) -> None:
-        self._update_message(message_id, title=title)
+        self._update_message(message_id, title=storable(title))
 
     def _update_message(self, message_id: str, **values: Any) -> None:
         with self._sessions.begin() as session:
@@ -228,10 +246,10 @@ class StageStore:
             message_id=message_id,
             stage_type=stage_type,
             stage_order=stage_order,
-            model=model,
+            model=storable(model),
             role=role,
-            content=content,
-            parsed_data=parsed_data,
+            content=storable(content),
+            parsed_data=storable(parsed_data),
             response_time_ms=response_time_ms,
             created_at=utc_now(),
         )
