@@ -32,11 +32,12 @@ def status_for_model_error(error: ModelError) -> grpc.StatusCode:
 
 
 def call_timeout_s(context: grpc.aio.ServicerContext, default_timeout_s: float) -> float:
-    """The model call may take what is left of the RPC's deadline (or the default when none was set)."""
+    """The model call may take what is left of the RPC's deadline: the caller's per-stage timeout
+    decides. Only a call without a deadline gets this service's own default."""
     remaining = context.time_remaining()
     if remaining is None:
         return default_timeout_s
-    return max(min(remaining - DEADLINE_MARGIN_S, default_timeout_s), 0.001)
+    return max(remaining - DEADLINE_MARGIN_S, 0.001)
 
 
 async def complete_or_abort(

@@ -91,16 +91,21 @@ class Suite:
                 self.services[name].stop()
 
 
-def start_suite(env: dict[str, str]) -> Suite:
-    """Start extractor, checker and reporter, then a gateway pointed at them."""
+def start_suite(env: dict[str, str], *, checker_target: str | None = None) -> Suite:
+    """Start extractor, checker and reporter, then a gateway pointed at them.
+
+    With `checker_target`, no checker is started: the gateway uses that target (e.g.
+    several checker processes the caller started, as `ipv4:host:port,host:port`).
+    """
     services: dict[str, ServiceProcess] = {}
     try:
-        for name in ("extractor", "checker", "reporter"):
+        names = ("extractor", "reporter") if checker_target else ("extractor", "checker", "reporter")
+        for name in names:
             services[name] = start_service(name, env)
         gateway_env = {
             **env,
             "FACTCHECK_EXTRACTOR_TARGET": services["extractor"].target,
-            "FACTCHECK_CHECKER_TARGET": services["checker"].target,
+            "FACTCHECK_CHECKER_TARGET": checker_target or services["checker"].target,
             "FACTCHECK_REPORTER_TARGET": services["reporter"].target,
         }
         services["gateway"] = start_service("gateway", gateway_env)

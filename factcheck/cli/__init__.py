@@ -1,17 +1,20 @@
-"""The `factcheck` command: `factcheck serve` runs the whole suite locally."""
+"""The `factcheck` command: `serve` runs the suite locally; `check`, `show`, `list` and `kb` use its gateway."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from factcheck.cli import serve
+from factcheck.cli import check, kb, results, serve
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="factcheck", description="Fact-check text with the factcheck gRPC suite.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve.add_parser(commands)
+    check.add_parser(commands)
+    results.add_parsers(commands)
+    kb.add_parser(commands)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -50,7 +50,9 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             build_verification_prompt(claims, request.content, list(request.passages), claim_passages),
             default_timeout_s=self._timeout_s,
         )
-        verifications, dropped = resolve_citations(parse_verifications(completion.text, request.model, ids), passages)
+        verifications, dropped = resolve_citations(
+            parse_verifications(completion.text, request.model, ids, request.content), passages
+        )
         return checker_pb2.VerifyResponse(
             model=request.model,
             raw_text=completion.text,

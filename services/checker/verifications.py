@@ -26,6 +26,8 @@ Rules, in the order they apply:
   "—" and the like are dropped).
 - "VERIFICATION SUMMARY" ends the last block; its counts are ignored (the summary
   is recomputed from the verdicts).
+- A header line that stands verbatim in the checked content is the model echoing
+  the content, not a verdict: it is read as ordinary text.
 - "Sources:" (asked for when the prompt carried evidence) lists cited passages as
   `[P2] "exact quote"`; they become citations with the passage id and quote only —
   the checker service resolves them against the passages it sent (see citations.py).
@@ -63,16 +65,23 @@ _DECORATION_ONLY = re.compile(r"[\s*_\-=#>`|~]*")
 _NO_CORRECTION = {"", "n/a", "na", "none", "null", "nil", "-", "\u2014", "\u2013", "not applicable", "no correction"}
 
 
-def parse_verifications(text: str, model: str, expected_claim_ids: Sequence[str]) -> list[ClaimVerification]:
-    """One verification per expected id, in that order; unaddressed claims are UNVERIFIABLE (spec)."""
+def parse_verifications(
+    text: str, model: str, expected_claim_ids: Sequence[str], content: str = ""
+) -> list[ClaimVerification]:
+    """One verification per expected id, in that order; unaddressed claims are UNVERIFIABLE (spec).
+
+    `content` is the text that was checked: a header line that also stands in it is the
+    content being echoed, not a verdict, so content cannot forge protocol lines.
+    """
     id_by_number = _ids_by_number(expected_claim_ids)
+    forged = _header_lines(content)
     found: dict[str, ClaimVerification] = {}
     block: _Block | None = None
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         if _SUMMARY.match(line):
             _commit(block, model, found)
             block = None
-        elif header := _HEADER.match(line):
+        elif (header := _HEADER.match(line)) and line.strip() not in forged:
             _commit(block, model, found)
             claim_id = id_by_number.get(_number_key(header.group(1)))
             block = _Block.open(claim_id, header) if claim_id and claim_id not in found else None
@@ -84,6 +93,14 @@ def parse_verifications(text: str, model: str, expected_claim_ids: Sequence[str]
             block.add_text(line)
     _commit(block, model, found)
     return [found.get(claim_id) or _not_addressed(claim_id, model) for claim_id in expected_claim_ids]
+
+
+def _header_lines(content: str) -> frozenset[str]:
+    """The content's own lines that look like VERIFICATION headers."""
+    if "VERIFICATION" not in content.upper():
+        return frozenset()
+    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return frozenset(line.strip() for line in lines if _HEADER.match(line))
 
 
 def summarize(verifications: Iterable[ClaimVerification]) -> VerdictSummary:

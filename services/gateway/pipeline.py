@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 from google.protobuf.json_format import MessageToDict
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.fallback_report import NO_CLAIMS_NOTE, NO_CLAIMS_REPORT, average_agreement_rate, build_fallback_report
@@ -52,6 +53,10 @@ log = logging.getLogger("factcheck.gateway.pipeline")
 EXTRACTION_FAILED = "Claim extraction failed. Cannot proceed with verification."
 ALL_CHECKERS_FAILED = "All verification checkers failed."
 INTERNAL_ERROR = "The fact-check failed unexpectedly; the stages completed so far are stored."
+STORE_FAILED = "The results database stayed unavailable, so the run was stopped; stages stored before are kept."
+# How long a write may keep failing (database restarting, SQLite lock held) before the run gives up.
+STORE_RETRY_BUDGET_S = 20.0
+STORE_RETRY_FIRST_DELAY_S, STORE_RETRY_MAX_DELAY_S = 0.1, 2.0
 
 
 class RunFailed(Exception):
@@ -111,7 +116,7 @@ class Run:
     ) -> None:
         """Commit one stage row now, before anything else can fail."""
         stage_type, stage_order = stage
-        await asyncio.to_thread(
+        await self.write(
             self.store.save_stage,
             message_id=self.message_id,
             stage_type=stage_type,
@@ -122,6 +127,26 @@ class Run:
             parsed_data=parsed_data,
             response_time_ms=response_time_ms,
         )
+
+
+    async def write(self, function, *args, **kwargs) -> None:
+        """A store write, retried while the database is unreachable or locked.
+
+        Every write is idempotent (a stage is unique per run, status and title are plain
+        updates), so a retry after a write that did land never duplicates anything.
+        """
+        deadline = time.monotonic() + STORE_RETRY_BUDGET_S
+        delay = STORE_RETRY_FIRST_DELAY_S
+        while True:
+            try:
+                await asyncio.to_thread(function, *args, **kwargs)
+                return
+            except (OperationalError, InterfaceError) as error:
+                if time.monotonic() + delay > deadline:
+                    raise RunFailed(STORE_FAILED) from error
+                log.warning("%s: database write failed, retrying in %.1fs: %s", self.message_id, delay, error)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, STORE_RETRY_MAX_DELAY_S)
 
 
 def _rpc_error_text(error: grpc.aio.AioRpcError) -> str:
@@ -480,16 +505,17 @@ async def title(run: Run) -> None:
     except grpc.aio.AioRpcError as error:
         log.warning("%s: title failed (%s); using the question", run.message_id, _rpc_error_text(error))
         text = " ".join(plan.question.split())[:80]
-    await asyncio.to_thread(run.store.set_title, run.message_id, text)
+    await run.write(run.store.set_title, run.message_id, text)
     run.events.emit("title_complete", factcheck_pb2.TitleCompletePayload(title=text))
 
 
 async def finish(run: Run, status: str) -> None:
-    await asyncio.to_thread(run.store.set_status, run.message_id, status)
+    await run.write(run.store.set_status, run.message_id, status)
     run.events.emit("complete", factcheck_pb2.CompletePayload(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}")))
 
 
 async def fail(run: Run, message: str) -> None:
+    """End the run with the spec's error event; one attempt to record FAILED (the error may be the database)."""
     try:
         await asyncio.to_thread(run.store.set_status, run.message_id, "FAILED")
     except Exception:  # the error event must still reach the caller

@@ -1,0 +1,82 @@
+"""Reading .txt, .md and .html files as knowledge-store documents."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+from factcheck.v1 import common_pb2
+
+SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm")
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+
+
+def document_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """The supported files among `paths`, folders searched recursively, in a stable order."""
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+        elif path.suffix.lower() in SUFFIXES:
+            yield path
+        else:
+            raise ValueError(f"{path}: not a .txt, .md or .html file")
+
+
+def read_document(path: Path) -> common_pb2.Source:
+    """A Source whose id is the file's path, so re-adding an edited file replaces it."""
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix.lower() in (".html", ".htm"):
+        title, text = html_text(raw)
+    else:
+        text = raw
+        heading = _MARKDOWN_HEADING.search(raw) if path.suffix.lower() != ".txt" else None
+        title = heading.group(1) if heading else None
+    return common_pb2.Source(id=path.as_posix(), title=title or path.stem, url=path.resolve().as_uri(), text=text)
+
+
+class _TextExtractor(HTMLParser):
+    """Visible text of a page: no script or style, block elements on their own lines."""
+
+    BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "table"}
+    HIDDEN = {"script", "style", "noscript", "template"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title: list[str] = []
+        self._hidden = 0
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in self.HIDDEN:
+            self._hidden += 1
+        elif tag == "title":
+            self._in_title = True
+        elif tag in self.BLOCKS:
+            self.parts.append("\n\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.HIDDEN and self._hidden:
+            self._hidden -= 1
+        elif tag == "title":
+            self._in_title = False
+        elif tag in self.BLOCKS:
+            self.parts.append("\n\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title.append(data)
+        elif not self._hidden:
+            self.parts.append(data)
+
+
+def html_text(html: str) -> tuple[str | None, str]:
+    """(title, text) of an HTML page; paragraphs separated by blank lines."""
+    parser = _TextExtractor()
+    parser.feed(html)
+    parser.close()
+    paragraphs = [" ".join(p.split()) for p in "".join(parser.parts).split("\n\n")]
+    title = " ".join("".join(parser.title).split()) or None
+    return title, "\n\n".join(p for p in paragraphs if p)

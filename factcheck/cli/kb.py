@@ -1,0 +1,113 @@
+"""`factcheck kb add|list|search|delete`: manage the knowledge store through the gateway's KnowledgeService."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
+from factcheck.cli.documents import document_files, read_document
+from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc
+
+# One AddDocuments call stays well inside the gateway's limits (100 documents, 2 MB of text).
+BATCH_DOCUMENTS, BATCH_BYTES = 50, 1_500_000
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser("kb", help="manage the knowledge store the checkers verify against")
+    actions = parser.add_subparsers(dest="kb_command", required=True, metavar="ACTION")
+
+    add = actions.add_parser("add", help="add .txt, .md and .html files (folders are searched recursively)")
+    add.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    add.set_defaults(run=channel_command(run_add))
+
+    listing = actions.add_parser("list", help="list stored documents, newest first")
+    listing.add_argument("--page-size", type=int, default=20)
+    listing.add_argument("--page-token", default="")
+    listing.set_defaults(run=channel_command(run_list))
+
+    search = actions.add_parser("search", help="full-text search over the stored passages")
+    search.add_argument("query")
+    search.add_argument("--top-k", type=int, default=5)
+    search.set_defaults(run=channel_command(run_search))
+
+    delete = actions.add_parser("delete", help="remove a document")
+    delete.add_argument("document_id")
+    delete.set_defaults(run=channel_command(run_delete))
+
+
+def _stub(channel) -> knowledge_pb2_grpc.KnowledgeServiceStub:
+    return knowledge_pb2_grpc.KnowledgeServiceStub(channel)
+
+
+def _batches(documents: list) -> list[list]:
+    batches, current, size = [], [], 0
+    for document in documents:
+        length = len(document.text.encode("utf-8"))
+        if current and (len(current) == BATCH_DOCUMENTS or size + length > BATCH_BYTES):
+            batches.append(current)
+            current, size = [], 0
+        current.append(document)
+        size += length
+    return batches + ([current] if current else [])
+
+
+def run_add(args: argparse.Namespace, channel) -> int:
+    try:
+        documents = [read_document(path) for path in document_files(args.paths)]
+    except (OSError, ValueError) as error:
+        print(f"factcheck kb add: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if not documents:
+        print("factcheck kb add: no .txt, .md or .html files found", file=sys.stderr)
+        return EXIT_USAGE
+    created = unchanged = passages = 0
+    for batch in _batches(documents):
+        response = _stub(channel).AddDocuments(knowledge_pb2.AddDocumentsRequest(documents=batch), timeout=120)
+        for document, added in zip(batch, response.documents):
+            state = "added" if added.created else "already stored"
+            print(f"{state:>14}  {added.document_id}  ({added.passage_count} passages)  {document.title}")
+            created += added.created
+            unchanged += not added.created
+            passages += added.passage_count if added.created else 0
+    print(f"{created} added ({passages} passages), {unchanged} already stored")
+    return EXIT_OK
+
+
+def run_list(args: argparse.Namespace, channel) -> int:
+    response = _stub(channel).ListDocuments(
+        knowledge_pb2.ListDocumentsRequest(page_size=args.page_size, page_token=args.page_token),
+        timeout=UNARY_TIMEOUT_S,
+    )
+    table = Table("id", "title", "passages", "characters", "added")
+    for document in response.documents:
+        added = document.created_at.ToDatetime().strftime("%Y-%m-%d %H:%M")
+        table.add_row(document.id, document.title, str(document.passage_count), str(document.char_count), added)
+    Console().print(table)
+    if response.next_page_token:
+        print(f"next page: factcheck kb list --page-token {response.next_page_token}")
+    return EXIT_OK
+
+
+def run_search(args: argparse.Namespace, channel) -> int:
+    response = _stub(channel).Search(
+        knowledge_pb2.SearchRequest(query=args.query, top_k=args.top_k), timeout=UNARY_TIMEOUT_S
+    )
+    if not response.passages:
+        print("no passages match")
+    for passage in response.passages:
+        print(f"[{passage.id}] {passage.source_title} ({passage.source_id}, chars {passage.start_offset}-{passage.end_offset})")
+        print(f"    {passage.text}\n")
+    return EXIT_OK
+
+
+def run_delete(args: argparse.Namespace, channel) -> int:
+    response = _stub(channel).DeleteDocument(
+        knowledge_pb2.DeleteDocumentRequest(document_id=args.document_id), timeout=UNARY_TIMEOUT_S
+    )
+    print(f"deleted {args.document_id} ({response.passages_deleted} passages)")
+    return EXIT_OK

@@ -1,0 +1,390 @@
+"""Terminal output: a run's progress as its events arrive, and the final report of a FactCheckResult.
+
+Every piece of untrusted text (content, claims, model output) goes into a rich `Text`,
+never into markup, and loses its control characters, so it can neither restyle nor
+drive the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections import Counter
+from typing import Callable, Mapping
+
+from google.protobuf import json_format
+from rich import box
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from factcheck.cli import view
+from factcheck.cli.view import ClaimView
+from factcheck.v1 import factcheck_pb2
+
+# Plain output (pipes, files) gets this width unless COLUMNS says otherwise; rich would use 80,
+# which squeezes ids and tables.
+PIPE_WIDTH = 120
+STAGE_WIDTH = 9
+SCORE_BAR_CELLS = 20
+
+VERDICT_STYLES = {
+    "VERIFIED": "green",
+    "DISPUTED": "red",
+    "UNVERIFIABLE": "bright_black",
+    view.UNCHECKED: "dim",
+}
+MARKER_STYLES = {
+    "VERIFIED": "bold white on green",
+    "DISPUTED": "bold white on red",
+    "UNVERIFIABLE": "bold white on bright_black",
+    view.UNCHECKED: "dim reverse",
+}
+BAND_STYLES = {"good": "bold green", "mixed": "bold yellow", "poor": "bold red", "none": "dim"}
+# What the spinner says while the gateway works on the stage an event opened.
+ACTIVITY = {
+    "factcheck_start": "Starting",
+    "generate_start": "Generating content",
+    "extract_start": "Extracting claims",
+    "verify_start": "Verifying claims",
+    "report_start": "Writing the report",
+    "report_complete": "Writing the title",
+}
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    """Untrusted text without control characters (escape sequences could drive the terminal)."""
+    return _CONTROL.sub("", text)
+
+
+def plain(text: str, style: str = "") -> Text:
+    return Text(clean(text), style=style)
+
+
+def proto_json(message) -> str:
+    """A proto as one line of JSON with the proto's field names: what --json prints."""
+    return json.dumps(json_format.MessageToDict(message, preserving_proto_field_name=True), ensure_ascii=False)
+
+
+def make_console() -> Console:
+    """A rich console on stdout; plain (not a terminal) output is wider than rich's 80 columns."""
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = PIPE_WIDTH
+    return console
+
+
+# --- progress -----------------------------------------------------------------------------
+
+
+class Progress:
+    """Shows a run's events as they arrive.
+
+    On a terminal: coloured lines above a spinner that names the stage in progress.
+    Otherwise: the same lines as plain text on stderr, so stdout keeps only the report.
+    """
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._status = console.status(ACTIVITY["factcheck_start"]) if console.is_terminal else None
+
+    def __enter__(self) -> Progress:
+        if self._status is not None:
+            self._status.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._status is not None:
+            self._status.stop()
+
+    def show(self, event: factcheck_pb2.FactCheckEvent) -> None:
+        line = describe_event(event)
+        if line is None:
+            return
+        if self._status is None:
+            print(line.plain, file=sys.stderr, flush=True)
+            return
+        self._console.print(line)
+        activity = ACTIVITY.get(event.WhichOneof("event"))
+        if activity:
+            self._status.update(activity)
+
+
+def describe_event(event: factcheck_pb2.FactCheckEvent) -> Text | None:
+    """One progress line per event; None for `error` (the caller reports it) and fields this client cannot read.
+
+    Event kinds added to the protocol after this renderer get a generic line rather than an error.
+    """
+    kind = event.WhichOneof("event")
+    if kind is None or kind == "error":
+        return None
+    describe = _DESCRIBERS.get(kind)
+    if describe is None:
+        return _line(kind.split("_")[0], kind.replace("_", " "))
+    return describe(getattr(event, kind))
+
+
+def counted(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _line(stage: str, *parts: str | Text) -> Text:
+    line = Text.assemble((f"{stage:<{STAGE_WIDTH}}", "bold cyan"), " ")
+    for part in parts:
+        line.append(part if isinstance(part, Text) else plain(part))
+    return line
+
+
+def _counts(counts: Mapping[str, int]) -> Text:
+    """"3 verified, 1 disputed, 0 unverifiable" in verdict colours (unchecked only when there are some)."""
+    shown = [*view.VERDICTS, view.UNCHECKED] if counts.get(view.UNCHECKED) else view.VERDICTS
+    line = Text()
+    for index, verdict in enumerate(shown):
+        if index:
+            line.append(", ")
+        line.append(f"{counts.get(verdict, 0)} {verdict.lower()}", style=VERDICT_STYLES[verdict])
+    return line
+
+
+def _summary_counts(summary) -> dict[str, int]:
+    return {verdict: getattr(summary, verdict.lower()) for verdict in view.VERDICTS}
+
+
+def _started(payload: factcheck_pb2.FactCheckStartPayload) -> Text:
+    config = payload.config
+    source = "generated content" if config.content_source == factcheck_pb2.CONTENT_SOURCE_GENERATED else "your content"
+    checkers = list(config.checker_models)
+    line = _line(
+        "start",
+        f"run {payload.message_id}: checking {source} with {counted(len(checkers), 'checker')}: {', '.join(checkers)}",
+    )
+    if config.HasField("bias_warning"):
+        line.append("\n" + " " * (STAGE_WIDTH + 1))
+        line.append(plain(f"warning: {config.bias_warning}", "yellow"))
+    return line
+
+
+def _generated(payload: factcheck_pb2.GenerateCompletePayload) -> Text:
+    if payload.fallback_to_question:
+        return _line("generate", f"{payload.model} failed; the question is checked as the content")
+    took = view.seconds(payload.response_time_ms)
+    return _line("generate", f"{payload.model} wrote {len(payload.content)} characters in {took}")
+
+
+def _extracted(payload: factcheck_pb2.ExtractCompletePayload) -> Text:
+    took = view.seconds(payload.response_time_ms)
+    if not payload.total_claims:
+        line = _line("extract", f"found no verifiable claims ({payload.model}, {took})")
+    else:
+        types = ", ".join(f"{name} {count}" for name, count in sorted(payload.type_breakdown.items()))
+        found = counted(payload.total_claims, "claim")
+        line = _line("extract", f"found {found} ({types}) with {payload.model} in {took}")
+    if payload.content_truncated:
+        line.append("; the content was truncated to the maximum length", style="yellow")
+    return line
+
+
+def _evidence(payload: factcheck_pb2.EvidenceRetrievedPayload) -> Text:
+    took = view.seconds(payload.response_time_ms)
+    found = f"found {counted(len(payload.passages), 'passage')} for {counted(len(payload.claims), 'claim')}"
+    return _line("evidence", f"{found} ({payload.method or 'retrieval'}) in {took}")
+
+
+def _verify_started(payload: factcheck_pb2.VerifyStartPayload) -> Text:
+    claims, checkers = counted(payload.claim_count, "claim"), counted(payload.checker_count, "checker")
+    return _line("verify", f"checking {claims} with {checkers}")
+
+
+def _checker_done(payload: factcheck_pb2.CheckerCompletePayload) -> Text:
+    took = view.seconds(payload.response_time_ms)
+    return _line("verify", f"{payload.model} done in {took}: ", _counts(_summary_counts(payload.summary)))
+
+
+def _consensus(payload: factcheck_pb2.AllCheckersCompletePayload) -> Text:
+    counts = Counter(view.verdict_name(item.consensus_verdict) for item in payload.consensus)
+    line = _line("verify", f"consensus of {counted(payload.checker_count, 'checker')}: ", _counts(counts))
+    for failure in payload.failed_checkers:
+        line.append("\n" + " " * (STAGE_WIDTH + 1))
+        line.append(plain(f"{failure.model} failed: {failure.message}", "yellow"))
+    return line
+
+
+def _reported(payload: factcheck_pb2.ReportCompletePayload) -> Text:
+    took = view.seconds(payload.response_time_ms)
+    if payload.HasField("reliability_score"):
+        score = payload.reliability_score
+        line = _line("report", "reliability score ", Text(f"{score}/100", style=BAND_STYLES[view.score_band(score)]))
+        line.append(f" ({view.score_label(score)}) by {clean(payload.model)} in {took}")
+    else:
+        note = payload.summary.note if payload.summary.HasField("note") else "no score"
+        line = _line("report", f"{note} ({payload.model}, {took})")
+    if payload.fallback:
+        line.append("; the reporter failed, the report is the consensus table", style="yellow")
+    return line
+
+
+def _titled(payload: factcheck_pb2.TitleCompletePayload) -> Text:
+    return _line("title", payload.title)
+
+
+def _completed(payload: factcheck_pb2.CompletePayload) -> Text:
+    if payload.status == factcheck_pb2.MESSAGE_STATUS_PARTIAL:
+        return _line("done", Text("partial: the time budget ran out and later stages were skipped", style="yellow"))
+    return _line("done", "complete")
+
+
+def _stage_opened(stage: str, activity: str) -> Callable[[object], Text]:
+    return lambda payload: _line(stage, activity)
+
+
+_DESCRIBERS: dict[str, Callable[[object], Text]] = {
+    "factcheck_start": _started,
+    "generate_start": _stage_opened("generate", "generating content"),
+    "generate_complete": _generated,
+    "extract_start": _stage_opened("extract", "extracting claims"),
+    "extract_complete": _extracted,
+    "evidence_retrieved": _evidence,
+    "verify_start": _verify_started,
+    "checker_complete": _checker_done,
+    "all_checkers_complete": _consensus,
+    "report_start": _stage_opened("report", "writing the report"),
+    "report_complete": _reported,
+    "title_complete": _titled,
+    "complete": _completed,
+}
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> None:
+    """The report a person reads: score, evidence table, disputed claims, annotated content."""
+    views = view.claim_views(result)
+    console.print(_header(result))
+    note = view.status_note(result)
+    if note:
+        console.print(Text(note, style="bold yellow"))
+    console.print(_score(result))
+    console.print(_metrics(views))
+    if not views:
+        console.print(Text("No verifiable claims were identified in this content.", style="yellow"))
+    else:
+        _section(console, "Evidence", _evidence_table(views))
+    disputed = [claim for claim in views if claim.verdict == "DISPUTED"]
+    if disputed:
+        _section(console, "Disputed claims", _disputed(disputed), style="bold red")
+    _section(console, "Annotated content", annotated_content(result.content.text, views))
+
+
+def _section(console: Console, title: str, body, style: str = "bold") -> None:
+    console.print()
+    console.print(Rule(Text(title, style=style), align="left"))
+    console.print(body)
+
+
+def _header(result: factcheck_pb2.FactCheckResult) -> Panel:
+    checkers = ", ".join(checker.model for checker in result.verification.checkers) or "—"
+    rows = [
+        ("id", result.message_id),
+        ("status", f"{view.status_name(result.status)}, created {view.local_time(result.created_at)}"),
+        ("question", result.question),
+        ("content", view.content_source(result)),
+        ("models", f"extractor {result.extraction.model or '—'}; checkers {checkers}; "
+                   f"reporter {result.report.model or '—'}"),
+    ]
+    body = Table.grid(padding=(0, 2))
+    body.add_column(style="bold")
+    body.add_column()
+    for name, value in rows:
+        body.add_row(name, plain(value))
+    title = plain(result.title if result.HasField("title") else "Fact-check", "bold")
+    return Panel(body, title=title, title_align="left", box=box.ROUNDED, expand=False)
+
+
+def _score(result: factcheck_pb2.FactCheckResult) -> Text:
+    score = view.score_of(result)
+    style = BAND_STYLES[view.score_band(score)]
+    line = Text("Reliability score  ", style="bold")
+    if score is None:
+        line.append("n/a", style=style)
+    else:
+        filled = round(score / 100 * SCORE_BAR_CELLS)
+        line.append(f"{score}/100  ", style=style)
+        line.append("█" * filled, style=style)
+        line.append("░" * (SCORE_BAR_CELLS - filled), style="dim")
+        line.append(f"  {view.score_label(score)}")
+    if result.report.fallback:
+        line.append("  (the reporter failed; the report is the consensus table)", style="yellow")
+    return line
+
+
+def _metrics(views: list[ClaimView]) -> Text:
+    rate = view.consensus_rate(views)
+    line = Text(f"Claims {len(views)}  ·  consensus {'n/a' if rate is None else f'{rate:.0f}%'}  ·  ")
+    return line.append_text(_counts(view.verdict_counts(views)))
+
+
+def verdict_text(verdict: str) -> Text:
+    return Text(verdict, style=f"bold {VERDICT_STYLES[verdict]}")
+
+
+def _evidence_table(views: list[ClaimView]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, expand=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("Claim", ratio=3)
+    table.add_column("Type", no_wrap=True)
+    table.add_column("Verdict", no_wrap=True)
+    table.add_column("Agreement", justify="right", no_wrap=True)
+    table.add_column("Correction", ratio=2)
+    for claim in views:
+        agreement = "—" if claim.agreement is None else f"{claim.agreement:.0f}%"
+        table.add_row(
+            str(claim.number),
+            plain(claim.claim.claim),
+            claim.type,
+            verdict_text(claim.verdict),
+            agreement,
+            plain(claim.correction or "—"),
+        )
+    return table
+
+
+def _disputed(views: list[ClaimView]) -> Group:
+    """Each disputed claim with its correction and what the disputing checkers said."""
+    parts = []
+    for claim in views:
+        parts.append(Text.assemble((f"{claim.number}. ", "bold"), plain(claim.claim.claim, "bold")))
+        if claim.correction:
+            parts.append(Text.assemble(("   correction: ", "green"), plain(claim.correction)))
+        for verification in claim.consensus.verdicts:
+            if view.verdict_name(verification.verdict) == "DISPUTED":
+                parts.extend(_dissent(verification))
+    return Group(*parts)
+
+
+def _dissent(verification) -> list[Text]:
+    """What one disputing checker said, and the passages it cited."""
+    said = f"{verification.checker_model} ({view.confidence_name(verification.confidence)}): "
+    lines = [Text.assemble("   ", plain(said, "dim"), plain(verification.evidence))]
+    for citation in verification.citations:
+        lines.append(Text.assemble(("     cites ", "dim"), plain(view.citation_text(citation))))
+    return lines
+
+
+def annotated_content(content: str, views: list[ClaimView]) -> Text:
+    """The content with each located claim underlined and followed by its marker, e.g. "[#2 DISPUTED]"."""
+    annotated = Text()
+    for piece, claim in view.segments(content, views):
+        if claim is None:
+            annotated.append(plain(piece))
+            continue
+        annotated.append(plain(piece, f"underline {VERDICT_STYLES[claim.verdict]}"))
+        annotated.append(" ")
+        annotated.append(f"[#{claim.number} {claim.verdict}]", style=MARKER_STYLES[claim.verdict])
+    return annotated

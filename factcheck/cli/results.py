@@ -1,0 +1,76 @@
+"""`factcheck show ID` and `factcheck list`: stored fact-checks, read back from the gateway."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from factcheck.cli import client, html, render, view
+from factcheck.v1 import factcheck_pb2
+
+
+def add_parsers(commands) -> None:
+    show = commands.add_parser(
+        "show",
+        help="show a stored fact-check",
+        description="Show the report of a stored fact-check (the id `factcheck check` and `factcheck list` print).",
+    )
+    show.add_argument("id", help="the run's message id")
+    show.add_argument("--json", action="store_true", help="print the stored result as one JSON object")
+    show.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
+    show.set_defaults(run=client.gateway_command(run_show))
+
+    listing = commands.add_parser("list", help="list stored fact-checks, newest first")
+    listing.add_argument("--page-size", type=int, default=0, metavar="N", help="results per page, 1-100 (default 20)")
+    listing.add_argument("--page-token", default="", metavar="TOKEN", help="the token a previous page printed")
+    listing.set_defaults(run=client.gateway_command(run_list))
+
+
+def run_show(args: argparse.Namespace, gateway: client.Gateway) -> int:
+    request = factcheck_pb2.GetResultRequest(message_id=args.id)
+    result = gateway.GetResult(request, timeout=client.UNARY_TIMEOUT_S).result
+    if args.json:
+        print(render.proto_json(result))
+    else:
+        render.render_result(render.make_console(), result)
+    if args.html is not None:
+        html.write_report(args.html, result)
+    return client.EXIT_OK
+
+
+def run_list(args: argparse.Namespace, gateway: client.Gateway) -> int:
+    request = factcheck_pb2.ListResultsRequest(page_size=args.page_size, page_token=args.page_token)
+    page = gateway.ListResults(request, timeout=client.UNARY_TIMEOUT_S)
+    console = render.make_console()
+    if not page.results:
+        console.print("No stored fact-checks." if not args.page_token else "No more fact-checks.")
+    else:
+        console.print(results_table(page.results))
+    if page.next_page_token:
+        size = f" --page-size {args.page_size}" if args.page_size else ""
+        # soft_wrap: the command stays on one line, so it can be copied whole.
+        console.print(Text(f"Next page: factcheck list{size} --page-token {page.next_page_token}"), soft_wrap=True)
+    return client.EXIT_OK
+
+
+def results_table(results) -> Table:
+    """One row per stored run: enough to pick the id to `show`."""
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("id", no_wrap=True)
+    table.add_column("created", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("title", ratio=1)
+    table.add_column("question", ratio=1)
+    for summary in results:
+        table.add_row(
+            render.plain(summary.message_id),
+            view.local_time(summary.created_at),
+            render.plain(view.status_name(summary.status)),
+            render.plain(summary.title if summary.HasField("title") else "—"),
+            render.plain(summary.question),
+        )
+    return table

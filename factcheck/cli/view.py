@@ -1,0 +1,215 @@
+"""What the terminal and HTML reports show, computed once from a FactCheckResult.
+
+Both renderers walk the same claim list, spans and numbers, so a claim is numbered,
+located and judged the same way whichever report a person reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timezone
+
+from google.protobuf import timestamp_pb2
+
+from factcheck.domain import claim_type_from_proto, confidence_from_proto, is_known_enum, verdict_from_proto
+from factcheck.spans import locate
+from factcheck.v1 import common_pb2, factcheck_pb2
+
+VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
+# A claim the run never judged (it failed or stopped before verification).
+UNCHECKED = "UNCHECKED"
+
+# Spec, UI Display: green 70-100, amber 40-69, red 0-39.
+GOOD_SCORE, MIXED_SCORE = 70, 40
+# Spec, report prompt: the scoring guide, highest band first.
+SCORE_LABELS = (
+    (90, "highly reliable"),
+    (70, "mostly reliable with minor issues"),
+    (50, "mixed accuracy"),
+    (30, "significant inaccuracies"),
+    (0, "unreliable"),
+)
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    """One extracted claim with its consensus and where it sits in the content."""
+
+    number: int
+    claim: common_pb2.Claim
+    consensus: common_pb2.ClaimConsensus | None
+    # [start, end) in the content, or None when the claim could not be located.
+    span: tuple[int, int] | None
+
+    @property
+    def verdict(self) -> str:
+        if self.consensus is None or not is_known_enum(common_pb2.Verdict, self.consensus.consensus_verdict):
+            return UNCHECKED
+        return verdict_from_proto(self.consensus.consensus_verdict)
+
+    @property
+    def type(self) -> str:
+        return enum_name(common_pb2.ClaimType, self.claim.type, claim_type_from_proto)
+
+    @property
+    def agreement(self) -> float | None:
+        return self.consensus.agreement_rate if self.consensus is not None else None
+
+    @property
+    def correction(self) -> str | None:
+        if self.consensus is not None and self.consensus.HasField("correction"):
+            return self.consensus.correction
+        return None
+
+
+def enum_name(enum_type, value: int, name_of) -> str:
+    """The short name of a known enum value; "—" for unset or unknown numbers (newer servers may send them)."""
+    return name_of(value) if is_known_enum(enum_type, value) else "—"
+
+
+def confidence_name(value: int) -> str:
+    return enum_name(common_pb2.Confidence, value, confidence_from_proto)
+
+
+def verdict_name(value: int) -> str:
+    return enum_name(common_pb2.Verdict, value, verdict_from_proto)
+
+
+def claim_views(result: factcheck_pb2.FactCheckResult) -> list[ClaimView]:
+    """The extracted claims in order, numbered from 1, each with its consensus and span."""
+    claims = list(result.extraction.claims)
+    # A consensus of no checker (every checker failed) is no verdict: those claims are unchecked.
+    consensus = {item.claim_id: item for item in result.verification.consensus} if result.verification.checkers else {}
+    spans = claim_spans(result.content.text, claims)
+    return [
+        ClaimView(number, claim, consensus.get(claim.id), spans.get(claim.id))
+        for number, claim in enumerate(claims, start=1)
+    ]
+
+
+def claim_spans(content: str, claims: list[common_pb2.Claim]) -> dict[str, tuple[int, int]]:
+    """Non-overlapping spans of the claims in the content: their offsets, else where `locate` finds
+    their text (exactly, or ignoring case and whitespace runs, as the extractor does).
+
+    A claim that would overlap an already placed claim gets no span, so highlights never nest.
+    """
+    spans: dict[str, tuple[int, int]] = {}
+    for claim in claims:
+        span = _offset_span(claim, len(content))
+        if span is not None and not _overlaps(span, spans.values()):
+            spans[claim.id] = span
+    for claim in claims:
+        if claim.id not in spans:
+            span = locate(content, claim.claim)
+            if span is not None and not _overlaps(span, spans.values()):
+                spans[claim.id] = span
+    return spans
+
+
+def _offset_span(claim: common_pb2.Claim, length: int) -> tuple[int, int] | None:
+    if not (claim.HasField("start_offset") and claim.HasField("end_offset")):
+        return None
+    start, end = claim.start_offset, claim.end_offset
+    return (start, end) if 0 <= start < end <= length else None
+
+
+def _overlaps(span: tuple[int, int], taken) -> bool:
+    return any(span[0] < end and start < span[1] for start, end in taken)
+
+
+def segments(content: str, views: list[ClaimView]) -> list[tuple[str, ClaimView | None]]:
+    """The content cut into plain pieces (None) and claim pieces, in reading order."""
+    located = sorted((view for view in views if view.span is not None), key=lambda view: view.span[0])
+    pieces: list[tuple[str, ClaimView | None]] = []
+    position = 0
+    for view in located:
+        start, end = view.span
+        if start > position:
+            pieces.append((content[position:start], None))
+        pieces.append((content[start:end], view))
+        position = end
+    if position < len(content):
+        pieces.append((content[position:], None))
+    return pieces
+
+
+def citation_text(citation: common_pb2.Citation) -> str:
+    """'P1 (Source title): "the quoted words"', or without the quote when the checker gave none."""
+    source = citation.source_title or citation.source_id
+    cited = f"{citation.passage_id} ({source})" if source else citation.passage_id
+    return f'{cited}: "{citation.quote}"' if citation.quote else cited
+
+
+def score_of(result: factcheck_pb2.FactCheckResult) -> int | None:
+    return result.report.reliability_score if result.report.HasField("reliability_score") else None
+
+
+def score_band(score: int | None) -> str:
+    """"good" (green), "mixed" (amber), "poor" (red), or "none" when there is no score."""
+    if score is None:
+        return "none"
+    if score >= GOOD_SCORE:
+        return "good"
+    return "mixed" if score >= MIXED_SCORE else "poor"
+
+
+def score_label(score: int | None) -> str:
+    if score is None:
+        return "no score"
+    return next(label for floor, label in SCORE_LABELS if score >= floor)
+
+
+def consensus_rate(views: list[ClaimView]) -> float | None:
+    """The checkers' mean agreement over the judged claims (spec: checker consensus rate)."""
+    rates = [view.agreement for view in views if view.agreement is not None]
+    return sum(rates) / len(rates) if rates else None
+
+
+def verdict_counts(views: list[ClaimView]) -> dict[str, int]:
+    """Claims per consensus verdict, every verdict present (UNCHECKED only when some claim is)."""
+    counts = {verdict: 0 for verdict in VERDICTS}
+    for view in views:
+        counts[view.verdict] = counts.get(view.verdict, 0) + 1
+    return counts
+
+
+def status_name(status: int) -> str:
+    return enum_name(factcheck_pb2.MessageStatus, status, _status_from_proto)
+
+
+def _status_from_proto(value: int) -> str:
+    return factcheck_pb2.MessageStatus.Name(value).removeprefix("MESSAGE_STATUS_")
+
+
+STATUS_NOTES = {
+    factcheck_pb2.MESSAGE_STATUS_RUNNING: "The run is still in progress: this is what is stored so far.",
+    factcheck_pb2.MESSAGE_STATUS_PARTIAL: "The time budget ran out: the stages after the last one shown were skipped.",
+    factcheck_pb2.MESSAGE_STATUS_FAILED: "The run failed: only what was done before the failure is shown.",
+}
+
+
+def status_note(result: factcheck_pb2.FactCheckResult) -> str | None:
+    """Why a report is incomplete, for any status but COMPLETE."""
+    return STATUS_NOTES.get(result.status)
+
+
+def content_source(result: factcheck_pb2.FactCheckResult) -> str:
+    """"User content", or which model generated it and how long it took (spec, UI Display, Phase 1)."""
+    content = result.content
+    if content.source != factcheck_pb2.CONTENT_SOURCE_GENERATED:
+        return "User content"
+    label = f"Generated by {content.model or 'the generator'}"
+    if content.HasField("response_time_ms"):
+        label += f" in {seconds(content.response_time_ms)}"
+    return label
+
+
+def seconds(milliseconds: int) -> str:
+    return f"{milliseconds / 1000:.1f} s"
+
+
+def local_time(timestamp: timestamp_pb2.Timestamp) -> str:
+    """"YYYY-MM-DD HH:MM" in local time; "—" when unset."""
+    if not timestamp.seconds and not timestamp.nanos:
+        return "—"
+    return timestamp.ToDatetime(tzinfo=timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M")

@@ -1,0 +1,387 @@
+"""The `factcheck` command (check, show, list, kb) as a real process against the running suite.
+
+One suite on SQLite and one fake model server serve the whole module; the fake server is
+reset before each test. The command runs with stdout and stderr piped, so progress comes
+as plain lines on stderr and the report is plain text on stdout.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from factcheck.cli import render
+from factcheck.v1 import common_pb2, factcheck_pb2
+from tests.conftest import CHECKERS, suite_environment
+from tests.fake_model_server import fail, verdicts
+from tests.processes import start_suite
+from tests.test_html_report import make_result
+
+pytestmark = pytest.mark.e2e
+
+FACTCHECK = Path(sys.executable).parent / "factcheck"
+CLAIMS = [
+    "The Paris Agreement was signed in 2015 by 196 countries.",
+    "Global temperatures have risen by 1.1 degrees Celsius since pre-industrial times.",
+    "Water boils at lower temperatures at high altitude.",
+]
+CONTENT = " ".join(CLAIMS)  # the fake extractor makes one claim per sentence
+FULL_SEQUENCE = [
+    "factcheck_start", "extract_start", "extract_complete", "verify_start", "checker_complete", "checker_complete",
+    "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete",
+]
+CORRECTION = "It was adopted in 2015 by 196 parties and signed from 2016."
+EVENT_ENVELOPE = {"message_id", "seq", "timestamp"}
+
+
+@pytest.fixture(scope="module")
+def suite(fake_models, tmp_path_factory):
+    database = tmp_path_factory.mktemp("cli") / "factcheck.db"
+    running = start_suite(suite_environment(fake_models, f"sqlite:///{database}"))
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def factcheck(suite, fake_models):
+    """Run the console script against the suite; returns the finished process (text output)."""
+    fake_models.reset()
+
+    def run(*args: str, stdin: str | None = None, target: str | None = None) -> subprocess.CompletedProcess:
+        env = {**os.environ, "FACTCHECK_GATEWAY_TARGET": target or suite.gateway_target, "COLUMNS": "200"}
+        return subprocess.run(
+            [str(FACTCHECK), *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
+        )
+
+    return run
+
+
+def flat(text: str) -> str:
+    """Whitespace collapsed, so wrapped lines still match."""
+    return " ".join(text.split())
+
+
+def events_of(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+def kind_of(event: dict) -> str:
+    [kind] = set(event) - EVENT_ENVELOPE
+    return kind
+
+
+def run_id(factcheck, *args: str) -> str:
+    """Run a check with --json and return its message id."""
+    done = factcheck("check", "--json", *args, CONTENT)
+    assert done.returncode == 0, done.stderr
+    return events_of(done.stdout)[0]["message_id"]
+
+
+# --- check ---------------------------------------------------------------------------------
+
+
+def test_check_shows_progress_then_the_report(factcheck, fake_models):
+    fake_models.script("fake/checker-a", verdicts({"claim_1": "DISPUTED"}, correction=CORRECTION))
+    done = factcheck("check", CONTENT)
+    assert done.returncode == 0, done.stderr
+
+    progress = done.stderr.splitlines()
+    assert [line.split()[0] for line in progress] == [
+        "start", "extract", "extract", "verify", "verify", "verify", "verify", "report", "report", "title", "done",
+    ]
+    assert "checking your content with 2 checkers: fake/checker-a, fake/checker-b" in progress[0]
+    assert "found 3 claims (DATE 1, STATISTIC 1, TECHNICAL 1) with fake/extractor" in progress[2]
+    assert any("fake/checker-a done in" in line and "2 verified, 1 disputed, 0 unverifiable" in line
+               for line in progress)
+    assert any("fake/checker-b done in" in line and "3 verified, 0 disputed, 0 unverifiable" in line
+               for line in progress)
+    assert "consensus of 2 checkers: 2 verified, 1 disputed, 0 unverifiable" in progress[6]
+    assert "reliability score 85/100 (mostly reliable with minor issues) by fake/reporter" in progress[8]
+    assert progress[-1].split() == ["done", "complete"]
+
+    report = flat(done.stdout)
+    assert "Fact-check of the supplied content" in report
+    assert "Reliability score 85/100" in report and "Claims 3 · consensus 83%" in report
+    assert "2 verified, 1 disputed, 0 unverifiable" in report
+    for number, (claim, verdict) in enumerate(zip(CLAIMS, ["DISPUTED", "VERIFIED", "VERIFIED"]), start=1):
+        assert f"{claim} [#{number} {verdict}]" in report  # the annotated content
+    assert "Disputed claims ─" in report
+    assert f"1. {CLAIMS[0]} correction: {CORRECTION}" in report
+    assert "fake/checker-a (HIGH): Reference sources contradict this claim." in report
+
+
+@pytest.mark.parametrize("how", ["file", "stdin", "file-stdin"])
+def test_check_reads_content_from_a_file_or_stdin(factcheck, tmp_path, how):
+    path = tmp_path / "content.txt"
+    path.write_text(CONTENT)
+    args, stdin = {
+        "file": (["-f", str(path)], None), "stdin": (["-"], CONTENT), "file-stdin": (["-f", "-"], CONTENT)
+    }[how]
+    done = factcheck("check", *args, stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    assert all(claim in flat(done.stdout) for claim in CLAIMS)
+
+
+def test_check_a_question_has_the_content_generated(factcheck):
+    done = factcheck("check", "--question", "Tell me about the Eiffel Tower")
+    assert done.returncode == 0, done.stderr
+    assert "checking generated content" in done.stderr
+    assert "generate  fake/generator wrote" in done.stderr
+    assert "Generated by fake/generator" in done.stdout
+    assert "The Eiffel Tower was completed in 1889" in flat(done.stdout)
+
+
+def test_check_passes_the_models_and_limits(factcheck, fake_models):
+    done = factcheck(
+        "check", "--json", "--extractor", "fake/checker-b", "--checker", "fake/one", "--checker", "fake/two",
+        "--reporter", "fake/checker-a", "--timeout-ms", "30000", "--max-content-length", "500",
+        "--conversation-id", "conv-7", CONTENT,
+    )
+    assert done.returncode == 0, done.stderr
+    start = events_of(done.stdout)[0]["factcheck_start"]
+    assert start["conversation_id"] == "conv-7"
+    assert start["config"]["extractor_model"] == "fake/checker-b"
+    assert start["config"]["checker_models"] == ["fake/one", "fake/two"]
+    assert start["config"]["reporter_model"] == "fake/checker-a"
+    assert (start["config"]["timeout_ms"], start["config"]["max_content_length"]) == (30000, 500)
+
+
+def test_json_prints_one_object_per_event_and_nothing_else(factcheck):
+    done = factcheck("check", "--json", CONTENT)
+    assert done.returncode == 0, done.stderr
+    events = events_of(done.stdout)  # every line is one JSON object
+    assert [kind_of(event) for event in events] == FULL_SEQUENCE
+    assert [event["seq"] for event in events] == [str(n) for n in range(1, len(events) + 1)]
+    assert len({event["message_id"] for event in events}) == 1
+    assert events[2]["extract_complete"]["claims"][0]["claim"] == CLAIMS[0]
+    assert events[-1]["complete"]["status"] == "MESSAGE_STATUS_COMPLETE"
+    assert done.stderr == ""  # no progress lines either
+
+
+def test_an_error_event_fails_with_its_message(factcheck, fake_models):
+    for model in CHECKERS:
+        fake_models.script(model, fail(500))
+    done = factcheck("check", CONTENT)
+    assert done.returncode == 1
+    assert "factcheck: All verification checkers failed." in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+
+    message_id = done.stderr.split("factcheck show ")[1].split()[0]
+    shown = factcheck("show", message_id)  # what ran before the failure is stored
+    assert shown.returncode == 0, shown.stderr
+    report = flat(shown.stdout)
+    assert "status FAILED" in report and "The run failed: only what was done before the failure is shown." in report
+    assert f"{CLAIMS[0]} [#1 UNCHECKED]" in report  # no checker judged it
+
+
+def test_an_error_event_in_json_mode_is_printed_and_fails(factcheck, fake_models):
+    for model in CHECKERS:
+        fake_models.script(model, fail(500))
+    done = factcheck("check", "--json", CONTENT)
+    assert done.returncode == 1
+    last = events_of(done.stdout)[-1]
+    assert last["error"] == {"message": "All verification checkers failed."}
+
+
+def test_an_invalid_request_shows_the_gateways_message(factcheck):
+    five = [arg for n in range(5) for arg in ("--checker", f"fake/c{n}")]
+    done = factcheck("check", *five, CONTENT)
+    assert done.returncode == 3
+    message = "mode_config.checker_models must list 1 to 4 models (got 5)"
+    assert done.stderr.strip() == f"factcheck: invalid request: {message}"
+    assert done.stdout == ""
+
+
+def test_an_unreachable_gateway_is_a_clear_message(factcheck):
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        target = f"127.0.0.1:{probe.getsockname()[1]}"
+    done = factcheck("check", CONTENT, target=target)
+    assert done.returncode == 3
+    assert done.stderr.startswith(f"factcheck: gateway unavailable at {target}: ")
+    assert "factcheck serve" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "nothing to check"),
+        (["-f", "/no/such/file"], "cannot read /no/such/file: No such file or directory"),
+        (["-f", "x.txt", "text"], "not both"),
+    ],
+)
+def test_missing_or_unreadable_content_is_a_usage_error(factcheck, args, message):
+    done = factcheck("check", *args)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_check_writes_the_html_report(factcheck, tmp_path):
+    out = tmp_path / "report.html"
+    done = factcheck("check", "--json", "--html", str(out), CONTENT)
+    assert done.returncode == 0, done.stderr
+    assert [kind_of(event) for event in events_of(done.stdout)] == FULL_SEQUENCE  # stdout is still only JSON
+    assert f"HTML report written to {out}" in done.stderr
+    page = out.read_text()
+    assert all(claim in page for claim in CLAIMS) and 'id="gauge-value">85<' in page
+
+
+# --- show and list -------------------------------------------------------------------------
+
+
+def test_show_renders_a_stored_result(factcheck, tmp_path):
+    message_id = run_id(factcheck)
+    done = factcheck("show", message_id, "--html", str(tmp_path / "shown.html"))
+    assert done.returncode == 0, done.stderr
+    report = flat(done.stdout)
+    assert message_id in report and "COMPLETE" in report and "Reliability score 85/100" in report
+    assert all(f"{claim} [#{n} VERIFIED]" in report for n, claim in enumerate(CLAIMS, start=1))
+    assert CLAIMS[2] in (tmp_path / "shown.html").read_text()
+
+
+def test_show_json_is_the_stored_result(factcheck):
+    message_id = run_id(factcheck)
+    done = factcheck("show", "--json", message_id)
+    assert done.returncode == 0, done.stderr
+    [line] = done.stdout.splitlines()
+    result = json.loads(line)
+    assert result["message_id"] == message_id and result["status"] == "MESSAGE_STATUS_COMPLETE"
+    assert result["report"]["reliability_score"] == 85
+    assert [claim["claim"] for claim in result["extraction"]["claims"]] == CLAIMS
+
+
+def test_show_an_unknown_id_is_not_found(factcheck):
+    done = factcheck("show", "no-such-run")
+    assert done.returncode == 3
+    assert done.stderr.strip() == "factcheck: not found: No fact-check with message_id 'no-such-run'"
+
+
+def test_list_pages_newest_first(factcheck):
+    ids = [run_id(factcheck) for _ in range(3)]
+    first = factcheck("list", "--page-size", "2")
+    assert first.returncode == 0, first.stderr
+    rows = [line.split()[0] for line in first.stdout.splitlines() if line.split() and line.split()[0] in ids]
+    assert rows == [ids[2], ids[1]]
+    assert "COMPLETE" in first.stdout and "Fact-check of the supplied content" in first.stdout
+    assert "Fact-check this content" in first.stdout  # the question
+    [hint] = [line for line in first.stdout.splitlines() if line.startswith("Next page:")]
+    command = hint.removeprefix("Next page: ").split()
+    assert command[:4] == ["factcheck", "list", "--page-size", "2"] and command[4] == "--page-token"
+
+    second = factcheck(*command[1:])
+    assert second.returncode == 0, second.stderr
+    assert ids[0] in second.stdout and ids[2] not in second.stdout
+
+
+def test_list_with_a_bad_page_token_is_an_invalid_request(factcheck):
+    done = factcheck("list", "--page-token", "not-a-token")
+    assert done.returncode == 3
+    assert done.stderr.startswith("factcheck: invalid request:") and "page_token" in done.stderr
+
+
+# --- rendering details (no suite needed) --------------------------------------------------------
+
+
+def rendered(result: factcheck_pb2.FactCheckResult) -> str:
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    render.render_result(console, result)
+    return console.file.getvalue()
+
+
+def test_disputed_claims_show_the_corrections_and_cited_passages():
+    output = rendered(make_result())
+    assert "correction: Completed in 1889 <i>March</i>" in output
+    assert 'a/one (HIGH): <script>alert(\'evidence\')</script>' in output
+    assert 'cites P1 (Almanac <i>): "<b>finished</b> in 1889"' in output
+
+
+def test_untrusted_text_cannot_restyle_or_drive_the_terminal():
+    content = "The Eiffel Tower is 330 metres tall. [bold red]alarm[/] [/] \x1b[2J it was completed in 1889."
+    result = make_result(content=content)
+    output = rendered(result)
+    assert "[bold red]alarm[/] [/]" in output  # shown as text, not parsed as markup
+    assert "\x1b" not in output
+
+
+def test_an_event_kind_this_client_does_not_render_gets_a_generic_line(monkeypatch):
+    monkeypatch.delitem(render._DESCRIBERS, "title_complete")
+    event = factcheck_pb2.FactCheckEvent(title_complete=factcheck_pb2.TitleCompletePayload(title="x"))
+    assert render.describe_event(event).plain == "title     title complete"
+
+
+def test_retrieved_evidence_is_a_progress_line():
+    evidence = factcheck_pb2.EvidenceRetrievedPayload(
+        claims=[common_pb2.ClaimEvidence(claim_id="claim_1", passage_ids=["P1", "P2"])],
+        passages=[common_pb2.Passage(id="P1"), common_pb2.Passage(id="P2")],
+        method="bm25",
+        response_time_ms=40,
+    )
+    line = render.describe_event(factcheck_pb2.FactCheckEvent(evidence_retrieved=evidence))
+    assert line.plain == "evidence  found 2 passages for 1 claim (bm25) in 0.0 s"
+
+
+def test_an_event_with_a_field_this_client_does_not_know_is_skipped(capsys):
+    # Field 99, length-delimited and empty: what a newer gateway's new event kind looks like to this client.
+    event = factcheck_pb2.FactCheckEvent.FromString(b"\x0a\x03run\x9a\x06\x00")
+    assert event.message_id == "run" and event.WhichOneof("event") is None
+    render.Progress(Console(file=io.StringIO())).show(event)
+    assert capsys.readouterr().err == ""
+
+
+# --- factcheck kb -------------------------------------------------------------------------------------------
+
+
+def test_kb_adds_lists_searches_and_deletes_documents(factcheck, tmp_path):
+    folder = tmp_path / "knowledge"
+    (folder / "nested").mkdir(parents=True)
+    (folder / "paris.md").write_text("# The Paris Agreement\n\nIt was adopted in 2015 by 196 parties.\n")
+    (folder / "nested" / "everest.html").write_text(
+        "<html><head><title>Everest</title><script>alert(1)</script></head>"
+        "<body><p>Mount Everest is 8,849 metres tall.</p></body></html>"
+    )
+    (folder / "water.txt").write_text("Water boils at 100 degrees Celsius at sea level.")
+    (folder / "ignored.pdf").write_bytes(b"%PDF")
+
+    added = factcheck("kb", "add", str(folder))
+    assert added.returncode == 0, added.stderr
+    assert "3 added" in added.stdout and "The Paris Agreement" in added.stdout and "Everest" in added.stdout
+    again = factcheck("kb", "add", str(folder / "water.txt"))
+    assert "already stored" in again.stdout and "0 added" in again.stdout
+
+    listing = factcheck("kb", "list")
+    assert listing.returncode == 0 and flat(listing.stdout).count("knowledge/") == 3
+
+    found = factcheck("kb", "search", "How tall is Mount Everest?")
+    assert "Everest" in found.stdout and "8,849 metres" in found.stdout and "alert" not in found.stdout
+
+    document_id = str(folder / "water.txt")
+    deleted = factcheck("kb", "delete", document_id)
+    assert deleted.returncode == 0 and "1 passages" in deleted.stdout
+    missing = factcheck("kb", "delete", document_id)
+    assert missing.returncode == 3 and "not found" in missing.stderr
+
+
+def test_kb_add_refuses_unsupported_files(factcheck, tmp_path):
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF")
+    done = factcheck("kb", "add", str(pdf))
+    assert done.returncode == 2 and "not a .txt, .md or .html file" in done.stderr
+
+
+def test_html_documents_keep_visible_text_only():
+    from factcheck.cli.documents import html_text
+
+    title, text = html_text(
+        "<html><head><title> A  page </title><style>p{}</style></head>"
+        "<body><h1>Heading</h1><p>First &amp; second.</p><script>var x = 1;</script><p>Third</p></body></html>"
+    )
+    assert title == "A page"
+    assert text == "Heading\n\nFirst & second.\n\nThird"
