@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from factcheck.cli import check, kb, results, serve
+from factcheck.cli import check, demo, kb, results, serve
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,6 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     check.add_parser(commands)
     results.add_parsers(commands)
     kb.add_parser(commands)
+    demo.add_parser(commands)
     args = parser.parse_args(argv)
     return args.run(args)
 

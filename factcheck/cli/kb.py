@@ -56,15 +56,14 @@ def _batches(documents: list) -> list[list]:
     return batches + ([current] if current else [])
 
 
-def run_add(args: argparse.Namespace, channel) -> int:
-    try:
-        documents = [read_document(path) for path in document_files(args.paths)]
-    except (OSError, ValueError) as error:
-        print(f"factcheck kb add: {error}", file=sys.stderr)
-        return EXIT_USAGE
+def add_paths(channel, paths: list[Path]) -> tuple[int, int]:
+    """Add the documents under `paths`, printing a line each; returns (added, already stored).
+
+    Raises ValueError or OSError for a path that cannot be read as a document.
+    """
+    documents = [read_document(path) for path in document_files(paths)]
     if not documents:
-        print("factcheck kb add: no .txt, .md or .html files found", file=sys.stderr)
-        return EXIT_USAGE
+        raise ValueError("no .txt, .md or .html files found")
     created = unchanged = passages = 0
     for batch in _batches(documents):
         response = _stub(channel).AddDocuments(knowledge_pb2.AddDocumentsRequest(documents=batch), timeout=120)
@@ -75,6 +74,15 @@ def run_add(args: argparse.Namespace, channel) -> int:
             unchanged += not added.created
             passages += added.passage_count if added.created else 0
     print(f"{created} added ({passages} passages), {unchanged} already stored")
+    return created, unchanged
+
+
+def run_add(args: argparse.Namespace, channel) -> int:
+    try:
+        add_paths(channel, args.paths)
+    except (OSError, ValueError) as error:
+        print(f"factcheck kb add: {error}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_OK
 
 

@@ -57,18 +57,19 @@ def _environment(ports: dict[str, int]) -> dict[str, str]:
     return env
 
 
-def _relay_output(service: ServiceProcess, ready: queue.Queue) -> None:
-    """Prefix each line of a service's output with its name; report the address it listens on."""
+def _relay_output(service: ServiceProcess, ready: queue.Queue, echo: bool) -> None:
+    """Prefix each line of a service's output with its name (when echoing); report the address it listens on."""
     for line in service.process.stdout:
         line = line.rstrip("\n")
         if " listening on " in line and service.address is None:
             service.address = line.rsplit(" listening on ", 1)[1]
             ready.put(service.name)
-        print(f"[{service.name}] {line}", flush=True)
+        if echo:
+            print(f"[{service.name}] {line}", flush=True)
     ready.put(None)
 
 
-def _start(name: str, listen: str, env: dict[str, str], ready: queue.Queue) -> ServiceProcess:
+def _start(name: str, listen: str, env: dict[str, str], ready: queue.Queue, echo: bool) -> ServiceProcess:
     service_env = dict(env, FACTCHECK_LISTEN=listen)
     process = subprocess.Popen(
         [sys.executable, "-m", f"services.{name}.main"],
@@ -79,7 +80,7 @@ def _start(name: str, listen: str, env: dict[str, str], ready: queue.Queue) -> S
         errors="replace",
     )
     service = ServiceProcess(name, process)
-    threading.Thread(target=_relay_output, args=(service, ready), daemon=True).start()
+    threading.Thread(target=_relay_output, args=(service, ready, echo), daemon=True).start()
     return service
 
 
@@ -97,7 +98,8 @@ def _wait_until_listening(service: ServiceProcess, ready: queue.Queue, stop: thr
     return False
 
 
-def _stop_all(services: list[ServiceProcess]) -> None:
+def stop_services(services: list[ServiceProcess]) -> None:
+    """SIGTERM every service (gateway first), then wait; kill what has not stopped in time."""
     for service in reversed(services):
         if service.process.poll() is None:
             service.process.send_signal(signal.SIGTERM)
@@ -110,10 +112,22 @@ def _stop_all(services: list[ServiceProcess]) -> None:
             service.process.wait()
 
 
-def run(args: argparse.Namespace) -> int:
-    ports = _ports(args.base_port)
+def start_services(host: str, base_port: int, stop: threading.Event, *, echo: bool) -> list[ServiceProcess]:
+    """Start the four services, each once the previous one listens; raises RuntimeError if one does not."""
+    ports = _ports(base_port)
     env = _environment(ports)
     services: list[ServiceProcess] = []
+    for name in SERVICES:
+        ready: queue.Queue = queue.Queue()
+        service = _start(name, f"{host}:{ports[name]}", env, ready, echo)
+        services.append(service)
+        if not _wait_until_listening(service, ready, stop):
+            stop_services(services)
+            raise RuntimeError(f"{name} did not start (is port {ports[name]} free?)")
+    return services
+
+
+def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
 
     def request_stop(signum, frame) -> None:
@@ -122,13 +136,11 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     try:
-        for name in SERVICES:
-            ready: queue.Queue = queue.Queue()
-            service = _start(name, f"{args.host}:{ports[name]}", env, ready)
-            services.append(service)
-            if not _wait_until_listening(service, ready, stop):
-                print(f"factcheck serve: {name} did not start; stopping the suite", file=sys.stderr, flush=True)
-                return 1
+        services = start_services(args.host, args.base_port, stop, echo=True)
+    except RuntimeError as error:
+        print(f"factcheck serve: {error}; stopping the suite", file=sys.stderr, flush=True)
+        return 1
+    try:
         print("factcheck suite is up:", flush=True)
         for service in services:
             print(f"  {service.name:<10} {service.address}", flush=True)
@@ -141,4 +153,4 @@ def run(args: argparse.Namespace) -> int:
         print("factcheck serve: stopping", flush=True)
         return 0
     finally:
-        _stop_all(services)
+        stop_services(services)
