@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace, gateway: client.Gateway, content: str) -> int:
     request = factcheck_pb2.RunRequest(
-        question="Fact-check the sample text",
+        question="Facts about the Eiffel Tower, the Paris Agreement, Apollo 11, water and the Great Barrier Reef",
         mode=factcheck_pb2.MODE_FACT_CHECK,
         mode_config=factcheck_pb2.FactCheckConfig(content_to_check=content),
     )

@@ -54,7 +54,8 @@ _TITLE_CONTENT = "\n\nCONTENT:\n"
 _REPORT_START = "ORIGINAL CONTENT:\n"
 _RESULTS_HEADER = "\n\nCLAIM VERIFICATION RESULTS:\n"
 _STATISTICS = "\nSTATISTICS:\n- Total claims extracted:"
-_TABLE_RULE = "|---|-------|------|---------|:---------:|-----------|\n"
+# The rule under the table header; a Sources column may follow it on the same line.
+_TABLE_RULE = "|---|-------|------|---------|:---------:|-----------|"
 _TABLE_END = "\n## Detailed Findings\n"
 _TABLE_CELL = " | "
 _VERDICT_LINE = re.compile(r"^- (.+): (VERIFIED|DISPUTED|UNVERIFIABLE) \((HIGH|MEDIUM|LOW)\) \u2014 ?(.*)$")
@@ -210,6 +211,7 @@ def _table_rows(tail: str) -> list[ConsensusEntry]:
     start = _after_first(tail, _TABLE_RULE)
     if start is None:
         return []
+    start = tail.find("\n", start) + 1 or len(tail)
     end = tail.find(_TABLE_END, start)
     rows = []
     for line in tail[start : end if end != -1 else len(tail)].split("\n"):
@@ -223,9 +225,9 @@ def _table_row(line: str) -> ConsensusEntry | None:
     if not (line.startswith("| ") and line.endswith(" |")):
         return None
     cells = [cell.replace("\\|", "|") for cell in line[2:-2].split(_TABLE_CELL)]
-    if len(cells) != 6:
+    if len(cells) not in (6, 7):  # 7 when the table has a Sources column (runs with evidence)
         return None
-    claim_id, claim, claim_type, verdict, agreement, correction = cells
+    claim_id, claim, claim_type, verdict, agreement, correction = cells[:6]
     return ConsensusEntry(
         claim_id=claim_id,
         claim=claim,

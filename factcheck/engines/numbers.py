@@ -1,0 +1,357 @@
+"""Numbers, quantities and dates in text, normalised so a claim and a passage can be compared.
+
+`find_quantities(text)` reads every figure: "1,234", "1.5 million", "$2bn", "45%",
+"45 per cent", "12 km", "ten", "between 10 and 20", "10-20", "about 300", "more than
+5,000 people". Each becomes a `Quantity` holding an interval [low, high] in base units
+(km → metres, tonnes → kilograms, "2 billion" → 2e9), the unit it counts (a known
+measure, a currency, "%", or the noun that follows, singularised: "196 countries" →
+"country"), and whether it was hedged ("about", "nearly", "~").
+
+`find_dates(text)` reads "March 8, 1841", "8 March 1841", "March 1841", "2019-04-09",
+bare years ("in 1969") and decades ("the 1980s") as `DateMention`s. Year-like numbers
+are read as dates, not as quantities.
+
+`quantities_agree` and `dates_agree` decide whether two mentions can be the same fact:
+a quantity matches within its rounding (a figure written "8.3 million" covers 8,336,817;
+a round "200,000" allows 5%; a hedged one 10%) and bounds are intervals ("more than
+5,000" agrees with 6,200). `comparable` says whether two quantities count the same thing
+at all, so "196 countries" is never contradicted by "55 parties".
+
+Limits: English only; no conversion between unit families (miles and km are compared,
+miles and hours are not); fractions ("three quarters"), ordinals and spelled-out
+compound numbers beyond "twenty-one" style are not read; a four-digit number from 1000
+to 2099 with no unit is taken for a year.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"), ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+
+_WORD_NUMBERS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
+}
+
+# The second word of "twenty-one" ... "ninety-nine".
+_COMPOUND_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+
+_SCALES = {
+    "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+    "mn": 1e6, "mln": 1e6, "bn": 1e9, "tn": 1e12,
+}
+# Short scales that are also units ("5 m" is five metres): read only after a currency sign.
+_CURRENCY_SCALES = {"k": 1e3, "m": 1e6, "b": 1e9}
+
+# unit word → (normalised unit, factor to the family's base unit)
+_UNITS = {
+    "%": ("%", 1), "percent": ("%", 1), "per cent": ("%", 1), "pct": ("%", 1),
+    "percentage points": ("%", 1), "percentage point": ("%", 1),
+    "mm": ("m", 1e-3), "millimetre": ("m", 1e-3), "millimeter": ("m", 1e-3),
+    "cm": ("m", 1e-2), "centimetre": ("m", 1e-2), "centimeter": ("m", 1e-2),
+    "m": ("m", 1), "metre": ("m", 1), "meter": ("m", 1),
+    "km": ("m", 1e3), "kilometre": ("m", 1e3), "kilometer": ("m", 1e3),
+    "mi": ("m", 1609.344), "mile": ("m", 1609.344),
+    "ft": ("m", 0.3048), "foot": ("m", 0.3048), "feet": ("m", 0.3048),
+    "in": ("m", 0.0254), "inch": ("m", 0.0254), "inches": ("m", 0.0254),
+    "g": ("kg", 1e-3), "gram": ("kg", 1e-3), "kg": ("kg", 1), "kilogram": ("kg", 1),
+    "t": ("kg", 1e3), "tonne": ("kg", 1e3), "ton": ("kg", 1e3), "lb": ("kg", 0.45359237),
+    "lbs": ("kg", 0.45359237), "pound": ("kg", 0.45359237),
+    "km2": ("m2", 1e6), "sq km": ("m2", 1e6), "square kilometre": ("m2", 1e6),
+    "square kilometer": ("m2", 1e6), "sq mi": ("m2", 2589988.11), "square mile": ("m2", 2589988.11),
+    "hectare": ("m2", 1e4), "ha": ("m2", 1e4), "acre": ("m2", 4046.8564224),
+    "second": ("s", 1), "sec": ("s", 1), "minute": ("s", 60), "min": ("s", 60), "hour": ("s", 3600),
+    "hr": ("s", 3600), "day": ("s", 86400), "week": ("s", 604800), "month": ("month", 1),
+    "year": ("year", 1), "yr": ("year", 1), "decade": ("year", 10), "century": ("year", 100),
+    "°c": ("°c", 1), "°f": ("°f", 1), "degree": ("degree", 1),
+    "kw": ("w", 1e3), "mw": ("w", 1e6), "gw": ("w", 1e9), "watt": ("w", 1), "kwh": ("wh", 1e3),
+    "mph": ("mph", 1), "km/h": ("km/h", 1),
+}
+
+_CURRENCIES = {
+    "$": "usd", "us$": "usd", "usd": "usd", "dollar": "usd", "€": "eur", "eur": "eur", "euro": "eur",
+    "£": "gbp", "gbp": "gbp", "¥": "jpy", "yen": "jpy", "₹": "inr", "rupee": "inr",
+}
+
+_HEDGES = ("about", "approximately", "around", "roughly", "nearly", "almost", "some", "circa",
+           "c.", "~", "an estimated", "estimated", "close to", "approx.")
+_LOWER_BOUNDS = ("more than", "over", "above", "at least", "exceeding", "upwards of", "greater than")
+_UPPER_BOUNDS = ("less than", "fewer than", "under", "below", "at most", "no more than", "up to")
+
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_WORDNUM = (
+    r"(?:" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")"
+    r"(?:-(?:" + "|".join(_COMPOUND_UNITS) + r"))?"
+)
+_SCALE = r"(?:" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r")\b"
+_CURRENCY_SIGN = r"(?:US\$|\$|€|£|¥|₹)"
+_AMOUNT = rf"(?:{_NUM}|\b{_WORDNUM}\b)(?:\s*{_SCALE})?"
+_PREFIXES = sorted(_HEDGES + _LOWER_BOUNDS + _UPPER_BOUNDS + ("between", "from"), key=len, reverse=True)
+# A figure: optional hedge or bound, optional currency sign, the amount.
+_HEAD = re.compile(
+    rf"(?:(?<![\w$])(?P<pre>{'|'.join(re.escape(p) for p in _PREFIXES)})\s+)?"
+    rf"(?P<cur>{_CURRENCY_SIGN})?\s?(?<![\w.])(?<![A-Za-z]-)(?P<amount>{_AMOUNT}(?(cur)(?:[kmb]\b)?))",
+    re.IGNORECASE,
+)
+# The second end of a range: "-20", " to 20", " and 20" (the last only after "between").
+_RANGE_TAIL = re.compile(rf"\s*(?P<sep>-|–|—|to\b|and\b)\s*{_CURRENCY_SIGN}?\s?(?P<amount>{_AMOUNT})", re.IGNORECASE)
+# What the figure counts: a percent sign, a unit, or the next word.
+_POST = re.compile(
+    r"\s*(?P<post>%|per\s?cent\b|percentage\s+points?\b|°\s?[CF]\b|(?:sq(?:uare)?\.?\s+)?[A-Za-z][A-Za-z/²2]*)",
+    re.IGNORECASE,
+)
+
+_DATE_PATTERNS = [
+    # March 8, 1841 / March 8th 1841 / March 1841
+    re.compile(r"\b(?P<month>[A-Z][a-z]{2,8})\.?\s+(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+)?(?P<year>\d{4})\b"),
+    # 8 March 1841
+    re.compile(r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>[A-Z][a-z]{2,8})\.?,?\s+(?P<year>\d{4})\b"),
+    # 2019-04-09
+    re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})\b"),
+    # the 1980s / 1980's
+    re.compile(r"\b(?P<decade>1\d{3}|20\d{2})'?s\b"),
+    # bare year, unless it is a count ("2000 people")
+    re.compile(
+        r"(?<![\d,.$€£])\b(?P<year>1\d{3}|20\d{2})\b(?![,.]?\d)"
+        r"(?!\s*(?:%|per\s?cent|million|billion|thousand|people|persons)\b)",
+        re.IGNORECASE,
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A figure as an interval in base units. `unit` is "" for a bare count."""
+
+    low: float
+    high: float
+    unit: str
+    approximate: bool
+    text: str
+    start: int
+    end: int
+    tolerance: float  # how far off a match may be, from the figure's rounding
+
+
+@dataclass(frozen=True)
+class DateMention:
+    """A date to the precision it was written: a decade, a year, a month or a day."""
+
+    year: int
+    month: int | None
+    day: int | None
+    decade: bool
+    text: str
+    start: int
+    end: int
+
+
+def find_dates(text: str) -> list[DateMention]:
+    """Dates and years in `text`, in order; the longest reading wins ("8 March 1841" over "March 1841")."""
+    candidates = [
+        mention
+        for pattern in _DATE_PATTERNS
+        for match in pattern.finditer(text)
+        if (mention := _date_from_match(match)) is not None
+    ]
+    found: list[DateMention] = []
+    for mention in sorted(candidates, key=lambda d: (d.start - d.end, d.start)):
+        if not _overlaps((mention.start, mention.end), [(d.start, d.end) for d in found]):
+            found.append(mention)
+    return sorted(found, key=lambda d: d.start)
+
+
+def find_quantities(text: str) -> list[Quantity]:
+    """Figures in `text` other than dates and years, in order."""
+    date_spans = [(d.start, d.end) for d in find_dates(text)]
+    found = []
+    position = 0
+    while head := _HEAD.search(text, position):
+        position = head.end()
+        if _overlaps(head.span("amount"), date_spans):
+            continue
+        quantity = _read_quantity(head)
+        if quantity is not None:
+            found.append(quantity)
+            position = quantity.end
+    return found
+
+
+def comparable(a: Quantity, b: Quantity) -> bool:
+    """True when `a` and `b` count the same kind of thing, so that different values conflict."""
+    return a.unit == b.unit
+
+
+def quantities_agree(a: Quantity, b: Quantity) -> bool:
+    """True when the two intervals, widened by their rounding, overlap."""
+    tolerance = max(a.tolerance, b.tolerance)
+    return a.low - tolerance <= b.high and b.low - tolerance <= a.high
+
+
+def dates_agree(a: DateMention, b: DateMention) -> bool:
+    """True when nothing written in both differs: a year agrees with a full date in that year."""
+    if a.decade or b.decade:
+        return a.year // 10 == b.year // 10
+    if a.year != b.year:
+        return False
+    if a.month is not None and b.month is not None and a.month != b.month:
+        return False
+    return a.day is None or b.day is None or a.day == b.day
+
+
+def _date_from_match(match: re.Match[str]) -> DateMention | None:
+    groups = match.groupdict()
+    if groups.get("decade"):
+        return DateMention(int(groups["decade"]), None, None, True, match.group(0), *match.span())
+    month = _month_number(groups.get("month"))
+    if groups.get("month") is not None and month is None:
+        return None
+    day = int(groups["day"]) if groups.get("day") else None
+    if day is not None and not 1 <= day <= 31:
+        return None
+    return DateMention(int(groups["year"]), month, day, False, match.group(0), *match.span())
+
+
+def _month_number(word: str | None) -> int | None:
+    if word is None:
+        return None
+    if word.isdigit():
+        number = int(word)
+        return number if 1 <= number <= 12 else None
+    return _MONTHS.get(word.lower())
+
+
+def _read_quantity(head: re.Match[str]) -> Quantity | None:
+    """The quantity starting at `head`, with its range end and unit when present."""
+    text, prefix = head.string, (head.group("pre") or "").lower()
+    currency = _CURRENCIES.get((head.group("cur") or "").lower(), "")
+    first = _amount(head.group("amount"), bool(currency))
+    if first is None:
+        return None
+    low, high, end, is_range = first, first, head.end(), False
+    tail = _RANGE_TAIL.match(text, end)
+    if tail and (tail.group("sep").lower() != "and" or prefix == "between"):
+        second = _amount(tail.group("amount"), bool(currency))
+        if second is not None and second[0] >= first[0]:
+            low, high, end = _inherit_scale(first, head.group("amount"), tail.group("amount")), second, tail.end()
+            is_range = True
+    post = _POST.match(text, end)
+    unit, factor = _unit(post.group("post")) if post and not currency else ("", 1.0)
+    if unit in _CURRENCIES.values():
+        currency, unit = unit, ""
+    if post and (unit or currency and _singular(post.group("post").lower()) in _CURRENCIES):
+        end = post.end()
+    tolerance = max(low[1], high[1]) * factor
+    low_value, high_value = low[0] * factor, high[0] * factor
+    if prefix in _LOWER_BOUNDS:
+        high_value = math.inf
+    elif prefix in _UPPER_BOUNDS:
+        low_value = -math.inf
+    approximate = prefix in _HEDGES
+    if approximate:
+        tolerance = max(tolerance, 0.1 * abs(low_value))
+    keeps_prefix = prefix and (is_range or prefix not in ("between", "from"))
+    start = head.start() if keeps_prefix else head.start("cur") if head.group("cur") else head.start("amount")
+    return Quantity(low_value, high_value, currency or unit, approximate, text[start:end], start, end, tolerance)
+
+
+def _unit(post: str | None) -> tuple[str, float]:
+    """(normalised unit, factor to the family's base unit) of the word after a figure."""
+    if not post:
+        return "", 1.0
+    word = " ".join(post.lower().split())
+    for candidate in (word, _singular(word)):
+        if candidate in _UNITS:
+            return _UNITS[candidate]
+        if candidate in _CURRENCIES:
+            return _CURRENCIES[candidate], 1.0
+    if word.isalpha() and word not in _NOT_UNITS:
+        return _singular(word), 1.0
+    return "", 1.0
+
+
+# Words that follow a figure without being what it counts ("5 of the", "10 in 2019").
+_NOT_UNITS = frozenset(
+    "a an and are as at be but by for from had has have in into is it its of on or over per "
+    "than that the their then these they this those to under was were which while who with "
+    "million billion trillion thousand hundred".split()
+)
+
+
+@lru_cache(maxsize=4096)
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _amount(text: str, has_currency: bool) -> tuple[float, float] | None:
+    """(value, rounding tolerance) of "1,234.5", "2.5 million", "twenty-one", "3bn"; None if unreadable."""
+    parts = text.lower().replace(",", "").split()
+    head, scale_word = parts[0], parts[-1] if len(parts) > 1 else None
+    if attached := re.fullmatch(r"([\d.]+)([a-z]+)", head):
+        head, scale_word = attached.groups()
+    scales = {**_SCALES, **_CURRENCY_SCALES} if has_currency else _SCALES
+    if scale_word is not None and scale_word not in scales:
+        return None
+    scale = scales[scale_word] if scale_word else 1.0
+    value = _head_value(head)
+    if value is None:
+        return None
+    return value * scale, _rounding(head, value) * scale
+
+
+def _head_value(head: str) -> float | None:
+    if head in _WORD_NUMBERS:
+        return float(_WORD_NUMBERS[head])
+    tens, _, unit = head.partition("-")
+    if unit and tens in _WORD_NUMBERS and unit in _COMPOUND_UNITS:
+        return float(_WORD_NUMBERS[tens] + _COMPOUND_UNITS[unit])
+    try:
+        return float(head)
+    except ValueError:
+        return None
+
+
+def _rounding(head: str, value: float) -> float:
+    """Half a unit of the last written decimal; 5% for round integers like 200,000."""
+    if "." in head:
+        return 0.5 * 10 ** -len(head.partition(".")[2])
+    zeros = len(head) - len(head.rstrip("0")) if head.isdigit() else 0
+    if zeros and value:
+        return min(0.5 * 10**zeros, 0.05 * value)
+    return 0.5
+
+
+def _inherit_scale(first: tuple[float, float], first_text: str, second_text: str) -> tuple[float, float]:
+    """In "2 to 3 million" the first figure takes the second's scale."""
+    value, tolerance = first
+    first_parts, second_parts = first_text.lower().split(), second_text.lower().split()
+    if len(first_parts) == 1 and len(second_parts) == 2 and second_parts[1] in _SCALES:
+        scale = _SCALES[second_parts[1]]
+        return value * scale, tolerance * scale
+    return value, tolerance
+
+
+def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(span[0] < end and start < span[1] for start, end in spans)

@@ -1,0 +1,33 @@
+"""The README's first command: `factcheck demo`, offline on the built-in local/ models."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_servers import _free_port_block
+
+pytestmark = pytest.mark.e2e
+
+
+def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
+    env = {
+        key: value for key, value in os.environ.items() if not key.startswith("FACTCHECK_")
+    }  # the embedded defaults, whatever the caller's environment says
+    env["COLUMNS"] = "200"
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "factcheck"), "demo", "--base-port", str(_free_port_block())],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    output = " ".join(done.stdout.split())
+    assert "4 added (14 passages)" in output
+    assert "3 verified, 1 disputed, 1 unverifiable" in output
+    assert "The Paris Agreement was adopted in 2015 (not 2017)" in output
+    assert "Reliability score 69/100" in output
+    assert (tmp_path / "factcheck-demo.html").stat().st_size > 10_000
+    assert (tmp_path / "factcheck.db").exists()  # the embedded default database, in the working folder
