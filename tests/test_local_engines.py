@@ -383,3 +383,23 @@ def test_engines_do_not_import_services() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_local_report_names_the_cited_sources_in_its_evidence_table():
+    from factcheck.domain import Citation, ClaimConsensus, ClaimVerification
+    from factcheck.engines import reporter
+    from services.reporter.prompts import build_report_prompt
+
+    citation = Citation("P1", "un", "UN: The Paris Agreement", "adopted in 2015", 10, 25)
+    verification = ClaimVerification("claim_1", "DISPUTED", "e", "Adopted in 2015.", "HIGH", "local/checker", (citation,))
+    consensus = [
+        ClaimConsensus("claim_1", "Adopted in 2017", "c", "DATE", (verification,), "DISPUTED", "HIGH", 100.0,
+                       "Adopted in 2015.", (citation,))
+    ]
+    prompt = build_report_prompt(
+        "Adopted in 2017.", consensus, total_claims=1, checker_count=1, extractor_model="local/extractor",
+        checker_models=["local/checker"], reporter_model="local/reporter",
+    )
+    report = reporter.answer(prompt)
+    assert "| # | Claim | Type | Verdict | Agreement | Correction | Sources |" in report
+    assert "| claim_1 | Adopted in 2017 | DATE | DISPUTED | 100% | Adopted in 2015. | UN: The Paris Agreement |" in report

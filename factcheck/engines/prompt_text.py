@@ -99,6 +99,7 @@ class ConsensusEntry:
     correction: str | None
     checker_count: int = 0
     verdicts: tuple[CheckerVerdict, ...] = ()
+    sources: str | None = None  # the Sources cell, when the run had evidence
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,7 @@ def _table_row(line: str) -> ConsensusEntry | None:
         verdict=verdict,
         agreement=int(agreement.rstrip("%")) if agreement.rstrip("%").isdigit() else 0,
         correction=None if correction == "\u2014" else correction,
+        sources=cells[6] if len(cells) == 7 and cells[6] != "\u2014" else None,
     )
 
 

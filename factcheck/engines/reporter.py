@@ -200,12 +200,16 @@ def _split_note(entry: ConsensusEntry) -> str:
 
 
 def _evidence_table(entries: Sequence[ConsensusEntry]) -> str:
+    """The spec's table; with a Sources column naming the cited sources when the run had evidence."""
+    with_sources = any(e.sources for e in entries)
     rows = [
-        "| # | Claim | Type | Verdict | Agreement | Correction |",
-        "|---|-------|------|---------|:---------:|-----------|",
+        "| # | Claim | Type | Verdict | Agreement | Correction |" + (" Sources |" if with_sources else ""),
+        "|---|-------|------|---------|:---------:|-----------|" + ("---------|" if with_sources else ""),
     ]
     for e in entries:
-        cells = (e.claim_id, e.claim, e.type, e.verdict, f"{e.agreement}%", e.correction or "\u2014")
+        cells = [e.claim_id, e.claim, e.type, e.verdict, f"{e.agreement}%", e.correction or "\u2014"]
+        if with_sources:
+            cells.append(e.sources or "\u2014")
         rows.append("| " + " | ".join(markdown_cell(cell) for cell in cells) + " |")
     return "\n".join(rows)
 
