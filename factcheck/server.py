@@ -1,42 +1,70 @@
-"""What every factcheck gRPC server shares: start, health, reflection, graceful shutdown."""
+"""What every factcheck gRPC server shares: start, health, reflection, security, observability,
+graceful shutdown."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from factcheck.grpc_options import CHANNEL_OPTIONS, MAX_MESSAGE_BYTES, server_options
+from factcheck.observability import metrics, tracing
+from factcheck.observability.interceptors import MessageIdServerInterceptor, ServerMetricsInterceptor
+from factcheck.observability.logs import configure_logging as _configure_logging
+from factcheck.security import tls
+from factcheck.security.auth import BearerAuthInterceptor
 from factcheck.settings import Settings
 
-log = logging.getLogger("factcheck.server")
+__all__ = ["CHANNEL_OPTIONS", "MAX_MESSAGE_BYTES", "configure_logging", "run_model_service", "run_server", "service_full_name"]
 
-# Set on purpose: content is bounded (50k characters), but model output relayed in
-# raw_text fields can be large; 32 MiB keeps a hostile 10 MB answer within bounds.
-MAX_MESSAGE_BYTES = 32 * 1024 * 1024
-CHANNEL_OPTIONS: Sequence[tuple[str, int]] = (
-    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
-    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-)
+log = logging.getLogger("factcheck.server")
 
 # Registers the service implementations on a server; returns their full service names.
 Registrar = Callable[[grpc.aio.Server], Sequence[str]]
 
 
-def configure_logging(settings: Settings) -> None:
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+def configure_logging(settings: Settings, service: str = "factcheck") -> None:
+    _configure_logging(settings, service)
 
 
 def service_full_name(pb2_module, service: str) -> str:
     return pb2_module.DESCRIPTOR.services_by_name[service].full_name
+
+
+def _interceptors(settings: Settings, authenticate: bool) -> list:
+    """Outermost first: the trace span, the metrics (which so count rejected calls), the log
+    context, and last the token check."""
+    chain = [*tracing.server_interceptors(), ServerMetricsInterceptor(), MessageIdServerInterceptor()]
+    if authenticate and settings.auth_tokens:
+        chain.append(BearerAuthInterceptor(token.get_secret_value() for token in settings.auth_tokens))
+    return chain
+
+
+def _add_port(server: grpc.aio.Server, address: str, settings: Settings) -> int:
+    if settings.tls:
+        return server.add_secure_port(address, tls.server_credentials(settings))
+    return server.add_insecure_port(address)
+
+
+def _start_observability(name: str, settings: Settings) -> None:
+    tracing.setup(settings, name)
+    if settings.metrics_listen:
+        host, port = metrics.serve_metrics(settings.metrics_listen)
+        print(f"{name} metrics on http://{host}:{port}/metrics", flush=True)
+
+
+def _describe_security(name: str, settings: Settings, authenticate: bool) -> None:
+    mode = "mTLS" if settings.tls and settings.tls_client_auth else "TLS" if settings.tls else "plaintext"
+    auth = authenticate and bool(settings.auth_tokens)
+    log.info("%s: %s, %s", name, mode, f"bearer-token auth ({len(settings.auth_tokens)} tokens)" if auth else "no auth")
+    if auth and not settings.tls:
+        log.warning("%s: bearer tokens travel in plaintext; set FACTCHECK_TLS outside a trusted network", name)
 
 
 async def run_server(
@@ -44,14 +72,21 @@ async def run_server(
     settings: Settings,
     register: Registrar,
     *,
+    on_drain: Callable[[float], Awaitable[object]] | None = None,
     on_stop: Callable[[], object] | None = None,
+    authenticate: bool = False,
 ) -> None:
-    """Serve until SIGTERM/SIGINT, then turn health NOT_SERVING and drain for the grace period.
+    """Serve until SIGTERM/SIGINT, then shut down gracefully.
 
-    Prints "<name> listening on HOST:PORT" once the port is bound, so that a
-    supervisor (or a test using port 0) learns the real address.
+    Prints "<name> listening on HOST:PORT" once the port is bound, so that a supervisor
+    (or a test using port 0) learns the real address. `authenticate` turns on the bearer
+    token check when tokens are configured (the gateway). Shutdown: health turns
+    NOT_SERVING at once; calls are still served for shutdown_delay_s so that probes and
+    balancers move away; then the listener closes and in-flight calls, and `on_drain`
+    (the gateway's runs), get shutdown_grace_s to finish; then `on_stop` cleans up.
     """
-    server = grpc.aio.server(options=list(CHANNEL_OPTIONS))
+    _start_observability(name, settings)
+    server = grpc.aio.server(options=server_options(settings), interceptors=_interceptors(settings, authenticate))
     service_names = list(register(server))
 
     health = HealthServicer()
@@ -62,12 +97,13 @@ async def run_server(
     )
 
     address = settings.listen_address(name.removeprefix("factcheck-"))
-    port = server.add_insecure_port(address)
+    port = _add_port(server, address, settings)
     if port == 0:
         raise SystemExit(f"{name}: cannot listen on {address}")
     await server.start()
     for service in ["", *service_names]:
         await health.set(service, health_pb2.HealthCheckResponse.SERVING)
+    _describe_security(name, settings, authenticate)
     host = address.rsplit(":", 1)[0] or "0.0.0.0"
     print(f"{name} listening on {host}:{port}", flush=True)
 
@@ -77,14 +113,28 @@ async def run_server(
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
 
-    log.info("%s: shutting down (grace %.1fs)", name, settings.shutdown_grace_s)
-    await health.enter_graceful_shutdown()
-    await server.stop(settings.shutdown_grace_s)
+    await _shut_down(name, settings, server, health, on_drain)
     if on_stop is not None:
         result = on_stop()
         if asyncio.iscoroutine(result):
             await result
+    tracing.shutdown()
     log.info("%s: stopped", name)
+
+
+async def _shut_down(name, settings: Settings, server: grpc.aio.Server, health: HealthServicer, on_drain) -> None:
+    """NOT_SERVING first; serve on for the delay; then drain calls (and runs) for the grace period."""
+    log.info(
+        "%s: shutting down (health NOT_SERVING; delay %.1fs, grace %.1fs)",
+        name, settings.shutdown_delay_s, settings.shutdown_grace_s,
+    )
+    await health.enter_graceful_shutdown()
+    if settings.shutdown_delay_s:
+        await asyncio.sleep(settings.shutdown_delay_s)
+    draining = [server.stop(settings.shutdown_grace_s)]
+    if on_drain is not None:
+        draining.append(on_drain(settings.shutdown_grace_s))
+    await asyncio.gather(*draining)
 
 
 def run_model_service(name: str, pb2_module, service: str, add_to_server, servicer_cls) -> None:
@@ -93,7 +143,7 @@ def run_model_service(name: str, pb2_module, service: str, add_to_server, servic
     from factcheck.settings import get_settings
 
     settings = get_settings()
-    configure_logging(settings)
+    configure_logging(settings, name)
 
     async def serve() -> None:
         client = ModelClient(settings)

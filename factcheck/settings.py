@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated
+from urllib.parse import urlsplit
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -17,6 +18,9 @@ class ProviderOverride(BaseModel):
     base_url: str
     api_key: SecretStr | None = None
     max_concurrency: int | None = None
+    # This provider's own request and token limits (per minute); unset: the global ones.
+    requests_per_minute: float | None = Field(default=None, ge=0)
+    tokens_per_minute: float | None = Field(default=None, ge=0)
 
 
 class Settings(BaseSettings):
@@ -50,6 +54,12 @@ class Settings(BaseSettings):
     model_max_retries: int = Field(default=4, ge=0)
     # First backoff delay; doubles per retry, with full jitter.
     model_backoff_base_s: float = Field(default=0.5, gt=0)
+    # Client-side rate limits per provider (token buckets refilled per minute; 0 = off), so a
+    # burst waits here instead of being answered 429. Each HTTP attempt takes one request; a
+    # call reserves its estimated tokens and settles them with the usage the provider reports.
+    # A call that cannot get through before its deadline fails as rate limited. local/ is exempt.
+    model_requests_per_minute: float = Field(default=0, ge=0)
+    model_tokens_per_minute: float = Field(default=0, ge=0)
 
     # Models used when a request omits them.
     default_generator_model: str = "local/generator"
@@ -66,19 +76,80 @@ class Settings(BaseSettings):
     evidence_top_k: int = Field(default=3, ge=1, le=10)
     evidence_rerank: str = "none"
 
-    # Seconds a server waits for in-flight RPCs after SIGTERM.
+    # Seconds a server waits for in-flight RPCs (and the gateway for in-flight runs) after SIGTERM.
     shutdown_grace_s: float = Field(default=10.0, ge=0)
+    # Seconds between SIGTERM (health turns NOT_SERVING) and closing the listener, during which
+    # calls are still served, so that probes and load balancers stop sending new work first.
+    shutdown_delay_s: float = Field(default=0.0, ge=0)
+
+    # --- security --------------------------------------------------------------------------
+    # TLS on every server and every channel between services (and from the `factcheck` command).
+    # Servers present tls_cert_file/tls_key_file (PEM); clients verify servers against
+    # tls_ca_file (unset: the system's roots) and present their own certificate when one is set.
+    tls: bool = False
+    tls_cert_file: str | None = None
+    tls_key_file: str | None = None
+    tls_ca_file: str | None = None
+    # mTLS: this process's server accepts only clients whose certificate tls_ca_file signed.
+    # Set it on the extractor, checker and reporter; the gateway presents its certificate to them.
+    tls_client_auth: bool = False
+    # The name to expect in the servers' certificates, when the target's host is not in them
+    # (e.g. an ipv4: list of addresses).
+    tls_server_name: str | None = None
+    # Bearer tokens the gateway accepts (comma-separated). Empty: no authentication. Health and
+    # reflection stay open. Tokens are secrets: never logged, never echoed in errors.
+    auth_tokens: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
+    # The token the `factcheck` command sends to the gateway.
+    gateway_token: SecretStr | None = None
+
+    # --- limits ----------------------------------------------------------------------------
+    # Runs the gateway carries out at once (a run counts until it is stored, even when its
+    # caller has gone); beyond that Run answers RESOURCE_EXHAUSTED. 0 = no limit.
+    max_concurrent_runs: int = Field(default=0, ge=0)
+
+    # --- scale-out -------------------------------------------------------------------------
+    # Servers close each connection after this long (0 = never), so that clients re-resolve
+    # their targets and spread over new replicas. In-flight calls get the grace period to end;
+    # unset, it is the whole-run budget plus 30 s so no run stream is cut.
+    max_connection_age_s: float = Field(default=300.0, ge=0)
+    max_connection_age_grace_s: float | None = Field(default=None, ge=0)
+
+    # --- observability ---------------------------------------------------------------------
+    # Where this process serves Prometheus metrics ("host:port", path /metrics; port 0 picks a
+    # free one). Unset: no metrics server (several services share one host under `factcheck serve`).
+    metrics_listen: str | None = None
+    # OTLP/gRPC collector for OpenTelemetry traces (e.g. http://otel-collector:4317). Unset: no
+    # tracing, and the OpenTelemetry packages are not even imported.
+    otlp_endpoint: str | None = None
+    # "text" (human-readable) or "json" (one object per line with message_id and trace_id).
+    log_format: Literal["text", "json"] = "text"
     log_level: str = "INFO"
 
-    @field_validator("default_checker_models", mode="before")
+    @field_validator("default_checker_models", "auth_tokens", mode="before")
     @classmethod
-    def _split_models(cls, value: object) -> object:
+    def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
     def listen_address(self, service: str) -> str:
         return self.listen or f"0.0.0.0:{DEFAULT_PORTS[service]}"
+
+    def connection_age_grace_s(self) -> float:
+        if self.max_connection_age_grace_s is not None:
+            return self.max_connection_age_grace_s
+        return self.global_timeout_s + 30.0
+
+    def secrets(self) -> list[str]:
+        """Every secret value in the settings (model keys, tokens, the database password), for redaction."""
+        keys = [self.model_api_key, self.gateway_token, *self.auth_tokens]
+        keys += [override.api_key for override in self.model_providers.values()]
+        values = [key.get_secret_value() for key in keys if key is not None and key.get_secret_value()]
+        try:
+            password = urlsplit(self.database_url).password
+        except ValueError:
+            password = None
+        return values + ([password] if password else [])
 
 
 @lru_cache(maxsize=1)

@@ -342,3 +342,35 @@ async def test_bad_requests_get_invalid_argument(gateway, request_message, messa
         await run_events(gateway, request_message)
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert message in raised.value.details()
+
+
+async def test_a_gateway_started_without_its_database_refuses_runs_until_it_answers(fake_models, tmp_path, suite):
+    missing = tmp_path / "not-yet"  # SQLite cannot create a file in a folder that does not exist
+    env = {
+        **suite_environment(fake_models, f"sqlite:///{missing / 'late.db'}"),
+        "FACTCHECK_EXTRACTOR_TARGET": suite.services["extractor"].target,
+        "FACTCHECK_CHECKER_TARGET": suite.services["checker"].target,
+        "FACTCHECK_REPORTER_TARGET": suite.services["reporter"].target,
+    }
+    gateway = start_service("gateway", env)
+    try:
+        async with grpc.aio.insecure_channel(gateway.target) as channel:
+            stub = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+            with pytest.raises(grpc.aio.AioRpcError) as raised:
+                await run_events(stub, content_request())
+            assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert raised.value.details() == (
+                "The results database is unavailable, so nothing was run. Try again shortly."
+            )
+            missing.mkdir()  # the database becomes reachable: the gateway migrates and accepts runs
+            await _wait_until(lambda: (missing / "late.db").exists(), timeout=30)
+            for _ in range(60):
+                try:
+                    events = await run_events(stub, content_request())
+                    break
+                except grpc.aio.AioRpcError:
+                    await asyncio.sleep(0.5)
+            assert kinds(events)[-1] == "complete"
+    finally:
+        gateway.stop()
+    assert any("the database is unreachable" in line for line in gateway.output)

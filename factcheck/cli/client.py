@@ -10,6 +10,7 @@ from typing import Callable
 
 import grpc
 
+from factcheck.channels import open_gateway_channel
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2_grpc
 
@@ -59,7 +60,7 @@ def channel_command(run: Callable[[argparse.Namespace, grpc.Channel], int]) -> C
     def wrapper(args: argparse.Namespace) -> int:
         target = gateway_target()
         try:
-            with grpc.insecure_channel(target) as channel:
+            with open_gateway_channel(Settings(), target) as channel:
                 return run(args, channel)
         except grpc.RpcError as error:
             print(f"factcheck: {describe_rpc_error(error, target)}", file=sys.stderr)

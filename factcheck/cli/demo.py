@@ -15,7 +15,8 @@ from pathlib import Path
 import grpc
 
 from factcheck.cli import check, client, kb, render, serve
-from factcheck.settings import DEFAULT_PORTS
+from factcheck.channels import open_gateway_channel
+from factcheck.settings import DEFAULT_PORTS, Settings
 from factcheck.v1 import factcheck_pb2
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         return client.EXIT_GATEWAY_ERROR
     target = f"127.0.0.1:{args.base_port}"
     try:
-        with grpc.insecure_channel(target) as channel:
+        with open_gateway_channel(Settings(), target) as channel:
             print(f"\nLoading {args.examples / 'knowledge'} into the knowledge store:", flush=True)
             kb.add_paths(channel, [args.examples / "knowledge"])
             print(f"\nChecking {sample}:\n", flush=True)

@@ -18,6 +18,14 @@ attempt and every backoff sleep). 429, 5xx and connection errors are retried up 
 Concurrency: one semaphore per provider prefix caps requests in flight to a provider
 (`model_max_concurrency`, or the override's `max_concurrency`).
 
+Rate limits (off by default): per provider, each HTTP attempt takes one request from a
+requests-per-minute bucket and reserves its estimated tokens from a tokens-per-minute
+bucket, settled with the reported usage (see `factcheck.models.limits`). A call that the
+limits would hold past its deadline fails at once as rate limited.
+
+Observability: every call is counted in the Prometheus metrics (model, outcome, latency,
+tokens) and, when tracing is on, is a "model.complete" span of the current trace.
+
 Secrets: the API keys never appear in logs or error messages (provider excerpts are
 redacted); prompts are never logged, only their length.
 """
@@ -43,7 +51,9 @@ from factcheck.models.errors import (
     ModelRateLimitedError,
     ModelTimeoutError,
 )
+from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, estimate_tokens
 from factcheck.models.local import LOCAL_PREFIX, get_local_engine
+from factcheck.observability import metrics, tracing
 from factcheck.settings import Settings
 
 log = logging.getLogger("factcheck.models")
@@ -73,6 +83,7 @@ class _CallStats:
 
     attempts: int = 0
     outcome: str = "ok"
+    usage: TokenUsage | None = None
 
 
 class _RetryableFailure(Exception):
@@ -97,6 +108,7 @@ class ModelClient:
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
         self._http = httpx.AsyncClient(transport=transport, limits=limits, timeout=None)
         self._semaphores: dict[str, asyncio.Semaphore] = {}
+        self._limits = RateLimits(settings)
         self._secrets = _configured_secrets(settings)
 
     async def __aenter__(self) -> ModelClient:
@@ -118,20 +130,25 @@ class ModelClient:
         started = loop.time()
         deadline = started + timeout_s
         stats = _CallStats()
-        try:
-            if model_id.startswith(LOCAL_PREFIX):
-                text, usage = await self._complete_local(model_id, prompt, deadline, stats)
-            else:
-                text, usage = await self._complete_remote(model_id, prompt, deadline, timeout_s, stats)
-        except ModelError as exc:
-            stats.outcome = _outcome_of(exc)
-            raise
-        except asyncio.CancelledError:
-            stats.outcome = "cancelled"
-            raise
-        finally:
-            latency_ms = int((loop.time() - started) * 1000)
-            _log_call(model_id, prompt, stats, latency_ms)
+        with tracing.span("model.complete", **{"gen_ai.request.model": model_id}) as span:
+            try:
+                if model_id.startswith(LOCAL_PREFIX):
+                    text, usage = await self._complete_local(model_id, prompt, deadline, stats)
+                else:
+                    text, usage = await self._complete_remote(model_id, prompt, deadline, timeout_s, stats)
+                stats.usage = usage
+            except ModelError as exc:
+                stats.outcome = _outcome_of(exc)
+                span.set_error(exc.message)
+                raise
+            except asyncio.CancelledError:
+                stats.outcome = "cancelled"
+                raise
+            finally:
+                elapsed = loop.time() - started
+                latency_ms = int(elapsed * 1000)
+                _log_call(model_id, prompt, stats, latency_ms)
+                _observe_call(span, model_id, stats, elapsed)
         return Completion(text=text, usage=usage, latency_ms=latency_ms, model=model_id)
 
     # --- local engines -------------------------------------------------------------
@@ -182,6 +199,44 @@ class ModelClient:
                 await asyncio.sleep(wait)
 
     async def _attempt(
+        self,
+        endpoint: _Endpoint,
+        model_id: str,
+        payload: dict[str, Any],
+        headers: dict[str, str],
+        deadline: float,
+        timeout_s: float,
+    ) -> tuple[str, TokenUsage]:
+        """One HTTP request within the provider's rate limits (when it has any)."""
+        limits = self._limits.for_provider(endpoint.provider)
+        if limits is None:
+            return await self._request(endpoint, model_id, payload, headers, deadline, timeout_s)
+        estimate = estimate_tokens(payload["messages"][0]["content"])
+        await self._admit(limits, endpoint.provider, model_id, estimate, deadline)
+        used: int | None = None
+        try:
+            text, usage = await self._request(endpoint, model_id, payload, headers, deadline, timeout_s)
+            used = usage.total_tokens
+            return text, usage
+        finally:
+            limits.settle(estimate, used)
+
+    async def _admit(
+        self, limits: ProviderLimits, provider: str, model_id: str, estimate: int, deadline: float
+    ) -> None:
+        """Wait for the provider's request and token buckets, or fail as rate limited."""
+        try:
+            waited = await limits.admit(estimate, deadline)
+        except LimitExceeded as exc:
+            raise ModelRateLimitedError(
+                model_id,
+                f"the client-side limit of {exc.limit} for provider {provider!r} would hold this call "
+                f"{exc.wait_s:.1f}s, past its deadline",
+            ) from None
+        if waited:
+            metrics.record_limit_wait(provider, waited)
+
+    async def _request(
         self,
         endpoint: _Endpoint,
         model_id: str,
@@ -385,6 +440,16 @@ def _estimate_usage(prompt: str, text: str) -> TokenUsage:
 def _outcome_of(error: ModelError) -> str:
     status = getattr(error, "status_code", None)
     return f"{type(error).__name__}({status})" if status is not None else type(error).__name__
+
+
+def _observe_call(span, model_id: str, stats: _CallStats, elapsed_s: float) -> None:
+    """The call in the metrics and on its span: outcome, latency, tokens."""
+    metrics.record_model_call(model_id, stats.outcome, elapsed_s, stats.usage)
+    span.set_attribute("factcheck.outcome", stats.outcome)
+    span.set_attribute("factcheck.attempts", stats.attempts)
+    if stats.usage is not None:
+        span.set_attribute("gen_ai.usage.input_tokens", stats.usage.prompt_tokens)
+        span.set_attribute("gen_ai.usage.output_tokens", stats.usage.completion_tokens)
 
 
 def _log_call(model_id: str, prompt: str, stats: _CallStats, latency_ms: int) -> None:

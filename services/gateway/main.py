@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 
 import grpc
 
-from factcheck.server import CHANNEL_OPTIONS, configure_logging, run_server, service_full_name
+from factcheck.channels import ROUND_ROBIN, open_channel
+from factcheck.observability import metrics, tracing
+from factcheck.observability.interceptors import RunMetadataStub
+from factcheck.server import configure_logging, run_server, service_full_name
 from factcheck.settings import Settings, get_settings
 from factcheck.v1 import (
     checker_pb2_grpc,
@@ -20,6 +22,7 @@ from factcheck.v1 import (
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
 )
+from services.gateway.database_gate import DatabaseGate
 from services.gateway.knowledge.rerank import make_reranker
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
@@ -31,30 +34,37 @@ from services.gateway.store.store import StageStore
 
 log = logging.getLogger("factcheck.gateway")
 
-# Several checker replicas behind one DNS name: spread calls over all of them.
-ROUND_ROBIN = ("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))
+__all__ = ["ROUND_ROBIN", "main", "open_channels", "serve"]
 
 
 def open_channels(settings: Settings) -> tuple[list[grpc.aio.Channel], Downstream]:
-    options = list(CHANNEL_OPTIONS)
-    extractor = grpc.aio.insecure_channel(settings.extractor_target, options=options)
-    checker = grpc.aio.insecure_channel(settings.checker_target, options=[*options, ROUND_ROBIN])
-    reporter = grpc.aio.insecure_channel(settings.reporter_target, options=options)
+    """Channels to the three services (TLS, tracing, message limits per settings).
+
+    Checkers are the scaled service: several replicas behind one target (a DNS name), so
+    their channel balances with round_robin over every address the target resolves to.
+    """
+    extractor = open_channel(settings.extractor_target, settings)
+    checker = open_channel(settings.checker_target, settings, round_robin=True)
+    reporter = open_channel(settings.reporter_target, settings)
+    # Each call carries its run's message_id, so the services' logs name the run too.
     downstream = Downstream(
-        extractor=extractor_pb2_grpc.ExtractorServiceStub(extractor),
-        checker=checker_pb2_grpc.CheckerServiceStub(checker),
-        reporter=reporter_pb2_grpc.ReporterServiceStub(reporter),
+        extractor=RunMetadataStub(extractor_pb2_grpc.ExtractorServiceStub(extractor)),
+        checker=RunMetadataStub(checker_pb2_grpc.CheckerServiceStub(checker)),
+        reporter=RunMetadataStub(reporter_pb2_grpc.ReporterServiceStub(reporter)),
     )
     return [extractor, checker, reporter], downstream
 
 
 async def serve(settings: Settings) -> None:
-    upgrade_database(settings.database_url)
+    tracing.setup(settings, "factcheck-gateway")  # before the channels, which carry the trace context
+    database = DatabaseGate(settings.database_url)
+    await database.open()
     store = StageStore(settings.database_url)
     knowledge = KnowledgeStore(store.engine)
     retriever = Retriever(knowledge, make_reranker(settings.evidence_rerank))
     channels, downstream = open_channels(settings)
-    service = FactCheckService(settings, store, downstream, retriever)
+    service = FactCheckService(settings, store, downstream, retriever, database)
+    metrics.track_runs_in_flight(lambda: service.run_limit.in_flight)
 
     def register(server: grpc.aio.Server) -> list[str]:
         factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(service, server)
@@ -65,12 +75,18 @@ async def serve(settings: Settings) -> None:
         ]
 
     async def on_stop() -> None:
-        await service.drain(settings.shutdown_grace_s)
         for channel in channels:
             await channel.close()
         store.close()
 
-    await run_server("factcheck-gateway", settings, register, on_stop=on_stop)
+    await run_server(
+        "factcheck-gateway",
+        settings,
+        register,
+        on_drain=service.drain,  # in-flight runs finish within the same grace period as the calls
+        on_stop=on_stop,
+        authenticate=True,
+    )
 
 
 def main() -> None:
@@ -78,7 +94,7 @@ def main() -> None:
     parser.add_argument("command", nargs="?", choices=["serve", "migrate"], default="serve")
     args = parser.parse_args()
     settings = get_settings()
-    configure_logging(settings)
+    configure_logging(settings, "factcheck-gateway")
     if args.command == "migrate":
         upgrade_database(settings.database_url)
         print("database is at the latest schema")

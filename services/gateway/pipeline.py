@@ -30,6 +30,7 @@ from factcheck.v1 import (
     reporter_pb2,
     reporter_pb2_grpc,
 )
+from factcheck.observability import metrics
 from services.gateway.consensus import calculate_consensus
 from services.gateway.events import EventStream
 from services.gateway.knowledge.retrieval import Evidence, Retriever
@@ -392,6 +393,7 @@ async def verify(run: Run) -> None:
     run.consensus = calculate_consensus(
         run.claims, [[ClaimVerification.from_proto(v) for v in o.response.verifications] for o in succeeded]
     )
+    metrics.record_verdicts(item.consensus_verdict for item in run.consensus)
     failed = sorted((o for o in run.checkers if o.response is None), key=lambda o: o.index)
     run.events.emit(
         "all_checkers_complete",
@@ -511,6 +513,7 @@ async def title(run: Run) -> None:
 
 async def finish(run: Run, status: str) -> None:
     await run.write(run.store.set_status, run.message_id, status)
+    metrics.record_run(status)
     run.events.emit("complete", factcheck_pb2.CompletePayload(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}")))
 
 
@@ -520,6 +523,7 @@ async def fail(run: Run, message: str) -> None:
         await asyncio.to_thread(run.store.set_status, run.message_id, "FAILED")
     except Exception:  # the error event must still reach the caller
         log.exception("%s: could not record FAILED status", run.message_id)
+    metrics.record_run("FAILED")
     run.events.emit("error", factcheck_pb2.ErrorPayload(message=message))
 
 
@@ -537,6 +541,7 @@ def _stages(run: Run):
 
 async def run_pipeline(run: Run) -> None:
     """The spec's sequence. Between stages, a spent global budget ends the run as PARTIAL."""
+    started = time.monotonic()
     try:
         await start(run)
         for step in _stages(run):
@@ -544,7 +549,9 @@ async def run_pipeline(run: Run) -> None:
                 log.warning("%s: global budget spent before %s; ending as PARTIAL", run.message_id, step.__name__)
                 await finish(run, "PARTIAL")
                 return
+            step_started = time.monotonic()
             await step(run)
+            metrics.record_stage(step.__name__, time.monotonic() - step_started)
         await finish(run, "COMPLETE")
     except RunFailed as failure:
         await fail(run, str(failure))
@@ -552,4 +559,5 @@ async def run_pipeline(run: Run) -> None:
         log.exception("%s: run failed unexpectedly", run.message_id)
         await fail(run, INTERNAL_ERROR)
     finally:
+        metrics.record_stage("run", time.monotonic() - started)
         run.events.close()

@@ -10,12 +10,15 @@ from collections.abc import AsyncIterator
 
 import grpc
 
+from factcheck.observability.context import bind_message_id
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from services.gateway.database_gate import DatabaseGate
 from services.gateway.events import EventStream
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.pipeline import Downstream, Run, run_pipeline
 from services.gateway.results import load_fact_check_result, message_summary
+from services.gateway.run_limit import RunLimit
 from services.gateway.store.store import StageStore
 from services.gateway.validation import ValidationError, validate_run_request
 
@@ -26,23 +29,38 @@ DATABASE_UNAVAILABLE = "The results database is unavailable, so nothing was run.
 
 
 class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
-    def __init__(self, settings: Settings, store: StageStore, downstream: Downstream, retriever: Retriever) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: StageStore,
+        downstream: Downstream,
+        retriever: Retriever,
+        database: DatabaseGate,
+    ) -> None:
         self._settings = settings
+        self._database = database
         self._store = store
         self._downstream = downstream
         self._retriever = retriever
         # Runs outlive their RPC (a caller that disconnects does not stop its run); keep them referenced.
         self._runs: set[asyncio.Task] = set()
+        self.run_limit = RunLimit(settings.max_concurrent_runs)
 
     async def Run(
         self, request: factcheck_pb2.RunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[factcheck_pb2.RunResponse]:
+        # Concurrent-run limit: RESOURCE_EXHAUSTED beyond FACTCHECK_MAX_CONCURRENT_RUNS (run_limit.py).
+        slot = await self.run_limit.admit(context)
+
         try:
             plan = validate_run_request(request, self._settings)
         except ValidationError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
 
+        if not self._database.ready:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
         message_id = str(uuid.uuid4())
+        bind_message_id(message_id)  # log lines of this call and of its run carry it
         conversation_id = plan.conversation_id or str(uuid.uuid4())
         try:
             await asyncio.to_thread(
@@ -66,6 +84,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         task = asyncio.create_task(run_pipeline(run), name=f"run-{message_id}")
         self._runs.add(task)
         task.add_done_callback(self._runs.discard)
+        slot.hold_until_done(task)
         async for event in events:
             yield factcheck_pb2.RunResponse(event=event)
 

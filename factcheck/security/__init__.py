@@ -1,0 +1,1 @@
+"""Security of the suite: TLS credentials, bearer-token auth, and keeping secrets out of logs."""
