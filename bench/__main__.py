@@ -88,9 +88,11 @@ def main() -> None:
     say()
     matrix = checking["test"]["local/checker judge"]["confusion"]
     labels = list(matrix)
-    say("Confusion (rows gold, columns predicted): " + "; ".join(
-        f"{gold}: " + ", ".join(f"{matrix[gold][p]}" for p in labels) for gold in labels
-    ) + f" (columns {', '.join(labels)}).")
+    say(
+        "Confusion (rows gold, columns predicted): "
+        + "; ".join(f"{gold}: " + ", ".join(f"{matrix[gold][p]}" for p in labels) for gold in labels)
+        + f" (columns {', '.join(labels)})."
+    )
     say()
 
     say("## Extraction quality: local/extractor against factcheck-GPT gold claims (content-word F1 ≥ 0.6)")
@@ -107,7 +109,9 @@ def main() -> None:
     say("| backend | passages | indexed/s | query p50 | query p95 |")
     say("|---|---|---|---|---|")
     for r in retrieval.run(12_000, 300):
-        say(f"| {r['backend']} | {r['passages']} | {r['passages_per_second']} | {r['query_ms_p50']} ms | {r['query_ms_p95']} ms |")
+        say(
+            f"| {r['backend']} | {r['passages']} | {r['passages_per_second']} | {r['query_ms_p50']} ms | {r['query_ms_p95']} ms |"
+        )
     say()
 
     tally = asyncio.run(reliability.main_async(60, 1))

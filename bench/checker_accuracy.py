@@ -159,7 +159,9 @@ def _baselines(train: Sequence[StancePair], pairs: Sequence[StancePair]) -> dict
     threshold = fit_overlap_threshold(train)
     return {
         "majority class": [majority] * len(pairs),
-        f"word overlap (>= {threshold:.2f})": _overlap_verdicts((word_overlap(p.claim, p.evidence) for p in pairs), threshold),
+        f"word overlap (>= {threshold:.2f})": _overlap_verdicts(
+            (word_overlap(p.claim, p.evidence) for p in pairs), threshold
+        ),
     }
 
 
@@ -194,7 +196,9 @@ def _speed_prompts(pairs: Sequence[StancePair]) -> list[str]:
     evidence_by_claim: dict[str, list[str]] = {}
     for pair in pairs:
         evidence_by_claim.setdefault(pair.claim, []).append(pair.evidence)
-    groups = [(c, e[:SPEED_PASSAGES_PER_CLAIM]) for c, e in evidence_by_claim.items() if len(e) >= SPEED_PASSAGES_PER_CLAIM]
+    groups = [
+        (c, e[:SPEED_PASSAGES_PER_CLAIM]) for c, e in evidence_by_claim.items() if len(e) >= SPEED_PASSAGES_PER_CLAIM
+    ]
     prompts = []
     for first in range(0, len(groups) - SPEED_CLAIMS_PER_PROMPT + 1, SPEED_CLAIMS_PER_PROMPT):
         claims, passages, claim_passages = [], [], {}

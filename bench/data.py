@@ -13,7 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def data_dir() -> Path:
     path = Path(os.environ.get("FACTCHECK_DATA_DIR", ROOT.parent / "shared" / "data"))
     if not path.is_dir():
-        raise SystemExit(f"benchmark data not found at {path}: put ../shared/data beside the repo or set FACTCHECK_DATA_DIR")
+        raise SystemExit(
+            f"benchmark data not found at {path}: put ../shared/data beside the repo or set FACTCHECK_DATA_DIR"
+        )
     return path
 
 

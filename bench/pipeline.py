@@ -44,7 +44,9 @@ def _request(question: bool) -> factcheck_pb2.RunRequest:
         config.generator_model = "fake/generator"
     else:
         config.content_to_check = "The Eiffel Tower was completed in 1889. It is about 330 metres tall."
-    return factcheck_pb2.RunRequest(question="Tell me about the Eiffel Tower", mode=factcheck_pb2.MODE_FACT_CHECK, mode_config=config)
+    return factcheck_pb2.RunRequest(
+        question="Tell me about the Eiffel Tower", mode=factcheck_pb2.MODE_FACT_CHECK, mode_config=config
+    )
 
 
 def _start(models: FakeModelServer) -> Suite:

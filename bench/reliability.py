@@ -109,7 +109,8 @@ def script(models: FakeModelServer, scenario: Scenario) -> None:
 
 async def run_one(stub, scenario: Scenario, replicas: list[ServiceProcess], restart) -> tuple[str, list[str]]:
     request = factcheck_pb2.RunRequest(
-        question="q", mode=factcheck_pb2.MODE_FACT_CHECK,
+        question="q",
+        mode=factcheck_pb2.MODE_FACT_CHECK,
         mode_config=factcheck_pb2.FactCheckConfig(content_to_check=CONTENT),
     )
     call = stub.Run(request, timeout=60)
@@ -187,7 +188,9 @@ async def main_async(runs: int, seed: int) -> Tally:
                     if status in scenario.expected_status() and lost == 0 and consistent:
                         tally.correct += 1
                     else:
-                        tally.wrong.append(f"{message_id}: {scenario} -> {status} (streamed {kinds[-1]}), rows {dict(rows)}")
+                        tally.wrong.append(
+                            f"{message_id}: {scenario} -> {status} (streamed {kinds[-1]}), rows {dict(rows)}"
+                        )
         finally:
             store.close()
             suite.stop()
@@ -204,7 +207,9 @@ def main() -> None:
     started = time.monotonic()
     tally = asyncio.run(main_async(args.runs, args.seed))
     print(f"runs                         {tally.runs}")
-    print(f"faults injected              {tally.faults}  ({', '.join(f'{k} {v}' for k, v in sorted(tally.by_fault.items()))})")
+    print(
+        f"faults injected              {tally.faults}  ({', '.join(f'{k} {v}' for k, v in sorted(tally.by_fault.items()))})"
+    )
     print(f"correct terminal state       {tally.correct}/{tally.runs}")
     print(f"stage rows lost              {tally.rows_lost}")
     print(f"stage rows duplicated        {tally.rows_duplicated}")

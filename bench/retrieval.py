@@ -100,7 +100,9 @@ def measure(backend: str, documents: list[SourceDocument], query_texts: list[str
     }
 
 
-def run(passages: int = 12_000, query_count: int = 300, backends: tuple[str, ...] = ("sqlite", "postgresql")) -> list[dict]:
+def run(
+    passages: int = 12_000, query_count: int = 300, backends: tuple[str, ...] = ("sqlite", "postgresql")
+) -> list[dict]:
     texts = corpus_texts()
     real = len(texts)
     # About 2.7 passages per synthetic document at the default chunk size.
@@ -120,7 +122,9 @@ def main() -> None:
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
     args = parser.parse_args()
     backends = ("sqlite", "postgresql") if args.backend == "both" else (args.backend,)
-    print(f"{'backend':<11} {'docs':>6} {'passages':>9} {'index s':>8} {'passages/s':>11} {'queries':>8} {'p50 ms':>7} {'p95 ms':>7}")
+    print(
+        f"{'backend':<11} {'docs':>6} {'passages':>9} {'index s':>8} {'passages/s':>11} {'queries':>8} {'p50 ms':>7} {'p95 ms':>7}"
+    )
     for r in run(args.passages, args.queries, backends):
         print(
             f"{r['backend']:<11} {r['documents']:>6} {r['passages']:>9} {r['index_seconds']:>8} "

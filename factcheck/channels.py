@@ -29,7 +29,9 @@ def open_channel(target: str, settings: Settings, *, round_robin: bool = False) 
     options = _options(settings, round_robin)
     interceptors = tracing.client_interceptors()
     if settings.tls:
-        return grpc.aio.secure_channel(target, tls.channel_credentials(settings), options=options, interceptors=interceptors)
+        return grpc.aio.secure_channel(
+            target, tls.channel_credentials(settings), options=options, interceptors=interceptors
+        )
     return grpc.aio.insecure_channel(target, options=options, interceptors=interceptors)
 
 

@@ -30,7 +30,10 @@ def build_fallback_report(consensus: Sequence[ClaimConsensus]) -> str:
         lines.append(NO_CLAIMS_REPORT)
         return "\n".join(lines)
     with_sources = any(item.citations for item in consensus)
-    header, rule = "| # | Claim | Verdict | Agreement | Correction |", "|---|-------|---------|:---------:|------------|"
+    header, rule = (
+        "| # | Claim | Verdict | Agreement | Correction |",
+        "|---|-------|---------|:---------:|------------|",
+    )
     if with_sources:
         header, rule = header + " Sources |", rule + "---------|"
     lines += [header, rule]

@@ -33,7 +33,6 @@ def wrap_handler(handler: grpc.RpcMethodHandler | None, wrap: BehaviourWrapper) 
 
 
 def split_method(full_method: str) -> tuple[str, str]:
-    """"/factcheck.v1.CheckerService/Verify" → ("factcheck.v1.CheckerService", "Verify")."""
+    """ "/factcheck.v1.CheckerService/Verify" → ("factcheck.v1.CheckerService", "Verify")."""
     service, _, method = full_method.lstrip("/").rpartition("/")
     return service, method
-

@@ -21,7 +21,14 @@ from factcheck.security import tls
 from factcheck.security.auth import BearerAuthInterceptor
 from factcheck.settings import Settings
 
-__all__ = ["CHANNEL_OPTIONS", "MAX_MESSAGE_BYTES", "configure_logging", "run_model_service", "run_server", "service_full_name"]
+__all__ = [
+    "CHANNEL_OPTIONS",
+    "MAX_MESSAGE_BYTES",
+    "configure_logging",
+    "run_model_service",
+    "run_server",
+    "service_full_name",
+]
 
 log = logging.getLogger("factcheck.server")
 
@@ -126,7 +133,9 @@ async def _shut_down(name, settings: Settings, server: grpc.aio.Server, health: 
     """NOT_SERVING first; serve on for the delay; then drain calls (and runs) for the grace period."""
     log.info(
         "%s: shutting down (health NOT_SERVING; delay %.1fs, grace %.1fs)",
-        name, settings.shutdown_delay_s, settings.shutdown_grace_s,
+        name,
+        settings.shutdown_delay_s,
+        settings.shutdown_grace_s,
     )
     await health.enter_graceful_shutdown()
     if settings.shutdown_delay_s:

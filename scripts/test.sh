@@ -10,5 +10,9 @@ python3 -m venv .venv
 npm install --no-package-lock --no-audit --no-fund --loglevel=error
 npx --no-install buf lint
 
+# ruff: imports, undefined names and formatting (configured in pyproject.toml).
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+
 # pytest exits 5 when it collects no test: `set -e` makes that a failure too.
 .venv/bin/python -m pytest "$@"

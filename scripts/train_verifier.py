@@ -75,7 +75,7 @@ def fit(rows: Sequence[Sequence[float]], labels: Sequence[int], l2: float) -> tu
     (half the largest eigenvalue of the weighted second-moment matrix, plus l2), from
     zeros for a fixed number of steps: the loss is convex, so this reaches its optimum.
     """
-    n, k = len(rows), len(LABELS)
+    k = len(LABELS)
     counts = Counter(labels)
     sample_weight = [1 / (k * counts[y]) for y in labels]  # sums to 1
     design = [list(row) + [1.0] for row in rows]  # last column: the bias
@@ -101,8 +101,10 @@ def _gradient(theta, design, columns, labels, sample_weight, l2) -> list[list[fl
             residuals[c][i] = sample_weight[i] * (probabilities[c] - (c == labels[i]))
     last = len(columns) - 1
     return [
-        [sum(map(operator.mul, column, residuals[c])) + (l2 * theta[c][j] if j != last else 0.0)
-         for j, column in enumerate(columns)]
+        [
+            sum(map(operator.mul, column, residuals[c])) + (l2 * theta[c][j] if j != last else 0.0)
+            for j, column in enumerate(columns)
+        ]
         for c in range(k)
     ]
 
@@ -110,7 +112,9 @@ def _gradient(theta, design, columns, labels, sample_weight, l2) -> list[list[fl
 def _largest_eigenvalue(columns: Sequence[Sequence[float]], sample_weight: Sequence[float]) -> float:
     """Largest eigenvalue of sum_i w_i x_i x_i^T, by power iteration."""
     d = len(columns)
-    moment = [[sum(a * b * w for a, b, w in zip(columns[p], columns[q], sample_weight)) for q in range(d)] for p in range(d)]
+    moment = [
+        [sum(a * b * w for a, b, w in zip(columns[p], columns[q], sample_weight)) for q in range(d)] for p in range(d)
+    ]
     vector = [1.0] * d
     value = 1.0
     for _ in range(100):
@@ -178,7 +182,9 @@ def _fold(claim: str) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", type=Path, default=None, help="folder holding factcheck-bench/ (default: ../shared/data)")
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="folder holding factcheck-bench/ (default: ../shared/data)"
+    )
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args()
     model = train(load_pairs(args.data_dir or data_dir()))

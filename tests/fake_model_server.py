@@ -403,8 +403,7 @@ def verification_text(
             f"VERIFICATION {claim_id}: {verdict}\n"
             f"Evidence: {evidence or _EVIDENCE.get(verdict, 'No comment.')}\n"
             f"Correction: {correction if verdict == 'DISPUTED' else 'N/A'}\n"
-            f"Confidence: {level}\n"
-            + (f"Sources: {sources[claim_id]}\n" if claim_id in sources else "")
+            f"Confidence: {level}\n" + (f"Sources: {sources[claim_id]}\n" if claim_id in sources else "")
         )
         tally[verdict] = tally.get(verdict, 0) + 1
     summary = (
@@ -457,9 +456,7 @@ def report_text(prompt: str) -> str:
     for claim in claims:
         if claim.claim and claim.claim in annotated:
             annotated = annotated.replace(claim.claim, f"{claim.claim} [{claim.verdict}]", 1)
-    rows = [
-        f"| {c.claim_id} | {c.claim} | {c.type} | {c.verdict} | {c.agreement}% | {c.correction} |" for c in claims
-    ]
+    rows = [f"| {c.claim_id} | {c.claim} | {c.type} | {c.verdict} | {c.agreement}% | {c.correction} |" for c in claims]
     methodology = re.search(r"^## Methodology\n(.*)\Z", prompt, re.S | re.M)
     lines = [
         "# Fact-Check Report",

@@ -37,9 +37,7 @@ def fake_model_environment(fake_models: FakeModelServer, database_url: str) -> d
     }
 
 
-def start_suite_with(
-    env: Mapping[str, str], per_service: Mapping[str, Mapping[str, str]] | None = None
-) -> Suite:
+def start_suite_with(env: Mapping[str, str], per_service: Mapping[str, Mapping[str, str]] | None = None) -> Suite:
     """Like tests.processes.start_suite, with extra settings for single services."""
     per_service = per_service or {}
     services: dict[str, ServiceProcess] = {}

@@ -35,8 +35,17 @@ CLAIMS = [
 ]
 CONTENT = " ".join(CLAIMS)  # the fake extractor makes one claim per sentence
 FULL_SEQUENCE = [
-    "factcheck_start", "extract_start", "extract_complete", "verify_start", "checker_complete", "checker_complete",
-    "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete",
+    "factcheck_start",
+    "extract_start",
+    "extract_complete",
+    "verify_start",
+    "checker_complete",
+    "checker_complete",
+    "all_checkers_complete",
+    "report_start",
+    "report_complete",
+    "title_complete",
+    "complete",
 ]
 CORRECTION = "It was adopted in 2015 by 196 parties and signed from 2016."
 EVENT_ENVELOPE = {"message_id", "seq", "timestamp"}
@@ -95,14 +104,26 @@ def test_check_shows_progress_then_the_report(factcheck, fake_models):
 
     progress = done.stderr.splitlines()
     assert [line.split()[0] for line in progress] == [
-        "start", "extract", "extract", "verify", "verify", "verify", "verify", "report", "report", "title", "done",
+        "start",
+        "extract",
+        "extract",
+        "verify",
+        "verify",
+        "verify",
+        "verify",
+        "report",
+        "report",
+        "title",
+        "done",
     ]
     assert "checking your content with 2 checkers: fake/checker-a, fake/checker-b" in progress[0]
     assert "found 3 claims (DATE 1, STATISTIC 1, TECHNICAL 1) with fake/extractor" in progress[2]
-    assert any("fake/checker-a done in" in line and "2 verified, 1 disputed, 0 unverifiable" in line
-               for line in progress)
-    assert any("fake/checker-b done in" in line and "3 verified, 0 disputed, 0 unverifiable" in line
-               for line in progress)
+    assert any(
+        "fake/checker-a done in" in line and "2 verified, 1 disputed, 0 unverifiable" in line for line in progress
+    )
+    assert any(
+        "fake/checker-b done in" in line and "3 verified, 0 disputed, 0 unverifiable" in line for line in progress
+    )
     assert "consensus of 2 checkers: 2 verified, 1 disputed, 0 unverifiable" in progress[6]
     assert "reliability score 85/100 (mostly reliable with minor issues) by fake/reporter" in progress[8]
     assert progress[-1].split() == ["done", "complete"]
@@ -122,9 +143,9 @@ def test_check_shows_progress_then_the_report(factcheck, fake_models):
 def test_check_reads_content_from_a_file_or_stdin(factcheck, tmp_path, how):
     path = tmp_path / "content.txt"
     path.write_text(CONTENT)
-    args, stdin = {
-        "file": (["-f", str(path)], None), "stdin": (["-"], CONTENT), "file-stdin": (["-f", "-"], CONTENT)
-    }[how]
+    args, stdin = {"file": (["-f", str(path)], None), "stdin": (["-"], CONTENT), "file-stdin": (["-f", "-"], CONTENT)}[
+        how
+    ]
     done = factcheck("check", *args, stdin=stdin)
     assert done.returncode == 0, done.stderr
     assert all(claim in flat(done.stdout) for claim in CLAIMS)
@@ -141,9 +162,23 @@ def test_check_a_question_has_the_content_generated(factcheck):
 
 def test_check_passes_the_models_and_limits(factcheck, fake_models):
     done = factcheck(
-        "check", "--json", "--extractor", "fake/checker-b", "--checker", "fake/one", "--checker", "fake/two",
-        "--reporter", "fake/checker-a", "--timeout-ms", "30000", "--max-content-length", "500",
-        "--conversation-id", "conv-7", CONTENT,
+        "check",
+        "--json",
+        "--extractor",
+        "fake/checker-b",
+        "--checker",
+        "fake/one",
+        "--checker",
+        "fake/two",
+        "--reporter",
+        "fake/checker-a",
+        "--timeout-ms",
+        "30000",
+        "--max-content-length",
+        "500",
+        "--conversation-id",
+        "conv-7",
+        CONTENT,
     )
     assert done.returncode == 0, done.stderr
     start = events_of(done.stdout)[0]["factcheck_start"]
@@ -299,7 +334,7 @@ def rendered(result: factcheck_pb2.FactCheckResult) -> str:
 def test_disputed_claims_show_the_corrections_and_cited_passages():
     output = rendered(make_result())
     assert "correction: Completed in 1889 <i>March</i>" in output
-    assert 'a/one (HIGH): <script>alert(\'evidence\')</script>' in output
+    assert "a/one (HIGH): <script>alert('evidence')</script>" in output
     assert 'cites P1 (Almanac <i>): "<b>finished</b> in 1889"' in output
 
 

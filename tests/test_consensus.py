@@ -14,7 +14,9 @@ from services.gateway.consensus import MISSING_EVIDENCE, calculate_consensus
 CLAIM = ExtractedClaim(id="claim_1", claim="ARPANET launched in 1969", context="ARPANET launched in 1969.", type="DATE")
 
 
-def v(verdict: str, confidence: str = "HIGH", correction: str | None = None, claim_id: str = "claim_1", model: str = "m"):
+def v(
+    verdict: str, confidence: str = "HIGH", correction: str | None = None, claim_id: str = "claim_1", model: str = "m"
+):
     return ClaimVerification(claim_id, verdict, f"evidence for {verdict}", correction, confidence, model)
 
 
@@ -28,7 +30,12 @@ def consensus_of(*checkers: list[ClaimVerification]):
 
 def test_unanimous_verified():
     c = consensus_of([v("VERIFIED")], [v("VERIFIED")], [v("VERIFIED")])
-    assert (c.consensus_verdict, c.consensus_confidence, c.agreement_rate, c.correction) == ("VERIFIED", "HIGH", 100.0, None)
+    assert (c.consensus_verdict, c.consensus_confidence, c.agreement_rate, c.correction) == (
+        "VERIFIED",
+        "HIGH",
+        100.0,
+        None,
+    )
 
 
 def test_claim_fields_are_copied_and_verdicts_kept_in_checker_order():
@@ -65,7 +72,9 @@ def test_ties_are_decided_conservatively_with_low_confidence(verdicts, expected)
 
 
 def test_a_minority_split_is_not_a_tie():
-    c = consensus_of([v("DISPUTED", "HIGH")], [v("DISPUTED", "HIGH")], [v("VERIFIED", "LOW")], [v("UNVERIFIABLE", "LOW")])
+    c = consensus_of(
+        [v("DISPUTED", "HIGH")], [v("DISPUTED", "HIGH")], [v("VERIFIED", "LOW")], [v("UNVERIFIABLE", "LOW")]
+    )
     assert (c.consensus_verdict, c.consensus_confidence, c.agreement_rate) == ("DISPUTED", "HIGH", 50.0)
 
 
@@ -90,7 +99,10 @@ def test_rule_7_ignores_confidence_of_the_minority():
 
 def test_rule_8_most_common_correction():
     c = consensus_of(
-        [v("DISPUTED", correction="A")], [v("DISPUTED", correction="B")], [v("DISPUTED", correction="B")], [v("VERIFIED")]
+        [v("DISPUTED", correction="A")],
+        [v("DISPUTED", correction="B")],
+        [v("DISPUTED", correction="B")],
+        [v("VERIFIED")],
     )
     assert (c.consensus_verdict, c.correction) == ("DISPUTED", "B")
 
@@ -112,7 +124,12 @@ def test_a_checker_that_skips_the_claim_counts_as_unverifiable():
 
 def test_zero_checkers():
     c = consensus_of()
-    assert (c.consensus_verdict, c.consensus_confidence, c.agreement_rate, c.verdicts) == ("UNVERIFIABLE", "LOW", 0.0, ())
+    assert (c.consensus_verdict, c.consensus_confidence, c.agreement_rate, c.verdicts) == (
+        "UNVERIFIABLE",
+        "LOW",
+        0.0,
+        (),
+    )
 
 
 def test_every_claim_gets_a_result_in_claim_order():
@@ -141,7 +158,9 @@ def oracle(claim_id: str, checkers: list[list[ClaimVerification]]):
     votes = []
     for checker in checkers:
         mine = [x for x in checker if x.claim_id == claim_id]
-        votes.append((mine[0].verdict, mine[0].confidence, mine[0].correction) if mine else ("UNVERIFIABLE", "LOW", None))
+        votes.append(
+            (mine[0].verdict, mine[0].confidence, mine[0].correction) if mine else ("UNVERIFIABLE", "LOW", None)
+        )
     if not votes:
         return "UNVERIFIABLE", "LOW", 0.0, None, votes
     tally = {name: [vote[0] for vote in votes].count(name) for name in VERDICT_NAMES}
@@ -152,7 +171,9 @@ def oracle(claim_id: str, checkers: list[list[ClaimVerification]]):
         confidence = "LOW"
     else:
         confs = [vote[1] for vote in votes if vote[0] == verdict]
-        confidence = next(c for c in CONFIDENCE_PRIORITY if confs.count(c) == max(map(confs.count, CONFIDENCE_PRIORITY)))
+        confidence = next(
+            c for c in CONFIDENCE_PRIORITY if confs.count(c) == max(map(confs.count, CONFIDENCE_PRIORITY))
+        )
     agreement = tally[verdict] * 100 / len(votes)
     correction = None
     if verdict == "DISPUTED":

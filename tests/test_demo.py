@@ -21,7 +21,11 @@ def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
     env["COLUMNS"] = "200"
     done = subprocess.run(
         [str(Path(sys.executable).parent / "factcheck"), "demo", "--base-port", str(_free_port_block())],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     output = " ".join(done.stdout.split())

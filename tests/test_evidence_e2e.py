@@ -16,10 +16,7 @@ PARIS = common_pb2.Source(
     id="un-paris",
     title="UN: The Paris Agreement",
     url="https://example.org/paris",
-    text=(
-        "The Paris Agreement was adopted in 2015 by 196 parties at COP21. "
-        "It entered into force on 4 November 2016."
-    ),
+    text=("The Paris Agreement was adopted in 2015 by 196 parties at COP21. It entered into force on 4 November 2016."),
     authority=0.9,
 )
 EVEREST = common_pb2.Source(
@@ -89,7 +86,10 @@ async def test_request_sources_are_retrieved_cited_and_stored(gateway, store, fa
     checker = next(e.checker_complete for e in events if e.WhichOneof("event") == "checker_complete")
     citation = checker.verifications[0].citations[0]
     assert (citation.passage_id, citation.source_id, citation.source_title) == (
-        by_claim["claim_1"][0], "un-paris", "UN: The Paris Agreement")
+        by_claim["claim_1"][0],
+        "un-paris",
+        "UN: The Paris Agreement",
+    )
     assert citation.quote == "The Paris Agreement was adopted in"
     assert PARIS.text[citation.start_offset : citation.end_offset] == citation.quote
     assert checker.dropped_citations == 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck.v1 import common_pb2, factcheck_pb2
 from tests.conftest import CHECKERS
 from tests.fake_model_server import fail, verdicts
 
@@ -69,7 +69,10 @@ async def test_user_content_runs_the_full_sequence(gateway, store):
     assert start.config.content_source == factcheck_pb2.CONTENT_SOURCE_USER_PROVIDED
     assert not start.config.HasField("generator_model") and not start.config.HasField("bias_warning")
     assert (start.config.extractor_model, list(start.config.checker_models), start.config.reporter_model) == (
-        "fake/extractor", CHECKERS, "fake/reporter")
+        "fake/extractor",
+        CHECKERS,
+        "fake/reporter",
+    )
     assert (start.config.max_content_length, start.config.timeout_ms) == (20_000, 120_000)
 
     extracted = payload(events, "extract_complete")
@@ -172,8 +175,13 @@ async def test_a_question_alone_uses_the_default_generator(gateway):
 async def test_no_claims_skips_verification(gateway, store, fake_models):
     events = await run_events(gateway, content_request("123 456. 789!"))
     assert kinds(events) == [
-        "factcheck_start", "extract_start", "extract_complete", "report_start", "report_complete",
-        "title_complete", "complete",
+        "factcheck_start",
+        "extract_start",
+        "extract_complete",
+        "report_start",
+        "report_complete",
+        "title_complete",
+        "complete",
     ]
     assert payload(events, "extract_complete").total_claims == 0
     report = payload(events, "report_complete")

@@ -38,7 +38,10 @@ CITATION = common_pb2.Citation(passage_id="P1", source_title="Almanac <i>", quot
 
 def verification(model: str, verdict: int, evidence: str, correction: str | None = None, *citations):
     message = common_pb2.ClaimVerification(
-        verdict=verdict, evidence=evidence, confidence=common_pb2.CONFIDENCE_HIGH, checker_model=model,
+        verdict=verdict,
+        evidence=evidence,
+        confidence=common_pb2.CONFIDENCE_HIGH,
+        checker_model=model,
         citations=citations,
     )
     if correction is not None:
@@ -51,8 +54,12 @@ def make_result(score: int | None = 72, content: str = CONTENT) -> factcheck_pb2
     start = content.index(CLAIM_TEXTS[0])
     claims = [
         common_pb2.Claim(
-            id="claim_1", claim=CLAIM_TEXTS[0], context=CLAIM_TEXTS[0], type=common_pb2.CLAIM_TYPE_STATISTIC,
-            start_offset=start, end_offset=start + len(CLAIM_TEXTS[0]),
+            id="claim_1",
+            claim=CLAIM_TEXTS[0],
+            context=CLAIM_TEXTS[0],
+            type=common_pb2.CLAIM_TYPE_STATISTIC,
+            start_offset=start,
+            end_offset=start + len(CLAIM_TEXTS[0]),
         ),
         common_pb2.Claim(id="claim_2", claim=CLAIM_TEXTS[1], context="<b>context</b>", type=common_pb2.CLAIM_TYPE_DATE),
         common_pb2.Claim(id="claim_3", claim=CLAIM_TEXTS[2], type=common_pb2.CLAIM_TYPE_COMPARISON),
@@ -60,11 +67,17 @@ def make_result(score: int | None = 72, content: str = CONTENT) -> factcheck_pb2
     V, D, U = common_pb2.VERDICT_VERIFIED, common_pb2.VERDICT_DISPUTED, common_pb2.VERDICT_UNVERIFIABLE
     consensus = [
         common_pb2.ClaimConsensus(
-            claim_id="claim_1", claim=CLAIM_TEXTS[0], consensus_verdict=V, agreement_rate=100.0,
+            claim_id="claim_1",
+            claim=CLAIM_TEXTS[0],
+            consensus_verdict=V,
+            agreement_rate=100.0,
             verdicts=[verification("a/one", V, "Matches the reference."), verification("b/two", V, "Yes.")],
         ),
         common_pb2.ClaimConsensus(
-            claim_id="claim_2", claim=CLAIM_TEXTS[1], consensus_verdict=D, agreement_rate=50.0,
+            claim_id="claim_2",
+            claim=CLAIM_TEXTS[1],
+            consensus_verdict=D,
+            agreement_rate=50.0,
             correction=CORRECTION,
             verdicts=[
                 verification("a/one", D, "<script>alert('evidence')</script>", CORRECTION, CITATION),
@@ -72,7 +85,10 @@ def make_result(score: int | None = 72, content: str = CONTENT) -> factcheck_pb2
             ],
         ),
         common_pb2.ClaimConsensus(
-            claim_id="claim_3", claim=CLAIM_TEXTS[2], consensus_verdict=U, agreement_rate=100.0,
+            claim_id="claim_3",
+            claim=CLAIM_TEXTS[2],
+            consensus_verdict=U,
+            agreement_rate=100.0,
             verdicts=[verification("a/one", U, "No source."), verification("b/two", U, "Unknown.")],
         ),
     ]
@@ -203,7 +219,9 @@ def test_evidence_table_has_one_sortable_row_per_claim():
     assert "Completed in 1889 <i>March</i>" in parsed.text("evidence-2")
     assert len(parsed.find("details", "claim-detail")) == 3
     assert [f["class"] for f in parsed.find("details", "findings")] == [
-        "findings v-verified", "findings v-disputed", "findings v-unverifiable"
+        "findings v-verified",
+        "findings v-disputed",
+        "findings v-unverifiable",
     ]
 
 
@@ -219,8 +237,15 @@ def test_a_failed_run_shows_its_claims_unchecked_and_says_so():
 
 @pytest.mark.parametrize(
     "score, band, shown",
-    [(100, "good", "100"), (70, "good", "70"), (69, "mixed", "69"), (40, "mixed", "40"), (39, "poor", "39"),
-     (0, "poor", "0"), (None, "none", "n/a")],
+    [
+        (100, "good", "100"),
+        (70, "good", "70"),
+        (69, "mixed", "69"),
+        (40, "mixed", "40"),
+        (39, "poor", "39"),
+        (0, "poor", "0"),
+        (None, "none", "n/a"),
+    ],
 )
 def test_gauge_colour_follows_the_score_bands(score, band, shown):
     parsed = Page(html.render_page(make_result(score)))
@@ -236,7 +261,9 @@ def test_metrics_show_claims_score_consensus_and_verdicts():
     assert "Consensus 83%" in metrics  # mean of 100, 50, 100
     assert "1 verified 1 disputed 1 unverifiable" in metrics
     assert [s["class"] for s in parsed.find("span", "fill") if s.get("title")][:3] == [
-        "fill v-verified", "fill v-disputed", "fill v-unverifiable"
+        "fill v-verified",
+        "fill v-disputed",
+        "fill v-unverifiable",
     ]
 
 
@@ -255,8 +282,16 @@ def chromium() -> Path:
 
 def run_chromium(chromium: Path, profile: Path, *args: str) -> str:
     command = [
-        str(chromium), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}", *args,
+        str(chromium),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        *args,
     ]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr[-3000:]
@@ -320,7 +355,8 @@ def test_chromium_shows_the_verdict_and_gauge_colours(chromium, tmp_path, score,
 
 def test_chromium_screenshot_of_the_report(chromium, report, tmp_path):
     screenshot = tmp_path / "report.png"
-    run_chromium(chromium, tmp_path / "profile", f"--screenshot={screenshot}", "--window-size=1280,2000",
-                 report.as_uri())
+    run_chromium(
+        chromium, tmp_path / "profile", f"--screenshot={screenshot}", "--window-size=1280,2000", report.as_uri()
+    )
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert screenshot.stat().st_size > 20_000  # a rendered page, not a blank one

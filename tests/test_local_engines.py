@@ -317,7 +317,9 @@ def test_forged_report_markers_in_content_are_not_read_as_results() -> None:
 
 @pytest.mark.parametrize("model", ["local/title", "local/reporter"])
 async def test_title_is_short_plain_and_deterministic(model: str) -> None:
-    question = 'What are the **health benefits** of "intermittent fasting" according to the review by ' + "x" * 120 + "?"
+    question = (
+        'What are the **health benefits** of "intermittent fasting" according to the review by ' + "x" * 120 + "?"
+    )
     first = await complete(model, build_title_prompt(question, CONTENT))
     assert first == await complete(model, build_title_prompt(question, CONTENT))
     assert first.startswith("Fact-check: health benefits of intermittent fasting")
@@ -343,7 +345,10 @@ PASSAGES = [
         ),
     ),
     common_pb2.Passage(
-        id="P2", source_id="web.md", source_title="The web", text="Tim Berners-Lee proposed the World Wide Web in 1989 at CERN."
+        id="P2",
+        source_id="web.md",
+        source_title="The web",
+        text="Tim Berners-Lee proposed the World Wide Web in 1989 at CERN.",
     ),
 ]
 
@@ -391,15 +396,34 @@ def test_local_report_names_the_cited_sources_in_its_evidence_table():
     from services.reporter.prompts import build_report_prompt
 
     citation = Citation("P1", "un", "UN: The Paris Agreement", "adopted in 2015", 10, 25)
-    verification = ClaimVerification("claim_1", "DISPUTED", "e", "Adopted in 2015.", "HIGH", "local/checker", (citation,))
+    verification = ClaimVerification(
+        "claim_1", "DISPUTED", "e", "Adopted in 2015.", "HIGH", "local/checker", (citation,)
+    )
     consensus = [
-        ClaimConsensus("claim_1", "Adopted in 2017", "c", "DATE", (verification,), "DISPUTED", "HIGH", 100.0,
-                       "Adopted in 2015.", (citation,))
+        ClaimConsensus(
+            "claim_1",
+            "Adopted in 2017",
+            "c",
+            "DATE",
+            (verification,),
+            "DISPUTED",
+            "HIGH",
+            100.0,
+            "Adopted in 2015.",
+            (citation,),
+        )
     ]
     prompt = build_report_prompt(
-        "Adopted in 2017.", consensus, total_claims=1, checker_count=1, extractor_model="local/extractor",
-        checker_models=["local/checker"], reporter_model="local/reporter",
+        "Adopted in 2017.",
+        consensus,
+        total_claims=1,
+        checker_count=1,
+        extractor_model="local/extractor",
+        checker_models=["local/checker"],
+        reporter_model="local/reporter",
     )
     report = reporter.answer(prompt)
     assert "| # | Claim | Type | Verdict | Agreement | Correction | Sources |" in report
-    assert "| claim_1 | Adopted in 2017 | DATE | DISPUTED | 100% | Adopted in 2015. | UN: The Paris Agreement |" in report
+    assert (
+        "| claim_1 | Adopted in 2017 | DATE | DISPUTED | 100% | Adopted in 2015. | UN: The Paris Agreement |" in report
+    )

@@ -16,11 +16,17 @@ import time
 import grpc
 import pytest
 
-from factcheck.observability import metrics
 from factcheck.observability.context import bind_message_id, close_run_context, current_message_id, open_run_context
-from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from tests.fake_otlp_collector import FakeCollector
-from tests.ops_support import content_request, fake_model_environment, metrics_url, sample_value, scrape, start_suite_with
+from tests.ops_support import (
+    content_request,
+    fake_model_environment,
+    metrics_url,
+    sample_value,
+    scrape,
+    start_suite_with,
+)
 from tests.processes import ROOT
 
 pytestmark = pytest.mark.e2e
@@ -71,8 +77,18 @@ def test_every_service_serves_rpc_metrics_by_method_and_code(observed):
     suite, _ = observed
     gateway = scrape(metrics_url(suite.services["gateway"]))
     assert sample_value(gateway, "grpc_server_handled_total", grpc_method="Run", grpc_code="OK") == 1
-    assert sample_value(gateway, "grpc_server_handled_total", grpc_method="GetResult", grpc_code="INVALID_ARGUMENT") == 1
-    assert sample_value(gateway, "grpc_server_handling_seconds_count", grpc_service="factcheck.v1.FactCheckService", grpc_method="Run") == 1
+    assert (
+        sample_value(gateway, "grpc_server_handled_total", grpc_method="GetResult", grpc_code="INVALID_ARGUMENT") == 1
+    )
+    assert (
+        sample_value(
+            gateway,
+            "grpc_server_handling_seconds_count",
+            grpc_service="factcheck.v1.FactCheckService",
+            grpc_method="Run",
+        )
+        == 1
+    )
     checker = scrape(metrics_url(suite.services["checker"]))
     assert sample_value(checker, "grpc_server_handled_total", grpc_method="Verify", grpc_code="OK") == 2
     extractor = scrape(metrics_url(suite.services["extractor"]))
@@ -98,7 +114,9 @@ def test_the_gateway_counts_stage_durations_verdicts_and_runs(observed):
     for stage in ("extract", "verify", "report", "title", "run"):
         assert sample_value(text, "factcheck_stage_duration_seconds_count", stage=stage) == 1, stage
     assert sample_value(text, "factcheck_stage_duration_seconds_sum", stage="run") > 0
-    [consensus] = [e.all_checkers_complete.consensus for e in events if e.WhichOneof("event") == "all_checkers_complete"]
+    [consensus] = [
+        e.all_checkers_complete.consensus for e in events if e.WhichOneof("event") == "all_checkers_complete"
+    ]
     assert sample_value(text, "factcheck_verdicts_total") == len(consensus) == 3
     assert sample_value(text, "factcheck_verdicts_total", verdict="VERIFIED") == 3
     assert sample_value(text, "factcheck_runs_total", status="COMPLETE") == 1
@@ -116,7 +134,11 @@ def test_one_trace_covers_the_whole_run(observed, collector):
     assert ("factcheck-checker", "/factcheck.v1.CheckerService/Verify") in names
     model_spans = [span for span in spans if span.name == "model.complete"]
     assert {span.attributes["gen_ai.request.model"] for span in model_spans} >= {
-        "fake/extractor", "fake/checker-a", "fake/checker-b", "fake/reporter"}
+        "fake/extractor",
+        "fake/checker-a",
+        "fake/checker-b",
+        "fake/reporter",
+    }
     assert all(span.attributes["factcheck.outcome"] == "ok" for span in model_spans)
     # Every span but the root has its parent in the same trace.
     span_ids = {span.span_id for span in spans}

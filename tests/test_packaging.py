@@ -61,7 +61,13 @@ def test_the_compose_check_does_reject_a_broken_file(tmp_path):
 
 def test_kubernetes_manifests_are_valid():
     assert {path.name for path in K8S} >= {
-        "configmap.yaml", "secret.yaml", "gateway.yaml", "extractor.yaml", "checker.yaml", "reporter.yaml"}
+        "configmap.yaml",
+        "secret.yaml",
+        "gateway.yaml",
+        "extractor.yaml",
+        "checker.yaml",
+        "reporter.yaml",
+    }
     done = _run(_tool("kubernetes-validate"), "--strict", *map(str, K8S))
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("passed") == len(_k8s())
@@ -107,7 +113,11 @@ def _dockerfile_variables() -> set[str]:
 
 def test_every_factcheck_variable_they_set_is_a_setting():
     fields = set(Settings.model_fields)
-    variables = {name for name in _compose_variables() | _k8s_variables() | _dockerfile_variables() if name.startswith("FACTCHECK_")}
+    variables = {
+        name
+        for name in _compose_variables() | _k8s_variables() | _dockerfile_variables()
+        if name.startswith("FACTCHECK_")
+    }
     assert len(variables) > 10
     unknown = sorted(name for name in variables if name.removeprefix("FACTCHECK_").lower() not in fields)
     assert unknown == []
@@ -155,7 +165,8 @@ def test_kubernetes_has_grpc_probes_a_headless_checker_service_and_an_hpa():
     [secret] = _kind("Secret")
     assert "FACTCHECK_MODEL_API_KEY" in secret["stringData"]
     model_key_users = {
-        name for name, doc in deployments.items()
+        name
+        for name, doc in deployments.items()
         for item in doc["spec"]["template"]["spec"]["containers"][0].get("env", [])
         if item["name"] == "FACTCHECK_MODEL_API_KEY"
     }

@@ -130,12 +130,47 @@ def folded(text: str) -> str:
 
 # A mix of format keywords and arbitrary text, so random inputs reach the parsers' branches.
 FRAGMENTS = [
-    "CLAIM 1:", "CLAIM 2: ", "**CLAIM 3:**", "Claim:", "claim 7 -", "Context:", "Type: date", "Type: BOGUS", "- Type:",
-    "EXTRACTION SUMMARY:", "VERIFICATION claim_1:", "VERIFICATION 2: disputed",
+    "CLAIM 1:",
+    "CLAIM 2: ",
+    "**CLAIM 3:**",
+    "Claim:",
+    "claim 7 -",
+    "Context:",
+    "Type: date",
+    "Type: BOGUS",
+    "- Type:",
+    "EXTRACTION SUMMARY:",
+    "VERIFICATION claim_1:",
+    "VERIFICATION 2: disputed",
     "### VERIFICATION CLAIM 3: **VERIFIED**",
-    "VERIFICATION claim_99999999999999999999999999:", "VERIFICATION SUMMARY:", "Evidence:", "- **Evidence:**",
-    "Correction: N/A", "Correction:", "Confidence: high", "Verdict: UNVERIFIABLE", "\n", "\r\n", "\r", "\x00", "**",
-    "_", "`", "\u0130", "\u00df", "\u2028", "\x85", " ", "\t", "#", "> ", "[", "]", '"', "\u201c", "\u201d",
+    "VERIFICATION claim_99999999999999999999999999:",
+    "VERIFICATION SUMMARY:",
+    "Evidence:",
+    "- **Evidence:**",
+    "Correction: N/A",
+    "Correction:",
+    "Confidence: high",
+    "Verdict: UNVERIFIABLE",
+    "\n",
+    "\r\n",
+    "\r",
+    "\x00",
+    "**",
+    "_",
+    "`",
+    "\u0130",
+    "\u00df",
+    "\u2028",
+    "\x85",
+    " ",
+    "\t",
+    "#",
+    "> ",
+    "[",
+    "]",
+    '"',
+    "\u201c",
+    "\u201d",
 ]
 model_like_text = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=12)), max_size=40).map("".join)
 any_text = st.one_of(st.text(), model_like_text)
@@ -218,8 +253,7 @@ def test_extraction_summary_lines_are_never_claims():
 
 def test_summary_ends_at_the_next_numbered_claim():
     text = (
-        "EXTRACTION SUMMARY:\nTotal claims: 1\n\n"
-        "CLAIM 1: Mount Everest is 8,849 m tall\nContext: c\nType: STATISTIC\n"
+        "EXTRACTION SUMMARY:\nTotal claims: 1\n\nCLAIM 1: Mount Everest is 8,849 m tall\nContext: c\nType: STATISTIC\n"
     )
     assert [c.claim for c in parse_claims(text)] == ["Mount Everest is 8,849 m tall"]
 
@@ -431,8 +465,7 @@ def test_verdict_may_come_from_a_verdict_line():
 
 def test_a_block_without_any_verdict_counts_as_not_addressed_and_a_later_one_can_answer():
     text = (
-        "VERIFICATION claim_1:\nEvidence: unsure\n\n"
-        "VERIFICATION claim_1: VERIFIED\nEvidence: sure\nConfidence: HIGH\n"
+        "VERIFICATION claim_1:\nEvidence: unsure\n\nVERIFICATION claim_1: VERIFIED\nEvidence: sure\nConfidence: HIGH\n"
     )
     [v] = parse_verifications(text, "m/x", ["claim_1"])
     assert (v.verdict, v.evidence, v.confidence) == ("VERIFIED", "sure", "HIGH")
@@ -532,9 +565,7 @@ def test_parse_verifications_is_linear_on_10mb_adversarial_input():
         assert seconds < 5, f"{seconds:.1f}s on a {len(text)}-character input"
 
 
-expected_ids = st.lists(
-    st.one_of(st.integers(0, 12).map(lambda n: f"claim_{n}"), st.text(max_size=8)), max_size=6
-)
+expected_ids = st.lists(st.one_of(st.integers(0, 12).map(lambda n: f"claim_{n}"), st.text(max_size=8)), max_size=6)
 
 
 @FAST
@@ -745,7 +776,9 @@ def test_verification_prompt_lists_every_claim_with_its_id():
     assert "VERIFICATION {{id}}: {{VERDICT}}\nEvidence: [your reasoning]" in prompt  # the format, shown literally
     # The spec's own example answer to this prompt parses back completely.
     assert [v.verdict for v in parse_verifications(SPEC_VERIFICATION, "m", [c.id for c in SPEC_CLAIMS])] == [
-        "VERIFIED", "VERIFIED", "DISPUTED",
+        "VERIFIED",
+        "VERIFIED",
+        "DISPUTED",
     ]
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from factcheck.grpc_options import server_options
 from factcheck.settings import Settings
-from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from factcheck.v1 import factcheck_pb2_grpc
 from tests.ops_support import content_request, fake_model_environment, metrics_url, sample_value, scrape
 from tests.processes import Suite, start_service
 
@@ -67,7 +67,9 @@ def test_calls_spread_over_every_checker_replica(replicated, fake_models):
             assert verified.checker_count == 2 and not verified.failed_checkers
 
     spread = {
-        name: sample_value(scrape(metrics_url(service)), "grpc_server_handled_total", grpc_method="Verify", grpc_code="OK")
+        name: sample_value(
+            scrape(metrics_url(service)), "grpc_server_handled_total", grpc_method="Verify", grpc_code="OK"
+        )
         for name, service in replicated.services.items()
         if name.startswith("checker-")
     }

@@ -22,7 +22,14 @@ from factcheck.security.auth import UNAUTHENTICATED_MESSAGE, BearerAuthIntercept
 from factcheck.security.secrets import RedactSecrets
 from factcheck.security.tls import TLSConfigError, server_credentials
 from factcheck.settings import Settings
-from factcheck.v1 import checker_pb2, checker_pb2_grpc, factcheck_pb2, factcheck_pb2_grpc, knowledge_pb2, knowledge_pb2_grpc
+from factcheck.v1 import (
+    checker_pb2,
+    checker_pb2_grpc,
+    factcheck_pb2,
+    factcheck_pb2_grpc,
+    knowledge_pb2,
+    knowledge_pb2_grpc,
+)
 from tests.certs import CertificateAuthority
 from tests.fake_model_server import fail
 from tests.ops_support import content_request, fake_model_environment, start_suite_with
@@ -125,7 +132,9 @@ def _gateway_calls(channel):
         "GetResult": lambda metadata: gateway.GetResult(
             factcheck_pb2.GetResultRequest(message_id="x"), timeout=10, metadata=metadata
         ),
-        "ListResults": lambda metadata: gateway.ListResults(factcheck_pb2.ListResultsRequest(), timeout=10, metadata=metadata),
+        "ListResults": lambda metadata: gateway.ListResults(
+            factcheck_pb2.ListResultsRequest(), timeout=10, metadata=metadata
+        ),
         "ListDocuments": lambda metadata: knowledge.ListDocuments(
             knowledge_pb2.ListDocumentsRequest(), timeout=10, metadata=metadata
         ),
@@ -134,7 +143,12 @@ def _gateway_calls(channel):
 
 @pytest.mark.parametrize(
     "metadata",
-    [(), (("authorization", f"Bearer {WRONG_TOKEN}"),), (("authorization", f"Basic {TOKENS[0]}"),), (("authorization", "Bearer"),)],
+    [
+        (),
+        (("authorization", f"Bearer {WRONG_TOKEN}"),),
+        (("authorization", f"Basic {TOKENS[0]}"),),
+        (("authorization", "Bearer"),),
+    ],
     ids=["no-token", "wrong-token", "wrong-scheme", "empty-token"],
 )
 def test_every_gateway_rpc_needs_a_valid_token(secure_suite, pki, metadata):
@@ -155,7 +169,9 @@ def test_health_and_reflection_need_no_token(secure_suite, pki):
         status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status
         assert status == health_pb2.HealthCheckResponse.SERVING
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-        responses = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5)
+        responses = stub.ServerReflectionInfo(
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5
+        )
         names = [service.name for response in responses for service in response.list_services_response.service]
     assert "factcheck.v1.FactCheckService" in names
 
@@ -163,7 +179,9 @@ def test_health_and_reflection_need_no_token(secure_suite, pki):
 def test_secrets_appear_in_no_log_line_and_no_error(secure_suite, pki, fake_models):
     """A provider that echoes the key, and a caller with a wrong token: neither secret leaks."""
     fake_models.reset()
-    fake_models.script("fake/checker-a", fail(401, body={"error": {"message": f"Incorrect API key provided: {MODEL_KEY}"}}))
+    fake_models.script(
+        "fake/checker-a", fail(401, body={"error": {"message": f"Incorrect API key provided: {MODEL_KEY}"}})
+    )
     settings = tls_settings(pki)
     with open_gateway_channel(settings, secure_suite.gateway_target) as channel:
         gateway = factcheck_pb2_grpc.FactCheckServiceStub(channel)
@@ -187,12 +205,16 @@ def test_tls_without_a_certificate_stops_the_server_with_a_clear_message(tmp_pat
     with pytest.raises(TLSConfigError, match="FACTCHECK_TLS_KEY_FILE is not set"):
         server_credentials(Settings(tls=True))
     with pytest.raises(TLSConfigError, match="cannot read"):
-        server_credentials(Settings(tls=True, tls_cert_file=str(tmp_path / "no.crt"), tls_key_file=str(tmp_path / "no.key")))
+        server_credentials(
+            Settings(tls=True, tls_cert_file=str(tmp_path / "no.crt"), tls_key_file=str(tmp_path / "no.key"))
+        )
 
 
 def test_settings_never_show_secrets():
     settings = Settings(
-        model_api_key=MODEL_KEY, auth_tokens=",".join(TOKENS), gateway_token=TOKENS[0],
+        model_api_key=MODEL_KEY,
+        auth_tokens=",".join(TOKENS),
+        gateway_token=TOKENS[0],
         database_url="postgresql+psycopg://factcheck:db-pass-1f2e@db/factcheck",
     )
     assert [token.get_secret_value() for token in settings.auth_tokens] == TOKENS
@@ -236,7 +258,9 @@ def test_the_container_health_check_speaks_mtls_with_the_services_settings(secur
     target = secure_suite.services["checker"].target
     env = {key: value for key, value in os.environ.items() if not key.startswith("FACTCHECK_")}
     command = [sys.executable, "-m", "factcheck.healthcheck", target]
-    with_certificate = subprocess.run(command, env={**env, **pki["internal"].env()}, capture_output=True, text=True, timeout=60)
+    with_certificate = subprocess.run(
+        command, env={**env, **pki["internal"].env()}, capture_output=True, text=True, timeout=60
+    )
     assert (with_certificate.returncode, with_certificate.stdout.strip()) == (0, "SERVING"), with_certificate.stderr
     plaintext = subprocess.run([*command, "--timeout", "2"], env=env, capture_output=True, text=True, timeout=60)
     assert plaintext.returncode == 1

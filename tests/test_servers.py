@@ -42,7 +42,9 @@ def _health(target: str, service: str = "") -> int:
 def _reflected_services(target: str) -> list[str]:
     with grpc.insecure_channel(target) as channel:
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-        responses = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10)
+        responses = stub.ServerReflectionInfo(
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
+        )
         return [service.name for response in responses for service in response.list_services_response.service]
 
 
@@ -73,7 +75,9 @@ def test_console_script_serves_health_and_reflection_and_stops_on_sigterm(script
 def test_gateway_migrate_command(tmp_path):
     database = tmp_path / "migrated.db"
     env = {**os.environ, "FACTCHECK_DATABASE_URL": f"sqlite:///{database}"}
-    done = subprocess.run([_script("factcheck-gateway"), "migrate"], env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [_script("factcheck-gateway"), "migrate"], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert "latest schema" in done.stdout
     assert database.exists()
@@ -102,7 +106,11 @@ def test_factcheck_serve_starts_and_stops_the_suite(tmp_path):
     env = {**os.environ, "FACTCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'fc.db'}"}
     process = subprocess.Popen(
         [_script("factcheck"), "serve", "--base-port", str(base)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     lines: list[str] = []
     try:

@@ -82,7 +82,9 @@ async def _status_of(call) -> tuple[grpc.StatusCode, str]:
 
 
 async def test_generate_answers_with_the_spec_prompt(extractor, fake_models):
-    response = await extractor.Generate(extractor_pb2.GenerateRequest(model="fake/gen", question="Tell me about the Eiffel Tower"))
+    response = await extractor.Generate(
+        extractor_pb2.GenerateRequest(model="fake/gen", question="Tell me about the Eiffel Tower")
+    )
     assert response.model == "fake/gen"
     assert "Eiffel Tower" in response.content
     assert response.usage.total_tokens > 0
@@ -124,7 +126,10 @@ async def test_extract_removes_exact_duplicates(extractor, fake_models):
     )
     fake_models.script("fake/dup", reply(duplicated))
     response = await extractor.Extract(extractor_pb2.ExtractRequest(model="fake/dup", content="Water boils at 100 C."))
-    assert [(c.id, c.claim) for c in response.claims] == [("claim_1", "Water boils at 100 C"), ("claim_2", "Ice melts at 0 C")]
+    assert [(c.id, c.claim) for c in response.claims] == [
+        ("claim_1", "Water boils at 100 C"),
+        ("claim_2", "Ice melts at 0 C"),
+    ]
     assert response.claims[0].HasField("start_offset")
     assert not response.claims[1].HasField("start_offset")  # not in the content
 
@@ -188,7 +193,9 @@ async def test_a_model_without_an_endpoint_is_a_failed_precondition():
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = extractor_pb2_grpc.ExtractorServiceStub(channel)
-            code, details = await _status_of(stub.Generate(extractor_pb2.GenerateRequest(model="openai/o3", question="q")))
+            code, details = await _status_of(
+                stub.Generate(extractor_pb2.GenerateRequest(model="openai/o3", question="q"))
+            )
     finally:
         await server.stop(None)
         await client.aclose()
@@ -230,8 +237,10 @@ async def test_verify_parses_every_claims_verdict(checker, fake_models):
 async def test_verify_treats_missing_verdicts_as_unverifiable(checker, fake_models):
     fake_models.script(
         "fake/partial",
-        reply("VERIFICATION claim_1: VERIFIED\nEvidence: ok\nCorrection: N/A\nConfidence: HIGH\n"
-              "VERIFICATION claim_9: DISPUTED\nEvidence: wrong id\nCorrection: x\nConfidence: LOW\n"),
+        reply(
+            "VERIFICATION claim_1: VERIFIED\nEvidence: ok\nCorrection: N/A\nConfidence: HIGH\n"
+            "VERIFICATION claim_9: DISPUTED\nEvidence: wrong id\nCorrection: x\nConfidence: LOW\n"
+        ),
     )
     response = await checker.Verify(checker_pb2.VerifyRequest(model="fake/partial", content=CONTENT, claims=_claims()))
     got = [ClaimVerification.from_proto(v) for v in response.verifications]
@@ -245,12 +254,17 @@ async def test_verify_treats_missing_verdicts_as_unverifiable(checker, fake_mode
     [
         ([], "claims must not be empty"),
         ([common_pb2.Claim(id="claim_1", claim="x", type=99)], "claims[0].type"),
-        ([common_pb2.Claim(id="claim_1", claim="x", type=1), common_pb2.Claim(id="claim_1", claim="y", type=1)], "unique"),
+        (
+            [common_pb2.Claim(id="claim_1", claim="x", type=1), common_pb2.Claim(id="claim_1", claim="y", type=1)],
+            "unique",
+        ),
         ([common_pb2.Claim(id="", claim="x", type=1)], "id"),
     ],
 )
 async def test_verify_rejects_bad_requests(checker, claims, expected):
-    code, details = await _status_of(checker.Verify(checker_pb2.VerifyRequest(model="fake/c", content="c", claims=claims)))
+    code, details = await _status_of(
+        checker.Verify(checker_pb2.VerifyRequest(model="fake/c", content="c", claims=claims))
+    )
     assert code == grpc.StatusCode.INVALID_ARGUMENT
     assert expected in details
 
@@ -270,8 +284,13 @@ def _consensus() -> list[common_pb2.ClaimConsensus]:
 async def test_report_reads_the_score_and_counts(reporter, fake_models):
     response = await reporter.Report(
         reporter_pb2.ReportRequest(
-            model="fake/rep", content=CONTENT, consensus=_consensus(), total_claims=1, checker_count=1,
-            extractor_model="fake/ext", checker_models=["fake/checker"],
+            model="fake/rep",
+            content=CONTENT,
+            consensus=_consensus(),
+            total_claims=1,
+            checker_count=1,
+            extractor_model="fake/ext",
+            checker_models=["fake/checker"],
         )
     )
     assert response.reliability_score == 85

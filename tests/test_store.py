@@ -177,7 +177,10 @@ def test_concurrent_upgrades_do_not_collide(empty_database_url):
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", UPGRADE_AFTER_GO, empty_database_url],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )  # fmt: skip
         for _ in range(4)
     ]
@@ -242,7 +245,12 @@ def test_default_relative_sqlite_url(tmp_path, monkeypatch):
 
 def test_stage_names_and_orders():
     assert (STAGE_GENERATE, STAGE_EXTRACT, STAGE_REPORT) == (("generate", 0), ("extract", 1), ("report", 99))
-    assert [verify_stage(i) for i in range(4)] == [("verify_0", 10), ("verify_1", 11), ("verify_2", 12), ("verify_3", 13)]
+    assert [verify_stage(i) for i in range(4)] == [
+        ("verify_0", 10),
+        ("verify_1", 11),
+        ("verify_2", 12),
+        ("verify_3", 13),
+    ]
     with pytest.raises(ValueError):
         verify_stage(-1)
 
@@ -416,7 +424,11 @@ def test_load_generated_run(store):
     result = load_fact_check_result(store, "msg-1")
     record = store.get_message("msg-1")
 
-    assert (result.message_id, result.conversation_id, result.question) == ("msg-1", "conv-1", "What about the Internet?")
+    assert (result.message_id, result.conversation_id, result.question) == (
+        "msg-1",
+        "conv-1",
+        "What about the Internet?",
+    )
     assert (result.status, result.title) == (factcheck_pb2.MESSAGE_STATUS_COMPLETE, "Internet history")
     assert result.created_at.ToDatetime(tzinfo=UTC) == record.created_at
     assert result.updated_at.ToDatetime(tzinfo=UTC) == record.updated_at

@@ -26,7 +26,10 @@ def test_content_to_check_with_defaults():
     plan = validate_run_request(request(content_to_check="Water boils at 100 C."), SETTINGS)
     assert plan.content_to_check == "Water boils at 100 C." and not plan.generates
     assert (plan.extractor_model, plan.checker_models, plan.reporter_model) == (
-        "local/extractor", ("local/checker",), "local/reporter")
+        "local/extractor",
+        ("local/checker",),
+        "local/reporter",
+    )
     assert (plan.max_content_length, plan.timeout_ms) == (20_000, 120_000)
     assert plan.content_source == "user_provided" and plan.bias_warning is None
 
@@ -74,15 +77,35 @@ def test_request_config_is_what_gets_stored():
         (request(), "Either contentToCheck or generatorModel must be provided"),
         (request(content_to_check=""), "Either contentToCheck or generatorModel must be provided"),
         (request(content_to_check=" \n "), "mode_config.content_to_check must contain text"),
-        (request(content_to_check="x", checker_models=["a/1", "a/2", "a/3", "a/4", "a/5"]),
-         "mode_config.checker_models must list 1 to 4 models (got 5)"),
-        (request(content_to_check="x", max_content_length=499), "mode_config.max_content_length must be between 500 and 50000 (got 499)"),
-        (request(content_to_check="x", max_content_length=50_001), "mode_config.max_content_length must be between 500 and 50000"),
-        (request(content_to_check="x", timeout_ms=29_999), "mode_config.timeout_ms must be between 30000 and 180000 (got 29999)"),
+        (
+            request(content_to_check="x", checker_models=["a/1", "a/2", "a/3", "a/4", "a/5"]),
+            "mode_config.checker_models must list 1 to 4 models (got 5)",
+        ),
+        (
+            request(content_to_check="x", max_content_length=499),
+            "mode_config.max_content_length must be between 500 and 50000 (got 499)",
+        ),
+        (
+            request(content_to_check="x", max_content_length=50_001),
+            "mode_config.max_content_length must be between 500 and 50000",
+        ),
+        (
+            request(content_to_check="x", timeout_ms=29_999),
+            "mode_config.timeout_ms must be between 30000 and 180000 (got 29999)",
+        ),
         (request(content_to_check="x", timeout_ms=180_001), "mode_config.timeout_ms must be between 30000 and 180000"),
-        (request(content_to_check="x", timeout_ms=-5), "mode_config.timeout_ms must be between 30000 and 180000 (got -5)"),
-        (request(content_to_check="x", extractor_model="gpt4"), 'mode_config.extractor_model must be a model id like "provider/name"'),
-        (request(content_to_check="x", checker_models=["a/b", " "]), "mode_config.checker_models[1] must be a model id"),
+        (
+            request(content_to_check="x", timeout_ms=-5),
+            "mode_config.timeout_ms must be between 30000 and 180000 (got -5)",
+        ),
+        (
+            request(content_to_check="x", extractor_model="gpt4"),
+            'mode_config.extractor_model must be a model id like "provider/name"',
+        ),
+        (
+            request(content_to_check="x", checker_models=["a/b", " "]),
+            "mode_config.checker_models[1] must be a model id",
+        ),
         (request(generator_model="/o3"), "mode_config.generator_model must be a model id"),
         (request(content_to_check="x", reporter_model="openai/"), "mode_config.reporter_model must be a model id"),
         (request(content_to_check="x" * 1_000_001), "mode_config.content_to_check must be at most 1000000 characters"),
@@ -109,7 +132,9 @@ def _source(**fields) -> common_pb2.Source:
 
 def test_sources_become_documents_with_ids_and_are_stored_in_the_request():
     plan = validate_run_request(
-        request(content_to_check="x", sources=[_source(id="un", title="UN", authority=0.9), _source()], evidence_top_k=5),
+        request(
+            content_to_check="x", sources=[_source(id="un", title="UN", authority=0.9), _source()], evidence_top_k=5
+        ),
         SETTINGS,
     )
     assert [(s.id, s.title, s.authority) for s in plan.sources] == [("un", "UN", 0.9), ("source_2", "source_2", None)]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import grpc
 
-from factcheck.cli import check, client, kb, render, serve
 from factcheck.channels import open_gateway_channel
+from factcheck.cli import check, client, kb, render, serve
 from factcheck.settings import DEFAULT_PORTS, Settings
 from factcheck.v1 import factcheck_pb2
 

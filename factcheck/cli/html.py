@@ -180,7 +180,7 @@ def render_page(result: factcheck_pb2.FactCheckResult) -> str:
         _footer(result),
     ]
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{esc(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
@@ -200,7 +200,7 @@ def _header(result: factcheck_pb2.FactCheckResult, title: str) -> str:
         [
             esc(view.status_name(result.status)),
             f"created {esc(view.local_time(result.created_at))}",
-            f'id <code>{esc(result.message_id)}</code>',
+            f"id <code>{esc(result.message_id)}</code>",
         ]
     )
     note = view.status_note(result)
@@ -374,7 +374,7 @@ def _checker_rows(claim: ClaimView) -> str:
 def _claim_detail(claim: ClaimView) -> str:
     """One accordion entry: the claim, its consensus, and what every checker said."""
     summary = (
-        f"<summary><b>{claim.number}.</b><span class=\"claim-text\">{esc(claim.claim.claim)}</span>"
+        f'<summary><b>{claim.number}.</b><span class="claim-text">{esc(claim.claim.claim)}</span>'
         f"{type_badge(claim.type)}{badge(claim.verdict)}<span>{agreement_bar(claim)}</span></summary>"
     )
     body = []

@@ -108,7 +108,9 @@ def run_search(args: argparse.Namespace, channel) -> int:
     if not response.passages:
         print("no passages match")
     for passage in response.passages:
-        print(f"[{passage.id}] {passage.source_title} ({passage.source_id}, chars {passage.start_offset}-{passage.end_offset})")
+        print(
+            f"[{passage.id}] {passage.source_title} ({passage.source_id}, chars {passage.start_offset}-{passage.end_offset})"
+        )
         print(f"    {passage.text}\n")
     return EXIT_OK
 

@@ -142,7 +142,7 @@ def _line(stage: str, *parts: str | Text) -> Text:
 
 
 def _counts(counts: Mapping[str, int]) -> Text:
-    """"3 verified, 1 disputed, 0 unverifiable" in verdict colours (unchecked only when there are some)."""
+    """ "3 verified, 1 disputed, 0 unverifiable" in verdict colours (unchecked only when there are some)."""
     shown = [*view.VERDICTS, view.UNCHECKED] if counts.get(view.UNCHECKED) else view.VERDICTS
     line = Text()
     for index, verdict in enumerate(shown):
@@ -295,8 +295,10 @@ def _header(result: factcheck_pb2.FactCheckResult) -> Panel:
         ("status", f"{view.status_name(result.status)}, created {view.local_time(result.created_at)}"),
         ("question", result.question),
         ("content", view.content_source(result)),
-        ("models", f"extractor {result.extraction.model or '—'}; checkers {checkers}; "
-                   f"reporter {result.report.model or '—'}"),
+        (
+            "models",
+            f"extractor {result.extraction.model or '—'}; checkers {checkers}; reporter {result.report.model or '—'}",
+        ),
     ]
     body = Table.grid(padding=(0, 2))
     body.add_column(style="bold")

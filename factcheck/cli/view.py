@@ -145,7 +145,7 @@ def score_of(result: factcheck_pb2.FactCheckResult) -> int | None:
 
 
 def score_band(score: int | None) -> str:
-    """"good" (green), "mixed" (amber), "poor" (red), or "none" when there is no score."""
+    """ "good" (green), "mixed" (amber), "poor" (red), or "none" when there is no score."""
     if score is None:
         return "none"
     if score >= GOOD_SCORE:
@@ -194,7 +194,7 @@ def status_note(result: factcheck_pb2.FactCheckResult) -> str | None:
 
 
 def content_source(result: factcheck_pb2.FactCheckResult) -> str:
-    """"User content", or which model generated it and how long it took (spec, UI Display, Phase 1)."""
+    """ "User content", or which model generated it and how long it took (spec, UI Display, Phase 1)."""
     content = result.content
     if content.source != factcheck_pb2.CONTENT_SOURCE_GENERATED:
         return "User content"
@@ -209,7 +209,7 @@ def seconds(milliseconds: int) -> str:
 
 
 def local_time(timestamp: timestamp_pb2.Timestamp) -> str:
-    """"YYYY-MM-DD HH:MM" in local time; "—" when unset."""
+    """ "YYYY-MM-DD HH:MM" in local time; "—" when unset."""
     if not timestamp.seconds and not timestamp.nanos:
         return "—"
     return timestamp.ToDatetime(tzinfo=timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M")

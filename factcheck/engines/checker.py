@@ -138,7 +138,11 @@ def _block(claim_id: str, judgement: Judgement, request: VerificationRequest, pa
 
 def _evidence(judgement: Judgement, request: VerificationRequest, passage_ids: list[str]) -> str:
     if not passage_ids:
-        reason = "no evidence passages were given for this claim" if request.has_evidence else "the prompt gave no evidence passages"
+        reason = (
+            "no evidence passages were given for this claim"
+            if request.has_evidence
+            else "the prompt gave no evidence passages"
+        )
         return f"Not checked: {reason}, and local/checker judges claims only against the passages it is given."
     if judgement.verdict == UNVERIFIABLE or judgement.passage_id is None:
         return f"None of the passages given for this claim ({', '.join(passage_ids)}) states or contradicts it."

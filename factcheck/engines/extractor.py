@@ -442,7 +442,9 @@ _DATE = re.compile(
     r"|\b(?:century|centuries|decade|BCE?|AD)\b"
 )
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,.]*(?!\d|st\b|nd\b|rd\b|th\b)")
-_QUANTITY_WORDS = re.compile(r"%|\b(?:percent|per cent|million|billion|trillion|thousand|hundreds|dozens)\b", re.IGNORECASE)
+_QUANTITY_WORDS = re.compile(
+    r"%|\b(?:percent|per cent|million|billion|trillion|thousand|hundreds|dozens)\b", re.IGNORECASE
+)
 _CAUSAL = re.compile(
     r"\b(?:because|due to|owing to|caused|causes|causing|leads? to|led to|leading to|results? in|resulted in|"
     r"resulting in|as a result of|contributes? to|contributed to|triggered|responsible for)\b",

@@ -77,10 +77,25 @@ MAX_QUOTE_CHARS = 280
 
 _NEGATIONS = frozenset("not no never none neither nor without cannot nobody nothing".split())
 _QUANTIFIERS = {
-    "all": 4, "every": 4, "always": 4, "each": 4, "entire": 4,
-    "most": 3, "majority": 3, "mostly": 3, "usually": 3,
-    "many": 2, "often": 2, "numerous": 2, "several": 2, "much": 2,
-    "some": 1, "few": 1, "sometimes": 1, "occasionally": 1, "minority": 1,
+    "all": 4,
+    "every": 4,
+    "always": 4,
+    "each": 4,
+    "entire": 4,
+    "most": 3,
+    "majority": 3,
+    "mostly": 3,
+    "usually": 3,
+    "many": 2,
+    "often": 2,
+    "numerous": 2,
+    "several": 2,
+    "much": 2,
+    "some": 1,
+    "few": 1,
+    "sometimes": 1,
+    "occasionally": 1,
+    "minority": 1,
 }
 _MODALS = frozenset("may might could possibly perhaps likely probably can".split())
 _SUPERLATIVES = frozenset(
@@ -90,12 +105,31 @@ _SUPERLATIVES = frozenset(
 _ANTONYMS = {
     pair[0]: pair[1]
     for a, b in [
-        ("largest", "smallest"), ("biggest", "smallest"), ("highest", "lowest"), ("oldest", "youngest"),
-        ("first", "last"), ("earliest", "latest"), ("increase", "decrease"), ("rise", "fall"),
-        ("before", "after"), ("north", "south"), ("east", "west"), ("higher", "lower"),
-        ("more", "less"), ("win", "lose"), ("won", "lost"), ("larger", "smaller"), ("above", "below"),
-        ("true", "false"), ("male", "female"), ("public", "private"), ("maximum", "minimum"),
-        ("born", "died"), ("gain", "loss"), ("positive", "negative"), ("legal", "illegal"),
+        ("largest", "smallest"),
+        ("biggest", "smallest"),
+        ("highest", "lowest"),
+        ("oldest", "youngest"),
+        ("first", "last"),
+        ("earliest", "latest"),
+        ("increase", "decrease"),
+        ("rise", "fall"),
+        ("before", "after"),
+        ("north", "south"),
+        ("east", "west"),
+        ("higher", "lower"),
+        ("more", "less"),
+        ("win", "lose"),
+        ("won", "lost"),
+        ("larger", "smaller"),
+        ("above", "below"),
+        ("true", "false"),
+        ("male", "female"),
+        ("public", "private"),
+        ("maximum", "minimum"),
+        ("born", "died"),
+        ("gain", "loss"),
+        ("positive", "negative"),
+        ("legal", "illegal"),
     ]
     for pair in ((a, b), (b, a))
 }
@@ -124,9 +158,7 @@ _SYNONYM_GROUPS = [
     "leader chief",
     "study research",
 ]
-_SYNONYMS = {
-    stem(word): stem(group.split()[0]) for group in _SYNONYM_GROUPS for word in group.split()
-}
+_SYNONYMS = {stem(word): stem(group.split()[0]) for group in _SYNONYM_GROUPS for word in group.split()}
 _ENTITY = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:of|the|de|del|von|van|and|&)?\s*[A-Z][\w'’.-]*)*")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}")
 _QUOTABLE = re.compile(r'[^"\n\r]+')
@@ -220,7 +252,8 @@ def _claim_facts(claim: str, model: VerifierModel) -> _ClaimFacts:
         entities=entities,
         quantities=quantities,
         dates=dates,
-        compared_stems=frozenset(term_stems(" ".join(m.text for m in (*quantities, *dates)))) | _quantifier_stems(tokens),
+        compared_stems=frozenset(term_stems(" ".join(m.text for m in (*quantities, *dates))))
+        | _quantifier_stems(tokens),
         negated=_negates(tokens, frozenset(weights)),
         quantifier=_quantifier(tokens),
         modal=any(t in _MODALS for t in tokens),
@@ -503,7 +536,10 @@ def _decide(facts: _ClaimFacts, readings: Sequence[_Reading]) -> Judgement:
 
 def _same_subject(reading: _Reading) -> bool:
     features = reading.measures.features
-    return features["entity_share"] >= SAME_SUBJECT_ALIGNMENT and features["figure_free_coverage"] >= SAME_SUBJECT_ALIGNMENT
+    return (
+        features["entity_share"] >= SAME_SUBJECT_ALIGNMENT
+        and features["figure_free_coverage"] >= SAME_SUBJECT_ALIGNMENT
+    )
 
 
 def _hard_conflict(reading: _Reading) -> bool:

@@ -58,8 +58,7 @@ STOPWORDS = frozenset(
 
 # Titles before a name: a full stop after them never ends a sentence.
 _TITLES = frozenset(
-    "mr mrs ms dr prof st mt sen rep gov gen col lt sgt capt cmdr adm fr rev hon pres "
-    "messrs mme mlle".split()
+    "mr mrs ms dr prof st mt sen rep gov gen col lt sgt capt cmdr adm fr rev hon pres messrs mme mlle".split()
 )
 # Abbreviations that may also close a sentence: ambiguous, decided by the next word.
 _CLOSING_ABBREVIATIONS = frozenset(

@@ -61,8 +61,7 @@ class VerifierModel:
             "idf": dict(sorted(self.idf.items())),
             "default_idf": self.default_idf,
             "features": [
-                {"name": name, "mean": m, "scale": s}
-                for name, m, s in zip(self.feature_names, self.mean, self.scale)
+                {"name": name, "mean": m, "scale": s} for name, m, s in zip(self.feature_names, self.mean, self.scale)
             ],
             "weights": {label: list(self.weights[label]) for label in LABELS},
             "bias": {label: self.bias[label] for label in LABELS},

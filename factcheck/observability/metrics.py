@@ -21,32 +21,42 @@ from factcheck.domain import TokenUsage
 SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
 
 RPCS_HANDLED = Counter(
-    "grpc_server_handled_total", "RPCs completed by this server, by method and status code.",
+    "grpc_server_handled_total",
+    "RPCs completed by this server, by method and status code.",
     ["grpc_service", "grpc_method", "grpc_code"],
 )
 RPC_SECONDS = Histogram(
-    "grpc_server_handling_seconds", "Time from an RPC's start to its status, by method.",
-    ["grpc_service", "grpc_method"], buckets=SECONDS_BUCKETS,
+    "grpc_server_handling_seconds",
+    "Time from an RPC's start to its status, by method.",
+    ["grpc_service", "grpc_method"],
+    buckets=SECONDS_BUCKETS,
 )
 MODEL_CALLS = Counter(
-    "factcheck_model_calls_total", 'Model calls by model and outcome ("ok" or the error type).',
+    "factcheck_model_calls_total",
+    'Model calls by model and outcome ("ok" or the error type).',
     ["model", "outcome"],
 )
 MODEL_SECONDS = Histogram(
-    "factcheck_model_call_seconds", "Latency of model calls (retries and waits included), by model.",
-    ["model"], buckets=SECONDS_BUCKETS,
+    "factcheck_model_call_seconds",
+    "Latency of model calls (retries and waits included), by model.",
+    ["model"],
+    buckets=SECONDS_BUCKETS,
 )
 MODEL_TOKENS = Counter(
-    "factcheck_model_tokens_total", "Tokens of successful model calls by model and kind (prompt, completion).",
+    "factcheck_model_tokens_total",
+    "Tokens of successful model calls by model and kind (prompt, completion).",
     ["model", "kind"],
 )
 MODEL_LIMIT_WAIT_SECONDS = Counter(
-    "factcheck_model_limit_wait_seconds_total", "Time calls waited for the client-side rate limits, by provider.",
+    "factcheck_model_limit_wait_seconds_total",
+    "Time calls waited for the client-side rate limits, by provider.",
     ["provider"],
 )
 STAGE_SECONDS = Histogram(
-    "factcheck_stage_duration_seconds", "Duration of each pipeline stage of a run (and of whole runs: stage=run).",
-    ["stage"], buckets=SECONDS_BUCKETS,
+    "factcheck_stage_duration_seconds",
+    "Duration of each pipeline stage of a run (and of whole runs: stage=run).",
+    ["stage"],
+    buckets=SECONDS_BUCKETS,
 )
 VERDICTS = Counter("factcheck_verdicts_total", "Consensus verdicts of verified claims.", ["verdict"])
 RUNS = Counter("factcheck_runs_total", "Finished runs by final status (COMPLETE, PARTIAL, FAILED).", ["status"])

@@ -7,7 +7,11 @@ from services.checker.service import CheckerService
 
 def main() -> None:
     run_model_service(
-        "factcheck-checker", checker_pb2, "CheckerService", checker_pb2_grpc.add_CheckerServiceServicer_to_server, CheckerService
+        "factcheck-checker",
+        checker_pb2,
+        "CheckerService",
+        checker_pb2_grpc.add_CheckerServiceServicer_to_server,
+        CheckerService,
     )
 
 

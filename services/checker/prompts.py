@@ -65,9 +65,7 @@ def _evidence_section(
     passages: Sequence[common_pb2.Passage],
     claim_passages: Mapping[str, Sequence[str]],
 ) -> str:
-    listing = "".join(
-        f"{claim.id}: {', '.join(claim_passages.get(claim.id, ())) or 'none'}\n" for claim in claims
-    )
+    listing = "".join(f"{claim.id}: {', '.join(claim_passages.get(claim.id, ())) or 'none'}\n" for claim in claims)
     return _EVIDENCE_INTRO + "".join(format_passage(p) for p in passages) + "PASSAGES FOR EACH CLAIM:\n" + listing
 
 

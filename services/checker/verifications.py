@@ -54,7 +54,9 @@ _LABEL = re.compile(
     _LEAD + r"(Evidence|Correction|Confidence|Verdict|Sources?|Citations?)(?:\s+level)?[*_]*\s*:(.*)$", re.IGNORECASE
 )
 # `[P2] "quote"`, `P2: “quote”`, or a bare `P2`.
-_CITATION = re.compile(r"\[?\s*P\s*(\d{1,6})\s*\]?\s*[:\-\u2013\u2014]?\s*(?:\"([^\"\n]*)\"|\u201c([^\u201d\n]*)\u201d)?")
+_CITATION = re.compile(
+    r"\[?\s*P\s*(\d{1,6})\s*\]?\s*[:\-\u2013\u2014]?\s*(?:\"([^\"\n]*)\"|\u201c([^\u201d\n]*)\u201d)?"
+)
 _SUMMARY = re.compile(_LEAD + r"VERIFICATION\s+SUMMARY\b", re.IGNORECASE)
 _VERDICT_WORD = re.compile(r"\b(VERIFIED|DISPUTED|UNVERIFIABLE)\b", re.IGNORECASE)
 _CONFIDENCE_WORD = re.compile(r"\b(HIGH|MEDIUM|LOW)\b", re.IGNORECASE)
@@ -183,7 +185,7 @@ def _commit(block: _Block | None, model: str, found: dict[str, ClaimVerification
 
 
 def _ids_by_number(expected_claim_ids: Sequence[str]) -> dict[str, str]:
-    """"claim_3" (or any id ending in 3) under "3", so "VERIFICATION 3:" and "claim_03" find it."""
+    """ "claim_3" (or any id ending in 3) under "3", so "VERIFICATION 3:" and "claim_03" find it."""
     ids: dict[str, str] = {}
     for claim_id in expected_claim_ids:
         if number := _TRAILING_NUMBER.search(claim_id):

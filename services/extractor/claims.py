@@ -89,7 +89,7 @@ def truncate_content(content: str, max_length: int) -> tuple[str, bool]:
     if len(content) <= max_length:
         return content, False
     note = TRUNCATION_NOTE.format(max_length=max_length)
-    return f"{content[:max(max_length, 0)]}\n\n{note}", True
+    return f"{content[: max(max_length, 0)]}\n\n{note}", True
 
 
 # --- parsing -------------------------------------------------------------------------------------
@@ -194,5 +194,3 @@ def _match_candidates(claim: str) -> list[str]:
     stripped = claim.strip()
     candidates = [stripped, stripped.rstrip(".").rstrip()]
     return [c for i, c in enumerate(candidates) if c and c not in candidates[:i]]
-
-

@@ -7,7 +7,11 @@ from services.extractor.service import ExtractorService
 
 def main() -> None:
     run_model_service(
-        "factcheck-extractor", extractor_pb2, "ExtractorService", extractor_pb2_grpc.add_ExtractorServiceServicer_to_server, ExtractorService
+        "factcheck-extractor",
+        extractor_pb2,
+        "ExtractorService",
+        extractor_pb2_grpc.add_ExtractorServiceServicer_to_server,
+        ExtractorService,
     )
 
 

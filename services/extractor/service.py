@@ -29,7 +29,11 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
         await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
         await require(context, bool(request.question.strip()), "question is required")
         completion = await complete_or_abort(
-            self._client, context, request.model, build_generate_prompt(request.question, list(request.passages)), default_timeout_s=self._timeout_s
+            self._client,
+            context,
+            request.model,
+            build_generate_prompt(request.question, list(request.passages)),
+            default_timeout_s=self._timeout_s,
         )
         content = completion.text.strip()
         if not content:

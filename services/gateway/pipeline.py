@@ -20,17 +20,17 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.fallback_report import NO_CLAIMS_NOTE, NO_CLAIMS_REPORT, average_agreement_rate, build_fallback_report
+from factcheck.observability import metrics
 from factcheck.v1 import (
     checker_pb2,
-    common_pb2,
     checker_pb2_grpc,
+    common_pb2,
     extractor_pb2,
     extractor_pb2_grpc,
     factcheck_pb2,
     reporter_pb2,
     reporter_pb2_grpc,
 )
-from factcheck.observability import metrics
 from services.gateway.consensus import calculate_consensus
 from services.gateway.events import EventStream
 from services.gateway.knowledge.retrieval import Evidence, Retriever
@@ -39,11 +39,11 @@ from services.gateway.store import (
     ROLE_EXTRACTOR,
     ROLE_GENERATOR,
     ROLE_REPORTER,
+    ROLE_RETRIEVER,
     STAGE_EXTRACT,
     STAGE_GENERATE,
     STAGE_REPORT,
     STAGE_RETRIEVE,
-    ROLE_RETRIEVER,
     StageStore,
     verify_stage,
 )
@@ -128,7 +128,6 @@ class Run:
             parsed_data=parsed_data,
             response_time_ms=response_time_ms,
         )
-
 
     async def write(self, function, *args, **kwargs) -> None:
         """A store write, retried while the database is unreachable or locked.
@@ -312,7 +311,8 @@ async def retrieve(run: Run) -> None:
     elapsed_ms = int((time.monotonic() - started) * 1000)
     run.evidence = evidence
     claim_evidence = [
-        common_pb2.ClaimEvidence(claim_id=claim_id, passage_ids=ids) for claim_id, ids in evidence.claim_passages.items()
+        common_pb2.ClaimEvidence(claim_id=claim_id, passage_ids=ids)
+        for claim_id, ids in evidence.claim_passages.items()
     ]
     await run.save_stage(
         STAGE_RETRIEVE,
@@ -477,7 +477,9 @@ async def report(run: Run) -> None:
         # Spec: "Note reduced checker count in report metadata."
         parsed["failedCheckers"] = failed
         parsed["requestedCheckerCount"] = len(plan.checker_models)
-    await run.save_stage(STAGE_REPORT, ROLE_REPORTER, plan.reporter_model, response.report_text, parsed, response.response_time_ms)
+    await run.save_stage(
+        STAGE_REPORT, ROLE_REPORTER, plan.reporter_model, response.report_text, parsed, response.response_time_ms
+    )
 
     payload = factcheck_pb2.ReportCompletePayload(
         model=plan.reporter_model,
@@ -514,7 +516,9 @@ async def title(run: Run) -> None:
 async def finish(run: Run, status: str) -> None:
     await run.write(run.store.set_status, run.message_id, status)
     metrics.record_run(status)
-    run.events.emit("complete", factcheck_pb2.CompletePayload(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}")))
+    run.events.emit(
+        "complete", factcheck_pb2.CompletePayload(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}"))
+    )
 
 
 async def fail(run: Run, message: str) -> None:

@@ -106,7 +106,9 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         self, request: factcheck_pb2.ListResultsRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.ListResultsResponse:
         if request.page_size < 0:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"page_size must not be negative (got {request.page_size})")
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"page_size must not be negative (got {request.page_size})"
+            )
         page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         try:
             records, next_token = await asyncio.to_thread(

@@ -175,7 +175,9 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings) 
     )
 
 
-def validate_sources(sources, field: str, *, max_count: int = MAX_SOURCES, name_missing: bool = True) -> tuple[SourceDocument, ...]:
+def validate_sources(
+    sources, field: str, *, max_count: int = MAX_SOURCES, name_missing: bool = True
+) -> tuple[SourceDocument, ...]:
     """Check caller-supplied documents (request sources, AddDocuments).
 
     With `name_missing`, documents without an id get source_1, source_2, ... (request

@@ -7,7 +7,11 @@ from services.reporter.service import ReporterService
 
 def main() -> None:
     run_model_service(
-        "factcheck-reporter", reporter_pb2, "ReporterService", reporter_pb2_grpc.add_ReporterServiceServicer_to_server, ReporterService
+        "factcheck-reporter",
+        reporter_pb2,
+        "ReporterService",
+        reporter_pb2_grpc.add_ReporterServiceServicer_to_server,
+        ReporterService,
     )
 
 

@@ -37,7 +37,9 @@ Produce:
 
 {table_header}"""
 
-_TABLE_HEADER = "| # | Claim | Type | Verdict | Agreement | Correction |\n|---|-------|------|---------|:---------:|-----------|\n"
+_TABLE_HEADER = (
+    "| # | Claim | Type | Verdict | Agreement | Correction |\n|---|-------|------|---------|:---------:|-----------|\n"
+)
 # With evidence, the table also names the sources the consensus rests on.
 _TABLE_HEADER_WITH_SOURCES = (
     "| # | Claim | Type | Verdict | Agreement | Correction | Sources |\n"
@@ -125,7 +127,8 @@ def _result_block(item: ClaimConsensus, checker_count: int) -> str:
         lines.append(f"Consensus Correction: {item.correction}")
     if item.citations:
         quotes = "; ".join(
-            f'[{c.passage_id}] {c.source_title or c.source_id}' + (f' \u2014 "{" ".join(c.quote.split())}"' if c.quote else "")
+            f"[{c.passage_id}] {c.source_title or c.source_id}"
+            + (f' \u2014 "{" ".join(c.quote.split())}"' if c.quote else "")
             for c in item.citations
         )
         lines.append(f"Cited Evidence: {quotes}")
@@ -150,4 +153,3 @@ def _table_row(item: ClaimConsensus, with_sources: bool) -> str:
     if with_sources:
         cells.append(cited_sources(item) or "\u2014")
     return "| " + " | ".join(markdown_cell(cell) for cell in cells) + " |\n"
-

@@ -46,7 +46,9 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
                 f"consensus[{index}].consensus_verdict must be VERIFIED, DISPUTED or UNVERIFIABLE",
             )
             await require(
-                context, is_known_enum(common_pb2.ClaimType, item.type), f"consensus[{index}].type is not a known claim type"
+                context,
+                is_known_enum(common_pb2.ClaimType, item.type),
+                f"consensus[{index}].type is not a known claim type",
             )
             for verdict in item.verdicts:
                 await require(

@@ -75,7 +75,9 @@ class Retriever:
         for query_id, query in queries.items():
             pool = self._candidates(query, request_pool, request_index, use_store, top_k * CANDIDATE_FACTOR)
             ranked = self._rank(query, pool)[:top_k]
-            evidence.claim_passages[query_id] = [_label(candidate, score, labels, evidence) for candidate, score in ranked]
+            evidence.claim_passages[query_id] = [
+                _label(candidate, score, labels, evidence) for candidate, score in ranked
+            ]
         return evidence
 
     def for_claims(self, claims: Sequence[ExtractedClaim], sources, *, use_store: bool, top_k: int) -> Evidence:

@@ -83,7 +83,9 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
         if len(request.query) > MAX_QUERY_CHARS:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"query must be at most {MAX_QUERY_CHARS} characters")
         if not 0 <= request.top_k <= MAX_TOP_K:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"top_k must be between 1 and {MAX_TOP_K} (got {request.top_k})")
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"top_k must be between 1 and {MAX_TOP_K} (got {request.top_k})"
+            )
         evidence = await self._call(
             context,
             lambda: self._retriever.retrieve(

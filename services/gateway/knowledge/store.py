@@ -108,7 +108,11 @@ class KnowledgeStore:
             session.flush()  # the document row first: passages reference it
             session.add_all(
                 KnowledgePassage(
-                    document_id=document_id, chunk_index=i, text=chunk.text, start_offset=chunk.start, end_offset=chunk.end
+                    document_id=document_id,
+                    chunk_index=i,
+                    text=chunk.text,
+                    start_offset=chunk.start,
+                    end_offset=chunk.end,
                 )
                 for i, chunk in enumerate(chunks)
             )

@@ -119,9 +119,7 @@ class DeliberationStage(Base):
     __tablename__ = "deliberation_stages"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    message_id: Mapped[str] = mapped_column(
-        String(255), ForeignKey("messages.id", ondelete="CASCADE"), nullable=False
-    )
+    message_id: Mapped[str] = mapped_column(String(255), ForeignKey("messages.id", ondelete="CASCADE"), nullable=False)
     stage_type: Mapped[str] = mapped_column(String(32), nullable=False)
     stage_order: Mapped[int] = mapped_column(Integer, nullable=False)
     model: Mapped[str | None] = mapped_column(String(255), nullable=True)

@@ -146,9 +146,7 @@ def newest_first_page(session: Session, model: Any, page_size: int, page_token: 
     query = select(model).order_by(model.created_at.desc(), model.id.desc()).limit(page_size + 1)
     if page_token:
         created_at, row_id = decode_page_token(page_token)
-        query = query.where(
-            or_(model.created_at < created_at, and_(model.created_at == created_at, model.id < row_id))
-        )
+        query = query.where(or_(model.created_at < created_at, and_(model.created_at == created_at, model.id < row_id)))
     rows = session.scalars(query).all()
     page = list(rows[:page_size])
     next_token = encode_page_token(page[-1].created_at, page[-1].id) if len(rows) > page_size else None
