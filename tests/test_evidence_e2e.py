@@ -199,3 +199,17 @@ async def test_knowledge_service_errors_are_clear(knowledge):
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await knowledge.ListDocuments(knowledge_pb2.ListDocumentsRequest(page_size=-3))
     assert raised.value.details() == "page_size must not be negative (got -3)"
+
+
+async def test_the_generator_answers_from_the_knowledge_store(gateway, store, fake_models, empty_store):
+    await empty_store.AddDocuments(knowledge_pb2.AddDocumentsRequest(documents=[PARIS, EVEREST]))
+    request = factcheck_pb2.RunRequest(
+        question="When was the Paris Agreement adopted?",
+        mode=factcheck_pb2.MODE_FACT_CHECK,
+        mode_config=factcheck_pb2.FactCheckConfig(generator_model="fake/generator"),
+    )
+    events = await run_events(gateway, request)
+    prompt = next(r.prompt for r in fake_models.requests if r.kind == "generate")
+    assert "SOURCES:" in prompt and "> The Paris Agreement was adopted in 2015 by 196 parties at COP21." in prompt
+    generate_row = store.get_stages(events[0].message_id)[0]
+    assert [p["sourceId"] for p in generate_row.parsed_data["sourcePassages"]] == ["un-paris"]

@@ -274,10 +274,7 @@ def _passage_json(passage) -> dict[str, Any]:
 async def _question_passages(run: Run) -> list:
     """Passages for the generator to answer from, when there are sources or stored documents."""
     plan = run.plan
-    if run.retriever is None:
-        return []
-    should = await asyncio.to_thread(run.retriever.should_run, plan.sources, plan.use_knowledge_store)
-    if not should:
+    if not await _has_evidence(run):
         return []
     evidence = await asyncio.to_thread(
         run.retriever.retrieve,
@@ -289,17 +286,21 @@ async def _question_passages(run: Run) -> list:
     return evidence.passages
 
 
+async def _has_evidence(run: Run) -> bool:
+    """Whether to retrieve: the request has sources, or the knowledge store has documents it may use."""
+    plan = run.plan
+    return run.retriever is not None and await asyncio.to_thread(
+        run.retriever.should_run, plan.sources, plan.use_knowledge_store
+    )
+
+
 async def retrieve(run: Run) -> None:
     """Evidence for every claim, retrieved once so that all checkers judge the same passages.
 
-    Runs only when the request has sources or the knowledge store has documents (and the
-    request did not opt out of it); otherwise no event is sent and the prompt is the spec's.
+    Runs only when there is evidence to search (`_has_evidence`); otherwise no event is
+    sent and the verification prompt is exactly the spec's.
     """
     plan = run.plan
-    if run.retriever is None or not await asyncio.to_thread(
-        run.retriever.should_run, plan.sources, plan.use_knowledge_store
-    ):
-        return
     started = time.monotonic()
     evidence = await asyncio.to_thread(
         run.retriever.for_claims,
@@ -531,13 +532,14 @@ async def fail(run: Run, message: str) -> None:
     run.events.emit("error", factcheck_pb2.ErrorPayload(message=message))
 
 
-def _stages(run: Run):
+async def _stages(run: Run):
     """The steps after `start`, decided as the run goes (no claims → no verification)."""
     if run.plan.generates:
         yield generate
     yield extract
     if run.claims:
-        yield retrieve
+        if await _has_evidence(run):
+            yield retrieve
         yield verify
     yield report
     yield title
@@ -548,7 +550,7 @@ async def run_pipeline(run: Run) -> None:
     started = time.monotonic()
     try:
         await start(run)
-        for step in _stages(run):
+        async for step in _stages(run):
             if run.out_of_time():
                 log.warning("%s: global budget spent before %s; ending as PARTIAL", run.message_id, step.__name__)
                 await finish(run, "PARTIAL")
