@@ -1,6 +1,6 @@
 """Train the verifier behind `local/checker` and write factcheck/engines/data/verifier.json.
 
-Run from the repository root: `python -m scripts.train_verifier` (about a minute on two
+Run from the repository root: `python -m scripts.train_verifier` (about two minutes on two
 cores; pure Python, no extra packages). Deterministic: the same data gives the same file.
 
 Data: only the train split of Factcheck-Bench subtask 3 (see bench/checker_accuracy.py for
@@ -12,7 +12,8 @@ the split by claim; the test split is never read here):
 3. Classifier: a multinomial logistic regression on the standardised features, with
    class-balanced sample weights (each verdict weighs the same in total) and an L2
    penalty chosen by 4-fold cross-validation on the train split, folds by claim, for
-   balanced accuracy. Fitted by full-batch gradient descent from zeros, a fixed number
+   the balanced accuracy of `judge` itself (the classifier inside its hard rules and
+   same-subject gate). Fitted by full-batch gradient descent from zeros, a fixed number
    of steps.
 """
 
@@ -36,7 +37,7 @@ from bench.checker_accuracy import (
     load_pairs,
     split_by_claim,
 )
-from factcheck.engines.judge import PassageText, passage_features, term_stems
+from factcheck.engines.judge import PassageText, judge, passage_features, term_stems
 from factcheck.engines.verifier_model import MODEL_PATH, VerifierModel
 
 L2_CHOICES = (0.001, 0.003, 0.01)
@@ -129,20 +130,27 @@ def predict(weights: list[list[float]], bias: list[float], row: Sequence[float])
     return logits.index(max(logits))
 
 
-def choose_l2(pairs: Sequence[StancePair], rows: Sequence[Sequence[float]], labels: Sequence[int]) -> float:
-    """The L2 penalty with the best cross-validated balanced accuracy (folds by claim)."""
+def choose_l2(pairs: Sequence[StancePair], rows: Sequence[Sequence[float]], labels: Sequence[int], make_model) -> float:
+    """The L2 penalty with the best cross-validated balanced accuracy of `judge` (folds by claim).
+
+    Each fold's classifier is scored twice on the held-out claims: alone (argmax), and end to
+    end, inside `judge` with its hard rules and same-subject gate; the choice is by the latter.
+    """
     folds = [_fold(p.claim) for p in pairs]
     scores = {}
     for l2 in L2_CHOICES:
-        gold, predicted = [], []
+        gold, predicted, judged = [], [], []
         for fold in range(FOLDS):
             train = [i for i, f in enumerate(folds) if f != fold]
             held = [i for i, f in enumerate(folds) if f == fold]
             weights, bias = fit([rows[i] for i in train], [labels[i] for i in train], l2)
+            model = make_model(weights, bias)
             gold += [LABELS[labels[i]] for i in held]
             predicted += [LABELS[predict(weights, bias, rows[i])] for i in held]
-        scores[l2] = balanced_accuracy(confusion_matrix(gold, predicted))
-        print(f"  l2={l2:<7} cross-validated balanced accuracy {scores[l2]:.1f}%")
+            judged += [judge(pairs[i].claim, [PassageText("P1", pairs[i].evidence)], model).verdict for i in held]
+        classifier = balanced_accuracy(confusion_matrix(gold, predicted))
+        scores[l2] = balanced_accuracy(confusion_matrix(gold, judged))
+        print(f"  l2={l2:<7} cross-validated balanced accuracy: classifier {classifier:.1f}%, judge {scores[l2]:.1f}%")
     return max(L2_CHOICES, key=lambda l2: (scores[l2], l2))
 
 
@@ -155,18 +163,24 @@ def train(pairs: Sequence[StancePair]) -> VerifierModel:
     rows = [[(v - m) / s for v, m, s in zip(row, means, scales)] for row in raw]
     labels = [LABELS.index(p.gold) for p in train_pairs]
     print(f"train split: {len(train_pairs)} pairs, {len(names)} features, {len(idf)} weighted stems")
-    l2 = choose_l2(train_pairs, rows, labels)
+    means = tuple(round(m, 6) for m in means)
+    scales = tuple(round(s, 6) for s in scales)
+
+    def make_model(weights: list[list[float]], bias: list[float]) -> VerifierModel:
+        return VerifierModel(
+            idf=idf,
+            default_idf=default_idf,
+            feature_names=tuple(names),
+            mean=means,
+            scale=scales,
+            weights={label: tuple(round(w, 6) for w in weights[c]) for c, label in enumerate(LABELS)},
+            bias={label: round(bias[c], 6) for c, label in enumerate(LABELS)},
+        )
+
+    l2 = choose_l2(train_pairs, rows, labels, make_model)
     weights, bias = fit(rows, labels, l2)
     print(f"chosen l2={l2}")
-    return VerifierModel(
-        idf=idf,
-        default_idf=default_idf,
-        feature_names=tuple(names),
-        mean=tuple(round(m, 6) for m in means),
-        scale=tuple(round(s, 6) for s in scales),
-        weights={label: tuple(round(w, 6) for w in weights[c]) for c, label in enumerate(LABELS)},
-        bias={label: round(bias[c], 6) for c, label in enumerate(LABELS)},
-    )
+    return make_model(weights, bias)
 
 
 def _softmax(logits: list[float]) -> list[float]:

@@ -6,7 +6,8 @@ import pytest
 
 from factcheck.domain import ExtractedClaim
 from factcheck.engines import checker, numbers
-from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge
+from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge, passage_features
+from factcheck.engines.verifier_model import default_model
 from factcheck.models.client import ModelClient
 from factcheck.settings import Settings
 from factcheck.v1 import common_pb2
@@ -128,6 +129,23 @@ def test_long_passage_quote_is_short_and_verbatim() -> None:
     text = filler.replace(". ", ", ") + EIFFEL
     result = one("The Eiffel Tower is 330 metres tall.", text)
     assert result.quote in text and len(result.quote) <= 280 and "\n" not in result.quote
+
+
+def test_passage_level_features_see_figures_and_names_outside_the_best_window() -> None:
+    def features(claim: str, text: str) -> dict[str, float]:
+        return passage_features(claim, PassageText("P1", text), default_model())
+
+    blackpink = "Blackpink is a girl group. While Twice has released five albums, Blackpink has released two albums."
+    assert features("Blackpink has released four albums.", blackpink)["num_conflict_passage"] == 1.0
+    assert features("Blackpink has released two albums.", blackpink)["num_conflict_passage"] == 0.0
+    assert features("The Paris Agreement was adopted in 2017.", "# The Paris Agreement")["figure_unmatched"] == 1.0
+    assert (
+        features("The Paris Agreement was adopted in 2015.", PARIS.replace("2016", "2015"))["figure_unmatched"] == 0.0
+    )
+    town = "Mutschellen is a locality in Switzerland, near the village of Berikon."
+    near = features("Mutschelleben is in Germany.", town)
+    assert near["entity_near_miss"] > 0 and near["entity_missing"] > 0
+    assert features("Mutschellen is in Germany.", town)["entity_near_miss"] == 0.0
 
 
 # --- the engine through the real prompt and parser ---------------------------------

@@ -13,7 +13,10 @@ Per passage:
    figures after normalisation (`numbers.py`: units, %, thousands, million/billion,
    ranges, "about"), dates and years, named entities (capitalised spans), negation
    (a "not" within three words before a claim word), quantifiers ("some" < "many" <
-   "most" < "all"), modals ("may", "could"), superlatives and a few antonyms.
+   "most" < "all"), modals ("may", "could"), superlatives and a few antonyms; and, over the
+   whole passage, figures of the claim's kind none of which agrees with the claim's, and the
+   claim's names the passage lacks or has only a near-miss for ("Mutschellen" for
+   "Mutschelleben").
 3. Decide. These measurements are the features of a small logistic regression trained on
    ../shared/data (`verifier_model.py`), giving P(VERIFIED), P(DISPUTED), P(UNVERIFIABLE).
    Two hard rules override it:
@@ -399,6 +402,18 @@ def _measure(facts: _ClaimFacts, passage: PassageText) -> _Measures:
         date_match=_share(date_matches, facts.dates),
         date_conflict=_share(date_conflicts, facts.dates),
         negation_mismatch=float(window_negated != facts.negated),
+        # Anywhere in the passage: a figure of the claim's kind, none agreeing with the claim's.
+        num_conflict_passage=_share(
+            _unmatched(facts.quantities, quantity_matches, held.quantities, comparable), facts.quantities
+        ),
+        date_conflict_passage=_share(_unmatched(facts.dates, date_matches, held.dates, lambda a, b: True), facts.dates),
+        # The claim's figures that nothing in the passage agrees with (0 for a claim without figures).
+        figure_unmatched=_share(
+            _unmatched((*facts.quantities, *facts.dates), quantity_matches + date_matches, (None,), lambda a, b: True),
+            (*facts.quantities, *facts.dates),
+        ),
+        negation_alignment=aligned * float(window_negated != facts.negated),
+        **_entity_agreement(facts, held),
     )
     wording_conflict = (window_negated != facts.negated or overstated) and aligned >= WORDING_ALIGNMENT
     return _Measures(
@@ -457,6 +472,34 @@ def _figure_check(claimed, stated, window: _Window, same_kind, agree) -> tuple[l
         elif rivals := [s for s in in_window if same_kind(item, s)]:
             conflicts.append((item, rivals[0]))
     return conflicts, matches
+
+
+def _unmatched(claimed: Sequence, matches: Sequence, stated: Sequence, same_kind) -> list:
+    """The claim's figures that no passage figure agrees with, though the passage has some of their kind."""
+    matched = {id(item) for item in matches}
+    return [c for c in claimed if id(c) not in matched and any(same_kind(c, s) for s in stated)]
+
+
+def _entity_agreement(facts: _ClaimFacts, held: _PassageFacts) -> dict[str, float]:
+    """Shares of the claim's name words the passage lacks, and of those it has a near-miss for.
+
+    A near-miss ("Mutschellen" for "Mutschelleben") shares a prefix of at least four letters and
+    60% of the longer word with a passage word: often a different thing with a similar name, which
+    is how many refuting passages look.
+    """
+    names = [s for entity in facts.entities for s in entity]
+    missing = [s for s in names if s not in held.stems]
+    near = [s for s in missing if len(s) >= 4 and any(_near_miss(s, t) for t in held.stems if t[:4] == s[:4])]
+    return {"entity_missing": _share(missing, names), "entity_near_miss": _share(near, names)}
+
+
+def _near_miss(a: str, b: str) -> bool:
+    common = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        common += 1
+    return a != b and common >= 4 and common >= 0.6 * max(len(a), len(b))
 
 
 def _share(found: Sequence, wanted: Sequence) -> float:
