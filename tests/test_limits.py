@@ -144,7 +144,7 @@ async def test_requests_per_minute_hold_calls_back_and_fail_fast_past_the_deadli
         started = time.monotonic()
         with pytest.raises(ModelRateLimitedError, match=r"client-side limit of 2 requests/min for provider 'acme'"):
             await client.complete("acme/m", "three", timeout_s=5)  # the next request is 30 s away
-        assert time.monotonic() - started < 1
+        assert time.monotonic() - started < 10  # fails fast instead of waiting the 30 s; generous on purpose
         # Another provider has its own bucket.
         await client.complete("other/m", "one", timeout_s=5)
     assert len(server.requests) == 3

@@ -16,9 +16,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from factcheck.domain import CLAIM_TYPES, CONFIDENCES, VERDICTS, ClaimConsensus, ClaimVerification, ExtractedClaim
+from factcheck.domain import (
+    CLAIM_TYPES,
+    CONFIDENCES,
+    VERDICTS,
+    ClaimConsensus,
+    ClaimVerification,
+    ExtractedClaim,
+    VerdictSummary,
+)
 from services.checker.prompts import build_verification_prompt
-from services.checker.verifications import NOT_ADDRESSED_EVIDENCE, parse_verifications, summarize
+from services.checker.verifications import NOT_ADDRESSED_EVIDENCE, parse_verifications
 from services.extractor.claims import (
     MAX_CONTENT_LENGTH_DEFAULT,
     locate_claims,
@@ -179,6 +187,8 @@ FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 
 def timed(function, *args):
+    # Not a speed goal (those live in bench/): the bound is far above the ~1 s these take and far
+    # below the hours a backtracking regex would need, so it only catches a quadratic parser.
     started = time.perf_counter()
     result = function(*args)
     return result, time.perf_counter() - started
@@ -326,7 +336,7 @@ def test_parse_claims_is_linear_on_huge_adversarial_input():
     ]
     for text in huge:
         _, seconds = timed(parse_claims, text)
-        assert seconds < 5, f"{seconds:.1f}s on a {len(text)}-character input"
+        assert seconds < 30, f"{seconds:.1f}s on a {len(text)}-character input"
 
 
 # --- locate_claims ---------------------------------------------------------------------------------
@@ -377,7 +387,7 @@ def test_locate_claims_is_fast_on_large_content():
     claims = [ExtractedClaim(f"claim_{i}", f"lorem IPSUM dolor sit amet number {i}", "", "DATE") for i in range(1, 101)]
     located, seconds = timed(locate_claims, claims, content)
     assert all(c.start is None for c in located)
-    assert seconds < 3
+    assert seconds < 30
 
 
 @FAST
@@ -545,7 +555,7 @@ def test_the_verification_summary_is_not_read_as_a_block():
 
 
 def test_summarize_counts_the_parsed_verdicts():
-    summary = summarize(parse_verifications(SPEC_VERIFICATION, "m/x", [*IDS, "claim_4"]))
+    summary = VerdictSummary.count(v.verdict for v in parse_verifications(SPEC_VERIFICATION, "m/x", [*IDS, "claim_4"]))
     assert (summary.verified, summary.disputed, summary.unverifiable) == (2, 1, 1)
 
 
@@ -562,7 +572,7 @@ def test_parse_verifications_is_linear_on_10mb_adversarial_input():
     for text in huge:
         result, seconds = timed(parse_verifications, text, "m/x", IDS)
         assert len(result) == 3
-        assert seconds < 5, f"{seconds:.1f}s on a {len(text)}-character input"
+        assert seconds < 30, f"{seconds:.1f}s on a {len(text)}-character input"
 
 
 expected_ids = st.lists(st.one_of(st.integers(0, 12).map(lambda n: f"claim_{n}"), st.text(max_size=8)), max_size=6)

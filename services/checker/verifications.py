@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Sequence
 
-from factcheck.domain import Citation, ClaimVerification, VerdictSummary
+from factcheck.domain import Citation, ClaimVerification
 
 NOT_ADDRESSED_EVIDENCE = "Checker did not address this claim"
 DEFAULT_CONFIDENCE = "LOW"
@@ -103,11 +103,6 @@ def _header_lines(content: str) -> frozenset[str]:
         return frozenset()
     lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return frozenset(line.strip() for line in lines if _HEADER.match(line))
-
-
-def summarize(verifications: Iterable[ClaimVerification]) -> VerdictSummary:
-    """checker_complete's summary, counted from the parsed verdicts rather than the model's own summary."""
-    return VerdictSummary.count(v.verdict for v in verifications)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from services.gateway.store.models import (
     VERIFY_PREFIX,
     verify_stage,
 )
-from services.gateway.store.store import MessageRecord, StageRecord, StageStore, StoreUnavailableError
+from services.gateway.store.store import MessageRecord, StageRecord, StageStore
 
 __all__ = [
     "ROLE_CHECKER",
@@ -40,7 +40,6 @@ __all__ = [
     "MessageRecord",
     "StageRecord",
     "StageStore",
-    "StoreUnavailableError",
     "upgrade_database",
     "verify_stage",
 ]

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, and_, create_engine, event, or_, select, text
+from sqlalchemy import Engine, and_, create_engine, event, or_, select
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -24,10 +24,6 @@ from services.gateway.store.models import STATUS_RUNNING, STATUSES, Deliberation
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 PG_CONNECT_TIMEOUT_S = 10
-
-
-class StoreUnavailableError(RuntimeError):
-    """The database cannot be reached or queried."""
 
 
 @dataclass(frozen=True)
@@ -162,15 +158,6 @@ class StageStore:
     def __init__(self, database_url: str) -> None:
         self.engine = create_db_engine(database_url)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
-
-    def check_connection(self) -> None:
-        """Raise StoreUnavailableError with the (password-free) URL if the database does not answer."""
-        try:
-            with self.engine.connect() as connection:
-                connection.execute(text("SELECT 1"))
-        except SQLAlchemyError as exc:
-            where = self.engine.url.render_as_string(hide_password=True)
-            raise StoreUnavailableError(f"database unreachable at {where}: {exc}") from exc
 
     def close(self) -> None:
         self.engine.dispose()
