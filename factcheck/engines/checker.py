@@ -26,13 +26,13 @@ import re
 from dataclasses import dataclass
 
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText, judge
+from factcheck.engines.prompt_text import parse_passages
 
 _CLAIMS_MARKER = "CLAIMS TO VERIFY:"
 _EVIDENCE_MARKER = "EVIDENCE:"
 _LISTING_MARKER = "PASSAGES FOR EACH CLAIM:"
 _TAIL_MARKER = "For EACH claim, provide:"
 _CLAIM_LINE = re.compile(r"^CLAIM (\S+): (.*)$")
-_PASSAGE_HEADING = re.compile(r"^\[(P\d+)\] (.*?)(?: \((\S+)\))?$")
 _LISTING_LINE = re.compile(r"^(\S+): (.*)$")
 
 
@@ -95,19 +95,10 @@ def _last_index(lines: list[str], marker: str, start: int = 0) -> int | None:
 
 
 def _passages(lines: list[str]) -> dict[str, PassageText]:
-    """`[Pn] Title (url)` headings, each followed by its "> "-quoted lines."""
+    """The EVIDENCE section's passages by id (the first of a repeated id wins)."""
     passages: dict[str, PassageText] = {}
-    heading: re.Match[str] | None = None
-    quoted: list[str] = []
-    for line in [*lines, ""]:
-        if line.startswith(">") and heading is not None:
-            quoted.append(line[2:] if line.startswith("> ") else line[1:])
-            continue
-        if heading is not None:
-            passages.setdefault(heading.group(1), PassageText(heading.group(1), "\n".join(quoted), heading.group(2)))
-            heading = None
-        if match := _PASSAGE_HEADING.match(line):
-            heading, quoted = match, []
+    for passage in parse_passages("\n".join(lines)):
+        passages.setdefault(passage.id, PassageText(passage.id, passage.text, passage.title))
     return passages
 
 

@@ -69,7 +69,7 @@ _METHODOLOGY = {
 
 @dataclass(frozen=True)
 class Passage:
-    """One `[P1] Title (url)` passage of a SOURCES section, its text unquoted."""
+    """One `[P1] Title (url)` passage of a SOURCES or EVIDENCE section, its text unquoted."""
 
     id: str
     title: str
@@ -126,7 +126,7 @@ def generate_request(prompt: str) -> tuple[str, list[Passage]]:
     sources_at = body.rfind(_SOURCES_HEADER)
     if sources_at == -1:
         return body.strip(), []
-    passages = _parse_passages(body[sources_at + len(_SOURCES_HEADER) :])
+    passages = parse_passages(body[sources_at + len(_SOURCES_HEADER) :])
     return body[:sources_at].strip(), passages
 
 
@@ -186,7 +186,8 @@ def _between(text: str, start_marker: str, end_marker: str) -> str | None:
     return text[start:end]
 
 
-def _parse_passages(section: str) -> list[Passage]:
+def parse_passages(section: str) -> list[Passage]:
+    """`[Pn] Title (url)` headings, each followed by its "> "-quoted lines (factcheck/evidence_text.py)."""
     passages: list[Passage] = []
     heading: re.Match[str] | None = None
     quoted: list[str] = []
