@@ -18,7 +18,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from factcheck.v1 import factcheck_pb2_grpc
+from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.store import StageStore, upgrade_database
 from tests.fake_model_server import FakeModelServer
 from tests.processes import start_suite
@@ -69,6 +69,50 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 # --- the suite as processes, for end-to-end tests -------------------------------------------------------
 
 CHECKERS = ["fake/checker-a", "fake/checker-b"]
+# The fake extractor makes one claim per sentence: three claims.
+CONTENT = (
+    "The Paris Agreement was signed in 2015 by 196 countries. "
+    "Global temperatures have risen by 1.1 degrees Celsius since pre-industrial times. "
+    "Water boils at lower temperatures at high altitude."
+)
+# The spec's event sequence for user content with two checkers.
+FULL_SEQUENCE = [
+    "factcheck_start",
+    "extract_start",
+    "extract_complete",
+    "verify_start",
+    "checker_complete",
+    "checker_complete",
+    "all_checkers_complete",
+    "report_start",
+    "report_complete",
+    "title_complete",
+    "complete",
+]
+
+
+async def run_events(gateway, request) -> list[factcheck_pb2.FactCheckEvent]:
+    """Every event of one streamed run."""
+    return [response.event async for response in gateway.Run(request, timeout=60)]
+
+
+def kinds(events) -> list[str]:
+    return [event.WhichOneof("event") for event in events]
+
+
+def payload(events, kind: str):
+    """The payload of the run's only event of this kind."""
+    [event] = [e for e in events if e.WhichOneof("event") == kind]
+    return getattr(event, kind)
+
+
+def content_request(content: str = CONTENT, question: str = "Fact-check this paragraph", **config):
+    """A RunRequest that checks `content` with the suite's default models (config overrides them)."""
+    return factcheck_pb2.RunRequest(
+        question=question,
+        mode=factcheck_pb2.MODE_FACT_CHECK,
+        mode_config=factcheck_pb2.FactCheckConfig(content_to_check=content, **config),
+    )
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,22 +92,30 @@ class Suite:
                 self.services[name].stop()
 
 
-def start_suite(env: dict[str, str], *, checker_target: str | None = None) -> Suite:
+def start_suite(
+    env: Mapping[str, str],
+    *,
+    checker_target: str | None = None,
+    per_service: Mapping[str, Mapping[str, str]] | None = None,
+) -> Suite:
     """Start extractor, checker and reporter, then a gateway pointed at them.
 
     With `checker_target`, no checker is started: the gateway uses that target (e.g.
     several checker processes the caller started, as `ipv4:host:port,host:port`).
+    `per_service` adds settings for single services (by name, "gateway" included).
     """
+    per_service = per_service or {}
     services: dict[str, ServiceProcess] = {}
     try:
         names = ("extractor", "reporter") if checker_target else ("extractor", "checker", "reporter")
         for name in names:
-            services[name] = start_service(name, env)
+            services[name] = start_service(name, {**env, **per_service.get(name, {})})
         gateway_env = {
             **env,
             "FACTCHECK_EXTRACTOR_TARGET": services["extractor"].target,
             "FACTCHECK_CHECKER_TARGET": checker_target or services["checker"].target,
             "FACTCHECK_REPORTER_TARGET": services["reporter"].target,
+            **per_service.get("gateway", {}),
         }
         services["gateway"] = start_service("gateway", gateway_env)
     except BaseException:

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from factcheck.cli import render
 from factcheck.v1 import common_pb2, factcheck_pb2
-from tests.conftest import CHECKERS, suite_environment
+from tests.conftest import CHECKERS, FULL_SEQUENCE, suite_environment
 from tests.fake_model_server import fail, verdicts
 from tests.processes import start_suite
 from tests.test_html_report import make_result
@@ -34,19 +34,6 @@ CLAIMS = [
     "Water boils at lower temperatures at high altitude.",
 ]
 CONTENT = " ".join(CLAIMS)  # the fake extractor makes one claim per sentence
-FULL_SEQUENCE = [
-    "factcheck_start",
-    "extract_start",
-    "extract_complete",
-    "verify_start",
-    "checker_complete",
-    "checker_complete",
-    "all_checkers_complete",
-    "report_start",
-    "report_complete",
-    "title_complete",
-    "complete",
-]
 CORRECTION = "It was adopted in 2015 by 196 parties and signed from 2016."
 EVENT_ENVELOPE = {"message_id", "seq", "timestamp"}
 

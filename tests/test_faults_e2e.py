@@ -16,18 +16,13 @@ import grpc
 import pytest
 
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc
-from tests.conftest import CHECKERS, suite_environment
+from tests.conftest import CHECKERS, content_request, kinds, payload, run_events, suite_environment
 from tests.fake_model_server import FakeModelServer, delay, raw_bytes, reply
 from tests.processes import start_service, start_suite
 
 pytestmark = pytest.mark.e2e
 
 STAGE_TIMEOUT_MS = 1500
-CONTENT = (
-    "The Paris Agreement was signed in 2015 by 196 countries. "
-    "Global temperatures have risen by 1.1 degrees Celsius since pre-industrial times. "
-    "Water boils at lower temperatures at high altitude."
-)
 
 
 @pytest.fixture(scope="module")
@@ -55,33 +50,12 @@ def store(database):
     stage_store.close()
 
 
-def content_request(content: str = CONTENT, question: str = "Fact-check this", **config) -> factcheck_pb2.RunRequest:
-    return factcheck_pb2.RunRequest(
-        question=question,
-        mode=factcheck_pb2.MODE_FACT_CHECK,
-        mode_config=factcheck_pb2.FactCheckConfig(content_to_check=content, **config),
-    )
-
-
 def question_request(question: str = "Tell me about the Eiffel Tower") -> factcheck_pb2.RunRequest:
     return factcheck_pb2.RunRequest(
         question=question,
         mode=factcheck_pb2.MODE_FACT_CHECK,
         mode_config=factcheck_pb2.FactCheckConfig(generator_model="fake/generator"),
     )
-
-
-async def run_events(gateway, request):
-    return [response.event async for response in gateway.Run(request, timeout=60)]
-
-
-def kinds(events):
-    return [e.WhichOneof("event") for e in events]
-
-
-def payload(events, kind):
-    [event] = [e for e in events if e.WhichOneof("event") == kind]
-    return getattr(event, kind)
 
 
 # --- per-stage timeouts (spec: "Per-stage timeout") --------------------------------------------------------

@@ -10,50 +10,10 @@ import grpc
 import pytest
 
 from factcheck.v1 import common_pb2, factcheck_pb2
-from tests.conftest import CHECKERS
+from tests.conftest import CHECKERS, CONTENT, FULL_SEQUENCE, content_request, kinds, payload, run_events
 from tests.fake_model_server import fail, verdicts
 
 pytestmark = pytest.mark.e2e
-
-CONTENT = (
-    "The Paris Agreement was signed in 2015 by 196 countries. "
-    "Global temperatures have risen by 1.1 degrees Celsius since pre-industrial times. "
-    "Water boils at lower temperatures at high altitude."
-)
-FULL_SEQUENCE = [
-    "factcheck_start",
-    "extract_start",
-    "extract_complete",
-    "verify_start",
-    "checker_complete",
-    "checker_complete",
-    "all_checkers_complete",
-    "report_start",
-    "report_complete",
-    "title_complete",
-    "complete",
-]
-
-
-def content_request(content: str = CONTENT, **config) -> factcheck_pb2.RunRequest:
-    return factcheck_pb2.RunRequest(
-        question="Fact-check this paragraph",
-        mode=factcheck_pb2.MODE_FACT_CHECK,
-        mode_config=factcheck_pb2.FactCheckConfig(content_to_check=content, **config),
-    )
-
-
-async def run_events(gateway, request) -> list[factcheck_pb2.FactCheckEvent]:
-    return [response.event async for response in gateway.Run(request, timeout=60)]
-
-
-def kinds(events) -> list[str]:
-    return [event.WhichOneof("event") for event in events]
-
-
-def payload(events, kind: str):
-    [event] = [e for e in events if e.WhichOneof("event") == kind]
-    return getattr(event, kind)
 
 
 async def test_user_content_runs_the_full_sequence(gateway, store):

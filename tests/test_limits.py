@@ -17,9 +17,9 @@ from factcheck.observability import metrics
 from factcheck.settings import ProviderOverride, Settings
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.run_limit import RunLimit, busy_message
+from tests.conftest import content_request, suite_environment
 from tests.fake_model_server import FakeModelServer, reply
-from tests.ops_support import content_request, fake_model_environment, start_suite_with
-from tests.processes import start_service
+from tests.processes import start_service, start_suite
 
 # --- the gateway's concurrent-run limit ------------------------------------------------------------
 
@@ -27,10 +27,10 @@ from tests.processes import start_service
 @pytest.fixture(scope="module")
 def limited_suite(fake_models, tmp_path_factory):
     env = {
-        **fake_model_environment(fake_models, f"sqlite:///{tmp_path_factory.mktemp('db') / 'fc.db'}"),
+        **suite_environment(fake_models, f"sqlite:///{tmp_path_factory.mktemp('db') / 'fc.db'}"),
         "FACTCHECK_MAX_CONCURRENT_RUNS": "1",
     }
-    suite = start_suite_with(env)
+    suite = start_suite(env)
     yield suite
     suite.stop()
 

@@ -18,16 +18,10 @@ import pytest
 
 from factcheck.observability.context import bind_message_id, close_run_context, current_message_id, open_run_context
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from tests.conftest import content_request, suite_environment
 from tests.fake_otlp_collector import FakeCollector
-from tests.ops_support import (
-    content_request,
-    fake_model_environment,
-    metrics_url,
-    sample_value,
-    scrape,
-    start_suite_with,
-)
-from tests.processes import ROOT
+from tests.ops_support import metrics_url, sample_value, scrape
+from tests.processes import ROOT, start_suite
 
 pytestmark = pytest.mark.e2e
 
@@ -44,13 +38,13 @@ def collector():
 def observed(fake_models, collector, tmp_path_factory):
     """The suite with metrics, JSON logs and tracing on; and the events of one run through it."""
     env = {
-        **fake_model_environment(fake_models, f"sqlite:///{tmp_path_factory.mktemp('db') / 'fc.db'}"),
+        **suite_environment(fake_models, f"sqlite:///{tmp_path_factory.mktemp('db') / 'fc.db'}"),
         "FACTCHECK_METRICS_LISTEN": "127.0.0.1:0",
         "FACTCHECK_LOG_FORMAT": "json",
         "FACTCHECK_OTLP_ENDPOINT": collector.endpoint,
         "OTEL_BSP_SCHEDULE_DELAY": "100",  # export spans within 0.1 s
     }
-    suite = start_suite_with(env)
+    suite = start_suite(env)
     fake_models.reset()
     try:
         with grpc.insecure_channel(suite.gateway_target) as channel:

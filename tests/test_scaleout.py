@@ -9,7 +9,8 @@ import pytest
 from factcheck.grpc_options import server_options
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2_grpc
-from tests.ops_support import content_request, fake_model_environment, metrics_url, sample_value, scrape
+from tests.conftest import content_request, suite_environment
+from tests.ops_support import metrics_url, sample_value, scrape
 from tests.processes import Suite, start_service
 
 pytestmark = pytest.mark.e2e
@@ -21,7 +22,7 @@ RUNS = 9  # two checkers each: 18 Verify calls
 @pytest.fixture(scope="module")
 def replicated(fake_models, tmp_path_factory):
     env = {
-        **fake_model_environment(fake_models, f"sqlite:///{tmp_path_factory.mktemp('db') / 'fc.db'}"),
+        **suite_environment(fake_models, f"sqlite:///{tmp_path_factory.mktemp('db') / 'fc.db'}"),
         "FACTCHECK_METRICS_LISTEN": "127.0.0.1:0",
         # Connections are closed after a second (in-flight calls get 30 s), so the runs below
         # cross several reconnections.

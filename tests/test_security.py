@@ -31,8 +31,9 @@ from factcheck.v1 import (
     knowledge_pb2_grpc,
 )
 from tests.certs import CertificateAuthority
+from tests.conftest import content_request, suite_environment
 from tests.fake_model_server import fail
-from tests.ops_support import content_request, fake_model_environment, start_suite_with
+from tests.processes import start_suite
 
 pytestmark = pytest.mark.e2e
 
@@ -57,13 +58,13 @@ def pki(tmp_path_factory):
 @pytest.fixture(scope="module")
 def secure_suite(fake_models, pki, tmp_path_factory):
     env = {
-        **fake_model_environment(fake_models, f"sqlite:///{tmp_path_factory.mktemp('db') / 'fc.db'}"),
+        **suite_environment(fake_models, f"sqlite:///{tmp_path_factory.mktemp('db') / 'fc.db'}"),
         "FACTCHECK_MODEL_API_KEY": MODEL_KEY,
     }
     internal = {**pki["internal"].env(), "FACTCHECK_TLS_CLIENT_AUTH": "true"}
     gateway = {**pki["gateway"].env(), "FACTCHECK_AUTH_TOKENS": ",".join(TOKENS)}
-    suite = start_suite_with(
-        env, {"extractor": internal, "checker": internal, "reporter": internal, "gateway": gateway}
+    suite = start_suite(
+        env, per_service={"extractor": internal, "checker": internal, "reporter": internal, "gateway": gateway}
     )
     yield suite
     suite.stop()

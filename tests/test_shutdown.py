@@ -13,7 +13,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.store import StageStore
-from tests.ops_support import content_request, fake_model_environment
+from tests.conftest import content_request, suite_environment
 from tests.processes import Suite, start_service
 
 pytestmark = pytest.mark.e2e
@@ -28,7 +28,7 @@ def database_url(tmp_path_factory) -> str:
 
 @pytest.fixture(scope="module")
 def services(fake_models, database_url):
-    env = fake_model_environment(fake_models, database_url)
+    env = suite_environment(fake_models, database_url)
     running = Suite({name: start_service(name, env) for name in ("extractor", "checker", "reporter")})
     yield running
     running.stop()
@@ -40,7 +40,7 @@ def gateway(services, fake_models, database_url):
     fake_models.reset()
     fake_models.set_latency("report", SLOW_REPORT_S)
     env = {
-        **fake_model_environment(fake_models, database_url),
+        **suite_environment(fake_models, database_url),
         "FACTCHECK_EXTRACTOR_TARGET": services.services["extractor"].target,
         "FACTCHECK_CHECKER_TARGET": services.services["checker"].target,
         "FACTCHECK_REPORTER_TARGET": services.services["reporter"].target,
