@@ -23,6 +23,9 @@ from sqlalchemy.pool import StaticPool
 from services.gateway.store.models import STATUS_RUNNING, STATUSES, DeliberationStage, Message, utc_now
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
+# A migrating process waits for another one's whole upgrade (several DDL statements, slow
+# on a loaded machine), not just for one write: it gets far longer before "database is locked".
+SQLITE_MIGRATION_BUSY_TIMEOUT_MS = 60_000
 PG_CONNECT_TIMEOUT_S = 10
 
 
@@ -82,7 +85,8 @@ def _sqlite_engine(url: URL, immediate_transactions: bool) -> Engine:
         if immediate_transactions:
             dbapi_connection.isolation_level = None  # We issue BEGIN ourselves (see below).
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        busy_timeout = SQLITE_MIGRATION_BUSY_TIMEOUT_MS if immediate_transactions else SQLITE_BUSY_TIMEOUT_MS
+        cursor.execute(f"PRAGMA busy_timeout={busy_timeout}")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
