@@ -20,12 +20,13 @@ from services.gateway.pipeline import Downstream, Run, run_pipeline
 from services.gateway.results import load_fact_check_result, message_summary
 from services.gateway.run_limit import RunLimit
 from services.gateway.store.store import StageStore
+from services.gateway.store_calls import call_store, page_size
 from services.gateway.validation import ValidationError, validate_run_request
 
 log = logging.getLogger("factcheck.gateway")
 
-DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 20, 100
 DATABASE_UNAVAILABLE = "The results database is unavailable, so nothing was run. Try again shortly."
+RESULTS_UNAVAILABLE = "The results database is unavailable. Try again shortly."
 
 
 class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
@@ -93,11 +94,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     ) -> factcheck_pb2.GetResultResponse:
         if not request.message_id.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "message_id is required")
-        try:
-            result = await asyncio.to_thread(load_fact_check_result, self._store, request.message_id)
-        except Exception:
-            log.exception("could not load %s", request.message_id)
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "The results database is unavailable. Try again shortly.")
+        result = await call_store(context, RESULTS_UNAVAILABLE, load_fact_check_result, self._store, request.message_id)
         if result is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"No fact-check with message_id {request.message_id!r}")
         return factcheck_pb2.GetResultResponse(result=result)
@@ -105,20 +102,13 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     async def ListResults(
         self, request: factcheck_pb2.ListResultsRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.ListResultsResponse:
-        if request.page_size < 0:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"page_size must not be negative (got {request.page_size})"
-            )
-        page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        try:
-            records, next_token = await asyncio.to_thread(
-                self._store.list_messages, page_size, request.page_token or None
-            )
-        except ValueError as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        except Exception:
-            log.exception("could not list results")
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "The results database is unavailable. Try again shortly.")
+        records, next_token = await call_store(
+            context,
+            RESULTS_UNAVAILABLE,
+            self._store.list_messages,
+            await page_size(context, request.page_size),
+            request.page_token or None,
+        )
         return factcheck_pb2.ListResultsResponse(
             results=[message_summary(record) for record in records], next_page_token=next_token or ""
         )

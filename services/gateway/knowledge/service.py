@@ -11,12 +11,12 @@ from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.store import DocumentSummary, KnowledgeStore
 from services.gateway.results import timestamp
+from services.gateway.store_calls import call_store, page_size
 from services.gateway.validation import ValidationError, validate_sources
 
 log = logging.getLogger("factcheck.gateway.knowledge")
 
 MAX_DOCUMENTS_PER_CALL = 100
-DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 20, 100
 DEFAULT_TOP_K, MAX_TOP_K = 5, 50
 MAX_QUERY_CHARS = 2_000
 STORE_UNAVAILABLE = "The knowledge store is unavailable. Try again shortly."
@@ -38,7 +38,7 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         if not documents:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "documents must list at least one document")
-        added = await self._call(context, self._store.add_documents, list(documents))
+        added = await call_store(context, STORE_UNAVAILABLE, self._store.add_documents, list(documents))
         return knowledge_pb2.AddDocumentsResponse(
             documents=[
                 knowledge_pb2.AddedDocument(document_id=a.document_id, created=a.created, passage_count=a.passage_count)
@@ -63,13 +63,12 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
     async def ListDocuments(
         self, request: knowledge_pb2.ListDocumentsRequest, context: grpc.aio.ServicerContext
     ) -> knowledge_pb2.ListDocumentsResponse:
-        if request.page_size < 0:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"page_size must not be negative (got {request.page_size})"
-            )
-        page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        documents, next_token = await self._call(
-            context, self._store.list_documents, page_size, request.page_token or None
+        documents, next_token = await call_store(
+            context,
+            STORE_UNAVAILABLE,
+            self._store.list_documents,
+            await page_size(context, request.page_size),
+            request.page_token or None,
         )
         return knowledge_pb2.ListDocumentsResponse(
             documents=[_summary(d) for d in documents], next_page_token=next_token or ""
@@ -86,23 +85,14 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, f"top_k must be between 1 and {MAX_TOP_K} (got {request.top_k})"
             )
-        evidence = await self._call(
+        evidence = await call_store(
             context,
+            STORE_UNAVAILABLE,
             lambda: self._retriever.retrieve(
                 {"query": request.query}, (), use_store=True, top_k=request.top_k or DEFAULT_TOP_K
             ),
         )
         return knowledge_pb2.SearchResponse(passages=evidence.passages)
-
-    async def _call(self, context: grpc.aio.ServicerContext, function, *args):
-        """Run a store call in a worker thread; bad paging → INVALID_ARGUMENT, a database failure → UNAVAILABLE."""
-        try:
-            return await asyncio.to_thread(function, *args)
-        except ValueError as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        except Exception:
-            log.exception("knowledge store call failed")
-            await context.abort(grpc.StatusCode.UNAVAILABLE, STORE_UNAVAILABLE)
 
 
 def _summary(document: DocumentSummary) -> knowledge_pb2.DocumentSummary:
