@@ -107,6 +107,18 @@ class Settings(BaseSettings):
     # caller has gone); beyond that Run answers RESOURCE_EXHAUSTED. 0 = no limit.
     max_concurrent_runs: int = Field(default=0, ge=0)
 
+    # --- durable runs ----------------------------------------------------------------------
+    # A running run's lease: renewed by its gateway every third of this; once it lapses (the
+    # gateway died) another gateway resumes the run from its stored stages.
+    run_lease_s: float = Field(default=30.0, gt=0)
+    # How often a gateway looks for abandoned runs (also once at start).
+    recovery_interval_s: float = Field(default=10.0, gt=0)
+    # A run resumed more often than this (it keeps killing its gateways) ends FAILED.
+    max_run_resumes: int = Field(default=3, ge=0)
+    # Watch re-reads stored events at least this often when no notification wakes it (another
+    # replica on SQLite, or a lost PostgreSQL notification).
+    watch_poll_s: float = Field(default=1.0, gt=0)
+
     # --- scale-out -------------------------------------------------------------------------
     # Servers close each connection after this long (0 = never), so that clients re-resolve
     # their targets and spread over new replicas. In-flight calls get the grace period to end;

@@ -210,7 +210,14 @@ def test_an_error_event_in_json_mode_is_printed_and_fails(factcheck, fake_models
     done = factcheck("check", "--json", CONTENT)
     assert done.returncode == 1
     last = events_of(done.stdout)[-1]
-    assert last["error"] == {"message": "All verification checkers failed."}
+    assert last["error"]["message"] == "All verification checkers failed."
+    # Each checker's cause travels with the spec's message (issue 12: failure reasons are kept).
+    causes = last["error"]["failures"]
+    assert sorted((c["stage"], c["model"], c["code"]) for c in causes) == [
+        ("verify_0", "fake/checker-a", "UNAVAILABLE"),
+        ("verify_1", "fake/checker-b", "UNAVAILABLE"),
+    ]
+    assert all("HTTP 500" in c["message"] for c in causes)
 
 
 def test_an_invalid_request_shows_the_gateways_message(factcheck):

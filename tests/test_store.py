@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.exc import IntegrityError
 
@@ -30,6 +31,7 @@ from services.gateway.store import (
     verify_stage,
 )
 from services.gateway.store import store as store_module
+from services.gateway.store.migrate import alembic_config
 from services.gateway.store.models import Base, include_in_schema_comparison
 
 SPEC_COLUMNS = {
@@ -157,10 +159,12 @@ def test_migrations_apply_and_reapply(empty_database_url):
         message_indexes = {i["name"]: i["column_names"] for i in schema.get_indexes("messages")}
         assert message_indexes["idx_messages_created_id"] == ["created_at", "id"]
         with engine.connect() as connection:
-            assert connection.scalar(text("SELECT version_num FROM alembic_version")) == "0002"
+            assert connection.scalar(text("SELECT version_num FROM alembic_version")) == HEAD_REVISION
     finally:
         engine.dispose()
 
+
+HEAD_REVISION = ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 UPGRADE_AFTER_GO = """
 import sys

@@ -50,6 +50,16 @@ class FactCheckServiceStub:
                 request_serializer=factcheck_dot_v1_dot_factcheck__pb2.ListResultsRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_factcheck__pb2.ListResultsResponse.FromString,
                 _registered_method=True)
+        self.Watch = channel.unary_stream(
+                '/factcheck.v1.FactCheckService/Watch',
+                request_serializer=factcheck_dot_v1_dot_factcheck__pb2.WatchRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_factcheck__pb2.WatchResponse.FromString,
+                _registered_method=True)
+        self.Cancel = channel.unary_unary(
+                '/factcheck.v1.FactCheckService/Cancel',
+                request_serializer=factcheck_dot_v1_dot_factcheck__pb2.CancelRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_factcheck__pb2.CancelResponse.FromString,
+                _registered_method=True)
 
 
 class FactCheckServiceServicer:
@@ -78,6 +88,24 @@ class FactCheckServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Watch(self, request, context):
+        """The events of a run after `after_seq`: the stored ones first, then the rest live until the
+        run ends. Works from any gateway replica, whichever one executes the run. On a finished run
+        it replays the stored events and ends.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Cancel(self, request, context):
+        """Stops a running run: downstream calls are cancelled, what was stored stays, its status
+        becomes CANCELLED and watchers receive a final `cancelled` event. A finished run is
+        FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_FactCheckServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -95,6 +123,16 @@ def add_FactCheckServiceServicer_to_server(servicer, server):
                     servicer.ListResults,
                     request_deserializer=factcheck_dot_v1_dot_factcheck__pb2.ListResultsRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_factcheck__pb2.ListResultsResponse.SerializeToString,
+            ),
+            'Watch': grpc.unary_stream_rpc_method_handler(
+                    servicer.Watch,
+                    request_deserializer=factcheck_dot_v1_dot_factcheck__pb2.WatchRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_factcheck__pb2.WatchResponse.SerializeToString,
+            ),
+            'Cancel': grpc.unary_unary_rpc_method_handler(
+                    servicer.Cancel,
+                    request_deserializer=factcheck_dot_v1_dot_factcheck__pb2.CancelRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_factcheck__pb2.CancelResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -179,6 +217,60 @@ class FactCheckService:
             '/factcheck.v1.FactCheckService/ListResults',
             factcheck_dot_v1_dot_factcheck__pb2.ListResultsRequest.SerializeToString,
             factcheck_dot_v1_dot_factcheck__pb2.ListResultsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Watch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/factcheck.v1.FactCheckService/Watch',
+            factcheck_dot_v1_dot_factcheck__pb2.WatchRequest.SerializeToString,
+            factcheck_dot_v1_dot_factcheck__pb2.WatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Cancel(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.FactCheckService/Cancel',
+            factcheck_dot_v1_dot_factcheck__pb2.CancelRequest.SerializeToString,
+            factcheck_dot_v1_dot_factcheck__pb2.CancelResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -26,6 +26,9 @@ class DatabaseGate:
     def ready(self) -> bool:
         return self._ready.is_set()
 
+    async def wait_ready(self) -> None:
+        await self._ready.wait()
+
     async def open(self) -> None:
         """Migrate now if the database answers, else keep trying in the background."""
         if await self._try_upgrade():

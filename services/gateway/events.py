@@ -1,33 +1,71 @@
-"""The event stream of one run: numbered, timestamped FactCheckEvents in a queue.
+"""The numbered events of one run, and the order in which they become visible.
 
-The pipeline puts events; the Run RPC takes them. Decoupling the two lets a run
-finish (and be stored) even when its caller has gone away.
+An event is numbered when it is built, stored (with its stage row, if any) by the pipeline,
+and only then confirmed: put on the live queue that the `Run` RPC streams, and announced
+to watchers. A stored event is never numbered twice, so a run resumed on another gateway
+continues the same sequence; and an event that a resumed run would repeat (its key was
+already stored) is not built at all, so watchers see one gap-free, duplicate-free sequence.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable
 
 from google.protobuf.message import Message
 
 from factcheck.v1 import factcheck_pb2
 
+# Events after which a run has nothing more to say.
+TERMINAL_EVENTS = frozenset({"complete", "error", "cancelled"})
 
-class EventStream:
-    def __init__(self, message_id: str) -> None:
+
+def event_key(event: factcheck_pb2.FactCheckEvent) -> str:
+    """What makes an event unique within a run: its kind, and for checker_complete its checker."""
+    kind = event.WhichOneof("event") or ""
+    if kind == "checker_complete":
+        return f"{kind}:{event.checker_complete.checker_index}"
+    return kind
+
+
+class RunEvents:
+    def __init__(
+        self,
+        message_id: str,
+        *,
+        last_seq: int = 0,
+        emitted_keys: Iterable[str] = (),
+        on_confirmed: Callable[[str], None] | None = None,
+    ) -> None:
         self.message_id = message_id
+        self.last_seq = last_seq
+        self.last_kind: str | None = None
+        self._emitted = set(emitted_keys)
+        self._on_confirmed = on_confirmed
         self._queue: asyncio.Queue[factcheck_pb2.FactCheckEvent | None] = asyncio.Queue()
-        self._seq = 0
 
-    def emit(self, field: str, payload: Message) -> factcheck_pb2.FactCheckEvent:
-        """Send the event whose oneof field is `field` (e.g. "extract_complete")."""
-        self._seq += 1
-        event = factcheck_pb2.FactCheckEvent(message_id=self.message_id, seq=self._seq)
-        event.timestamp.GetCurrentTime()
+    def build(self, field: str, payload: Message) -> factcheck_pb2.FactCheckEvent | None:
+        """The next event (oneof member `field`), or None when a previous attempt of this run stored it."""
+        event = factcheck_pb2.FactCheckEvent(message_id=self.message_id, seq=self.last_seq + 1)
         getattr(event, field).CopyFrom(payload)
-        self._queue.put_nowait(event)
+        if event_key(event) in self._emitted:
+            return None
+        event.timestamp.GetCurrentTime()
         return event
+
+    def confirm(self, event: factcheck_pb2.FactCheckEvent) -> None:
+        """The event is stored (or, for a run's last word while its database is down, must be told now)."""
+        self.last_seq = event.seq
+        self.last_kind = event.WhichOneof("event")
+        self._emitted.add(event_key(event))
+        self._queue.put_nowait(event)
+        if self._on_confirmed is not None:
+            self._on_confirmed(self.message_id)
+
+    @property
+    def ended(self) -> bool:
+        """Whether the run's final event has been confirmed."""
+        return self.last_kind in TERMINAL_EVENTS
 
     def close(self) -> None:
         self._queue.put_nowait(None)

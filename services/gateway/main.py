@@ -28,9 +28,12 @@ from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
 from services.gateway.knowledge.store import KnowledgeStore
 from services.gateway.pipeline import Downstream
+from services.gateway.run_limit import RunLimit
+from services.gateway.runs import RunRegistry
 from services.gateway.service import FactCheckService
 from services.gateway.store.migrate import upgrade_database
 from services.gateway.store.store import StageStore
+from services.gateway.watch import EventHub, PostgresNotifications
 
 log = logging.getLogger("factcheck.gateway")
 
@@ -63,8 +66,17 @@ async def serve(settings: Settings) -> None:
     knowledge = KnowledgeStore(store.engine)
     retriever = Retriever(knowledge, make_reranker(settings.evidence_rerank))
     channels, downstream = open_channels(settings)
-    service = FactCheckService(settings, store, downstream, retriever, database)
-    metrics.track_runs_in_flight(lambda: service.run_limit.in_flight)
+    hub = EventHub()
+    run_limit = RunLimit(settings.max_concurrent_runs)
+    registry = RunRegistry(settings, store, downstream, retriever, hub, run_limit)
+    service = FactCheckService(settings, store, registry, hub, run_limit, database)
+    metrics.track_runs_in_flight(lambda: run_limit.in_flight)
+    # Runs outlive their gateway: lease heartbeats, and recovery of runs whose gateway died.
+    registry.start(database.wait_ready)
+    notifications = None
+    if PostgresNotifications.supported(settings.database_url):
+        notifications = PostgresNotifications(settings.database_url, hub.notify, registry.on_cancel_notification)
+        notifications.start()
 
     def register(server: grpc.aio.Server) -> list[str]:
         factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(service, server)
@@ -75,6 +87,9 @@ async def serve(settings: Settings) -> None:
         ]
 
     async def on_stop() -> None:
+        await registry.stop()
+        if notifications is not None:
+            await notifications.stop()
         for channel in channels:
             await channel.close()
         store.close()

@@ -4,6 +4,12 @@ Each step emits its events, calls one downstream service within the per-stage
 deadline and stores its stage row the moment it has a result, so a later failure
 loses nothing already done. `run_pipeline` chains the steps; a future pipelined
 mode can reuse them in another order.
+
+Runs are durable: every event is stored with the stage row it reports (one fenced
+commit, `StageStore.commit_run`), and a run resumed on another gateway starts with
+`Run.stored` holding the stages already done: each step then takes its result from
+the stored row instead of calling its model again, and the events it already sent are
+not sent twice (`RunEvents`).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from google.protobuf.json_format import MessageToDict
+from google.protobuf.json_format import MessageToDict, ParseDict
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim, VerdictSummary
@@ -32,7 +38,7 @@ from factcheck.v1 import (
     reporter_pb2_grpc,
 )
 from services.gateway.consensus import calculate_consensus
-from services.gateway.events import EventStream
+from services.gateway.events import RunEvents
 from services.gateway.knowledge.retrieval import Evidence, Retriever
 from services.gateway.store import (
     ROLE_CHECKER,
@@ -44,9 +50,14 @@ from services.gateway.store import (
     STAGE_GENERATE,
     STAGE_REPORT,
     STAGE_RETRIEVE,
+    STATUS_CANCELLED,
+    STATUS_COMPLETE,
+    STATUS_FAILED,
+    STATUS_PARTIAL,
     StageStore,
     verify_stage,
 )
+from services.gateway.store.store import FinalState, LeaseLost, StageRecord, StageRow, StoredEvent
 from services.gateway.validation import RunPlan
 
 log = logging.getLogger("factcheck.gateway.pipeline")
@@ -55,13 +66,30 @@ EXTRACTION_FAILED = "Claim extraction failed. Cannot proceed with verification."
 ALL_CHECKERS_FAILED = "All verification checkers failed."
 INTERNAL_ERROR = "The fact-check failed unexpectedly; the stages completed so far are stored."
 STORE_FAILED = "The results database stayed unavailable, so the run was stopped; stages stored before are kept."
+CANCELLED_BY_CALLER = "Cancelled by the caller."
 # How long a write may keep failing (database restarting, SQLite lock held) before the run gives up.
 STORE_RETRY_BUDGET_S = 20.0
 STORE_RETRY_FIRST_DELAY_S, STORE_RETRY_MAX_DELAY_S = 0.1, 2.0
+# A run's last word (FAILED after a database outage) is retried until the database is back.
+FINAL_WRITE_MAX_DELAY_S = 5.0
+# Causes quoted in failures stay short: they travel in events, statuses and table cells.
+MAX_CAUSE_CHARS = 300
 
 
 class RunFailed(Exception):
     """A failure the spec treats as fatal: the message goes to the caller as an `error` event."""
+
+
+def stage_failure(stage: str, model: str | None, code: str, message: str) -> dict[str, str]:
+    """One failed stage's cause, as stored in messages.failures and sent in StageFailure."""
+    text = " ".join(str(message).split())
+    if len(text) > MAX_CAUSE_CHARS:
+        text = text[: MAX_CAUSE_CHARS - 1] + "…"
+    return {"stage": stage, "model": model or "", "code": code, "message": text}
+
+
+def rpc_failure(stage: str, model: str | None, error: grpc.aio.AioRpcError) -> dict[str, str]:
+    return stage_failure(stage, model, error.code().name, error.details() or "")
 
 
 @dataclass
@@ -78,7 +106,8 @@ class CheckerOutcome:
     index: int
     model: str
     response: checker_pb2.VerifyResponse | None = None
-    error: str | None = None
+    failure: dict[str, str] | None = None
+    stored: bool = False  # taken from an earlier attempt's stage row
 
 
 @dataclass
@@ -90,14 +119,24 @@ class Run:
     conversation_id: str
     store: StageStore
     downstream: Downstream
-    events: EventStream
+    events: RunEvents
     deadline: float  # time.monotonic() at which the global budget ends
+    owner: str  # the gateway holding the run's lease; every write is fenced by it
+    lease_s: float
     retriever: Retriever | None = None
+    # A resumed run: the stages an earlier attempt stored (by stage_type), and its title.
+    stored: dict[str, StageRecord] = field(default_factory=dict)
+    stored_title: str | None = None
     content: str = ""
     claims: list[ExtractedClaim] = field(default_factory=list)
     evidence: Evidence | None = None
     checkers: list[CheckerOutcome] = field(default_factory=list)
     consensus: list[ClaimConsensus] = field(default_factory=list)
+    # Every failed stage's cause (a degraded run has some too); stored with the final status.
+    failures: list[dict[str, str]] = field(default_factory=list)
+    # Set by Cancel before the run's task is cancelled; None means the task was stopped for
+    # another reason (lease lost, shutdown) and another gateway will finish the run.
+    cancel_reason: str | None = None
 
     @property
     def stage_timeout_s(self) -> float:
@@ -105,6 +144,15 @@ class Run:
 
     def out_of_time(self) -> bool:
         return time.monotonic() >= self.deadline
+
+    async def emit(self, field_name: str, payload, **commit) -> None:
+        """Store the event (with `stage`, `title` or `final`, in one commit), then let it be seen."""
+        event = self.events.build(field_name, payload)
+        if event is None:  # an earlier attempt of this run stored it
+            return
+        events = [StoredEvent(event.seq, field_name, event.SerializeToString())]
+        await self.write(self._commit, events, **commit)
+        self.events.confirm(event)
 
     async def save_stage(
         self,
@@ -114,43 +162,48 @@ class Run:
         content: str,
         parsed_data: dict[str, Any],
         response_time_ms: int,
+        event: tuple[str, Any],
     ) -> None:
-        """Commit one stage row now, before anything else can fail."""
+        """Commit one stage row with the event that reports it, before anything else can fail."""
         stage_type, stage_order = stage
-        await self.write(
-            self.store.save_stage,
-            message_id=self.message_id,
-            stage_type=stage_type,
-            stage_order=stage_order,
-            model=model,
-            role=role,
-            content=content,
-            parsed_data=parsed_data,
-            response_time_ms=response_time_ms,
-        )
+        row = StageRow(stage_type, stage_order, model, role, content, parsed_data, response_time_ms)
+        await self.emit(*event, stage=row)
 
-    async def write(self, function, *args, **kwargs) -> None:
-        """A store write, retried while the database is unreachable or locked.
+    def _commit(self, events: list[StoredEvent], **commit) -> None:
+        self.store.commit_run(self.message_id, self.owner, self.lease_s, events=events, **commit)
 
-        Every write is idempotent (a stage is unique per run, status and title are plain
-        updates), so a retry after a write that did land never duplicates anything.
+    async def write(self, function, *args, budget_s: float | None = STORE_RETRY_BUDGET_S, **kwargs) -> None:
+        """A store write, retried while the database is unreachable or locked (`budget_s` None: until it lands).
+
+        Every write is idempotent (`commit_run` recognises a commit that already landed), so
+        a retry after a write that did land never duplicates anything.
         """
-        deadline = time.monotonic() + STORE_RETRY_BUDGET_S
+        deadline = None if budget_s is None else time.monotonic() + budget_s
         delay = STORE_RETRY_FIRST_DELAY_S
+        max_delay = STORE_RETRY_MAX_DELAY_S if budget_s is not None else FINAL_WRITE_MAX_DELAY_S
         while True:
             try:
                 await asyncio.to_thread(function, *args, **kwargs)
                 return
             except (OperationalError, InterfaceError) as error:
-                if time.monotonic() + delay > deadline:
+                if deadline is not None and time.monotonic() + delay > deadline:
+                    self.failures.append(stage_failure("store", None, "UNAVAILABLE", _first_line(error)))
                     raise RunFailed(STORE_FAILED) from error
                 log.warning("%s: database write failed, retrying in %.1fs: %s", self.message_id, delay, error)
                 await asyncio.sleep(delay)
-                delay = min(delay * 2, STORE_RETRY_MAX_DELAY_S)
+                delay = min(delay * 2, max_delay)
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).splitlines() or [type(error).__name__])[0]
 
 
 def _rpc_error_text(error: grpc.aio.AioRpcError) -> str:
     return f"{error.code().name}: {error.details()}"
+
+
+def _stored_data(stage: StageRecord) -> dict[str, Any]:
+    return stage.parsed_data or {}
 
 
 async def start(run: Run) -> None:
@@ -169,7 +222,7 @@ async def start(run: Run) -> None:
         config.generator_model = plan.generator_model
     if plan.bias_warning:
         config.bias_warning = plan.bias_warning
-    run.events.emit(
+    await run.emit(
         "factcheck_start",
         factcheck_pb2.FactCheckStartPayload(
             conversation_id=run.conversation_id, message_id=run.message_id, config=config
@@ -181,7 +234,10 @@ async def start(run: Run) -> None:
 async def generate(run: Run) -> None:
     """Phase 0. Spec: on failure or timeout the user's question becomes the content."""
     plan = run.plan
-    run.events.emit("generate_start", factcheck_pb2.GenerateStartPayload())
+    if (stored := run.stored.get(STAGE_GENERATE[0])) is not None:
+        run.content = stored.content or ""
+        return
+    await run.emit("generate_start", factcheck_pb2.GenerateStartPayload())
     started = time.monotonic()
     passages = await _question_passages(run)
     try:
@@ -192,6 +248,7 @@ async def generate(run: Run) -> None:
         content, response_time_ms, fallback = response.content, response.response_time_ms, False
     except grpc.aio.AioRpcError as error:
         log.warning("%s: generation failed (%s); using the question as content", run.message_id, _rpc_error_text(error))
+        run.failures.append(rpc_failure(STAGE_GENERATE[0], plan.generator_model, error))
         content, fallback = plan.question, True
         response_time_ms = int((time.monotonic() - started) * 1000)
 
@@ -210,14 +267,14 @@ async def generate(run: Run) -> None:
             "sourcePassages": [_passage_json(p) for p in passages],
         },
         response_time_ms,
-    )
-    run.events.emit(
-        "generate_complete",
-        factcheck_pb2.GenerateCompletePayload(
-            model=plan.generator_model,
-            content=content,
-            response_time_ms=response_time_ms,
-            fallback_to_question=fallback,
+        event=(
+            "generate_complete",
+            factcheck_pb2.GenerateCompletePayload(
+                model=plan.generator_model,
+                content=content,
+                response_time_ms=response_time_ms,
+                fallback_to_question=fallback,
+            ),
         ),
     )
 
@@ -225,7 +282,12 @@ async def generate(run: Run) -> None:
 async def extract(run: Run) -> None:
     """Phase 1. Spec: extraction failure is fatal."""
     plan = run.plan
-    run.events.emit("extract_start", factcheck_pb2.ExtractStartPayload())
+    if (stored := run.stored.get(STAGE_EXTRACT[0])) is not None:
+        data = _stored_data(stored)
+        run.content = data.get("analyzedContent", run.content)
+        run.claims = [ExtractedClaim.from_json(claim) for claim in data.get("claims", [])]
+        return
+    await run.emit("extract_start", factcheck_pb2.ExtractStartPayload())
     try:
         response = await run.downstream.extractor.Extract(
             extractor_pb2.ExtractRequest(
@@ -235,6 +297,7 @@ async def extract(run: Run) -> None:
         )
     except grpc.aio.AioRpcError as error:
         log.warning("%s: extraction failed: %s", run.message_id, _rpc_error_text(error))
+        run.failures.append(rpc_failure(STAGE_EXTRACT[0], plan.extractor_model, error))
         raise RunFailed(EXTRACTION_FAILED) from error
 
     run.content = response.content
@@ -253,16 +316,16 @@ async def extract(run: Run) -> None:
             "analyzedContent": response.content,
         },
         response.response_time_ms,
-    )
-    run.events.emit(
-        "extract_complete",
-        factcheck_pb2.ExtractCompletePayload(
-            model=plan.extractor_model,
-            claims=response.claims,
-            total_claims=len(run.claims),
-            type_breakdown=type_breakdown,
-            response_time_ms=response.response_time_ms,
-            content_truncated=response.content_truncated,
+        event=(
+            "extract_complete",
+            factcheck_pb2.ExtractCompletePayload(
+                model=plan.extractor_model,
+                claims=response.claims,
+                total_claims=len(run.claims),
+                type_breakdown=type_breakdown,
+                response_time_ms=response.response_time_ms,
+                content_truncated=response.content_truncated,
+            ),
         ),
     )
 
@@ -301,6 +364,14 @@ async def retrieve(run: Run) -> None:
     sent and the verification prompt is exactly the spec's.
     """
     plan = run.plan
+    if (stored := run.stored.get(STAGE_RETRIEVE[0])) is not None:
+        data = _stored_data(stored)
+        run.evidence = Evidence(
+            passages=[ParseDict(p, common_pb2.Passage()) for p in data.get("passages", [])],
+            claim_passages={c["claimId"]: list(c.get("passageIds", [])) for c in data.get("claims", [])},
+            method=data.get("method", ""),
+        )
+        return
     started = time.monotonic()
     evidence = await asyncio.to_thread(
         run.retriever.for_claims,
@@ -326,16 +397,18 @@ async def retrieve(run: Run) -> None:
             "method": evidence.method,
         },
         elapsed_ms,
-    )
-    run.events.emit(
-        "evidence_retrieved",
-        factcheck_pb2.EvidenceRetrievedPayload(
-            claims=claim_evidence, passages=evidence.passages, method=evidence.method, response_time_ms=elapsed_ms
+        event=(
+            "evidence_retrieved",
+            factcheck_pb2.EvidenceRetrievedPayload(
+                claims=claim_evidence, passages=evidence.passages, method=evidence.method, response_time_ms=elapsed_ms
+            ),
         ),
     )
 
 
 async def _verify_one(run: Run, index: int, model: str, claims: list) -> CheckerOutcome:
+    if (stored := run.stored.get(verify_stage(index)[0])) is not None:
+        return CheckerOutcome(index, model, response=_stored_verify_response(stored), stored=True)
     request = checker_pb2.VerifyRequest(model=model, content=run.content, claims=claims)
     if run.evidence is not None:
         request.passages.extend(run.evidence.passages)
@@ -347,14 +420,28 @@ async def _verify_one(run: Run, index: int, model: str, claims: list) -> Checker
         response = await run.downstream.checker.Verify(request, timeout=run.stage_timeout_s)
     except grpc.aio.AioRpcError as error:
         log.warning("%s: checker %d (%s) failed: %s", run.message_id, index, model, _rpc_error_text(error))
-        return CheckerOutcome(index, model, error=_rpc_error_text(error))
+        return CheckerOutcome(index, model, failure=rpc_failure(verify_stage(index)[0], model, error))
     return CheckerOutcome(index, model, response=response)
+
+
+def _stored_verify_response(stage: StageRecord) -> checker_pb2.VerifyResponse:
+    """A checker's answer as an earlier attempt of the run stored it."""
+    data = _stored_data(stage)
+    verifications = [ClaimVerification.from_json(v, checker_model=stage.model) for v in data.get("verifications", [])]
+    return checker_pb2.VerifyResponse(
+        model=stage.model or "",
+        raw_text=stage.content or "",
+        verifications=[v.to_proto() for v in verifications],
+        summary=VerdictSummary.from_json(data.get("summary")).to_proto(),
+        response_time_ms=stage.response_time_ms or 0,
+        dropped_citations=int(data.get("droppedCitations", 0)),
+    )
 
 
 async def verify(run: Run) -> None:
     """Phase 2: every checker at once; each result is stored and streamed as it arrives."""
     plan = run.plan
-    run.events.emit(
+    await run.emit(
         "verify_start",
         factcheck_pb2.VerifyStartPayload(checker_count=len(plan.checker_models), claim_count=len(run.claims)),
     )
@@ -364,6 +451,9 @@ async def verify(run: Run) -> None:
         outcome = await next_done
         run.checkers.append(outcome)
         if outcome.response is None:
+            run.failures.append(outcome.failure)
+            continue
+        if outcome.stored:
             continue
         response = outcome.response
         verifications = [ClaimVerification.from_proto(v) for v in response.verifications]
@@ -375,16 +465,16 @@ async def verify(run: Run) -> None:
             response.raw_text,
             _verification_data(run, verifications, summary, response.dropped_citations),
             response.response_time_ms,
-        )
-        run.events.emit(
-            "checker_complete",
-            factcheck_pb2.CheckerCompletePayload(
-                model=outcome.model,
-                verifications=response.verifications,
-                summary=response.summary,
-                response_time_ms=response.response_time_ms,
-                checker_index=outcome.index,
-                dropped_citations=response.dropped_citations,
+            event=(
+                "checker_complete",
+                factcheck_pb2.CheckerCompletePayload(
+                    model=outcome.model,
+                    verifications=response.verifications,
+                    summary=response.summary,
+                    response_time_ms=response.response_time_ms,
+                    checker_index=outcome.index,
+                    dropped_citations=response.dropped_citations,
+                ),
             ),
         )
 
@@ -396,13 +486,15 @@ async def verify(run: Run) -> None:
     )
     metrics.record_verdicts(item.consensus_verdict for item in run.consensus)
     failed = sorted((o for o in run.checkers if o.response is None), key=lambda o: o.index)
-    run.events.emit(
+    await run.emit(
         "all_checkers_complete",
         factcheck_pb2.AllCheckersCompletePayload(
             consensus=[item.to_proto() for item in run.consensus],
             checker_count=len(succeeded),
             failed_checkers=[
-                factcheck_pb2.CheckerFailure(model=o.model, checker_index=o.index, message=o.error or "")
+                factcheck_pb2.CheckerFailure(
+                    model=o.model, checker_index=o.index, message=f"{o.failure['code']}: {o.failure['message']}"
+                )
                 for o in failed
             ],
         ),
@@ -440,6 +532,7 @@ async def _request_report(run: Run) -> reporter_pb2.ReportResponse:
         )
     except grpc.aio.AioRpcError as error:
         log.warning("%s: reporter failed (%s); writing the fallback table", run.message_id, _rpc_error_text(error))
+        run.failures.append(rpc_failure(STAGE_REPORT[0], plan.reporter_model, error))
         summary = VerdictSummary.count(item.consensus_verdict for item in run.consensus)
         if not run.consensus:
             return reporter_pb2.ReportResponse(
@@ -457,7 +550,9 @@ async def _request_report(run: Run) -> reporter_pb2.ReportResponse:
 async def report(run: Run) -> None:
     """Phase 3 (also the no-claims report, which needs no model call)."""
     plan = run.plan
-    run.events.emit("report_start", factcheck_pb2.ReportStartPayload())
+    if STAGE_REPORT[0] in run.stored:
+        return
+    await run.emit("report_start", factcheck_pb2.ReportStartPayload())
     response = await _request_report(run)
     score = response.reliability_score if response.HasField("reliability_score") else None
     note = response.note if response.HasField("note") else None
@@ -478,10 +573,6 @@ async def report(run: Run) -> None:
         # Spec: "Note reduced checker count in report metadata."
         parsed["failedCheckers"] = failed
         parsed["requestedCheckerCount"] = len(plan.checker_models)
-    await run.save_stage(
-        STAGE_REPORT, ROLE_REPORTER, plan.reporter_model, response.report_text, parsed, response.response_time_ms
-    )
-
     payload = factcheck_pb2.ReportCompletePayload(
         model=plan.reporter_model,
         summary=factcheck_pb2.ReportSummary(
@@ -496,11 +587,21 @@ async def report(run: Run) -> None:
     )
     if score is not None:
         payload.reliability_score = score
-    run.events.emit("report_complete", payload)
+    await run.save_stage(
+        STAGE_REPORT,
+        ROLE_REPORTER,
+        plan.reporter_model,
+        response.report_text,
+        parsed,
+        response.response_time_ms,
+        event=("report_complete", payload),
+    )
 
 
 async def title(run: Run) -> None:
     plan = run.plan
+    if run.stored_title is not None:
+        return
     try:
         response = await run.downstream.reporter.Title(
             reporter_pb2.TitleRequest(model=plan.reporter_model, question=plan.question, content=run.content),
@@ -509,36 +610,87 @@ async def title(run: Run) -> None:
         text = response.title
     except grpc.aio.AioRpcError as error:
         log.warning("%s: title failed (%s); using the question", run.message_id, _rpc_error_text(error))
+        run.failures.append(rpc_failure("title", plan.reporter_model, error))
         text = " ".join(plan.question.split())[:80]
-    await run.write(run.store.set_title, run.message_id, text)
-    run.events.emit("title_complete", factcheck_pb2.TitleCompletePayload(title=text))
+    await run.emit("title_complete", factcheck_pb2.TitleCompletePayload(title=text), title=text)
+
+
+def _failures_proto(failures: list[dict[str, str]]) -> list[factcheck_pb2.StageFailure]:
+    return [factcheck_pb2.StageFailure(**failure) for failure in failures]
 
 
 async def finish(run: Run, status: str) -> None:
-    await run.write(run.store.set_status, run.message_id, status)
-    metrics.record_run(status)
-    run.events.emit(
-        "complete", factcheck_pb2.CompletePayload(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}"))
+    await run.emit(
+        "complete",
+        factcheck_pb2.CompletePayload(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}")),
+        final=FinalState(status, failures=tuple(run.failures)),
     )
+    metrics.record_run(status)
 
 
 async def fail(run: Run, message: str) -> None:
-    """End the run with the spec's error event; one attempt to record FAILED (the error may be the database)."""
+    """End the run with the spec's error event, carrying every failed stage's cause.
+
+    FAILED is never lost: when the database is what failed, the caller is told at once and
+    the same event (same seq) is stored in the background as soon as the database answers.
+    """
+    final = FinalState(STATUS_FAILED, error_message=message, failures=tuple(run.failures))
+    event = run.events.build(
+        "error", factcheck_pb2.ErrorPayload(message=message, failures=_failures_proto(run.failures))
+    )
+    metrics.record_run(STATUS_FAILED)
+    if event is None:
+        return
+    stored = [StoredEvent(event.seq, "error", event.SerializeToString())]
     try:
-        await asyncio.to_thread(run.store.set_status, run.message_id, "FAILED")
-    except Exception:  # the error event must still reach the caller
-        log.exception("%s: could not record FAILED status", run.message_id)
-    metrics.record_run("FAILED")
-    run.events.emit("error", factcheck_pb2.ErrorPayload(message=message))
+        await run.write(run._commit, stored, final=final)
+    except RunFailed:
+        log.error(
+            "%s: could not store FAILED yet; told the caller, storing it once the database answers", run.message_id
+        )
+        run.events.confirm(event)
+        _keep(asyncio.get_running_loop().create_task(_store_eventually(run, stored, final)))
+        return
+    run.events.confirm(event)
+
+
+# Background writes of runs' last words (held here so they are not garbage-collected mid-way).
+_PENDING_FINAL_WRITES: set[asyncio.Task] = set()
+
+
+def _keep(task: asyncio.Task) -> None:
+    _PENDING_FINAL_WRITES.add(task)
+    task.add_done_callback(_PENDING_FINAL_WRITES.discard)
+
+
+async def _store_eventually(run: Run, events: list[StoredEvent], final: FinalState) -> None:
+    try:
+        await run.write(run._commit, events, final=final, budget_s=None)
+        log.info("%s: stored FAILED after the database came back", run.message_id)
+    except LeaseLost:
+        log.info("%s: another gateway took the run over before FAILED could be stored", run.message_id)
+
+
+async def cancelled(run: Run) -> None:
+    reason = run.cancel_reason or CANCELLED_BY_CALLER
+    await run.emit(
+        "cancelled",
+        factcheck_pb2.CancelledPayload(reason=reason),
+        final=FinalState(STATUS_CANCELLED, error_message=reason, failures=tuple(run.failures)),
+    )
+    metrics.record_run(STATUS_CANCELLED)
 
 
 async def _stages(run: Run):
-    """The steps after `start`, decided as the run goes (no claims → no verification)."""
+    """The steps after `start`, decided as the run goes (no claims → no verification).
+
+    A resumed run whose report is stored goes straight to the title: its verification is done.
+    """
     if run.plan.generates:
         yield generate
     yield extract
-    if run.claims:
-        if await _has_evidence(run):
+    if run.claims and STAGE_REPORT[0] not in run.stored:
+        if STAGE_RETRIEVE[0] in run.stored or await _has_evidence(run):
             yield retrieve
         yield verify
     yield report
@@ -553,17 +705,33 @@ async def run_pipeline(run: Run) -> None:
         async for step in _stages(run):
             if run.out_of_time():
                 log.warning("%s: global budget spent before %s; ending as PARTIAL", run.message_id, step.__name__)
-                await finish(run, "PARTIAL")
+                await finish(run, STATUS_PARTIAL)
                 return
             step_started = time.monotonic()
             await step(run)
             metrics.record_stage(step.__name__, time.monotonic() - step_started)
-        await finish(run, "COMPLETE")
+        await finish(run, STATUS_COMPLETE)
+    except asyncio.CancelledError:
+        if run.cancel_reason is None:
+            raise  # lease lost or shutting down: the run is another gateway's (or a later start's) to finish
+        await _end_quietly(run, cancelled(run))
+    except LeaseLost:
+        log.warning("%s: another gateway took the run over; this one stops", run.message_id)
     except RunFailed as failure:
-        await fail(run, str(failure))
+        await _end_quietly(run, fail(run, str(failure)))
     except Exception:
         log.exception("%s: run failed unexpectedly", run.message_id)
-        await fail(run, INTERNAL_ERROR)
+        await _end_quietly(run, fail(run, INTERNAL_ERROR))
     finally:
         metrics.record_stage("run", time.monotonic() - started)
         run.events.close()
+
+
+async def _end_quietly(run: Run, ending) -> None:
+    """A run's last write; if even that cannot land, recovery (this gateway's or another's) ends the run later."""
+    try:
+        await ending
+    except LeaseLost:
+        log.warning("%s: another gateway took the run over; this one stops", run.message_id)
+    except RunFailed:
+        log.error("%s: could not store the run's end; its lease will lapse and recovery will end it", run.message_id)

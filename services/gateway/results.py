@@ -49,6 +49,11 @@ def load_fact_check_result(store: StageStore, message_id: str) -> factcheck_pb2.
     retrieve = _find(stages, STAGE_RETRIEVE[0])
     if retrieve is not None:
         result.evidence.CopyFrom(_evidence(retrieve))
+    if message.error_message is not None:
+        result.error_message = message.error_message
+    result.failures.extend(factcheck_pb2.StageFailure(**failure) for failure in message.failures)
+    if message.request_id is not None:
+        result.request_id = message.request_id
     return result
 
 

@@ -56,3 +56,8 @@ class RunLimit:
         slot = RunSlot(self)
         context.add_done_callback(slot._rpc_done)
         return slot
+
+    def count_resumed(self, task: asyncio.Task) -> None:
+        """A run resumed from another gateway counts until it ends; it is never refused (it was admitted once)."""
+        self.in_flight += 1
+        RunSlot(self).hold_until_done(task)

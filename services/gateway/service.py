@@ -1,10 +1,10 @@
-"""FactCheckService: Run (streamed pipeline), GetResult and ListResults."""
+"""FactCheckService: Run (streamed pipeline), Watch, Cancel, GetResult and ListResults."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
-import time
 import uuid
 from collections.abc import AsyncIterator
 
@@ -14,19 +14,59 @@ from factcheck.observability.context import bind_message_id
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.database_gate import DatabaseGate
-from services.gateway.events import EventStream
-from services.gateway.knowledge.retrieval import Retriever
-from services.gateway.pipeline import Downstream, Run, run_pipeline
+from services.gateway.pipeline import CANCELLED_BY_CALLER
 from services.gateway.results import load_fact_check_result, message_summary
 from services.gateway.run_limit import RunLimit
-from services.gateway.store.store import StageStore
+from services.gateway.runs import RunRegistry
+from services.gateway.store.store import MessageRecord, RequestIdTaken, StageStore
 from services.gateway.store_calls import call_store, page_size
-from services.gateway.validation import ValidationError, validate_run_request
+from services.gateway.validation import RunPlan, ValidationError, validate_run_request
+from services.gateway.watch import EventHub, watch_events
 
 log = logging.getLogger("factcheck.gateway")
 
 DATABASE_UNAVAILABLE = "The results database is unavailable, so nothing was run. Try again shortly."
 RESULTS_UNAVAILABLE = "The results database is unavailable. Try again shortly."
+REQUEST_ID_REUSED = (
+    "request_id {request_id} was already used for a different request (run {message_id}); "
+    "send the same request to attach to that run, or a new request_id to start another."
+)
+# How long Cancel waits for the run to store its CANCELLED status before answering.
+CANCEL_WAIT_S = 10.0
+CANCEL_POLL_S = 0.2
+
+
+def request_fingerprint(request: factcheck_pb2.RunRequest) -> str:
+    """What makes two Runs with one request_id the same request: every field but the id."""
+    copy = factcheck_pb2.RunRequest()
+    copy.CopyFrom(request)
+    copy.ClearField("request_id")
+    return hashlib.sha256(copy.SerializeToString(deterministic=True)).hexdigest()
+
+
+def resolved_request(request: factcheck_pb2.RunRequest, plan: RunPlan) -> factcheck_pb2.RunRequest:
+    """The request with every default it got filled in, so a resumed run uses the same models anywhere."""
+    resolved = factcheck_pb2.RunRequest()
+    resolved.CopyFrom(request)
+    config = resolved.mode_config
+    if plan.generator_model and plan.generates:
+        config.generator_model = plan.generator_model
+    config.extractor_model = plan.extractor_model
+    del config.checker_models[:]
+    config.checker_models.extend(plan.checker_models)
+    config.reporter_model = plan.reporter_model
+    config.max_content_length = plan.max_content_length
+    config.timeout_ms = plan.timeout_ms
+    config.evidence_top_k = plan.evidence_top_k
+    config.use_knowledge_store = plan.use_knowledge_store
+    return resolved
+
+
+def _valid_request_id(request_id: str) -> bool:
+    try:
+        return str(uuid.UUID(request_id)) == request_id.lower()
+    except ValueError:
+        return False
 
 
 class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
@@ -34,18 +74,17 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         self,
         settings: Settings,
         store: StageStore,
-        downstream: Downstream,
-        retriever: Retriever,
+        registry: RunRegistry,
+        hub: EventHub,
+        run_limit: RunLimit,
         database: DatabaseGate,
     ) -> None:
         self._settings = settings
         self._database = database
         self._store = store
-        self._downstream = downstream
-        self._retriever = retriever
-        # Runs outlive their RPC (a caller that disconnects does not stop its run); keep them referenced.
-        self._runs: set[asyncio.Task] = set()
-        self.run_limit = RunLimit(settings.max_concurrent_runs)
+        self._registry = registry
+        self._hub = hub
+        self.run_limit = run_limit
 
     async def Run(
         self, request: factcheck_pb2.RunRequest, context: grpc.aio.ServicerContext
@@ -57,37 +96,110 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             plan = validate_run_request(request, self._settings)
         except ValidationError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        request_id = request.request_id if request.HasField("request_id") else None
+        if request_id is not None and not _valid_request_id(request_id):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "request_id must be a UUID in its canonical form, e.g. 123e4567-e89b-12d3-a456-426614174000",
+            )
 
         if not self._database.ready:
             await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
+        fingerprint = request_fingerprint(request) if request_id is not None else None
         message_id = str(uuid.uuid4())
-        bind_message_id(message_id)  # log lines of this call and of its run carry it
         conversation_id = plan.conversation_id or str(uuid.uuid4())
         try:
             await asyncio.to_thread(
-                self._store.create_message, message_id, conversation_id, plan.question, plan.request_config()
+                self._store.create_message,
+                message_id,
+                conversation_id,
+                plan.question,
+                plan.request_config(),
+                request_id=request_id,
+                request_sha256=fingerprint,
+                request_proto=resolved_request(request, plan).SerializeToString(deterministic=True),
+                lease_owner=self._registry.owner,
+                lease_s=self._settings.run_lease_s,
             )
+        except RequestIdTaken as taken:
+            # A retried Run: follow the run that request_id started (never a second one).
+            slot.release()
+            existing = await asyncio.to_thread(self._store.get_message, taken.message_id)
+            if existing is None or existing.request_sha256 != fingerprint:
+                await context.abort(
+                    grpc.StatusCode.ALREADY_EXISTS,
+                    REQUEST_ID_REUSED.format(request_id=request_id, message_id=taken.message_id),
+                )
+            bind_message_id(existing.id)
+            async for event in self._follow(existing.id, 0):
+                yield factcheck_pb2.RunResponse(event=event)
+            return
         except Exception:
             log.exception("could not record a new run")
             await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
 
-        events = EventStream(message_id)
-        run = Run(
-            plan=plan,
-            message_id=message_id,
-            conversation_id=conversation_id,
-            store=self._store,
-            downstream=self._downstream,
-            events=events,
-            deadline=time.monotonic() + self._settings.global_timeout_s,
-            retriever=self._retriever,
-        )
-        task = asyncio.create_task(run_pipeline(run), name=f"run-{message_id}")
-        self._runs.add(task)
-        task.add_done_callback(self._runs.discard)
-        slot.hold_until_done(task)
-        async for event in events:
+        bind_message_id(message_id)  # log lines of this call and of its run carry it
+        run = self._registry.new_run(plan, message_id, conversation_id)
+        slot.hold_until_done(self._registry.launch(run))
+        async for event in run.events:
             yield factcheck_pb2.RunResponse(event=event)
+        if not run.events.ended:
+            # The run moved to another gateway (its lease was lost) or this one is stopping: follow it there.
+            async for event in self._follow(message_id, run.events.last_seq):
+                yield factcheck_pb2.RunResponse(event=event)
+
+    def _follow(self, message_id: str, after_seq: int) -> AsyncIterator[factcheck_pb2.FactCheckEvent]:
+        return watch_events(self._store, self._hub, message_id, after_seq, self._settings.watch_poll_s)
+
+    async def Watch(
+        self, request: factcheck_pb2.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[factcheck_pb2.WatchResponse]:
+        if request.after_seq < 0:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"after_seq must not be negative (got {request.after_seq})"
+            )
+        await self._existing_run(context, request.message_id)
+        bind_message_id(request.message_id)
+        async for event in self._follow(request.message_id, request.after_seq):
+            yield factcheck_pb2.WatchResponse(event=event)
+
+    async def Cancel(
+        self, request: factcheck_pb2.CancelRequest, context: grpc.aio.ServicerContext
+    ) -> factcheck_pb2.CancelResponse:
+        record = await self._existing_run(context, request.message_id)
+        if record.finished:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"The run already finished with status {record.status}; only a running run can be cancelled.",
+            )
+        bind_message_id(record.id)
+        record = await call_store(context, RESULTS_UNAVAILABLE, self._store.request_cancel, record.id)
+        task = self._registry.cancel_local(record.id, CANCELLED_BY_CALLER)
+        if task is not None:
+            await asyncio.wait([task], timeout=CANCEL_WAIT_S)
+        else:
+            self._registry.recover_soon()  # a run nobody executes is ended by the next recovery pass
+        record = await self._wait_until_finished(record.id)
+        return factcheck_pb2.CancelResponse(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{record.status}"))
+
+    async def _wait_until_finished(self, message_id: str) -> MessageRecord:
+        """The run once it has stored a final status, or as it is after CANCEL_WAIT_S (another
+        gateway may still be stopping it)."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + CANCEL_WAIT_S
+        while True:
+            record = await asyncio.to_thread(self._store.get_message, message_id)
+            if record is None or record.finished or loop.time() >= give_up:
+                return record
+            await asyncio.sleep(CANCEL_POLL_S)
+
+    async def _existing_run(self, context: grpc.aio.ServicerContext, message_id: str) -> MessageRecord:
+        if not message_id.strip():
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "message_id is required")
+        record = await call_store(context, RESULTS_UNAVAILABLE, self._store.get_message, message_id)
+        if record is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"No fact-check with message_id {message_id!r}")
+        return record
 
     async def GetResult(
         self, request: factcheck_pb2.GetResultRequest, context: grpc.aio.ServicerContext
@@ -115,6 +227,4 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
 
     async def drain(self, timeout_s: float) -> None:
         """Give in-flight runs up to timeout_s to finish (graceful shutdown)."""
-        if self._runs:
-            log.info("waiting up to %.1fs for %d in-flight runs", timeout_s, len(self._runs))
-            await asyncio.wait(set(self._runs), timeout=timeout_s)
+        await self._registry.drain(timeout_s)

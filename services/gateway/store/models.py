@@ -9,7 +9,22 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -45,7 +60,9 @@ STATUS_RUNNING = "RUNNING"
 STATUS_COMPLETE = "COMPLETE"
 STATUS_PARTIAL = "PARTIAL"
 STATUS_FAILED = "FAILED"
-STATUSES = (STATUS_RUNNING, STATUS_COMPLETE, STATUS_PARTIAL, STATUS_FAILED)
+STATUS_CANCELLED = "CANCELLED"
+STATUSES = (STATUS_RUNNING, STATUS_COMPLETE, STATUS_PARTIAL, STATUS_FAILED, STATUS_CANCELLED)
+FINAL_STATUSES = (STATUS_COMPLETE, STATUS_PARTIAL, STATUS_FAILED, STATUS_CANCELLED)
 
 # --- column types -------------------------------------------------------------------------------------
 
@@ -109,8 +126,41 @@ class Message(Base):
     title: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+    # Durable runs (migration 0003): the idempotency key and a hash of the request it came with.
+    request_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    request_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # The request with every default resolved, so any replica can resume the run exactly.
+    request_proto: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    # The gateway executing the run and until when; an expired lease means the run is abandoned.
+    lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    resume_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # seq of the newest stored event; the next event is last_seq + 1.
+    last_seq: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
+    # Why a run FAILED or was CANCELLED, and every failed stage's cause (also for degraded runs).
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    failures: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON_DOCUMENT, nullable=True)
 
-    __table_args__ = (Index("idx_messages_created_id", "created_at", "id"),)
+    __table_args__ = (
+        Index("idx_messages_created_id", "created_at", "id"),
+        Index("idx_messages_status_lease", "status", "lease_expires_at"),
+        UniqueConstraint("request_id", name="uq_messages_request_id"),
+    )
+
+
+class RunEvent(Base):
+    """Every FactCheckEvent of a run, stored as emitted (serialized protobuf), so Watch can replay it."""
+
+    __tablename__ = "run_events"
+
+    message_id: Mapped[str] = mapped_column(String(255), ForeignKey("messages.id", ondelete="CASCADE"), nullable=False)
+    seq: Mapped[int] = mapped_column(Integer, nullable=False)
+    event_type: Mapped[str] = mapped_column(String(32), nullable=False)
+    payload: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (PrimaryKeyConstraint("message_id", "seq"),)
 
 
 class DeliberationStage(Base):

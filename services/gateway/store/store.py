@@ -11,16 +11,24 @@ import binascii
 import json
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, and_, create_engine, event, or_, select
+from sqlalchemy import Engine, and_, create_engine, event, func, or_, select, text, update
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
-from services.gateway.store.models import STATUS_RUNNING, STATUSES, DeliberationStage, Message, utc_now
+from services.gateway.store.models import (
+    FINAL_STATUSES,
+    STATUS_RUNNING,
+    STATUSES,
+    DeliberationStage,
+    Message,
+    RunEvent,
+    utc_now,
+)
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
 # A migrating process waits for another one's whole upgrade (several DDL statements, slow
@@ -39,6 +47,63 @@ class MessageRecord:
     title: str | None
     created_at: datetime
     updated_at: datetime
+    request_id: str | None = None
+    request_sha256: str | None = None
+    request_proto: bytes | None = None
+    lease_owner: str | None = None
+    lease_expires_at: datetime | None = None
+    resume_count: int = 0
+    last_seq: int = 0
+    cancel_requested: bool = False
+    error_message: str | None = None
+    failures: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINAL_STATUSES
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One stored FactCheckEvent (payload: the serialized protobuf)."""
+
+    seq: int
+    event_type: str
+    payload: bytes
+
+
+@dataclass(frozen=True)
+class StageRow:
+    """A stage row to store (the spec's columns but id and created_at)."""
+
+    stage_type: str
+    stage_order: int
+    model: str | None
+    role: str
+    content: str | None
+    parsed_data: dict[str, Any]
+    response_time_ms: int | None
+
+
+@dataclass(frozen=True)
+class FinalState:
+    """What ends a run: its status, and for a failed or cancelled run why."""
+
+    status: str
+    error_message: str | None = None
+    failures: tuple[dict[str, Any], ...] = ()
+
+
+class LeaseLost(Exception):
+    """The run is no longer this gateway's to write (another one resumed it, or it has ended)."""
+
+
+class RequestIdTaken(Exception):
+    """A run with this request_id exists already (its message id is `message_id`)."""
+
+    def __init__(self, message_id: str) -> None:
+        super().__init__(message_id)
+        self.message_id = message_id
 
 
 @dataclass(frozen=True)
@@ -168,7 +233,24 @@ class StageStore:
 
     # --- messages -----------------------------------------------------------------------------------
 
-    def create_message(self, message_id: str, conversation_id: str, question: str, request_config: dict) -> None:
+    def create_message(
+        self,
+        message_id: str,
+        conversation_id: str,
+        question: str,
+        request_config: dict,
+        *,
+        request_id: str | None = None,
+        request_sha256: str | None = None,
+        request_proto: bytes | None = None,
+        lease_owner: str | None = None,
+        lease_s: float = 0.0,
+    ) -> None:
+        """Record a new RUNNING run; with `lease_owner`, leased to that gateway for `lease_s`.
+
+        A request_id that another run already has raises RequestIdTaken (checked by the
+        database's unique constraint, so two concurrent Runs with one id cannot both start).
+        """
         now = utc_now()
         row = Message(
             id=message_id,
@@ -178,12 +260,29 @@ class StageStore:
             status=STATUS_RUNNING,
             created_at=now,
             updated_at=now,
+            request_id=request_id,
+            request_sha256=request_sha256,
+            request_proto=request_proto,
+            lease_owner=lease_owner,
+            lease_expires_at=now + timedelta(seconds=lease_s) if lease_owner else None,
+            resume_count=0,
+            last_seq=0,
+            cancel_requested=False,
         )
         try:
             with self._sessions.begin() as session:
                 session.add(row)
         except IntegrityError as exc:
+            if request_id is not None:
+                existing = self.find_by_request_id(request_id)
+                if existing is not None:
+                    raise RequestIdTaken(existing.id) from exc
             raise ValueError(f"message {message_id!r} already exists") from exc
+
+    def find_by_request_id(self, request_id: str) -> MessageRecord | None:
+        with self._sessions() as session:
+            row = session.scalar(select(Message).where(Message.request_id == request_id))
+            return _message_record(row) if row is not None else None
 
     def set_status(self, message_id: str, status: str) -> None:
         if status not in STATUSES:
@@ -270,6 +369,176 @@ class StageStore:
         with self._sessions() as session:
             return [_stage_record(row) for row in session.scalars(query)]
 
+    # --- durable runs: events, leases, cancellation ---------------------------------------------------
+
+    def commit_run(
+        self,
+        message_id: str,
+        owner: str,
+        lease_s: float,
+        *,
+        events: list[StoredEvent] = (),
+        stage: StageRow | None = None,
+        title: str | None = None,
+        final: FinalState | None = None,
+    ) -> None:
+        """Store what a run just did in one transaction, fenced by its lease.
+
+        The messages row is updated only while `owner` holds the lease, the run is still
+        RUNNING and the events continue its sequence exactly; that update also renews the
+        lease. Otherwise LeaseLost, unless this very commit already landed (a retry after a
+        lost connection), which returns quietly: every commit is idempotent.
+        """
+        now = utc_now()
+        values: dict[str, Any] = {"lease_expires_at": now + timedelta(seconds=lease_s), "updated_at": now}
+        expected_seq = events[0].seq - 1 if events else None
+        if events:
+            values["last_seq"] = events[-1].seq
+        if title is not None:
+            values["title"] = storable(title)
+        if final is not None:
+            values.update(
+                status=final.status,
+                error_message=storable(final.error_message),
+                failures=storable(list(final.failures)) or None,
+                lease_owner=None,
+                lease_expires_at=None,
+            )
+        fence = [Message.id == message_id, Message.lease_owner == owner, Message.status == STATUS_RUNNING]
+        if expected_seq is not None:
+            fence.append(Message.last_seq == expected_seq)
+        with self._sessions.begin() as session:
+            updated = session.execute(update(Message).where(*fence).values(**values)).rowcount
+            if updated != 1:
+                session.rollback()
+                if self._already_committed(message_id, events, final):
+                    return
+                raise LeaseLost(message_id)
+            for stored in events:
+                session.add(
+                    RunEvent(
+                        message_id=message_id,
+                        seq=stored.seq,
+                        event_type=stored.event_type,
+                        payload=stored.payload,
+                        created_at=now,
+                    )
+                )
+            if stage is not None:
+                session.add(_stage_row(message_id, stage, now))
+            if events and session.bind.dialect.name == "postgresql":
+                # Wakes watchers on every replica once this commits (LISTEN in services/gateway/watch.py).
+                session.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": EVENTS_CHANNEL, "id": message_id})
+
+    def _already_committed(self, message_id: str, events, final: FinalState | None) -> bool:
+        with self._sessions() as session:
+            row = session.get(Message, message_id)
+            if row is None:
+                return False
+            if events:
+                stored = session.get(RunEvent, (message_id, events[-1].seq))
+                return stored is not None and stored.payload == events[-1].payload
+            return final is not None and row.status == final.status
+
+    def renew_leases(self, owner: str, lease_s: float) -> tuple[set[str], set[str]]:
+        """Extend every lease `owner` holds; return (ids of its running runs, those asked to cancel)."""
+        now = utc_now()
+        owned = [Message.lease_owner == owner, Message.status == STATUS_RUNNING]
+        with self._sessions.begin() as session:
+            session.execute(update(Message).where(*owned).values(lease_expires_at=now + timedelta(seconds=lease_s)))
+            rows = session.execute(select(Message.id, Message.cancel_requested).where(*owned)).all()
+        return {row.id for row in rows}, {row.id for row in rows if row.cancel_requested}
+
+    def release_leases(self, owner: str, message_ids: list[str]) -> None:
+        """Let other gateways resume these runs now (this one is shutting down without finishing them)."""
+        if not message_ids:
+            return
+        with self._sessions.begin() as session:
+            session.execute(
+                update(Message)
+                .where(Message.id.in_(message_ids), Message.lease_owner == owner, Message.status == STATUS_RUNNING)
+                .values(lease_expires_at=utc_now())
+            )
+
+    def claim_abandoned(self, owner: str, lease_s: float, limit: int, exclude: list[str] = ()) -> list[MessageRecord]:
+        """Take over up to `limit` RUNNING runs whose lease lapsed (or that never had one).
+
+        Each claim is one conditional UPDATE, so two gateways never both win the same run.
+        `exclude`: runs the caller is executing itself (their lease may have lapsed while the
+        database was down; the heartbeat renews them).
+        """
+        now = utc_now()
+        lapsed = or_(Message.lease_expires_at.is_(None), Message.lease_expires_at < now)
+        query = select(Message.id).where(Message.status == STATUS_RUNNING, lapsed)
+        if exclude:
+            query = query.where(Message.id.not_in(list(exclude)))
+        with self._sessions() as session:
+            candidates = session.scalars(query.order_by(Message.created_at).limit(limit)).all()
+        claimed = []
+        for message_id in candidates:
+            with self._sessions.begin() as session:
+                won = session.execute(
+                    update(Message)
+                    .where(Message.id == message_id, Message.status == STATUS_RUNNING, lapsed)
+                    .values(
+                        lease_owner=owner,
+                        lease_expires_at=now + timedelta(seconds=lease_s),
+                        resume_count=Message.resume_count + 1,
+                        updated_at=now,
+                    )
+                ).rowcount
+            if won == 1:
+                record = self.get_message(message_id)
+                if record is not None:
+                    claimed.append(record)
+        return claimed
+
+    def request_cancel(self, message_id: str) -> MessageRecord | None:
+        """Flag a RUNNING run for cancellation (its gateway stops it); returns the run as it is now."""
+        with self._sessions.begin() as session:
+            session.execute(
+                update(Message)
+                .where(Message.id == message_id, Message.status == STATUS_RUNNING)
+                .values(cancel_requested=True)
+            )
+            if session.bind.dialect.name == "postgresql":
+                session.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": CANCEL_CHANNEL, "id": message_id})
+        return self.get_message(message_id)
+
+    def events_after(self, message_id: str, after_seq: int, limit: int = 1000) -> list[StoredEvent]:
+        query = (
+            select(RunEvent.seq, RunEvent.event_type, RunEvent.payload)
+            .where(RunEvent.message_id == message_id, RunEvent.seq > after_seq)
+            .order_by(RunEvent.seq)
+            .limit(limit)
+        )
+        with self._sessions() as session:
+            return [StoredEvent(row.seq, row.event_type, bytes(row.payload)) for row in session.execute(query)]
+
+    def event_count(self, message_id: str) -> int:
+        with self._sessions() as session:
+            return session.scalar(select(func.count()).select_from(RunEvent).where(RunEvent.message_id == message_id))
+
+
+# Notification channels on PostgreSQL (payload: the message id).
+EVENTS_CHANNEL = "factcheck_run_events"
+CANCEL_CHANNEL = "factcheck_run_cancel"
+
+
+def _stage_row(message_id: str, stage: StageRow, now: datetime) -> DeliberationStage:
+    return DeliberationStage(
+        id=str(uuid.uuid4()),
+        message_id=message_id,
+        stage_type=stage.stage_type,
+        stage_order=stage.stage_order,
+        model=storable(stage.model),
+        role=stage.role,
+        content=storable(stage.content),
+        parsed_data=storable(stage.parsed_data),
+        response_time_ms=stage.response_time_ms,
+        created_at=now,
+    )
+
 
 def _message_record(row: Message) -> MessageRecord:
     return MessageRecord(
@@ -281,6 +550,16 @@ def _message_record(row: Message) -> MessageRecord:
         title=row.title,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        request_id=row.request_id,
+        request_sha256=row.request_sha256,
+        request_proto=bytes(row.request_proto) if row.request_proto is not None else None,
+        lease_owner=row.lease_owner,
+        lease_expires_at=row.lease_expires_at,
+        resume_count=row.resume_count or 0,
+        last_seq=row.last_seq or 0,
+        cancel_requested=bool(row.cancel_requested),
+        error_message=row.error_message,
+        failures=tuple(row.failures or ()),
     )
 
 
