@@ -113,6 +113,9 @@ class Settings(BaseSettings):
     run_lease_s: float = Field(default=30.0, gt=0)
     # How often a gateway looks for abandoned runs (also once at start).
     recovery_interval_s: float = Field(default=10.0, gt=0)
+    # How long a run keeps retrying a failed database write before it ends FAILED (its FAILED
+    # status itself is retried until the database answers).
+    store_retry_budget_s: float = Field(default=20.0, gt=0)
     # A run resumed more often than this (it keeps killing its gateways) ends FAILED.
     max_run_resumes: int = Field(default=3, ge=0)
     # Watch re-reads stored events at least this often when no notification wakes it (another

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import select
 import socket
 import threading
 import time
@@ -276,6 +277,36 @@ def hang() -> Behaviour:
     return Behaviour("hang()", action)
 
 
+# The connection of the request a server thread is answering (for behaviours that watch it).
+_answering = threading.local()
+# Models whose request connection the client closed while `hold_until_closed` held it.
+CLOSED_BY_CLIENT: list[str] = []
+_closed_lock = threading.Lock()
+
+
+def hold_until_closed(limit_s: float = 60.0) -> Behaviour:
+    """Never answer; notice when the client closes the connection (a cancelled call) and record
+    the request's model in CLOSED_BY_CLIENT. Gives up after `limit_s` or when the server stops."""
+
+    def action(request: RecordedRequest, stop: threading.Event) -> None:
+        connection: socket.socket = _answering.connection
+        give_up = time.monotonic() + limit_s
+        while not stop.is_set() and time.monotonic() < give_up:
+            readable, _, _ = select.select([connection], [], [], 0.05)
+            if readable:
+                try:
+                    closed = connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    closed = True
+                if closed:
+                    with _closed_lock:
+                        CLOSED_BY_CLIENT.append(request.model)
+                    return None
+        return None
+
+    return Behaviour(f"hold_until_closed({limit_s})", action)
+
+
 def disconnect() -> Behaviour:
     """Close the connection without answering (the client sees a protocol error)."""
     return Behaviour("disconnect()", lambda request, stop: None)
@@ -516,6 +547,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, TypeError, AttributeError, KeyError):
             self._send(HttpAnswer(400, json.dumps({"error": {"message": "invalid request body"}}).encode()))
             return
+        _answering.connection = self.connection
         answer = self.server.owner._handle(request)
         if answer is None:
             self.close_connection = True

@@ -16,6 +16,7 @@ import grpc
 import pytest
 
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc
+from services.gateway.pipeline import STORE_FAILED
 from tests.conftest import CHECKERS, content_request, kinds, payload, run_events, suite_environment
 from tests.fake_model_server import FakeModelServer, delay, raw_bytes, reply
 from tests.processes import start_service, start_suite
@@ -359,3 +360,59 @@ async def test_a_gateway_started_without_its_database_refuses_runs_until_it_answ
     finally:
         gateway.stop()
     assert any("the database is unreachable" in line for line in gateway.output)
+
+
+async def test_a_database_outage_longer_than_the_retry_budget_ends_failed_once_it_is_back(
+    suite, fake_models, store, database
+):
+    """The caller hears FAILED at once; the status is stored as soon as the database takes writes again."""
+    env = {
+        **suite_environment(fake_models, f"sqlite:///{database}"),
+        "FACTCHECK_STORE_RETRY_BUDGET_S": "1",
+        "FACTCHECK_EXTRACTOR_TARGET": suite.services["extractor"].target,
+        "FACTCHECK_CHECKER_TARGET": suite.services["checker"].target,
+        "FACTCHECK_REPORTER_TARGET": suite.services["reporter"].target,
+    }
+    gateway = start_service("gateway", env)
+    fake_models.script("fake/extractor", delay(0.5))
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_lock() -> None:  # the database refuses every write until released
+        locker = sqlite3.connect(database, timeout=10, isolation_level=None)
+        locker.execute("BEGIN EXCLUSIVE")
+        locked.set()
+        release.wait(60)
+        locker.execute("COMMIT")
+        locker.close()
+
+    holder = threading.Thread(target=hold_lock)
+    try:
+        async with grpc.aio.insecure_channel(gateway.target) as channel:
+            stub = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+            call = stub.Run(content_request(), timeout=60)
+            first = await call.read()
+            holder.start()
+            locked.wait(10)
+            events = [first.event]
+            while (response := await call.read()) is not grpc.aio.EOF:
+                events.append(response.event)
+            message_id = first.event.message_id
+            status_during_outage = store.get_message(message_id).status
+            release.set()
+            holder.join()
+            for _ in range(300):
+                if (final_status := store.get_message(message_id).status) != "RUNNING":
+                    break
+                await asyncio.sleep(0.1)
+            request = factcheck_pb2.WatchRequest(message_id=message_id)
+            watched = [response.event async for response in stub.Watch(request, timeout=30)]
+    finally:
+        release.set()
+        gateway.stop()
+
+    assert kinds(events)[-1] == "error" and events[-1].error.message == STORE_FAILED
+    assert [f.stage for f in events[-1].error.failures] == ["store"]
+    assert status_during_outage == "RUNNING"
+    assert final_status == "FAILED"  # stored as soon as the database was back, never RUNNING forever
+    assert watched[-1] == events[-1]
+    assert [e.seq for e in watched] == list(range(1, len(watched) + 1))

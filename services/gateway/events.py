@@ -71,5 +71,8 @@ class RunEvents:
         self._queue.put_nowait(None)
 
     async def __aiter__(self) -> AsyncIterator[factcheck_pb2.FactCheckEvent]:
+        """The confirmed events, up to the final one (or until the run stops without one)."""
         while (event := await self._queue.get()) is not None:
             yield event
+            if event.WhichOneof("event") in TERMINAL_EVENTS:
+                return

@@ -67,7 +67,8 @@ ALL_CHECKERS_FAILED = "All verification checkers failed."
 INTERNAL_ERROR = "The fact-check failed unexpectedly; the stages completed so far are stored."
 STORE_FAILED = "The results database stayed unavailable, so the run was stopped; stages stored before are kept."
 CANCELLED_BY_CALLER = "Cancelled by the caller."
-# How long a write may keep failing (database restarting, SQLite lock held) before the run gives up.
+# How long a write may keep failing (database restarting, SQLite lock held) before the run gives up
+# (FACTCHECK_STORE_RETRY_BUDGET_S).
 STORE_RETRY_BUDGET_S = 20.0
 STORE_RETRY_FIRST_DELAY_S, STORE_RETRY_MAX_DELAY_S = 0.1, 2.0
 # A run's last word (FAILED after a database outage) is retried until the database is back.
@@ -134,6 +135,7 @@ class Run:
     consensus: list[ClaimConsensus] = field(default_factory=list)
     # Every failed stage's cause (a degraded run has some too); stored with the final status.
     failures: list[dict[str, str]] = field(default_factory=list)
+    store_retry_budget_s: float = STORE_RETRY_BUDGET_S
     # Set by Cancel before the run's task is cancelled; None means the task was stopped for
     # another reason (lease lost, shutdown) and another gateway will finish the run.
     cancel_reason: str | None = None
@@ -172,12 +174,15 @@ class Run:
     def _commit(self, events: list[StoredEvent], **commit) -> None:
         self.store.commit_run(self.message_id, self.owner, self.lease_s, events=events, **commit)
 
-    async def write(self, function, *args, budget_s: float | None = STORE_RETRY_BUDGET_S, **kwargs) -> None:
-        """A store write, retried while the database is unreachable or locked (`budget_s` None: until it lands).
+    async def write(self, function, *args, budget_s: float | None | bool = True, **kwargs) -> None:
+        """A store write, retried while the database is unreachable or locked, for the run's
+        store_retry_budget_s (`budget_s` None: until it lands).
 
         Every write is idempotent (`commit_run` recognises a commit that already landed), so
         a retry after a write that did land never duplicates anything.
         """
+        if budget_s is True:
+            budget_s = self.store_retry_budget_s
         deadline = None if budget_s is None else time.monotonic() + budget_s
         delay = STORE_RETRY_FIRST_DELAY_S
         max_delay = STORE_RETRY_MAX_DELAY_S if budget_s is not None else FINAL_WRITE_MAX_DELAY_S
@@ -446,37 +451,45 @@ async def verify(run: Run) -> None:
         factcheck_pb2.VerifyStartPayload(checker_count=len(plan.checker_models), claim_count=len(run.claims)),
     )
     claim_protos = [claim.to_proto() for claim in run.claims]
-    calls = [_verify_one(run, index, model, claim_protos) for index, model in enumerate(plan.checker_models)]
-    for next_done in asyncio.as_completed(calls):
-        outcome = await next_done
-        run.checkers.append(outcome)
-        if outcome.response is None:
-            run.failures.append(outcome.failure)
-            continue
-        if outcome.stored:
-            continue
-        response = outcome.response
-        verifications = [ClaimVerification.from_proto(v) for v in response.verifications]
-        summary = VerdictSummary.from_proto(response.summary)
-        await run.save_stage(
-            verify_stage(outcome.index),
-            ROLE_CHECKER,
-            outcome.model,
-            response.raw_text,
-            _verification_data(run, verifications, summary, response.dropped_citations),
-            response.response_time_ms,
-            event=(
-                "checker_complete",
-                factcheck_pb2.CheckerCompletePayload(
-                    model=outcome.model,
-                    verifications=response.verifications,
-                    summary=response.summary,
-                    response_time_ms=response.response_time_ms,
-                    checker_index=outcome.index,
-                    dropped_citations=response.dropped_citations,
+    # Tasks of our own, so that a cancelled run cancels its checker calls too (as_completed would not).
+    calls = [
+        asyncio.create_task(_verify_one(run, index, model, claim_protos))
+        for index, model in enumerate(plan.checker_models)
+    ]
+    try:
+        for next_done in asyncio.as_completed(calls):
+            outcome = await next_done
+            run.checkers.append(outcome)
+            if outcome.response is None:
+                run.failures.append(outcome.failure)
+                continue
+            if outcome.stored:
+                continue
+            response = outcome.response
+            verifications = [ClaimVerification.from_proto(v) for v in response.verifications]
+            summary = VerdictSummary.from_proto(response.summary)
+            await run.save_stage(
+                verify_stage(outcome.index),
+                ROLE_CHECKER,
+                outcome.model,
+                response.raw_text,
+                _verification_data(run, verifications, summary, response.dropped_citations),
+                response.response_time_ms,
+                event=(
+                    "checker_complete",
+                    factcheck_pb2.CheckerCompletePayload(
+                        model=outcome.model,
+                        verifications=response.verifications,
+                        summary=response.summary,
+                        response_time_ms=response.response_time_ms,
+                        checker_index=outcome.index,
+                        dropped_citations=response.dropped_citations,
+                    ),
                 ),
-            ),
-        )
+            )
+    finally:
+        for call in calls:
+            call.cancel()
 
     succeeded = sorted((o for o in run.checkers if o.response is not None), key=lambda o: o.index)
     if not succeeded:
@@ -632,7 +645,8 @@ async def fail(run: Run, message: str) -> None:
     """End the run with the spec's error event, carrying every failed stage's cause.
 
     FAILED is never lost: when the database is what failed, the caller is told at once and
-    the same event (same seq) is stored in the background as soon as the database answers.
+    the same event (same seq) is stored as soon as the database answers again. Until then
+    the run stays this gateway's (its task, and so its lease, lives on).
     """
     final = FinalState(STATUS_FAILED, error_message=message, failures=tuple(run.failures))
     event = run.events.build(
@@ -649,26 +663,10 @@ async def fail(run: Run, message: str) -> None:
             "%s: could not store FAILED yet; told the caller, storing it once the database answers", run.message_id
         )
         run.events.confirm(event)
-        _keep(asyncio.get_running_loop().create_task(_store_eventually(run, stored, final)))
+        await run.write(run._commit, stored, final=final, budget_s=None)
+        log.info("%s: stored FAILED after the database came back", run.message_id)
         return
     run.events.confirm(event)
-
-
-# Background writes of runs' last words (held here so they are not garbage-collected mid-way).
-_PENDING_FINAL_WRITES: set[asyncio.Task] = set()
-
-
-def _keep(task: asyncio.Task) -> None:
-    _PENDING_FINAL_WRITES.add(task)
-    task.add_done_callback(_PENDING_FINAL_WRITES.discard)
-
-
-async def _store_eventually(run: Run, events: list[StoredEvent], final: FinalState) -> None:
-    try:
-        await run.write(run._commit, events, final=final, budget_s=None)
-        log.info("%s: stored FAILED after the database came back", run.message_id)
-    except LeaseLost:
-        log.info("%s: another gateway took the run over before FAILED could be stored", run.message_id)
 
 
 async def cancelled(run: Run) -> None:

@@ -37,7 +37,9 @@ log = logging.getLogger("factcheck.gateway.runs")
 # At most this many abandoned runs are claimed in one recovery pass (the rest wait for the next).
 RECOVERY_BATCH = 20
 NOT_RESUMABLE = "The run could not be resumed after its gateway stopped: {reason}"
-TOO_MANY_RESUMES = "The run was stopped: it was resumed {count} times after its gateway stopped (FACTCHECK_MAX_RUN_RESUMES is {limit})."
+TOO_MANY_RESUMES = (
+    "The run was stopped: it lost its gateway {count} time(s) and FACTCHECK_MAX_RUN_RESUMES allows {limit} resume(s)."
+)
 CANCELLED_WHILE_ABANDONED = "Cancelled by the caller while no gateway was running it."
 
 
@@ -89,6 +91,7 @@ class RunRegistry:
             owner=self.owner,
             lease_s=self._settings.run_lease_s,
             retriever=self._retriever,
+            store_retry_budget_s=self._settings.store_retry_budget_s,
         )
 
     def launch(self, run: Run) -> asyncio.Task:
@@ -186,7 +189,7 @@ class RunRegistry:
             await self._end(record, STATUS_CANCELLED, CANCELLED_WHILE_ABANDONED)
             return
         if record.resume_count > settings.max_run_resumes:
-            message = TOO_MANY_RESUMES.format(count=record.resume_count - 1, limit=settings.max_run_resumes)
+            message = TOO_MANY_RESUMES.format(count=record.resume_count, limit=settings.max_run_resumes)
             await self._end(record, STATUS_FAILED, message)
             return
         if record.request_proto is None:

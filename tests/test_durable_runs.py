@@ -1,0 +1,319 @@
+"""Durable runs end to end (issue 13): crash recovery, Watch, Cancel, idempotent Run, database outages.
+
+The services run as processes on SQLite and on PostgreSQL, with a short lease so that a
+killed gateway's run is taken over within seconds. Gateways are started per test (some
+tests kill them); the extractor, checker and reporter are shared by the module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from contextlib import asynccontextmanager
+
+import grpc
+import pytest
+
+from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from services.gateway.store import StageStore
+from tests.conftest import DATABASE_BACKENDS, FULL_SEQUENCE, content_request, fresh_database, kinds, suite_environment
+from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, hold_until_closed
+from tests.processes import ServiceProcess, start_service
+
+pytestmark = pytest.mark.e2e
+
+DURABLE_SETTINGS = {
+    "FACTCHECK_RUN_LEASE_S": "1.5",
+    "FACTCHECK_RECOVERY_INTERVAL_S": "0.3",
+    "FACTCHECK_WATCH_POLL_S": "0.2",
+}
+
+
+@pytest.fixture(scope="module", params=DATABASE_BACKENDS)
+def backend(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def database_url(backend, tmp_path_factory):
+    with fresh_database(backend, tmp_path_factory.mktemp(backend)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def workers(fake_models, database_url):
+    """Extractor, checker and reporter processes, shared by the module's gateways."""
+    env = {**suite_environment(fake_models, database_url), **DURABLE_SETTINGS}
+    services = {name: start_service(name, env) for name in ("extractor", "checker", "reporter")}
+    yield services
+    for service in services.values():
+        service.stop()
+
+
+@pytest.fixture
+def start_gateway(fake_models, database_url, workers):
+    """Start a gateway on the module's database (several may run at once); all are stopped afterwards."""
+    fake_models.reset()
+    CLOSED_BY_CLIENT.clear()
+    started: list[ServiceProcess] = []
+
+    def start(**extra: str) -> ServiceProcess:
+        env = {
+            **suite_environment(fake_models, database_url),
+            **DURABLE_SETTINGS,
+            "FACTCHECK_EXTRACTOR_TARGET": workers["extractor"].target,
+            "FACTCHECK_CHECKER_TARGET": workers["checker"].target,
+            "FACTCHECK_REPORTER_TARGET": workers["reporter"].target,
+            **extra,
+        }
+        gateway = start_service("gateway", env)
+        started.append(gateway)
+        return gateway
+
+    yield start
+    for gateway in started:
+        gateway.stop()
+
+
+@pytest.fixture
+def store(database_url):
+    stage_store = StageStore(database_url)
+    yield stage_store
+    stage_store.close()
+
+
+@asynccontextmanager
+async def connect(gateway: ServiceProcess):
+    async with grpc.aio.insecure_channel(gateway.target) as channel:
+        yield factcheck_pb2_grpc.FactCheckServiceStub(channel)
+
+
+async def read_until(call, kind: str) -> list[factcheck_pb2.FactCheckEvent]:
+    """Events of a Run stream up to and including the first of `kind`."""
+    events = []
+    async for response in call:
+        events.append(response.event)
+        if response.event.WhichOneof("event") == kind:
+            return events
+    raise AssertionError(f"the stream ended before {kind}: {kinds(events)}")
+
+
+async def watch_all(stub, message_id: str, after_seq: int = 0) -> list[factcheck_pb2.FactCheckEvent]:
+    request = factcheck_pb2.WatchRequest(message_id=message_id, after_seq=after_seq)
+    return [response.event async for response in stub.Watch(request, timeout=60)]
+
+
+def assert_gap_free(events, first_seq: int = 1) -> None:
+    assert [event.seq for event in events] == list(range(first_seq, first_seq + len(events)))
+
+
+def stage_types(store: StageStore, message_id: str) -> list[str]:
+    return [row.stage_type for row in store.get_stages(message_id)]
+
+
+async def wait_for_status(store: StageStore, message_id: str, timeout_s: float = 30.0) -> str:
+    give_up = time.monotonic() + timeout_s
+    while (status := store.get_message(message_id).status) == "RUNNING" and time.monotonic() < give_up:
+        await asyncio.sleep(0.1)
+    return status
+
+
+# --- crash recovery ----------------------------------------------------------------------------------
+
+
+async def test_a_run_whose_gateway_is_killed_is_resumed_from_its_stored_stages(
+    backend, start_gateway, fake_models, store
+):
+    """PostgreSQL: two replicas, the other one takes over. SQLite: the gateway restarted takes over."""
+    # checker-b's first answer never comes (its gateway dies first); the resumed call gets an answer.
+    fake_models.script("fake/checker-b", delay(120), default_reply())
+    first = start_gateway()
+    second = start_gateway() if backend == "postgresql" else None
+    async with connect(first) as stub:
+        before_kill = await read_until(stub.Run(content_request(), timeout=60), "checker_complete")
+    message_id = before_kill[0].message_id
+    assert before_kill[-1].checker_complete.model == "fake/checker-a"
+
+    first.process.kill()  # SIGKILL: no shutdown, no lease handed over
+    first.process.wait()
+    killed_at = time.monotonic()
+    if second is None:
+        second = start_gateway()
+
+    async with connect(second) as stub:
+        watched = await watch_all(stub, message_id)
+    resumed_after_s = time.monotonic() - killed_at
+
+    assert kinds(watched) == FULL_SEQUENCE
+    assert_gap_free(watched)
+    assert watched[: len(before_kill)] == before_kill  # the same events, replayed from the store
+    assert store.get_message(message_id).status == "COMPLETE"
+    assert stage_types(store, message_id) == ["extract", "verify_0", "verify_1", "report"]
+    assert store.event_count(message_id) == len(FULL_SEQUENCE)
+    # Stages stored before the kill were not called again; the interrupted one was.
+    assert [r.kind for r in fake_models.requests_for("fake/extractor")] == ["extract"]
+    assert len(fake_models.requests_for("fake/checker-a")) == 1
+    assert len(fake_models.requests_for("fake/checker-b")) == 2
+    assert [r.kind for r in fake_models.requests_for("fake/reporter")].count("report") == 1
+    assert resumed_after_s < 30
+
+
+async def test_a_run_resumed_too_often_ends_failed_with_its_reason(start_gateway, fake_models, store):
+    gateway = start_gateway(FACTCHECK_MAX_RUN_RESUMES="0")
+    fake_models.script("fake/checker-b", delay(120), default_reply())
+    async with connect(gateway) as stub:
+        events = await read_until(stub.Run(content_request(), timeout=60), "checker_complete")
+    gateway.process.kill()
+    gateway.process.wait()
+    message_id = events[0].message_id
+
+    successor = start_gateway(FACTCHECK_MAX_RUN_RESUMES="0")
+    async with connect(successor) as stub:
+        watched = await watch_all(stub, message_id)
+        result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=message_id))).result
+    assert kinds(watched)[-1] == "error"
+    assert_gap_free(watched)
+    assert "lost its gateway 1 time(s)" in watched[-1].error.message
+    assert result.status == factcheck_pb2.MESSAGE_STATUS_FAILED
+    assert result.error_message == watched[-1].error.message
+
+
+# --- Watch ---------------------------------------------------------------------------------------------
+
+
+async def test_a_client_that_reconnects_with_watch_gets_exactly_what_it_missed(start_gateway, fake_models):
+    fake_models.set_latency("verify", 0.8)
+    gateway = start_gateway()
+    async with connect(gateway) as stub:
+        call = stub.Run(content_request(), timeout=60)
+        seen = await read_until(call, "verify_start")
+        call.cancel()  # the client's stream breaks; the run goes on
+        await asyncio.sleep(0.3)
+        rest = await watch_all(stub, seen[0].message_id, after_seq=seen[-1].seq)
+        replay = await watch_all(stub, seen[0].message_id)  # a finished run replays everything and ends
+
+    assert kinds(seen + rest) == FULL_SEQUENCE
+    assert_gap_free(seen + rest)
+    assert replay == seen + rest
+
+
+async def test_watch_follows_a_run_executing_on_another_replica(start_gateway, fake_models):
+    fake_models.set_latency("verify", 0.5)
+    runner, watcher = start_gateway(), start_gateway()
+    async with connect(runner) as run_stub, connect(watcher) as watch_stub:
+        call = run_stub.Run(content_request(), timeout=60)
+        first = await call.read()
+        watched = await watch_all(watch_stub, first.event.message_id)
+        streamed = [first.event]
+        while (response := await call.read()) is not grpc.aio.EOF:
+            streamed.append(response.event)
+    assert watched == streamed
+    assert kinds(watched) == FULL_SEQUENCE
+
+
+async def test_watch_and_cancel_reject_bad_ids(start_gateway):
+    gateway = start_gateway()
+    async with connect(gateway) as stub:
+        for call in (
+            lambda: watch_all(stub, str(uuid.uuid4())),
+            lambda: stub.Cancel(factcheck_pb2.CancelRequest(message_id=str(uuid.uuid4()))),
+        ):
+            with pytest.raises(grpc.aio.AioRpcError) as raised:
+                await call()
+            assert raised.value.code() == grpc.StatusCode.NOT_FOUND
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await watch_all(stub, "some-id", after_seq=-1)
+        assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+# --- Cancel --------------------------------------------------------------------------------------------
+
+
+async def test_cancel_mid_verify_stops_the_run_and_its_model_calls(start_gateway, fake_models, store):
+    for checker in ("fake/checker-a", "fake/checker-b"):
+        fake_models.script(checker, hold_until_closed())
+    gateway = start_gateway()
+    async with connect(gateway) as stub:
+        call = stub.Run(content_request(), timeout=60)
+        events = await read_until(call, "verify_start")
+        message_id = events[0].message_id
+        await asyncio.sleep(0.3)  # both checker calls reach the model server
+        cancelled = await stub.Cancel(factcheck_pb2.CancelRequest(message_id=message_id), timeout=30)
+        events += [response.event async for response in call]
+        with pytest.raises(grpc.aio.AioRpcError) as again:
+            await stub.Cancel(factcheck_pb2.CancelRequest(message_id=message_id))
+        result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=message_id))).result
+        watched = await watch_all(stub, message_id)
+
+    assert cancelled.status == factcheck_pb2.MESSAGE_STATUS_CANCELLED
+    assert kinds(events)[-1] == "cancelled" and events[-1].cancelled.reason == "Cancelled by the caller."
+    assert watched == events
+    assert again.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "CANCELLED" in again.value.details()
+    assert result.status == factcheck_pb2.MESSAGE_STATUS_CANCELLED
+    assert result.error_message == "Cancelled by the caller."
+    assert stage_types(store, message_id) == ["extract"]  # no later stage rows
+    # The downstream calls were cancelled: the model server saw both connections close.
+    give_up = time.monotonic() + 10
+    while sorted(CLOSED_BY_CLIENT) != ["fake/checker-a", "fake/checker-b"] and time.monotonic() < give_up:
+        await asyncio.sleep(0.1)
+    assert sorted(CLOSED_BY_CLIENT) == ["fake/checker-a", "fake/checker-b"]
+
+
+async def test_cancel_from_another_replica(start_gateway, fake_models, store):
+    for checker in ("fake/checker-a", "fake/checker-b"):
+        fake_models.script(checker, hold_until_closed())
+    runner, other = start_gateway(), start_gateway()
+    async with connect(runner) as run_stub, connect(other) as other_stub:
+        call = run_stub.Run(content_request(), timeout=60)
+        events = await read_until(call, "verify_start")
+        cancelled = await other_stub.Cancel(factcheck_pb2.CancelRequest(message_id=events[0].message_id), timeout=30)
+        events += [response.event async for response in call]
+    assert cancelled.status == factcheck_pb2.MESSAGE_STATUS_CANCELLED
+    assert kinds(events)[-1] == "cancelled"
+    assert_gap_free(events)
+
+
+# --- idempotent Run ------------------------------------------------------------------------------------
+
+
+async def test_retrying_run_with_the_same_request_id_attaches_to_the_first_run(start_gateway, fake_models, store):
+    fake_models.set_latency("verify", 0.5)
+    request = content_request()
+    request.request_id = str(uuid.uuid4())
+    gateway = start_gateway()
+    async with connect(gateway) as stub:
+        call = stub.Run(request, timeout=60)
+        first = await read_until(call, "extract_complete")
+        call.cancel()  # the stream drops; the client retries
+        retried = [response.event async for response in stub.Run(request, timeout=60)]
+
+        changed = content_request(content="Another text entirely. It has 2 sentences.")
+        changed.request_id = request.request_id
+        with pytest.raises(grpc.aio.AioRpcError) as reused:
+            await read_until(stub.Run(changed, timeout=60), "complete")
+        bad = content_request()
+        bad.request_id = "not-a-uuid"
+        with pytest.raises(grpc.aio.AioRpcError) as invalid:
+            await read_until(stub.Run(bad, timeout=60), "complete")
+
+    assert kinds(retried) == FULL_SEQUENCE
+    assert retried[: len(first)] == first  # the same run, replayed
+    assert {event.message_id for event in retried} == {first[0].message_id}
+    assert len([r for r in fake_models.requests_for("fake/extractor") if r.kind == "extract"]) == 1
+    assert store.find_by_request_id(request.request_id).id == first[0].message_id
+    assert reused.value.code() == grpc.StatusCode.ALREADY_EXISTS
+    assert request.request_id in reused.value.details() and first[0].message_id in reused.value.details()
+    assert invalid.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_concurrent_runs_with_one_request_id_start_one_run(start_gateway, fake_models):
+    request = content_request()
+    request.request_id = str(uuid.uuid4())
+    gateway = start_gateway()
+    async with connect(gateway) as stub:
+        streams = await asyncio.gather(*[read_until(stub.Run(request, timeout=60), "complete") for _ in range(4)])
+    assert len({events[0].message_id for events in streams}) == 1
+    assert all(kinds(events) == FULL_SEQUENCE for events in streams)
+    assert len([r for r in fake_models.requests_for("fake/extractor") if r.kind == "extract"]) == 1
