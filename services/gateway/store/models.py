@@ -145,7 +145,7 @@ class Message(Base):
     __table_args__ = (
         Index("idx_messages_created_id", "created_at", "id"),
         Index("idx_messages_status_lease", "status", "lease_expires_at"),
-        UniqueConstraint("request_id", name="uq_messages_request_id"),
+        Index("uq_messages_request_id", "request_id", unique=True),
     )
 
 

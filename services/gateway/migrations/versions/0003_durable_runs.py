@@ -26,19 +26,23 @@ JSON_DOCUMENT = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("messages") as batch:
-        batch.add_column(sa.Column("request_id", sa.String(64), nullable=True))
-        batch.add_column(sa.Column("request_sha256", sa.String(64), nullable=True))
-        batch.add_column(sa.Column("request_proto", sa.LargeBinary(), nullable=True))
-        batch.add_column(sa.Column("lease_owner", sa.String(64), nullable=True))
-        batch.add_column(sa.Column("lease_expires_at", sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column("resume_count", sa.Integer(), nullable=False, server_default="0"))
-        batch.add_column(sa.Column("last_seq", sa.Integer(), nullable=False, server_default="0"))
-        batch.add_column(sa.Column("cancel_requested", sa.Boolean(), nullable=False, server_default=sa.false()))
-        batch.add_column(sa.Column("error_message", sa.Text(), nullable=True))
-        batch.add_column(sa.Column("failures", JSON_DOCUMENT, nullable=True))
-        batch.create_index("idx_messages_status_lease", ["status", "lease_expires_at"])
-        batch.create_unique_constraint("uq_messages_request_id", ["request_id"])
+    # Plain ADD COLUMN and CREATE INDEX, never a batch (copy-and-move) rebuild of messages: on
+    # SQLite, dropping the old table would cascade-delete every stage row (foreign keys are on).
+    for column in (
+        sa.Column("request_id", sa.String(64), nullable=True),
+        sa.Column("request_sha256", sa.String(64), nullable=True),
+        sa.Column("request_proto", sa.LargeBinary(), nullable=True),
+        sa.Column("lease_owner", sa.String(64), nullable=True),
+        sa.Column("lease_expires_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("resume_count", sa.Integer(), nullable=False, server_default="0"),
+        sa.Column("last_seq", sa.Integer(), nullable=False, server_default="0"),
+        sa.Column("cancel_requested", sa.Boolean(), nullable=False, server_default=sa.false()),
+        sa.Column("error_message", sa.Text(), nullable=True),
+        sa.Column("failures", JSON_DOCUMENT, nullable=True),
+    ):
+        op.add_column("messages", column)
+    op.create_index("idx_messages_status_lease", "messages", ["status", "lease_expires_at"])
+    op.create_index("uq_messages_request_id", "messages", ["request_id"], unique=True)
     op.create_table(
         "run_events",
         sa.Column("message_id", sa.String(255), nullable=False),
@@ -55,19 +59,19 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("run_events")
-    with op.batch_alter_table("messages") as batch:
-        batch.drop_constraint("uq_messages_request_id", type_="unique")
-        batch.drop_index("idx_messages_status_lease")
-        for column in (
-            "failures",
-            "error_message",
-            "cancel_requested",
-            "last_seq",
-            "resume_count",
-            "lease_expires_at",
-            "lease_owner",
-            "request_proto",
-            "request_sha256",
-            "request_id",
-        ):
-            batch.drop_column(column)
+    op.drop_index("uq_messages_request_id", table_name="messages")
+    op.drop_index("idx_messages_status_lease", table_name="messages")
+    # Plain DROP COLUMN (SQLite 3.35+), not a batch rebuild, for the reason given in upgrade().
+    for column in (
+        "failures",
+        "error_message",
+        "cancel_requested",
+        "last_seq",
+        "resume_count",
+        "lease_expires_at",
+        "lease_owner",
+        "request_proto",
+        "request_sha256",
+        "request_id",
+    ):
+        op.drop_column("messages", column)

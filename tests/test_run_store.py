@@ -1,0 +1,180 @@
+"""The stage store's durable-run operations (issue 13), on SQLite and PostgreSQL.
+
+Fenced commits (an event, its stage row and the lease renewal in one transaction, only
+while the writer holds the lease), idempotent retries, lease claims that exactly one
+gateway wins, cancellation flags, and an upgrade of a database from before durable runs.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+
+import pytest
+from alembic import command
+from sqlalchemy import create_engine, text
+
+from services.gateway.store import StageStore, upgrade_database
+from services.gateway.store.migrate import alembic_config
+from services.gateway.store.store import FinalState, LeaseLost, RequestIdTaken, StageRow, StoredEvent
+
+
+@pytest.fixture
+def store(database_url):
+    s = StageStore(database_url)
+    yield s
+    s.close()
+
+
+def new_run(store: StageStore, owner: str | None = "gw-a", lease_s: float = 30.0, **kwargs) -> str:
+    message_id = str(uuid.uuid4())
+    store.create_message(
+        message_id, "conv", "q?", {"contentSource": "user_provided"}, lease_owner=owner, lease_s=lease_s, **kwargs
+    )
+    return message_id
+
+
+def event(seq: int, kind: str = "extract_start") -> StoredEvent:
+    return StoredEvent(seq, kind, f"{kind}:{seq}".encode())
+
+
+STAGE = StageRow("extract", 1, "fake/extractor", "extractor", "raw", {"claims": []}, 12)
+
+
+def test_a_commit_stores_events_and_its_stage_row_together(store):
+    run = new_run(store)
+    store.commit_run(run, "gw-a", 30, events=[event(1), event(2)])
+    store.commit_run(run, "gw-a", 30, events=[event(3, "extract_complete")], stage=STAGE)
+    assert [(e.seq, e.event_type) for e in store.events_after(run, 0)] == [
+        (1, "extract_start"),
+        (2, "extract_start"),
+        (3, "extract_complete"),
+    ]
+    assert [e.seq for e in store.events_after(run, 2)] == [3]
+    assert [s.stage_type for s in store.get_stages(run)] == ["extract"]
+    assert store.get_message(run).last_seq == 3
+
+
+def test_a_retried_commit_that_already_landed_is_a_no_op(store):
+    run = new_run(store)
+    store.commit_run(run, "gw-a", 30, events=[event(1, "extract_complete")], stage=STAGE)
+    store.commit_run(run, "gw-a", 30, events=[event(1, "extract_complete")], stage=STAGE)  # the retry
+    assert store.event_count(run) == 1 and len(store.get_stages(run)) == 1
+
+
+def test_commits_are_fenced_by_the_lease_and_the_sequence(store):
+    run = new_run(store)
+    store.commit_run(run, "gw-a", 30, events=[event(1)])
+    with pytest.raises(LeaseLost):  # not the owner
+        store.commit_run(run, "gw-b", 30, events=[event(2)])
+    with pytest.raises(LeaseLost):  # a gap in the sequence
+        store.commit_run(run, "gw-a", 30, events=[event(3)])
+    with pytest.raises(LeaseLost):  # the same seq with other content: someone else wrote it
+        store.commit_run(run, "gw-a", 30, events=[StoredEvent(1, "extract_start", b"other")])
+    store.commit_run(run, "gw-a", 30, events=[event(2, "complete")], final=FinalState("COMPLETE"))
+    with pytest.raises(LeaseLost):  # a finished run takes no more writes
+        store.commit_run(run, "gw-a", 30, events=[event(3)])
+    record = store.get_message(run)
+    assert (record.status, record.lease_owner, record.last_seq) == ("COMPLETE", None, 2)
+
+
+def test_the_final_state_keeps_the_reason_and_every_cause(store):
+    run = new_run(store)
+    failures = ({"stage": "verify_0", "model": "m/a", "code": "UNAVAILABLE", "message": "HTTP 500"},)
+    store.commit_run(
+        run,
+        "gw-a",
+        30,
+        events=[event(1, "error")],
+        final=FinalState("FAILED", "All verification checkers failed.", failures),
+    )
+    record = store.get_message(run)
+    assert record.status == "FAILED" and record.finished
+    assert record.error_message == "All verification checkers failed."
+    assert record.failures == failures
+
+
+def test_only_lapsed_leases_are_claimed_and_exactly_one_gateway_wins(store):
+    live = new_run(store, lease_s=30)
+    lapsed = new_run(store, lease_s=0.01)
+    legacy = new_run(store, owner=None)  # a run from before leases
+    time.sleep(0.05)
+
+    with ThreadPoolExecutor(4) as pool:
+        claims = list(pool.map(lambda owner: store.claim_abandoned(owner, 30, 10), ["gw-1", "gw-2", "gw-3", "gw-4"]))
+    claimed = sorted(record.id for batch in claims for record in batch)
+    assert claimed == sorted([lapsed, legacy])  # each exactly once, the live one never
+    winner = store.get_message(lapsed)
+    assert winner.lease_owner in {"gw-1", "gw-2", "gw-3", "gw-4"} and winner.resume_count == 1
+    assert store.get_message(live).lease_owner == "gw-a"
+
+
+def test_a_gateway_does_not_claim_the_runs_it_executes(store):
+    mine = new_run(store, lease_s=0.01)
+    time.sleep(0.05)
+    assert store.claim_abandoned("gw-a", 30, 10, exclude=[mine]) == []
+
+
+def test_heartbeats_renew_leases_and_report_cancel_requests(store):
+    first, second = new_run(store, lease_s=0.01), new_run(store, lease_s=0.01)
+    new_run(store, owner="gw-b")
+    store.request_cancel(second)
+    owned, cancelled = store.renew_leases("gw-a", 30)
+    assert owned == {first, second} and cancelled == {second}
+    assert store.get_message(first).lease_expires_at > datetime.now(UTC)
+    assert store.claim_abandoned("gw-z", 30, 10) == []  # renewed, so nothing lapsed
+
+    store.release_leases("gw-a", [first])
+    assert [record.id for record in store.claim_abandoned("gw-z", 30, 10)] == [first]
+
+
+def test_request_ids_are_unique(store):
+    request_id = str(uuid.uuid4())
+    first = new_run(store, request_id=request_id, request_sha256="a" * 64)
+    with pytest.raises(RequestIdTaken) as taken:
+        new_run(store, request_id=request_id, request_sha256="b" * 64)
+    assert taken.value.message_id == first
+    assert store.find_by_request_id(request_id).request_sha256 == "a" * 64
+
+
+def test_upgrading_a_database_from_before_durable_runs_keeps_its_runs(empty_database_url):
+    """A database at revision 0002 with a finished run and a run left RUNNING (its gateway died)."""
+    engine = create_engine(empty_database_url)
+    try:
+        with engine.begin() as connection:
+            config = alembic_config(connection)
+            command.upgrade(config, "0002")
+            now = datetime.now(UTC)
+            for message_id, status in (("old-done", "COMPLETE"), ("old-running", "RUNNING")):
+                connection.execute(
+                    text(
+                        "INSERT INTO messages (id, conversation_id, question, request_config, status, title,"
+                        " created_at, updated_at) VALUES (:id, 'c', 'q?', '{}', :status, 't', :now, :now)"
+                    ),
+                    {"id": message_id, "status": status, "now": now},
+                )
+            connection.execute(
+                text(
+                    "INSERT INTO deliberation_stages (id, message_id, stage_type, stage_order, model, role, content,"
+                    " parsed_data, response_time_ms, created_at)"
+                    " VALUES ('s1', 'old-done', 'extract', 1, 'm/x', 'extractor', 'raw', '{}', 5, :now)"
+                ),
+                {"now": now},
+            )
+    finally:
+        engine.dispose()
+
+    upgrade_database(empty_database_url)
+    store = StageStore(empty_database_url)
+    try:
+        done = store.get_message("old-done")
+        assert (done.status, done.title, done.last_seq, done.request_id) == ("COMPLETE", "t", 0, None)
+        assert [s.stage_type for s in store.get_stages("old-done")] == ["extract"]
+        assert store.events_after("old-done", 0) == []
+        # The abandoned run has no lease: the first gateway to look claims it (and ends it: no stored request).
+        [claimed] = store.claim_abandoned("gw-new", 30, 10)
+        assert claimed.id == "old-running" and claimed.request_proto is None
+    finally:
+        store.close()
