@@ -1,4 +1,8 @@
-"""FactCheckService: Run (streamed pipeline), GetResult and ListResults."""
+"""FactCheckService: Run (streamed pipeline), GetResult and ListResults.
+
+Each call works for the caller's tenant (`caller_tenant()`, set by the auth interceptor): a
+run is stored as the tenant's, and GetResult and ListResults see only the tenant's runs.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from collections.abc import AsyncIterator
 import grpc
 
 from factcheck.observability.context import bind_message_id
+from factcheck.security.tenants import caller_tenant
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.database_gate import DatabaseGate
@@ -45,16 +50,18 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         self._retriever = retriever
         # Runs outlive their RPC (a caller that disconnects does not stop its run); keep them referenced.
         self._runs: set[asyncio.Task] = set()
-        self.run_limit = RunLimit(settings.max_concurrent_runs)
+        self.run_limit = RunLimit(settings.max_concurrent_runs, settings.max_concurrent_runs_per_tenant)
 
     async def Run(
         self, request: factcheck_pb2.RunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[factcheck_pb2.RunResponse]:
-        # Concurrent-run limit: RESOURCE_EXHAUSTED beyond FACTCHECK_MAX_CONCURRENT_RUNS (run_limit.py).
-        slot = await self.run_limit.admit(context)
+        tenant_id = caller_tenant()
+        # Concurrent-run limits: RESOURCE_EXHAUSTED beyond FACTCHECK_MAX_CONCURRENT_RUNS or, for this
+        # tenant, FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT (run_limit.py).
+        slot = await self.run_limit.admit(context, tenant_id)
 
         try:
-            plan = validate_run_request(request, self._settings)
+            plan = validate_run_request(request, self._settings, tenant_id=tenant_id)
         except ValidationError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
 
@@ -65,7 +72,12 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         conversation_id = plan.conversation_id or str(uuid.uuid4())
         try:
             await asyncio.to_thread(
-                self._store.create_message, message_id, conversation_id, plan.question, plan.request_config()
+                self._store.create_message,
+                message_id,
+                conversation_id,
+                plan.question,
+                plan.request_config(),
+                tenant_id=plan.tenant_id,
             )
         except Exception:
             log.exception("could not record a new run")
@@ -94,8 +106,10 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     ) -> factcheck_pb2.GetResultResponse:
         if not request.message_id.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "message_id is required")
-        result = await call_store(context, RESULTS_UNAVAILABLE, load_fact_check_result, self._store, request.message_id)
-        if result is None:
+        result = await call_store(
+            context, RESULTS_UNAVAILABLE, load_fact_check_result, self._store, request.message_id, caller_tenant()
+        )
+        if result is None:  # unknown, or another tenant's: the same answer, so ids of others cannot be probed
             await context.abort(grpc.StatusCode.NOT_FOUND, f"No fact-check with message_id {request.message_id!r}")
         return factcheck_pb2.GetResultResponse(result=result)
 
@@ -108,6 +122,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             self._store.list_messages,
             await page_size(context, request.page_size),
             request.page_token or None,
+            tenant_id=caller_tenant(),
         )
         return factcheck_pb2.ListResultsResponse(
             results=[message_summary(record) for record in records], next_page_token=next_token or ""

@@ -22,6 +22,10 @@ from sqlalchemy.pool import StaticPool
 
 from services.gateway.store.models import STATUS_RUNNING, STATUSES, DeliberationStage, Message, utc_now
 
+# `get_message(..., tenant_id=ANY_TENANT)`: the gateway's own bookkeeping (e.g. resuming a run from
+# its stored row), never on behalf of a caller, who must only ever see its own tenant's rows.
+ANY_TENANT = None
+
 SQLITE_BUSY_TIMEOUT_MS = 5000
 # A migrating process waits for another one's whole upgrade (several DDL statements, slow
 # on a loaded machine), not just for one write: it gets far longer before "database is locked".
@@ -32,6 +36,7 @@ PG_CONNECT_TIMEOUT_S = 10
 @dataclass(frozen=True)
 class MessageRecord:
     id: str
+    tenant_id: str
     conversation_id: str
     question: str
     request_config: dict[str, Any]
@@ -139,11 +144,14 @@ def decode_page_token(token: str) -> tuple[datetime, str]:
     return created_at, message_id
 
 
-def newest_first_page(session: Session, model: Any, page_size: int, page_token: str | None) -> tuple[list, str | None]:
-    """One page of `model` rows (which have created_at and id), newest first, keyset-paged on (created_at, id)."""
+def newest_first_page(
+    session: Session, model: Any, page_size: int, page_token: str | None, *conditions: Any
+) -> tuple[list, str | None]:
+    """One page of `model` rows (which have created_at and id) that meet `conditions` (e.g. one
+    tenant's), newest first, keyset-paged on (created_at, id)."""
     if page_size < 1:
         raise ValueError(f"page_size must be at least 1, got {page_size}")
-    query = select(model).order_by(model.created_at.desc(), model.id.desc()).limit(page_size + 1)
+    query = select(model).where(*conditions).order_by(model.created_at.desc(), model.id.desc()).limit(page_size + 1)
     if page_token:
         created_at, row_id = decode_page_token(page_token)
         query = query.where(or_(model.created_at < created_at, and_(model.created_at == created_at, model.id < row_id)))
@@ -168,10 +176,14 @@ class StageStore:
 
     # --- messages -----------------------------------------------------------------------------------
 
-    def create_message(self, message_id: str, conversation_id: str, question: str, request_config: dict) -> None:
+    def create_message(
+        self, message_id: str, conversation_id: str, question: str, request_config: dict, *, tenant_id: str
+    ) -> None:
+        """A new RUNNING run owned by `tenant_id`."""
         now = utc_now()
         row = Message(
             id=message_id,
+            tenant_id=tenant_id,
             conversation_id=storable(conversation_id),
             question=storable(question),
             request_config=storable(request_config),
@@ -202,15 +214,25 @@ class StageStore:
                 setattr(row, name, value)
             row.updated_at = utc_now()
 
-    def get_message(self, message_id: str) -> MessageRecord | None:
+    def get_message(self, message_id: str, *, tenant_id: str | None) -> MessageRecord | None:
+        """The run, if it exists and belongs to `tenant_id` (another tenant's run is None, as an unknown one).
+
+        `tenant_id=ANY_TENANT` skips the check: only for the gateway's own bookkeeping.
+        """
         with self._sessions() as session:
             row = session.get(Message, message_id)
-            return _message_record(row) if row is not None else None
+            if row is None or (tenant_id is not ANY_TENANT and row.tenant_id != tenant_id):
+                return None
+            return _message_record(row)
 
-    def list_messages(self, page_size: int, page_token: str | None) -> tuple[list[MessageRecord], str | None]:
-        """Newest first, keyset-paged on (created_at, id) so pages stay stable while rows are added."""
+    def list_messages(
+        self, page_size: int, page_token: str | None, *, tenant_id: str
+    ) -> tuple[list[MessageRecord], str | None]:
+        """One tenant's runs, newest first, keyset-paged on (created_at, id) so pages stay stable while rows are added."""
         with self._sessions() as session:
-            rows, next_token = newest_first_page(session, Message, page_size, page_token)
+            rows, next_token = newest_first_page(
+                session, Message, page_size, page_token, Message.tenant_id == tenant_id
+            )
             return [_message_record(row) for row in rows], next_token
 
     # --- stages -------------------------------------------------------------------------------------
@@ -274,6 +296,7 @@ class StageStore:
 def _message_record(row: Message) -> MessageRecord:
     return MessageRecord(
         id=row.id,
+        tenant_id=row.tenant_id,
         conversation_id=row.conversation_id,
         question=row.question,
         request_config=dict(row.request_config or {}),
