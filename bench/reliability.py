@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.store import StageStore
 from tests.conftest import CHECKERS, suite_environment
@@ -143,7 +144,7 @@ def expected_rows(scenario: Scenario, status: str) -> set[str]:
 
 async def wait_done(store: StageStore, message_id: str) -> str:
     for _ in range(600):
-        status = store.get_message(message_id).status
+        status = store.get_message(message_id, tenant_id=DEFAULT_TENANT).status
         if status != "RUNNING":
             return status
         await asyncio.sleep(0.05)

@@ -20,6 +20,7 @@ import time
 import uuid
 
 from bench.data import read_jsonl
+from factcheck.security.tenants import DEFAULT_TENANT
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.store import KnowledgeStore, SourceDocument
 from services.gateway.store import StageStore, upgrade_database
@@ -74,7 +75,7 @@ def measure(backend: str, documents: list[SourceDocument], query_texts: list[str
         store = StageStore(url)
         knowledge = KnowledgeStore(store.engine)
         started = time.perf_counter()
-        added = knowledge.add_documents(documents)
+        added = knowledge.add_documents(documents, tenant_id=DEFAULT_TENANT)
         index_s = time.perf_counter() - started
         passages = sum(a.passage_count for a in added)
 
@@ -82,7 +83,7 @@ def measure(backend: str, documents: list[SourceDocument], query_texts: list[str
         latencies = []
         for text in query_texts:
             started = time.perf_counter()
-            retriever.retrieve({"q": text}, (), use_store=True, top_k=3)
+            retriever.retrieve({"q": text}, (), use_store=True, top_k=3, tenant_id=DEFAULT_TENANT)
             latencies.append((time.perf_counter() - started) * 1000)
         store.close()
     finally:

@@ -9,6 +9,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from factcheck.security.tenants import tenant_tokens
+
 DEFAULT_PORTS = {"gateway": 50051, "extractor": 50052, "checker": 50053, "reporter": 50054}
 
 
@@ -26,7 +28,8 @@ class ProviderOverride(BaseModel):
 class Settings(BaseSettings):
     """All settings of every factcheck process. Field `x` is read from `FACTCHECK_X`."""
 
-    model_config = SettingsConfigDict(env_prefix="FACTCHECK_", extra="ignore")
+    # Errors name the variable and the rule but never echo the value: it may hold a secret.
+    model_config = SettingsConfigDict(env_prefix="FACTCHECK_", extra="ignore", hide_input_in_errors=True)
 
     # Where this process's gRPC server listens ("host:port"; port 0 picks a free one).
     # Unset: 0.0.0.0 on the service's default port (gateway 50051 ... reporter 50054).
@@ -98,6 +101,8 @@ class Settings(BaseSettings):
     tls_server_name: str | None = None
     # Bearer tokens the gateway accepts (comma-separated). Empty: no authentication. Health and
     # reflection stay open. Tokens are secrets: never logged, never echoed in errors.
+    # Each entry is `tenant:token` or a bare token, which is a tenant of its own
+    # (factcheck/security/tenants.py); a caller sees only its tenant's runs and documents.
     auth_tokens: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
     # The token the `factcheck` command sends to the gateway.
     gateway_token: SecretStr | None = None
@@ -106,6 +111,8 @@ class Settings(BaseSettings):
     # Runs the gateway carries out at once (a run counts until it is stored, even when its
     # caller has gone); beyond that Run answers RESOURCE_EXHAUSTED. 0 = no limit.
     max_concurrent_runs: int = Field(default=0, ge=0)
+    # The same cap for each tenant on its own, so one tenant cannot take every slot. 0 = no limit.
+    max_concurrent_runs_per_tenant: int = Field(default=0, ge=0)
 
     # --- durable runs ----------------------------------------------------------------------
     # A running run's lease: renewed by its gateway every third of this; once it lapses (the
@@ -147,6 +154,12 @@ class Settings(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
+    @field_validator("auth_tokens")
+    @classmethod
+    def _tenant_names_are_valid(cls, value: list[SecretStr]) -> list[SecretStr]:
+        tenant_tokens([entry.get_secret_value() for entry in value])  # raises with a message free of secrets
+        return value
+
     def listen_address(self, service: str) -> str:
         return self.listen or f"0.0.0.0:{DEFAULT_PORTS[service]}"
 
@@ -160,6 +173,8 @@ class Settings(BaseSettings):
         keys = [self.model_api_key, self.gateway_token, *self.auth_tokens]
         keys += [override.api_key for override in self.model_providers.values()]
         values = [key.get_secret_value() for key in keys if key is not None and key.get_secret_value()]
+        # A `tenant:token` entry: the token alone is the secret a caller sends.
+        values += [token for _, token in tenant_tokens([entry.get_secret_value() for entry in self.auth_tokens])]
         try:
             password = urlsplit(self.database_url).password
         except ValueError:

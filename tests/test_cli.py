@@ -22,7 +22,7 @@ from factcheck.cli import render
 from factcheck.v1 import common_pb2, factcheck_pb2
 from tests.conftest import CHECKERS, FULL_SEQUENCE, suite_environment
 from tests.fake_model_server import fail, verdicts
-from tests.processes import start_suite
+from tests.processes import ROOT, start_suite
 from tests.test_html_report import make_result
 
 pytestmark = pytest.mark.e2e
@@ -53,6 +53,8 @@ def factcheck(suite, fake_models):
 
     def run(*args: str, stdin: str | None = None, target: str | None = None) -> subprocess.CompletedProcess:
         env = {**os.environ, "FACTCHECK_GATEWAY_TARGET": target or suite.gateway_target, "COLUMNS": "200"}
+        # This checkout's code: the console script's package may be installed from another checkout.
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
         return subprocess.run(
             [str(FACTCHECK), *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
         )

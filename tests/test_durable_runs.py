@@ -17,6 +17,7 @@ import pytest
 
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.store import StageStore
+from services.gateway.store.store import ANY_TENANT
 from tests.conftest import DATABASE_BACKENDS, FULL_SEQUENCE, content_request, fresh_database, kinds, suite_environment
 from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, hold_until_closed
 from tests.processes import ServiceProcess, start_service
@@ -114,7 +115,9 @@ def stage_types(store: StageStore, message_id: str) -> list[str]:
 
 async def wait_for_status(store: StageStore, message_id: str, timeout_s: float = 30.0) -> str:
     give_up = time.monotonic() + timeout_s
-    while (status := store.get_message(message_id).status) == "RUNNING" and time.monotonic() < give_up:
+    while (
+        status := store.get_message(message_id, tenant_id=ANY_TENANT).status
+    ) == "RUNNING" and time.monotonic() < give_up:
         await asyncio.sleep(0.1)
     return status
 
@@ -148,7 +151,7 @@ async def test_a_run_whose_gateway_is_killed_is_resumed_from_its_stored_stages(
     assert kinds(watched) == FULL_SEQUENCE
     assert_gap_free(watched)
     assert watched[: len(before_kill)] == before_kill  # the same events, replayed from the store
-    assert store.get_message(message_id).status == "COMPLETE"
+    assert store.get_message(message_id, tenant_id=ANY_TENANT).status == "COMPLETE"
     assert stage_types(store, message_id) == ["extract", "verify_0", "verify_1", "report"]
     assert store.event_count(message_id) == len(FULL_SEQUENCE)
     # Stages stored before the kill were not called again; the interrupted one was.
@@ -302,7 +305,7 @@ async def test_retrying_run_with_the_same_request_id_attaches_to_the_first_run(s
     assert retried[: len(first)] == first  # the same run, replayed
     assert {event.message_id for event in retried} == {first[0].message_id}
     assert len([r for r in fake_models.requests_for("fake/extractor") if r.kind == "extract"]) == 1
-    assert store.find_by_request_id(request.request_id).id == first[0].message_id
+    assert store.find_by_request_id(request.request_id, tenant_id="default").id == first[0].message_id
     assert reused.value.code() == grpc.StatusCode.ALREADY_EXISTS
     assert request.request_id in reused.value.details() and first[0].message_id in reused.value.details()
     assert invalid.value.code() == grpc.StatusCode.INVALID_ARGUMENT

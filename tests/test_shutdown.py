@@ -11,6 +11,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.store import StageStore
 from tests.conftest import content_request, suite_environment
@@ -64,7 +65,9 @@ def _health(target: str) -> str:
 def _stored(database_url: str, message_id: str):
     store = StageStore(database_url)
     try:
-        return store.get_message(message_id), [stage.stage_type for stage in store.get_stages(message_id)]
+        return store.get_message(message_id, tenant_id=DEFAULT_TENANT), [
+            stage.stage_type for stage in store.get_stages(message_id)
+        ]
     finally:
         store.close()
 

@@ -15,6 +15,7 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.exc import IntegrityError
 
 from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary
+from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
 from services.gateway.consensus import calculate_consensus
 from services.gateway.results import load_fact_check_result, message_summary
@@ -33,6 +34,8 @@ from services.gateway.store import (
 from services.gateway.store import store as store_module
 from services.gateway.store.migrate import alembic_config
 from services.gateway.store.models import Base, include_in_schema_comparison
+
+TENANT = DEFAULT_TENANT
 
 SPEC_COLUMNS = {
     "id", "message_id", "stage_type", "stage_order", "model", "role",
@@ -130,7 +133,9 @@ def write_report(store, message_id, fallback=False, score=78):
 
 
 def write_full_run(store, message_id, source="generated"):
-    store.create_message(message_id, "conv-1", "What about the Internet?", request_config(source, "User text."))
+    store.create_message(
+        message_id, "conv-1", "What about the Internet?", request_config(source, "User text."), tenant_id=TENANT
+    )
     if source == "generated":
         write_generate(store, message_id)
     write_extract(store, message_id)
@@ -157,7 +162,7 @@ def test_migrations_apply_and_reapply(empty_database_url):
         uniques = [u["column_names"] for u in schema.get_unique_constraints("deliberation_stages")]
         assert ["message_id", "stage_type"] in uniques
         message_indexes = {i["name"]: i["column_names"] for i in schema.get_indexes("messages")}
-        assert message_indexes["idx_messages_created_id"] == ["created_at", "id"]
+        assert message_indexes["idx_messages_tenant_created_id"] == ["tenant_id", "created_at", "id"]
         with engine.connect() as connection:
             assert connection.scalar(text("SELECT version_num FROM alembic_version")) == HEAD_REVISION
     finally:
@@ -231,8 +236,8 @@ def test_default_relative_sqlite_url(tmp_path, monkeypatch):
     upgrade_database("sqlite:///factcheck.db")
     store = StageStore("sqlite:///factcheck.db")
     try:
-        store.create_message("m", "c", "q", {})
-        assert store.get_message("m") is not None
+        store.create_message("m", "c", "q", {}, tenant_id=TENANT)
+        assert store.get_message("m", tenant_id=TENANT) is not None
         with store.engine.connect() as connection:
             assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
@@ -282,7 +287,7 @@ def test_rows_have_the_spec_columns_and_orders(store):
 
 
 def test_save_stage_is_idempotent(store):
-    store.create_message("m", "c", "q", {})
+    store.create_message("m", "c", "q", {}, tenant_id=TENANT)
     first = store.save_stage("m", *STAGE_EXTRACT, "x", ROLE_EXTRACTOR, "one", {"n": 1}, 5)
     second = store.save_stage("m", *STAGE_EXTRACT, "x", ROLE_EXTRACTOR, "two", {"n": 2}, 6)
     assert first == second
@@ -291,7 +296,7 @@ def test_save_stage_is_idempotent(store):
 
 
 def test_save_stage_survives_losing_an_insert_race(store, monkeypatch):
-    store.create_message("m", "c", "q", {})
+    store.create_message("m", "c", "q", {}, tenant_id=TENANT)
     winner = store.save_stage("m", *STAGE_REPORT, "x", ROLE_REPORTER, "report", {}, 5)
     real_lookup = store._stage_id
     calls = []
@@ -312,7 +317,7 @@ def test_save_stage_for_an_unknown_message_fails(store):
 
 
 def test_get_stages_orders_by_stage_order(store):
-    store.create_message("m", "c", "q", request_config("generated"))
+    store.create_message("m", "c", "q", request_config("generated"), tenant_id=TENANT)
     write_report(store, "m")
     write_verify(store, "m", 1)
     write_extract(store, "m")
@@ -327,24 +332,24 @@ def test_get_stages_orders_by_stage_order(store):
 
 def test_create_and_get_message(store):
     before = datetime.now(UTC)
-    store.create_message("m", "c", "Why?", {"checkerModels": ["a", "b"]})
-    record = store.get_message("m")
+    store.create_message("m", "c", "Why?", {"checkerModels": ["a", "b"]}, tenant_id=TENANT)
+    record = store.get_message("m", tenant_id=TENANT)
     assert (record.id, record.conversation_id, record.question, record.status, record.title) == (
         "m", "c", "Why?", "RUNNING", None
     )  # fmt: skip
     assert record.request_config == {"checkerModels": ["a", "b"]}
     assert record.created_at.tzinfo is UTC and before <= record.created_at <= datetime.now(UTC)
-    assert store.get_message("missing") is None
+    assert store.get_message("missing", tenant_id=TENANT) is None
     with pytest.raises(ValueError, match="already exists"):
-        store.create_message("m", "c", "Why?", {})
+        store.create_message("m", "c", "Why?", {}, tenant_id=TENANT)
 
 
 def test_status_and_title_updates(store):
-    store.create_message("m", "c", "q", {})
-    created = store.get_message("m")
+    store.create_message("m", "c", "q", {}, tenant_id=TENANT)
+    created = store.get_message("m", tenant_id=TENANT)
     store.set_status("m", "COMPLETE")
     store.set_title("m", "Internet history")
-    record = store.get_message("m")
+    record = store.get_message("m", tenant_id=TENANT)
     assert (record.status, record.title) == ("COMPLETE", "Internet history")
     assert record.created_at == created.created_at and record.updated_at > created.updated_at
     with pytest.raises(ValueError, match="unknown status"):
@@ -360,12 +365,12 @@ def test_list_messages_pages_newest_first(store, monkeypatch):
              start + timedelta(seconds=2), start + timedelta(microseconds=3_000_001), start + timedelta(days=1)]  # fmt: skip
     for n, moment in enumerate(times):
         monkeypatch.setattr(store_module, "utc_now", lambda moment=moment: moment)
-        store.create_message(f"m{n}", "c", f"q{n}", {})
+        store.create_message(f"m{n}", "c", f"q{n}", {}, tenant_id=TENANT)
     expected = sorted((f"m{n}" for n in range(len(times))), key=lambda m: (times[int(m[1:])], m), reverse=True)
 
     seen, token, pages = [], None, 0
     while True:
-        records, token = store.list_messages(3, token)
+        records, token = store.list_messages(3, token, tenant_id=TENANT)
         seen += [r.id for r in records]
         pages += 1
         if token is None:
@@ -373,15 +378,18 @@ def test_list_messages_pages_newest_first(store, monkeypatch):
         assert token.replace("-", "").replace("_", "").isalnum()  # url-safe
     assert seen == expected
     assert pages == 3
-    assert store.list_messages(100, None) == (store.list_messages(100, None)[0], None)
+    assert store.list_messages(100, None, tenant_id=TENANT) == (
+        store.list_messages(100, None, tenant_id=TENANT)[0],
+        None,
+    )
 
 
 def test_list_messages_on_an_exact_page_boundary(store):
     for n in range(2):
-        store.create_message(f"m{n}", "c", "q", {})
-    records, token = store.list_messages(2, None)
+        store.create_message(f"m{n}", "c", "q", {}, tenant_id=TENANT)
+    records, token = store.list_messages(2, None, tenant_id=TENANT)
     assert len(records) == 2 and token is None
-    assert store.list_messages(5, None)[0][0].id == "m1"
+    assert store.list_messages(5, None, tenant_id=TENANT)[0][0].id == "m1"
 
 
 @pytest.mark.parametrize(
@@ -397,12 +405,12 @@ def test_list_messages_on_an_exact_page_boundary(store):
 )
 def test_list_messages_rejects_a_bad_token(store, token):
     with pytest.raises(ValueError, match="invalid page token"):
-        store.list_messages(10, token)
+        store.list_messages(10, token, tenant_id=TENANT)
 
 
 def test_list_messages_rejects_a_bad_page_size(store):
     with pytest.raises(ValueError, match="page_size"):
-        store.list_messages(0, None)
+        store.list_messages(0, None, tenant_id=TENANT)
 
 
 # --- loadFactCheckResult ------------------------------------------------------------------------------
@@ -412,8 +420,8 @@ def test_load_generated_run(store):
     write_full_run(store, "msg-1", source="generated")
     store.set_title("msg-1", "Internet history")
     store.set_status("msg-1", "COMPLETE")
-    result = load_fact_check_result(store, "msg-1")
-    record = store.get_message("msg-1")
+    result = load_fact_check_result(store, "msg-1", TENANT)
+    record = store.get_message("msg-1", tenant_id=TENANT)
 
     assert (result.message_id, result.conversation_id, result.question) == (
         "msg-1",
@@ -449,7 +457,7 @@ def test_load_generated_run(store):
 
 def test_load_recomputes_consensus(store):
     write_full_run(store, "msg-1")
-    consensus = load_fact_check_result(store, "msg-1").verification.consensus
+    consensus = load_fact_check_result(store, "msg-1", TENANT).verification.consensus
     expected = calculate_consensus(CLAIMS, [checker_verifications(i) for i in range(3)])
     assert list(consensus) == [c.to_proto() for c in expected]
     assert [(c.consensus_verdict, round(c.agreement_rate, 2)) for c in expected] == [
@@ -463,7 +471,7 @@ def test_load_recomputes_consensus(store):
 
 def test_load_user_provided_run(store):
     write_full_run(store, "msg-2", source="user_provided")
-    result = load_fact_check_result(store, "msg-2")
+    result = load_fact_check_result(store, "msg-2", TENANT)
     assert result.content.source == factcheck_pb2.CONTENT_SOURCE_USER_PROVIDED
     assert result.content.text == "User text."
     assert not result.content.HasField("model") and not result.content.HasField("response_time_ms")
@@ -471,8 +479,8 @@ def test_load_user_provided_run(store):
 
 
 def test_load_with_missing_stages(store):
-    store.create_message("m", "c", "q", request_config("generated"))
-    result = load_fact_check_result(store, "m")
+    store.create_message("m", "c", "q", request_config("generated"), tenant_id=TENANT)
+    result = load_fact_check_result(store, "m", TENANT)
     assert result.status == factcheck_pb2.MESSAGE_STATUS_RUNNING
     assert not result.HasField("title")
     assert (result.content.source, result.content.text) == (factcheck_pb2.CONTENT_SOURCE_GENERATED, "")
@@ -483,44 +491,44 @@ def test_load_with_missing_stages(store):
     assert list(result.verification.checkers) == [] and list(result.verification.consensus) == []
     assert (result.report.model, result.report.report_text, result.report.response_time_ms) == ("unknown", "", 0)
     assert not result.report.HasField("reliability_score")
-    assert load_fact_check_result(store, "missing") is None
+    assert load_fact_check_result(store, "missing", TENANT) is None
 
 
 def test_load_failed_run_without_checkers(store):
     """All checkers failed: claims are stored, consensus falls back to UNVERIFIABLE per claim."""
-    store.create_message("m", "c", "q", request_config("user_provided", "Text."))
+    store.create_message("m", "c", "q", request_config("user_provided", "Text."), tenant_id=TENANT)
     write_extract(store, "m")
     store.set_status("m", "FAILED")
-    result = load_fact_check_result(store, "m")
+    result = load_fact_check_result(store, "m", TENANT)
     assert result.status == factcheck_pb2.MESSAGE_STATUS_FAILED
     assert [c.consensus_verdict for c in result.verification.consensus] == [common_pb2.VERDICT_UNVERIFIABLE] * 3
 
 
 def test_load_no_claims_and_fallback_report(store):
-    store.create_message("m", "c", "q", request_config("user_provided", "Just opinions."))
+    store.create_message("m", "c", "q", request_config("user_provided", "Just opinions."), tenant_id=TENANT)
     write_extract(store, "m", claims=[])
     write_report(store, "m", fallback=True, score=None)
-    result = load_fact_check_result(store, "m")
+    result = load_fact_check_result(store, "m", TENANT)
     assert len(result.extraction.claims) == 0 and len(result.verification.consensus) == 0
     assert not result.report.HasField("reliability_score")
     assert result.report.fallback is True
 
 
 def test_message_summary(store):
-    store.create_message("m", "c", "q", {})
+    store.create_message("m", "c", "q", {}, tenant_id=TENANT)
     store.set_title("m", "T")
-    record = store.get_message("m")
+    record = store.get_message("m", tenant_id=TENANT)
     summary = message_summary(record)
     assert (summary.message_id, summary.conversation_id, summary.question, summary.title) == ("m", "c", "q", "T")
     assert summary.status == factcheck_pb2.MESSAGE_STATUS_RUNNING
     assert summary.created_at.ToDatetime(tzinfo=UTC) == record.created_at
-    store.create_message("n", "c", "q", {})
-    assert not message_summary(store.get_message("n")).HasField("title")
+    store.create_message("n", "c", "q", {}, tenant_id=TENANT)
+    assert not message_summary(store.get_message("n", tenant_id=TENANT)).HasField("title")
 
 
 def test_nul_characters_in_content_and_parsed_data_are_stored(store):
-    store.create_message("m-nul", "c", "question\x00", {"contentToCheck": "a\x00b"})
+    store.create_message("m-nul", "c", "question\x00", {"contentToCheck": "a\x00b"}, tenant_id=TENANT)
     store.save_stage("m-nul", "extract", 1, "fake/x", "extractor", "raw\x00text", {"claims": [{"claim": "x\x00"}]}, 5)
     [row] = store.get_stages("m-nul")
     assert row.content == "raw\ufffdtext" and row.parsed_data == {"claims": [{"claim": "x\ufffd"}]}
-    assert store.get_message("m-nul").request_config == {"contentToCheck": "a\ufffdb"}
+    assert store.get_message("m-nul", tenant_id=TENANT).request_config == {"contentToCheck": "a\ufffdb"}

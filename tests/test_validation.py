@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.settings import Settings
 from factcheck.v1 import common_pb2, factcheck_pb2
 from services.gateway.validation import BIAS_WARNING, ValidationError, validate_run_request
@@ -23,7 +24,7 @@ def request(question="Check this", mode=factcheck_pb2.MODE_FACT_CHECK, **config)
 
 
 def test_content_to_check_with_defaults():
-    plan = validate_run_request(request(content_to_check="Water boils at 100 C."), SETTINGS)
+    plan = validate_run_request(request(content_to_check="Water boils at 100 C."), SETTINGS, tenant_id=DEFAULT_TENANT)
     assert plan.content_to_check == "Water boils at 100 C." and not plan.generates
     assert (plan.extractor_model, plan.checker_models, plan.reporter_model) == (
         "local/extractor",
@@ -35,23 +36,31 @@ def test_content_to_check_with_defaults():
 
 
 def test_no_mode_config_generates_with_the_default_generator():
-    plan = validate_run_request(factcheck_pb2.RunRequest(question="Why is the sky blue?", mode=1), SETTINGS)
+    plan = validate_run_request(
+        factcheck_pb2.RunRequest(question="Why is the sky blue?", mode=1), SETTINGS, tenant_id=DEFAULT_TENANT
+    )
     assert plan.generates and plan.generator_model == "local/generator"
 
 
 def test_bias_warning_when_the_generator_also_checks():
     plan = validate_run_request(
-        request(generator_model="openai/o3", checker_models=["openai/o3", "google/gemini-2.5-pro"]), SETTINGS
+        request(generator_model="openai/o3", checker_models=["openai/o3", "google/gemini-2.5-pro"]),
+        SETTINGS,
+        tenant_id=DEFAULT_TENANT,
     )
     assert plan.bias_warning == BIAS_WARNING
     plan = validate_run_request(
-        request(content_to_check="text", generator_model="openai/o3", checker_models=["openai/o3"]), SETTINGS
+        request(content_to_check="text", generator_model="openai/o3", checker_models=["openai/o3"]),
+        SETTINGS,
+        tenant_id=DEFAULT_TENANT,
     )
     assert plan.bias_warning is None  # nothing is generated, so nothing to be biased towards
 
 
 def test_request_config_is_what_gets_stored():
-    plan = validate_run_request(request(content_to_check="text", max_content_length=500, timeout_ms=30_000), SETTINGS)
+    plan = validate_run_request(
+        request(content_to_check="text", max_content_length=500, timeout_ms=30_000), SETTINGS, tenant_id=DEFAULT_TENANT
+    )
     assert plan.request_config() == {
         "contentSource": "user_provided",
         "contentToCheck": "text",
@@ -113,17 +122,17 @@ def test_request_config_is_what_gets_stored():
 )
 def test_invalid_requests_are_refused_with_a_clear_message(message, expected):
     with pytest.raises(ValidationError) as raised:
-        validate_run_request(message, SETTINGS)
+        validate_run_request(message, SETTINGS, tenant_id=DEFAULT_TENANT)
     assert expected in str(raised.value)
 
 
 def test_conversation_id_is_kept_and_bounded():
     message = request(content_to_check="x")
     message.conversation_id = "conv-1"
-    assert validate_run_request(message, SETTINGS).conversation_id == "conv-1"
+    assert validate_run_request(message, SETTINGS, tenant_id=DEFAULT_TENANT).conversation_id == "conv-1"
     message.conversation_id = "c" * 201
     with pytest.raises(ValidationError, match="conversation_id must be 1 to 200 characters"):
-        validate_run_request(message, SETTINGS)
+        validate_run_request(message, SETTINGS, tenant_id=DEFAULT_TENANT)
 
 
 def _source(**fields) -> common_pb2.Source:
@@ -136,6 +145,7 @@ def test_sources_become_documents_with_ids_and_are_stored_in_the_request():
             content_to_check="x", sources=[_source(id="un", title="UN", authority=0.9), _source()], evidence_top_k=5
         ),
         SETTINGS,
+        tenant_id=DEFAULT_TENANT,
     )
     assert [(s.id, s.title, s.authority) for s in plan.sources] == [("un", "UN", 0.9), ("source_2", "source_2", None)]
     assert plan.evidence_top_k == 5 and plan.use_knowledge_store
@@ -156,10 +166,10 @@ def test_sources_become_documents_with_ids_and_are_stored_in_the_request():
 )
 def test_bad_sources_are_refused(sources, expected):
     with pytest.raises(ValidationError) as raised:
-        validate_run_request(request(content_to_check="x", sources=sources), SETTINGS)
+        validate_run_request(request(content_to_check="x", sources=sources), SETTINGS, tenant_id=DEFAULT_TENANT)
     assert expected in str(raised.value)
 
 
 def test_evidence_top_k_is_bounded():
     with pytest.raises(ValidationError, match="mode_config.evidence_top_k must be between 1 and 10"):
-        validate_run_request(request(content_to_check="x", evidence_top_k=11), SETTINGS)
+        validate_run_request(request(content_to_check="x", evidence_top_k=11), SETTINGS, tenant_id=DEFAULT_TENANT)

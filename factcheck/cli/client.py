@@ -50,6 +50,13 @@ def describe_rpc_error(error: grpc.RpcError, target: str) -> str:
         return f"not found: {details}"
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return f"the gateway at {target} did not answer in time"
+    if code == grpc.StatusCode.UNAUTHENTICATED:
+        return (
+            f"the gateway at {target} refused the call: {details}\n"
+            "Set FACTCHECK_GATEWAY_TOKEN to a token the gateway accepts (its FACTCHECK_AUTH_TOKENS)."
+        )
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return f"the gateway is busy: {details}"
     return f"gateway error {code.name} from {target}: {details}"
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 import grpc
 
 from factcheck.grpc_handlers import wrap_handler
+from factcheck.security.tenants import serve_as, tenant_tokens
 
 OPEN_SERVICES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 UNAUTHENTICATED_MESSAGE = 'This service needs a valid token in the "authorization: Bearer <token>" metadata.'
@@ -28,27 +29,36 @@ def _offered_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | 
 
 
 class BearerAuthInterceptor(grpc.aio.ServerInterceptor):
-    """Rejects calls without one of the accepted tokens (compared in constant time)."""
+    """Rejects calls without one of the accepted tokens (compared in constant time), and serves
+    the others as the token's tenant (`factcheck.security.tenants.caller_tenant`).
+
+    `tokens` are FACTCHECK_AUTH_TOKENS entries: `tenant:token`, or a bare token (its own tenant).
+    """
 
     def __init__(self, tokens: Iterable[str]) -> None:
-        self._tokens = [token.encode() for token in tokens if token]
+        self._tokens = [(tenant, token.encode()) for tenant, token in tenant_tokens([t for t in tokens if t])]
         if not self._tokens:
             raise ValueError("BearerAuthInterceptor needs at least one token")
 
-    def accepts(self, token: str | None) -> bool:
+    def tenant_of(self, token: str | None) -> str | None:
+        """The tenant the token belongs to, or None when it is not one of the accepted tokens."""
         if token is None:
-            return False
+            return None
         offered = token.encode()
         # Check every token so the time taken does not say which one was close.
-        matches = [hmac.compare_digest(offered, expected) for expected in self._tokens]
-        return any(matches)
+        matches = [tenant for tenant, expected in self._tokens if hmac.compare_digest(offered, expected)]
+        return matches[0] if matches else None
+
+    def accepts(self, token: str | None) -> bool:
+        return self.tenant_of(token) is not None
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         if handler_call_details.method.startswith(OPEN_SERVICES):
             return handler
-        if self.accepts(_offered_token(handler_call_details.invocation_metadata)):
-            return handler
+        tenant = self.tenant_of(_offered_token(handler_call_details.invocation_metadata))
+        if tenant is not None:
+            return wrap_handler(handler, serve_as(tenant))
         return wrap_handler(handler, _reject)
 
 

@@ -67,7 +67,7 @@ async def serve(settings: Settings) -> None:
     retriever = Retriever(knowledge, make_reranker(settings.evidence_rerank))
     channels, downstream = open_channels(settings)
     hub = EventHub()
-    run_limit = RunLimit(settings.max_concurrent_runs)
+    run_limit = RunLimit(settings.max_concurrent_runs, settings.max_concurrent_runs_per_tenant)
     registry = RunRegistry(settings, store, downstream, retriever, hub, run_limit)
     service = FactCheckService(settings, store, registry, hub, run_limit, database)
     metrics.track_runs_in_flight(lambda: run_limit.in_flight)

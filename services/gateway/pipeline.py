@@ -141,6 +141,11 @@ class Run:
     cancel_reason: str | None = None
 
     @property
+    def tenant_id(self) -> str:
+        """The run's tenant, from its plan (never from the calling RPC's context: a run outlives it)."""
+        return self.plan.tenant_id
+
+    @property
     def stage_timeout_s(self) -> float:
         return self.plan.timeout_ms / 1000
 
@@ -350,6 +355,7 @@ async def _question_passages(run: Run) -> list:
         plan.sources,
         use_store=plan.use_knowledge_store,
         top_k=plan.evidence_top_k,
+        tenant_id=run.tenant_id,
     )
     return evidence.passages
 
@@ -358,7 +364,7 @@ async def _has_evidence(run: Run) -> bool:
     """Whether to retrieve: the request has sources, or the knowledge store has documents it may use."""
     plan = run.plan
     return run.retriever is not None and await asyncio.to_thread(
-        run.retriever.should_run, plan.sources, plan.use_knowledge_store
+        run.retriever.should_run, plan.sources, plan.use_knowledge_store, tenant_id=run.tenant_id
     )
 
 
@@ -384,6 +390,7 @@ async def retrieve(run: Run) -> None:
         plan.sources,
         use_store=plan.use_knowledge_store,
         top_k=plan.evidence_top_k,
+        tenant_id=run.tenant_id,
     )
     elapsed_ms = int((time.monotonic() - started) * 1000)
     run.evidence = evidence

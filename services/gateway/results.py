@@ -21,9 +21,9 @@ from services.gateway.store.store import MessageRecord, StageRecord, StageStore
 UNKNOWN_MODEL = "unknown"
 
 
-def load_fact_check_result(store: StageStore, message_id: str) -> factcheck_pb2.FactCheckResult | None:
-    """The full result of one run, or None if there is no such message."""
-    message = store.get_message(message_id)
+def load_fact_check_result(store: StageStore, message_id: str, tenant_id: str) -> factcheck_pb2.FactCheckResult | None:
+    """The full result of one run, or None if there is no such message in `tenant_id`."""
+    message = store.get_message(message_id, tenant_id=tenant_id)
     if message is None:
         return None
     stages = store.get_stages(message_id)

@@ -1,4 +1,5 @@
-"""The gateway's cap on runs carried out at once (FACTCHECK_MAX_CONCURRENT_RUNS).
+"""The gateway's caps on runs carried out at once: in all (FACTCHECK_MAX_CONCURRENT_RUNS) and per
+tenant (FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT), so that one busy tenant cannot take every slot.
 
 A run holds its slot from the moment Run admits it until its pipeline task ends, since a
 run goes on after its caller disconnects. A slot whose RPC ends before the run's task
@@ -8,6 +9,7 @@ exists (invalid request, database down, caller gone) is released with the RPC.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 
 import grpc
 
@@ -19,11 +21,19 @@ def busy_message(limit: int) -> str:
     )
 
 
+def tenant_busy_message(limit: int, tenant_id: str) -> str:
+    return (
+        f"Tenant {tenant_id!r} is already running its maximum of {limit} fact-checks at once "
+        "(FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT). Try again when one of them has finished."
+    )
+
+
 class RunSlot:
     """One admitted run's place; released once, by its task or by its RPC."""
 
-    def __init__(self, limit: RunLimit) -> None:
+    def __init__(self, limit: RunLimit, tenant_id: str) -> None:
         self._limit = limit
+        self._tenant_id = tenant_id
         self._task: asyncio.Task | None = None
         self._released = False
 
@@ -38,26 +48,45 @@ class RunSlot:
     def release(self) -> None:
         if not self._released:
             self._released = True
-            self._limit.in_flight -= 1
+            self._limit._release(self._tenant_id)
 
 
 class RunLimit:
-    """At most `limit` runs at once (0: no limit, but runs are still counted)."""
+    """At most `limit` runs at once, and at most `per_tenant` of one tenant (0: no limit, but runs are still counted)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, per_tenant: int = 0) -> None:
         self.limit = limit
+        self.per_tenant = per_tenant
         self.in_flight = 0
+        self.in_flight_by_tenant: Counter[str] = Counter()
 
-    async def admit(self, context: grpc.aio.ServicerContext) -> RunSlot:
-        """A slot for a new run, or RESOURCE_EXHAUSTED when every slot is taken."""
+    def refusal(self, tenant_id: str) -> str | None:
+        """Why a new run of `tenant_id` cannot start now, or None when it can."""
         if self.limit and self.in_flight >= self.limit:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, busy_message(self.limit))
+            return busy_message(self.limit)
+        if self.per_tenant and self.in_flight_by_tenant[tenant_id] >= self.per_tenant:
+            return tenant_busy_message(self.per_tenant, tenant_id)
+        return None
+
+    async def admit(self, context: grpc.aio.ServicerContext, tenant_id: str) -> RunSlot:
+        """A slot for a new run of `tenant_id`, or RESOURCE_EXHAUSTED when the gateway's or the tenant's are taken."""
+        refusal = self.refusal(tenant_id)
+        if refusal is not None:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
         self.in_flight += 1
-        slot = RunSlot(self)
+        self.in_flight_by_tenant[tenant_id] += 1
+        slot = RunSlot(self, tenant_id)
         context.add_done_callback(slot._rpc_done)
         return slot
 
-    def count_resumed(self, task: asyncio.Task) -> None:
+    def _release(self, tenant_id: str) -> None:
+        self.in_flight -= 1
+        self.in_flight_by_tenant[tenant_id] -= 1
+        if self.in_flight_by_tenant[tenant_id] <= 0:
+            del self.in_flight_by_tenant[tenant_id]
+
+    def count_resumed(self, task: asyncio.Task, tenant_id: str) -> None:
         """A run resumed from another gateway counts until it ends; it is never refused (it was admitted once)."""
         self.in_flight += 1
-        RunSlot(self).hold_until_done(task)
+        self.in_flight_by_tenant[tenant_id] += 1
+        RunSlot(self, tenant_id).hold_until_done(task)

@@ -198,7 +198,8 @@ class RunRegistry:
             )
             return
         try:
-            plan = validate_run_request(factcheck_pb2.RunRequest.FromString(record.request_proto), settings)
+            request = factcheck_pb2.RunRequest.FromString(record.request_proto)
+            plan = validate_run_request(request, settings, tenant_id=record.tenant_id)
         except (ValidationError, ValueError) as error:  # DecodeError is a ValueError too
             await self._end(
                 record, STATUS_FAILED, NOT_RESUMABLE.format(reason=f"its request is not valid here ({error})")
@@ -222,7 +223,7 @@ class RunRegistry:
             len(stages),
             record.last_seq,
         )
-        self._run_limit.count_resumed(self.launch(run))
+        self._run_limit.count_resumed(self.launch(run), record.tenant_id)
 
     async def _end(self, record: MessageRecord, status: str, message: str) -> None:
         """End a claimed run that will not run again, with its final event."""

@@ -1,4 +1,9 @@
-"""FactCheckService: Run (streamed pipeline), Watch, Cancel, GetResult and ListResults."""
+"""FactCheckService: Run (streamed pipeline), Watch, Cancel, GetResult and ListResults.
+
+Each call works for the caller's tenant (`caller_tenant()`, set by the auth interceptor): a
+run is stored as the tenant's, and every other call sees only the tenant's runs (another
+tenant's run is NOT_FOUND, exactly as an unknown one).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from collections.abc import AsyncIterator
 import grpc
 
 from factcheck.observability.context import bind_message_id
+from factcheck.security.tenants import caller_tenant
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.database_gate import DatabaseGate
@@ -18,7 +24,7 @@ from services.gateway.pipeline import CANCELLED_BY_CALLER
 from services.gateway.results import load_fact_check_result, message_summary
 from services.gateway.run_limit import RunLimit
 from services.gateway.runs import RunRegistry
-from services.gateway.store.store import MessageRecord, RequestIdTaken, StageStore
+from services.gateway.store.store import ANY_TENANT, MessageRecord, RequestIdTaken, StageStore
 from services.gateway.store_calls import call_store, page_size
 from services.gateway.validation import RunPlan, ValidationError, validate_run_request
 from services.gateway.watch import EventHub, watch_events
@@ -89,11 +95,13 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     async def Run(
         self, request: factcheck_pb2.RunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[factcheck_pb2.RunResponse]:
-        # Concurrent-run limit: RESOURCE_EXHAUSTED beyond FACTCHECK_MAX_CONCURRENT_RUNS (run_limit.py).
-        slot = await self.run_limit.admit(context)
+        tenant_id = caller_tenant()
+        # Concurrent-run limits: RESOURCE_EXHAUSTED beyond FACTCHECK_MAX_CONCURRENT_RUNS or, for this
+        # tenant, FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT (run_limit.py).
+        slot = await self.run_limit.admit(context, tenant_id)
 
         try:
-            plan = validate_run_request(request, self._settings)
+            plan = validate_run_request(request, self._settings, tenant_id=tenant_id)
         except ValidationError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         request_id = request.request_id if request.HasField("request_id") else None
@@ -115,6 +123,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
                 conversation_id,
                 plan.question,
                 plan.request_config(),
+                tenant_id=tenant_id,
                 request_id=request_id,
                 request_sha256=fingerprint,
                 request_proto=resolved_request(request, plan).SerializeToString(deterministic=True),
@@ -124,7 +133,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         except RequestIdTaken as taken:
             # A retried Run: follow the run that request_id started (never a second one).
             slot.release()
-            existing = await asyncio.to_thread(self._store.get_message, taken.message_id)
+            existing = await asyncio.to_thread(self._store.get_message, taken.message_id, tenant_id=tenant_id)
             if existing is None or existing.request_sha256 != fingerprint:
                 await context.abort(
                     grpc.StatusCode.ALREADY_EXISTS,
@@ -173,7 +182,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
                 f"The run already finished with status {record.status}; only a running run can be cancelled.",
             )
         bind_message_id(record.id)
-        record = await call_store(context, RESULTS_UNAVAILABLE, self._store.request_cancel, record.id)
+        await call_store(context, RESULTS_UNAVAILABLE, self._store.request_cancel, record.id)
         task = self._registry.cancel_local(record.id, CANCELLED_BY_CALLER)
         if task is not None:
             await asyncio.wait([task], timeout=CANCEL_WAIT_S)
@@ -188,7 +197,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         loop = asyncio.get_running_loop()
         give_up = loop.time() + CANCEL_WAIT_S
         while True:
-            record = await asyncio.to_thread(self._store.get_message, message_id)
+            record = await asyncio.to_thread(self._store.get_message, message_id, tenant_id=ANY_TENANT)
             if record is None or record.finished or loop.time() >= give_up:
                 return record
             await asyncio.sleep(CANCEL_POLL_S)
@@ -196,8 +205,10 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     async def _existing_run(self, context: grpc.aio.ServicerContext, message_id: str) -> MessageRecord:
         if not message_id.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "message_id is required")
-        record = await call_store(context, RESULTS_UNAVAILABLE, self._store.get_message, message_id)
-        if record is None:
+        record = await call_store(
+            context, RESULTS_UNAVAILABLE, self._store.get_message, message_id, tenant_id=caller_tenant()
+        )
+        if record is None:  # unknown, or another tenant's: the same answer, so ids of others cannot be probed
             await context.abort(grpc.StatusCode.NOT_FOUND, f"No fact-check with message_id {message_id!r}")
         return record
 
@@ -206,8 +217,10 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     ) -> factcheck_pb2.GetResultResponse:
         if not request.message_id.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "message_id is required")
-        result = await call_store(context, RESULTS_UNAVAILABLE, load_fact_check_result, self._store, request.message_id)
-        if result is None:
+        result = await call_store(
+            context, RESULTS_UNAVAILABLE, load_fact_check_result, self._store, request.message_id, caller_tenant()
+        )
+        if result is None:  # unknown, or another tenant's: the same answer, so ids of others cannot be probed
             await context.abort(grpc.StatusCode.NOT_FOUND, f"No fact-check with message_id {request.message_id!r}")
         return factcheck_pb2.GetResultResponse(result=result)
 
@@ -220,6 +233,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             self._store.list_messages,
             await page_size(context, request.page_size),
             request.page_token or None,
+            tenant_id=caller_tenant(),
         )
         return factcheck_pb2.ListResultsResponse(
             results=[message_summary(record) for record in records], next_page_token=next_token or ""

@@ -19,11 +19,11 @@ async def page_size(context: grpc.aio.ServicerContext, requested: int) -> int:
     return min(requested or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
 
 
-async def call_store(context: grpc.aio.ServicerContext, unavailable: str, function, *args):
+async def call_store(context: grpc.aio.ServicerContext, unavailable: str, function, *args, **kwargs):
     """Run a store call in a worker thread; ValueError (e.g. a bad page token) → INVALID_ARGUMENT,
     any other failure → UNAVAILABLE with `unavailable` (the cause is logged, not shown)."""
     try:
-        return await asyncio.to_thread(function, *args)
+        return await asyncio.to_thread(function, *args, **kwargs)
     except ValueError as error:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
     except Exception:

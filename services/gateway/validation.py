@@ -49,6 +49,9 @@ class RunPlan:
     reporter_model: str
     max_content_length: int
     timeout_ms: int
+    # Whose run this is: it is stored with the run, and retrieval searches only this tenant's documents.
+    # Not part of the request (it comes from the caller's token), so not in request_config().
+    tenant_id: str
     sources: tuple[SourceDocument, ...] = ()
     use_knowledge_store: bool = True
     evidence_top_k: int = 3
@@ -101,8 +104,8 @@ def _bounded(field: str, value: int, low: int, high: int) -> int:
     return value
 
 
-def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings) -> RunPlan:
-    """Check a RunRequest and fill in defaults; raises ValidationError with a readable message."""
+def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, *, tenant_id: str) -> RunPlan:
+    """Check a RunRequest of `tenant_id` and fill in defaults; raises ValidationError with a readable message."""
     _check(bool(request.question.strip()), "Question or content description is required")
     _check(len(request.question) <= MAX_QUESTION_CHARS, f"question must be at most {MAX_QUESTION_CHARS} characters")
     _check(
@@ -169,6 +172,7 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings) 
         reporter_model=reporter,
         max_content_length=max_length,
         timeout_ms=timeout_ms,
+        tenant_id=tenant_id,
         sources=validate_sources(config.sources, "mode_config.sources"),
         use_knowledge_store=config.use_knowledge_store if config.HasField("use_knowledge_store") else True,
         evidence_top_k=top_k,

@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 
 from factcheck.v1 import factcheck_pb2
 from services.gateway.events import TERMINAL_EVENTS
-from services.gateway.store.store import CANCEL_CHANNEL, EVENTS_CHANNEL, StageStore
+from services.gateway.store.store import ANY_TENANT, CANCEL_CHANNEL, EVENTS_CHANNEL, StageStore
 
 log = logging.getLogger("factcheck.gateway.watch")
 
@@ -68,7 +68,7 @@ async def watch_events(
                     return
             if batch:
                 continue  # there may be more than one batch
-            record = await asyncio.to_thread(store.get_message, message_id)
+            record = await asyncio.to_thread(store.get_message, message_id, tenant_id=ANY_TENANT)
             if record is None or (record.finished and record.last_seq <= last):
                 return  # gone, or ended without a stored final event (a run from before events were stored)
             with contextlib.suppress(TimeoutError):

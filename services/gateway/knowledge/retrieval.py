@@ -5,6 +5,7 @@ Candidates come from both places (request sources ranked in memory, the store by
 full-text index), then one BM25 over the candidate pool ranks them on a common scale;
 passages that touch too little of the claim are left out rather than padded in.
 Passages get run-local labels P1, P2, ... in claim order, each passage labelled once.
+The store is searched within one tenant, the run's, which every call names explicitly.
 """
 
 from __future__ import annotations
@@ -56,8 +57,11 @@ class Retriever:
     def method(self) -> str:
         return "bm25" + (f"+{self._reranker.name}" if self._reranker else "")
 
-    def should_run(self, sources: Sequence[SourceDocument], use_store: bool) -> bool:
-        return bool(sources) or (use_store and self._store is not None and self._store.has_documents())
+    def should_run(self, sources: Sequence[SourceDocument], use_store: bool, *, tenant_id: str) -> bool:
+        """Whether there is evidence to search: request sources, or (use_store) the tenant's documents."""
+        return bool(sources) or (
+            use_store and self._store is not None and self._store.has_documents(tenant_id=tenant_id)
+        )
 
     def retrieve(
         self,
@@ -66,40 +70,48 @@ class Retriever:
         *,
         use_store: bool,
         top_k: int,
+        tenant_id: str,
     ) -> Evidence:
-        """Evidence for each query (claim id → claim text); the same passage is labelled once."""
+        """Evidence for each query (claim id → claim text) from the sources and, with use_store,
+        the tenant's documents; the same passage is labelled once."""
         request_pool = _request_candidates(sources)
         request_index = BM25([c.text for c in request_pool]) if request_pool else None
         evidence = Evidence(method=self.method)
         labels: dict[tuple[int, str, int], str] = {}
+        store_tenant = tenant_id if use_store else None
         for query_id, query in queries.items():
-            pool = self._candidates(query, request_pool, request_index, use_store, top_k * CANDIDATE_FACTOR)
+            pool = self._candidates(query, request_pool, request_index, store_tenant, top_k * CANDIDATE_FACTOR)
             ranked = self._rank(query, pool)[:top_k]
             evidence.claim_passages[query_id] = [
                 _label(candidate, score, labels, evidence) for candidate, score in ranked
             ]
         return evidence
 
-    def for_claims(self, claims: Sequence[ExtractedClaim], sources, *, use_store: bool, top_k: int) -> Evidence:
-        return self.retrieve({c.id: c.claim for c in claims}, sources, use_store=use_store, top_k=top_k)
+    def for_claims(
+        self, claims: Sequence[ExtractedClaim], sources, *, use_store: bool, top_k: int, tenant_id: str
+    ) -> Evidence:
+        return self.retrieve(
+            {c.id: c.claim for c in claims}, sources, use_store=use_store, top_k=top_k, tenant_id=tenant_id
+        )
 
     def _candidates(
         self,
         query: str,
         request_pool: list[Candidate],
         request_index: BM25 | None,
-        use_store: bool,
+        store_tenant: str | None,
         limit: int,
     ) -> list[Candidate]:
+        """Candidates from the request's sources and, unless store_tenant is None, that tenant's documents."""
         pool: list[Candidate] = []
         if request_index is not None:
             scores = request_index.scores(query)
             best = sorted(range(len(request_pool)), key=lambda i: -scores[i])[:limit]
             pool += [request_pool[i] for i in best if scores[i] > 0]
-        if use_store and self._store is not None:
+        if store_tenant is not None and self._store is not None:
             pool += [
                 Candidate(hit.document, common_pb2.EVIDENCE_ORIGIN_KNOWLEDGE_STORE, hit.text, hit.start, hit.end)
-                for hit in self._store.search(query, limit)
+                for hit in self._store.search(query, limit, tenant_id=store_tenant)
             ]
         return pool
 

@@ -1,4 +1,8 @@
-"""KnowledgeService: add, delete, list and search the knowledge store's documents."""
+"""KnowledgeService: add, delete, list and search the knowledge store's documents.
+
+Every call works within the caller's tenant (`caller_tenant()`): another tenant's documents
+are never listed, found or deleted, and their ids are NOT_FOUND exactly as unknown ones.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import logging
 
 import grpc
 
+from factcheck.security.tenants import caller_tenant
 from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.store import DocumentSummary, KnowledgeStore
@@ -38,7 +43,9 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         if not documents:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "documents must list at least one document")
-        added = await call_store(context, STORE_UNAVAILABLE, self._store.add_documents, list(documents))
+        added = await call_store(
+            context, STORE_UNAVAILABLE, self._store.add_documents, list(documents), tenant_id=caller_tenant()
+        )
         return knowledge_pb2.AddDocumentsResponse(
             documents=[
                 knowledge_pb2.AddedDocument(document_id=a.document_id, created=a.created, passage_count=a.passage_count)
@@ -52,7 +59,9 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
         if not request.document_id.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "document_id is required")
         try:
-            deleted = await asyncio.to_thread(self._store.delete_document, request.document_id)
+            deleted = await asyncio.to_thread(
+                self._store.delete_document, request.document_id, tenant_id=caller_tenant()
+            )
         except LookupError:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"No document with id {request.document_id!r}")
         except Exception:
@@ -69,6 +78,7 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
             self._store.list_documents,
             await page_size(context, request.page_size),
             request.page_token or None,
+            tenant_id=caller_tenant(),
         )
         return knowledge_pb2.ListDocumentsResponse(
             documents=[_summary(d) for d in documents], next_page_token=next_token or ""
@@ -88,9 +98,12 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
         evidence = await call_store(
             context,
             STORE_UNAVAILABLE,
-            lambda: self._retriever.retrieve(
-                {"query": request.query}, (), use_store=True, top_k=request.top_k or DEFAULT_TOP_K
-            ),
+            self._retriever.retrieve,
+            {"query": request.query},
+            (),
+            use_store=True,
+            top_k=request.top_k or DEFAULT_TOP_K,
+            tenant_id=caller_tenant(),
         )
         return knowledge_pb2.SearchResponse(passages=evidence.passages)
 

@@ -3,6 +3,10 @@
 SQLite (the embedded default) uses an FTS5 table; PostgreSQL a tsvector column with a
 GIN index; both are created by migration 0002. The store lives in the gateway's
 database, so it grows with the database rather than with a file on one pod.
+
+Every document belongs to a tenant (migration 0003), and every method works within the one
+tenant it is given: ids and content hashes are unique per tenant, and search only finds the
+tenant's own passages.
 """
 
 from __future__ import annotations
@@ -75,25 +79,35 @@ class KnowledgeStore:
         self._engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
 
-    def add_documents(self, documents: list[SourceDocument]) -> list[AddedDocument]:
-        """Store documents and their passages; a text already stored is not stored again.
+    def add_documents(self, documents: list[SourceDocument], *, tenant_id: str) -> list[AddedDocument]:
+        """Store the tenant's documents and their passages; a text the tenant already stored is not stored again.
 
         A new text under an existing id replaces that document (an edited file re-ingested).
         """
-        return [self._add(document) for document in documents]
+        return [self._add(document, tenant_id) for document in documents]
 
-    def _add(self, document: SourceDocument) -> AddedDocument:
+    def _add(self, document: SourceDocument, tenant_id: str) -> AddedDocument:
         document = SourceDocument(*(storable(value) for value in astuple(document)))
         digest = document.content_sha256
         with self._sessions.begin() as session:
-            existing = session.scalar(select(KnowledgeDocument).where(KnowledgeDocument.content_sha256 == digest))
+            existing = session.scalar(
+                select(KnowledgeDocument).where(
+                    KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.content_sha256 == digest
+                )
+            )
             if existing is not None:
                 return AddedDocument(existing.id, False, existing.passage_count)
             document_id = document.id or f"doc-{digest[:16]}"
-            session.execute(delete(KnowledgeDocument).where(KnowledgeDocument.id == document_id))
+            _delete_passages(session, tenant_id, document_id)
+            session.execute(
+                delete(KnowledgeDocument).where(
+                    KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.id == document_id
+                )
+            )
             chunks = chunk_text(document.text)
             session.add(
                 KnowledgeDocument(
+                    tenant_id=tenant_id,
                     id=document_id,
                     title=document.title or document_id,
                     url=document.url,
@@ -108,6 +122,7 @@ class KnowledgeStore:
             session.flush()  # the document row first: passages reference it
             session.add_all(
                 KnowledgePassage(
+                    tenant_id=tenant_id,
                     document_id=document_id,
                     chunk_index=i,
                     text=chunk.text,
@@ -118,29 +133,40 @@ class KnowledgeStore:
             )
             return AddedDocument(document_id, True, len(chunks))
 
-    def delete_document(self, document_id: str) -> int:
-        """Remove a document and its passages; returns the passage count. LookupError if unknown."""
+    def delete_document(self, document_id: str, *, tenant_id: str) -> int:
+        """Remove the tenant's document and its passages; returns the passage count.
+
+        LookupError if the tenant has no such document (another tenant's is not seen).
+        """
         with self._sessions.begin() as session:
-            document = session.get(KnowledgeDocument, document_id)
+            document = session.scalar(
+                select(KnowledgeDocument).where(
+                    KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.id == document_id
+                )
+            )
             if document is None:
                 raise LookupError(f"no document with id {document_id!r}")
             count = document.passage_count
-            # Explicit, so the FTS5 triggers see each passage go even where cascades are off.
-            session.execute(delete(KnowledgePassage).where(KnowledgePassage.document_id == document_id))
+            _delete_passages(session, tenant_id, document_id)
             session.delete(document)
             return count
 
-    def list_documents(self, page_size: int, page_token: str | None) -> tuple[list[DocumentSummary], str | None]:
+    def list_documents(
+        self, page_size: int, page_token: str | None, *, tenant_id: str
+    ) -> tuple[list[DocumentSummary], str | None]:
+        """The tenant's documents, newest first."""
         with self._sessions() as session:
-            rows, next_token = newest_first_page(session, KnowledgeDocument, page_size, page_token)
+            rows, next_token = newest_first_page(
+                session, KnowledgeDocument, page_size, page_token, KnowledgeDocument.tenant_id == tenant_id
+            )
             return [_summary(row) for row in rows], next_token
 
-    def has_documents(self) -> bool:
+    def has_documents(self, *, tenant_id: str) -> bool:
         with self._sessions() as session:
-            return bool(session.scalar(select(exists().where(KnowledgeDocument.id.is_not(None)))))
+            return bool(session.scalar(select(exists().where(KnowledgeDocument.tenant_id == tenant_id))))
 
-    def search(self, query: str, top_k: int) -> list[PassageHit]:
-        """The top_k passages for the query's terms (any term matches), most relevant first."""
+    def search(self, query: str, top_k: int, *, tenant_id: str) -> list[PassageHit]:
+        """The top_k of the tenant's passages for the query's terms (any term matches), most relevant first."""
         terms = search_terms(query)[:MAX_QUERY_TERMS]
         if not terms or top_k < 1:
             return []
@@ -148,9 +174,19 @@ class KnowledgeStore:
             sql, match = _SQLITE_SEARCH, " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
         else:
             sql, match = _POSTGRES_SEARCH, " OR ".join(terms)
+        parameters = {"match": match, "top_k": top_k, "tenant_id": tenant_id}
         with self._engine.connect() as connection:
-            rows = connection.execute(text(sql), {"match": match, "top_k": top_k}).mappings().all()
+            rows = connection.execute(text(sql), parameters).mappings().all()
         return [_hit(row) for row in rows]
+
+
+def _delete_passages(session, tenant_id: str, document_id: str) -> None:
+    """Explicitly, so the FTS5 triggers see each passage go even where cascades are off."""
+    session.execute(
+        delete(KnowledgePassage).where(
+            KnowledgePassage.tenant_id == tenant_id, KnowledgePassage.document_id == document_id
+        )
+    )
 
 
 _SELECTED = """d.id AS document_id, d.title, d.url, d.published_at, d.authority,
@@ -159,16 +195,16 @@ _SQLITE_SEARCH = f"""
 SELECT {_SELECTED}, -bm25(kb_passages_fts) AS score
 FROM kb_passages_fts
 JOIN kb_passages p ON p.id = kb_passages_fts.rowid
-JOIN kb_documents d ON d.id = p.document_id
-WHERE kb_passages_fts MATCH :match
+JOIN kb_documents d ON d.tenant_id = p.tenant_id AND d.id = p.document_id
+WHERE kb_passages_fts MATCH :match AND d.tenant_id = :tenant_id
 ORDER BY bm25(kb_passages_fts)
 LIMIT :top_k"""
 _POSTGRES_SEARCH = f"""
 SELECT {_SELECTED}, ts_rank_cd(p.search_vector, q) AS score
 FROM kb_passages p
-JOIN kb_documents d ON d.id = p.document_id,
+JOIN kb_documents d ON d.tenant_id = p.tenant_id AND d.id = p.document_id,
      websearch_to_tsquery('english', :match) AS q
-WHERE p.search_vector @@ q
+WHERE p.search_vector @@ q AND d.tenant_id = :tenant_id
 ORDER BY score DESC, p.id
 LIMIT :top_k"""
 

@@ -20,9 +20,10 @@ from services.gateway.store.models import (
     VERIFY_PREFIX,
     verify_stage,
 )
-from services.gateway.store.store import MessageRecord, StageRecord, StageStore
+from services.gateway.store.store import ANY_TENANT, MessageRecord, StageRecord, StageStore
 
 __all__ = [
+    "ANY_TENANT",
     "ROLE_CHECKER",
     "ROLE_EXTRACTOR",
     "ROLE_GENERATOR",

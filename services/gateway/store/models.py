@@ -15,6 +15,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
@@ -29,6 +30,8 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
+
+from factcheck.security.tenants import DEFAULT_TENANT
 
 # --- stage names, orders and roles: the only place they are spelled out --------------------------------
 
@@ -100,6 +103,15 @@ def utc_now() -> datetime:
 
 # --- tables -------------------------------------------------------------------------------------------
 
+# Every run and every knowledge-store document belongs to a tenant (factcheck/security/tenants.py).
+# Rows stored before tenants existed (migration 0003) belong to the default tenant.
+TENANT_ID_LENGTH = 64
+
+
+def tenant_column() -> Mapped[str]:
+    return mapped_column(String(TENANT_ID_LENGTH), nullable=False, server_default=DEFAULT_TENANT)
+
+
 # Deterministic constraint names, so migrations can refer to them on every backend.
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -119,6 +131,7 @@ class Message(Base):
     __tablename__ = "messages"
 
     id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    tenant_id: Mapped[str] = tenant_column()
     conversation_id: Mapped[str] = mapped_column(String(255), nullable=False)
     question: Mapped[str] = mapped_column(Text, nullable=False)
     request_config: Mapped[dict[str, Any]] = mapped_column(JSON_DOCUMENT, nullable=False)
@@ -126,7 +139,7 @@ class Message(Base):
     title: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
-    # Durable runs (migration 0003): the idempotency key and a hash of the request it came with.
+    # Durable runs (migration 0004): the idempotency key and a hash of the request it came with.
     request_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     request_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # The request with every default resolved, so any replica can resume the run exactly.
@@ -143,9 +156,12 @@ class Message(Base):
     failures: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON_DOCUMENT, nullable=True)
 
     __table_args__ = (
-        Index("idx_messages_created_id", "created_at", "id"),
+        # ListResults: one tenant's runs, newest first.
+        Index("idx_messages_tenant_created_id", "tenant_id", "created_at", "id"),
+        # Recovery: running runs whose lease lapsed.
         Index("idx_messages_status_lease", "status", "lease_expires_at"),
-        Index("uq_messages_request_id", "request_id", unique=True),
+        # Idempotent Run: a request_id names one run per tenant.
+        Index("uq_messages_tenant_id_request_id", "tenant_id", "request_id", unique=True),
     )
 
 
@@ -200,37 +216,53 @@ def include_in_schema_comparison(name: str | None, type_: str, parent_names: dic
 
 
 class KnowledgeDocument(Base):
-    """A document of the knowledge store; its text is split into kb_passages."""
+    """A document of the knowledge store; its text is split into kb_passages.
+
+    Ids are per tenant: two tenants may each have a document "paris".
+    """
 
     __tablename__ = "kb_documents"
 
-    id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    tenant_id: Mapped[str] = tenant_column()
+    id: Mapped[str] = mapped_column(String(255), nullable=False)
     title: Mapped[str] = mapped_column(Text, nullable=False)
     url: Mapped[str] = mapped_column(Text, nullable=False)
     published_at: Mapped[str | None] = mapped_column(String(64), nullable=True)
     authority: Mapped[float | None] = mapped_column(Float, nullable=True)
     text: Mapped[str] = mapped_column(Text, nullable=False)
-    # Re-ingesting the same text is recognised by its hash, so it never duplicates.
-    content_sha256: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    # Re-ingesting the same text is recognised by its hash, so it never duplicates (within a tenant).
+    content_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
     char_count: Mapped[int] = mapped_column(Integer, nullable=False)
     passage_count: Mapped[int] = mapped_column(Integer, nullable=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
 
-    __table_args__ = (Index("idx_kb_documents_created_id", "created_at", "id"),)
+    __table_args__ = (
+        PrimaryKeyConstraint("tenant_id", "id"),
+        UniqueConstraint("tenant_id", "content_sha256"),
+        # ListDocuments: one tenant's documents, newest first.
+        Index("idx_kb_documents_tenant_created_id", "tenant_id", "created_at", "id"),
+    )
 
 
 class KnowledgePassage(Base):
-    """A passage of a document, with its character offsets in the document's text."""
+    """A passage of a document, with its character offsets in the document's text.
+
+    It belongs to its document's tenant: (tenant_id, document_id) is the document's key.
+    """
 
     __tablename__ = "kb_passages"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    document_id: Mapped[str] = mapped_column(
-        String(255), ForeignKey("kb_documents.id", ondelete="CASCADE"), nullable=False
-    )
+    tenant_id: Mapped[str] = tenant_column()
+    document_id: Mapped[str] = mapped_column(String(255), nullable=False)
     chunk_index: Mapped[int] = mapped_column(Integer, nullable=False)
     text: Mapped[str] = mapped_column(Text, nullable=False)
     start_offset: Mapped[int] = mapped_column(Integer, nullable=False)
     end_offset: Mapped[int] = mapped_column(Integer, nullable=False)
 
-    __table_args__ = (UniqueConstraint("document_id", "chunk_index"),)
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["tenant_id", "document_id"], ["kb_documents.tenant_id", "kb_documents.id"], ondelete="CASCADE"
+        ),
+        UniqueConstraint("tenant_id", "document_id", "chunk_index"),
+    )

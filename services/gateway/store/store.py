@@ -30,6 +30,10 @@ from services.gateway.store.models import (
     utc_now,
 )
 
+# `get_message(..., tenant_id=ANY_TENANT)`: the gateway's own bookkeeping (e.g. resuming a run from
+# its stored row), never on behalf of a caller, who must only ever see its own tenant's rows.
+ANY_TENANT = None
+
 SQLITE_BUSY_TIMEOUT_MS = 5000
 # A migrating process waits for another one's whole upgrade (several DDL statements, slow
 # on a loaded machine), not just for one write: it gets far longer before "database is locked".
@@ -40,6 +44,7 @@ PG_CONNECT_TIMEOUT_S = 10
 @dataclass(frozen=True)
 class MessageRecord:
     id: str
+    tenant_id: str
     conversation_id: str
     question: str
     request_config: dict[str, Any]
@@ -204,11 +209,14 @@ def decode_page_token(token: str) -> tuple[datetime, str]:
     return created_at, message_id
 
 
-def newest_first_page(session: Session, model: Any, page_size: int, page_token: str | None) -> tuple[list, str | None]:
-    """One page of `model` rows (which have created_at and id), newest first, keyset-paged on (created_at, id)."""
+def newest_first_page(
+    session: Session, model: Any, page_size: int, page_token: str | None, *conditions: Any
+) -> tuple[list, str | None]:
+    """One page of `model` rows (which have created_at and id) that meet `conditions` (e.g. one
+    tenant's), newest first, keyset-paged on (created_at, id)."""
     if page_size < 1:
         raise ValueError(f"page_size must be at least 1, got {page_size}")
-    query = select(model).order_by(model.created_at.desc(), model.id.desc()).limit(page_size + 1)
+    query = select(model).where(*conditions).order_by(model.created_at.desc(), model.id.desc()).limit(page_size + 1)
     if page_token:
         created_at, row_id = decode_page_token(page_token)
         query = query.where(or_(model.created_at < created_at, and_(model.created_at == created_at, model.id < row_id)))
@@ -240,20 +248,22 @@ class StageStore:
         question: str,
         request_config: dict,
         *,
+        tenant_id: str,
         request_id: str | None = None,
         request_sha256: str | None = None,
         request_proto: bytes | None = None,
         lease_owner: str | None = None,
         lease_s: float = 0.0,
     ) -> None:
-        """Record a new RUNNING run; with `lease_owner`, leased to that gateway for `lease_s`.
+        """Record a new RUNNING run owned by `tenant_id`; with `lease_owner`, leased to that gateway for `lease_s`.
 
-        A request_id that another run already has raises RequestIdTaken (checked by the
-        database's unique constraint, so two concurrent Runs with one id cannot both start).
+        A request_id that another run of the tenant already has raises RequestIdTaken (checked
+        by the database's unique index, so two concurrent Runs with one id cannot both start).
         """
         now = utc_now()
         row = Message(
             id=message_id,
+            tenant_id=tenant_id,
             conversation_id=storable(conversation_id),
             question=storable(question),
             request_config=storable(request_config),
@@ -274,14 +284,17 @@ class StageStore:
                 session.add(row)
         except IntegrityError as exc:
             if request_id is not None:
-                existing = self.find_by_request_id(request_id)
+                existing = self.find_by_request_id(request_id, tenant_id=tenant_id)
                 if existing is not None:
                     raise RequestIdTaken(existing.id) from exc
             raise ValueError(f"message {message_id!r} already exists") from exc
 
-    def find_by_request_id(self, request_id: str) -> MessageRecord | None:
+    def find_by_request_id(self, request_id: str, *, tenant_id: str) -> MessageRecord | None:
+        """The tenant's run started with this idempotency key, if any."""
         with self._sessions() as session:
-            row = session.scalar(select(Message).where(Message.request_id == request_id))
+            row = session.scalar(
+                select(Message).where(Message.tenant_id == tenant_id, Message.request_id == request_id)
+            )
             return _message_record(row) if row is not None else None
 
     def set_status(self, message_id: str, status: str) -> None:
@@ -301,15 +314,25 @@ class StageStore:
                 setattr(row, name, value)
             row.updated_at = utc_now()
 
-    def get_message(self, message_id: str) -> MessageRecord | None:
+    def get_message(self, message_id: str, *, tenant_id: str | None) -> MessageRecord | None:
+        """The run, if it exists and belongs to `tenant_id` (another tenant's run is None, as an unknown one).
+
+        `tenant_id=ANY_TENANT` skips the check: only for the gateway's own bookkeeping.
+        """
         with self._sessions() as session:
             row = session.get(Message, message_id)
-            return _message_record(row) if row is not None else None
+            if row is None or (tenant_id is not ANY_TENANT and row.tenant_id != tenant_id):
+                return None
+            return _message_record(row)
 
-    def list_messages(self, page_size: int, page_token: str | None) -> tuple[list[MessageRecord], str | None]:
-        """Newest first, keyset-paged on (created_at, id) so pages stay stable while rows are added."""
+    def list_messages(
+        self, page_size: int, page_token: str | None, *, tenant_id: str
+    ) -> tuple[list[MessageRecord], str | None]:
+        """One tenant's runs, newest first, keyset-paged on (created_at, id) so pages stay stable while rows are added."""
         with self._sessions() as session:
-            rows, next_token = newest_first_page(session, Message, page_size, page_token)
+            rows, next_token = newest_first_page(
+                session, Message, page_size, page_token, Message.tenant_id == tenant_id
+            )
             return [_message_record(row) for row in rows], next_token
 
     # --- stages -------------------------------------------------------------------------------------
@@ -488,7 +511,7 @@ class StageStore:
                     )
                 ).rowcount
             if won == 1:
-                record = self.get_message(message_id)
+                record = self.get_message(message_id, tenant_id=ANY_TENANT)
                 if record is not None:
                     claimed.append(record)
         return claimed
@@ -503,7 +526,7 @@ class StageStore:
             )
             if session.bind.dialect.name == "postgresql":
                 session.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": CANCEL_CHANNEL, "id": message_id})
-        return self.get_message(message_id)
+        return self.get_message(message_id, tenant_id=ANY_TENANT)
 
     def events_after(self, message_id: str, after_seq: int, limit: int = 1000) -> list[StoredEvent]:
         query = (
@@ -543,6 +566,7 @@ def _stage_row(message_id: str, stage: StageRow, now: datetime) -> DeliberationS
 def _message_record(row: Message) -> MessageRecord:
     return MessageRecord(
         id=row.id,
+        tenant_id=row.tenant_id,
         conversation_id=row.conversation_id,
         question=row.question,
         request_config=dict(row.request_config or {}),

@@ -1,12 +1,12 @@
 """Durable runs: stored events, leases, idempotency keys, cancellation and failure reasons.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-11-23
 
 messages gains what a run needs to outlive the gateway that started it: the resolved request
 (to resume it elsewhere), its lease (owner, expiry), the last stored event's seq, a cancel
-flag, the idempotency key and the failure reasons. run_events holds every event as emitted.
+flag, the idempotency key (unique per tenant) and the failure reasons. run_events holds every event as emitted.
 Existing runs keep their rows; they have no lease, so a gateway treats those still RUNNING as
 abandoned and resumes or ends them.
 """
@@ -17,8 +17,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = "0003"
-down_revision: Union[str, Sequence[str], None] = "0002"
+revision: str = "0004"
+down_revision: Union[str, Sequence[str], None] = "0003"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
@@ -42,7 +42,7 @@ def upgrade() -> None:
     ):
         op.add_column("messages", column)
     op.create_index("idx_messages_status_lease", "messages", ["status", "lease_expires_at"])
-    op.create_index("uq_messages_request_id", "messages", ["request_id"], unique=True)
+    op.create_index("uq_messages_tenant_id_request_id", "messages", ["tenant_id", "request_id"], unique=True)
     op.create_table(
         "run_events",
         sa.Column("message_id", sa.String(255), nullable=False),
@@ -59,7 +59,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("run_events")
-    op.drop_index("uq_messages_request_id", table_name="messages")
+    op.drop_index("uq_messages_tenant_id_request_id", table_name="messages")
     op.drop_index("idx_messages_status_lease", table_name="messages")
     # Plain DROP COLUMN (SQLite 3.35+), not a batch rebuild, for the reason given in upgrade().
     for column in (
