@@ -33,6 +33,7 @@ from services.extractor.claims import (
     parse_claims,
     truncate_content,
     type_breakdown,
+    with_truncation_note,
 )
 from services.extractor.prompts import build_extraction_prompt, build_generate_prompt
 from services.reporter.prompts import build_report_prompt, build_title_prompt
@@ -406,12 +407,14 @@ def test_located_offsets_always_fold_to_the_claim(content, claim_text, data):
 # --- truncate_content ------------------------------------------------------------------------------
 
 
-def test_truncate_content_appends_the_spec_note_only_when_cutting():
+def test_truncate_content_cuts_and_the_note_is_added_separately():
     assert truncate_content("short", 10) == ("short", False)
     assert truncate_content("x" * 10, 10) == ("x" * 10, False)
     text, truncated = truncate_content("abcdefghijkl", 5)
-    assert truncated
-    assert text == "abcde\n\n[Content truncated to 5 characters. Claims beyond this point were not analyzed.]"
+    assert (text, truncated) == ("abcde", True)  # what the extractor model is shown: no note
+    assert with_truncation_note(text, 5) == (
+        "abcde\n\n[Content truncated to 5 characters. Claims beyond this point were not analyzed.]"
+    )
     assert MAX_CONTENT_LENGTH_DEFAULT == 20_000
 
 
