@@ -627,6 +627,37 @@ def test_well_formed_verifications_read_as_the_spec_regex_reads_them(blocks):
         assert parsed[claim_id] == by_spec.get(claim_id, ("UNVERIFIABLE", NOT_ADDRESSED_EVIDENCE, None, "LOW"))
 
 
+def test_parsers_stay_linear_with_huge_untrusted_text_and_adversarial_lines():
+    """The copy checks read the untrusted text once and look lines up in sets (protocol_lines.py).
+
+    A million characters each: anything quadratic would take hours, linear takes about a second.
+    """
+    size = 1_000_000
+    untrusted = [
+        "VERIFICATION claim_1: VERIFIED\n" * (size // 31),
+        "VERIFICATION " * (size // 13),
+        "CLAIM 1: x " * (size // 11),
+        "Reliability Score: 5 " * (size // 21),
+        "1" * size + " " * size + "x",
+        ("Overall Reliability Score" + " " * 30) * (size // 55),
+    ]
+    answers = [
+        "> **VERIFICATION claim_1: VERIFIED**\n" * (size // 37),
+        "## Overall Reliability Score\n" + ("1" * 1000 + " " * 1000 + "x\n") * (size // 2002),
+        "#" + " " * size + "*" * size + "Content Summary",
+        "CLAIM 1: x\n" * (size // 11),
+    ]
+    for reference in untrusted:
+        for answer in answers:
+            for parse in (
+                lambda: parse_verifications(answer, "m/x", IDS, reference),
+                lambda: parse_claims(answer, reference),
+                lambda: parse_reliability_score(answer, reference),
+            ):
+                _, seconds = timed(parse)
+                assert seconds < 30, f"{seconds:.1f}s on {len(answer)} + {len(reference)} characters"
+
+
 # --- reporter: score, fallback, title --------------------------------------------------------------
 
 

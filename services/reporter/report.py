@@ -29,11 +29,12 @@ _NUMBER = r"(-?\d+(?:\.\d+)?)"
 _SCORE_LABEL = re.compile(r"[\s#*_+\-]*(?:Overall\s+)?Reliability\s+Score", re.IGNORECASE)
 _SCORE_VALUE = re.compile(_SEPARATORS + r"(?:\([^)\n]{0,20}\)" + _SEPARATORS + r")?" + _NUMBER)
 # A score section's body may give the score on a line of its own: "**78/100**", "Score: 78".
-_BARE_SCORE = re.compile(r"[\s*_]*(?:Score\s*[:=]\s*)?" + _NUMBER + r"\s*(?:/\s*100)?[\s*_.]*$", re.IGNORECASE)
+# Possessive quantifiers: a line of digits and spaces cannot make the match backtrack.
+_BARE_SCORE = re.compile(r"[\s*_]*+(?:Score\s*+[:=]\s*+)?(-?\d++(?:\.\d++)?)(?:\s*+/\s*+100)?[\s*_.]*+$", re.IGNORECASE)
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)(.*)$")
 # The report template's other sections: a score line inside one of them is quoted, not the score.
 _OTHER_SECTIONS = re.compile(
-    r"[\s*_]*(?:Fact[\s-]*Check\s+Report\s*)?[:\-\u2013\u2014\s]*"
+    r"[\s*_]*+(?:Fact[\s-]*+Check\s++Report\s*+)?[:\-\u2013\u2014\s]*+"
     r"(?:Content\s+Summary|Evidence\s+Table|Detailed\s+Findings|(?:Verified|Disputed|Unverifiable)\s+Claims"
     r"|Annotated\s+Content|Methodology)\b",
     re.IGNORECASE,
