@@ -321,7 +321,8 @@ class ModelClient:
             if body.problem is not None:
                 raise ModelMalformedResponseError(model_id, f"provider {endpoint.provider!r} answered {body.problem}")
             return self._parse_completion(model_id, body.data)
-        detail = self._provider_message(body.data) if body.problem is None else f"({body.problem})"
+        # An error status keeps its meaning whatever the body: quote its head, or say why there is none.
+        detail = self._provider_message(body.data) if body.data or body.problem is None else f"({body.problem})"
         retry_after = _retry_after_s(response) if status in (429, 503) else None
         if status == 429:
             message = f"rate limited by provider {endpoint.provider!r} (HTTP 429): {detail}"
