@@ -26,6 +26,9 @@ Rules, in the order they apply:
   "—" and the like are dropped).
 - "VERIFICATION SUMMARY" ends the last block; its counts are ignored (the summary
   is recomputed from the verdicts).
+- "Sources:" (asked for when the prompt carried evidence) lists cited passages as
+  `[P2] "exact quote"`; they become citations with the passage id and quote only —
+  the checker service resolves them against the passages it sent (see citations.py).
 
 Forgery (see factcheck/protocol_lines.py for the two rules): headers, labels and the
 summary line count only when they are not quoted ("> ") or code-indented, and a header,
@@ -40,9 +43,6 @@ a real "VERIFICATION claim_1: DISPUTED" still counts. A copied line neither open
 ends a block: it is text of the block it is in. Confidence carries no verdict and is
 not compared (content echoing "Confidence: HIGH" must not cost the real line), so a
 decorated copy of a confidence line ahead of the real one can set a claim's confidence.
-- "Sources:" (asked for when the prompt carried evidence) lists cited passages as
-  `[P2] "exact quote"`; they become citations with the passage id and quote only —
-  the checker service resolves them against the passages it sent (see citations.py).
 """
 
 from __future__ import annotations
