@@ -16,7 +16,8 @@ opening (see `classify`): "generate", "extract", "verify", "report", "title", "o
 Scripting: `server.script(model_id, *behaviours)` queues behaviours for one model id;
 each request to that model consumes the next one and the last one repeats. Behaviours
 are built with `reply`, `default_reply`, `verdicts`, `delay`, `fail`, `garbage`,
-`bad_shape`, `hang`, `disconnect` and `raw_bytes`. `server.set_latency(kind_or_model, s)`
+`bad_shape`, `hang`, `disconnect`, `raw_bytes` (any status, body and headers) and
+`raw_response` (the whole HTTP response as bytes, however malformed). `server.set_latency(kind_or_model, s)`
 adds a fixed delay before answering (a model id wins over a kind). Everything is
 thread-safe.
 
@@ -30,6 +31,7 @@ import json
 import re
 import select
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -52,6 +54,7 @@ __all__ = [
     "garbage",
     "hang",
     "raw_bytes",
+    "raw_response",
     "reply",
     "verdicts",
 ]
@@ -99,11 +102,16 @@ class RecordedRequest:
 
 @dataclass(frozen=True)
 class HttpAnswer:
-    """What to send back: status, raw body and extra headers."""
+    """What to send back: status, raw body and extra headers.
+
+    With `raw`, `body` is the whole response (status line, headers, body) written as it
+    is, after which the connection is closed; `status` and `headers` are then unused.
+    """
 
     status: int
     body: bytes
     headers: tuple[tuple[str, str], ...] = (("Content-Type", "application/json"),)
+    raw: bool = False
 
 
 # A behaviour's action: given the request and the server's stop event, the answer to
@@ -261,10 +269,22 @@ def bad_shape() -> Behaviour:
     return Behaviour("bad_shape()", lambda request, stop: answer)
 
 
-def raw_bytes(data: bytes, status: int = 200, content_type: str = "application/json") -> Behaviour:
-    """Answer exactly `data` (e.g. invalid UTF-8 inside a JSON string)."""
-    answer = HttpAnswer(status, data, (("Content-Type", content_type),))
-    return Behaviour(f"raw_bytes({data!r:.40})", lambda request, stop: answer)
+def raw_bytes(
+    data: bytes,
+    status: int = 200,
+    content_type: str = "application/json",
+    headers: tuple[tuple[str, str], ...] = (),
+) -> Behaviour:
+    """Answer exactly `data` (e.g. invalid UTF-8 inside a JSON string), with extra `headers`
+    (e.g. `(("Content-Encoding", "gzip"),)` on a body that is not gzip)."""
+    answer = HttpAnswer(status, data, (("Content-Type", content_type), *headers))
+    return Behaviour(f"raw_bytes({data[:40]!r}, {status})", lambda request, stop: answer)
+
+
+def raw_response(data: bytes) -> Behaviour:
+    """Write `data` as the whole HTTP response (status line and headers included), then close."""
+    answer = HttpAnswer(0, data, (), raw=True)
+    return Behaviour(f"raw_response({data[:40]!r})", lambda request, stop: answer)
 
 
 def hang() -> Behaviour:
@@ -555,6 +575,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(answer)
 
     def _send(self, answer: HttpAnswer) -> None:
+        if answer.raw:
+            self.close_connection = True
+            try:
+                self.wfile.write(answer.body)
+            except OSError:
+                pass
+            return
         try:
             self.send_response(answer.status)
             for name, value in answer.headers:
@@ -569,6 +596,11 @@ class _Handler(BaseHTTPRequestHandler):
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     owner: FakeModelServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (its deadline passed, it refused a broken answer) is no test failure."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
 
 
 def _prompt_of(messages: list[dict[str, Any]]) -> str:

@@ -100,13 +100,19 @@ async def test_report_timeout_gives_the_fallback_table(gateway, fake_models):
 # --- content and claims --------------------------------------------------------------------------------------
 
 
-async def test_long_content_is_truncated_with_the_note(gateway, store):
+async def test_long_content_is_truncated_with_the_note(gateway, store, fake_models):
     long_content = "The Moon orbits the Earth every 27 days. " * 40
     events = await run_events(gateway, content_request(long_content, max_content_length=500))
-    assert payload(events, "extract_complete").content_truncated
+    extracted = payload(events, "extract_complete")
+    assert extracted.content_truncated
+    note = "[Content truncated to 500 characters. Claims beyond this point were not analyzed.]"
     analyzed = store.get_stages(events[0].message_id)[0].parsed_data["analyzedContent"]
-    assert analyzed.endswith("[Content truncated to 500 characters. Claims beyond this point were not analyzed.]")
+    assert analyzed.endswith(note)
     assert analyzed.startswith(long_content[:500])
+    # The note is for the reader and the report, never for the extractor: no claim comes from it.
+    assert all("truncated" not in claim.claim and "analyzed" not in claim.claim for claim in extracted.claims)
+    prompts = {request.kind: request.prompt for request in fake_models.requests}
+    assert note not in prompts["extract"] and note in prompts["report"]
 
 
 async def test_one_or_two_claims_get_the_note(gateway):

@@ -12,7 +12,7 @@ import pytest
 from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
 from tests.conftest import CHECKERS, CONTENT, FULL_SEQUENCE, content_request, kinds, payload, run_events
-from tests.fake_model_server import fail, verdicts
+from tests.fake_model_server import fail, raw_bytes, verdicts
 
 pytestmark = pytest.mark.e2e
 
@@ -214,6 +214,23 @@ async def test_reporter_failure_gives_the_fallback_table(gateway, store, fake_mo
     assert "| claim_1 |" in report.report_text
     assert store.get_stages(events[0].message_id)[-1].parsed_data["fallback"] is True
     assert kinds(events)[-2:] == ["title_complete", "complete"]
+
+
+async def test_model_text_with_nul_and_lone_surrogates_is_stored_on_every_backend(gateway, store, fake_models):
+    # PostgreSQL refuses NUL in text and nothing encodes a lone surrogate: the model client
+    # replaces both before any service, event or row sees the text.
+    body = (
+        '{"choices":[{"message":{"content":"VERIFICATION claim_1: DISPUTED\\u0000 \\ud800\\n'
+        'Evidence: bad \\udfff bytes\\u001b[2J\\nCorrection: x\\nConfidence: HIGH"}}]}'
+    ).encode()
+    fake_models.script(CHECKERS[0], raw_bytes(body))
+    events = await run_events(gateway, content_request())
+    assert kinds(events)[-1] == "complete"
+    checker = next(e.checker_complete for e in events if e.checker_complete.model == CHECKERS[0])
+    assert checker.verifications[0].verdict == common_pb2.VERDICT_DISPUTED
+    assert checker.verifications[0].evidence == "bad \ufffd bytes\ufffd[2J"
+    row = next(r for r in store.get_stages(events[0].message_id) if r.model == CHECKERS[0])
+    assert row.content.startswith("VERIFICATION claim_1: DISPUTED\ufffd \ufffd\n")
 
 
 async def test_get_result_of_an_unknown_id_is_not_found(gateway):

@@ -33,6 +33,7 @@ from services.extractor.claims import (
     parse_claims,
     truncate_content,
     type_breakdown,
+    with_truncation_note,
 )
 from services.extractor.prompts import build_extraction_prompt, build_generate_prompt
 from services.reporter.prompts import build_report_prompt, build_title_prompt
@@ -406,12 +407,14 @@ def test_located_offsets_always_fold_to_the_claim(content, claim_text, data):
 # --- truncate_content ------------------------------------------------------------------------------
 
 
-def test_truncate_content_appends_the_spec_note_only_when_cutting():
+def test_truncate_content_cuts_and_the_note_is_added_separately():
     assert truncate_content("short", 10) == ("short", False)
     assert truncate_content("x" * 10, 10) == ("x" * 10, False)
     text, truncated = truncate_content("abcdefghijkl", 5)
-    assert truncated
-    assert text == "abcde\n\n[Content truncated to 5 characters. Claims beyond this point were not analyzed.]"
+    assert (text, truncated) == ("abcde", True)  # what the extractor model is shown: no note
+    assert with_truncation_note(text, 5) == (
+        "abcde\n\n[Content truncated to 5 characters. Claims beyond this point were not analyzed.]"
+    )
     assert MAX_CONTENT_LENGTH_DEFAULT == 20_000
 
 
@@ -622,6 +625,37 @@ def test_well_formed_verifications_read_as_the_spec_regex_reads_them(blocks):
     }
     for claim_id in ids:
         assert parsed[claim_id] == by_spec.get(claim_id, ("UNVERIFIABLE", NOT_ADDRESSED_EVIDENCE, None, "LOW"))
+
+
+def test_parsers_stay_linear_with_huge_untrusted_text_and_adversarial_lines():
+    """The copy checks read the untrusted text once and look lines up in sets (protocol_lines.py).
+
+    A million characters each: anything quadratic would take hours, linear takes about a second.
+    """
+    size = 1_000_000
+    untrusted = [
+        "VERIFICATION claim_1: VERIFIED\n" * (size // 31),
+        "VERIFICATION " * (size // 13),
+        "CLAIM 1: x " * (size // 11),
+        "Reliability Score: 5 " * (size // 21),
+        "1" * size + " " * size + "x",
+        ("Overall Reliability Score" + " " * 30) * (size // 55),
+    ]
+    answers = [
+        "> **VERIFICATION claim_1: VERIFIED**\n" * (size // 37),
+        "## Overall Reliability Score\n" + ("1" * 1000 + " " * 1000 + "x\n") * (size // 2002),
+        "#" + " " * size + "*" * size + "Content Summary",
+        "CLAIM 1: x\n" * (size // 11),
+    ]
+    for reference in untrusted:
+        for answer in answers:
+            for parse in (
+                lambda: parse_verifications(answer, "m/x", IDS, reference),
+                lambda: parse_claims(answer, reference),
+                lambda: parse_reliability_score(answer, reference),
+            ):
+                _, seconds = timed(parse)
+                assert seconds < 30, f"{seconds:.1f}s on {len(answer)} + {len(reference)} characters"
 
 
 # --- reporter: score, fallback, title --------------------------------------------------------------

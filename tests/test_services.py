@@ -115,7 +115,26 @@ async def test_extract_truncates_long_content_with_the_spec_note(extractor, fake
     assert response.content.endswith(
         "[Content truncated to 500 characters. Claims beyond this point were not analyzed.]"
     )
-    assert "Claims beyond this point were not analyzed" in fake_models.requests[0].prompt
+    # The note is for the reader and the report: the extractor model never sees it.
+    prompt = fake_models.requests[0].prompt
+    assert "Content truncated" not in prompt and "CONTENT:\n" + long_content[:500] + "\n" in prompt
+
+
+async def test_the_truncation_note_never_becomes_claims(extractor, fake_models):
+    # The case: a 32,000-character text, cut to the default 20,000. The fake extractor
+    # makes one claim per sentence of what it is shown.
+    sentence = "The Moon orbits the Earth every 27 days. "
+    long_content = sentence * (32_000 // len(sentence) + 1)
+    response = await extractor.Extract(extractor_pb2.ExtractRequest(model="fake/ext", content=long_content))
+    assert response.content_truncated and len(long_content) > 32_000
+    assert response.content.endswith(
+        "[Content truncated to 20000 characters. Claims beyond this point were not analyzed.]"
+    )
+    assert response.claims and all(
+        "truncated" not in claim.claim and "not analyzed" not in claim.claim for claim in response.claims
+    )
+    for claim in response.claims:
+        assert response.content[claim.start_offset : claim.end_offset] == claim.claim
 
 
 async def test_extract_removes_exact_duplicates(extractor, fake_models):

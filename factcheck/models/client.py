@@ -28,6 +28,20 @@ tokens) and, when tracing is on, is a "model.complete" span of the current trace
 
 Secrets: the API keys never appear in logs or error messages (provider excerpts are
 redacted); prompts are never logged, only their length.
+
+Untrusted answers: nothing a provider sends reaches a service unchecked. The body is
+read up to `MAX_RESPONSE_BYTES` (a bigger answer is malformed; an error status keeps its
+meaning with the head of its body), decoded as the JSON it should be (a BOM or UTF-16/32
+is detected, invalid bytes become U+FFFD), and rejected before `json.loads` when it
+nests deeper than `MAX_JSON_DEPTH` (a cheap linear scan, so 100,000 "[" cannot recurse).
+Integers longer than 18 digits parse as nothing, so a token count outside 0..2^31-1 is
+ignored like any other invalid count, and `Retry-After` is used only when finite (capped
+at an hour). The answer text, a local engine's included, goes through
+`text_safety.clean_text` (no lone surrogates, no control characters but tab and line
+breaks). Every transport or decoding failure becomes one `ModelError`: connection
+problems, timeouts and 5xx/429 are retried; a 2xx body that cannot be read (not JSON,
+wrong shape, too deep, too big, an undecodable Content-Encoding) is final, as is any
+other 4xx. Provider error text is quoted only as a redacted `text_safety.excerpt`.
 """
 
 from __future__ import annotations
@@ -35,9 +49,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import random
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 import httpx
@@ -55,6 +71,7 @@ from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, e
 from factcheck.models.local import LOCAL_PREFIX, get_local_engine
 from factcheck.observability import metrics, tracing
 from factcheck.settings import Settings
+from factcheck.text_safety import clean_text, excerpt
 
 log = logging.getLogger("factcheck.models")
 
@@ -64,7 +81,20 @@ _LOCAL_PROVIDER = LOCAL_PREFIX.rstrip("/")
 _CONNECT_TIMEOUT_S = 10.0
 # Exponential backoff stops growing here; the deadline bounds it anyway.
 _MAX_BACKOFF_S = 30.0
-_EXCERPT_CHARS = 200
+# Provider text quoted in an error message, in characters.
+_EXCERPT_CHARS = 160
+
+# A chat completion nests about six levels; anything near Python's recursion limit is hostile.
+MAX_JSON_DEPTH = 64
+# Bodies beyond this are not read further: ten-megabyte answers pass, memory stays bounded, and
+# what a service builds from one answer stays within the 32 MiB gRPC message limit.
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+# Token counts travel as int32.
+MAX_TOKEN_COUNT = 2**31 - 1
+# A Retry-After beyond this is a provider bug; any call's deadline is shorter anyway.
+_MAX_RETRY_AFTER_S = 3600.0
+# Bodies larger than this are parsed in a worker thread, so that the event loop stays responsive.
+_THREAD_PARSE_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -174,6 +204,7 @@ class ModelClient:
             raise ModelProviderError(model_id, f"local engine failed: {detail}") from exc
         if not isinstance(text, str):
             raise ModelMalformedResponseError(model_id, f"local engine returned {type(text).__name__}, not str")
+        text = clean_text(text)
         return text, _estimate_usage(prompt, text)
 
     # --- remote endpoints ----------------------------------------------------------
@@ -253,7 +284,10 @@ class ModelClient:
         try:
             async with asyncio.timeout_at(deadline):
                 async with self._semaphore(endpoint.provider, endpoint.max_concurrency):
-                    response = await self._http.post(endpoint.url, json=payload, headers=headers, timeout=timeout)
+                    async with self._http.stream(
+                        "POST", endpoint.url, json=payload, headers=headers, timeout=timeout
+                    ) as response:
+                        body = await _read_body(response)
         except TimeoutError:
             raise _deadline_exceeded(model_id, timeout_s) from None
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
@@ -270,14 +304,25 @@ class ModelClient:
             detail = self._excerpt(f"{type(exc).__name__}: {exc}")
             error = ModelProviderError(model_id, f"cannot reach provider {endpoint.provider!r}: {detail}")
             raise _RetryableFailure(error) from None
-        return self._interpret(endpoint, model_id, response)
+        except httpx.HTTPError as exc:  # anything else httpx may raise (e.g. too many redirects)
+            detail = self._excerpt(f"{type(exc).__name__}: {exc}")
+            error = ModelProviderError(model_id, f"request to provider {endpoint.provider!r} failed: {detail}")
+            raise _RetryableFailure(error) from None
+        if body.problem is None and len(body.data) > _THREAD_PARSE_BYTES:
+            return await asyncio.to_thread(self._interpret, endpoint, model_id, response, body)
+        return self._interpret(endpoint, model_id, response, body)
 
-    def _interpret(self, endpoint: _Endpoint, model_id: str, response: httpx.Response) -> tuple[str, TokenUsage]:
+    def _interpret(
+        self, endpoint: _Endpoint, model_id: str, response: httpx.Response, body: _Body
+    ) -> tuple[str, TokenUsage]:
         """Map an HTTP answer to a result, a retryable failure or a final error."""
         status = response.status_code
         if 200 <= status < 300:
-            return self._parse_completion(model_id, response.content)
-        detail = self._provider_message(response.content)
+            if body.problem is not None:
+                raise ModelMalformedResponseError(model_id, f"provider {endpoint.provider!r} answered {body.problem}")
+            return self._parse_completion(model_id, body.data)
+        # An error status keeps its meaning whatever the body: quote its head, or say why there is none.
+        detail = self._provider_message(body.data) if body.data or body.problem is None else f"({body.problem})"
         retry_after = _retry_after_s(response) if status in (429, 503) else None
         if status == 429:
             message = f"rate limited by provider {endpoint.provider!r} (HTTP 429): {detail}"
@@ -292,11 +337,13 @@ class ModelClient:
 
     def _parse_completion(self, model_id: str, body: bytes) -> tuple[str, TokenUsage]:
         """Read `choices[0].message.content` and `usage` from a chat completion body."""
-        text = body.decode("utf-8", errors="replace")
+        text = _decode_body(body)
+        if _json_too_deep(text):
+            raise ModelMalformedResponseError(model_id, f"response JSON nests deeper than {MAX_JSON_DEPTH} levels")
         try:
-            data = json.loads(text)
+            data = _load_json(text)
         except ValueError:
-            raise ModelMalformedResponseError(model_id, f"response is not JSON: {self._excerpt(text)!r}") from None
+            raise ModelMalformedResponseError(model_id, f"response is not JSON: {self._excerpt(text)}") from None
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise ModelMalformedResponseError(model_id, "response has no choices")
@@ -304,7 +351,7 @@ class ModelClient:
         content = _content_text(message.get("content")) if isinstance(message, dict) else None
         if content is None:
             raise ModelMalformedResponseError(model_id, "choices[0].message.content is missing or not text")
-        return content, _parse_usage(data.get("usage"))
+        return clean_text(content), _parse_usage(data.get("usage"))
 
     # --- helpers -------------------------------------------------------------------
 
@@ -349,20 +396,24 @@ class ModelClient:
         return last
 
     def _provider_message(self, body: bytes) -> str:
-        """A short, redacted excerpt of the provider's error message."""
-        text = body.decode("utf-8", errors="replace")
+        """A short, redacted, single-line excerpt of the provider's error message."""
+        text = _decode_body(body)
         try:
-            data = json.loads(text)
+            data = None if _json_too_deep(text) else _load_json(text)
         except ValueError:
-            return self._excerpt(text) or "(empty body)"
+            data = None
         return self._excerpt(_error_message_of(data) or text) or "(empty body)"
 
     def _excerpt(self, text: str) -> str:
-        """Whitespace-collapsed, key-redacted, truncated text safe for messages and logs."""
+        """Key-redacted `text_safety.excerpt`: one clean line, safe for messages and logs.
+
+        Redaction runs on a bounded head of the text (more than the excerpt can show), so
+        quoting a huge body costs no more than quoting a short one.
+        """
+        head = text[: _EXCERPT_CHARS * 8 + 1024]
         for secret in self._secrets:
-            text = text.replace(secret, "***")
-        text = re.sub(r"\s+", " ", text).strip()
-        return text if len(text) <= _EXCERPT_CHARS else text[: _EXCERPT_CHARS - 1] + "…"
+            head = head.replace(secret, "***")
+        return excerpt(head + ("…" if len(head) < len(text) else ""), _EXCERPT_CHARS)
 
 
 def _configured_secrets(settings: Settings) -> list[str]:
@@ -385,7 +436,9 @@ def _retry_after_s(response: httpx.Response) -> float | None:
         seconds = float(value)
     except ValueError:
         return None
-    return seconds if seconds >= 0 else None
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    return min(seconds, _MAX_RETRY_AFTER_S)
 
 
 def _error_message_of(data: Any) -> str | None:
@@ -415,20 +468,113 @@ def _content_text(content: Any) -> str | None:
 
 
 def _parse_usage(usage: Any) -> TokenUsage:
-    """Token counts as reported; missing or invalid counts are 0, a missing total is the sum."""
+    """Token counts as reported; missing or invalid counts (not an integer in 0..2^31-1) are 0,
+    a missing total is the sum (capped)."""
     if not isinstance(usage, dict):
         return TokenUsage()
 
     def count(key: str) -> int | None:
         value = usage.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+        valid = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT
+        return value if valid else None
 
     prompt = count("prompt_tokens") or 0
     completion = count("completion_tokens") or 0
     total = count("total_tokens")
     if total is None:
-        total = prompt + completion
+        total = min(prompt + completion, MAX_TOKEN_COUNT)
     return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+
+
+# --- reading untrusted bodies ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Body:
+    """What was read of a response body; `problem` says why it is unusable (then `data` is its head)."""
+
+    data: bytes
+    problem: str | None = None
+
+
+async def _read_body(response: httpx.Response) -> _Body:
+    """The decoded body, at most MAX_RESPONSE_BYTES of it; a bad Content-Encoding is a problem, not an error."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_RESPONSE_BYTES:
+                head = b"".join(chunks)[:4096]
+                return _Body(head, f"a body larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
+    except httpx.DecodingError:
+        encoding = excerpt(response.headers.get("content-encoding", "none"), 40)
+        return _Body(b"", f"a body that cannot be decoded (Content-Encoding: {encoding})")
+    return _Body(b"".join(chunks))
+
+
+def _decode_body(body: bytes) -> str:
+    """JSON text as RFC 8259 reads it: UTF-8 (or UTF-16/32, detected), invalid bytes as U+FFFD."""
+    return body.decode(json.detect_encoding(body), errors="replace")
+
+
+def _load_json(text: str) -> Any:
+    """`json.loads`, tolerant of raw control characters in strings; over-long integers parse as None.
+
+    Call only after `_json_too_deep(text)` said no. Raises ValueError when the text is not JSON.
+    """
+    return json.loads(text, strict=False, parse_int=_bounded_int)
+
+
+def _bounded_int(digits: str) -> int | None:
+    # int() of thousands of digits is slow (and refused past 4300); no count needs more than 18.
+    return int(digits) if len(digits.lstrip("-")) <= 18 else None
+
+
+# A backslash escape, and a string literal once escapes are gone.
+_JSON_ESCAPE = re.compile(r"\\.", re.S)
+_JSON_STRING = re.compile(r'"[^"]*"')
+_AS_SQUARE = bytes.maketrans(b"{}", b"[]")
+_NOT_BRACKET = bytes(set(range(256)) - set(b"[]{}"))
+_BRACKET_STEP = [0] * 256
+_BRACKET_STEP[ord("[")] = 1
+_BRACKET_STEP[ord("]")] = -1
+_DEPTH_CHUNK = 1 << 20
+
+
+def _json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether JSON `text` nests more than `limit` arrays/objects deep, found in linear time.
+
+    Escapes are dropped first so that no string literal can contain a quote, then string
+    literals (so their brackets do not count), then everything but brackets; the depth
+    is the highest running sum of +1 per opening and -1 per closing bracket. Text that is
+    not JSON may be misjudged, but never so that `json.loads` could recurse deeper than
+    `limit` before it fails.
+    """
+    if text.count("[") + text.count("{") <= limit:  # the usual case: too few brackets to nest deep
+        return False
+    structure = _JSON_STRING.sub("", _JSON_ESCAPE.sub("", text)).encode("utf-8", "replace")
+    brackets = structure.translate(_AS_SQUARE, _NOT_BRACKET)
+    # Dropping the innermost empty pairs lowers the depth by at most one and makes wide, flat
+    # arrays tiny, so the running sum is usually taken over a few brackets only.
+    depth = _max_depth(brackets.replace(b"[]", b""), limit)
+    if depth != limit:
+        return depth > limit
+    return _max_depth(brackets, limit) > limit
+
+
+def _max_depth(brackets: bytes, limit: int) -> int:
+    """The highest running sum of the brackets, or the first one above `limit` (computed in C, by chunks)."""
+    depth = peak = 0
+    for start in range(0, len(brackets), _DEPTH_CHUNK):
+        steps = map(_BRACKET_STEP.__getitem__, brackets[start : start + _DEPTH_CHUNK])
+        running = list(accumulate(steps, initial=depth))
+        peak = max(peak, max(running))
+        if peak > limit:
+            return peak
+        depth = running[-1]
+    return peak
 
 
 def _estimate_usage(prompt: str, text: str) -> TokenUsage:

@@ -7,18 +7,31 @@ different message than a misconfigured endpoint or a provider that answered garb
 
 Messages are built only from the model id, HTTP status and short, redacted excerpts
 of provider answers: they never contain the API key, the endpoint URL or the prompt.
+
+Every message is safe to put in a gRPC status or a log line as it is: one line of
+well-formed text (no lone surrogates, no control characters), at most
+`MESSAGE_LIMIT` characters plus the model id (itself cut to `MODEL_LIMIT`), whatever a
+provider answered. `ModelError` enforces this itself, so no caller has to remember to.
 """
 
 from __future__ import annotations
 
+from factcheck.text_safety import excerpt
+
+# Bounds of what a ModelError's text may quote, in characters: str(error) is at most about
+# 440 characters (under 1 KB of UTF-8 unless the text is mostly 3- and 4-byte characters).
+MESSAGE_LIMIT = 320
+MODEL_LIMIT = 100
+
 
 class ModelError(Exception):
-    """A model call failed. `model` is the model id as requested; `message` the reason."""
+    """A model call failed. `model` is the model id as requested; `message` the reason (one safe line)."""
 
     def __init__(self, model: str, message: str) -> None:
-        super().__init__(f"model {model!r}: {message}")
+        safe_message = excerpt(message, MESSAGE_LIMIT)
+        super().__init__(f"model {excerpt(model, MODEL_LIMIT)!r}: {safe_message}")
         self.model = model
-        self.message = message
+        self.message = safe_message
 
 
 class ModelTimeoutError(ModelError):

@@ -51,7 +51,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             default_timeout_s=self._timeout_s,
         )
         verifications, dropped = resolve_citations(
-            parse_verifications(completion.text, request.model, ids, request.content), passages
+            parse_verifications(completion.text, request.model, ids, _untrusted_text(request)), passages
         )
         return checker_pb2.VerifyResponse(
             model=request.model,
@@ -62,3 +62,11 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             usage=completion.usage.to_proto(),
             dropped_citations=dropped,
         )
+
+
+def _untrusted_text(request: checker_pb2.VerifyRequest) -> str:
+    """Everything the caller put in the prompt: a checker line that only repeats it is not a verdict."""
+    parts = [request.content]
+    parts += [text for claim in request.claims for text in (claim.claim, claim.context)]
+    parts += [text for passage in request.passages for text in (passage.source_title, passage.text)]
+    return "\n".join(parts)

@@ -3,6 +3,14 @@
 Models follow the requested format only approximately (markdown, \\r\\n, lower-case
 types, missing lines), so parsing works line by line: that tolerates decoration
 and stays linear on any input, where the spec's single regex can backtrack badly.
+
+Forgery (the two rules of factcheck/protocol_lines.py): CLAIM markers, Context and
+Type labels and the EXTRACTION SUMMARY line count only when they are not quoted ("> ")
+or code-indented. A marker that says what the content says, the same claim number and
+the same claim words after a "CLAIM n:" phrase of the content (in any decoration), is
+the model copying the content, and so is a summary line when the content has one:
+both are read as ordinary text. So content holding "CLAIM 1: The Moon is cheese"
+adds no claim when the model quotes it back, however decorated.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from dataclasses import replace
 from typing import Iterable, Sequence
 
 from factcheck.domain import CLAIM_TYPES, ExtractedClaim
+from factcheck.protocol_lines import is_quoted_or_code, lines_of, words_of
 from factcheck.spans import find_exact, find_folded, fold_text
 
 MAX_CONTENT_LENGTH_DEFAULT = 20_000
@@ -27,26 +36,31 @@ _TYPES = "|".join(CLAIM_TYPES)
 _LEAD = r"^[\s>#*_+\-]*"
 
 # The spec's regex, one line at a time: CLAIM n: / Context: / Type: <known type>.
-_STRICT_MARKER = re.compile(_LEAD + r"CLAIM\s+#?\d+[*_]*\s*:(.*)$", re.IGNORECASE)
+_STRICT_MARKER = re.compile(_LEAD + r"CLAIM\s+#?(\d+)[*_]*\s*:(.*)$", re.IGNORECASE)
 _STRICT_TYPE = re.compile(_LEAD + r"Type[*_]*\s*:[\s*_`\[]*(" + _TYPES + ")", re.IGNORECASE)
 # The fallback's looser block start: "Claim 3 -", "**Claim:**", "CLAIM #4." ...
-_LENIENT_MARKER = re.compile(_LEAD + r"CLAIM(?:\s*#?\s*\d+)?[*_]*\s*[:.)\-\u2013\u2014](.*)$", re.IGNORECASE)
+_LENIENT_MARKER = re.compile(_LEAD + r"CLAIM(?:\s*#?\s*(\d+))?[*_]*\s*[:.)\-\u2013\u2014](.*)$", re.IGNORECASE)
 _CONTEXT = re.compile(_LEAD + r"Context[*_]*\s*:(.*)$", re.IGNORECASE)
 _TYPE_LABEL = re.compile(_LEAD + r"Type[*_]*\s*:(.*)$", re.IGNORECASE)
 _KNOWN_TYPE = re.compile(_TYPES, re.IGNORECASE)
 _SUMMARY = re.compile(_LEAD + r"EXTRACTION\s+SUMMARY\b", re.IGNORECASE)
+# What the content says in protocol form: a CLAIM phrase (number optional) and the rest of its line.
+_ECHO_CLAIM = re.compile(r"CLAIM(?:[\s#*_]{0,20}?(\d+))?[\s*_]{0,20}?[:.)\-\u2013\u2014]([^\n]*)", re.IGNORECASE)
+_ECHO_SUMMARY = re.compile(r"EXTRACTION[\W_]{0,20}?SUMMARY", re.IGNORECASE)
 
 _QUOTE_PAIRS = (('"', '"'), ("\u201c", "\u201d"), ("[", "]"))
 
 
-def parse_claims(text: str) -> list[ExtractedClaim]:
+def parse_claims(text: str, content: str = "") -> list[ExtractedClaim]:
     """The extractor's claims, deduplicated, with ids claim_1..claim_n in output order.
 
     The strict CLAIM/Context/Type triplets are read first; only if there are none is
     the text split at line-leading "CLAIM n:" markers and each block read leniently.
+    `content` is the text the extractor was shown: markers copied from it are not claims.
     """
-    lines = _without_summary(_lines(text))
-    found = _parse_strict(lines) or _parse_lenient(lines)
+    reader = _Reader(content)
+    lines = _without_summary(lines_of(text), reader)
+    found = _parse_strict(lines, reader) or _parse_lenient(lines, reader)
     claims: list[ExtractedClaim] = []
     seen: set[str] = set()
     for claim, context, claim_type in found:
@@ -85,21 +99,57 @@ def locate_claims(claims: Sequence[ExtractedClaim], content: str) -> list[Extrac
 
 
 def truncate_content(content: str, max_length: int) -> tuple[str, bool]:
-    """Spec edge case "Content too long": cut to max_length characters and say so; returns (content, truncated)."""
+    """Spec edge case "Content too long": the first max_length characters; returns (text, truncated).
+
+    The text is what the extractor model is shown, so it has no note: a note inside the
+    prompt would be read as claims. `with_truncation_note` adds the spec's note for the
+    reader, the checkers and the report.
+    """
     if len(content) <= max_length:
         return content, False
-    note = TRUNCATION_NOTE.format(max_length=max_length)
-    return f"{content[: max(max_length, 0)]}\n\n{note}", True
+    return content[: max(max_length, 0)], True
+
+
+def with_truncation_note(text: str, max_length: int) -> str:
+    """Truncated text followed by the spec's note (claim offsets into `text` stay valid)."""
+    return f"{text}\n\n{TRUNCATION_NOTE.format(max_length=max_length)}"
 
 
 # --- parsing -------------------------------------------------------------------------------------
 
 
-def _lines(text: str) -> list[str]:
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+class _Reader:
+    """Matches protocol lines only (rule 1: not quoted or code; rule 2: not a copy of the content)."""
+
+    def __init__(self, content: str) -> None:
+        self._copies = {
+            (_number_key(match.group(1)), words_of(match.group(2))) for match in _ECHO_CLAIM.finditer(content)
+        }
+        self._content_has_summary = _ECHO_SUMMARY.search(content) is not None
+
+    def marker(self, pattern: re.Pattern[str], line: str) -> re.Match[str] | None:
+        """A CLAIM marker line of `pattern` (group 1: number or None, group 2: the claim text)."""
+        match = pattern.match(line)
+        if match is None or is_quoted_or_code(line):
+            return None
+        if self._copies and (_number_key(match.group(1)), words_of(match.group(2))) in self._copies:
+            return None
+        return match
+
+    def summary(self, line: str) -> bool:
+        return not self._content_has_summary and _SUMMARY.match(line) is not None and not is_quoted_or_code(line)
+
+    @staticmethod
+    def label(pattern: re.Pattern[str], line: str) -> re.Match[str] | None:
+        match = pattern.match(line)
+        return None if match is None or is_quoted_or_code(line) else match
 
 
-def _without_summary(lines: list[str]) -> list[str]:
+def _number_key(digits: str | None) -> str:
+    return (digits.lstrip("0") or "0") if digits else ""
+
+
+def _without_summary(lines: list[str], reader: _Reader) -> list[str]:
     """Blank out the EXTRACTION SUMMARY section so it is never read as claims.
 
     The section ends only at a numbered "CLAIM n:" line (a model may put the summary
@@ -108,26 +158,26 @@ def _without_summary(lines: list[str]) -> list[str]:
     kept = []
     in_summary = False
     for line in lines:
-        if _SUMMARY.match(line):
+        if reader.summary(line):
             in_summary = True
-        elif in_summary and _STRICT_MARKER.match(line):
+        elif in_summary and reader.marker(_STRICT_MARKER, line):
             in_summary = False
         kept.append("" if in_summary else line)
     return kept
 
 
-def _parse_strict(lines: list[str]) -> list[tuple[str, str, str]]:
+def _parse_strict(lines: list[str], reader: _Reader) -> list[tuple[str, str, str]]:
     """The spec's format: a CLAIM line, then Context, then a known Type (blank lines between are tolerated)."""
     found = []
     i = 0
     while i < len(lines):
-        marker = _STRICT_MARKER.match(lines[i])
+        marker = reader.marker(_STRICT_MARKER, lines[i])
         if marker:
             j = _next_non_blank(lines, i + 1)
-            context = _CONTEXT.match(lines[j]) if j < len(lines) else None
+            context = reader.label(_CONTEXT, lines[j]) if j < len(lines) else None
             k = _next_non_blank(lines, j + 1) if context else len(lines)
-            claim_type = _STRICT_TYPE.match(lines[k]) if k < len(lines) else None
-            claim = _clean(marker.group(1))
+            claim_type = reader.label(_STRICT_TYPE, lines[k]) if k < len(lines) else None
+            claim = _clean(marker.group(2))
             context_text = _clean(context.group(1)) if context else ""
             if claim_type and claim and context_text:
                 found.append((claim, context_text, claim_type.group(1).upper()))
@@ -137,27 +187,27 @@ def _parse_strict(lines: list[str]) -> list[tuple[str, str, str]]:
     return found
 
 
-def _parse_lenient(lines: list[str]) -> list[tuple[str, str, str]]:
+def _parse_lenient(lines: list[str], reader: _Reader) -> list[tuple[str, str, str]]:
     """The spec's fallback: split at CLAIM markers; Context and Type are optional in each block."""
     blocks: list[list[str]] = []
     for line in lines:
-        marker = _LENIENT_MARKER.match(line)
+        marker = reader.marker(_LENIENT_MARKER, line)
         if marker:
-            blocks.append([marker.group(1)])
+            blocks.append([marker.group(2)])
         elif blocks:
             blocks[-1].append(line)
-    return [_parse_block(block) for block in blocks]
+    return [_parse_block(block, reader) for block in blocks]
 
 
-def _parse_block(block: list[str]) -> tuple[str, str, str]:
+def _parse_block(block: list[str], reader: _Reader) -> tuple[str, str, str]:
     """Claim text from the marker line (or the first plain line after it); first Context and Type win."""
     claim = _clean(block[0])
     context: str | None = None
     claim_type: str | None = None
     for line in block[1:]:
-        if label := _CONTEXT.match(line):
+        if label := reader.label(_CONTEXT, line):
             context = _clean(label.group(1)) if context is None else context
-        elif label := _TYPE_LABEL.match(line):
+        elif label := reader.label(_TYPE_LABEL, line):
             known = _KNOWN_TYPE.search(label.group(1))
             claim_type = claim_type or (known.group(0).upper() if known else DEFAULT_CLAIM_TYPE)
         elif not claim:

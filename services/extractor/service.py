@@ -14,6 +14,7 @@ from services.extractor.claims import (
     parse_claims,
     truncate_content,
     type_breakdown,
+    with_truncation_note,
 )
 from services.extractor.prompts import build_extraction_prompt, build_generate_prompt
 
@@ -52,15 +53,17 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
         await require(context, bool(request.content.strip()), "content is required")
         await require(context, request.max_content_length >= 0, "max_content_length must not be negative")
         max_length = request.max_content_length or MAX_CONTENT_LENGTH_DEFAULT
-        content, truncated = truncate_content(request.content, max_length)
+        # The model sees the cut text only; the spec's note goes into the analysed content returned
+        # (checkers, reporter, stored result) and never into the prompt, where it would become claims.
+        shown, truncated = truncate_content(request.content, max_length)
 
         completion = await complete_or_abort(
-            self._client, context, request.model, build_extraction_prompt(content), default_timeout_s=self._timeout_s
+            self._client, context, request.model, build_extraction_prompt(shown), default_timeout_s=self._timeout_s
         )
-        claims = locate_claims(parse_claims(completion.text), content)
+        claims = locate_claims(parse_claims(completion.text, shown), shown)
         return extractor_pb2.ExtractResponse(
             model=request.model,
-            content=content,
+            content=with_truncation_note(shown, max_length) if truncated else shown,
             content_truncated=truncated,
             raw_text=completion.text,
             claims=[claim.to_proto() for claim in claims],

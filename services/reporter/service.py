@@ -101,7 +101,7 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
         response.report_text = completion.text
         response.response_time_ms = completion.latency_ms
         response.usage.CopyFrom(completion.usage.to_proto())
-        score = parse_reliability_score(completion.text)
+        score = parse_reliability_score(completion.text, _untrusted_text(request))
         if score is not None:
             response.reliability_score = score
         return response
@@ -130,3 +130,14 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
         response.response_time_ms = completion.latency_ms
         response.usage.CopyFrom(completion.usage.to_proto())
         return response
+
+
+def _untrusted_text(request: reporter_pb2.ReportRequest) -> str:
+    """Every free text of the request (content, claims, checker evidence): a score line that only
+    repeats it is not the report's score."""
+    parts = [request.content]
+    for item in request.consensus:
+        parts += [item.claim, item.context, item.correction]
+        parts += [text for verdict in item.verdicts for text in (verdict.evidence, verdict.correction)]
+        parts += [text for citation in item.citations for text in (citation.quote, citation.source_title)]
+    return "\n".join(parts)
