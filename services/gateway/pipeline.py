@@ -27,6 +27,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.fallback_report import NO_CLAIMS_NOTE, NO_CLAIMS_REPORT, average_agreement_rate, build_fallback_report
 from factcheck.observability import metrics
+from factcheck.text_safety import excerpt
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,
@@ -83,10 +84,12 @@ class RunFailed(Exception):
 
 def stage_failure(stage: str, model: str | None, code: str, message: str) -> dict[str, str]:
     """One failed stage's cause, as stored in messages.failures and sent in StageFailure."""
-    text = " ".join(str(message).split())
-    if len(text) > MAX_CAUSE_CHARS:
-        text = text[: MAX_CAUSE_CHARS - 1] + "…"
-    return {"stage": stage, "model": model or "", "code": code, "message": text}
+    return {
+        "stage": stage,
+        "model": excerpt(model or "", 200),
+        "code": code,
+        "message": excerpt(message, MAX_CAUSE_CHARS),
+    }
 
 
 def rpc_failure(stage: str, model: str | None, error: grpc.aio.AioRpcError) -> dict[str, str]:
