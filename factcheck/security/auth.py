@@ -1,8 +1,9 @@
 """Bearer-token authentication: the gateway's server check and the client side that sends a token.
 
-Callers send `authorization: Bearer <token>`; anything else is UNAUTHENTICATED. Health
-and reflection stay open so that probes and grpcurl work without a token. Neither the
-expected nor the offered token ever appears in a log line or an error message.
+Callers send `authorization: Bearer <token>`; anything else is UNAUTHENTICATED, before the
+request is even decoded. Health and reflection stay open so that probes and grpcurl work
+without a token. Neither the expected nor the offered token ever appears in a log line or
+an error message.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Iterable
 
 import grpc
 
-from factcheck.grpc_handlers import wrap_handler
+from factcheck.errors import Reason, Unauthenticated
 
 OPEN_SERVICES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 UNAUTHENTICATED_MESSAGE = 'This service needs a valid token in the "authorization: Bearer <token>" metadata.'
@@ -27,44 +28,31 @@ def _offered_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | 
     return None
 
 
-class BearerAuthInterceptor(grpc.aio.ServerInterceptor):
-    """Rejects calls without one of the accepted tokens (compared in constant time)."""
+class BearerTokenCheck:
+    """The gateway's token check: a guard of the error interceptor (factcheck.error_interceptor).
+
+    Called with a call's details before its request is decoded; raises Unauthenticated
+    unless the call offers one of the accepted tokens (compared in constant time).
+    """
 
     def __init__(self, tokens: Iterable[str]) -> None:
         self._tokens = [token.encode() for token in tokens if token]
         if not self._tokens:
-            raise ValueError("BearerAuthInterceptor needs at least one token")
+            raise ValueError("BearerTokenCheck needs at least one token")
 
     def accepts(self, token: str | None) -> bool:
         if token is None:
             return False
-        offered = token.encode()
+        offered = token.encode("utf-8", "surrogatepass")
         # Check every token so the time taken does not say which one was close.
         matches = [hmac.compare_digest(offered, expected) for expected in self._tokens]
         return any(matches)
 
-    async def intercept_service(self, continuation, handler_call_details):
-        handler = await continuation(handler_call_details)
+    def __call__(self, handler_call_details: grpc.HandlerCallDetails) -> None:
         if handler_call_details.method.startswith(OPEN_SERVICES):
-            return handler
-        if self.accepts(_offered_token(handler_call_details.invocation_metadata)):
-            return handler
-        return wrap_handler(handler, _reject)
-
-
-def _reject(behaviour, response_streaming: bool):
-    if response_streaming:
-
-        async def reject_stream(request, context):
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE)
-            yield  # pragma: no cover - makes this an async generator
-
-        return reject_stream
-
-    async def reject(request, context):
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE)
-
-    return reject
+            return
+        if not self.accepts(_offered_token(handler_call_details.invocation_metadata)):
+            raise Unauthenticated(UNAUTHENTICATED_MESSAGE, reason=Reason.MISSING_OR_INVALID_TOKEN)
 
 
 class _SyncDetails(grpc.ClientCallDetails):

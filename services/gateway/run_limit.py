@@ -11,6 +11,11 @@ import asyncio
 
 import grpc
 
+from factcheck.errors import Reason, ResourceExhausted
+
+# When a refused caller should try again: runs take seconds to minutes.
+BUSY_RETRY_AFTER_S = 5.0
+
 
 def busy_message(limit: int) -> str:
     return (
@@ -49,9 +54,14 @@ class RunLimit:
         self.in_flight = 0
 
     async def admit(self, context: grpc.aio.ServicerContext) -> RunSlot:
-        """A slot for a new run, or RESOURCE_EXHAUSTED when every slot is taken."""
+        """A slot for a new run; ResourceExhausted (RUN_LIMIT_REACHED) when every slot is taken."""
         if self.limit and self.in_flight >= self.limit:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, busy_message(self.limit))
+            raise ResourceExhausted(
+                busy_message(self.limit),
+                reason=Reason.RUN_LIMIT_REACHED,
+                metadata={"limit": str(self.limit)},
+                retry_after_s=BUSY_RETRY_AFTER_S,
+            )
         self.in_flight += 1
         slot = RunSlot(self)
         context.add_done_callback(slot._rpc_done)

@@ -10,8 +10,10 @@ from collections.abc import AsyncIterator
 
 import grpc
 
+from factcheck.errors import NotFound, Reason, Unavailable
 from factcheck.observability.context import bind_message_id
 from factcheck.settings import Settings
+from factcheck.text_safety import excerpt
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.database_gate import DatabaseGate
 from services.gateway.events import EventStream
@@ -20,8 +22,8 @@ from services.gateway.pipeline import Downstream, Run, run_pipeline
 from services.gateway.results import load_fact_check_result, message_summary
 from services.gateway.run_limit import RunLimit
 from services.gateway.store.store import StageStore
-from services.gateway.store_calls import call_store, page_size
-from services.gateway.validation import ValidationError, validate_run_request
+from services.gateway.store_calls import DATABASE_RETRY_AFTER_S, call_store, page_size, page_token, resource_id
+from services.gateway.validation import validate_run_request
 
 log = logging.getLogger("factcheck.gateway")
 
@@ -53,23 +55,23 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         # Concurrent-run limit: RESOURCE_EXHAUSTED beyond FACTCHECK_MAX_CONCURRENT_RUNS (run_limit.py).
         slot = await self.run_limit.admit(context)
 
-        try:
-            plan = validate_run_request(request, self._settings)
-        except ValidationError as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        plan = validate_run_request(request, self._settings)
 
         if not self._database.ready:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
+            raise Unavailable(
+                DATABASE_UNAVAILABLE, reason=Reason.DATABASE_UNAVAILABLE, retry_after_s=DATABASE_RETRY_AFTER_S
+            )
         message_id = str(uuid.uuid4())
         bind_message_id(message_id)  # log lines of this call and of its run carry it
         conversation_id = plan.conversation_id or str(uuid.uuid4())
-        try:
-            await asyncio.to_thread(
-                self._store.create_message, message_id, conversation_id, plan.question, plan.request_config()
-            )
-        except Exception:
-            log.exception("could not record a new run")
-            await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
+        await call_store(
+            DATABASE_UNAVAILABLE,
+            self._store.create_message,
+            message_id,
+            conversation_id,
+            plan.question,
+            plan.request_config(),
+        )
 
         events = EventStream(message_id)
         run = Run(
@@ -92,22 +94,25 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     async def GetResult(
         self, request: factcheck_pb2.GetResultRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.GetResultResponse:
-        if not request.message_id.strip():
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "message_id is required")
-        result = await call_store(context, RESULTS_UNAVAILABLE, load_fact_check_result, self._store, request.message_id)
+        message_id = resource_id("message_id", request.message_id)
+        result = await call_store(RESULTS_UNAVAILABLE, load_fact_check_result, self._store, message_id)
         if result is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"No fact-check with message_id {request.message_id!r}")
+            raise NotFound(
+                f'No fact-check with message_id "{excerpt(message_id)}"',
+                reason=Reason.RESULT_NOT_FOUND,
+                resource_type="factcheck.v1.FactCheckResult",
+                resource_name=message_id,
+            )
         return factcheck_pb2.GetResultResponse(result=result)
 
     async def ListResults(
         self, request: factcheck_pb2.ListResultsRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.ListResultsResponse:
         records, next_token = await call_store(
-            context,
             RESULTS_UNAVAILABLE,
             self._store.list_messages,
-            await page_size(context, request.page_size),
-            request.page_token or None,
+            page_size(request.page_size),
+            page_token(request.page_token),
         )
         return factcheck_pb2.ListResultsResponse(
             results=[message_summary(record) for record in records], next_page_token=next_token or ""
