@@ -48,6 +48,7 @@ from factcheck.text_safety import excerpt
 __all__ = [
     "DOMAIN",
     "MAX_MESSAGE_CHARS",
+    "Aborted",
     "AlreadyExists",
     "DeadlineExceeded",
     "FailedPrecondition",
@@ -88,6 +89,8 @@ class Reason:
     DOCUMENT_NOT_FOUND = "DOCUMENT_NOT_FOUND"
     # ALREADY_EXISTS
     ALREADY_EXISTS = "ALREADY_EXISTS"
+    # ABORTED
+    CONCURRENT_UPDATE = "CONCURRENT_UPDATE"
     # FAILED_PRECONDITION
     MODEL_NOT_CONFIGURED = "MODEL_NOT_CONFIGURED"
     # RESOURCE_EXHAUSTED
@@ -273,6 +276,13 @@ class ResourceExhausted(ServiceError):
 
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
     default_reason = Reason.RUN_LIMIT_REACHED
+
+
+class Aborted(ServiceError):
+    """A concurrent change got in the way (a deadlock, a serialization failure): retry the call."""
+
+    code = grpc.StatusCode.ABORTED
+    default_reason = Reason.CONCURRENT_UPDATE
 
 
 class DeadlineExceeded(ServiceError):

@@ -201,6 +201,33 @@ async def test_only_a_database_outage_is_unavailable(tmp_path):
         await call_store("The store is unavailable.", bug)
 
 
+class _Rollback(Exception):
+    sqlstate = "40P01"  # deadlock detected
+
+
+async def test_a_lost_race_is_retried_then_aborted_not_unavailable():
+    from sqlalchemy.exc import IntegrityError, OperationalError
+
+    from factcheck.errors import Aborted
+
+    attempts = []
+
+    def races_once() -> str:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise IntegrityError("INSERT", {}, Exception("duplicate key value violates unique constraint"))
+        return "stored"
+
+    assert await call_store("unavailable", races_once) == "stored"
+
+    def deadlocks() -> None:
+        raise OperationalError("DELETE", {}, _Rollback("deadlock detected"))
+
+    with pytest.raises(Aborted) as aborted:
+        await call_store("unavailable", deadlocks)
+    assert aborted.value.reason == "CONCURRENT_UPDATE" and aborted.value.code == grpc.StatusCode.ABORTED
+
+
 # --- every service in one process, on each database -------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ from factcheck.errors import Reason, Unavailable, check_argument
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.settings import Settings
+from factcheck.text_safety import excerpt
 from factcheck.v1 import extractor_pb2, extractor_pb2_grpc
 from services.extractor.claims import (
     MAX_CONTENT_LENGTH_DEFAULT,
@@ -37,7 +38,7 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
         content = completion.text.strip()
         if not content:
             raise Unavailable(
-                f"generator model {request.model} returned no content",
+                f"generator model {excerpt(request.model, 100)} returned no content",
                 reason=Reason.MODEL_EMPTY_RESPONSE,
                 metadata={"model": request.model},
             )
