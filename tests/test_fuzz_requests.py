@@ -28,6 +28,7 @@ import pytest
 from google.protobuf import descriptor as d
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2
+from grpc_reflection.v1alpha import reflection_pb2
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
 from factcheck.server import new_server
@@ -66,6 +67,7 @@ class Method:
     request_type: type[Message]
     server_streaming: bool
     seeds: tuple[Message, ...]
+    client_streaming: bool = False
 
     @property
     def timeout(self) -> float:
@@ -147,9 +149,20 @@ def gateway_methods() -> list[Method]:
 
 def health_methods() -> list[Method]:
     seeds = (health_pb2.HealthCheckRequest(service=""), health_pb2.HealthCheckRequest(service="factcheck.v1.X"))
+    reflection = (
+        reflection_pb2.ServerReflectionRequest(list_services=""),
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol="factcheck.v1.FactCheckService"),
+    )
     return [
         Method("/grpc.health.v1.Health/Check", health_pb2.HealthCheckRequest, False, seeds),
         Method("/grpc.health.v1.Health/Watch", health_pb2.HealthCheckRequest, True, seeds),
+        Method(
+            "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+            reflection_pb2.ServerReflectionRequest,
+            True,
+            reflection,
+            client_streaming=True,
+        ),
     ]
 
 
@@ -411,6 +424,11 @@ async def _call(channel: grpc.aio.Channel, method: Method, payload: bytes) -> tu
             return grpc.StatusCode.OK, ""
         finally:
             call.cancel()
+    if method.client_streaming:  # one request message, then the responses to it
+        call = channel.stream_stream(method.path)(iter([payload]), timeout=method.timeout)
+        async for _ in call:
+            pass
+        return grpc.StatusCode.OK, ""
     if method.server_streaming:
         call = channel.unary_stream(method.path)(payload, timeout=method.timeout)
         async for _ in call:
