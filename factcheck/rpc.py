@@ -37,4 +37,6 @@ def is_model_id(model: str) -> bool:
 def check_model_id(field: str, model: str) -> None:
     """InvalidArgument on `field` unless `model` is a model id; the message quotes a bounded excerpt."""
     if not is_model_id(model):
-        raise InvalidArgument(f'{field} must be a model id like "provider/name" (got "{excerpt(model)}")', field=field)
+        raise InvalidArgument(
+            f"{field} must be a model id like \"provider/name\" (got '{excerpt(model)}')", field=field
+        )

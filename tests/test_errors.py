@@ -269,7 +269,7 @@ async def test_a_long_message_id_is_not_echoed(everything):
     missing = "n" * 200
     error = await failure(gateway.GetResult(factcheck_pb2.GetResultRequest(message_id=missing), timeout=10))
     assert error.code() == grpc.StatusCode.NOT_FOUND
-    assert error.details() == f'No fact-check with message_id "{excerpt(missing)}"'
+    assert error.details() == f"No fact-check with message_id '{excerpt(missing)}'"
     assert details_of(error)["google.rpc.ErrorInfo"].reason == "RESULT_NOT_FOUND"
 
 

@@ -98,7 +98,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         result = await call_store(RESULTS_UNAVAILABLE, load_fact_check_result, self._store, message_id)
         if result is None:
             raise NotFound(
-                f'No fact-check with message_id "{excerpt(message_id)}"',
+                f"No fact-check with message_id '{excerpt(message_id)}'",
                 reason=Reason.RESULT_NOT_FOUND,
                 resource_type="factcheck.v1.FactCheckResult",
                 resource_name=message_id,

@@ -96,7 +96,7 @@ def _check(condition: object, field: str, message: str) -> None:
 
 
 def _check_model(field: str, model: str) -> None:
-    _check(is_model_id(model), field, f'{field} must be a model id like "provider/name" (got "{excerpt(model)}")')
+    _check(is_model_id(model), field, f"{field} must be a model id like \"provider/name\" (got '{excerpt(model)}')")
 
 
 def _bounded(field: str, value: int, low: int, high: int) -> int:

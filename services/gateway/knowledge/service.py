@@ -51,7 +51,7 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
             deleted = await call_store(STORE_UNAVAILABLE, self._store.delete_document, document_id)
         except LookupError:
             raise NotFound(
-                f'No document with id "{excerpt(document_id)}"',
+                f"No document with id '{excerpt(document_id)}'",
                 reason=Reason.DOCUMENT_NOT_FOUND,
                 resource_type="factcheck.v1.Document",
                 resource_name=document_id,
