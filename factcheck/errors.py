@@ -63,6 +63,7 @@ __all__ = [
     "Unauthenticated",
     "Unavailable",
     "check_argument",
+    "error_info_of",
     "excerpt",
     "from_model_error",
 ]
@@ -341,3 +342,16 @@ def from_model_error(error: ModelError) -> ServiceError:
     if isinstance(error, ModelProviderError) and error.status_code is not None:
         metadata["http_status"] = str(error.status_code)
     return Unavailable(message, reason=Reason.MODEL_UNAVAILABLE, metadata=metadata, retry_after_s=MODEL_RETRY_AFTER_S)
+
+
+def error_info_of(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ErrorInfo a failed call carried (e.g. a downstream service's reason and model), if any."""
+    try:
+        status = rpc_status.from_call(error)
+    except ValueError:  # trailers that contradict the status: not ours
+        return None
+    for detail in status.details if status is not None else ():
+        info = error_details_pb2.ErrorInfo()
+        if detail.Is(info.DESCRIPTOR) and detail.Unpack(info):
+            return info
+    return None

@@ -30,6 +30,7 @@ from factcheck.errors import (
     ResourceExhausted,
     ServiceError,
     Unavailable,
+    error_info_of,
     from_model_error,
 )
 from factcheck.models.errors import (
@@ -509,6 +510,7 @@ async def test_a_provider_error_with_a_lone_surrogate_ends_the_call_with_a_statu
     error.details().encode("utf-8")
     info = details_of(error)["google.rpc.ErrorInfo"]
     assert (info.reason, info.metadata["http_status"]) == ("MODEL_UNAVAILABLE", "422")
+    assert error_info_of(error) == info  # what the gateway reads from a failed downstream call
 
 
 async def test_streams_keep_their_shape_under_the_interceptors(everything):
