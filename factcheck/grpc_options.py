@@ -16,12 +16,15 @@ CHANNEL_OPTIONS: Sequence[tuple[str, int]] = (
 
 
 def server_options(settings: Settings) -> list[tuple[str, int]]:
-    """Message limits, plus a maximum connection age so that clients re-resolve their targets.
+    """Message limits, an exclusive port, and a maximum connection age so that clients re-resolve
+    their targets.
 
+    gRPC sets SO_REUSEPORT by default, which lets a second server bind the same port and the
+    kernel split calls between them; a factcheck server owns its port or fails to start.
     A client whose connection is closed (GOAWAY) resolves its target again, so a checker
     replica added behind a DNS name starts receiving calls within max_connection_age_s.
     """
-    options = list(CHANNEL_OPTIONS)
+    options = [*CHANNEL_OPTIONS, ("grpc.so_reuseport", 0)]
     if settings.max_connection_age_s > 0:
         options += [
             ("grpc.max_connection_age_ms", int(settings.max_connection_age_s * 1000)),

@@ -1,34 +1,19 @@
-"""Helpers the stateless services share: call a model within the RPC's deadline, reject bad input."""
+"""Helpers the stateless services share: the time a model call may take, and model-id checks.
+
+Failures are raised, never aborted here: a `ModelError` from the model client and the
+`factcheck.errors` classes become statuses in the one error interceptor.
+"""
 
 from __future__ import annotations
 
-import logging
-
 import grpc
 
-from factcheck.domain import Completion
-from factcheck.models.client import ModelClient
-from factcheck.models.errors import (
-    ModelError,
-    ModelNotConfiguredError,
-    ModelRateLimitedError,
-    ModelTimeoutError,
-)
-
-log = logging.getLogger("factcheck.rpc")
+from factcheck.errors import InvalidArgument
+from factcheck.text_safety import excerpt
 
 # Leave the caller a little of its deadline to receive our answer (or our error).
 DEADLINE_MARGIN_S = 0.05
-
-
-def status_for_model_error(error: ModelError) -> grpc.StatusCode:
-    if isinstance(error, ModelTimeoutError):
-        return grpc.StatusCode.DEADLINE_EXCEEDED
-    if isinstance(error, ModelRateLimitedError):
-        return grpc.StatusCode.RESOURCE_EXHAUSTED
-    if isinstance(error, ModelNotConfiguredError):
-        return grpc.StatusCode.FAILED_PRECONDITION
-    return grpc.StatusCode.UNAVAILABLE
+MAX_MODEL_ID_CHARS = 200
 
 
 def call_timeout_s(context: grpc.aio.ServicerContext, default_timeout_s: float) -> float:
@@ -40,30 +25,18 @@ def call_timeout_s(context: grpc.aio.ServicerContext, default_timeout_s: float) 
     return max(remaining - DEADLINE_MARGIN_S, 0.001)
 
 
-async def complete_or_abort(
-    client: ModelClient,
-    context: grpc.aio.ServicerContext,
-    model: str,
-    prompt: str,
-    *,
-    default_timeout_s: float,
-) -> Completion:
-    """Call the model; on failure end the RPC with a status that says what went wrong."""
-    try:
-        return await client.complete(model, prompt, timeout_s=call_timeout_s(context, default_timeout_s))
-    except ModelError as error:
-        log.warning("model call failed: %s", error)
-        await context.abort(status_for_model_error(error), str(error))
-        raise  # unreachable: abort raises
-
-
-async def require(context: grpc.aio.ServicerContext, condition: bool, message: str) -> None:
-    """INVALID_ARGUMENT with a message a person understands, unless condition holds."""
-    if not condition:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
-
-
 def is_model_id(model: str) -> bool:
-    """Model ids are "provider/name" (DESIGN.md)."""
+    """Model ids are "provider/name" (DESIGN.md): printable, no whitespace or control characters,
+    at most 200 characters (they appear in logs, metrics and stored rows)."""
+    if not 0 < len(model) <= MAX_MODEL_ID_CHARS or not model.isprintable() or any(c.isspace() for c in model):
+        return False
     provider, sep, name = model.partition("/")
-    return bool(sep and provider.strip() and name.strip()) and model == model.strip() and len(model) <= 200
+    return bool(sep and provider and name)
+
+
+def check_model_id(field: str, model: str) -> None:
+    """InvalidArgument on `field` unless `model` is a model id; the message quotes a bounded excerpt."""
+    if not is_model_id(model):
+        raise InvalidArgument(
+            f"{field} must be a model id like \"provider/name\" (got '{excerpt(model)}')", field=field
+        )

@@ -13,20 +13,24 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from factcheck.error_interceptor import ErrorInterceptor
 from factcheck.grpc_options import CHANNEL_OPTIONS, MAX_MESSAGE_BYTES, server_options
 from factcheck.observability import metrics, tracing
 from factcheck.observability.interceptors import MessageIdServerInterceptor, ServerMetricsInterceptor
 from factcheck.observability.logs import configure_logging as _configure_logging
 from factcheck.security import tls
-from factcheck.security.auth import BearerAuthInterceptor
+from factcheck.security.auth import BearerTokenCheck
 from factcheck.settings import Settings
 
 __all__ = [
     "CHANNEL_OPTIONS",
     "MAX_MESSAGE_BYTES",
+    "add_port",
     "configure_logging",
+    "new_server",
     "run_model_service",
     "run_server",
+    "server_interceptors",
     "service_full_name",
 ]
 
@@ -44,19 +48,50 @@ def service_full_name(pb2_module, service: str) -> str:
     return pb2_module.DESCRIPTOR.services_by_name[service].full_name
 
 
-def _interceptors(settings: Settings, authenticate: bool) -> list:
+def server_interceptors(settings: Settings, authenticate: bool = False) -> list:
     """Outermost first: the trace span, the metrics (which so count rejected calls), the log
-    context, and last the token check."""
-    chain = [*tracing.server_interceptors(), ServerMetricsInterceptor(), MessageIdServerInterceptor()]
+    context, and last the error interceptor: the token check (when `authenticate` and tokens
+    are configured), the request decoding and every error's status."""
+    guards = []
     if authenticate and settings.auth_tokens:
-        chain.append(BearerAuthInterceptor(token.get_secret_value() for token in settings.auth_tokens))
-    return chain
+        guards.append(BearerTokenCheck(token.get_secret_value() for token in settings.auth_tokens))
+    return [
+        *tracing.server_interceptors(),
+        ServerMetricsInterceptor(),
+        MessageIdServerInterceptor(),
+        ErrorInterceptor(guards),
+    ]
 
 
-def _add_port(server: grpc.aio.Server, address: str, settings: Settings) -> int:
-    if settings.tls:
-        return server.add_secure_port(address, tls.server_credentials(settings))
-    return server.add_insecure_port(address)
+def new_server(settings: Settings, *, authenticate: bool = False) -> grpc.aio.Server:
+    """A grpc.aio server with factcheck's options and interceptors (tests build theirs with it too)."""
+    return grpc.aio.server(options=server_options(settings), interceptors=server_interceptors(settings, authenticate))
+
+
+class PortTakenError(SystemExit):
+    """The server could not bind its address (another process has it, or it does not exist here)."""
+
+
+def add_port(server: grpc.aio.Server, address: str, settings: Settings, name: str = "server") -> int:
+    """Bind `address` (TLS when configured); PortTakenError with a clear message when it cannot.
+
+    SO_REUSEPORT is off (grpc_options.server_options), so a port another server listens on
+    cannot be bound twice: the kernel would otherwise split calls between the two.
+    """
+    try:
+        port = (
+            server.add_secure_port(address, tls.server_credentials(settings))
+            if settings.tls
+            else server.add_insecure_port(address)
+        )
+    except RuntimeError:
+        port = 0
+    if port == 0:
+        raise PortTakenError(
+            f"{name}: cannot listen on {address}: the address is already in use (another factcheck "
+            "or other server?) or not available on this machine. Stop the other server or set FACTCHECK_LISTEN."
+        )
+    return port
 
 
 def _start_observability(name: str, settings: Settings) -> None:
@@ -93,7 +128,7 @@ async def run_server(
     (the gateway's runs), get shutdown_grace_s to finish; then `on_stop` cleans up.
     """
     _start_observability(name, settings)
-    server = grpc.aio.server(options=server_options(settings), interceptors=_interceptors(settings, authenticate))
+    server = new_server(settings, authenticate=authenticate)
     service_names = list(register(server))
 
     health = HealthServicer()
@@ -104,9 +139,7 @@ async def run_server(
     )
 
     address = settings.listen_address(name.removeprefix("factcheck-"))
-    port = _add_port(server, address, settings)
-    if port == 0:
-        raise SystemExit(f"{name}: cannot listen on {address}")
+    port = add_port(server, address, settings, name)
     await server.start()
     for service in ["", *service_names]:
         await health.set(service, health_pb2.HealthCheckResponse.SERVING)

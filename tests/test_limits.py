@@ -8,7 +8,10 @@ from typing import Any, Iterator
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
+from factcheck.errors import ResourceExhausted
 from factcheck.grpc_options import MAX_MESSAGE_BYTES
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelRateLimitedError
@@ -61,6 +64,10 @@ async def test_runs_beyond_the_limit_are_refused_until_one_finishes(limited_suit
             await _first_event(gateway.Run(content_request(), timeout=10))
         assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert refused.value.details() == busy_message(1)
+        details = {detail.TypeName(): detail for detail in rpc_status.from_call(refused.value).details}
+        retry, info = error_details_pb2.RetryInfo(), error_details_pb2.ErrorInfo()
+        assert details["google.rpc.RetryInfo"].Unpack(retry) and retry.retry_delay.seconds > 0
+        assert details["google.rpc.ErrorInfo"].Unpack(info) and info.reason == "RUN_LIMIT_REACHED"
 
         deadline = time.monotonic() + 30
         while True:  # the first run is stored as COMPLETE, then its slot is free
@@ -95,8 +102,9 @@ async def test_a_slot_is_released_by_its_run_or_by_its_rpc():
     handed, dropped = _Context(), _Context()
     slot = await limit.admit(handed, "acme")
     await limit.admit(dropped, "acme")
-    with pytest.raises(grpc.aio.AbortError):
+    with pytest.raises(ResourceExhausted) as refused:
         await limit.admit(_Context(), "acme")
+    assert refused.value.reason == "RUN_LIMIT_REACHED" and refused.value.retry_after_s
     dropped.end()  # the RPC ended before its run started (invalid request, database down)
     assert limit.in_flight == 1
 

@@ -18,7 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from factcheck.channels import open_gateway_channel
-from factcheck.security.auth import UNAUTHENTICATED_MESSAGE, BearerAuthInterceptor
+from factcheck.security.auth import UNAUTHENTICATED_MESSAGE, BearerTokenCheck
 from factcheck.security.secrets import RedactSecrets
 from factcheck.security.tls import TLSConfigError, server_credentials
 from factcheck.settings import Settings
@@ -244,7 +244,7 @@ def test_the_log_filter_masks_every_secret_even_in_tracebacks():
 
 
 def test_the_token_check_compares_every_token():
-    interceptor = BearerAuthInterceptor(TOKENS)
+    interceptor = BearerTokenCheck(TOKENS)
     assert interceptor.accepts(TOKENS[0]) and interceptor.accepts(TOKENS[1])
     assert not interceptor.accepts(WRONG_TOKEN) and not interceptor.accepts(None) and not interceptor.accepts("")
 

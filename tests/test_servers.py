@@ -16,7 +16,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from tests.processes import ROOT, ServiceProcess
+from tests.processes import ROOT, ServiceProcess, start_service
 
 pytestmark = pytest.mark.e2e
 
@@ -28,6 +28,10 @@ SCRIPTS = {
 }
 
 
+# The console scripts import this checkout's code, wherever the package was installed from.
+CODE_UNDER_TEST = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+
+
 def _script(name: str) -> str:
     path = Path(sys.executable).parent / name
     return str(path) if path.exists() else shutil.which(name)
@@ -37,6 +41,16 @@ def _health(target: str, service: str = "") -> int:
     with grpc.insecure_channel(target) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         return stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=10).status
+
+
+def _watch_first(target: str, service: str = "") -> int:
+    """The first status Health/Watch streams (then the watch is cancelled)."""
+    with grpc.insecure_channel(target) as channel:
+        call = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service=service), timeout=10)
+        try:
+            return next(call).status
+        finally:
+            call.cancel()
 
 
 def _reflected_services(target: str) -> list[str]:
@@ -51,7 +65,7 @@ def _reflected_services(target: str) -> list[str]:
 @pytest.mark.parametrize("script, service", SCRIPTS.items())
 def test_console_script_serves_health_and_reflection_and_stops_on_sigterm(script, service, tmp_path):
     env = {
-        **os.environ,
+        **CODE_UNDER_TEST,
         "PYTHONUNBUFFERED": "1",
         "FACTCHECK_LISTEN": "127.0.0.1:0",
         "FACTCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'fc.db'}",
@@ -64,6 +78,10 @@ def test_console_script_serves_health_and_reflection_and_stops_on_sigterm(script
     try:
         assert _health(target) == health_pb2.HealthCheckResponse.SERVING
         assert _health(target, service) == health_pb2.HealthCheckResponse.SERVING
+        # Watch is what Kubernetes and Envoy use; it is a writer-style stream behind the interceptors.
+        assert _watch_first(target) == health_pb2.HealthCheckResponse.SERVING
+        assert _watch_first(target, service) == health_pb2.HealthCheckResponse.SERVING
+        assert _watch_first(target, "no.such.Service") == health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
         assert set(_reflected_services(target)) >= {service, "grpc.health.v1.Health"}
     finally:
         process.send_signal(signal.SIGTERM)
@@ -74,7 +92,7 @@ def test_console_script_serves_health_and_reflection_and_stops_on_sigterm(script
 
 def test_gateway_migrate_command(tmp_path):
     database = tmp_path / "migrated.db"
-    env = {**os.environ, "FACTCHECK_DATABASE_URL": f"sqlite:///{database}"}
+    env = {**CODE_UNDER_TEST, "FACTCHECK_DATABASE_URL": f"sqlite:///{database}"}
     done = subprocess.run(
         [_script("factcheck-gateway"), "migrate"], env=env, capture_output=True, text=True, timeout=60
     )
@@ -103,7 +121,7 @@ def _free_port_block(count: int = 4) -> int:
 
 def test_factcheck_serve_starts_and_stops_the_suite(tmp_path):
     base = _free_port_block()
-    env = {**os.environ, "FACTCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'fc.db'}"}
+    env = {**CODE_UNDER_TEST, "FACTCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'fc.db'}"}
     process = subprocess.Popen(
         [_script("factcheck"), "serve", "--base-port", str(base)],
         cwd=ROOT,
@@ -133,3 +151,44 @@ def test_factcheck_serve_starts_and_stops_the_suite(tmp_path):
     for offset in range(4):  # every port is released: nothing left running
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", base + offset))
+
+
+def test_a_second_server_on_a_taken_port_fails_to_start_and_says_which(tmp_path):
+    """gRPC enables SO_REUSEPORT by default: a second server would silently share the port."""
+    first = start_service("extractor", {})
+    try:
+        address = first.target
+        second = subprocess.run(
+            [sys.executable, "-m", "services.checker.main"],
+            cwd=ROOT,
+            env={**CODE_UNDER_TEST, "FACTCHECK_LISTEN": address},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode != 0
+        assert f"factcheck-checker: cannot listen on {address}: the address is already in use" in second.stderr
+        assert _health(address, "factcheck.v1.ExtractorService") == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        first.stop()
+
+
+def test_a_second_factcheck_serve_on_the_same_ports_fails_and_the_first_keeps_serving(tmp_path):
+    base = _free_port_block()
+    env = {**CODE_UNDER_TEST, "FACTCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'fc.db'}"}
+    command = [_script("factcheck"), "serve", "--base-port", str(base)]
+    first = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in first.stdout:
+            if line.startswith("Press Ctrl-C"):
+                break
+        second = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=90)
+        assert second.returncode == 1
+        assert f"extractor did not start: factcheck-extractor: cannot listen on 127.0.0.1:{base + 1}" in second.stderr
+        for offset in range(4):
+            assert _health(f"127.0.0.1:{base + offset}") == health_pb2.HealthCheckResponse.SERVING
+        assert first.poll() is None
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=60)
+    assert first.returncode == 0

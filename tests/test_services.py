@@ -7,6 +7,7 @@ import pytest
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
 from factcheck.models.client import ModelClient
+from factcheck.server import new_server
 from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2,
@@ -45,7 +46,7 @@ async def channel(fake_models):
     """The three stateless services on one in-process gRPC server (a real loopback port)."""
     settings = _settings(model_base_url=fake_models.base_url)
     client = ModelClient(settings)
-    server = grpc.aio.server()
+    server = new_server(settings)
     extractor_pb2_grpc.add_ExtractorServiceServicer_to_server(ExtractorService(client, settings), server)
     checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)
     reporter_pb2_grpc.add_ReporterServiceServicer_to_server(ReporterService(client, settings), server)
@@ -205,7 +206,7 @@ async def test_the_callers_deadline_bounds_the_model_call(extractor, fake_models
 async def test_a_model_without_an_endpoint_is_a_failed_precondition():
     settings = _settings(model_base_url=None)
     client = ModelClient(settings)
-    server = grpc.aio.server()
+    server = new_server(settings)
     extractor_pb2_grpc.add_ExtractorServiceServicer_to_server(ExtractorService(client, settings), server)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()

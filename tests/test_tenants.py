@@ -25,7 +25,8 @@ import sqlalchemy as sa
 from alembic import command
 from sqlalchemy import text
 
-from factcheck.security.auth import BearerAuthInterceptor
+from factcheck.errors import ResourceExhausted
+from factcheck.security.auth import BearerTokenCheck
 from factcheck.security.tenants import DEFAULT_TENANT, bare_token_tenant, parse_token_entry, tenant_tokens
 from factcheck.settings import Settings
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, knowledge_pb2, knowledge_pb2_grpc
@@ -81,7 +82,7 @@ def test_the_token_of_a_tenant_entry_is_a_secret_to_mask():
 
 
 def test_the_interceptor_knows_each_tokens_tenant():
-    interceptor = BearerAuthInterceptor(AUTH_TOKENS.split(","))
+    interceptor = BearerTokenCheck(AUTH_TOKENS.split(","))
     assert [interceptor.tenant_of(token) for token in (ACME_TOKEN, GLOBEX_TOKEN, BARE_TOKEN)] == [
         "acme",
         "globex",
@@ -175,13 +176,16 @@ async def test_the_per_tenant_limit_refuses_only_the_busy_tenant():
     limit = RunLimit(3, per_tenant=2)
     first = await limit.admit(_Context(), "acme")
     await limit.admit(_Context(), "acme")
-    with pytest.raises(grpc.aio.AbortError) as refused:
+    with pytest.raises(ResourceExhausted) as refused:
         await limit.admit(_Context(), "acme")
-    assert refused.value.args == (grpc.StatusCode.RESOURCE_EXHAUSTED, tenant_busy_message(2, "acme"))
+    assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert str(refused.value) == tenant_busy_message(2, "acme")
+    assert refused.value.reason == "TENANT_RUN_LIMIT_REACHED" and refused.value.retry_after_s
     await limit.admit(_Context(), "globex")  # another tenant still runs
-    with pytest.raises(grpc.aio.AbortError) as full:
+    with pytest.raises(ResourceExhausted) as full:
         await limit.admit(_Context(), "initech")
-    assert full.value.args[1] == busy_message(3)  # the gateway's own limit comes first
+    assert str(full.value) == busy_message(3)  # the gateway's own limit comes first
+    assert full.value.reason == "RUN_LIMIT_REACHED"
     first.release()
     assert limit.in_flight == 2 and limit.in_flight_by_tenant == {"acme": 1, "globex": 1}
     await limit.admit(_Context(), "acme")

@@ -22,12 +22,13 @@ def test_clean_text_replaces_what_cannot_be_encoded_or_stored():
     assert clean_text(text) is text  # nothing to replace: no copy
 
 
-def test_excerpt_is_one_short_clean_line():
-    assert excerpt("model overloaded \ud83d") == "model overloaded \ufffd"
-    assert excerpt("  a\n\n b\tc\u2028d\u202ee  ") == "a b c d e"
+def test_excerpt_is_one_short_line_that_shows_what_it_quotes():
+    # What could forge a line or fail to encode is shown as a visible escape, never sent as is.
+    assert excerpt("model overloaded \ud83d") == "model overloaded \\ud83d"
+    assert excerpt("a\n b\tc\u2028d\u202ee", 80) == "a\\n b\\tc\\u2028d\\u202ee"
     assert excerpt("x" * 500, 10) == "x" * 9 + "\u2026"
     assert excerpt("short", 10) == "short"
-    assert excerpt("", 10) == "" and excerpt("abc", 0) == ""
+    assert excerpt("", 10) == ""
 
 
 def test_excerpt_of_a_huge_text_reads_only_its_head():
@@ -58,4 +59,3 @@ def test_excerpt_is_always_bounded_single_line_and_encodable(text, limit):
     assert len(quoted.encode("utf-8")) <= 4 * limit
     assert not any(ch in quoted for ch in "\n\r\t\u2028\u2029\x85")
     assert not any(ord(ch) < 0x20 or 0xD800 <= ord(ch) <= 0xDFFF for ch in quoted)
-    assert quoted == quoted.strip()

@@ -18,6 +18,7 @@ import pytest
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
 from factcheck.models.client import MAX_JSON_DEPTH, MAX_RESPONSE_BYTES, MAX_TOKEN_COUNT, ModelClient
 from factcheck.models.errors import ModelMalformedResponseError, ModelProviderError, ModelRateLimitedError
+from factcheck.server import new_server
 from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2,
@@ -162,9 +163,10 @@ async def test_the_422_with_a_lone_surrogate_becomes_a_safe_message(server: Fake
         await complete(server, raw_bytes(body, status=422))
     error = raised.value
     assert error.status_code == 422
+    # Shown, not sent: what could not be encoded or would forge a line is a visible escape.
     assert (
         str(error)
-        == "model 'acme/model-1': provider 'acme' answered HTTP 422: model overloaded \ufffd \ufffd retry later"
+        == "model 'acme/model-1': provider 'acme' answered HTTP 422: model overloaded \\ud83d\\n\\x00\\u202e retry later"
     )
     assert_safe_message(str(error))
 
@@ -236,7 +238,7 @@ BAD_ANSWERS = {
 async def stubs(server: FakeModelServer):
     settings = make_settings(server.base_url)
     client = ModelClient(settings)
-    grpc_server = grpc.aio.server()
+    grpc_server = new_server(settings)  # with the error interceptor, as the real servers are
     extractor_pb2_grpc.add_ExtractorServiceServicer_to_server(ExtractorService(client, settings), grpc_server)
     checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), grpc_server)
     reporter_pb2_grpc.add_ReporterServiceServicer_to_server(ReporterService(client, settings), grpc_server)

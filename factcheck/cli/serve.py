@@ -25,6 +25,7 @@ class ServiceProcess:
     name: str
     process: subprocess.Popen
     address: str | None = None
+    last_line: str = ""
 
 
 def add_parser(commands) -> None:
@@ -61,6 +62,8 @@ def _relay_output(service: ServiceProcess, ready: queue.Queue, echo: bool) -> No
     """Prefix each line of a service's output with its name (when echoing); report the address it listens on."""
     for line in service.process.stdout:
         line = line.rstrip("\n")
+        if line.strip():
+            service.last_line = line
         if " listening on " in line and service.address is None:
             service.address = line.rsplit(" listening on ", 1)[1]
             ready.put(service.name)
@@ -98,6 +101,17 @@ def _wait_until_listening(service: ServiceProcess, ready: queue.Queue, stop: thr
     return False
 
 
+def _wait_for_output_end(ready: queue.Queue, timeout_s: float = 5.0) -> None:
+    """Until the relay has read a stopped service's last line (it queues None at the end)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if ready.get(timeout=0.1) is None:
+                return
+        except queue.Empty:
+            pass
+
+
 def stop_services(services: list[ServiceProcess]) -> None:
     """SIGTERM every service (gateway first), then wait; kill what has not stopped in time."""
     for service in reversed(services):
@@ -123,7 +137,11 @@ def start_services(host: str, base_port: int, stop: threading.Event, *, echo: bo
         services.append(service)
         if not _wait_until_listening(service, ready, stop):
             stop_services(services)
-            raise RuntimeError(f"{name} did not start (is port {ports[name]} free?)")
+            _wait_for_output_end(ready)
+            why = (
+                f": {service.last_line}" if "cannot listen" in service.last_line else f" (is port {ports[name]} free?)"
+            )
+            raise RuntimeError(f"{name} did not start{why}")
     return services
 
 

@@ -9,10 +9,13 @@ shared object).
 
 from __future__ import annotations
 
+import re
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
 MESSAGE_ID_METADATA = "x-factcheck-message-id"
+# What a message_id from metadata may look like (the gateway's are UUIDs).
+_MESSAGE_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
 
 @dataclass
@@ -50,7 +53,8 @@ def current_message_id() -> str | None:
 
 
 def message_id_from_metadata(metadata) -> str | None:
+    """The caller's message_id, if it looks like one (it is logged: nothing else is accepted)."""
     for key, value in metadata or ():
-        if key == MESSAGE_ID_METADATA and isinstance(value, str) and value:
-            return value[:64]
+        if key == MESSAGE_ID_METADATA and isinstance(value, str) and _MESSAGE_ID.fullmatch(value):
+            return value
     return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import asynccontextmanager
 
 import grpc
 
@@ -37,33 +38,16 @@ class ServerMetricsInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         service, method = split_method(handler_call_details.method)
 
-        def measured(behaviour, response_streaming: bool):
-            if response_streaming:
-
-                async def stream(request, context):
-                    started, error = time.monotonic(), None
-                    try:
-                        async for response in behaviour(request, context):
-                            yield response
-                    except BaseException as exc:
-                        error = exc
-                        raise
-                    finally:
-                        metrics.record_rpc(service, method, status_name(context, error), time.monotonic() - started)
-
-                return stream
-
-            async def unary(request, context):
-                started, error = time.monotonic(), None
-                try:
-                    return await behaviour(request, context)
-                except BaseException as exc:
-                    error = exc
-                    raise
-                finally:
-                    metrics.record_rpc(service, method, status_name(context, error), time.monotonic() - started)
-
-            return unary
+        @asynccontextmanager
+        async def measured(request, context):
+            started, error = time.monotonic(), None
+            try:
+                yield request
+            except BaseException as exc:
+                error = exc
+                raise
+            finally:
+                metrics.record_rpc(service, method, status_name(context, error), time.monotonic() - started)
 
         return wrap_handler(handler, measured)
 
@@ -75,27 +59,13 @@ class MessageIdServerInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         message_id = message_id_from_metadata(handler_call_details.invocation_metadata)
 
-        def in_context(behaviour, response_streaming: bool):
-            if response_streaming:
-
-                async def stream(request, context):
-                    token = open_run_context(message_id)
-                    try:
-                        async for response in behaviour(request, context):
-                            yield response
-                    finally:
-                        close_run_context(token)
-
-                return stream
-
-            async def unary(request, context):
-                token = open_run_context(message_id)
-                try:
-                    return await behaviour(request, context)
-                finally:
-                    close_run_context(token)
-
-            return unary
+        @asynccontextmanager
+        async def in_context(request, context):
+            token = open_run_context(message_id)
+            try:
+                yield request
+            finally:
+                close_run_context(token)
 
         return wrap_handler(handler, in_context)
 

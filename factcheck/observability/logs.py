@@ -2,18 +2,25 @@
 
 JSON lines carry the service, the run's message_id and the trace and span ids (when tracing
 is on), so one run can be followed across services. Every line passes the secrets filter.
+
+One record is one line in both formats, whatever a logged field holds (a model id with a
+newline, a provider message with a lone surrogate, a traceback): control characters, line
+separators and lone surrogates are escaped, so no field can forge a record or break the
+stream's encoding.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from datetime import datetime, timezone
 
 from factcheck.observability import tracing
 from factcheck.observability.context import current_message_id
 from factcheck.security.secrets import RedactSecrets
 from factcheck.settings import Settings
+from factcheck.text_safety import escape_controls
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -26,6 +33,21 @@ class RunContextFilter(logging.Filter):
         ids = tracing.current_ids()
         record.trace_id, record.span_id = ids if ids else (None, None)
         return True
+
+
+# JSON already escapes C0 controls; these it leaves raw, yet they break lines or UTF-8.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+class OneLineFormatter(logging.Formatter):
+    """The text format, with the record (traceback included) kept on one line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return escape_controls(super().format(record))
 
 
 class JsonFormatter(logging.Formatter):
@@ -49,7 +71,7 @@ class JsonFormatter(logging.Formatter):
             record.exc_text = self.formatException(record.exc_info)
         if record.exc_text:
             entry["exception"] = record.exc_text
-        return json.dumps(entry, ensure_ascii=False)
+        return _JSON_UNSAFE.sub(_json_escape, json.dumps(entry, ensure_ascii=False))
 
 
 def configure_logging(settings: Settings, service: str = "factcheck") -> None:
@@ -57,5 +79,5 @@ def configure_logging(settings: Settings, service: str = "factcheck") -> None:
     handler = logging.StreamHandler()
     handler.addFilter(RunContextFilter())
     handler.addFilter(RedactSecrets(settings.secrets()))
-    handler.setFormatter(JsonFormatter(service) if settings.log_format == "json" else logging.Formatter(TEXT_FORMAT))
+    handler.setFormatter(JsonFormatter(service) if settings.log_format == "json" else OneLineFormatter(TEXT_FORMAT))
     logging.basicConfig(level=settings.log_level.upper(), handlers=[handler], force=True)

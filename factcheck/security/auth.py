@@ -1,8 +1,9 @@
 """Bearer-token authentication: the gateway's server check and the client side that sends a token.
 
-Callers send `authorization: Bearer <token>`; anything else is UNAUTHENTICATED. Health
-and reflection stay open so that probes and grpcurl work without a token. Neither the
-expected nor the offered token ever appears in a log line or an error message.
+Callers send `authorization: Bearer <token>`; anything else is UNAUTHENTICATED, before the
+request is even decoded. Health and reflection stay open so that probes and grpcurl work
+without a token. Neither the expected nor the offered token ever appears in a log line or
+an error message.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections.abc import Iterable
 
 import grpc
 
-from factcheck.grpc_handlers import wrap_handler
-from factcheck.security.tenants import serve_as, tenant_tokens
+from factcheck.errors import Reason, Unauthenticated
+from factcheck.security.tenants import serve_call_as, tenant_tokens
 
 OPEN_SERVICES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 UNAUTHENTICATED_MESSAGE = 'This service needs a valid token in the "authorization: Bearer <token>" metadata.'
@@ -28,23 +29,25 @@ def _offered_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | 
     return None
 
 
-class BearerAuthInterceptor(grpc.aio.ServerInterceptor):
-    """Rejects calls without one of the accepted tokens (compared in constant time), and serves
-    the others as the token's tenant (`factcheck.security.tenants.caller_tenant`).
+class BearerTokenCheck:
+    """The gateway's token check: a guard of the error interceptor (factcheck.error_interceptor).
 
+    Called in the call's own task before its request is decoded: raises Unauthenticated
+    unless the call offers one of the accepted tokens (compared in constant time), and
+    serves the call as that token's tenant (`factcheck.security.tenants.caller_tenant`).
     `tokens` are FACTCHECK_AUTH_TOKENS entries: `tenant:token`, or a bare token (its own tenant).
     """
 
     def __init__(self, tokens: Iterable[str]) -> None:
         self._tokens = [(tenant, token.encode()) for tenant, token in tenant_tokens([t for t in tokens if t])]
         if not self._tokens:
-            raise ValueError("BearerAuthInterceptor needs at least one token")
+            raise ValueError("BearerTokenCheck needs at least one token")
 
     def tenant_of(self, token: str | None) -> str | None:
         """The tenant the token belongs to, or None when it is not one of the accepted tokens."""
         if token is None:
             return None
-        offered = token.encode()
+        offered = token.encode("utf-8", "surrogatepass")
         # Check every token so the time taken does not say which one was close.
         matches = [tenant for tenant, expected in self._tokens if hmac.compare_digest(offered, expected)]
         return matches[0] if matches else None
@@ -52,29 +55,13 @@ class BearerAuthInterceptor(grpc.aio.ServerInterceptor):
     def accepts(self, token: str | None) -> bool:
         return self.tenant_of(token) is not None
 
-    async def intercept_service(self, continuation, handler_call_details):
-        handler = await continuation(handler_call_details)
+    def __call__(self, handler_call_details: grpc.HandlerCallDetails) -> None:
         if handler_call_details.method.startswith(OPEN_SERVICES):
-            return handler
+            return
         tenant = self.tenant_of(_offered_token(handler_call_details.invocation_metadata))
-        if tenant is not None:
-            return wrap_handler(handler, serve_as(tenant))
-        return wrap_handler(handler, _reject)
-
-
-def _reject(behaviour, response_streaming: bool):
-    if response_streaming:
-
-        async def reject_stream(request, context):
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE)
-            yield  # pragma: no cover - makes this an async generator
-
-        return reject_stream
-
-    async def reject(request, context):
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE)
-
-    return reject
+        if tenant is None:
+            raise Unauthenticated(UNAUTHENTICATED_MESSAGE, reason=Reason.MISSING_OR_INVALID_TOKEN)
+        serve_call_as(tenant)
 
 
 class _SyncDetails(grpc.ClientCallDetails):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
 from contextvars import ContextVar
 
 DEFAULT_TENANT = "default"
@@ -70,36 +69,10 @@ def tenant_tokens(entries: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def serve_as(tenant: str) -> Callable[[Callable, bool], Callable]:
-    """A behaviour wrapper (see factcheck.grpc_handlers.wrap_handler) that serves the call as `tenant`."""
+def serve_call_as(tenant: str) -> None:
+    """Serve the rest of the current call as `tenant`.
 
-    def wrap(behaviour: Callable, response_streaming: bool) -> Callable:
-        if response_streaming:
-
-            async def stream(request, context):
-                token = _caller.set(tenant)
-                try:
-                    async for response in behaviour(request, context):
-                        yield response
-                finally:
-                    _reset(token)
-
-            return stream
-
-        async def unary(request, context):
-            token = _caller.set(tenant)
-            try:
-                return await behaviour(request, context)
-            finally:
-                _reset(token)
-
-        return unary
-
-    return wrap
-
-
-def _reset(token) -> None:
-    try:
-        _caller.reset(token)
-    except ValueError:  # a generator finalised in another context: that context ends anyway
-        pass
+    Called by the token check inside the call's own task (grpc.aio runs each call in a task of
+    its own, with its own copy of the context), so the tenant never leaks into another call.
+    """
+    _caller.set(tenant)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import grpc
 
 from factcheck.domain import ExtractedClaim, VerdictSummary, is_known_enum
+from factcheck.errors import check_argument
 from factcheck.models.client import ModelClient
-from factcheck.rpc import complete_or_abort, is_model_id, require
+from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.settings import Settings
+from factcheck.text_safety import excerpt
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
 from services.checker.citations import resolve_citations
 from services.checker.prompts import build_verification_prompt
@@ -22,33 +24,35 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
     async def Verify(
         self, request: checker_pb2.VerifyRequest, context: grpc.aio.ServicerContext
     ) -> checker_pb2.VerifyResponse:
-        await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
-        await require(context, len(request.claims) > 0, "claims must not be empty")
+        check_model_id("model", request.model)
+        check_argument(len(request.claims) > 0, "claims", "claims must not be empty")
         ids = [claim.id for claim in request.claims]
-        await require(context, all(ids), "every claim needs an id")
-        await require(context, len(set(ids)) == len(ids), "claim ids must be unique")
-        await require(context, all(claim.claim.strip() for claim in request.claims), "every claim needs its text")
+        check_argument(all(ids), "claims", "every claim needs an id")
+        check_argument(len(set(ids)) == len(ids), "claims", "claim ids must be unique")
+        check_argument(all(claim.claim.strip() for claim in request.claims), "claims", "every claim needs its text")
         for index, claim in enumerate(request.claims):
-            await require(
-                context,
+            check_argument(
                 is_known_enum(common_pb2.ClaimType, claim.type),
+                f"claims[{index}].type",
                 f"claims[{index}].type must be one of STATISTIC, DATE, ATTRIBUTION, TECHNICAL, COMPARISON, CAUSAL",
             )
 
         passages = {passage.id: passage for passage in request.passages}
-        await require(context, all(passages), "every passage needs an id")
-        await require(context, len(passages) == len(request.passages), "passage ids must be unique")
+        check_argument(all(passages), "passages", "every passage needs an id")
+        check_argument(len(passages) == len(request.passages), "passages", "passage ids must be unique")
         claim_passages = {item.claim_id: list(item.passage_ids) for item in request.evidence}
         unknown = sorted({pid for pids in claim_passages.values() for pid in pids} - set(passages))
-        await require(context, not unknown, f"evidence refers to unknown passages: {', '.join(unknown[:5])}")
+        check_argument(
+            not unknown,
+            "evidence",
+            f"evidence refers to unknown passages: {', '.join(excerpt(pid, 40) for pid in unknown[:5])}",
+        )
 
         claims = [ExtractedClaim.from_proto(claim) for claim in request.claims]
-        completion = await complete_or_abort(
-            self._client,
-            context,
+        completion = await self._client.complete(
             request.model,
             build_verification_prompt(claims, request.content, list(request.passages), claim_passages),
-            default_timeout_s=self._timeout_s,
+            timeout_s=call_timeout_s(context, self._timeout_s),
         )
         verifications, dropped = resolve_citations(
             parse_verifications(completion.text, request.model, ids, _untrusted_text(request)), passages

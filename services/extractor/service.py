@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import grpc
 
+from factcheck.errors import Reason, Unavailable, check_argument
 from factcheck.models.client import ModelClient
-from factcheck.rpc import complete_or_abort, is_model_id, require
+from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.settings import Settings
+from factcheck.text_safety import excerpt
 from factcheck.v1 import extractor_pb2, extractor_pb2_grpc
 from services.extractor.claims import (
     MAX_CONTENT_LENGTH_DEFAULT,
@@ -27,18 +29,20 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
     async def Generate(
         self, request: extractor_pb2.GenerateRequest, context: grpc.aio.ServicerContext
     ) -> extractor_pb2.GenerateResponse:
-        await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
-        await require(context, bool(request.question.strip()), "question is required")
-        completion = await complete_or_abort(
-            self._client,
-            context,
+        check_model_id("model", request.model)
+        check_argument(request.question.strip(), "question", "question is required")
+        completion = await self._client.complete(
             request.model,
             build_generate_prompt(request.question, list(request.passages)),
-            default_timeout_s=self._timeout_s,
+            timeout_s=call_timeout_s(context, self._timeout_s),
         )
         content = completion.text.strip()
         if not content:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"generator model {request.model} returned no content")
+            raise Unavailable(
+                f"generator model {excerpt(request.model, 100)} returned no content",
+                reason=Reason.MODEL_EMPTY_RESPONSE,
+                metadata={"model": request.model},
+            )
         return extractor_pb2.GenerateResponse(
             model=request.model,
             content=content,
@@ -49,16 +53,16 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
     async def Extract(
         self, request: extractor_pb2.ExtractRequest, context: grpc.aio.ServicerContext
     ) -> extractor_pb2.ExtractResponse:
-        await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
-        await require(context, bool(request.content.strip()), "content is required")
-        await require(context, request.max_content_length >= 0, "max_content_length must not be negative")
+        check_model_id("model", request.model)
+        check_argument(request.content.strip(), "content", "content is required")
+        check_argument(request.max_content_length >= 0, "max_content_length", "max_content_length must not be negative")
         max_length = request.max_content_length or MAX_CONTENT_LENGTH_DEFAULT
         # The model sees the cut text only; the spec's note goes into the analysed content returned
         # (checkers, reporter, stored result) and never into the prompt, where it would become claims.
         shown, truncated = truncate_content(request.content, max_length)
 
-        completion = await complete_or_abort(
-            self._client, context, request.model, build_extraction_prompt(shown), default_timeout_s=self._timeout_s
+        completion = await self._client.complete(
+            request.model, build_extraction_prompt(shown), timeout_s=call_timeout_s(context, self._timeout_s)
         )
         claims = locate_claims(parse_claims(completion.text, shown), shown)
         return extractor_pb2.ExtractResponse(

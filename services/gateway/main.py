@@ -58,6 +58,24 @@ def open_channels(settings: Settings) -> tuple[list[grpc.aio.Channel], Downstrea
     return [extractor, checker, reporter], downstream
 
 
+def start_fact_check_service(
+    settings: Settings, store: StageStore, downstream: Downstream, retriever: Retriever, database: DatabaseGate
+) -> tuple[FactCheckService, RunRegistry, PostgresNotifications | None]:
+    """FactCheckService with what makes runs durable running: lease heartbeats, recovery of runs
+    whose gateway died, and (PostgreSQL) the notifications that wake watchers and cancel runs.
+    Stop with `registry.stop()` and `notifications.stop()`."""
+    hub = EventHub()
+    run_limit = RunLimit(settings.max_concurrent_runs, settings.max_concurrent_runs_per_tenant)
+    registry = RunRegistry(settings, store, downstream, retriever, hub, run_limit)
+    service = FactCheckService(settings, store, registry, hub, run_limit, database)
+    registry.start(database.wait_ready)
+    notifications = None
+    if PostgresNotifications.supported(settings.database_url):
+        notifications = PostgresNotifications(settings.database_url, hub.notify, registry.on_cancel_notification)
+        notifications.start()
+    return service, registry, notifications
+
+
 async def serve(settings: Settings) -> None:
     tracing.setup(settings, "factcheck-gateway")  # before the channels, which carry the trace context
     database = DatabaseGate(settings.database_url)
@@ -66,17 +84,8 @@ async def serve(settings: Settings) -> None:
     knowledge = KnowledgeStore(store.engine)
     retriever = Retriever(knowledge, make_reranker(settings.evidence_rerank))
     channels, downstream = open_channels(settings)
-    hub = EventHub()
-    run_limit = RunLimit(settings.max_concurrent_runs, settings.max_concurrent_runs_per_tenant)
-    registry = RunRegistry(settings, store, downstream, retriever, hub, run_limit)
-    service = FactCheckService(settings, store, registry, hub, run_limit, database)
-    metrics.track_runs_in_flight(lambda: run_limit.in_flight)
-    # Runs outlive their gateway: lease heartbeats, and recovery of runs whose gateway died.
-    registry.start(database.wait_ready)
-    notifications = None
-    if PostgresNotifications.supported(settings.database_url):
-        notifications = PostgresNotifications(settings.database_url, hub.notify, registry.on_cancel_notification)
-        notifications.start()
+    service, registry, notifications = start_fact_check_service(settings, store, downstream, retriever, database)
+    metrics.track_runs_in_flight(lambda: service.run_limit.in_flight)
 
     def register(server: grpc.aio.Server) -> list[str]:
         factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(service, server)

@@ -13,6 +13,11 @@ from collections import Counter
 
 import grpc
 
+from factcheck.errors import Reason, ResourceExhausted
+
+# When a refused caller should try again: runs take seconds to minutes.
+BUSY_RETRY_AFTER_S = 5.0
+
 
 def busy_message(limit: int) -> str:
     return (
@@ -60,19 +65,30 @@ class RunLimit:
         self.in_flight = 0
         self.in_flight_by_tenant: Counter[str] = Counter()
 
-    def refusal(self, tenant_id: str) -> str | None:
+    def refusal(self, tenant_id: str) -> ResourceExhausted | None:
         """Why a new run of `tenant_id` cannot start now, or None when it can."""
         if self.limit and self.in_flight >= self.limit:
-            return busy_message(self.limit)
+            return ResourceExhausted(
+                busy_message(self.limit),
+                reason=Reason.RUN_LIMIT_REACHED,
+                metadata={"limit": str(self.limit)},
+                retry_after_s=BUSY_RETRY_AFTER_S,
+            )
         if self.per_tenant and self.in_flight_by_tenant[tenant_id] >= self.per_tenant:
-            return tenant_busy_message(self.per_tenant, tenant_id)
+            return ResourceExhausted(
+                tenant_busy_message(self.per_tenant, tenant_id),
+                reason=Reason.TENANT_RUN_LIMIT_REACHED,
+                metadata={"limit": str(self.per_tenant), "tenant": tenant_id},
+                retry_after_s=BUSY_RETRY_AFTER_S,
+            )
         return None
 
     async def admit(self, context: grpc.aio.ServicerContext, tenant_id: str) -> RunSlot:
-        """A slot for a new run of `tenant_id`, or RESOURCE_EXHAUSTED when the gateway's or the tenant's are taken."""
+        """A slot for a new run of `tenant_id`; ResourceExhausted (RUN_LIMIT_REACHED, TENANT_RUN_LIMIT_REACHED)
+        when the gateway's or the tenant's slots are all taken."""
         refusal = self.refusal(tenant_id)
         if refusal is not None:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+            raise refusal
         self.in_flight += 1
         self.in_flight_by_tenant[tenant_id] += 1
         slot = RunSlot(self, tenant_id)

@@ -15,9 +15,11 @@ from collections.abc import AsyncIterator
 
 import grpc
 
+from factcheck.errors import AlreadyExists, FailedPrecondition, NotFound, Reason, Unavailable, check_argument
 from factcheck.observability.context import bind_message_id
 from factcheck.security.tenants import caller_tenant
 from factcheck.settings import Settings
+from factcheck.text_safety import excerpt
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.database_gate import DatabaseGate
 from services.gateway.pipeline import CANCELLED_BY_CALLER
@@ -25,8 +27,8 @@ from services.gateway.results import load_fact_check_result, message_summary
 from services.gateway.run_limit import RunLimit
 from services.gateway.runs import RunRegistry
 from services.gateway.store.store import ANY_TENANT, MessageRecord, RequestIdTaken, StageStore
-from services.gateway.store_calls import call_store, page_size
-from services.gateway.validation import RunPlan, ValidationError, validate_run_request
+from services.gateway.store_calls import DATABASE_RETRY_AFTER_S, call_store, page_size, page_token, resource_id
+from services.gateway.validation import RunPlan, validate_run_request
 from services.gateway.watch import EventHub, watch_events
 
 log = logging.getLogger("factcheck.gateway")
@@ -68,6 +70,15 @@ def resolved_request(request: factcheck_pb2.RunRequest, plan: RunPlan) -> factch
     return resolved
 
 
+def _not_found(message_id: str) -> NotFound:
+    return NotFound(
+        f"No fact-check with message_id '{excerpt(message_id)}'",
+        reason=Reason.RESULT_NOT_FOUND,
+        resource_type="factcheck.v1.FactCheckResult",
+        resource_name=message_id,
+    )
+
+
 def _valid_request_id(request_id: str) -> bool:
     try:
         return str(uuid.UUID(request_id)) == request_id.lower()
@@ -100,24 +111,24 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         # tenant, FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT (run_limit.py).
         slot = await self.run_limit.admit(context, tenant_id)
 
-        try:
-            plan = validate_run_request(request, self._settings, tenant_id=tenant_id)
-        except ValidationError as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        plan = validate_run_request(request, self._settings, tenant_id=tenant_id)
         request_id = request.request_id if request.HasField("request_id") else None
-        if request_id is not None and not _valid_request_id(request_id):
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "request_id must be a UUID in its canonical form, e.g. 123e4567-e89b-12d3-a456-426614174000",
-            )
+        check_argument(
+            request_id is None or _valid_request_id(request_id),
+            "request_id",
+            "request_id must be a UUID in its canonical form, e.g. 123e4567-e89b-12d3-a456-426614174000",
+        )
 
         if not self._database.ready:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
+            raise Unavailable(
+                DATABASE_UNAVAILABLE, reason=Reason.DATABASE_UNAVAILABLE, retry_after_s=DATABASE_RETRY_AFTER_S
+            )
         fingerprint = request_fingerprint(request) if request_id is not None else None
         message_id = str(uuid.uuid4())
         conversation_id = plan.conversation_id or str(uuid.uuid4())
         try:
-            await asyncio.to_thread(
+            await call_store(
+                DATABASE_UNAVAILABLE,
                 self._store.create_message,
                 message_id,
                 conversation_id,
@@ -135,17 +146,16 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             slot.release()
             existing = await asyncio.to_thread(self._store.get_message, taken.message_id, tenant_id=tenant_id)
             if existing is None or existing.request_sha256 != fingerprint:
-                await context.abort(
-                    grpc.StatusCode.ALREADY_EXISTS,
+                raise AlreadyExists(
                     REQUEST_ID_REUSED.format(request_id=request_id, message_id=taken.message_id),
-                )
+                    reason=Reason.REQUEST_ID_REUSED,
+                    resource_type="factcheck.v1.FactCheckResult",
+                    resource_name=taken.message_id,
+                ) from None
             bind_message_id(existing.id)
             async for event in self._follow(existing.id, 0):
                 yield factcheck_pb2.RunResponse(event=event)
             return
-        except Exception:
-            log.exception("could not record a new run")
-            await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
 
         bind_message_id(message_id)  # log lines of this call and of its run carry it
         run = self._registry.new_run(plan, message_id, conversation_id)
@@ -163,11 +173,8 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     async def Watch(
         self, request: factcheck_pb2.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[factcheck_pb2.WatchResponse]:
-        if request.after_seq < 0:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"after_seq must not be negative (got {request.after_seq})"
-            )
-        await self._existing_run(context, request.message_id)
+        check_argument(request.after_seq >= 0, "after_seq", f"after_seq must not be negative (got {request.after_seq})")
+        await self._existing_run(request.message_id)
         bind_message_id(request.message_id)
         async for event in self._follow(request.message_id, request.after_seq):
             yield factcheck_pb2.WatchResponse(event=event)
@@ -175,14 +182,15 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     async def Cancel(
         self, request: factcheck_pb2.CancelRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.CancelResponse:
-        record = await self._existing_run(context, request.message_id)
+        record = await self._existing_run(request.message_id)
         if record.finished:
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION,
+            raise FailedPrecondition(
                 f"The run already finished with status {record.status}; only a running run can be cancelled.",
+                reason=Reason.RUN_ALREADY_FINISHED,
+                metadata={"status": record.status},
             )
         bind_message_id(record.id)
-        await call_store(context, RESULTS_UNAVAILABLE, self._store.request_cancel, record.id)
+        await call_store(RESULTS_UNAVAILABLE, self._store.request_cancel, record.id)
         task = self._registry.cancel_local(record.id, CANCELLED_BY_CALLER)
         if task is not None:
             await asyncio.wait([task], timeout=CANCEL_WAIT_S)
@@ -202,37 +210,31 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
                 return record
             await asyncio.sleep(CANCEL_POLL_S)
 
-    async def _existing_run(self, context: grpc.aio.ServicerContext, message_id: str) -> MessageRecord:
-        if not message_id.strip():
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "message_id is required")
-        record = await call_store(
-            context, RESULTS_UNAVAILABLE, self._store.get_message, message_id, tenant_id=caller_tenant()
-        )
-        if record is None:  # unknown, or another tenant's: the same answer, so ids of others cannot be probed
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"No fact-check with message_id {message_id!r}")
+    async def _existing_run(self, message_id: str) -> MessageRecord:
+        """The caller's run; NOT_FOUND for an unknown id and for another tenant's alike."""
+        message_id = resource_id("message_id", message_id)
+        record = await call_store(RESULTS_UNAVAILABLE, self._store.get_message, message_id, tenant_id=caller_tenant())
+        if record is None:
+            raise _not_found(message_id)
         return record
 
     async def GetResult(
         self, request: factcheck_pb2.GetResultRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.GetResultResponse:
-        if not request.message_id.strip():
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "message_id is required")
-        result = await call_store(
-            context, RESULTS_UNAVAILABLE, load_fact_check_result, self._store, request.message_id, caller_tenant()
-        )
+        message_id = resource_id("message_id", request.message_id)
+        result = await call_store(RESULTS_UNAVAILABLE, load_fact_check_result, self._store, message_id, caller_tenant())
         if result is None:  # unknown, or another tenant's: the same answer, so ids of others cannot be probed
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"No fact-check with message_id {request.message_id!r}")
+            raise _not_found(message_id)
         return factcheck_pb2.GetResultResponse(result=result)
 
     async def ListResults(
         self, request: factcheck_pb2.ListResultsRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.ListResultsResponse:
         records, next_token = await call_store(
-            context,
             RESULTS_UNAVAILABLE,
             self._store.list_messages,
-            await page_size(context, request.page_size),
-            request.page_token or None,
+            page_size(request.page_size),
+            page_token(request.page_token),
             tenant_id=caller_tenant(),
         )
         return factcheck_pb2.ListResultsResponse(

@@ -1,15 +1,18 @@
 """Request validation, mirroring the spec's Zod schema, plus the defaults a run gets.
 
-Every rule fails with a ValidationError whose message is shown to the caller as
-INVALID_ARGUMENT before any event is sent.
+Every rule fails with a ValidationError (an InvalidArgument naming the bad field) whose
+message is shown to the caller as INVALID_ARGUMENT before any event is sent. Messages quote
+caller input only as a bounded excerpt.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from factcheck.errors import InvalidArgument
 from factcheck.rpc import is_model_id
 from factcheck.settings import Settings
+from factcheck.text_safety import excerpt, has_unsafe_characters
 from factcheck.v1 import common_pb2, factcheck_pb2
 from services.gateway.knowledge.store import SourceDocument
 
@@ -32,8 +35,8 @@ BIAS_WARNING = "Generator and checker share model — results may be biased towa
 MISSING_SOURCE_MESSAGE = "Either contentToCheck or generatorModel must be provided"
 
 
-class ValidationError(ValueError):
-    """A request the gateway refuses; str(error) is the message for the caller."""
+class ValidationError(InvalidArgument, ValueError):
+    """A request the gateway refuses; str(error) is the message for the caller, `field` the bad field."""
 
 
 @dataclass(frozen=True)
@@ -90,34 +93,52 @@ class RunPlan:
         return config
 
 
-def _check(condition: bool, message: str) -> None:
+def _check(condition: object, field: str, message: str) -> None:
     if not condition:
-        raise ValidationError(message)
+        raise ValidationError(message, field=field)
 
 
 def _check_model(field: str, model: str) -> None:
-    _check(is_model_id(model), f'{field} must be a model id like "provider/name" (got {model!r})')
+    _check(is_model_id(model), field, f"{field} must be a model id like \"provider/name\" (got '{excerpt(model)}')")
 
 
 def _bounded(field: str, value: int, low: int, high: int) -> int:
-    _check(low <= value <= high, f"{field} must be between {low} and {high} (got {value})")
+    _check(low <= value <= high, field, f"{field} must be between {low} and {high} (got {value})")
     return value
+
+
+def _storable(field: str, text: str) -> None:
+    """Text the database stores: PostgreSQL cannot hold a NUL character."""
+    _check("\x00" not in text, field, f"{field} must not contain NUL characters")
+
+
+def _identifier(field: str, value: str) -> None:
+    """Ids and other one-line fields: no control characters, line breaks or bidi controls."""
+    _check(not has_unsafe_characters(value), field, f"{field} must not contain control characters or line breaks")
 
 
 def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, *, tenant_id: str) -> RunPlan:
     """Check a RunRequest of `tenant_id` and fill in defaults; raises ValidationError with a readable message."""
-    _check(bool(request.question.strip()), "Question or content description is required")
-    _check(len(request.question) <= MAX_QUESTION_CHARS, f"question must be at most {MAX_QUESTION_CHARS} characters")
+    _check(request.question.strip(), "question", "Question or content description is required")
+    _check(
+        len(request.question) <= MAX_QUESTION_CHARS,
+        "question",
+        f"question must be at most {MAX_QUESTION_CHARS} characters",
+    )
+    _storable("question", request.question)
     _check(
         request.mode == factcheck_pb2.MODE_FACT_CHECK,
+        "mode",
         'mode must be MODE_FACT_CHECK ("fact_check"), the only mode this service runs',
     )
     conversation_id = request.conversation_id if request.HasField("conversation_id") else None
     if conversation_id is not None:
         _check(
             0 < len(conversation_id) <= MAX_CONVERSATION_ID_CHARS,
+            "conversation_id",
             f"conversation_id must be 1 to {MAX_CONVERSATION_ID_CHARS} characters",
         )
+        _identifier("conversation_id", conversation_id)
 
     config = request.mode_config
     has_config = request.HasField("mode_config")
@@ -125,19 +146,23 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, 
     generator = config.generator_model or None
     # Zod refines only a present modeConfig; without one, the default generator answers the question.
     if has_config:
-        _check(content is not None or generator is not None, MISSING_SOURCE_MESSAGE)
+        _check(content is not None or generator is not None, "mode_config", MISSING_SOURCE_MESSAGE)
     if content is not None:
+        field = "mode_config.content_to_check"
         _check(
             len(content) <= MAX_CONTENT_CHARS,
-            f"mode_config.content_to_check must be at most {MAX_CONTENT_CHARS} characters (got {len(content)})",
+            field,
+            f"{field} must be at most {MAX_CONTENT_CHARS} characters (got {len(content)})",
         )
-        _check(bool(content.strip()), "mode_config.content_to_check must contain text")
+        _check(content.strip(), field, f"{field} must contain text")
+        _storable(field, content)
     if content is None and generator is None:
         generator = settings.default_generator_model
 
     checkers = tuple(config.checker_models) or tuple(settings.default_checker_models)
     _check(
         1 <= len(checkers) <= MAX_CHECKERS,
+        "mode_config.checker_models",
         f"mode_config.checker_models must list 1 to {MAX_CHECKERS} models (got {len(checkers)})",
     )
     extractor = config.extractor_model or settings.default_extractor_model
@@ -187,22 +212,29 @@ def validate_sources(
     With `name_missing`, documents without an id get source_1, source_2, ... (request
     sources); otherwise the id stays empty for the knowledge store to derive.
     """
-    _check(len(sources) <= max_count, f"{field} may list at most {max_count} documents (got {len(sources)})")
-    total_bytes = sum(len(source.text.encode("utf-8")) for source in sources)
+    _check(len(sources) <= max_count, field, f"{field} may list at most {max_count} documents (got {len(sources)})")
+    total_bytes = sum(len(source.text.encode("utf-8", "surrogatepass")) for source in sources)
     _check(
         total_bytes <= MAX_SOURCES_TOTAL_BYTES,
+        field,
         f"{field} may hold at most {MAX_SOURCES_TOTAL_BYTES} bytes of text in all (got {total_bytes})",
     )
     documents = tuple(_source_document(f"{field}[{i}]", source, i, name_missing) for i, source in enumerate(sources))
     ids = [document.id for document in documents if document.id]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
-    _check(not duplicates, f"{field} ids must be unique (repeated: {', '.join(duplicates)})")
+    repeated = ", ".join(excerpt(i, 40) for i in duplicates[:5])
+    _check(not duplicates, field, f"{field} ids must be unique (repeated: {repeated})")
     return documents
 
 
 def _source_document(field: str, source: common_pb2.Source, index: int, name_missing: bool) -> SourceDocument:
-    _check(bool(source.text.strip()), f"{field}.text must contain text")
-    _check(len(source.text) <= MAX_SOURCE_CHARS, f"{field}.text must be at most {MAX_SOURCE_CHARS} characters")
+    _check(source.text.strip(), f"{field}.text", f"{field}.text must contain text")
+    _check(
+        len(source.text) <= MAX_SOURCE_CHARS,
+        f"{field}.text",
+        f"{field}.text must be at most {MAX_SOURCE_CHARS} characters",
+    )
+    _storable(f"{field}.text", source.text)
     for name, limit in (
         ("id", MAX_SOURCE_ID_CHARS),
         ("title", MAX_SOURCE_TITLE_CHARS),
@@ -210,9 +242,14 @@ def _source_document(field: str, source: common_pb2.Source, index: int, name_mis
         ("published_at", MAX_PUBLISHED_AT_CHARS),
     ):
         value = getattr(source, name)
-        _check(len(value) <= limit, f"{field}.{name} must be at most {limit} characters")
+        _check(len(value) <= limit, f"{field}.{name}", f"{field}.{name} must be at most {limit} characters")
+        _identifier(f"{field}.{name}", value)
     if source.HasField("authority"):
-        _check(0.0 <= source.authority <= 1.0, f"{field}.authority must be between 0 and 1 (got {source.authority})")
+        _check(
+            0.0 <= source.authority <= 1.0,
+            f"{field}.authority",
+            f"{field}.authority must be between 0 and 1 (got {source.authority})",
+        )
     default_id = f"source_{index + 1}" if name_missing else ""
     return SourceDocument(
         id=source.id.strip() or default_id,

@@ -7,9 +7,10 @@ import logging
 import grpc
 
 from factcheck.domain import ClaimConsensus, VerdictSummary, is_known_enum
+from factcheck.errors import check_argument
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelError
-from factcheck.rpc import call_timeout_s, is_model_id, require
+from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.settings import Settings
 from factcheck.v1 import common_pb2, reporter_pb2, reporter_pb2_grpc
 from services.reporter.prompts import build_report_prompt, build_title_prompt
@@ -37,25 +38,26 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
     async def Report(
         self, request: reporter_pb2.ReportRequest, context: grpc.aio.ServicerContext
     ) -> reporter_pb2.ReportResponse:
-        await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
+        check_model_id("model", request.model)
         for index, item in enumerate(request.consensus):
-            await require(context, bool(item.claim_id), f"consensus[{index}].claim_id is required")
-            await require(
-                context,
+            field = f"consensus[{index}]"
+            check_argument(item.claim_id, f"{field}.claim_id", f"{field}.claim_id is required")
+            check_argument(
                 is_known_enum(common_pb2.Verdict, item.consensus_verdict),
-                f"consensus[{index}].consensus_verdict must be VERIFIED, DISPUTED or UNVERIFIABLE",
+                f"{field}.consensus_verdict",
+                f"{field}.consensus_verdict must be VERIFIED, DISPUTED or UNVERIFIABLE",
             )
-            await require(
-                context,
+            check_argument(
                 is_known_enum(common_pb2.ClaimType, item.type),
-                f"consensus[{index}].type is not a known claim type",
+                f"{field}.type",
+                f"{field}.type is not a known claim type",
             )
             for verdict in item.verdicts:
-                await require(
-                    context,
+                check_argument(
                     is_known_enum(common_pb2.Verdict, verdict.verdict)
                     and is_known_enum(common_pb2.Confidence, verdict.confidence),
-                    f"consensus[{index}].verdicts need a known verdict and confidence",
+                    f"{field}.verdicts",
+                    f"{field}.verdicts need a known verdict and confidence",
                 )
 
         if not request.consensus:
@@ -109,9 +111,9 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
     async def Title(
         self, request: reporter_pb2.TitleRequest, context: grpc.aio.ServicerContext
     ) -> reporter_pb2.TitleResponse:
-        await require(context, is_model_id(request.model), 'model must be a model id like "provider/name"')
-        await require(
-            context, bool(request.question.strip() or request.content.strip()), "question or content is required"
+        check_model_id("model", request.model)
+        check_argument(
+            request.question.strip() or request.content.strip(), "question", "question or content is required"
         )
         fallback_title = clean_title(request.question or request.content, fallback="Fact-check")
         response = reporter_pb2.TitleResponse(model=request.model)

@@ -6,18 +6,19 @@ are never listed, found or deleted, and their ids are NOT_FOUND exactly as unkno
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import grpc
 
+from factcheck.errors import NotFound, Reason, check_argument
 from factcheck.security.tenants import caller_tenant
+from factcheck.text_safety import excerpt
 from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.store import DocumentSummary, KnowledgeStore
 from services.gateway.results import timestamp
-from services.gateway.store_calls import call_store, page_size
-from services.gateway.validation import ValidationError, validate_sources
+from services.gateway.store_calls import call_store, page_size, page_token, resource_id
+from services.gateway.validation import validate_sources
 
 log = logging.getLogger("factcheck.gateway.knowledge")
 
@@ -35,16 +36,12 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
     async def AddDocuments(
         self, request: knowledge_pb2.AddDocumentsRequest, context: grpc.aio.ServicerContext
     ) -> knowledge_pb2.AddDocumentsResponse:
-        try:
-            documents = validate_sources(
-                request.documents, "documents", max_count=MAX_DOCUMENTS_PER_CALL, name_missing=False
-            )
-        except ValidationError as error:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
-        if not documents:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "documents must list at least one document")
+        documents = validate_sources(
+            request.documents, "documents", max_count=MAX_DOCUMENTS_PER_CALL, name_missing=False
+        )
+        check_argument(documents, "documents", "documents must list at least one document")
         added = await call_store(
-            context, STORE_UNAVAILABLE, self._store.add_documents, list(documents), tenant_id=caller_tenant()
+            STORE_UNAVAILABLE, self._store.add_documents, list(documents), tenant_id=caller_tenant()
         )
         return knowledge_pb2.AddDocumentsResponse(
             documents=[
@@ -56,28 +53,28 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
     async def DeleteDocument(
         self, request: knowledge_pb2.DeleteDocumentRequest, context: grpc.aio.ServicerContext
     ) -> knowledge_pb2.DeleteDocumentResponse:
-        if not request.document_id.strip():
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "document_id is required")
+        document_id = resource_id("document_id", request.document_id)
         try:
-            deleted = await asyncio.to_thread(
-                self._store.delete_document, request.document_id, tenant_id=caller_tenant()
+            deleted = await call_store(
+                STORE_UNAVAILABLE, self._store.delete_document, document_id, tenant_id=caller_tenant()
             )
         except LookupError:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"No document with id {request.document_id!r}")
-        except Exception:
-            log.exception("could not delete %s", request.document_id)
-            await context.abort(grpc.StatusCode.UNAVAILABLE, STORE_UNAVAILABLE)
+            raise NotFound(
+                f"No document with id '{excerpt(document_id)}'",
+                reason=Reason.DOCUMENT_NOT_FOUND,
+                resource_type="factcheck.v1.Document",
+                resource_name=document_id,
+            ) from None
         return knowledge_pb2.DeleteDocumentResponse(passages_deleted=deleted)
 
     async def ListDocuments(
         self, request: knowledge_pb2.ListDocumentsRequest, context: grpc.aio.ServicerContext
     ) -> knowledge_pb2.ListDocumentsResponse:
         documents, next_token = await call_store(
-            context,
             STORE_UNAVAILABLE,
             self._store.list_documents,
-            await page_size(context, request.page_size),
-            request.page_token or None,
+            page_size(request.page_size),
+            page_token(request.page_token),
             tenant_id=caller_tenant(),
         )
         return knowledge_pb2.ListDocumentsResponse(
@@ -87,16 +84,14 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
     async def Search(
         self, request: knowledge_pb2.SearchRequest, context: grpc.aio.ServicerContext
     ) -> knowledge_pb2.SearchResponse:
-        if not request.query.strip():
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "query is required")
-        if len(request.query) > MAX_QUERY_CHARS:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"query must be at most {MAX_QUERY_CHARS} characters")
-        if not 0 <= request.top_k <= MAX_TOP_K:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"top_k must be between 1 and {MAX_TOP_K} (got {request.top_k})"
-            )
+        check_argument(request.query.strip(), "query", "query is required")
+        check_argument(
+            len(request.query) <= MAX_QUERY_CHARS, "query", f"query must be at most {MAX_QUERY_CHARS} characters"
+        )
+        check_argument(
+            0 <= request.top_k <= MAX_TOP_K, "top_k", f"top_k must be between 1 and {MAX_TOP_K} (got {request.top_k})"
+        )
         evidence = await call_store(
-            context,
             STORE_UNAVAILABLE,
             self._retriever.retrieve,
             {"query": request.query},

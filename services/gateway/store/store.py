@@ -11,7 +11,7 @@ import binascii
 import json
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import Engine, and_, create_engine, event, func, or_, select, text, update
@@ -197,16 +197,29 @@ def encode_page_token(created_at: datetime, message_id: str) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+class InvalidPageToken(ValueError):
+    """A page token this store did not make (or could not have made)."""
+
+
+MAX_PAGE_TOKEN_CHARS = 1_000
+INVALID_PAGE_TOKEN = "invalid page token: pass the next_page_token of a previous page"
+
+
 def decode_page_token(token: str) -> tuple[datetime, str]:
+    """(created_at in UTC, row id) of a token; InvalidPageToken for anything else, whatever its bytes."""
+    if len(token) > MAX_PAGE_TOKEN_CHARS:
+        raise InvalidPageToken(INVALID_PAGE_TOKEN)
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        created, message_id = json.loads(raw)
-        created_at = datetime.fromisoformat(created)
-    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError) as exc:
-        raise ValueError("invalid page token: pass the next_page_token of a previous page") from exc
-    if created_at.tzinfo is None or not isinstance(message_id, str):
-        raise ValueError("invalid page token: pass the next_page_token of a previous page")
-    return created_at, message_id
+        created, row_id = json.loads(raw)
+        parsed = datetime.fromisoformat(created)
+        # In UTC, as stored; OverflowError when the offset moves it past year 1 or 9999.
+        created_at = parsed.astimezone(timezone.utc) if parsed.tzinfo is not None else None
+    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError, RecursionError, OverflowError) as exc:
+        raise InvalidPageToken(INVALID_PAGE_TOKEN) from exc
+    if created_at is None or not isinstance(row_id, str) or not 0 < len(row_id) <= 255 or "\x00" in row_id:
+        raise InvalidPageToken(INVALID_PAGE_TOKEN)
+    return created_at, row_id
 
 
 def newest_first_page(
