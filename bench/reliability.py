@@ -353,7 +353,6 @@ class DurableRun:
     run_calls: int = 0
     watch_calls: int = 0
     dropped: int = 0  # streams the client dropped
-    broken: int = 0  # streams that failed under it (its gateway was killed)
     cancel_status: str | None = None
     rows_at_cancel: set[str] | None = None
     kills: list[KillMark] = field(default_factory=list)
@@ -408,7 +407,6 @@ class DurableTally:
     kills: int = 0
     dropped: int = 0
     cancels: int = 0
-    broken: int = 0
     watch_calls: int = 0
     run_retries: int = 0
     interrupted: int = 0
@@ -470,7 +468,7 @@ async def follow(gateways: Gateways, run: DurableRun) -> None:
                 if error.code() not in RETRYABLE:
                     run.errors.append(f"{error.code().name}: {error.details()}")
                     return
-                run.broken += 1
+
                 await asyncio.sleep(0.05)
         replica = await gateways.pick(run.rng)
 
@@ -560,11 +558,12 @@ async def durable_round(
     return runs, sum(r for r in results if isinstance(r, int))
 
 
-async def check_run(gateways: Gateways, models: PerRunModels, store: StageStore, run: DurableRun, tally) -> None:
+async def check_run(
+    gateways: Gateways, models: PerRunModels, store: StageStore, run: DurableRun, tally: DurableTally
+) -> None:
     """Compare what the client saw, what the store holds and what the models were asked with what must be."""
     tally.runs += 1
     tally.dropped += run.dropped
-    tally.broken += run.broken
     tally.watch_calls += run.watch_calls
     tally.run_retries += max(0, run.run_calls - 1)
     tally.cancels += 1 if run.cancel_after else 0
@@ -581,40 +580,43 @@ async def check_run(gateways: Gateways, models: PerRunModels, store: StageStore,
         stub = factcheck_pb2_grpc.FactCheckServiceStub(channel)
         result = await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=record.id), timeout=30)
     problems = list(run.errors)
+    found: Counter = Counter()  # this run's lost, duplicated and repeated items, by DurableTally field
 
     # Stage rows: each expected one exactly once; none stored after Cancel answered.
     rows = Counter(stage.stage_type for stage in stages)
     expected_rows = run.expected_rows()
-    lost = len(expected_rows - set(rows))
-    tally.rows_lost += lost
-    tally.rows_duplicated += sum(n - 1 for n in rows.values() if n > 1)
+    found["rows_lost"] = len(expected_rows - set(rows))
+    found["rows_duplicated"] = sum(n - 1 for n in rows.values() if n > 1)
     if set(rows) - expected_rows:
         problems.append(f"unexpected rows {sorted(set(rows) - expected_rows)}")
     if run.rows_at_cancel is not None:
-        tally.rows_after_cancel += len({stage.id for stage in stages} - run.rows_at_cancel)
+        found["rows_after_cancel"] = len({stage.id for stage in stages} - run.rows_at_cancel)
 
     # Stored events: seq 1..N, every expected event once, no event stored twice.
     events = [factcheck_pb2.FactCheckEvent.FromString(e.payload) for e in stored]
     seqs = [e.seq for e in stored]
-    tally.store_gaps += (max(seqs) - len(set(seqs))) if seqs else 0
-    tally.store_duplicated += sum(n - 1 for n in Counter(event_key(e) for e in events).values() if n > 1)
-    kinds = Counter(e.WhichOneof("event") for e in events)
-    tally.store_lost += sum((Counter(run.expected_kinds()) - kinds).values())
-    if kinds - Counter(run.expected_kinds()):
-        problems.append(f"unexpected events {dict(kinds - Counter(run.expected_kinds()))}")
+    found["store_gaps"] = (max(seqs) - len(set(seqs))) if seqs else 0
+    found["store_duplicated"] = sum(n - 1 for n in Counter(event_key(e) for e in events).values() if n > 1)
+    kinds, expected_kinds = Counter(e.WhichOneof("event") for e in events), Counter(run.expected_kinds())
+    found["store_lost"] = sum((expected_kinds - kinds).values())
+    if kinds - expected_kinds:
+        problems.append(f"unexpected events {dict(kinds - expected_kinds)}")
 
     # What the client saw over all its streams: exactly the stored events, in order, once each.
     received = [event for event, _ in run.received]
     got = {event.seq: event for event in received}
-    tally.watcher_lost += sum(1 for e in events if got.get(e.seq) != e)
-    tally.watcher_duplicated += len(received) - len(got)
-    tally.watcher_out_of_order += sum(1 for a, b in zip(received, received[1:]) if b.seq < a.seq)
+    found["watcher_lost"] = sum(1 for e in events if got.get(e.seq) != e)
+    found["watcher_duplicated"] = len(received) - len(got)
+    found["watcher_out_of_order"] = sum(1 for a, b in zip(received, received[1:]) if b.seq < a.seq)
 
     # Stages stored before a kill were not asked of their model again.
     calls = models.calls(run.tag)
+    stored_stages = set(rows) | ({"title"} if record.title else set())
+    if unseen := sorted(stage for stage in stored_stages if calls[STAGE_CALLS[stage]] == 0):
+        problems.append(f"no model request seen for stored {unseen}")  # the per-run count would be meaningless
     before_kill = set().union(*(mark.stored for mark in run.kills)) if run.kills else set()
     tally.stages_before_kill += len(before_kill)
-    tally.repeated_calls += sum(max(0, calls[STAGE_CALLS[stage]] - 1) for stage in before_kill)
+    found["repeated_calls"] = sum(max(0, calls[STAGE_CALLS[stage]] - 1) for stage in before_kill)
 
     # Time from the kill to the run's first new event (stored, or received by the client).
     for mark in run.kills:
@@ -637,12 +639,16 @@ async def check_run(gateways: Gateways, models: PerRunModels, store: StageStore,
         "Cancel answer": run.cancel_after is None or run.cancel_status == "CANCELLED",
     }
     problems += [f"{name} wrong" for name, ok in checks.items() if not ok]
-    if not problems and lost == 0:
+    if all(checks.values()) and not run.errors:
         tally.correct += 1
-    else:
+    for name, count in found.items():
+        setattr(tally, name, getattr(tally, name) + count)
+    problems += [f"{name} {count}" for name, count in found.items() if count]
+    if problems:
         tally.wrong.append(
-            f"{run.tag} {record.id}: cancel_after={run.cancel_after} drops={run.drops} kills={len(run.kills)} -> "
-            f"{status} (Cancel {run.cancel_status}, client ended on {last_kind}), rows {dict(rows)}: {'; '.join(problems)}"
+            f"{run.tag} {record.id}: cancel_after={run.cancel_after} drops={run.drops} kills={len(run.kills)} "
+            f"resumes={record.resume_count} -> {status} (Cancel {run.cancel_status}, client ended on {last_kind}), "
+            f"rows {dict(rows)}: {'; '.join(problems)}"
         )
 
 
