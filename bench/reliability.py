@@ -300,6 +300,7 @@ class Gateways:
             self.processes.append(start_service("gateway", env))
         self.ports = [p.target.rsplit(":", 1)[1] for p in self.processes]
         self.up = [True] * count
+        self.kills = 0
 
     def target(self, index: int) -> str:
         return f"127.0.0.1:{self.ports[index]}"
@@ -313,6 +314,7 @@ class Gateways:
     async def kill(self, index: int) -> tuple[int, float]:
         """SIGKILL one replica; returns its pid and the moment of the signal."""
         self.up[index] = False
+        self.kills += 1
         process = self.processes[index].process
         killed_at = time.monotonic()
         process.send_signal(signal.SIGKILL)
@@ -337,6 +339,8 @@ class KillMark:
     last_seq: int
     stored: set[str]  # stage types (and "title") stored before the kill
     stored_at: float | None = None  # when the store first held a newer event
+    claimed_at: float | None = None  # when another gateway held its lease
+    by_restarted: bool | None = None  # claimed by the restarted gateway (or by the other replica)
 
 
 @dataclass
@@ -424,6 +428,9 @@ class DurableTally:
     stages_before_kill: int = 0
     repeated_calls: int = 0
     resume_s: list[float] = field(default_factory=list)
+    claim_s: list[float] = field(default_factory=list)
+    by_other: int = 0
+    by_restarted: int = 0
     seconds: float = 0.0
     wrong: list[str] = field(default_factory=list)
 
@@ -468,8 +475,7 @@ async def follow(gateways: Gateways, run: DurableRun) -> None:
                 if error.code() not in RETRYABLE:
                     run.errors.append(f"{error.code().name}: {error.details()}")
                     return
-
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)  # its gateway was killed: reconnect elsewhere
         replica = await gateways.pick(run.rng)
 
 
@@ -499,9 +505,9 @@ async def cancel_at(gateways: Gateways, store: StageStore, run: DurableRun) -> N
     run.rows_at_cancel = {row.id for row in await asyncio.to_thread(store.get_stages, run.message_id)}
 
 
-async def kill_at(gateways: Gateways, store: StageStore, runs: list[DurableRun], kind: str, after_s: float) -> int:
+async def kill_at(gateways: Gateways, store: StageStore, runs: list[DurableRun], kind: str, after_s: float) -> None:
     """SIGKILL the gateway of the round's first run after `kind` (+ after_s), restart it at once, and time how
-    long each run it left unfinished takes to store its next event. Returns the number of kills (0 or 1)."""
+    long each run it left unfinished takes to be claimed and to store its next event."""
     first = runs[0]
     await first.seen[kind].wait()
     await asyncio.sleep(after_s)
@@ -511,28 +517,43 @@ async def kill_at(gateways: Gateways, store: StageStore, runs: list[DurableRun],
     pending: list[tuple[str, KillMark]] = []
     for run in runs:
         record = await asyncio.to_thread(store.find_by_request_id, run.request_id)
-        if record is None or record.finished or (record.lease_owner or "").split("-")[-2:-1] != [str(pid)]:
+        if record is None or record.finished or _owner_pid(record.lease_owner) != pid:
             continue
         stages = await asyncio.to_thread(store.get_stages, record.id)
         stored = {stage.stage_type for stage in stages} | ({"title"} if record.title else set())
         mark = KillMark(killed_at, record.last_seq, stored)
         run.kills.append(mark)
         pending.append((record.id, mark))
+    marks, owners = [mark for _, mark in pending], {}
     while pending and time.monotonic() - killed_at < ROUND_TIMEOUT_S:
         for item in list(pending):
-            record = await asyncio.to_thread(store.get_message, item[0])
-            if record.last_seq > item[1].last_seq:
-                item[1].stored_at = time.monotonic()
+            message_id, mark = item
+            record = await asyncio.to_thread(store.get_message, message_id)
+            now = time.monotonic()
+            if mark.claimed_at is None and _owner_pid(record.lease_owner) != pid:  # another gateway's, or ended
+                mark.claimed_at, owners[id(mark)] = now, _owner_pid(record.lease_owner)
+            if record.last_seq > mark.last_seq:
+                mark.stored_at = now
+                mark.claimed_at = mark.claimed_at or now
                 pending.remove(item)
         await asyncio.sleep(0.02)
     await restart
-    return 1
+    restarted_pid = gateways.processes[first.replica].process.pid
+    for mark in marks:
+        if owners.get(id(mark)) is not None:
+            mark.by_restarted = owners[id(mark)] == restarted_pid
+
+
+def _owner_pid(owner: str | None) -> int | None:
+    """The process id in a lease owner (services/gateway/runs.py gateway_owner_id: host-pid-random)."""
+    parts = (owner or "").rsplit("-", 2)
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
 
 
 async def durable_round(
     gateways: Gateways, models: PerRunModels, store: StageStore, rng: random.Random, first_number: int
-) -> tuple[list[DurableRun], int]:
-    """A few concurrent runs with their faults; returns them and the number of gateway kills."""
+) -> list[DurableRun]:
+    """A few concurrent runs with their faults (at most one gateway kill)."""
     kill = rng.random() < KILL_SHARE
     runs = []
     for number in range(first_number, first_number + rng.choice((1, 2, 3))):
@@ -548,14 +569,16 @@ async def durable_round(
     if kill:
         work.append(kill_at(gateways, store, runs, rng.choice(KILL_POINTS), rng.uniform(0, 0.3)))
     try:
-        results = await asyncio.wait_for(asyncio.gather(*work), ROUND_TIMEOUT_S)
+        await asyncio.wait_for(asyncio.gather(*work), ROUND_TIMEOUT_S)
     except TimeoutError:
         for run in runs:
             run.errors.append(f"the round did not end within {ROUND_TIMEOUT_S:.0f} s")
-        results = [1] if kill else []
-    while not all(gateways.up):  # a restart cut short by the timeout
+    give_up = time.monotonic() + 60
+    while not all(gateways.up):  # a restart still under way after a timeout
+        if time.monotonic() > give_up:
+            raise RuntimeError("a killed gateway did not start again")
         await asyncio.sleep(0.1)
-    return runs, sum(r for r in results if isinstance(r, int))
+    return runs
 
 
 async def check_run(
@@ -626,6 +649,10 @@ async def check_run(
             tally.resume_s.append(min(moments) - mark.killed_at)
         else:
             problems.append(f"not resumed after the kill at seq {mark.last_seq}")
+        if mark.claimed_at is not None:
+            tally.claim_s.append(mark.claimed_at - mark.killed_at)
+        tally.by_restarted += mark.by_restarted is True
+        tally.by_other += mark.by_restarted is False
     if record.resume_count > len(run.kills):
         tally.resumed_without_kill += 1
 
@@ -674,11 +701,11 @@ async def durable_runs(backend: str, rounds: int, seed: int) -> DurableTally:
                 gateways = Gateways(env, replicas)
                 number = 1
                 for _ in range(rounds):
-                    runs, kills = await durable_round(gateways, models, store, rng, number)
+                    runs = await durable_round(gateways, models, store, rng, number)
                     number += len(runs)
-                    tally.kills += kills
                     for run in runs:
                         await check_run(gateways, models, store, run, tally)
+                tally.kills = gateways.kills
             finally:
                 store.close()
                 if gateways is not None:
@@ -717,6 +744,8 @@ def durable_rows(tallies: list[DurableTally]) -> list[tuple[str, list[str]]]:
         row("  streams dropped by the client", lambda t: t.dropped),
         row("  Cancel mid-run", lambda t: t.cancels),
         row("runs interrupted by a kill", lambda t: t.interrupted),
+        row("  resumed by the other replica / restarted one", lambda t: f"{t.by_other} / {t.by_restarted}"),
+        row("runs resumed without a kill (lease lapsed)", lambda t: t.resumed_without_kill),
         row("reconnections (Watch after_seq)", lambda t: t.watch_calls),
         row("Run retried with its request_id", lambda t: t.run_retries),
         row("correct terminal state", lambda t: f"{t.correct}/{t.runs}"),
@@ -732,7 +761,8 @@ def durable_rows(tallies: list[DurableTally]) -> list[tuple[str, list[str]]]:
         row("events lost / duplicated, store", lambda t: f"{t.store_lost} / {t.store_duplicated}"),
         row("gaps in stored seq", lambda t: t.store_gaps),
         row("repeated model calls, stored stages", lambda t: f"{t.repeated_calls} (of {t.stages_before_kill})"),
-        row("kill to resumed, p50 / max", lambda t: _p50_max(t.resume_s)),
+        row("kill to claimed by a gateway, p50 / max", lambda t: _p50_max(t.claim_s)),
+        row("kill to resumed (next event), p50 / max", lambda t: _p50_max(t.resume_s)),
         row("time", lambda t: f"{t.seconds:.0f} s"),
     ]
 
