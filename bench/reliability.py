@@ -40,10 +40,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.events import TERMINAL_EVENTS, event_key
 from services.gateway.store import StageStore
+from services.gateway.store.models import Message
 from tests.conftest import CHECKERS, FULL_SEQUENCE, fresh_database, suite_environment
 from tests.fake_model_server import Behaviour, FakeModelServer, default_reply, delay, fail, garbage, hold_until_closed
 from tests.processes import ServiceProcess, start_service, start_suite
@@ -255,7 +258,7 @@ KILL_POINTS = (
     "report_complete",
 )
 KILL_LATENCY_S, LATENCY_S = 0.25, 0.1
-KILL_SHARE, CANCEL_SHARE, DROP_SHARE = 0.5, 0.25, 0.35
+KILL_SHARE, CANCEL_SHARE, DROP_SHARE, EARLY_DROP_SHARE = 0.5, 0.25, 0.35, 0.15
 ROUND_TIMEOUT_S = 120.0
 STREAM_TIMEOUT_S = 90.0
 TAG = re.compile(r"bench-\d{5}")
@@ -349,7 +352,8 @@ class DurableRun:
     replica: int
     rng: random.Random
     cancel_after: str | None = None
-    drops: list[int] = field(default_factory=list)  # the client drops a stream after this many of its events
+    # The client drops a stream after this many of its events (0: the Run call before reading anything).
+    drops: list[int] = field(default_factory=list)
     request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     message_id: str | None = None
     received: list[tuple[factcheck_pb2.FactCheckEvent, float]] = field(default_factory=list)
@@ -413,6 +417,7 @@ class DurableTally:
     cancels: int = 0
     watch_calls: int = 0
     run_retries: int = 0
+    second_runs: int = 0
     interrupted: int = 0
     resumed_without_kill: int = 0
     correct: int = 0
@@ -457,26 +462,42 @@ async def follow(gateways: Gateways, run: DurableRun) -> None:
                 run.watch_calls += 1
                 request = factcheck_pb2.WatchRequest(message_id=run.message_id, after_seq=run.last_seq)
                 call = stub.Watch(request, timeout=STREAM_TIMEOUT_S)
-            count = 0
             try:
-                async for response in call:
-                    run.receive(response.event)
-                    count += 1
-                    if drops and count == drops[0] and not run.ended:
-                        drops.pop(0)
-                        call.cancel()
-                        run.dropped += 1
-                        await asyncio.sleep(run.rng.uniform(0, 0.3))
-                        break
-                else:
-                    if not run.ended:
-                        run.errors.append(f"a stream ended without the final event after seq {run.last_seq}")
+                await _read(call, run, drops)
             except grpc.aio.AioRpcError as error:
                 if error.code() not in RETRYABLE:
                     run.errors.append(f"{error.code().name}: {error.details()}")
                     return
                 await asyncio.sleep(0.05)  # its gateway was killed: reconnect elsewhere
         replica = await gateways.pick(run.rng)
+
+
+async def _read(call, run: DurableRun, drops: list[int]) -> None:
+    """Read one stream until the run's final event, or until the client drops it as planned."""
+    if drops and drops[0] == 0:  # dropped before reading anything
+        drops.pop(0)
+        await asyncio.sleep(run.rng.uniform(0, 0.05))
+        call.cancel()
+        run.dropped += 1
+        return
+    count = 0
+    async for response in call:
+        run.receive(response.event)
+        count += 1
+        if drops and count == drops[0] and not run.ended:
+            drops.pop(0)
+            call.cancel()
+            run.dropped += 1
+            await asyncio.sleep(run.rng.uniform(0, 0.3))
+            return
+    if not run.ended:
+        run.errors.append(f"a stream ended without the final event after seq {run.last_seq}")
+
+
+def stored_runs(store: StageStore, question: str) -> int:
+    """How many runs the database holds for one request (each run's question carries its tag)."""
+    with Session(store.engine) as session:
+        return session.scalar(select(func.count()).select_from(Message).where(Message.question == question))
 
 
 def _status_name(value: int) -> str:
@@ -562,6 +583,8 @@ async def durable_round(
             run.cancel_after = rng.choice(list(CANCEL_POINTS))
         if rng.random() < DROP_SHARE:
             run.drops = [rng.randint(1, 8)] + ([rng.randint(1, 4)] if rng.random() < 0.5 else [])
+        if rng.random() < EARLY_DROP_SHARE:  # it must retry Run with its request_id: it never saw the run's id
+            run.drops.insert(0, 0)
         models.plan(run.tag, KILL_LATENCY_S if kill else LATENCY_S, CANCEL_POINTS.get(run.cancel_after, set()))
         runs.append(run)
     work = [follow(gateways, run) for run in runs]
@@ -604,6 +627,7 @@ async def check_run(
         result = await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=record.id), timeout=30)
     problems = list(run.errors)
     found: Counter = Counter()  # this run's lost, duplicated and repeated items, by DurableTally field
+    found["second_runs"] = await asyncio.to_thread(stored_runs, store, run.request.question) - 1
 
     # Stage rows: each expected one exactly once; none stored after Cancel answered.
     rows = Counter(stage.stage_type for stage in stages)
@@ -747,7 +771,7 @@ def durable_rows(tallies: list[DurableTally]) -> list[tuple[str, list[str]]]:
         row("  resumed by the other replica / restarted one", lambda t: f"{t.by_other} / {t.by_restarted}"),
         row("runs resumed without a kill (lease lapsed)", lambda t: t.resumed_without_kill),
         row("reconnections (Watch after_seq)", lambda t: t.watch_calls),
-        row("Run retried with its request_id", lambda t: t.run_retries),
+        row("Run retried with its request_id / second runs", lambda t: f"{t.run_retries} / {t.second_runs}"),
         row("correct terminal state", lambda t: f"{t.correct}/{t.runs}"),
         row("stage rows lost / duplicated", lambda t: f"{t.rows_lost} / {t.rows_duplicated}"),
         row("stage rows stored after Cancel", lambda t: t.rows_after_cancel),

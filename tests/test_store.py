@@ -353,6 +353,21 @@ def test_status_and_title_updates(store):
         store.set_title("missing", "x")
 
 
+def test_renew_leases_renews_only_the_runs_given(store):
+    """A gateway's heartbeat keeps alive the runs it executes, not every row leased to it: a row it leased
+    but never started (its caller left while the row was being created) lapses and is resumed elsewhere."""
+    store.create_message("executing", "c", "q", {}, lease_owner="g1", lease_s=0.0)
+    store.create_message("never-started", "c", "q", {}, lease_owner="g1", lease_s=0.0)
+    store.create_message("cancelled", "c", "q", {}, lease_owner="g1", lease_s=0.0)
+    store.request_cancel("cancelled")
+
+    owned, cancel_requested = store.renew_leases("g1", 60.0, ["executing", "cancelled", "unknown"])
+
+    assert (owned, cancel_requested) == ({"executing", "cancelled"}, {"cancelled"})
+    assert [record.id for record in store.claim_abandoned("g2", 60.0, 10)] == ["never-started"]
+    assert store.renew_leases("g1", 60.0, []) == (set(), set())
+
+
 def test_list_messages_pages_newest_first(store, monkeypatch):
     start = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)
     # Three messages share one timestamp, so paging must also order by id.
