@@ -115,7 +115,7 @@ def main() -> None:
         )
     say()
 
-    faults = reliability.measure(runs=60, rounds=20, seed=1, backends=("sqlite", "postgresql"))
+    faults = reliability.measure(runs=60, rounds=24, seed=1, backends=("sqlite", "postgresql"))
     say("## Reliability under injected faults")
     say()
     for line in reliability.markdown(faults):

@@ -20,7 +20,7 @@ event once), the events the client saw (exactly the stored ones, in order, once 
 calls repeated for stages stored before a kill (fake model server requests), and the time from
 the SIGKILL to the run's first new event.
 
-    python -m bench.reliability [--runs 60] [--rounds 20] [--seed 1] [--backend sqlite|postgresql|both|none]
+    python -m bench.reliability [--runs 60] [--rounds 24] [--seed 1] [--backend sqlite|postgresql|both|none]
 """
 
 from __future__ import annotations
@@ -438,6 +438,7 @@ class DurableTally:
     by_restarted: int = 0
     seconds: float = 0.0
     wrong: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def faults(self) -> int:
@@ -679,6 +680,7 @@ async def check_run(
         tally.by_other += mark.by_restarted is False
     if record.resume_count > len(run.kills):
         tally.resumed_without_kill += 1
+        tally.notes.append(f"{run.tag} {record.id}: resumed {record.resume_count} time(s), drops {run.drops}")
 
     expected = run.expected_status()
     last_kind = received[-1].WhichOneof("event") if received else None
@@ -820,6 +822,8 @@ def print_report(report: Report) -> None:
     for t in report.durable:
         for line in t.wrong[:10]:
             print(f"    wrong ({t.backend}):", line)
+        for line in t.notes[:10]:
+            print(f"    resumed without a kill ({t.backend}):", line)
 
 
 def markdown(report: Report) -> list[str]:
@@ -861,7 +865,7 @@ def measure(runs: int, rounds: int, seed: int, backends: tuple[str, ...]) -> Rep
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=60, help="runs with downstream faults")
-    parser.add_argument("--rounds", type=int, default=20, help="rounds of durable runs per database")
+    parser.add_argument("--rounds", type=int, default=24, help="rounds of durable runs per database")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both", "none"], default="both")
     parser.add_argument("--markdown", action="store_true", help="also print the section of bench/RESULTS.md")
