@@ -849,9 +849,13 @@ def markdown(report: Report) -> list[str]:
     lines += [f"| {label.strip()} | " + " | ".join(values) + " |" for label, values in durable_rows(report.durable)]
     lines += [
         "",
-        "Events are compared with the stored run_events (seq 1..N, every expected event once); repeated model "
-        "calls count requests to the fake model server for stages stored before the kill; kill to resumed is "
-        "the time from the SIGKILL to the run's first new event stored or received.",
+        "Events are compared with the stored run_events (seq 1..N, every expected event once) and with what "
+        "each client received over all its streams; repeated model calls count the fake model server's "
+        "requests for stages stored before the kill. Kill to claimed: until another gateway holds the run's "
+        "lease (the lease lapsing, then a recovery pass); kill to resumed: until the run's first new event is "
+        f"stored or received (it includes the interrupted stage's {KILL_LATENCY_S} s model call). Runs resumed "
+        "without a kill: their lease lapsed with no kill, e.g. a Run dropped by its client while the gateway "
+        "was recording it (leased but never started; recovery takes it over once its lease lapses).",
     ]
     return lines
 
