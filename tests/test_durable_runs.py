@@ -320,3 +320,23 @@ async def test_concurrent_runs_with_one_request_id_start_one_run(start_gateway, 
     assert len({events[0].message_id for events in streams}) == 1
     assert all(kinds(events) == FULL_SEQUENCE for events in streams)
     assert len([r for r in fake_models.requests_for("fake/extractor") if r.kind == "extract"]) == 1
+
+
+async def test_a_caller_that_leaves_while_its_run_is_being_recorded_leaves_no_orphan(start_gateway, store):
+    """Every run whose row was stored is executed, even when its caller cancelled the call mid-way.
+    (A long lease: recovery cannot be what finishes them within the test.)"""
+    gateway = start_gateway(FACTCHECK_RUN_LEASE_S="120")
+    request_ids = [str(uuid.uuid4()) for _ in range(12)]
+    async with connect(gateway) as stub:
+        for index, request_id in enumerate(request_ids):
+            request = content_request()
+            request.request_id = request_id
+            call = stub.Run(request, timeout=60)
+            await asyncio.sleep(0.002 * index)
+            call.cancel()
+        await asyncio.sleep(0.5)
+        stored = [store.find_by_request_id(r, tenant_id="default") for r in request_ids]
+        started = [record for record in stored if record is not None]
+        statuses = [await wait_for_status(store, record.id, timeout_s=30) for record in started]
+    assert started, "no run was stored: the test cancelled every call too early to say anything"
+    assert statuses == ["COMPLETE"] * len(started)

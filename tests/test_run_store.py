@@ -130,13 +130,24 @@ def test_heartbeats_renew_leases_and_report_cancel_requests(store):
     first, second = new_run(store, lease_s=0.01), new_run(store, lease_s=0.01)
     new_run(store, owner="gw-b")
     store.request_cancel(second)
-    owned, cancelled = store.renew_leases("gw-a", 30)
+    owned, cancelled = store.renew_leases("gw-a", 30, [first, second])
     assert owned == {first, second} and cancelled == {second}
     assert store.get_message(first, tenant_id=ANY_TENANT).lease_expires_at > datetime.now(UTC)
     assert store.claim_abandoned("gw-z", 30, 10) == []  # renewed, so nothing lapsed
 
     store.release_leases("gw-a", [first])
     assert [record.id for record in store.claim_abandoned("gw-z", 30, 10)] == [first]
+
+
+def test_heartbeats_renew_only_the_runs_a_gateway_executes(store):
+    """A row the gateway leased but never started (its caller left while the row was being
+    created) is not kept alive by the heartbeat: it lapses and is resumed elsewhere."""
+    executing, never_started, cancelled = (new_run(store, owner="g1", lease_s=0.0) for _ in range(3))
+    store.request_cancel(cancelled)
+    owned, cancel_requested = store.renew_leases("g1", 60.0, [executing, cancelled, "unknown"])
+    assert (owned, cancel_requested) == ({executing, cancelled}, {cancelled})
+    assert [record.id for record in store.claim_abandoned("g2", 60.0, 10)] == [never_started]
+    assert store.renew_leases("g1", 60.0, []) == (set(), set())
 
 
 def test_request_ids_are_unique_per_tenant(store):

@@ -40,14 +40,19 @@ class RunSlot:
         self._limit = limit
         self._tenant_id = tenant_id
         self._task: asyncio.Task | None = None
+        self._starting = False
         self._released = False
+
+    def hand_to_starter(self) -> None:
+        """From now on the run's start, not its RPC, releases the slot (hold_until_done or release)."""
+        self._starting = True
 
     def hold_until_done(self, task: asyncio.Task) -> None:
         self._task = task
         task.add_done_callback(lambda _: self.release())
 
     def _rpc_done(self, _context: object) -> None:
-        if self._task is None:
+        if self._task is None and not self._starting:
             self.release()
 
     def release(self) -> None:

@@ -143,14 +143,17 @@ class RunRegistry:
             await asyncio.sleep(interval)
             if not self._runs:
                 continue
+            # Only the runs executing here (a row this gateway leased but never started must lapse), and
+            # only those are judged below: a run launched while the renewal ran is not in its answer.
+            renewing = dict(self._runs)
             try:
                 owned, cancel_requested = await asyncio.to_thread(
-                    self._store.renew_leases, self.owner, self._settings.run_lease_s
+                    self._store.renew_leases, self.owner, self._settings.run_lease_s, list(renewing)
                 )
             except SQLAlchemyError as error:
                 log.warning("could not renew run leases: %s", _first_line(error))
                 continue
-            for message_id, (run, task) in list(self._runs.items()):
+            for message_id, (run, task) in renewing.items():
                 if message_id in cancel_requested:
                     self.cancel_local(message_id, CANCELLED_BY_CALLER)
                 elif message_id not in owned and not task.done() and not run.events.ended:

@@ -22,9 +22,9 @@ from factcheck.settings import Settings
 from factcheck.text_safety import excerpt
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.database_gate import DatabaseGate
-from services.gateway.pipeline import CANCELLED_BY_CALLER
+from services.gateway.pipeline import CANCELLED_BY_CALLER, Run
 from services.gateway.results import load_fact_check_result, message_summary
-from services.gateway.run_limit import RunLimit
+from services.gateway.run_limit import RunLimit, RunSlot
 from services.gateway.runs import RunRegistry
 from services.gateway.store.store import ANY_TENANT, MessageRecord, RequestIdTaken, StageStore
 from services.gateway.store_calls import DATABASE_RETRY_AFTER_S, call_store, page_size, page_token, resource_id
@@ -102,6 +102,8 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         self._registry = registry
         self._hub = hub
         self.run_limit = run_limit
+        # Runs being recorded and launched (each outlives a caller that leaves meanwhile).
+        self._starting: set[asyncio.Future] = set()
 
     async def Run(
         self, request: factcheck_pb2.RunRequest, context: grpc.aio.ServicerContext
@@ -124,26 +126,16 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
                 DATABASE_UNAVAILABLE, reason=Reason.DATABASE_UNAVAILABLE, retry_after_s=DATABASE_RETRY_AFTER_S
             )
         fingerprint = request_fingerprint(request) if request_id is not None else None
-        message_id = str(uuid.uuid4())
-        conversation_id = plan.conversation_id or str(uuid.uuid4())
+        # Recording the run and launching it is one step the caller cannot interrupt: a caller that
+        # leaves mid-way must not leave a stored RUNNING run that nobody executes.
+        slot.hand_to_starter()
+        starting = asyncio.ensure_future(self._start_run(slot, request, plan, request_id, fingerprint))
+        self._starting.add(starting)
+        starting.add_done_callback(self._starting.discard)
         try:
-            await call_store(
-                DATABASE_UNAVAILABLE,
-                self._store.create_message,
-                message_id,
-                conversation_id,
-                plan.question,
-                plan.request_config(),
-                tenant_id=tenant_id,
-                request_id=request_id,
-                request_sha256=fingerprint,
-                request_proto=resolved_request(request, plan).SerializeToString(deterministic=True),
-                lease_owner=self._registry.owner,
-                lease_s=self._settings.run_lease_s,
-            )
+            run = await asyncio.shield(starting)
         except RequestIdTaken as taken:
             # A retried Run: follow the run that request_id started (never a second one).
-            slot.release()
             existing = await asyncio.to_thread(self._store.get_message, taken.message_id, tenant_id=tenant_id)
             if existing is None or existing.request_sha256 != fingerprint:
                 raise AlreadyExists(
@@ -157,15 +149,41 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
                 yield factcheck_pb2.RunResponse(event=event)
             return
 
-        bind_message_id(message_id)  # log lines of this call and of its run carry it
-        run = self._registry.new_run(plan, message_id, conversation_id)
-        slot.hold_until_done(self._registry.launch(run))
+        bind_message_id(run.message_id)  # log lines of this call and of its run carry it
         async for event in run.events:
             yield factcheck_pb2.RunResponse(event=event)
         if not run.events.ended:
             # The run moved to another gateway (its lease was lost) or this one is stopping: follow it there.
-            async for event in self._follow(message_id, run.events.last_seq):
+            async for event in self._follow(run.message_id, run.events.last_seq):
                 yield factcheck_pb2.RunResponse(event=event)
+
+    async def _start_run(
+        self, slot: RunSlot, request: factcheck_pb2.RunRequest, plan: RunPlan, request_id, fingerprint
+    ) -> Run:
+        """Store the new run and launch it; the slot goes to the run's task (or back, on failure)."""
+        message_id = str(uuid.uuid4())
+        conversation_id = plan.conversation_id or str(uuid.uuid4())
+        try:
+            await call_store(
+                DATABASE_UNAVAILABLE,
+                self._store.create_message,
+                message_id,
+                conversation_id,
+                plan.question,
+                plan.request_config(),
+                tenant_id=plan.tenant_id,
+                request_id=request_id,
+                request_sha256=fingerprint,
+                request_proto=resolved_request(request, plan).SerializeToString(deterministic=True),
+                lease_owner=self._registry.owner,
+                lease_s=self._settings.run_lease_s,
+            )
+        except BaseException:
+            slot.release()
+            raise
+        run = self._registry.new_run(plan, message_id, conversation_id)
+        slot.hold_until_done(self._registry.launch(run))
+        return run
 
     def _follow(self, message_id: str, after_seq: int) -> AsyncIterator[factcheck_pb2.FactCheckEvent]:
         return watch_events(self._store, self._hub, message_id, after_seq, self._settings.watch_poll_s)

@@ -476,10 +476,14 @@ class StageStore:
                 return stored is not None and stored.payload == events[-1].payload
             return final is not None and row.status == final.status
 
-    def renew_leases(self, owner: str, lease_s: float) -> tuple[set[str], set[str]]:
-        """Extend every lease `owner` holds; return (ids of its running runs, those asked to cancel)."""
+    def renew_leases(self, owner: str, lease_s: float, message_ids: list[str]) -> tuple[set[str], set[str]]:
+        """Extend the leases `owner` holds on these runs (the ones it executes); return (those it still
+        holds, those asked to cancel). A run it holds but does not execute is left to lapse, so that
+        recovery resumes it (a Run whose caller left while its row was being created is never started)."""
+        if not message_ids:
+            return set(), set()
         now = utc_now()
-        owned = [Message.lease_owner == owner, Message.status == STATUS_RUNNING]
+        owned = [Message.id.in_(list(message_ids)), Message.lease_owner == owner, Message.status == STATUS_RUNNING]
         with self._sessions.begin() as session:
             session.execute(update(Message).where(*owned).values(lease_expires_at=now + timedelta(seconds=lease_s)))
             rows = session.execute(select(Message.id, Message.cancel_requested).where(*owned)).all()
