@@ -63,8 +63,8 @@ def start_gateway(fake_models, workers):
     """Start gateways of this test (on any database, on a given port); all are stopped afterwards."""
     started: list[ServiceProcess] = []
 
-    def start(database_url: str, port: int | None = None) -> ServiceProcess:
-        env = gateway_environment(fake_models, workers, database_url)
+    def start(database_url: str, port: int | None = None, **extra: str) -> ServiceProcess:
+        env = {**gateway_environment(fake_models, workers, database_url), **extra}
         if port is not None:
             env["FACTCHECK_LISTEN"] = f"127.0.0.1:{port}"
         gateway = start_service("gateway", env)
@@ -160,13 +160,17 @@ def assert_every_event_once(events: list[dict]) -> None:
 # --- check reconnects ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-def test_check_survives_its_gateway_being_killed(backend, fake_models, start_gateway, tmp_path):
-    """SQLite: the gateway is restarted on its port. PostgreSQL: the CLI's target lists two replicas."""
-    # checker-b's first answer never comes (its gateway dies first); the resumed call gets an answer.
+@pytest.mark.parametrize(
+    "backend, how",
+    [("sqlite", "SIGKILL"), ("postgresql", "SIGKILL"), ("sqlite", "SIGTERM")],
+    ids=["sqlite-killed-and-restarted", "postgresql-replica-killed", "sqlite-restarted"],
+)
+def test_check_survives_its_gateway_going_away(backend, how, fake_models, start_gateway, tmp_path):
+    """SQLite: the gateway is started again on its port. PostgreSQL: the CLI's target lists two replicas."""
+    # checker-b's first answer never comes (its gateway goes first); the resumed call gets an answer.
     fake_models.script("fake/checker-b", delay(120), default_reply())
     with fresh_database(backend, tmp_path) as database_url:
-        first = start_gateway(database_url)
+        first = start_gateway(database_url, FACTCHECK_SHUTDOWN_GRACE_S="0.5")
         target = first.target
         if backend == "postgresql":
             second = start_gateway(database_url)
@@ -174,8 +178,11 @@ def test_check_survives_its_gateway_being_killed(backend, fake_models, start_gat
         check = start_factcheck(target, "check", "--json", CONTENT)
         check.wait_for(event_line("checker_complete"))
 
-        first.process.kill()  # SIGKILL: no shutdown, no lease handed over
-        first.process.wait()
+        if how == "SIGKILL":  # no shutdown, no lease handed over
+            first.process.kill()
+            first.process.wait()
+        else:  # a graceful stop: the run outlasts the grace period and is handed over
+            first.stop()
         if backend == "sqlite":
             start_gateway(database_url, port=int(first.target.rsplit(":", 1)[1]))
         code = check.finish()

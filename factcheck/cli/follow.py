@@ -26,6 +26,8 @@ from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 # starts the count again) before the command gives up: `--reconnect-timeout`.
 RECONNECT_TIMEOUT_S = 60.0
 BACKOFF_FIRST_S, BACKOFF_MAX_S = 0.25, 4.0
+# The longest wait for the channel to report whether it ever connected (see Follower._may_retry).
+STATE_NEWS_S = 2.0
 # GetResult is quick; a gateway that takes longer is stuck.
 STATUS_TIMEOUT_S = 30.0
 
@@ -110,7 +112,9 @@ class Follower:
         self.last_seq = 0
         # Once the channel has been connected, a failed call may have reached the gateway: it is
         # retried. A gateway never reached at all is reported at once, as any other command does.
-        self._connected = threading.Event()
+        self._connected_once = threading.Event()
+        self._ready = threading.Event()  # connected now
+        self._settled = threading.Event()  # connected, or failed to connect, at least once
         self._progressed = False
 
     def run(self, request: factcheck_pb2.RunRequest) -> Ending:
@@ -135,8 +139,15 @@ class Follower:
             self._channel.unsubscribe(self._on_connectivity)
 
     def _on_connectivity(self, state: grpc.ChannelConnectivity) -> None:
+        # Watched without asking the channel to connect: the calls themselves make it connect.
+        # (channel_ready_future would, and its pending connect request can outlive the channel.)
         if state == grpc.ChannelConnectivity.READY:
-            self._connected.set()
+            self._connected_once.set()
+            self._ready.set()
+        else:
+            self._ready.clear()
+        if state in (grpc.ChannelConnectivity.READY, grpc.ChannelConnectivity.TRANSIENT_FAILURE):
+            self._settled.set()
 
     def _follow_until_the_end(self, request: factcheck_pb2.RunRequest | None) -> Ending:
         broken_since: float | None = None
@@ -163,9 +174,8 @@ class Follower:
                 raise ConnectionLost(self.message_id, now - broken_since, error)
             if new_break:
                 self._note(self._lost_note(error))
-            time.sleep(min(backoff, remaining))
+            self._pause(min(backoff, remaining))
             backoff = min(backoff * 2, BACKOFF_MAX_S)
-            self._wait_for_the_gateway(broken_since, error)
 
     def _stream(self, request: factcheck_pb2.RunRequest | None) -> Ending | None:
         """Show the events of one call; the Ending once a final event came, None if the stream ended first."""
@@ -203,21 +213,24 @@ class Follower:
     def _may_retry(self, error: grpc.RpcError) -> bool:
         if error.code() in FATAL_CODES:
             return False
-        return self._connected.is_set() or self.last_seq > 0
+        if self.last_seq > 0 or self._connected_once.is_set():
+            return True
+        # The channel's states arrive on another thread, possibly after the call failed: wait
+        # until it has connected or failed to (at once, in practice) before deciding.
+        self._settled.wait(STATE_NEWS_S)
+        return self._connected_once.is_set()
 
     def _lost_note(self, error: grpc.RpcError | None) -> str:
         why = "the stream ended early" if error is None else f"{error.code().name}: {error.details() or 'no details'}"
         if self.message_id is None:
             return f"connection to the gateway lost ({why}); retrying the run with the same request id…"
-        return f"connection to the gateway lost ({why}); resuming after event {self.last_seq}…"
+        where = f"after event {self.last_seq}" if self.last_seq else "from the start"
+        return f"connection to the gateway lost ({why}); resuming {where}…"
 
-    def _wait_for_the_gateway(self, broken_since: float, error: grpc.RpcError | None) -> None:
-        """Block until the channel is connected again, or raise ConnectionLost when the time is up."""
-        remaining = self._reconnect_timeout_s - (time.monotonic() - broken_since)
-        ready = grpc.channel_ready_future(self._channel)
-        try:
-            ready.result(timeout=max(remaining, 0.0))
-        except grpc.FutureTimeoutError:
-            raise ConnectionLost(self.message_id, time.monotonic() - broken_since, error) from None
-        finally:
-            ready.cancel()
+    def _pause(self, seconds: float) -> None:
+        """Wait before the next try: the whole pause when the gateway answered (it is there but
+        could not serve), else until the channel connects again, at most the pause."""
+        if self._ready.is_set():
+            time.sleep(seconds)
+        else:
+            self._ready.wait(seconds)
