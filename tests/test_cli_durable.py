@@ -95,6 +95,7 @@ class Running:
     stdout: list[str] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)
     _lines: queue.Queue = field(default_factory=queue.Queue)
+    _collectors: list[threading.Thread] = field(default_factory=list)
 
     def _collect(self, stream, lines: list[str]) -> None:
         for line in stream:
@@ -103,7 +104,9 @@ class Running:
 
     def start_collecting(self) -> None:
         for stream, lines in ((self.process.stdout, self.stdout), (self.process.stderr, self.stderr)):
-            threading.Thread(target=self._collect, args=(stream, lines), daemon=True).start()
+            collector = threading.Thread(target=self._collect, args=(stream, lines), daemon=True)
+            collector.start()
+            self._collectors.append(collector)
 
     def wait_for(self, predicate, timeout_s: float = 60.0) -> str:
         """The first line (stdout or stderr, already seen or still to come) that satisfies predicate."""
@@ -122,7 +125,8 @@ class Running:
 
     def finish(self, timeout_s: float = CLI_TIMEOUT_S) -> int:
         code = self.process.wait(timeout=timeout_s)
-        time.sleep(0.1)  # the collector threads read the last lines
+        for collector in self._collectors:  # they have read the last lines once the pipes close
+            collector.join(timeout=10)
         return code
 
 

@@ -14,6 +14,10 @@ from factcheck.cli import client, html, render, view
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
 from factcheck.v1 import factcheck_pb2
 
+RUN_EXIT_CODES = (
+    "exit codes: 0 complete, 1 the run failed, 2 nothing to check, 3 the gateway is unreachable (also after "
+    "--reconnect-timeout) or refused the call, 4 the run was cancelled, 130 interrupted (the run goes on)"
+)
 # The spec's `question` is required; with content and no question it describes the content.
 DEFAULT_QUESTION = "Fact-check this content"
 STDIN = "-"
@@ -30,8 +34,10 @@ def add_parser(commands) -> None:
         description=(
             "Fact-check CONTENT (an argument, -f FILE, or '-' for stdin), or have the generator answer "
             "--question first. Progress is shown while the run streams, then the report. "
-            "The gateway is FACTCHECK_GATEWAY_TARGET (default localhost:50051)."
+            "The gateway is FACTCHECK_GATEWAY_TARGET (default localhost:50051). A broken connection is "
+            "resumed where it broke, without starting a second run."
         ),
+        epilog=RUN_EXIT_CODES,
     )
     parser.add_argument("content", nargs="?", help="the text to check; '-' reads it from stdin")
     parser.add_argument("-f", "--file", metavar="FILE", help="read the text to check from FILE ('-' for stdin)")

@@ -11,11 +11,6 @@ import grpc
 from factcheck.cli import check, client, view
 from factcheck.v1 import factcheck_pb2
 
-EXIT_CODES = (
-    "exit codes: 0 complete, 1 the run failed, 3 the gateway is unreachable or refused the call "
-    "(e.g. an unknown id), 4 the run was cancelled"
-)
-
 
 def add_parsers(commands) -> None:
     watch = commands.add_parser(
@@ -25,7 +20,7 @@ def add_parsers(commands) -> None:
             "Follow a run (the id `factcheck check` and `factcheck list` print) with the same live progress "
             "as `check`, from where it is or from its start; a finished run is replayed. Then print its report."
         ),
-        epilog=EXIT_CODES,
+        epilog=check.RUN_EXIT_CODES.replace("2 nothing to check", "2 bad arguments"),
     )
     watch.add_argument("id", help="the run's message id")
     watch.add_argument(
