@@ -12,7 +12,7 @@ import os
 import re
 import sys
 from collections import Counter
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from google.protobuf import json_format
 from rich import box
@@ -225,10 +225,7 @@ def _checker_done(payload: factcheck_pb2.CheckerCompletePayload) -> Text:
 def _consensus(payload: factcheck_pb2.AllCheckersCompletePayload) -> Text:
     counts = Counter(view.verdict_name(item.consensus_verdict) for item in payload.consensus)
     line = _line("verify", f"consensus of {counted(payload.checker_count, 'checker')}: ", _counts(counts))
-    for failure in payload.failed_checkers:
-        line.append("\n" + " " * (STAGE_WIDTH + 1))
-        line.append(plain(f"{failure.model} failed: {failure.message}", "yellow"))
-    return line
+    return _with_lines(line, (f"{failure.model} failed: {failure.message}" for failure in payload.failed_checkers))
 
 
 def _reported(payload: factcheck_pb2.ReportCompletePayload) -> Text:
@@ -257,18 +254,19 @@ def _completed(payload: factcheck_pb2.CompletePayload) -> Text:
 
 def _failed(payload: factcheck_pb2.ErrorPayload) -> Text:
     line = _line("failed", Text(clean(payload.message), style="bold red"))
-    return _with_causes(line, payload.failures)
+    # One line per failed stage: "verify_0 model: CODE message".
+    return _with_lines(line, (view.failure_text(failure) for failure in payload.failures))
 
 
 def _cancelled(payload: factcheck_pb2.CancelledPayload) -> Text:
     return _line("cancelled", Text(clean(payload.reason or "the run was cancelled"), style="bold yellow"))
 
 
-def _with_causes(line: Text, failures) -> Text:
-    """The line, then one indented line per failed stage: "verify_0 model: CODE message"."""
-    for failure in failures:
+def _with_lines(line: Text, texts: Iterable[str]) -> Text:
+    """The line, then each text on a line of its own under the line's message, as a warning."""
+    for text in texts:
         line.append("\n" + " " * (STAGE_WIDTH + 1))
-        line.append(plain(view.failure_text(failure), "yellow"))
+        line.append(plain(text, "yellow"))
     return line
 
 
