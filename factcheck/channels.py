@@ -35,10 +35,15 @@ def open_channel(target: str, settings: Settings, *, round_robin: bool = False) 
     return grpc.aio.insecure_channel(target, options=options, interceptors=interceptors)
 
 
+# A client following a run reconnects as soon as a restarted (or another) gateway listens: gRPC's own
+# reconnect backoff would grow to minutes; the CLI bounds how long it keeps trying (factcheck/cli/follow.py).
+CLIENT_RECONNECT_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 250), ("grpc.max_reconnect_backoff_ms", 2000))
+
+
 def open_gateway_channel(settings: Settings, target: str | None = None) -> grpc.Channel:
     """A synchronous channel to the gateway for clients: TLS when on, the gateway token when set."""
     target = target or settings.gateway_target
-    options = _options(settings, round_robin=False)
+    options = [*_options(settings, round_robin=False), *CLIENT_RECONNECT_OPTIONS]
     if settings.tls:
         channel = grpc.secure_channel(target, tls.channel_credentials(settings), options=options)
     else:

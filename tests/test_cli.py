@@ -36,6 +36,10 @@ CLAIMS = [
 CONTENT = " ".join(CLAIMS)  # the fake extractor makes one claim per sentence
 CORRECTION = "It was adopted in 2015 by 196 parties and signed from 2016."
 EVENT_ENVELOPE = {"message_id", "seq", "timestamp"}
+# Each failed checker's cause as a line shows it (up to the model client's "HTTP 500: ..." detail).
+CAUSES = [
+    f"verify_{n} {model}: UNAVAILABLE model {model}: provider 'fake' answered" for n, model in enumerate(CHECKERS)
+]
 
 
 @pytest.fixture(scope="module")
@@ -52,14 +56,19 @@ def factcheck(suite, fake_models):
     fake_models.reset()
 
     def run(*args: str, stdin: str | None = None, target: str | None = None) -> subprocess.CompletedProcess:
-        env = {**os.environ, "FACTCHECK_GATEWAY_TARGET": target or suite.gateway_target, "COLUMNS": "200"}
-        # This checkout's code: the console script's package may be installed from another checkout.
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+        env = cli_environment(target or suite.gateway_target)
         return subprocess.run(
             [str(FACTCHECK), *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
         )
 
     return run
+
+
+def cli_environment(target: str) -> dict[str, str]:
+    """The console script's environment: this checkout's code (the venv's editable install may point at
+    another checkout), the gateway, and a wide terminal."""
+    pythonpath = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": pythonpath, "FACTCHECK_GATEWAY_TARGET": target, "COLUMNS": "200"}
 
 
 def flat(text: str) -> str:
@@ -74,6 +83,12 @@ def events_of(stdout: str) -> list[dict]:
 def kind_of(event: dict) -> str:
     [kind] = set(event) - EVENT_ENVELOPE
     return kind
+
+
+def causes_in(lines: list[str], indent: int) -> list[str]:
+    """The failure causes among indented lines ("verify_0 model: CODE ..."), in stage order."""
+    causes = [line[indent:] for line in lines if line[:indent].isspace() and line[indent : indent + 1] != " "]
+    return sorted(cause.split(" HTTP")[0] for cause in causes if "HTTP 500" in cause)
 
 
 def run_id(factcheck, *args: str) -> str:
@@ -195,15 +210,43 @@ def test_an_error_event_fails_with_its_message(factcheck, fake_models):
         fake_models.script(model, fail(500))
     done = factcheck("check", CONTENT)
     assert done.returncode == 1
-    assert "factcheck: All verification checkers failed." in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
-
+    # The progress display ends with the error and one line per cause; then the final message.
     message_id = done.stderr.split("factcheck show ")[1].split()[0]
-    shown = factcheck("show", message_id)  # what ran before the failure is stored
+    ending = done.stderr.splitlines()[-5:]
+    assert ending[0] == "failed    All verification checkers failed."
+    assert causes_in(ending[1:3], indent=10) == CAUSES
+    assert ending[3:] == [
+        "factcheck: All verification checkers failed.",
+        f"What was done is stored: factcheck show {message_id}",
+    ]
+
+    shown = factcheck("show", message_id)  # what ran before the failure is stored, and why it failed
     assert shown.returncode == 0, shown.stderr
     report = flat(shown.stdout)
     assert "status FAILED" in report and "The run failed: only what was done before the failure is shown." in report
+    lines = shown.stdout.splitlines()
+    start = lines.index("All verification checkers failed.")
+    assert causes_in(lines[start + 1 : start + 3], indent=2) == CAUSES
     assert f"{CLAIMS[0]} [#1 UNCHECKED]" in report  # no checker judged it
+    shown_json = json.loads(factcheck("show", "--json", message_id).stdout)
+    assert shown_json["error_message"] == "All verification checkers failed."
+    assert sorted(failure["model"] for failure in shown_json["failures"]) == CHECKERS
+
+
+def test_a_degraded_run_completes_and_show_says_what_failed(factcheck, fake_models, tmp_path):
+    fake_models.script("fake/checker-b", fail(500))
+    done = factcheck("check", CONTENT)
+    assert done.returncode == 0, done.stderr
+    assert "fake/checker-b failed:" in done.stderr  # the consensus progress line
+    message_id = done.stderr.split("run ", 1)[1].split(":", 1)[0]
+    shown = factcheck("show", message_id, "--html", str(tmp_path / "degraded.html"))
+    lines = shown.stdout.splitlines()
+    note = lines.index("Some stages failed; the run went on without them.")
+    assert causes_in(lines[note + 1 : note + 3], indent=2) == CAUSES[1:]
+    assert "status COMPLETE" in flat(shown.stdout)
+    page = (tmp_path / "degraded.html").read_text()
+    assert "verify_1 fake/checker-b: UNAVAILABLE model fake/checker-b: provider &#x27;fake&#x27;" in page
 
 
 def test_an_error_event_in_json_mode_is_printed_and_fails(factcheck, fake_models):
@@ -220,6 +263,10 @@ def test_an_error_event_in_json_mode_is_printed_and_fails(factcheck, fake_models
         ("verify_1", "fake/checker-b", "UNAVAILABLE"),
     ]
     assert all("HTTP 500" in c["message"] for c in causes)
+    # With --json there is no progress display: the causes come with the final message.
+    lines = done.stderr.splitlines()
+    assert lines[0] == "factcheck: All verification checkers failed."
+    assert causes_in(lines[1:3], indent=2) == CAUSES
 
 
 def test_an_invalid_request_shows_the_gateways_message(factcheck):
@@ -346,6 +393,47 @@ def test_an_event_kind_this_client_does_not_render_gets_a_generic_line(monkeypat
     monkeypatch.delitem(render._DESCRIBERS, "title_complete")
     event = factcheck_pb2.FactCheckEvent(title_complete=factcheck_pb2.TitleCompletePayload(title="x"))
     assert render.describe_event(event).plain == "title     title complete"
+
+
+def test_the_final_events_are_progress_lines_with_their_causes():
+    error = factcheck_pb2.ErrorPayload(
+        message="All verification checkers failed.",
+        failures=[
+            factcheck_pb2.StageFailure(
+                stage="verify_0",
+                model="openai/gpt-4o",
+                code="FAILED_PRECONDITION",
+                message="no endpoint configured for provider 'openai'",
+            ),
+            factcheck_pb2.StageFailure(stage="store", code="UNAVAILABLE", message="database is locked\x1b[2J"),
+        ],
+    )
+    assert render.describe_event(factcheck_pb2.FactCheckEvent(error=error)).plain.splitlines() == [
+        "failed    All verification checkers failed.",
+        "          verify_0 openai/gpt-4o: FAILED_PRECONDITION no endpoint configured for provider 'openai'",
+        "          store: UNAVAILABLE database is locked[2J",  # no escape sequence reaches the terminal
+    ]
+    cancelled = factcheck_pb2.CancelledPayload(reason="Cancelled by the caller.")
+    assert render.describe_event(factcheck_pb2.FactCheckEvent(cancelled=cancelled)).plain == (
+        "cancelled Cancelled by the caller."
+    )
+
+
+def test_a_failed_result_explains_itself_in_the_terminal_and_the_html_page():
+    from factcheck.cli import html
+
+    result = make_result(score=None)
+    result.status = factcheck_pb2.MESSAGE_STATUS_FAILED
+    result.error_message = "All verification checkers failed."
+    result.failures.add(stage="verify_0", model="a/one", code="UNAVAILABLE", message="HTTP 500 <b>down</b>")
+    output = rendered(result)
+    assert (
+        "The run failed: only what was done before the failure is shown.\nAll verification checkers failed.\n" in output
+    )
+    assert "\n  verify_0 a/one: UNAVAILABLE HTTP 500 <b>down</b>\n" in output
+    page = html.render_page(result)
+    assert "<p>All verification checkers failed.</p>" in page
+    assert '<ul id="failure-causes"><li>verify_0 a/one: UNAVAILABLE HTTP 500 &lt;b&gt;down&lt;/b&gt;</li></ul>' in page
 
 
 def test_retrieved_evidence_is_a_progress_line():

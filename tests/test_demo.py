@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import ROOT
 from tests.test_servers import _free_port_block
 
 pytestmark = pytest.mark.e2e
@@ -19,6 +20,7 @@ def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
         key: value for key, value in os.environ.items() if not key.startswith("FACTCHECK_")
     }  # the embedded defaults, whatever the caller's environment says
     env["COLUMNS"] = "200"
+    env["PYTHONPATH"] = str(ROOT)  # this checkout's code, wherever the venv's editable install points
     done = subprocess.run(
         [str(Path(sys.executable).parent / "factcheck"), "demo", "--base-port", str(_free_port_block())],
         cwd=tmp_path,

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+import uuid
 from pathlib import Path
 from typing import Callable
 
-from factcheck.cli import client, html, render
+import grpc
+
+from factcheck.cli import client, html, render, view
+from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
 from factcheck.v1 import factcheck_pb2
 
+RUN_EXIT_CODES = (
+    "exit codes: 0 complete, 1 the run failed, 2 nothing to check, 3 the gateway is unreachable (also after "
+    "--reconnect-timeout) or refused the call, 4 the run was cancelled, 130 interrupted (the run goes on)"
+)
 # The spec's `question` is required; with content and no question it describes the content.
 DEFAULT_QUESTION = "Fact-check this content"
 STDIN = "-"
@@ -26,8 +34,10 @@ def add_parser(commands) -> None:
         description=(
             "Fact-check CONTENT (an argument, -f FILE, or '-' for stdin), or have the generator answer "
             "--question first. Progress is shown while the run streams, then the report. "
-            "The gateway is FACTCHECK_GATEWAY_TARGET (default localhost:50051)."
+            "The gateway is FACTCHECK_GATEWAY_TARGET (default localhost:50051). A broken connection is "
+            "resumed where it broke, without starting a second run."
         ),
+        epilog=RUN_EXIT_CODES,
     )
     parser.add_argument("content", nargs="?", help="the text to check; '-' reads it from stdin")
     parser.add_argument("-f", "--file", metavar="FILE", help="read the text to check from FILE ('-' for stdin)")
@@ -49,7 +59,28 @@ def add_parser(commands) -> None:
     parser.add_argument("--conversation-id", metavar="ID", help="conversation the run belongs to")
     parser.add_argument("--json", action="store_true", help="print each event as one JSON object per line")
     parser.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
-    parser.set_defaults(run=client.gateway_command(run))
+    add_reconnect_option(parser)
+    parser.set_defaults(run=client.channel_command(run))
+
+
+def add_reconnect_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--reconnect-timeout",
+        type=seconds,
+        default=RECONNECT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"how long to keep trying to resume a broken connection to the gateway (default {RECONNECT_TIMEOUT_S:.0f})",
+    )
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text}")
+    return value
 
 
 def read_content(args: argparse.Namespace) -> str | None:
@@ -94,52 +125,75 @@ def build_request(args: argparse.Namespace, content: str | None) -> factcheck_pb
     return request
 
 
-def stream_run(gateway: client.Gateway, request: factcheck_pb2.RunRequest, show: Callable[[object], None]):
-    """Run the request, showing each event as it arrives; the last event (None if the stream was empty)."""
-    last = None
-    try:
-        for response in gateway.Run(request):
-            last = response.event
-            show(last)
-    except KeyboardInterrupt:
-        if last is not None:  # the gateway finishes and stores the run anyway
-            print(f"\nThe run goes on without you: factcheck show {last.message_id}", file=sys.stderr)
-        raise
-    return last
-
-
 def print_json(event: factcheck_pb2.FactCheckEvent) -> None:
     print(render.proto_json(event), flush=True)
 
 
-def run(args: argparse.Namespace, gateway: client.Gateway) -> int:
+def print_note(text: str) -> None:
+    print(f"factcheck: {text}", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace, channel: grpc.Channel) -> int:
     try:
         content = read_content(args)
     except UsageError as error:
         print(f"factcheck check: {error}", file=sys.stderr)
         return client.EXIT_USAGE
     request = build_request(args, content)
+    # AIP-155: a Run retried after a broken connection attaches to the run this one started.
+    request.request_id = str(uuid.uuid4())
+    return follow_run(args, channel, lambda follower: follower.run(request))
+
+
+def follow_run(args: argparse.Namespace, channel: grpc.Channel, start: Callable[[Follower], Ending]) -> int:
+    """Show a run's events to its end (progress, or --json), then its report: `check` and `watch`."""
+    try:
+        ending = show_run(args, channel, start)
+    except ConnectionLost as lost:
+        report_lost(lost)
+        return client.EXIT_GATEWAY_ERROR
+    return conclude(args, client.Gateway(channel), ending)
+
+
+def show_run(args: argparse.Namespace, channel: grpc.Channel, start: Callable[[Follower], Ending]) -> Ending:
+    reconnect_timeout_s = getattr(args, "reconnect_timeout", RECONNECT_TIMEOUT_S)
     if args.json:
-        last = stream_run(gateway, request, print_json)
+        return start(Follower(channel, print_json, print_note, reconnect_timeout_s))
+    with render.Progress(render.make_console()) as progress:
+        return start(Follower(channel, progress.show, progress.note, reconnect_timeout_s))
+
+
+def conclude(args: argparse.Namespace, gateway: client.Gateway, ending: Ending) -> int:
+    """The report of a complete run; the reason of a failed or cancelled one. The exit code either way."""
+    if ending.kind == "complete":
+        if not args.json or args.html is not None:
+            present_result(args, gateway, ending.message_id)
+        return client.EXIT_OK
+    # The progress display showed the causes already; with --json they are only in the JSON.
+    report_failure(ending, causes=args.json)
+    return client.EXIT_CANCELLED if ending.kind == "cancelled" else client.EXIT_RUN_FAILED
+
+
+def report_failure(ending: Ending, *, causes: bool = True) -> None:
+    """Why the run did not complete, plainly, and where the stages that did run can be read."""
+    if ending.kind == "cancelled":
+        print(f"factcheck: the run was cancelled: {ending.message or 'no reason given'}", file=sys.stderr)
     else:
-        with render.Progress(render.make_console()) as progress:
-            last = stream_run(gateway, request, progress.show)
-    kind = last.WhichOneof("event") if last is not None else None
-    if kind != "complete":
-        report_failure(last)
-        return client.EXIT_RUN_FAILED
-    if not args.json or args.html is not None:
-        present_result(args, gateway, last.message_id)
-    return client.EXIT_OK
+        print(f"factcheck: {ending.message or 'the run failed'}", file=sys.stderr)
+        for failure in ending.failures if causes else ():
+            print(f"  {render.clean(view.failure_text(failure))}", file=sys.stderr)
+    print(f"What was done is stored: factcheck show {ending.message_id}", file=sys.stderr)
 
 
-def report_failure(last: factcheck_pb2.FactCheckEvent | None) -> None:
-    """The error event's message, plainly, and where the stages that did run can be read."""
-    kind = last.WhichOneof("event") if last is not None else None
-    message = last.error.message if kind == "error" else "the run ended before it completed"
-    print(f"factcheck: {message}", file=sys.stderr)
-    if last is not None:
-        print(f"What was done is stored: factcheck show {last.message_id}", file=sys.stderr)
+def report_lost(lost: ConnectionLost) -> None:
+    why = f" ({lost.error.code().name}: {lost.error.details()})" if lost.error is not None else ""
+    print(
+        f"factcheck: lost the connection to the gateway at {client.gateway_target()} and could not resume "
+        f"within {lost.waited_s:.0f} s{why}.",
+        file=sys.stderr,
+    )
+    if lost.message_id is not None:
+        print(f"The run may still be going: {follow_hint(lost.message_id)}.", file=sys.stderr)
 
 
 def present_result(args: argparse.Namespace, gateway: client.Gateway, message_id: str) -> None:

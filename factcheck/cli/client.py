@@ -15,12 +15,14 @@ from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2_grpc
 
 EXIT_OK = 0
-# The run ended with an `error` event (e.g. every checker failed).
+# The run ended with an `error` event (e.g. every checker failed); `cancel`: the run had already finished.
 EXIT_RUN_FAILED = 1
 # argparse uses 2 for usage errors; bad input files and missing content use it too.
 EXIT_USAGE = 2
-# The gateway could not be reached or refused the call.
+# The gateway could not be reached (or reached again, within the reconnect timeout), or refused the call.
 EXIT_GATEWAY_ERROR = 3
+# The run was cancelled (`factcheck cancel`, or any other client's Cancel): it ended with a `cancelled` event.
+EXIT_CANCELLED = 4
 EXIT_INTERRUPTED = 130
 # The reader of stdout went away (e.g. `| head`), as a shell reports a SIGPIPE.
 EXIT_BROKEN_PIPE = 141

@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+import uuid
 from pathlib import Path
 
 import grpc
 
 from factcheck.channels import open_gateway_channel
-from factcheck.cli import check, client, kb, render, serve
+from factcheck.cli import check, client, kb, serve
 from factcheck.settings import DEFAULT_PORTS, Settings
 from factcheck.v1 import factcheck_pb2
 
@@ -51,25 +52,26 @@ def run(args: argparse.Namespace) -> int:
             print(f"\nLoading {args.examples / 'knowledge'} into the knowledge store:", flush=True)
             kb.add_paths(channel, [args.examples / "knowledge"])
             print(f"\nChecking {sample}:\n", flush=True)
-            return _check(args, client.Gateway(channel), sample.read_text(encoding="utf-8"))
+            return _check(args, channel, sample.read_text(encoding="utf-8"))
     except grpc.RpcError as error:
         print(f"factcheck demo: {client.describe_rpc_error(error, target)}", file=sys.stderr)
+        return client.EXIT_GATEWAY_ERROR
+    except check.ConnectionLost as lost:
+        check.report_lost(lost)
         return client.EXIT_GATEWAY_ERROR
     finally:
         serve.stop_services(services)
 
 
-def _check(args: argparse.Namespace, gateway: client.Gateway, content: str) -> int:
+def _check(args: argparse.Namespace, channel: grpc.Channel, content: str) -> int:
     request = factcheck_pb2.RunRequest(
         question="Facts about the Eiffel Tower, the Paris Agreement, Apollo 11, water and the Great Barrier Reef",
         mode=factcheck_pb2.MODE_FACT_CHECK,
         mode_config=factcheck_pb2.FactCheckConfig(content_to_check=content),
+        request_id=str(uuid.uuid4()),
     )
-    with render.Progress(render.make_console()) as progress:
-        last = check.stream_run(gateway, request, progress.show)
-    if last is None or last.WhichOneof("event") != "complete":
-        check.report_failure(last)
-        return client.EXIT_RUN_FAILED
-    check.present_result(args, gateway, last.message_id)
-    print(f"\nHTML report: {args.html.resolve()}   Stored as: factcheck show {last.message_id}")
-    return client.EXIT_OK
+    ending = check.show_run(args, channel, lambda follower: follower.run(request))
+    code = check.conclude(args, client.Gateway(channel), ending)
+    if code == client.EXIT_OK:
+        print(f"\nHTML report: {args.html.resolve()}   Stored as: factcheck show {ending.message_id}")
+    return code

@@ -134,6 +134,7 @@ details > .body { padding: 0 14px 12px; }
 pre.report { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--paper); border-radius: 6px;
   padding: 14px; font: 13px/1.5 "DejaVu Sans Mono", "Liberation Mono", monospace; margin: 0; }
 .notice { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: 8px 12px; margin: 12px 0 0; }
+.notice p { margin: 0; } .notice ul { margin: 4px 0 0; padding-left: 20px; font-size: 13px; }
 footer { color: var(--muted); font-size: 13px; margin: 24px 0; }
 @media (max-width: 860px) { .columns, .metrics { grid-template-columns: 1fr; } }
 """
@@ -205,6 +206,15 @@ def _header(result: factcheck_pb2.FactCheckResult, title: str) -> str:
     )
     note = view.status_note(result)
     notice = f'<p class="notice" id="status-note">{esc(note)}</p>\n' if note else ""
+    message, causes = view.explanation(result)
+    if message or causes:
+        items = "".join(f"<li>{esc(cause)}</li>" for cause in causes)
+        notice += (
+            '<div class="notice" id="failure">'
+            + (f"<p>{esc(message)}</p>" if message else "")
+            + (f'<ul id="failure-causes">{items}</ul>' if items else "")
+            + "</div>\n"
+        )
     return (
         f'<header>\n<h1>{esc(title)}</h1>\n<div class="muted">Question: {esc(result.question)}</div>\n'
         f'<div class="muted small">{meta}</div>\n{notice}</header>'

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 from collections import Counter
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from google.protobuf import json_format
 from rich import box
@@ -44,6 +44,13 @@ MARKER_STYLES = {
     "UNVERIFIABLE": "bold white on bright_black",
     view.UNCHECKED: "dim reverse",
 }
+STATUS_STYLES = {
+    factcheck_pb2.MESSAGE_STATUS_RUNNING: "cyan",
+    factcheck_pb2.MESSAGE_STATUS_COMPLETE: "green",
+    factcheck_pb2.MESSAGE_STATUS_PARTIAL: "yellow",
+    factcheck_pb2.MESSAGE_STATUS_FAILED: "red",
+    factcheck_pb2.MESSAGE_STATUS_CANCELLED: "magenta",
+}
 BAND_STYLES = {"good": "bold green", "mixed": "bold yellow", "poor": "bold red", "none": "dim"}
 # What the spinner says while the gateway works on the stage an event opened.
 ACTIVITY = {
@@ -54,6 +61,7 @@ ACTIVITY = {
     "report_start": "Writing the report",
     "report_complete": "Writing the title",
 }
+RECONNECTING = "Reconnecting to the gateway"
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -92,7 +100,8 @@ class Progress:
 
     def __init__(self, console: Console) -> None:
         self._console = console
-        self._status = console.status(ACTIVITY["factcheck_start"]) if console.is_terminal else None
+        self._activity = ACTIVITY["factcheck_start"]
+        self._status = console.status(self._activity) if console.is_terminal else None
 
     def __enter__(self) -> Progress:
         if self._status is not None:
@@ -111,18 +120,25 @@ class Progress:
             print(line.plain, file=sys.stderr, flush=True)
             return
         self._console.print(line)
-        activity = ACTIVITY.get(event.WhichOneof("event"))
-        if activity:
-            self._status.update(activity)
+        self._activity = ACTIVITY.get(event.WhichOneof("event"), self._activity)
+        self._status.update(self._activity)
+
+    def note(self, text: str) -> None:
+        """A line about the connection rather than the run (e.g. it broke and is being resumed)."""
+        if self._status is None:
+            print(f"factcheck: {text}", file=sys.stderr, flush=True)
+            return
+        self._console.print(plain(f"factcheck: {text}", "yellow"))
+        self._status.update(RECONNECTING)
 
 
 def describe_event(event: factcheck_pb2.FactCheckEvent) -> Text | None:
-    """One progress line per event; None for `error` (the caller reports it) and fields this client cannot read.
+    """One progress line per event (None for fields this client cannot read).
 
     Event kinds added to the protocol after this renderer get a generic line rather than an error.
     """
     kind = event.WhichOneof("event")
-    if kind is None or kind == "error":
+    if kind is None:
         return None
     describe = _DESCRIBERS.get(kind)
     if describe is None:
@@ -209,10 +225,7 @@ def _checker_done(payload: factcheck_pb2.CheckerCompletePayload) -> Text:
 def _consensus(payload: factcheck_pb2.AllCheckersCompletePayload) -> Text:
     counts = Counter(view.verdict_name(item.consensus_verdict) for item in payload.consensus)
     line = _line("verify", f"consensus of {counted(payload.checker_count, 'checker')}: ", _counts(counts))
-    for failure in payload.failed_checkers:
-        line.append("\n" + " " * (STAGE_WIDTH + 1))
-        line.append(plain(f"{failure.model} failed: {failure.message}", "yellow"))
-    return line
+    return _with_lines(line, (f"{failure.model} failed: {failure.message}" for failure in payload.failed_checkers))
 
 
 def _reported(payload: factcheck_pb2.ReportCompletePayload) -> Text:
@@ -239,6 +252,24 @@ def _completed(payload: factcheck_pb2.CompletePayload) -> Text:
     return _line("done", "complete")
 
 
+def _failed(payload: factcheck_pb2.ErrorPayload) -> Text:
+    line = _line("failed", Text(clean(payload.message), style="bold red"))
+    # One line per failed stage: "verify_0 model: CODE message".
+    return _with_lines(line, (view.failure_text(failure) for failure in payload.failures))
+
+
+def _cancelled(payload: factcheck_pb2.CancelledPayload) -> Text:
+    return _line("cancelled", Text(clean(payload.reason or "the run was cancelled"), style="bold yellow"))
+
+
+def _with_lines(line: Text, texts: Iterable[str]) -> Text:
+    """The line, then each text on a line of its own under the line's message, as a warning."""
+    for text in texts:
+        line.append("\n" + " " * (STAGE_WIDTH + 1))
+        line.append(plain(text, "yellow"))
+    return line
+
+
 def _stage_opened(stage: str, activity: str) -> Callable[[object], Text]:
     return lambda payload: _line(stage, activity)
 
@@ -257,6 +288,8 @@ _DESCRIBERS: dict[str, Callable[[object], Text]] = {
     "report_complete": _reported,
     "title_complete": _titled,
     "complete": _completed,
+    "error": _failed,
+    "cancelled": _cancelled,
 }
 
 
@@ -270,6 +303,11 @@ def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> No
     note = view.status_note(result)
     if note:
         console.print(Text(note, style="bold yellow"))
+    message, causes = view.explanation(result)
+    if message:
+        console.print(plain(message, "bold"))
+    for cause in causes:
+        console.print(Text.assemble("  ", plain(cause, "yellow")))
     console.print(_score(result))
     console.print(_metrics(views))
     if not views:

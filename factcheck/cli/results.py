@@ -69,7 +69,7 @@ def results_table(results) -> Table:
         table.add_row(
             render.plain(summary.message_id),
             view.local_time(summary.created_at),
-            render.plain(view.status_name(summary.status)),
+            render.plain(view.status_name(summary.status), render.STATUS_STYLES.get(summary.status, "")),
             render.plain(summary.title if summary.HasField("title") else "—"),
             render.plain(summary.question),
         )

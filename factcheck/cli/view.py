@@ -185,12 +185,31 @@ STATUS_NOTES = {
     factcheck_pb2.MESSAGE_STATUS_RUNNING: "The run is still in progress: this is what is stored so far.",
     factcheck_pb2.MESSAGE_STATUS_PARTIAL: "The time budget ran out: the stages after the last one shown were skipped.",
     factcheck_pb2.MESSAGE_STATUS_FAILED: "The run failed: only what was done before the failure is shown.",
+    factcheck_pb2.MESSAGE_STATUS_CANCELLED: "The run was cancelled: only what was done before it stopped is shown.",
 }
+# A run that finished although some of its stages failed (a checker, the reporter, the title).
+DEGRADED_NOTE = "Some stages failed; the run went on without them."
 
 
 def status_note(result: factcheck_pb2.FactCheckResult) -> str | None:
-    """Why a report is incomplete, for any status but COMPLETE."""
-    return STATUS_NOTES.get(result.status)
+    """Why a report is incomplete: any status but COMPLETE, or a complete run with failed stages."""
+    note = STATUS_NOTES.get(result.status)
+    if note is None and result.failures:
+        return DEGRADED_NOTE
+    return note
+
+
+def failure_text(failure: factcheck_pb2.StageFailure) -> str:
+    """ "verify_0 openai/gpt-4o: FAILED_PRECONDITION no endpoint configured for provider 'openai'" """
+    where = f"{failure.stage} {failure.model}" if failure.model else failure.stage
+    return f"{where}: {failure.code} {failure.message}".rstrip()
+
+
+def explanation(result: factcheck_pb2.FactCheckResult) -> tuple[str | None, list[str]]:
+    """Why the run failed, was cancelled or was degraded: its final message (None when it has none)
+    and one line per failed stage or checker."""
+    message = result.error_message if result.HasField("error_message") and result.error_message else None
+    return message, [failure_text(failure) for failure in result.failures]
 
 
 def content_source(result: factcheck_pb2.FactCheckResult) -> str:
