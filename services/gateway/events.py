@@ -1,7 +1,7 @@
 """The numbered events of one run, and the order in which they become visible.
 
-An event is numbered when it is built, stored (with its stage row, if any) by the pipeline,
-and only then confirmed: put on the live queue that the `Run` RPC streams, and announced
+An event is numbered when it is built (and reserved: the next one gets the next number),
+stored (with its stage row, if any) by the pipeline, and only then confirmed: put on the live queue that the `Run` RPC streams, and announced
 to watchers. A stored event is never numbered twice, so a run resumed on another gateway
 continues the same sequence; and an event that a resumed run would repeat (its key was
 already stored) is not built at all, so watchers see one gap-free, duplicate-free sequence.
@@ -38,24 +38,42 @@ class RunEvents:
         on_confirmed: Callable[[str], None] | None = None,
     ) -> None:
         self.message_id = message_id
-        self.last_seq = last_seq
+        self.last_seq = last_seq  # of the newest confirmed (stored) event
         self.last_kind: str | None = None
+        self._reserved_seq = last_seq  # of the newest event built and queued for storing
+        self._unconfirmed: dict[int, str] = {}  # seq → key of events queued but not stored yet
         self._emitted = set(emitted_keys)
         self._on_confirmed = on_confirmed
         self._queue: asyncio.Queue[factcheck_pb2.FactCheckEvent | None] = asyncio.Queue()
 
     def build(self, field: str, payload: Message) -> factcheck_pb2.FactCheckEvent | None:
         """The next event (oneof member `field`), or None when a previous attempt of this run stored it."""
-        event = factcheck_pb2.FactCheckEvent(message_id=self.message_id, seq=self.last_seq + 1)
+        event = factcheck_pb2.FactCheckEvent(message_id=self.message_id, seq=self._reserved_seq + 1)
         getattr(event, field).CopyFrom(payload)
         if event_key(event) in self._emitted:
             return None
         event.timestamp.GetCurrentTime()
         return event
 
+    def reserve(self, event: factcheck_pb2.FactCheckEvent) -> None:
+        """The event is queued for storing: the next one built follows it."""
+        key = event_key(event)
+        self._reserved_seq = event.seq
+        self._unconfirmed[event.seq] = key
+        self._emitted.add(key)
+
+    def rewind(self) -> None:
+        """Forget the events queued but never stored (their commit failed): numbering resumes after the last stored."""
+        for key in self._unconfirmed.values():
+            self._emitted.discard(key)
+        self._unconfirmed.clear()
+        self._reserved_seq = self.last_seq
+
     def confirm(self, event: factcheck_pb2.FactCheckEvent) -> None:
         """The event is stored (or, for a run's last word while its database is down, must be told now)."""
         self.last_seq = event.seq
+        self._reserved_seq = max(self._reserved_seq, event.seq)
+        self._unconfirmed.pop(event.seq, None)
         self.last_kind = event.WhichOneof("event")
         self._emitted.add(event_key(event))
         self._queue.put_nowait(event)

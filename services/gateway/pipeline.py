@@ -58,7 +58,8 @@ from services.gateway.store import (
     StageStore,
     verify_stage,
 )
-from services.gateway.store.store import FinalState, LeaseLost, StageRecord, StageRow, StoredEvent
+from services.gateway.store.store import FinalState, LeaseLost, RunCommit, StageRecord, StageRow, StoredEvent
+from services.gateway.store.writer import StoreWriter
 from services.gateway.validation import RunPlan
 
 log = logging.getLogger("factcheck.gateway.pipeline")
@@ -127,6 +128,7 @@ class Run:
     deadline: float  # time.monotonic() at which the global budget ends
     owner: str  # the gateway holding the run's lease; every write is fenced by it
     lease_s: float
+    writer: StoreWriter  # group-commits the run's events and rows with other runs'
     retriever: Retriever | None = None
     # A resumed run: the stages an earlier attempt stored (by stage_type), and its title.
     stored: dict[str, StageRecord] = field(default_factory=dict)
@@ -142,6 +144,10 @@ class Run:
     # Set by Cancel before the run's task is cancelled; None means the task was stopped for
     # another reason (lease lost, shutdown) and another gateway will finish the run.
     cancel_reason: str | None = None
+    # The run's newest queued commit; each waits for the one before (see `emit`).
+    _last_commit: asyncio.Future | None = field(default=None, repr=False)
+    # The title call, started as soon as the content is known (its event still follows the report).
+    title_call: asyncio.Task | None = field(default=None, repr=False)
 
     @property
     def tenant_id(self) -> str:
@@ -156,13 +162,42 @@ class Run:
         return time.monotonic() >= self.deadline
 
     async def emit(self, field_name: str, payload, **commit) -> None:
-        """Store the event (with `stage`, `title` or `final`, in one commit), then let it be seen."""
+        """Store the event (with `stage`, `title` or `final`, in one commit); it is seen once stored.
+
+        Returns at once: the commit is queued behind the run's earlier ones (group-committed
+        with other runs' by the StoreWriter), so the next model call never waits for the
+        database. `flush` waits for the commits and raises what stopped them.
+        """
         event = self.events.build(field_name, payload)
         if event is None:  # an earlier attempt of this run stored it
             return
-        events = [StoredEvent(event.seq, field_name, event.SerializeToString())]
-        await self.write(self._commit, events, **commit)
+        self.events.reserve(event)
+        stored = (StoredEvent(event.seq, field_name, event.SerializeToString()),)
+        commit = RunCommit(self.message_id, self.owner, self.lease_s, stored, **commit)
+        previous = self._last_commit
+        self._last_commit = asyncio.ensure_future(self._store_after(previous, commit, event))
+
+    async def _store_after(self, previous: asyncio.Future | None, commit: RunCommit, event) -> None:
+        if previous is not None:
+            await previous  # the run's commits land in order; an earlier failure stops the later ones
+        await self.write(commit)
         self.events.confirm(event)
+
+    def store_after(self, first: asyncio.Future) -> None:
+        """Store nothing of the run before `first` (the write of its messages row) has landed."""
+        self._last_commit = first
+
+    async def flush(self) -> None:
+        """Wait until everything emitted is stored; raises RunFailed or LeaseLost if it cannot be."""
+        if self._last_commit is not None:
+            await asyncio.shield(self._last_commit)
+
+    async def settle(self) -> None:
+        """Wait for the commits under way, whatever their outcome; forget the events they did not store."""
+        if self._last_commit is not None:
+            await asyncio.gather(asyncio.shield(self._last_commit), return_exceptions=True)
+            self._last_commit = None
+        self.events.rewind()
 
     async def save_stage(
         self,
@@ -174,20 +209,17 @@ class Run:
         response_time_ms: int,
         event: tuple[str, Any],
     ) -> None:
-        """Commit one stage row with the event that reports it, before anything else can fail."""
+        """Store one stage row with the event that reports it, the moment its result is known."""
         stage_type, stage_order = stage
         row = StageRow(stage_type, stage_order, model, role, content, parsed_data, response_time_ms)
         await self.emit(*event, stage=row)
 
-    def _commit(self, events: list[StoredEvent], **commit) -> None:
-        self.store.commit_run(self.message_id, self.owner, self.lease_s, events=events, **commit)
-
-    async def write(self, function, *args, budget_s: float | None | bool = True, **kwargs) -> None:
-        """A store write, retried while the database is unreachable or locked, for the run's
+    async def write(self, commit: RunCommit, budget_s: float | None | bool = True) -> None:
+        """One commit, retried while the database is unreachable or locked, for the run's
         store_retry_budget_s (`budget_s` None: until it lands).
 
-        Every write is idempotent (`commit_run` recognises a commit that already landed), so
-        a retry after a write that did land never duplicates anything.
+        Every commit is idempotent (`commit_runs` recognises a commit that already landed),
+        so a retry after a commit that did land never duplicates anything.
         """
         if budget_s is True:
             budget_s = self.store_retry_budget_s
@@ -196,7 +228,7 @@ class Run:
         max_delay = STORE_RETRY_MAX_DELAY_S if budget_s is not None else FINAL_WRITE_MAX_DELAY_S
         while True:
             try:
-                await asyncio.to_thread(function, *args, **kwargs)
+                await self.writer.commit(commit)
                 return
             except (OperationalError, InterfaceError) as error:
                 if deadline is not None and time.monotonic() + delay > deadline:
@@ -242,6 +274,8 @@ async def start(run: Run) -> None:
         ),
     )
     run.content = plan.content_to_check or ""
+    if not plan.generates:
+        start_title(run)
 
 
 async def generate(run: Run) -> None:
@@ -266,6 +300,7 @@ async def generate(run: Run) -> None:
         response_time_ms = int((time.monotonic() - started) * 1000)
 
     run.content = content
+    start_title(run)
     await run.save_stage(
         STAGE_GENERATE,
         ROLE_GENERATOR,
@@ -621,20 +656,32 @@ async def report(run: Run) -> None:
     )
 
 
-async def title(run: Run) -> None:
+def start_title(run: Run) -> None:
+    """Ask for the title as soon as the content is known: it needs only the question and the
+    content, so it overlaps the rest of the run (its event still follows the report)."""
+    if run.stored_title is None and run.title_call is None:
+        run.title_call = asyncio.ensure_future(_call_title(run, run.content))
+
+
+async def _call_title(run: Run, content: str) -> str:
     plan = run.plan
-    if run.stored_title is not None:
-        return
     try:
         response = await run.downstream.reporter.Title(
-            reporter_pb2.TitleRequest(model=plan.reporter_model, question=plan.question, content=run.content),
+            reporter_pb2.TitleRequest(model=plan.reporter_model, question=plan.question, content=content),
             timeout=run.stage_timeout_s,
         )
-        text = response.title
+        return response.title
     except grpc.aio.AioRpcError as error:
         log.warning("%s: title failed (%s); using the question", run.message_id, _rpc_error_text(error))
         run.failures.append(rpc_failure("title", plan.reporter_model, error))
-        text = " ".join(plan.question.split())[:80]
+        return " ".join(plan.question.split())[:80]
+
+
+async def title(run: Run) -> None:
+    if run.stored_title is not None:
+        return
+    start_title(run)
+    text = await run.title_call
     await run.emit("title_complete", factcheck_pb2.TitleCompletePayload(title=text), title=text)
 
 
@@ -648,6 +695,7 @@ async def finish(run: Run, status: str) -> None:
         factcheck_pb2.CompletePayload(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}")),
         final=FinalState(status, failures=tuple(run.failures)),
     )
+    await run.flush()  # `complete` only once every row is stored
     metrics.record_run(status)
 
 
@@ -658,6 +706,7 @@ async def fail(run: Run, message: str) -> None:
     the same event (same seq) is stored as soon as the database answers again. Until then
     the run stays this gateway's (its task, and so its lease, lives on).
     """
+    await run.settle()  # the commits under way land or fail; the error event follows the last stored one
     final = FinalState(STATUS_FAILED, error_message=message, failures=tuple(run.failures))
     event = run.events.build(
         "error", factcheck_pb2.ErrorPayload(message=message, failures=_failures_proto(run.failures))
@@ -665,15 +714,16 @@ async def fail(run: Run, message: str) -> None:
     metrics.record_run(STATUS_FAILED)
     if event is None:
         return
-    stored = [StoredEvent(event.seq, "error", event.SerializeToString())]
+    stored = (StoredEvent(event.seq, "error", event.SerializeToString()),)
+    commit = RunCommit(run.message_id, run.owner, run.lease_s, stored, final=final)
     try:
-        await run.write(run._commit, stored, final=final)
+        await run.write(commit)
     except RunFailed:
         log.error(
             "%s: could not store FAILED yet; told the caller, storing it once the database answers", run.message_id
         )
         run.events.confirm(event)
-        await run.write(run._commit, stored, final=final, budget_s=None)
+        await run.write(commit, budget_s=None)
         log.info("%s: stored FAILED after the database came back", run.message_id)
         return
     run.events.confirm(event)
@@ -686,6 +736,7 @@ async def cancelled(run: Run) -> None:
         factcheck_pb2.CancelledPayload(reason=reason),
         final=FinalState(STATUS_CANCELLED, error_message=reason, failures=tuple(run.failures)),
     )
+    await run.flush()
     metrics.record_run(STATUS_CANCELLED)
 
 
@@ -731,6 +782,8 @@ async def run_pipeline(run: Run) -> None:
         log.exception("%s: run failed unexpectedly", run.message_id)
         await _end_quietly(run, fail(run, INTERNAL_ERROR))
     finally:
+        if run.title_call is not None and not run.title_call.done():
+            run.title_call.cancel()  # the run ended before its title was needed
         metrics.record_stage("run", time.monotonic() - started)
         run.events.close()
 

@@ -29,6 +29,7 @@ from services.gateway.pipeline import CANCELLED_BY_CALLER, Downstream, Run, run_
 from services.gateway.run_limit import RunLimit
 from services.gateway.store import STATUS_CANCELLED, STATUS_FAILED
 from services.gateway.store.store import FinalState, LeaseLost, MessageRecord, StageStore, StoredEvent
+from services.gateway.store.writer import StoreWriter
 from services.gateway.validation import RunPlan, ValidationError, validate_run_request
 from services.gateway.watch import EventHub
 
@@ -66,6 +67,8 @@ class RunRegistry:
         self._hub = hub
         self._run_limit = run_limit
         self._runs: dict[str, tuple[Run, asyncio.Task]] = {}
+        # One writer group-commits every run's events and stage rows.
+        self.writer = StoreWriter(store)
         self._loops: list[asyncio.Task] = []
         self._recover_now = asyncio.Event()
 
@@ -90,6 +93,7 @@ class RunRegistry:
             deadline=time.monotonic() + self._settings.global_timeout_s,
             owner=self.owner,
             lease_s=self._settings.run_lease_s,
+            writer=self.writer,
             retriever=self._retriever,
             store_retry_budget_s=self._settings.store_retry_budget_s,
         )
@@ -132,6 +136,7 @@ class RunRegistry:
     def start(self, database_ready: Callable[[], Awaitable[None]]) -> None:
         """Heartbeats now; recovery once the database is migrated (`database_ready` returns)."""
         loop = asyncio.get_running_loop()
+        self.writer.start()
         self._loops = [
             loop.create_task(self._heartbeat_loop(), name="run-lease-heartbeat"),
             loop.create_task(self._recovery_loop(database_ready), name="run-recovery"),
@@ -271,6 +276,7 @@ class RunRegistry:
             for _, task in list(self._runs.values()):
                 task.cancel()
         await asyncio.gather(*self._loops, *(task for _, task in self._runs.values()), return_exceptions=True)
+        await self.writer.stop()
 
 
 def _keys(stored_events: list[StoredEvent]) -> list[str]:

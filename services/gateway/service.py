@@ -8,6 +8,7 @@ tenant's run is NOT_FOUND, exactly as an unknown one).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import uuid
@@ -160,29 +161,47 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     async def _start_run(
         self, slot: RunSlot, request: factcheck_pb2.RunRequest, plan: RunPlan, request_id, fingerprint
     ) -> Run:
-        """Store the new run and launch it; the slot goes to the run's task (or back, on failure)."""
+        """Store the new run and launch it; the slot goes to the run's task (or back, on failure).
+
+        Without a request_id the first model call starts while the run's row is written (its
+        first event is stored after the row); with one, the row comes first, so that a retried
+        Run finds the first run before anything of a second one has run.
+        """
         message_id = str(uuid.uuid4())
         conversation_id = plan.conversation_id or str(uuid.uuid4())
-        try:
-            await call_store(
-                DATABASE_UNAVAILABLE,
-                self._store.create_message,
-                message_id,
-                conversation_id,
-                plan.question,
-                plan.request_config(),
-                tenant_id=plan.tenant_id,
-                request_id=request_id,
-                request_sha256=fingerprint,
-                request_proto=resolved_request(request, plan).SerializeToString(deterministic=True),
-                lease_owner=self._registry.owner,
-                lease_s=self._settings.run_lease_s,
-            )
-        except BaseException:
-            slot.release()
-            raise
+        record = functools.partial(
+            call_store,
+            DATABASE_UNAVAILABLE,
+            self._store.create_message,
+            message_id,
+            conversation_id,
+            plan.question,
+            plan.request_config(),
+            tenant_id=plan.tenant_id,
+            request_id=request_id,
+            request_sha256=fingerprint,
+            request_proto=resolved_request(request, plan).SerializeToString(deterministic=True),
+            lease_owner=self._registry.owner,
+            lease_s=self._settings.run_lease_s,
+        )
         run = self._registry.new_run(plan, message_id, conversation_id)
-        slot.hold_until_done(self._registry.launch(run))
+        if request_id is not None:
+            try:
+                await record()
+            except BaseException:
+                slot.release()
+                raise
+            slot.hold_until_done(self._registry.launch(run))
+            return run
+        recording = asyncio.ensure_future(record())
+        run.store_after(recording)
+        task = self._registry.launch(run)
+        slot.hold_until_done(task)
+        try:
+            await recording
+        except BaseException:
+            task.cancel()  # nothing of it is stored: the run stops here, silently
+            raise
         return run
 
     def _follow(self, message_id: str, after_seq: int) -> AsyncIterator[factcheck_pb2.FactCheckEvent]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import Engine, and_, create_engine, event, func, or_, select, text, update
+from sqlalchemy import Engine, and_, create_engine, event, func, insert, or_, select, text, update
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -97,6 +97,19 @@ class FinalState:
     status: str
     error_message: str | None = None
     failures: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class RunCommit:
+    """What one run stores in one go: its next events, with the stage row, title or final state they report."""
+
+    message_id: str
+    owner: str
+    lease_s: float
+    events: tuple[StoredEvent, ...] = ()
+    stage: StageRow | None = None
+    title: str | None = None
+    final: FinalState | None = None
 
 
 class LeaseLost(Exception):
@@ -418,53 +431,65 @@ class StageStore:
         title: str | None = None,
         final: FinalState | None = None,
     ) -> None:
-        """Store what a run just did in one transaction, fenced by its lease.
+        """Store what a run just did in one transaction, fenced by its lease (see `commit_runs`)."""
+        [outcome] = self.commit_runs([RunCommit(message_id, owner, lease_s, tuple(events), stage, title, final)])
+        if outcome is not None:
+            raise outcome
 
-        The messages row is updated only while `owner` holds the lease, the run is still
-        RUNNING and the events continue its sequence exactly; that update also renews the
-        lease. Otherwise LeaseLost, unless this very commit already landed (a retry after a
-        lost connection), which returns quietly: every commit is idempotent.
+    def commit_runs(self, commits: list[RunCommit]) -> list[LeaseLost | None]:
+        """Store what many runs just did, in one transaction (group commit); per commit, None or LeaseLost.
+
+        Each run's messages row is updated only while its `owner` holds the lease, the run is
+        still RUNNING and the events continue its sequence exactly; that update also renews
+        the lease. A commit that fails its fence stores nothing and is LeaseLost, unless this
+        very commit already landed (a retry after a lost connection): every commit is
+        idempotent. Events and stage rows go in as one multi-row INSERT each; a run's
+        commits must be given in order (a later one's fence expects the earlier one's seq).
+        An error of the database itself (outage, lock) raises, and nothing of the batch is stored.
         """
         now = utc_now()
-        values: dict[str, Any] = {"lease_expires_at": now + timedelta(seconds=lease_s), "updated_at": now}
-        expected_seq = events[0].seq - 1 if events else None
-        if events:
-            values["last_seq"] = events[-1].seq
-        if title is not None:
-            values["title"] = storable(title)
-        if final is not None:
-            values.update(
-                status=final.status,
-                error_message=storable(final.error_message),
-                failures=storable(list(final.failures)) or None,
-                lease_owner=None,
-                lease_expires_at=None,
-            )
-        fence = [Message.id == message_id, Message.lease_owner == owner, Message.status == STATUS_RUNNING]
-        if expected_seq is not None:
-            fence.append(Message.last_seq == expected_seq)
+        fenced_out: list[int] = []
+        event_rows: list[dict[str, Any]] = []
+        stage_rows: list[dict[str, Any]] = []
+        notify: list[str] = []
         with self._sessions.begin() as session:
-            updated = session.execute(update(Message).where(*fence).values(**values)).rowcount
-            if updated != 1:
-                session.rollback()
-                if self._already_committed(message_id, events, final):
-                    return
-                raise LeaseLost(message_id)
-            for stored in events:
-                session.add(
-                    RunEvent(
-                        message_id=message_id,
-                        seq=stored.seq,
-                        event_type=stored.event_type,
-                        payload=stored.payload,
-                        created_at=now,
-                    )
-                )
-            if stage is not None:
-                session.add(_stage_row(message_id, stage, now))
-            if events and session.bind.dialect.name == "postgresql":
+            for index, commit in enumerate(commits):
+                updated = session.execute(
+                    update(Message).where(*_fence(commit)).values(**_message_values(commit, now))
+                ).rowcount
+                if updated != 1:
+                    fenced_out.append(index)
+                    continue
+                event_rows += [
+                    {
+                        "message_id": commit.message_id,
+                        "seq": e.seq,
+                        "event_type": e.event_type,
+                        "payload": e.payload,
+                        "created_at": now,
+                    }
+                    for e in commit.events
+                ]
+                if commit.stage is not None:
+                    stage_rows.append(_stage_values(commit.message_id, commit.stage, now))
+                if commit.events:
+                    notify.append(commit.message_id)
+            if event_rows:
+                session.execute(insert(RunEvent), event_rows)
+            if stage_rows:
+                session.execute(insert(DeliberationStage), stage_rows)
+            if notify and session.bind.dialect.name == "postgresql":
                 # Wakes watchers on every replica once this commits (LISTEN in services/gateway/watch.py).
-                session.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": EVENTS_CHANNEL, "id": message_id})
+                session.execute(
+                    text("SELECT pg_notify(:channel, :id)"),
+                    [{"channel": EVENTS_CHANNEL, "id": message_id} for message_id in dict.fromkeys(notify)],
+                )
+        outcomes: list[LeaseLost | None] = [None] * len(commits)
+        for index in fenced_out:
+            commit = commits[index]
+            if not self._already_committed(commit.message_id, commit.events, commit.final):
+                outcomes[index] = LeaseLost(commit.message_id)
+        return outcomes
 
     def _already_committed(self, message_id: str, events, final: FinalState | None) -> bool:
         with self._sessions() as session:
@@ -565,19 +590,46 @@ EVENTS_CHANNEL = "factcheck_run_events"
 CANCEL_CHANNEL = "factcheck_run_cancel"
 
 
-def _stage_row(message_id: str, stage: StageRow, now: datetime) -> DeliberationStage:
-    return DeliberationStage(
-        id=str(uuid.uuid4()),
-        message_id=message_id,
-        stage_type=stage.stage_type,
-        stage_order=stage.stage_order,
-        model=storable(stage.model),
-        role=stage.role,
-        content=storable(stage.content),
-        parsed_data=storable(stage.parsed_data),
-        response_time_ms=stage.response_time_ms,
-        created_at=now,
-    )
+def _stage_values(message_id: str, stage: StageRow, now: datetime) -> dict[str, Any]:
+    return {
+        "id": str(uuid.uuid4()),
+        "message_id": message_id,
+        "stage_type": stage.stage_type,
+        "stage_order": stage.stage_order,
+        "model": storable(stage.model),
+        "role": stage.role,
+        "content": storable(stage.content),
+        "parsed_data": storable(stage.parsed_data),
+        "response_time_ms": stage.response_time_ms,
+        "created_at": now,
+    }
+
+
+def _fence(commit: RunCommit) -> list[Any]:
+    """The run is still this owner's, still RUNNING, and (with events) at the seq before them."""
+    fence = [Message.id == commit.message_id, Message.lease_owner == commit.owner, Message.status == STATUS_RUNNING]
+    if commit.events:
+        fence.append(Message.last_seq == commit.events[0].seq - 1)
+    return fence
+
+
+def _message_values(commit: RunCommit, now: datetime) -> dict[str, Any]:
+    """The messages row after the commit: lease renewed, last seq, title, final state."""
+    values: dict[str, Any] = {"lease_expires_at": now + timedelta(seconds=commit.lease_s), "updated_at": now}
+    if commit.events:
+        values["last_seq"] = commit.events[-1].seq
+    if commit.title is not None:
+        values["title"] = storable(commit.title)
+    final = commit.final
+    if final is not None:
+        values.update(
+            status=final.status,
+            error_message=storable(final.error_message),
+            failures=storable(list(final.failures)) or None,
+            lease_owner=None,
+            lease_expires_at=None,
+        )
+    return values
 
 
 def _message_record(row: Message) -> MessageRecord:
