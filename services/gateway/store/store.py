@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import Engine, and_, create_engine, event, func, insert, or_, select, text, update
+from sqlalchemy import Engine, and_, bindparam, create_engine, event, func, insert, or_, select, text, update
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -287,27 +287,27 @@ class StageStore:
         by the database's unique index, so two concurrent Runs with one id cannot both start).
         """
         now = utc_now()
-        row = Message(
-            id=message_id,
-            tenant_id=tenant_id,
-            conversation_id=storable(conversation_id),
-            question=storable(question),
-            request_config=storable(request_config),
-            status=STATUS_RUNNING,
-            created_at=now,
-            updated_at=now,
-            request_id=request_id,
-            request_sha256=request_sha256,
-            request_proto=request_proto,
-            lease_owner=lease_owner,
-            lease_expires_at=now + timedelta(seconds=lease_s) if lease_owner else None,
-            resume_count=0,
-            last_seq=0,
-            cancel_requested=False,
-        )
+        row = {
+            "id": message_id,
+            "tenant_id": tenant_id,
+            "conversation_id": storable(conversation_id),
+            "question": storable(question),
+            "request_config": storable(request_config),
+            "status": STATUS_RUNNING,
+            "created_at": now,
+            "updated_at": now,
+            "request_id": request_id,
+            "request_sha256": request_sha256,
+            "request_proto": request_proto,
+            "lease_owner": lease_owner,
+            "lease_expires_at": now + timedelta(seconds=lease_s) if lease_owner else None,
+            "resume_count": 0,
+            "last_seq": 0,
+            "cancel_requested": False,
+        }
         try:
-            with self._sessions.begin() as session:
-                session.add(row)
+            with self.engine.begin() as connection:
+                connection.execute(_INSERT_MESSAGE, row)
         except IntegrityError as exc:
             if request_id is not None:
                 existing = self.find_by_request_id(request_id, tenant_id=tenant_id)
@@ -452,11 +452,10 @@ class StageStore:
         event_rows: list[dict[str, Any]] = []
         stage_rows: list[dict[str, Any]] = []
         notify: list[str] = []
-        with self._sessions.begin() as session:
+        with self.engine.begin() as session:
             for index, commit in enumerate(commits):
-                updated = session.execute(
-                    update(Message).where(*_fence(commit)).values(**_message_values(commit, now))
-                ).rowcount
+                statement, parameters = _fenced_update(commit, now)
+                updated = session.execute(statement, parameters).rowcount
                 if updated != 1:
                     fenced_out.append(index)
                     continue
@@ -475,10 +474,10 @@ class StageStore:
                 if commit.events:
                     notify.append(commit.message_id)
             if event_rows:
-                session.execute(insert(RunEvent), event_rows)
+                session.execute(_INSERT_EVENTS, event_rows)
             if stage_rows:
-                session.execute(insert(DeliberationStage), stage_rows)
-            if notify and session.bind.dialect.name == "postgresql":
+                session.execute(_INSERT_STAGES, stage_rows)
+            if notify and session.dialect.name == "postgresql":
                 # Wakes watchers on every replica once this commits (LISTEN in services/gateway/watch.py).
                 session.execute(
                     text("SELECT pg_notify(:channel, :id)"),
@@ -605,31 +604,68 @@ def _stage_values(message_id: str, stage: StageRow, now: datetime) -> dict[str, 
     }
 
 
-def _fence(commit: RunCommit) -> list[Any]:
-    """The run is still this owner's, still RUNNING, and (with events) at the seq before them."""
-    fence = [Message.id == commit.message_id, Message.lease_owner == commit.owner, Message.status == STATUS_RUNNING]
-    if commit.events:
-        fence.append(Message.last_seq == commit.events[0].seq - 1)
-    return fence
+# Statements built once (the gateway runs them for every event of every run): Core, not the
+# ORM, with bound parameters, so each execution skips expression building and unit-of-work.
+_MESSAGES = Message.__table__
+_INSERT_MESSAGE = insert(_MESSAGES)
+_INSERT_EVENTS = insert(RunEvent.__table__)
+_INSERT_STAGES = insert(DeliberationStage.__table__)
+_FENCED_UPDATES: dict[tuple[bool, bool, bool], Any] = {}
 
 
-def _message_values(commit: RunCommit, now: datetime) -> dict[str, Any]:
-    """The messages row after the commit: lease renewed, last seq, title, final state."""
-    values: dict[str, Any] = {"lease_expires_at": now + timedelta(seconds=commit.lease_s), "updated_at": now}
+def _fenced_update(commit: RunCommit, now: datetime) -> tuple[Any, dict[str, Any]]:
+    """The UPDATE of the run's messages row, fenced: still this owner's, still RUNNING and (with
+    events) at the seq before them; it renews the lease and sets last seq, title, final state."""
+    shape = (bool(commit.events), commit.title is not None, commit.final is not None)
+    statement = _FENCED_UPDATES.get(shape)
+    if statement is None:
+        statement = _FENCED_UPDATES[shape] = _build_fenced_update(*shape)
+    parameters: dict[str, Any] = {
+        "m_id": commit.message_id,
+        "m_owner": commit.owner,
+        "m_running": STATUS_RUNNING,
+        "m_updated_at": now,
+        "m_lease_expires_at": None if commit.final is not None else now + timedelta(seconds=commit.lease_s),
+    }
     if commit.events:
-        values["last_seq"] = commit.events[-1].seq
+        parameters["m_expected_seq"] = commit.events[0].seq - 1
+        parameters["m_last_seq"] = commit.events[-1].seq
     if commit.title is not None:
-        values["title"] = storable(commit.title)
-    final = commit.final
-    if final is not None:
-        values.update(
-            status=final.status,
-            error_message=storable(final.error_message),
-            failures=storable(list(final.failures)) or None,
-            lease_owner=None,
-            lease_expires_at=None,
+        parameters["m_title"] = storable(commit.title)
+    if commit.final is not None:
+        final = commit.final
+        parameters.update(
+            m_status=final.status,
+            m_error_message=storable(final.error_message),
+            m_failures=storable(list(final.failures)) or None,
         )
-    return values
+    return statement, parameters
+
+
+def _build_fenced_update(events: bool, title: bool, final: bool) -> Any:
+    columns = _MESSAGES.c
+    fence = [
+        columns.id == bindparam("m_id"),
+        columns.lease_owner == bindparam("m_owner"),
+        columns.status == bindparam("m_running"),
+    ]
+    values: dict[str, Any] = {
+        "updated_at": bindparam("m_updated_at"),
+        "lease_expires_at": bindparam("m_lease_expires_at"),
+    }
+    if events:
+        fence.append(columns.last_seq == bindparam("m_expected_seq"))
+        values["last_seq"] = bindparam("m_last_seq")
+    if title:
+        values["title"] = bindparam("m_title")
+    if final:
+        values.update(
+            status=bindparam("m_status"),
+            error_message=bindparam("m_error_message"),
+            failures=bindparam("m_failures", type_=columns.failures.type),
+            lease_owner=None,
+        )
+    return update(_MESSAGES).where(*fence).values(**values)
 
 
 def _message_record(row: Message) -> MessageRecord:
