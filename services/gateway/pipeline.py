@@ -401,9 +401,16 @@ async def _question_passages(run: Run) -> list:
 async def _has_evidence(run: Run) -> bool:
     """Whether to retrieve: the request has sources, or the knowledge store has documents it may use."""
     plan = run.plan
-    return run.retriever is not None and await asyncio.to_thread(
-        run.retriever.should_run, plan.sources, plan.use_knowledge_store, tenant_id=run.tenant_id
-    )
+    if run.retriever is None:
+        return False
+    if plan.sources:
+        return True
+    if not plan.use_knowledge_store:
+        return False
+    known = run.retriever.known_to_have_documents(run.tenant_id)  # most runs: no database query
+    if known is not None:
+        return known
+    return await asyncio.to_thread(run.retriever.should_run, plan.sources, True, tenant_id=run.tenant_id)
 
 
 async def retrieve(run: Run) -> None:

@@ -8,7 +8,6 @@ tenant's run is NOT_FOUND, exactly as an unknown one).
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import logging
 import uuid
@@ -27,8 +26,8 @@ from services.gateway.pipeline import CANCELLED_BY_CALLER, Run
 from services.gateway.results import load_fact_check_result, message_summary
 from services.gateway.run_limit import RunLimit, RunSlot
 from services.gateway.runs import RunRegistry
-from services.gateway.store.store import ANY_TENANT, MessageRecord, RequestIdTaken, StageStore
-from services.gateway.store_calls import DATABASE_RETRY_AFTER_S, call_store, page_size, page_token, resource_id
+from services.gateway.store.store import ANY_TENANT, MessageRecord, NewRun, RequestIdTaken, StageStore, new_run_row
+from services.gateway.store_calls import DATABASE_RETRY_AFTER_S, OUTAGES, call_store, page_size, page_token, resource_id
 from services.gateway.validation import RunPlan, validate_run_request
 from services.gateway.watch import EventHub, watch_events
 
@@ -169,10 +168,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         """
         message_id = str(uuid.uuid4())
         conversation_id = plan.conversation_id or str(uuid.uuid4())
-        record = functools.partial(
-            call_store,
-            DATABASE_UNAVAILABLE,
-            self._store.create_message,
+        row = new_run_row(
             message_id,
             conversation_id,
             plan.question,
@@ -187,13 +183,13 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         run = self._registry.new_run(plan, message_id, conversation_id)
         if request_id is not None:
             try:
-                await record()
+                await call_store(DATABASE_UNAVAILABLE, self._store.insert_run, row)
             except BaseException:
                 slot.release()
                 raise
             slot.hold_until_done(self._registry.launch(run))
             return run
-        recording = asyncio.ensure_future(record())
+        recording = asyncio.ensure_future(self._record_with_others(row))
         run.store_after(recording)
         task = self._registry.launch(run)
         slot.hold_until_done(task)
@@ -203,6 +199,15 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             task.cancel()  # nothing of it is stored: the run stops here, silently
             raise
         return run
+
+    async def _record_with_others(self, row: dict) -> None:
+        """The new run's row, group-committed with other runs' writes."""
+        try:
+            await self._registry.writer.commit(NewRun(row))
+        except OUTAGES as error:
+            raise Unavailable(
+                DATABASE_UNAVAILABLE, reason=Reason.DATABASE_UNAVAILABLE, retry_after_s=DATABASE_RETRY_AFTER_S
+            ) from error
 
     def _follow(self, message_id: str, after_seq: int) -> AsyncIterator[factcheck_pb2.FactCheckEvent]:
         return watch_events(self._store, self._hub, message_id, after_seq, self._settings.watch_poll_s)

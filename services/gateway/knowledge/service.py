@@ -43,6 +43,7 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
         added = await call_store(
             STORE_UNAVAILABLE, self._store.add_documents, list(documents), tenant_id=caller_tenant()
         )
+        self._retriever.forget_documents(caller_tenant())
         return knowledge_pb2.AddDocumentsResponse(
             documents=[
                 knowledge_pb2.AddedDocument(document_id=a.document_id, created=a.created, passage_count=a.passage_count)
@@ -58,6 +59,7 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
             deleted = await call_store(
                 STORE_UNAVAILABLE, self._store.delete_document, document_id, tenant_id=caller_tenant()
             )
+            self._retriever.forget_documents(caller_tenant())
         except LookupError:
             raise NotFound(
                 f"No document with id '{excerpt(document_id)}'",

@@ -100,6 +100,48 @@ class FinalState:
 
 
 @dataclass(frozen=True)
+class NewRun:
+    """A new run's messages row (see `new_run_row`), to insert in a group commit."""
+
+    row: dict[str, Any]
+
+
+def new_run_row(
+    message_id: str,
+    conversation_id: str,
+    question: str,
+    request_config: dict,
+    *,
+    tenant_id: str,
+    request_id: str | None = None,
+    request_sha256: str | None = None,
+    request_proto: bytes | None = None,
+    lease_owner: str | None = None,
+    lease_s: float = 0.0,
+) -> dict[str, Any]:
+    """The messages row of a new RUNNING run; with `lease_owner`, leased to that gateway for `lease_s`."""
+    now = utc_now()
+    return {
+        "id": message_id,
+        "tenant_id": tenant_id,
+        "conversation_id": storable(conversation_id),
+        "question": storable(question),
+        "request_config": storable(request_config),
+        "status": STATUS_RUNNING,
+        "created_at": now,
+        "updated_at": now,
+        "request_id": request_id,
+        "request_sha256": request_sha256,
+        "request_proto": request_proto,
+        "lease_owner": lease_owner,
+        "lease_expires_at": now + timedelta(seconds=lease_s) if lease_owner else None,
+        "resume_count": 0,
+        "last_seq": 0,
+        "cancel_requested": False,
+    }
+
+
+@dataclass(frozen=True)
 class RunCommit:
     """What one run stores in one go: its next events, with the stage row, title or final state they report."""
 
@@ -286,29 +328,27 @@ class StageStore:
         A request_id that another run of the tenant already has raises RequestIdTaken (checked
         by the database's unique index, so two concurrent Runs with one id cannot both start).
         """
-        now = utc_now()
-        row = {
-            "id": message_id,
-            "tenant_id": tenant_id,
-            "conversation_id": storable(conversation_id),
-            "question": storable(question),
-            "request_config": storable(request_config),
-            "status": STATUS_RUNNING,
-            "created_at": now,
-            "updated_at": now,
-            "request_id": request_id,
-            "request_sha256": request_sha256,
-            "request_proto": request_proto,
-            "lease_owner": lease_owner,
-            "lease_expires_at": now + timedelta(seconds=lease_s) if lease_owner else None,
-            "resume_count": 0,
-            "last_seq": 0,
-            "cancel_requested": False,
-        }
+        row = new_run_row(
+            message_id,
+            conversation_id,
+            question,
+            request_config,
+            tenant_id=tenant_id,
+            request_id=request_id,
+            request_sha256=request_sha256,
+            request_proto=request_proto,
+            lease_owner=lease_owner,
+            lease_s=lease_s,
+        )
+        self.insert_run(row)
+
+    def insert_run(self, row: dict[str, Any]) -> None:
+        """Insert a new run's row (`new_run_row`); RequestIdTaken when its tenant used its request_id already."""
         try:
             with self.engine.begin() as connection:
                 connection.execute(_INSERT_MESSAGE, row)
         except IntegrityError as exc:
+            request_id, tenant_id, message_id = row["request_id"], row["tenant_id"], row["id"]
             if request_id is not None:
                 existing = self.find_by_request_id(request_id, tenant_id=tenant_id)
                 if existing is not None:
@@ -436,8 +476,10 @@ class StageStore:
         if outcome is not None:
             raise outcome
 
-    def commit_runs(self, commits: list[RunCommit]) -> list[LeaseLost | None]:
+    def commit_runs(self, commits: list[RunCommit | NewRun]) -> list[LeaseLost | None]:
         """Store what many runs just did, in one transaction (group commit); per commit, None or LeaseLost.
+
+        New runs' rows (`NewRun`) are inserted first, in one multi-row INSERT.
 
         Each run's messages row is updated only while its `owner` holds the lease, the run is
         still RUNNING and the events continue its sequence exactly; that update also renews
@@ -453,7 +495,12 @@ class StageStore:
         stage_rows: list[dict[str, Any]] = []
         notify: list[str] = []
         with self.engine.begin() as session:
+            new_rows = [commit.row for commit in commits if isinstance(commit, NewRun)]
+            if new_rows:
+                session.execute(_INSERT_MESSAGE, new_rows)
             for index, commit in enumerate(commits):
+                if isinstance(commit, NewRun):
+                    continue
                 statement, parameters = _fenced_update(commit, now)
                 updated = session.execute(statement, parameters).rowcount
                 if updated != 1:

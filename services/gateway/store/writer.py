@@ -1,7 +1,7 @@
 """Group commit: one writer stores what every running run has to store, many runs per transaction.
 
-Runs hand their commits (`RunCommit`: events with the stage row, title or final state they
-report) to `StoreWriter.commit` and await it. The writer takes everything queued, commits
+Runs hand their commits (`NewRun`: a new run's row; `RunCommit`: events with the stage row,
+title or final state they report) to `StoreWriter.commit` and await it. The writer takes everything queued, commits
 it in one transaction on its own thread (one thread, so the gateway's event loop and its
 database work do not fight over the GIL through a pool of threads), and answers each
 commit. A commit is only answered once it is durable; a run's commits are applied in the
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
 
-from services.gateway.store.store import LeaseLost, RunCommit, StageStore
+from services.gateway.store.store import LeaseLost, NewRun, RunCommit, StageStore
 
 log = logging.getLogger("factcheck.gateway.store")
 
@@ -29,7 +29,7 @@ MAX_BATCH = 256
 
 @dataclass
 class _Queued:
-    commit: RunCommit
+    commit: RunCommit | NewRun
     answer: asyncio.Future
 
 
@@ -50,7 +50,7 @@ class StoreWriter:
             await asyncio.gather(self._task, return_exceptions=True)
         self._thread.shutdown(wait=False)
 
-    async def commit(self, commit: RunCommit) -> None:
+    async def commit(self, commit: RunCommit | NewRun) -> None:
         """Return once `commit` is durable; LeaseLost, or the database's error, otherwise."""
         if self._task is None:
             raise RuntimeError("StoreWriter.start() was not called")
@@ -82,7 +82,7 @@ class StoreWriter:
                 else:
                     queued.answer.set_exception(outcome)
 
-    def _commit_batch(self, commits: list[RunCommit]) -> list[Exception | None]:
+    def _commit_batch(self, commits: list[RunCommit | NewRun]) -> list[Exception | None]:
         try:
             return list(self._store.commit_runs(commits))
         except IntegrityError:
