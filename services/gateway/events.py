@@ -10,6 +10,7 @@ already stored) is not built at all, so watchers see one gap-free, duplicate-fre
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Iterable
 
 from google.protobuf.message import Message
@@ -52,7 +53,7 @@ class RunEvents:
         getattr(event, field).CopyFrom(payload)
         if event_key(event) in self._emitted:
             return None
-        event.timestamp.GetCurrentTime()
+        event.timestamp.FromNanoseconds(time.time_ns())
         return event
 
     def reserve(self, event: factcheck_pb2.FactCheckEvent) -> None:

@@ -113,6 +113,13 @@ class CheckerOutcome:
     response: checker_pb2.VerifyResponse | None = None
     failure: dict[str, str] | None = None
     stored: bool = False  # taken from an earlier attempt's stage row
+    _verifications: list[ClaimVerification] | None = field(default=None, repr=False)
+
+    def verifications(self) -> list[ClaimVerification]:
+        """The response's verdicts as domain objects, converted once."""
+        if self._verifications is None:
+            self._verifications = [ClaimVerification.from_proto(v) for v in self.response.verifications]
+        return self._verifications
 
 
 @dataclass
@@ -138,6 +145,7 @@ class Run:
     evidence: Evidence | None = None
     checkers: list[CheckerOutcome] = field(default_factory=list)
     consensus: list[ClaimConsensus] = field(default_factory=list)
+    consensus_protos: list = field(default_factory=list)
     # Every failed stage's cause (a degraded run has some too); stored with the final status.
     failures: list[dict[str, str]] = field(default_factory=list)
     store_retry_budget_s: float = STORE_RETRY_BUDGET_S
@@ -518,7 +526,7 @@ async def verify(run: Run) -> None:
             if outcome.stored:
                 continue
             response = outcome.response
-            verifications = [ClaimVerification.from_proto(v) for v in response.verifications]
+            verifications = outcome.verifications()
             summary = VerdictSummary.from_proto(response.summary)
             await run.save_stage(
                 verify_stage(outcome.index),
@@ -546,15 +554,14 @@ async def verify(run: Run) -> None:
     succeeded = sorted((o for o in run.checkers if o.response is not None), key=lambda o: o.index)
     if not succeeded:
         raise RunFailed(ALL_CHECKERS_FAILED)
-    run.consensus = calculate_consensus(
-        run.claims, [[ClaimVerification.from_proto(v) for v in o.response.verifications] for o in succeeded]
-    )
+    run.consensus = calculate_consensus(run.claims, [o.verifications() for o in succeeded])
+    run.consensus_protos = [item.to_proto() for item in run.consensus]  # once, for the event and the report
     metrics.record_verdicts(item.consensus_verdict for item in run.consensus)
     failed = sorted((o for o in run.checkers if o.response is None), key=lambda o: o.index)
     await run.emit(
         "all_checkers_complete",
         factcheck_pb2.AllCheckersCompletePayload(
-            consensus=[item.to_proto() for item in run.consensus],
+            consensus=run.consensus_protos,
             checker_count=len(succeeded),
             failed_checkers=[
                 factcheck_pb2.CheckerFailure(
@@ -587,7 +594,7 @@ async def _request_report(run: Run) -> reporter_pb2.ReportResponse:
             reporter_pb2.ReportRequest(
                 model=plan.reporter_model,
                 content=run.content,
-                consensus=[item.to_proto() for item in run.consensus],
+                consensus=run.consensus_protos,
                 total_claims=len(run.claims),
                 checker_count=len(checker_models),
                 extractor_model=plan.extractor_model,
