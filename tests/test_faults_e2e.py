@@ -52,6 +52,18 @@ def store(database):
     stage_store.close()
 
 
+def second_gateway(suite, fake_models, database, **settings: str):
+    """Another gateway on the suite's database and services, with settings of its own."""
+    env = {
+        **suite_environment(fake_models, f"sqlite:///{database}"),
+        "FACTCHECK_EXTRACTOR_TARGET": suite.services["extractor"].target,
+        "FACTCHECK_CHECKER_TARGET": suite.services["checker"].target,
+        "FACTCHECK_REPORTER_TARGET": suite.services["reporter"].target,
+        **settings,
+    }
+    return start_service("gateway", env)
+
+
 def question_request(question: str = "Tell me about the Eiffel Tower") -> factcheck_pb2.RunRequest:
     return factcheck_pb2.RunRequest(
         question=question,
@@ -252,14 +264,7 @@ async def test_a_locked_database_mid_run_is_retried_without_duplicates(gateway, 
 
 
 async def test_global_timeout_completes_the_stage_and_stores_partial_results(suite, fake_models, database):
-    env = {
-        **suite_environment(fake_models, f"sqlite:///{database}"),
-        "FACTCHECK_GLOBAL_TIMEOUT_S": "1",
-        "FACTCHECK_EXTRACTOR_TARGET": suite.services["extractor"].target,
-        "FACTCHECK_CHECKER_TARGET": suite.services["checker"].target,
-        "FACTCHECK_REPORTER_TARGET": suite.services["reporter"].target,
-    }
-    gateway = start_service("gateway", env)
+    gateway = second_gateway(suite, fake_models, database, FACTCHECK_GLOBAL_TIMEOUT_S="1")
     fake_models.script("fake/extractor", delay(1.5))
     try:
         async with grpc.aio.insecure_channel(gateway.target) as channel:
@@ -373,14 +378,7 @@ async def test_a_database_outage_longer_than_the_retry_budget_ends_failed_once_i
     suite, fake_models, store, database
 ):
     """The caller hears FAILED at once; the status is stored as soon as the database takes writes again."""
-    env = {
-        **suite_environment(fake_models, f"sqlite:///{database}"),
-        "FACTCHECK_STORE_RETRY_BUDGET_S": "1",
-        "FACTCHECK_EXTRACTOR_TARGET": suite.services["extractor"].target,
-        "FACTCHECK_CHECKER_TARGET": suite.services["checker"].target,
-        "FACTCHECK_REPORTER_TARGET": suite.services["reporter"].target,
-    }
-    gateway = start_service("gateway", env)
+    gateway = second_gateway(suite, fake_models, database, FACTCHECK_STORE_RETRY_BUDGET_S="1")
     fake_models.script("fake/extractor", delay(0.5))
     locked, release = threading.Event(), threading.Event()
 

@@ -82,7 +82,9 @@ async def test_runs_beyond_the_limit_are_refused_until_one_finishes(limited_suit
         assert events[-1].WhichOneof("event") == "complete"
 
 
-class _Context:
+class RpcContextStub:
+    """A servicer context for RunLimit: records done callbacks, `end` runs them (the RPC ended)."""
+
     def __init__(self) -> None:
         self.callbacks: list = []
 
@@ -99,11 +101,11 @@ class _Context:
 
 async def test_a_slot_is_released_by_its_run_or_by_its_rpc():
     limit = RunLimit(2)
-    handed, dropped = _Context(), _Context()
+    handed, dropped = RpcContextStub(), RpcContextStub()
     slot = await limit.admit(handed, "acme")
     await limit.admit(dropped, "acme")
     with pytest.raises(ResourceExhausted) as refused:
-        await limit.admit(_Context(), "acme")
+        await limit.admit(RpcContextStub(), "acme")
     assert refused.value.reason == "RUN_LIMIT_REACHED" and refused.value.retry_after_s
     dropped.end()  # the RPC ended before its run started (invalid request, database down)
     assert limit.in_flight == 1
@@ -120,7 +122,7 @@ async def test_a_slot_is_released_by_its_run_or_by_its_rpc():
 async def test_no_limit_still_counts_runs():
     limit = RunLimit(0)
     for _ in range(50):
-        await limit.admit(_Context(), "acme")
+        await limit.admit(RpcContextStub(), "acme")
     assert limit.in_flight == 50
 
 

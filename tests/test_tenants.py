@@ -40,6 +40,7 @@ from services.gateway.store.models import JSON_DOCUMENT, UTCDateTime
 from services.gateway.store.store import create_db_engine
 from tests.conftest import CONTENT, content_request, kinds, payload, suite_environment
 from tests.processes import ROOT, start_service, start_suite
+from tests.test_limits import RpcContextStub
 
 ACME_TOKEN, GLOBEX_TOKEN, BARE_TOKEN = "tok-a-3f9d1c", "tok-b-77e0aa", "tok-bare-5c1e92"
 AUTH_TOKENS = f"acme:{ACME_TOKEN},globex:{GLOBEX_TOKEN},{BARE_TOKEN}"
@@ -161,34 +162,23 @@ def test_retrieval_searches_only_the_given_tenants_documents(stores):
 # --- the per-tenant run limit --------------------------------------------------------------------------------
 
 
-class _Context:
-    def __init__(self) -> None:
-        self.callbacks: list = []
-
-    async def abort(self, code, details):
-        raise grpc.aio.AbortError(code, details)
-
-    def add_done_callback(self, callback) -> None:
-        self.callbacks.append(callback)
-
-
 async def test_the_per_tenant_limit_refuses_only_the_busy_tenant():
     limit = RunLimit(3, per_tenant=2)
-    first = await limit.admit(_Context(), "acme")
-    await limit.admit(_Context(), "acme")
+    first = await limit.admit(RpcContextStub(), "acme")
+    await limit.admit(RpcContextStub(), "acme")
     with pytest.raises(ResourceExhausted) as refused:
-        await limit.admit(_Context(), "acme")
+        await limit.admit(RpcContextStub(), "acme")
     assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert str(refused.value) == tenant_busy_message(2, "acme")
     assert refused.value.reason == "TENANT_RUN_LIMIT_REACHED" and refused.value.retry_after_s
-    await limit.admit(_Context(), "globex")  # another tenant still runs
+    await limit.admit(RpcContextStub(), "globex")  # another tenant still runs
     with pytest.raises(ResourceExhausted) as full:
-        await limit.admit(_Context(), "initech")
+        await limit.admit(RpcContextStub(), "initech")
     assert str(full.value) == busy_message(3)  # the gateway's own limit comes first
     assert full.value.reason == "RUN_LIMIT_REACHED"
     first.release()
     assert limit.in_flight == 2 and limit.in_flight_by_tenant == {"acme": 1, "globex": 1}
-    await limit.admit(_Context(), "acme")
+    await limit.admit(RpcContextStub(), "acme")
 
 
 # --- migration 0003 on a database of revision 0002 --------------------------------------------------------

@@ -314,41 +314,14 @@ class StageStore:
 
     # --- messages -----------------------------------------------------------------------------------
 
-    def create_message(
-        self,
-        message_id: str,
-        conversation_id: str,
-        question: str,
-        request_config: dict,
-        *,
-        tenant_id: str,
-        request_id: str | None = None,
-        request_sha256: str | None = None,
-        request_proto: bytes | None = None,
-        lease_owner: str | None = None,
-        lease_s: float = 0.0,
-    ) -> None:
-        """Record a new RUNNING run owned by `tenant_id`; with `lease_owner`, leased to that gateway for `lease_s`.
-
-        A request_id that another run of the tenant already has raises RequestIdTaken (checked
-        by the database's unique index, so two concurrent Runs with one id cannot both start).
-        """
-        row = new_run_row(
-            message_id,
-            conversation_id,
-            question,
-            request_config,
-            tenant_id=tenant_id,
-            request_id=request_id,
-            request_sha256=request_sha256,
-            request_proto=request_proto,
-            lease_owner=lease_owner,
-            lease_s=lease_s,
-        )
-        self.insert_run(row)
+    def create_message(self, *args: Any, **kwargs: Any) -> None:
+        """Record a new RUNNING run: `new_run_row`'s arguments, then `insert_run`."""
+        self.insert_run(new_run_row(*args, **kwargs))
 
     def insert_run(self, row: dict[str, Any]) -> None:
-        """Insert a new run's row (`new_run_row`); RequestIdTaken when its tenant used its request_id already."""
+        """Insert a new run's row (`new_run_row`). A request_id that another run of the tenant already
+        has raises RequestIdTaken (checked by the database's unique index, so two concurrent Runs
+        with one id cannot both start)."""
         try:
             with self.engine.begin() as connection:
                 connection.execute(_INSERT_MESSAGE, row)
