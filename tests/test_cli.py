@@ -22,7 +22,7 @@ from factcheck.cli import render
 from factcheck.v1 import common_pb2, factcheck_pb2
 from tests.conftest import CHECKERS, FULL_SEQUENCE, suite_environment
 from tests.fake_model_server import fail, verdicts
-from tests.processes import ROOT, start_suite
+from tests.processes import ROOT, start_service, start_suite
 from tests.test_html_report import make_result
 
 pytestmark = pytest.mark.e2e
@@ -504,3 +504,33 @@ def test_html_documents_keep_visible_text_only():
     )
     assert title == "A page"
     assert text == "Heading\n\nFirst & second.\n\nThird"
+
+
+def test_a_checker_without_an_endpoint_says_why_the_run_failed(suite, factcheck, fake_models, tmp_path):
+    """Issue 12's example: `check --checker openai/gpt-4o` with no endpoint configured used to print only
+    "All verification checkers failed."; the cause now reaches the caller and is stored with the run."""
+    suite_gateway = suite.services["gateway"]  # keeps serving; a second gateway uses the endpoint-less checker
+    env = {**suite_environment(fake_models, f"sqlite:///{tmp_path / 'no-endpoint.db'}"), "FACTCHECK_MODEL_BASE_URL": ""}
+    checker = start_service("checker", env)
+    gateway = start_service(
+        "gateway",
+        {
+            **env,
+            "FACTCHECK_EXTRACTOR_TARGET": suite.services["extractor"].target,
+            "FACTCHECK_CHECKER_TARGET": checker.target,
+            "FACTCHECK_REPORTER_TARGET": suite.services["reporter"].target,
+        },
+    )
+    try:
+        done = factcheck("check", "--checker", "openai/gpt-4o", CONTENT, target=gateway.target)
+        message_id = done.stderr.split("factcheck show ")[1].split()[0]
+        shown = factcheck("show", message_id, target=gateway.target)
+    finally:
+        gateway.stop()
+        checker.stop()
+    assert suite_gateway.process.poll() is None
+    assert done.returncode == 1
+    assert "All verification checkers failed." in done.stderr
+    cause = "no endpoint configured for provider 'openai': set FACTCHECK_MODEL_BASE_URL"
+    assert "verify_0 openai/gpt-4o: FAILED_PRECONDITION" in flat(done.stderr) and cause in flat(done.stderr)
+    assert "FAILED" in shown.stdout and cause in flat(shown.stdout)
