@@ -28,16 +28,21 @@ Every section runs on SQLite and PostgreSQL (127.0.0.1:5432, a schema of its own
 unless `--backend` says otherwise; the floor does not touch the database and is measured on the first
 backend's suite. `--repeat 3` repeats everything with fresh processes and prints the median of the
 repeats with their range. `--profile FILE` records the gateway with py-spy (raw collapsed stacks)
-during the first throughput round of the first backend and prints where its CPU goes.
+during the first throughput round of the first backend and prints where its CPU goes (py-spy slows
+that round: profile in a run of its own, e.g. `--runs 0 --claims --backend sqlite --concurrency 100`).
+`--save FILE` keeps the raw figures as JSON; `--load FILE` prints their tables again.
 
     python -m bench.pipeline [--runs 8] [--backend sqlite|postgresql|both] [--concurrency 100 500]
-                             [--claims 1 10 100 300] [--growth-runs 3] [--repeat 1] [--profile FILE]
+                             [--claims 1 10 100 300] [--growth-runs 5] [--growth-backend both]
+                             [--repeat 1] [--profile FILE] [--save FILE] [--load FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import json
 import os
 import re
 import shutil
@@ -432,7 +437,7 @@ def measure(
     runs: int = 8,
     levels: Sequence[int] = (100, 500),
     sizes: Sequence[int] = (1, 10, 100, 300),
-    growth_runs: int = 3,
+    growth_runs: int = 5,
     growth_backends: Sequence[str] | None = None,
     profile: Path | None = None,
     progress: Callable[[str], None] = lambda line: None,
@@ -462,6 +467,19 @@ def measure(
     if profile is not None and profile.exists():
         measurement.profile = summarise_profile(profile)
     return measurement
+
+
+def load(path: Path) -> list[Measurement]:
+    """Measurements written by `--save`."""
+    return [
+        Measurement(
+            latency=[LatencyResult(**r) for r in m["latency"]],
+            growth=[GrowthResult(**r) for r in m["growth"]],
+            throughput=[ThroughputResult(**r) for r in m["throughput"]],
+            profile=ProfileSummary(**m["profile"]) if m.get("profile") else None,
+        )
+        for m in json.loads(path.read_text(encoding="utf-8"))
+    ]
 
 
 # --- profiling -------------------------------------------------------------------------------------------
@@ -680,7 +698,7 @@ def markdown(repeats: Sequence[Measurement], *, heading: str = "###") -> list[st
         for backend in dict.fromkeys(r.backend for r in first.growth):
             sizes = [r.claims for r in first.growth if r.backend == backend]
             added_prev = cpu_prev = None
-            marginal_added, marginal_cpu = [], []
+            points_added, points_cpu = [], []
             for claims in sizes:
                 rows = [next(r for r in m.growth if (r.backend, r.claims) == (backend, claims)) for m in repeats]
                 added = [_median(r.gateway_s) - _median(r.floor_s) for r in rows]
@@ -690,10 +708,10 @@ def markdown(repeats: Sequence[Measurement], *, heading: str = "###") -> list[st
                     extra = claims - added_prev[0]
                     step_added_values = [(a - b) / extra for a, b in zip(added, added_prev[1])]
                     step_cpu_values = [(a - b) / extra for a, b in zip(cpu, cpu_prev[1])]
-                    step_added = _spread(step_added_values, _ms)
-                    step_cpu = _spread(step_cpu_values, _ms)
-                    marginal_added.append((claims, statistics.median(step_added_values)))
-                    marginal_cpu.append((claims, statistics.median(step_cpu_values)))
+                    step_added = _spread(step_added_values, _us)
+                    step_cpu = _spread(step_cpu_values, _us)
+                points_added.append((claims, statistics.median(added)))
+                points_cpu.append((claims, statistics.median(cpu)))
                 failed = sum(r.failed for r in rows)
                 lines.append(
                     f"| {backend} | {claims} | {rows[0].content_chars} chars "
@@ -702,12 +720,14 @@ def markdown(repeats: Sequence[Measurement], *, heading: str = "###") -> list[st
                     f"| {_spread(added, _ms)} | {step_added} | {_spread(cpu, _ms)} | {step_cpu} |"
                 )
                 added_prev, cpu_prev = (claims, added), (claims, cpu)
-            verdicts += _growth_verdicts(backend, "gateway CPU", marginal_cpu)
-            verdicts += _growth_verdicts(backend, "added latency", marginal_added)
+            verdicts += _growth_verdicts(backend, "gateway CPU per run", points_cpu)
+            verdicts += _growth_verdicts(backend, "latency added by the gateway", points_added)
         lines += [
             "",
             "Per extra claim: the increase over the previous row divided by the extra claims (the marginal cost); "
-            "growth is linear when it stays flat, worse than linear when it rises.",
+            "growth is linear when it stays flat, worse than linear when it rises. A step is called worse than "
+            f"linear when its cost per extra claim is over {SUPERLINEAR_FACTOR}x that from the smallest size to the "
+            f"step's start and the excess over that straight line is over {NOISE_S * 1000:.0f} ms and 10% of the cost.",
             "",
             *verdicts,
             "",
@@ -743,40 +763,58 @@ def markdown(repeats: Sequence[Measurement], *, heading: str = "###") -> list[st
     return lines
 
 
-# A marginal cost this much above the previous one (and above noise) counts as worse than linear.
+# A step whose cost per extra claim is this much above the earlier average (and beyond noise) is worse than linear.
 SUPERLINEAR_FACTOR = 1.5
-NOISE_FLOOR_S = 0.0002
+NOISE_S = 0.005
 
 
-def _growth_verdicts(backend: str, what: str, marginal: list[tuple[int, float]]) -> list[str]:
-    worse = [
-        f"{previous[0]}→{current[0]} claims ({_ms(previous[1])} → {_ms(current[1])} per claim)"
-        for previous, current in zip(marginal, marginal[1:])
-        if current[1] > NOISE_FLOOR_S and current[1] > SUPERLINEAR_FACTOR * max(previous[1], NOISE_FLOOR_S)
-    ]
-    if not marginal:
+def _us(value: float) -> str:
+    return f"{value * 1e6:.0f} µs"
+
+
+def _growth_verdicts(backend: str, what: str, points: list[tuple[int, float]]) -> list[str]:
+    """Where a cost (seconds at each claim count, ascending) grows worse than a straight line would."""
+    if len(points) < 3:
         return []
+    worse = []
+    first_claims, first_cost = points[0]
+    for (claims, cost), (next_claims, next_cost) in zip(points[1:], points[2:]):
+        so_far = max((cost - first_cost) / (claims - first_claims), 0.0)
+        step = (next_cost - cost) / (next_claims - claims)
+        excess = (next_cost - cost) - so_far * (next_claims - claims)
+        if step > SUPERLINEAR_FACTOR * so_far and excess > max(NOISE_S, 0.1 * next_cost):
+            worse.append(
+                f"{claims}→{next_claims} claims ({_us(step)} per extra claim against {_us(so_far)} from "
+                f"{first_claims} to {claims}; {_ms(excess)} above the straight line)"
+            )
     if worse:
         return [f"- {backend}, {what}: worse than linear at " + "; ".join(worse) + "."]
-    return [f"- {backend}, {what}: linear or better (the cost per extra claim does not rise)."]
+    return [f"- {backend}, {what}: linear or better."]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=8, help="latency rounds per title latency (default 8)")
+    parser.add_argument("--runs", type=int, default=8, help="latency rounds per title latency (0: skip)")
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[100, 500])
     parser.add_argument("--claims", type=int, nargs="*", default=[1, 10, 100, 300], help="growth sizes (none: skip)")
-    parser.add_argument("--growth-runs", type=int, default=3)
+    parser.add_argument("--growth-runs", type=int, default=5, help="runs per size in the growth section")
     parser.add_argument(
         "--growth-backend", choices=["sqlite", "postgresql", "both"], default="both", help="backends for growth"
     )
     parser.add_argument("--repeat", type=int, default=1, help="repeat everything, print median and range")
-    parser.add_argument("--profile", type=Path, help="py-spy raw profile of the first throughput round here")
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy raw profile of the first throughput round (py-spy slows that round)"
+    )
+    parser.add_argument("--save", type=Path, help="also write the raw measurements here (JSON)")
+    parser.add_argument("--load", type=Path, help="print the tables of measurements saved earlier; measure nothing")
     args = parser.parse_args()
     pick = {"both": BACKENDS}
     backends = pick.get(args.backend, (args.backend,))
     growth_backends = [b for b in pick.get(args.growth_backend, (args.growth_backend,)) if b in backends]
+    if args.load is not None:
+        print("\n".join(markdown(load(args.load))))
+        return
     started = time.monotonic()
     repeats = []
     for n in range(args.repeat):
@@ -792,6 +830,8 @@ def main() -> None:
                 progress=lambda line, n=n: print(f"[repeat {n + 1}/{args.repeat}] {line}", file=sys.stderr, flush=True),
             )
         )
+    if args.save is not None:
+        args.save.write_text(json.dumps([dataclasses.asdict(m) for m in repeats], indent=1), encoding="utf-8")
     for line in markdown(repeats):
         print(line)
     print(f"time: {time.monotonic() - started:.0f} s")

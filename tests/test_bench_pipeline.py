@@ -60,11 +60,14 @@ def test_profile_summary_by_library_own_time_and_project_functions(tmp_path):
     assert project["main (services/gateway/main.py)"] == 0.4
 
 
-def test_growth_verdicts_flag_a_rising_cost_per_claim():
-    linear = pipeline._growth_verdicts("sqlite", "gateway CPU", [(10, 0.001), (100, 0.0011), (300, 0.001)])
-    assert linear == ["- sqlite, gateway CPU: linear or better (the cost per extra claim does not rise)."]
-    rising = pipeline._growth_verdicts("sqlite", "gateway CPU", [(10, 0.001), (100, 0.001), (300, 0.004)])
-    assert len(rising) == 1 and "worse than linear at 100→300 claims" in rising[0]
+def test_growth_verdicts_flag_a_cost_rising_faster_than_a_straight_line():
+    linear = [(1, 0.020), (10, 0.021), (100, 0.030), (300, 0.050)]
+    assert pipeline._growth_verdicts("sqlite", "gateway CPU", linear) == ["- sqlite, gateway CPU: linear or better."]
+    noisy = [(1, 0.020), (10, 0.018), (100, 0.021), (300, 0.024)]
+    assert pipeline._growth_verdicts("sqlite", "gateway CPU", noisy) == ["- sqlite, gateway CPU: linear or better."]
+    rising = [(1, 0.020), (10, 0.021), (100, 0.030), (300, 0.120)]
+    (verdict,) = pipeline._growth_verdicts("sqlite", "gateway CPU", rising)
+    assert "worse than linear at 100→300 claims (450 µs per extra claim against 101 µs from 1 to 100" in verdict
 
 
 def test_spread_shows_the_median_and_range_of_repeats():
