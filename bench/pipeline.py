@@ -269,6 +269,7 @@ class ProfileSummary:
     groups: list[tuple[str, float]]  # by library, from each sample's innermost known frame
     own: list[tuple[str, float]]  # top functions by own time (the innermost Python frame)
     project: list[tuple[str, float]]  # the project's functions by inclusive time (each once per stack)
+    threads: list[tuple[str, float]] = field(default_factory=list)  # event loop, worker threads, others
 
 
 @dataclass
@@ -489,7 +490,19 @@ def start_profiler(pid: int, output: Path) -> subprocess.Popen:
     """py-spy recording `pid` as raw collapsed stacks (non-idle threads: ~ CPU) until stop_profiler."""
     executable = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     process = subprocess.Popen(
-        [executable, "record", "--pid", str(pid), "--nonblocking", "--format", "raw", "--output", str(output)],
+        [
+            executable,
+            "record",
+            "--pid",
+            str(pid),
+            "--nonblocking",
+            "--rate",
+            "250",
+            "--format",
+            "raw",
+            "--output",
+            str(output),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -554,6 +567,7 @@ def summarise_profile(path: Path, top: int = 15) -> ProfileSummary:
     own: Counter[str] = Counter()
     groups: Counter[str] = Counter()
     project: Counter[str] = Counter()
+    threads: Counter[str] = Counter()
     total = 0
     for line in path.read_text(errors="replace").splitlines():
         stack, _, count_text = line.rpartition(" ")
@@ -570,6 +584,7 @@ def summarise_profile(path: Path, top: int = 15) -> ProfileSummary:
         mine = {f"{function} ({_short(file)})" for function, file in frames if _is_project(file)}
         for name in mine:
             project[name] += count
+        threads[_thread_of(stack)] += count
     if not total:
         return ProfileSummary(0, [], [], [])
     return ProfileSummary(
@@ -577,7 +592,16 @@ def summarise_profile(path: Path, top: int = 15) -> ProfileSummary:
         groups=[(name, count / total) for name, count in groups.most_common()],
         own=[(name, count / total) for name, count in own.most_common(top)],
         project=[(name, count / total) for name, count in project.most_common(top)],
+        threads=[(name, count / total) for name, count in threads.most_common()],
     )
+
+
+def _thread_of(stack: str) -> str:
+    if "_worker (concurrent/futures/thread.py" in stack:
+        return "worker threads (asyncio.to_thread)"
+    if "run_forever (asyncio/base_events.py" in stack:
+        return "event loop thread"
+    return "other threads"
 
 
 def _is_project(path: str) -> bool:
@@ -725,9 +749,9 @@ def markdown(repeats: Sequence[Measurement], *, heading: str = "###") -> list[st
         lines += [
             "",
             "Per extra claim: the increase over the previous row divided by the extra claims (the marginal cost); "
-            "growth is linear when it stays flat, worse than linear when it rises. A step is called worse than "
-            f"linear when its cost per extra claim is over {SUPERLINEAR_FACTOR}x that from the smallest size to the "
-            f"step's start and the excess over that straight line is over {NOISE_S * 1000:.0f} ms and 10% of the cost.",
+            "growth is linear when it stays flat, worse than linear when it rises. A step counts as worse than "
+            f"linear when its cost per extra claim is over {SUPERLINEAR_FACTOR}x the step before's, allowing "
+            f"{NOISE_S * 1000:.0f} ms of noise in each median (so the steps from 1 to 10 claims tell little).",
             "",
             *verdicts,
             "",
@@ -747,6 +771,8 @@ def markdown(repeats: Sequence[Measurement], *, heading: str = "###") -> list[st
             "|---|---|",
             *(f"| {name} | {share * 100:.1f}% |" for name, share in profile.groups),
             "",
+            "By thread: " + ", ".join(f"{name} {share * 100:.1f}%" for name, share in profile.threads) + ".",
+            "",
             "Top functions by own time:",
             "",
             "| function | share |",
@@ -763,8 +789,10 @@ def markdown(repeats: Sequence[Measurement], *, heading: str = "###") -> list[st
     return lines
 
 
-# A step whose cost per extra claim is this much above the earlier average (and beyond noise) is worse than linear.
+# A step whose cost per extra claim is this much above the step before's (beyond noise) is worse than linear.
 SUPERLINEAR_FACTOR = 1.5
+# What a median of a few runs on a shared machine can be off by; a step's per-claim cost is known only to
+# within NOISE_S divided by its extra claims.
 NOISE_S = 0.005
 
 
@@ -773,23 +801,27 @@ def _us(value: float) -> str:
 
 
 def _growth_verdicts(backend: str, what: str, points: list[tuple[int, float]]) -> list[str]:
-    """Where a cost (seconds at each claim count, ascending) grows worse than a straight line would."""
-    if len(points) < 3:
+    """Whether a cost (seconds at each claim count, ascending) grows worse than linearly: a step whose cost
+    per extra claim is above SUPERLINEAR_FACTOR times the previous step's (plus that step's noise per claim),
+    by more than NOISE_S over the step."""
+    if len(points) < 2:
         return []
+    steps = [
+        (claims, next_claims, (next_cost - cost) / (next_claims - claims))
+        for (claims, cost), (next_claims, next_cost) in zip(points, points[1:])
+    ]
     worse = []
-    first_claims, first_cost = points[0]
-    for (claims, cost), (next_claims, next_cost) in zip(points[1:], points[2:]):
-        so_far = max((cost - first_cost) / (claims - first_claims), 0.0)
-        step = (next_cost - cost) / (next_claims - claims)
-        excess = (next_cost - cost) - so_far * (next_claims - claims)
-        if step > SUPERLINEAR_FACTOR * so_far and excess > max(NOISE_S, 0.1 * next_cost):
-            worse.append(
-                f"{claims}→{next_claims} claims ({_us(step)} per extra claim against {_us(so_far)} from "
-                f"{first_claims} to {claims}; {_ms(excess)} above the straight line)"
-            )
+    for (start, end, before), (_, next_end, step) in zip(steps, steps[1:]):
+        bound = SUPERLINEAR_FACTOR * (max(before, 0.0) + NOISE_S / (end - start))
+        if step > bound and (step - max(before, 0.0)) * (next_end - end) > NOISE_S:
+            worse.append(f"{end}→{next_end} claims ({_us(step)} per extra claim against {_us(before)} before)")
+    (first_claims, first_cost), (last_claims, last_cost) = points[0], points[-1]
+    overall = (
+        f"{_us((last_cost - first_cost) / (last_claims - first_claims))} per claim from {first_claims} to {last_claims}"
+    )
     if worse:
-        return [f"- {backend}, {what}: worse than linear at " + "; ".join(worse) + "."]
-    return [f"- {backend}, {what}: linear or better."]
+        return [f"- {backend}, {what}: worse than linear at " + "; ".join(worse) + f" ({overall})."]
+    return [f"- {backend}, {what}: linear or better within the noise ({overall})."]
 
 
 def main() -> None:

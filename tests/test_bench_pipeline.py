@@ -58,16 +58,20 @@ def test_profile_summary_by_library_own_time_and_project_functions(tmp_path):
     project = dict(summary.project)
     assert project["Run._commit (services/gateway/pipeline.py)"] == 0.6
     assert project["main (services/gateway/main.py)"] == 0.4
+    assert dict(summary.threads) == {"worker threads (asyncio.to_thread)": 0.6, "other threads": 0.4}
 
 
-def test_growth_verdicts_flag_a_cost_rising_faster_than_a_straight_line():
-    linear = [(1, 0.020), (10, 0.021), (100, 0.030), (300, 0.050)]
-    assert pipeline._growth_verdicts("sqlite", "gateway CPU", linear) == ["- sqlite, gateway CPU: linear or better."]
-    noisy = [(1, 0.020), (10, 0.018), (100, 0.021), (300, 0.024)]
-    assert pipeline._growth_verdicts("sqlite", "gateway CPU", noisy) == ["- sqlite, gateway CPU: linear or better."]
+def test_growth_verdicts_flag_a_cost_per_claim_that_rises_beyond_noise():
+    linear = [(1, 0.020), (10, 0.021), (100, 0.039), (300, 0.079)]
+    assert pipeline._growth_verdicts("sqlite", "CPU", linear) == [
+        "- sqlite, CPU: linear or better within the noise (197 µs per claim from 1 to 300)."
+    ]
+    # 1 → 10 claims is within the noise: 100 µs per claim after it is no sign of worse than linear.
+    flat_then_linear = [(1, 0.020), (10, 0.020), (100, 0.029), (300, 0.049)]
+    assert "linear or better" in pipeline._growth_verdicts("sqlite", "CPU", flat_then_linear)[0]
     rising = [(1, 0.020), (10, 0.021), (100, 0.030), (300, 0.120)]
-    (verdict,) = pipeline._growth_verdicts("sqlite", "gateway CPU", rising)
-    assert "worse than linear at 100→300 claims (450 µs per extra claim against 101 µs from 1 to 100" in verdict
+    (verdict,) = pipeline._growth_verdicts("sqlite", "CPU", rising)
+    assert "worse than linear at 100→300 claims (450 µs per extra claim against 100 µs before)" in verdict
 
 
 def test_spread_shows_the_median_and_range_of_repeats():
