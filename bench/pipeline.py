@@ -1,5 +1,7 @@
-"""What the gateway adds: latency against the model critical path and against direct service calls, the
-gateway's CPU per run under load, and its cost as the work grows (four processes, fake models).
+"""What the gateway adds: latency over the model critical path and direct calls, CPU per run, cost per claim.
+
+Four processes and fake models: latency against the model critical path and against direct service
+calls, the gateway's CPU per run under load, and its cost as the work grows.
 
 Latency, at the fixed model latencies of issue 14 (extract 400 ms, checkers 300/500/700 ms, report
 400 ms; the title call instant, then 100 ms), K runs of user content one after another. Each round
