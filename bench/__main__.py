@@ -1,6 +1,9 @@
 """Run every benchmark and write bench/RESULTS.md: `python -m bench`.
 
-Latency overhead and throughput (bench/pipeline.py), the embedded engines' speed and
+What the gateway adds (bench/pipeline.py: latency against the model critical path and
+against direct service calls, gateway CPU per run at 100 and 500 concurrent runs, cost as
+the claims grow; `--runs`, `--claims`, `--growth-postgresql` and `--repeat` for the longer
+variants), the embedded engines' speed and
 memory (bench/engines.py, bench/extractor_quality.py, bench/checker_accuracy.py),
 accuracy and extraction quality, retrieval speed (bench/retrieval.py) and reliability
 under injected faults, gateway kills, dropped streams and cancellations on SQLite and
@@ -9,7 +12,7 @@ PostgreSQL (bench/reliability.py). Benchmarks print figures; they are not tests.
 
 from __future__ import annotations
 
-import asyncio
+import argparse
 import datetime
 import os
 import platform
@@ -26,6 +29,14 @@ def _pct(value: float) -> str:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=8, help="latency rounds per title latency in bench.pipeline")
+    parser.add_argument(
+        "--claims", type=int, nargs="*", default=[1, 10, 100, 300], help="bench.pipeline growth sizes (none: skip)"
+    )
+    parser.add_argument("--growth-postgresql", action="store_true", help="the growth section on PostgreSQL too")
+    parser.add_argument("--repeat", type=int, default=1, help="repeat bench.pipeline, print median and range")
+    args = parser.parse_args()
     started = time.monotonic()
     lines: list[str] = []
 
@@ -39,33 +50,20 @@ def main() -> None:
     say(f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, `python -m bench`.")
     say()
 
-    latency = asyncio.run(pipeline.measure_latency(20))
-    say("## Latency overhead (fake models with fixed stage delays, 20 runs one after another)")
+    say("## What the gateway adds (fake models, four processes; SQLite and PostgreSQL)")
     say()
-    say("| critical path | p50 | p50 / critical | p95 | p95 / critical | inside stages | between stages |")
-    say("|---|---|---|---|---|---|---|")
-    say(
-        f"| {latency.critical_path_s:.2f} s | {latency.p50_s:.3f} s | {latency.p50_s / latency.critical_path_s:.2f}x "
-        f"| {latency.p95_s:.3f} s | {latency.p95_s / latency.critical_path_s:.2f}x "
-        f"| {latency.in_stage_overhead_ms:.0f} ms | {latency.between_stage_ms:.0f} ms |"
-    )
-    say()
-    say(
-        "Inside stages: gRPC hops gateway→service, prompt building, the HTTP call to the model server and "
-        "parsing. Between stages: the gateway's stage-row commits, the title call's hop and event bookkeeping."
-    )
-    say()
-
-    say("## Throughput (instant fake models, C concurrent streaming runs)")
-    say()
-    say("| C | runs/s | p50 | p99 | errors | gateway CPU per run | gateway peak memory |")
-    say("|---|---|---|---|---|---|---|")
-    for r in asyncio.run(pipeline.measure_throughput([50, 200, 500])):
-        say(
-            f"| {r.concurrency} | {r.runs_per_s:.1f} | {r.p50_s:.2f} s | {r.p99_s:.2f} s | {r.errors} "
-            f"| {r.gateway_cpu_s_per_run * 1000:.1f} ms | {r.gateway_peak_mb:.0f} MB |"
+    repeats = [
+        pipeline.measure(
+            pipeline.BACKENDS,
+            runs=args.runs,
+            sizes=args.claims,
+            growth_backends=pipeline.BACKENDS if args.growth_postgresql else ("sqlite",),
+            progress=lambda line: print(line, flush=True),
         )
-    say()
+        for _ in range(args.repeat)
+    ]
+    for line in pipeline.markdown(repeats, heading="###"):
+        say(line)
 
     extraction = extractor_quality.measure()
     checking = checker_accuracy.evaluate()

@@ -545,6 +545,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Replies go out at once: with Nagle's algorithm on, a reply on a reused connection
+        # could wait for the client's delayed ACK of the previous one (~40 ms on Linux).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.owner._track(self.connection, open_=True)
 
     def finish(self) -> None:
@@ -587,8 +590,9 @@ class _Handler(BaseHTTPRequestHandler):
             for name, value in answer.headers:
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(answer.body)))
-            self.end_headers()
-            self.wfile.write(answer.body)
+            # Headers and body in one send (what end_headers() and a second write would split).
+            self._headers_buffer.append(b"\r\n" + answer.body)
+            self.flush_headers()
         except OSError:  # the client gave up (e.g. its deadline passed)
             self.close_connection = True
 
