@@ -66,6 +66,7 @@ async def test_claims_arrive_while_the_model_writes_and_the_result_equals_extrac
     *early, (last, finished_at) = messages
     assert [len(m.claims) for m, _ in early] == [1, 1, 1, 1] and not any(m.HasField("result") for m, _ in early)
     assert list(last.claims) == [] and last.HasField("result")
+    assert [m.content for m, _ in messages] == [CONTENT, "", "", "", ""]
     # The first claim came out long before the answer was done (its summary still being written).
     assert early[0][1] < finished_at / 2
     streamed = [claim for message, _ in early for claim in message.claims]
@@ -92,6 +93,7 @@ async def test_truncated_content_streams_the_claims_of_the_shown_part(extractor,
     messages = await stream(extractor, "fake/extractor", content, max_content_length=len(CONTENT))
     result = messages[-1][0].result
     assert result.content_truncated and result.content.endswith("Claims beyond this point were not analyzed.]")
+    assert messages[0][0].content == result.content
     assert [c.claim for m, _ in messages for c in m.claims] == [c.claim for c in result.claims]
     assert len(result.claims) == 4
 
@@ -100,6 +102,7 @@ async def test_a_loose_format_yields_its_claims_with_the_result(extractor, fake_
     fake_models.script("fake/loose", reply("Claim 1 - The Eiffel Tower is about 330 metres tall.\n"))
     [(last, _)] = await stream(extractor, "fake/loose")
     assert [c.claim for c in last.claims] == ["The Eiffel Tower is about 330 metres tall."]
+    assert last.content == CONTENT
 
 
 async def test_the_local_extractor_streams_claim_by_claim(extractor):

@@ -79,9 +79,11 @@ class ExtractStreamRequest(_message.Message):
     def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., max_content_length: _Optional[int] = ...) -> None: ...
 
 class ExtractStreamResponse(_message.Message):
-    __slots__ = ("claims", "result")
+    __slots__ = ("claims", "result", "content")
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
     claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.Claim]
     result: ExtractResponse
-    def __init__(self, claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., result: _Optional[_Union[ExtractResponse, _Mapping]] = ...) -> None: ...
+    content: str
+    def __init__(self, claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., result: _Optional[_Union[ExtractResponse, _Mapping]] = ..., content: _Optional[str] = ...) -> None: ...

@@ -70,19 +70,25 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
         """Extract over the model's streamed answer: each claim as soon as it is complete (ClaimStream),
         then the whole extraction, equal to what Extract returns for the same answer."""
         shown, truncated, max_length = _checked_content(request)
+        analysed = with_truncation_note(shown, max_length) if truncated else shown
         claims = ClaimStream(shown)
-        prompt = build_extraction_prompt(shown)
+        first = True
         async with self._client.stream(
-            request.model, prompt, timeout_s=call_timeout_s(context, self._timeout_s)
+            request.model, build_extraction_prompt(shown), timeout_s=call_timeout_s(context, self._timeout_s)
         ) as answer:
             async for piece in answer:
                 if found := claims.feed(piece):
-                    yield extractor_pb2.ExtractStreamResponse(claims=[claim.to_proto() for claim in found])
-        last = claims.finish()
-        yield extractor_pb2.ExtractStreamResponse(
-            claims=[claim.to_proto() for claim in last],
+                    message = extractor_pb2.ExtractStreamResponse(claims=[claim.to_proto() for claim in found])
+                    if first:
+                        message.content, first = analysed, False
+                    yield message
+        last = extractor_pb2.ExtractStreamResponse(
+            claims=[claim.to_proto() for claim in claims.finish()],
             result=_extraction(request.model, shown, truncated, max_length, answer.completion, claims.claims),
         )
+        if first:
+            last.content = analysed
+        yield last
 
 
 def _checked_content(
