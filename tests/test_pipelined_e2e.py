@@ -18,20 +18,14 @@ import pytest
 from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
 from services.gateway.store.store import ANY_TENANT
+from tests import test_durable_runs as durable
 from tests.conftest import CHECKERS, FULL_SEQUENCE, content_request, kinds, payload
 from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, fail, hold_until_closed, verdicts
-from tests.test_durable_runs import (  # noqa: F401  (fixtures: a gateway per test, shared workers)
-    assert_gap_free,
-    backend,
-    connect,
-    database_url,
-    read_until,
-    start_gateway,
-    store,
-    wait_for_status,
-    watch_all,
-    workers,
-)
+from tests.test_durable_runs import assert_gap_free, connect, read_until, wait_for_status, watch_all
+
+# The durable-runs module's fixtures: a gateway per test (some are killed), shared workers, both backends.
+backend, database_url, workers = durable.backend, durable.database_url, durable.workers
+start_gateway, store = durable.start_gateway, durable.store
 
 pytestmark = pytest.mark.e2e
 
@@ -47,8 +41,8 @@ SOURCES = [
     common_pb2.Source(id="tower", title="Eiffel Tower", text="The Eiffel Tower is 330 metres tall including antennas."),
 ]
 NEW_KINDS = ("claims_extracted", "checker_batch_complete")
-# Extraction streams at this rate (about 1.5 s for the five claims), so checkers can start early.
-EXTRACT_TOKENS_PER_S = 100
+# Extraction streams at this rate (about 0.7 s for the five claims), so checkers can start early.
+EXTRACT_TOKENS_PER_S = 200
 
 
 def spec_kinds(events) -> list[str]:
@@ -161,7 +155,7 @@ async def test_a_failing_checker_fails_alone_in_pipelined_mode(start_gateway, fa
 
 
 async def test_cancel_stops_the_extraction_and_the_batches_in_flight(start_gateway, fake_models, store):
-    fake_models.set_token_rate("fake/extractor", 20)  # still writing when the run is cancelled
+    fake_models.set_token_rate("fake/extractor", 50)  # still writing when the run is cancelled
     for checker in CHECKERS:
         fake_models.script(checker, hold_until_closed())
     gateway = start_gateway()
