@@ -83,7 +83,7 @@ class Settings(BaseSettings):
     # the most calls one checker has in flight at once (claims arriving meanwhile wait and are
     # batched together, so a slow checker gets fewer, larger batches).
     pipelined_batch_claims: int = Field(default=5, ge=1, le=100)
-    pipelined_batches_in_flight: int = Field(default=2, ge=1, le=16)
+    pipelined_batches_in_flight: int = Field(default=4, ge=1, le=16)
 
     # Seconds a server waits for in-flight RPCs (and the gateway for in-flight runs) after SIGTERM.
     shutdown_grace_s: float = Field(default=10.0, ge=0)

@@ -61,7 +61,7 @@ class RunPlan:
     # Pipelined verification (services/gateway/pipelined.py), and its batching (from the settings).
     pipelined: bool = False
     pipelined_batch_claims: int = 5
-    pipelined_batches_in_flight: int = 2
+    pipelined_batches_in_flight: int = 4
 
     @property
     def generates(self) -> bool:
