@@ -1,6 +1,7 @@
 """Run every benchmark and write bench/RESULTS.md: `python -m bench`.
 
-Latency overhead and throughput (bench/pipeline.py), the embedded engines' speed and
+Latency overhead and throughput (bench/pipeline.py), pipelined against sequential
+verification at a fixed model token rate (bench/pipelined.py), the embedded engines' speed and
 memory (bench/engines.py, bench/extractor_quality.py, bench/checker_accuracy.py),
 accuracy and extraction quality, retrieval speed (bench/retrieval.py) and reliability
 under injected faults, gateway kills, dropped streams and cancellations on SQLite and
@@ -16,7 +17,7 @@ import platform
 import time
 from pathlib import Path
 
-from bench import checker_accuracy, engines, extractor_quality, pipeline, reliability, retrieval
+from bench import checker_accuracy, engines, extractor_quality, pipeline, pipelined, reliability, retrieval
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -65,6 +66,12 @@ def main() -> None:
             f"| {r.concurrency} | {r.runs_per_s:.1f} | {r.p50_s:.2f} s | {r.p99_s:.2f} s | {r.errors} "
             f"| {r.gateway_cpu_s_per_run * 1000:.1f} ms | {r.gateway_peak_mb:.0f} MB |"
         )
+    say()
+
+    say("## Pipelined verification (models writing at a fixed token rate)")
+    say()
+    for line in pipelined.markdown(asyncio.run(pipelined.measure([10, 30, 100], repeat=3))):
+        say(line)
     say()
 
     extraction = extractor_quality.measure()

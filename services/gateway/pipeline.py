@@ -2,8 +2,8 @@
 
 Each step emits its events, calls one downstream service within the per-stage
 deadline and stores its stage row the moment it has a result, so a later failure
-loses nothing already done. `run_pipeline` chains the steps; a future pipelined
-mode can reuse them in another order.
+loses nothing already done. `run_pipeline` chains the steps; pipelined runs
+(services/gateway/pipelined.py) feed the same steps from a streamed extraction.
 
 Runs are durable: every event is stored with the stage row it reports (one fenced
 commit, `StageStore.commit_run`), and a run resumed on another gateway starts with
