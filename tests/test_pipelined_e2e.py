@@ -154,6 +154,20 @@ async def test_a_failing_checker_fails_alone_in_pipelined_mode(start_gateway, fa
     assert [f["stage"] for f in result_failures] == ["verify_1"]
 
 
+async def test_a_checker_that_never_answers_fails_at_the_stage_deadline(start_gateway, fake_models, store):
+    fake_models.set_token_rate("fake/extractor", EXTRACT_TOKENS_PER_S)
+    fake_models.script("fake/checker-b", hold_until_closed(limit_s=20))
+    gateway = start_gateway(FACTCHECK_STAGE_TIMEOUT_MS="2000")
+    async with connect(gateway) as stub:
+        started = time.monotonic()
+        events = [r.event async for r in stub.Run(content_request(CONTENT, pipelined=True), timeout=60)]
+        elapsed = time.monotonic() - started
+    done = payload(events, "all_checkers_complete")
+    assert [(f.checker_index, f.message.split(":")[0]) for f in done.failed_checkers] == [(1, "DEADLINE_EXCEEDED")]
+    assert kinds(events)[-1] == "complete" and elapsed < 2 + 3  # the extraction, then at most one stage timeout
+    assert [r.stage_type for r in store.get_stages(events[0].message_id)] == ["extract", "verify_0", "report"]
+
+
 async def test_cancel_stops_the_extraction_and_the_batches_in_flight(start_gateway, fake_models, store):
     fake_models.set_token_rate("fake/extractor", 50)  # still writing when the run is cancelled
     for checker in CHECKERS:
