@@ -296,10 +296,11 @@ class _Pipeline:
 
 
 async def _read(call, messages: asyncio.Queue) -> None:
-    """The stream's messages into the queue, then None; or the error that ended it."""
+    """The stream's messages into the queue, then None; or the error that ended it (raised by the reader of
+    the queue: a gRPC error is the spec's extraction failure, anything else a bug)."""
     try:
         async for message in call:
             messages.put_nowait(message)
         messages.put_nowait(None)
-    except grpc.aio.AioRpcError as error:
+    except Exception as error:  # handed to the run's task, never lost
         messages.put_nowait(error)
