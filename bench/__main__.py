@@ -3,7 +3,8 @@
 What the gateway adds (bench/pipeline.py: latency against the model critical path and
 against direct service calls, gateway CPU per run at 100 and 500 concurrent runs, cost as
 the claims grow; `--runs`, `--claims`, `--growth-postgresql` and `--repeat` for the longer
-variants), the embedded engines' speed and
+variants), pipelined against sequential verification at a fixed model token rate
+(bench/pipelined.py), the embedded engines' speed and
 memory (bench/engines.py, bench/extractor_quality.py, bench/checker_accuracy.py),
 accuracy and extraction quality, retrieval speed (bench/retrieval.py) and reliability
 under injected faults, gateway kills, dropped streams and cancellations on SQLite and
@@ -13,13 +14,14 @@ PostgreSQL (bench/reliability.py). Benchmarks print figures; they are not tests.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime
 import os
 import platform
 import time
 from pathlib import Path
 
-from bench import checker_accuracy, engines, extractor_quality, pipeline, reliability, retrieval
+from bench import checker_accuracy, engines, extractor_quality, pipeline, pipelined, reliability, retrieval
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -64,6 +66,12 @@ def main() -> None:
     ]
     for line in pipeline.markdown(repeats, heading="###"):
         say(line)
+
+    say("## Pipelined verification (models writing at a fixed token rate)")
+    say()
+    for line in pipelined.markdown(asyncio.run(pipelined.measure([10, 30, 100], repeat=3))):
+        say(line)
+    say()
 
     extraction = extractor_quality.measure()
     checking = checker_accuracy.evaluate()

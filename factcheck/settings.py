@@ -79,6 +79,12 @@ class Settings(BaseSettings):
     evidence_top_k: int = Field(default=3, ge=1, le=10)
     evidence_rerank: str = "none"
 
+    # Pipelined runs (FactCheckConfig.pipelined): the most claims one checker call verifies, and
+    # the most calls one checker has in flight at once (claims arriving meanwhile wait and are
+    # batched together, so a slow checker gets fewer, larger batches).
+    pipelined_batch_claims: int = Field(default=5, ge=1, le=100)
+    pipelined_batches_in_flight: int = Field(default=4, ge=1, le=16)
+
     # Seconds a server waits for in-flight RPCs (and the gateway for in-flight runs) after SIGTERM.
     shutdown_grace_s: float = Field(default=10.0, ge=0)
     # Seconds between SIGTERM (health turns NOT_SERVING) and closing the listener, during which

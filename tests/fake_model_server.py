@@ -17,9 +17,17 @@ Scripting: `server.script(model_id, *behaviours)` queues behaviours for one mode
 each request to that model consumes the next one and the last one repeats. Behaviours
 are built with `reply`, `default_reply`, `verdicts`, `delay`, `fail`, `garbage`,
 `bad_shape`, `hang`, `disconnect`, `raw_bytes` (any status, body and headers) and
-`raw_response` (the whole HTTP response as bytes, however malformed). `server.set_latency(kind_or_model, s)`
+`raw_response` (the whole HTTP response as bytes, however malformed) and `sse` (server-sent events
+as given, then a clean end, a dropped connection or a hang). `server.set_latency(kind_or_model, s)`
 adds a fixed delay before answering (a model id wins over a kind). Everything is
 thread-safe.
+
+Streaming: a request with `"stream": true` gets its answer text as server-sent events
+(`chat.completion.chunk`s, one per token, then a usage chunk and `data: [DONE]`), unless
+the behaviour is `plain(...)` (a provider that ignores `stream`). With
+`server.set_token_rate(kind_or_model, tokens_per_s)` the model writes at that fixed rate:
+a streamed answer sends each token when it is written, a plain answer comes whole once the
+last token is written. A token is a word with the whitespace before it.
 
 Standalone: `python -m tests.fake_model_server --port 8089` serves the defaults.
 """
@@ -55,7 +63,10 @@ __all__ = [
     "hang",
     "raw_bytes",
     "raw_response",
+    "plain",
     "reply",
+    "sse",
+    "tokens_of",
     "verdicts",
 ]
 
@@ -106,12 +117,18 @@ class HttpAnswer:
 
     With `raw`, `body` is the whole response (status line, headers, body) written as it
     is, after which the connection is closed; `status` and `headers` are then unused.
+    `text` is the answer's text when it is a completion (what a streaming request gets,
+    token by token); `events` are server-sent events' data to send as they are, then
+    `ending` ("done": end the response, "close": drop the connection, "hang").
     """
 
     status: int
     body: bytes
     headers: tuple[tuple[str, str], ...] = (("Content-Type", "application/json"),)
     raw: bool = False
+    text: str | None = None
+    events: tuple[str, ...] | None = None
+    ending: str = "done"
 
 
 # A behaviour's action: given the request and the server's stop event, the answer to
@@ -150,7 +167,22 @@ def completion_answer(model: str, text: str, usage: Mapping[str, int] | None = N
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": dict(usage),
     }
-    return HttpAnswer(200, json.dumps(payload).encode())
+    return HttpAnswer(200, json.dumps(payload).encode(), text=text)
+
+
+def tokens_of(text: str) -> list[str]:
+    """The answer's tokens as the fake model writes them: each word with the whitespace before it."""
+    return re.findall(r"\s*\S+|\s+\Z", text)
+
+
+def chunk_event(model: str, content: str | None = None, *, finish: bool = False, role: bool = False) -> str:
+    """One `chat.completion.chunk` event's data."""
+    delta: dict[str, Any] = {"role": "assistant"} if role else {}
+    if content is not None:
+        delta["content"] = content
+    choice = {"index": 0, "delta": delta, "finish_reason": "stop" if finish else None}
+    payload = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model, "choices": [choice]}
+    return json.dumps(payload)
 
 
 # --- behaviours --------------------------------------------------------------------------
@@ -221,6 +253,27 @@ def _sources_lines(prompt: str, cite: str) -> dict[str, str]:
             quotes.append(f'[{passage_id}] "{quote}"')
         lines[claim_id] = "; ".join(quotes) or "none"
     return lines
+
+
+def plain(behaviour: Behaviour | None = None) -> Behaviour:
+    """Like `behaviour` (default answer), but never streamed: a provider that ignores `"stream": true`."""
+    inner = behaviour or default_reply()
+
+    def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer | None:
+        answer = inner(request, stop)
+        return None if answer is None else HttpAnswer(answer.status, answer.body, answer.headers, answer.raw)
+
+    return Behaviour(f"plain({inner.name})", action)
+
+
+def sse(*events: str, ending: str = "done") -> Behaviour:
+    """Answer 200 `text/event-stream` with these events' data (`data: ...`, each then a blank line),
+    then `ending`: "done" ends the response, "close" drops the connection mid-response, "hang"
+    waits until the server stops."""
+    if ending not in ("done", "close", "hang"):
+        raise ValueError(f"unknown ending {ending!r}")
+    answer = HttpAnswer(200, b"", (("Content-Type", "text/event-stream"),), events=tuple(events), ending=ending)
+    return Behaviour(f"sse({len(events)} events, ending={ending!r})", lambda request, stop: answer)
 
 
 def delay(seconds: float, then: Behaviour | None = None) -> Behaviour:
@@ -574,8 +627,68 @@ class _Handler(BaseHTTPRequestHandler):
         answer = self.server.owner._handle(request)
         if answer is None:
             self.close_connection = True
+        elif answer.events is not None:
+            self._send_events(answer.events, answer.ending)
+        elif answer.text is not None and answer.status == 200 and request.body.get("stream") is True:
+            self._stream_text(request, answer.text, self.server.owner.token_rate(request))
         else:
             self._send(answer)
+
+    def _send_events(self, events, ending: str, schedule=None) -> None:
+        """Server-sent events, one chunk of the chunked body each (TCP_NODELAY: each goes out at once);
+        `schedule` gives, per event, the time.monotonic() to send it at."""
+        stop = self.server.owner._stop
+        try:
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for index, data in enumerate(events):
+                if schedule is not None and stop.wait(max(schedule[index] - time.monotonic(), 0)):
+                    self.close_connection = True
+                    return
+                frame = f"data: {data}\n\n".encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+            if ending == "hang":
+                stop.wait()
+            if ending != "done":
+                self.close_connection = True
+                return
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the client gave up
+            self.close_connection = True
+
+    def _stream_text(self, request: RecordedRequest, text: str, tokens_per_s: float) -> None:
+        """`text` as chat.completion.chunks, one per token (at `tokens_per_s` when it is set)."""
+        model, tokens, prompt_tokens = request.model, tokens_of(text), len(request.prompt.split())
+        events = [chunk_event(model, "", role=True)]
+        events += [chunk_event(model, token) for token in tokens]
+        events += [
+            chunk_event(model, finish=True),
+            json.dumps(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "model": model,
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": len(tokens),
+                        "total_tokens": prompt_tokens + len(tokens),
+                    },
+                }
+            ),
+            "[DONE]",
+        ]
+        schedule = None
+        if tokens_per_s:
+            start = time.monotonic()
+            written = [start + (i + 1) / tokens_per_s for i in range(len(tokens))]
+            last = written[-1] if written else start
+            schedule = [start, *written, last, last, last]
+        self._send_events(events, "done", schedule)
 
     def _send(self, answer: HttpAnswer) -> None:
         if answer.raw:
@@ -640,6 +753,7 @@ class FakeModelServer:
         self._requests: list[RecordedRequest] = []
         self._scripts: dict[str, deque[Behaviour]] = {}
         self._latency: dict[str, float] = {}
+        self._token_rate: dict[str, float] = {}
         self._connections: set[socket.socket] = set()
         self._in_flight: dict[str, int] = {}
         self._peak: dict[str, int] = {}
@@ -710,12 +824,23 @@ class FakeModelServer:
         with self._lock:
             self._latency[kind_or_model] = seconds
 
+    def set_token_rate(self, kind_or_model: str, tokens_per_s: float) -> None:
+        """Write answers of a kind or a model id at a fixed rate (0: at once); a model id wins."""
+        with self._lock:
+            self._token_rate[kind_or_model] = tokens_per_s
+
+    def token_rate(self, request: RecordedRequest) -> float:
+        """The tokens per second at which this request's answer is written (0: at once)."""
+        with self._lock:
+            return self._token_rate.get(request.model, self._token_rate.get(request.kind, 0.0))
+
     def reset(self) -> None:
-        """Forget recorded requests, scripts, latencies and in-flight peaks."""
+        """Forget recorded requests, scripts, latencies, token rates and in-flight peaks."""
         with self._lock:
             self._requests.clear()
             self._scripts.clear()
             self._latency.clear()
+            self._token_rate.clear()
             self._peak.clear()
             self._peak_total = 0
 
@@ -742,7 +867,13 @@ class FakeModelServer:
         try:
             if latency and self._stop.wait(latency):
                 return None
-            return behaviour(request, self._stop)
+            answer = behaviour(request, self._stop)
+            rate = self.token_rate(request)
+            if answer is not None and answer.text is not None and rate and request.body.get("stream") is not True:
+                # A plain answer comes once its last token is written.
+                if self._stop.wait(len(tokens_of(answer.text)) / rate):
+                    return None
+            return answer
         finally:
             self._leave(request.model)
 

@@ -58,6 +58,8 @@ def test_event_oneof_covers_the_spec_sequence():
         "complete",
         "error",
         "cancelled",  # the final event of a cancelled run (durable runs)
+        "claims_extracted",  # pipelined runs only (FactCheckConfig.pipelined)
+        "checker_batch_complete",  # pipelined runs only
     ]
 
 

@@ -185,6 +185,26 @@ def test_the_same_passage_is_labelled_once(knowledge):
     assert len(evidence.passages) == 1
 
 
+def test_retrieving_claim_by_claim_into_one_evidence_equals_one_retrieval(knowledge):
+    """Pipelined runs retrieve each group of claims as it arrives: labels go on, passages are not repeated."""
+    knowledge.add_documents([PARIS, EVEREST], tenant_id=TENANT)
+    request_source = SourceDocument("req", "Request doc", "", "Mount Everest was first climbed in 1953.")
+    claims = [
+        ExtractedClaim("claim_1", "Mount Everest was first climbed in 1953", "", "DATE"),
+        ExtractedClaim("claim_2", "The Paris Agreement entered into force in 2016", "", "DATE"),
+        ExtractedClaim("claim_3", "The Paris Agreement was signed by 195 parties", "", "STATISTIC"),
+        ExtractedClaim("claim_4", "Everest was climbed by Hillary", "", "ATTRIBUTION"),
+    ]
+    retriever = Retriever(knowledge)
+    options = dict(use_store=True, top_k=2, tenant_id=TENANT)
+    whole = retriever.for_claims(claims, [request_source], **options)
+    grown = retriever.for_claims(claims[:1], [request_source], **options)
+    for group in (claims[1:3], claims[3:]):
+        assert retriever.for_claims(group, [request_source], into=grown, **options) is grown
+    assert grown.passages == whole.passages and grown.claim_passages == whole.claim_passages
+    assert len({p.id for p in whole.passages}) == len(whole.passages) >= 2
+
+
 def test_retrieval_without_the_store_uses_only_request_sources(knowledge):
     knowledge.add_documents([PARIS], tenant_id=TENANT)
     retriever = Retriever(knowledge)

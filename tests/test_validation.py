@@ -75,6 +75,15 @@ def test_request_config_is_what_gets_stored():
     }
 
 
+def test_pipelined_is_opt_in_and_stored_only_when_chosen():
+    settings = Settings(**{**SETTINGS.model_dump(), "pipelined_batch_claims": 3, "pipelined_batches_in_flight": 4})
+    plan = validate_run_request(request(content_to_check="text", pipelined=True), settings, tenant_id=DEFAULT_TENANT)
+    assert plan.pipelined and (plan.pipelined_batch_claims, plan.pipelined_batches_in_flight) == (3, 4)
+    assert plan.request_config()["pipelined"] is True
+    plan = validate_run_request(request(content_to_check="text"), settings, tenant_id=DEFAULT_TENANT)
+    assert not plan.pipelined and "pipelined" not in plan.request_config()
+
+
 @pytest.mark.parametrize(
     "message, expected",
     [

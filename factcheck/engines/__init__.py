@@ -1,7 +1,9 @@
 """The built-in `local/` engines: the suite's embedded default models.
 
 Each engine module exposes `answer(prompt: str) -> str` and replies in the spec's text
-formats, so the same parsers, consensus and report run on its output. Modules are
+formats, so the same parsers, consensus and report run on its output. A module may also
+expose `answer_stream(prompt) -> Iterator[str]`, its answer in pieces as it is worked out
+(the extractor: claim by claim); the others stream their answer as one piece. Modules are
 imported on first use, so a process pays only for the engines it calls.
 
 | model id | module | answers |
@@ -16,8 +18,9 @@ imported on first use, so a process pays only for the engines it calls.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 
-from factcheck.models.local import LocalEngine, register_local_engine
+from factcheck.models.local import LocalEngine, LocalStreamEngine, register_local_engine
 
 ENGINE_MODULES = {
     "generator": "generator",
@@ -36,5 +39,16 @@ def _lazy_engine(module_name: str) -> LocalEngine:
     return engine
 
 
+def _lazy_stream(module_name: str) -> LocalStreamEngine:
+    def stream(prompt: str) -> Iterator[str]:
+        module = importlib.import_module(f"{__name__}.{module_name}")
+        if hasattr(module, "answer_stream"):
+            yield from module.answer_stream(prompt)
+        else:
+            yield module.answer(prompt)
+
+    return stream
+
+
 for _name, _module in ENGINE_MODULES.items():
-    register_local_engine(_name, _lazy_engine(_module))
+    register_local_engine(_name, _lazy_engine(_module), stream=_lazy_stream(_module))

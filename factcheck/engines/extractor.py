@@ -41,6 +41,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from factcheck.domain import CLAIM_TYPES
@@ -48,7 +49,7 @@ from factcheck.engines.generator import NO_SOURCES_MESSAGE
 from factcheck.engines.prompt_text import extraction_content
 from factcheck.engines.sentences import sentence_spans
 
-__all__ = ["Claim", "answer", "claim_type", "extract_claims", "format_claims", "rejection_reason"]
+__all__ = ["Claim", "answer", "answer_stream", "claim_type", "extract_claims", "format_claims", "rejection_reason"]
 
 NO_CLAIMS_TEXT = "No verifiable factual claims were identified in this content."
 MIN_CLAIM_WORDS = 3
@@ -68,15 +69,28 @@ def answer(prompt: str) -> str:
     `local/generator`'s empty-store notice is a message to the user, not content, so it
     yields no claims.
     """
+    return "".join(answer_stream(prompt))
+
+
+def answer_stream(prompt: str) -> Iterator[str]:
+    """The same answer in pieces, written as the content is read: one CLAIM block per piece
+    as soon as its sentence is done, then the summary."""
     content = extraction_content(prompt)
-    if content.strip() == NO_SOURCES_MESSAGE:
-        return format_claims([])
-    return format_claims(extract_claims(content))
+    claims: list[Claim] = []
+    if content.strip() != NO_SOURCES_MESSAGE:
+        for claim in iter_claims(content):
+            yield _claim_block(len(claims) + 1, claim, first=not claims)
+            claims.append(claim)
+    yield _summary(claims)
 
 
 def extract_claims(content: str) -> list[Claim]:
     """The verifiable, atomic claims of `content`, in order, without exact duplicates."""
-    claims: list[Claim] = []
+    return list(iter_claims(content))
+
+
+def iter_claims(content: str) -> Iterator[Claim]:
+    """`extract_claims`, one sentence at a time."""
     seen: set[str] = set()
     for start, end in sentence_spans(content):
         sentence = _clean_sentence(content[start:end])
@@ -85,17 +99,27 @@ def extract_claims(content: str) -> list[Claim]:
         for clause in split_compound(sentence):
             if clause not in seen and rejection_reason(clause) is None:
                 seen.add(clause)
-                claims.append(Claim(clause, sentence, claim_type(clause)))
-    return claims
+                yield Claim(clause, sentence, claim_type(clause))
 
 
 def format_claims(claims: list[Claim]) -> str:
     """The spec's extraction format; with no claims, a plain note and a zero summary."""
-    blocks = [f"CLAIM {n}: {c.text}\nContext: {c.context}\nType: {c.type}\n" for n, c in enumerate(claims, 1)]
+    blocks = [_claim_block(n, claim, first=n == 1) for n, claim in enumerate(claims, 1)]
+    return "".join(blocks) + _summary(claims)
+
+
+def _claim_block(number: int, claim: Claim, *, first: bool) -> str:
+    """One CLAIM block; blocks after the first start with the blank line that separates them."""
+    block = f"CLAIM {number}: {claim.text}\nContext: {claim.context}\nType: {claim.type}\n"
+    return block if first else "\n" + block
+
+
+def _summary(claims: list[Claim]) -> str:
+    """What follows the blocks: the note when there are none, then the EXTRACTION SUMMARY."""
     counts = Counter(claim.type for claim in claims)
     ordered = sorted(counts, key=lambda name: (-counts[name], CLAIM_TYPES.index(name)))
     breakdown = ", ".join(f"{name}: {counts[name]}" for name in ordered) or "none"
-    body = "\n".join(blocks) if blocks else NO_CLAIMS_TEXT + "\n"
+    body = "" if claims else NO_CLAIMS_TEXT + "\n"
     return f"{body}\nEXTRACTION SUMMARY:\nTotal claims: {len(claims)}\nBy type: {breakdown}"
 
 

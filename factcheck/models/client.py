@@ -1,4 +1,5 @@
-"""The one model client: every model call of every service goes through `ModelClient.complete`.
+"""The one model client: every model call of every service goes through `ModelClient.complete`,
+or `ModelClient.stream` for an answer wanted while it is being written.
 
 Routing:
 - `local/<name>` runs a registered in-process engine (see `factcheck.models.local`) in a
@@ -42,16 +43,29 @@ breaks). Every transport or decoding failure becomes one `ModelError`: connectio
 problems, timeouts and 5xx/429 are retried; a 2xx body that cannot be read (not JSON,
 wrong shape, too deep, too big, an undecodable Content-Encoding) is final, as is any
 other 4xx. Provider error text is quoted only as a redacted `text_safety.excerpt`.
+
+Streaming (`stream`): the same call with `"stream": true`; the provider's server-sent
+events (`data: {chat.completion.chunk}` ... `data: [DONE]`) are read as they arrive and
+each `choices[0].delta.content` is handed on, cleaned like a whole answer. The same
+deadline, limits, retries and errors apply, with one difference: once a piece of the
+answer has been handed on, nothing is retried (a retry would write a different answer),
+so a failure after the first piece is final. A provider that ignores `stream` and
+answers a plain completion is read as `complete` reads it, its whole text one piece; a
+local engine streams the pieces it yields. An event that is not JSON or not a chunk, an
+`error` event, a stream that ends before `[DONE]` or a finish reason, and more than
+`MAX_RESPONSE_BYTES` are malformed answers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import logging
 import math
 import random
 import re
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
@@ -68,7 +82,7 @@ from factcheck.models.errors import (
     ModelTimeoutError,
 )
 from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, estimate_tokens
-from factcheck.models.local import LOCAL_PREFIX, get_local_engine
+from factcheck.models.local import LOCAL_PREFIX, get_local_engine, get_local_stream_engine
 from factcheck.observability import metrics, tracing
 from factcheck.settings import Settings
 from factcheck.text_safety import clean_text, excerpt
@@ -116,6 +130,25 @@ class _CallStats:
     usage: TokenUsage | None = None
 
 
+# What `next` returns once a local engine's stream is exhausted.
+_NO_MORE = object()
+# Receives each piece of a streamed answer as it is read.
+_Emit = Callable[[str], None]
+
+
+class _Streamed:
+    """Forwards a streamed answer's pieces and remembers whether any was handed on."""
+
+    def __init__(self, emit: _Emit) -> None:
+        self._emit = emit
+        self.started = False
+
+    def __call__(self, piece: str) -> None:
+        if piece:
+            self.started = True
+            self._emit(piece)
+
+
 class _RetryableFailure(Exception):
     """One attempt failed in a way worth retrying; `error` is raised if we give up."""
 
@@ -156,16 +189,33 @@ class ModelClient:
 
         Raises a `ModelError` subclass on any failure. `latency_ms` covers the whole call.
         """
+        return await self._call(model_id, prompt, timeout_s, None)
+
+    def stream(self, model_id: str, prompt: str, *, timeout_s: float) -> CompletionStream:
+        """`complete`, with the answer's pieces as the model writes them:
+
+            async with client.stream(model, prompt, timeout_s=30) as answer:
+                async for piece in answer:
+                    ...
+            answer.completion  # the whole answer, as `complete` returns it
+
+        Iterating raises the `ModelError` of a failed call. Leaving the block early cancels it.
+        """
+        return CompletionStream(lambda emit: self._call(model_id, prompt, timeout_s, emit))
+
+    async def _call(self, model_id: str, prompt: str, timeout_s: float, emit: _Emit | None) -> Completion:
+        """One model call, streamed to `emit` when it is given: deadline, retries, metrics, log and span."""
         loop = asyncio.get_running_loop()
         started = loop.time()
         deadline = started + timeout_s
         stats = _CallStats()
+        streamed = _Streamed(emit) if emit is not None else None
         with tracing.span("model.complete", **{"gen_ai.request.model": model_id}) as span:
             try:
                 if model_id.startswith(LOCAL_PREFIX):
-                    text, usage = await self._complete_local(model_id, prompt, deadline, stats)
+                    text, usage = await self._complete_local(model_id, prompt, deadline, stats, streamed)
                 else:
-                    text, usage = await self._complete_remote(model_id, prompt, deadline, timeout_s, stats)
+                    text, usage = await self._complete_remote(model_id, prompt, deadline, timeout_s, stats, streamed)
                 stats.usage = usage
             except ModelError as exc:
                 stats.outcome = _outcome_of(exc)
@@ -184,19 +234,26 @@ class ModelClient:
     # --- local engines -------------------------------------------------------------
 
     async def _complete_local(
-        self, model_id: str, prompt: str, deadline: float, stats: _CallStats
+        self, model_id: str, prompt: str, deadline: float, stats: _CallStats, streamed: _Streamed | None = None
     ) -> tuple[str, TokenUsage]:
-        """Run the engine in a thread so CPU work does not block the loop.
+        """Run the engine in a thread so CPU work does not block the loop (streamed: each piece
+        is worked out in a thread, and handed on as it comes).
 
         On timeout the thread cannot be killed: it finishes in the background and its
         answer is dropped.
         """
-        engine = get_local_engine(model_id[len(LOCAL_PREFIX) :])
+        name = model_id[len(LOCAL_PREFIX) :]
+        engine = get_local_engine(name) if streamed is None else get_local_stream_engine(name)
         stats.attempts = 1
         try:
             async with asyncio.timeout_at(deadline):
                 async with self._semaphore(_LOCAL_PROVIDER, self._settings.model_max_concurrency):
-                    text = await asyncio.to_thread(engine, prompt)
+                    if streamed is None:
+                        text = await asyncio.to_thread(engine, prompt)
+                    else:
+                        text = await self._stream_local(model_id, engine, prompt, streamed)
+        except ModelError:
+            raise
         except TimeoutError:
             raise ModelTimeoutError(model_id, "local engine did not answer before the deadline") from None
         except Exception as exc:  # an engine bug must surface as a model failure, not crash the service
@@ -207,22 +264,43 @@ class ModelClient:
         text = clean_text(text)
         return text, _estimate_usage(prompt, text)
 
+    async def _stream_local(self, model_id: str, engine, prompt: str, streamed: _Streamed) -> str:
+        """Pull a streaming engine's pieces, each in a worker thread; the whole answer, cleaned."""
+        pieces = await asyncio.to_thread(engine, prompt)
+        parts: list[str] = []
+        while (piece := await asyncio.to_thread(next, pieces, _NO_MORE)) is not _NO_MORE:
+            if not isinstance(piece, str):
+                raise ModelMalformedResponseError(model_id, f"local engine yielded {type(piece).__name__}, not str")
+            piece = clean_text(piece)
+            parts.append(piece)
+            streamed(piece)
+        return "".join(parts)
+
     # --- remote endpoints ----------------------------------------------------------
 
     async def _complete_remote(
-        self, model_id: str, prompt: str, deadline: float, timeout_s: float, stats: _CallStats
+        self,
+        model_id: str,
+        prompt: str,
+        deadline: float,
+        timeout_s: float,
+        stats: _CallStats,
+        streamed: _Streamed | None = None,
     ) -> tuple[str, TokenUsage]:
-        """Attempt, and retry retryable failures with backoff, until success or the deadline."""
+        """Attempt, and retry retryable failures with backoff, until success or the deadline
+        (streamed: only until the first piece of the answer was handed on)."""
         endpoint = self._endpoint_for(model_id)
-        payload = {"model": model_id, "messages": [{"role": "user", "content": prompt}]}
+        payload: dict[str, Any] = {"model": model_id, "messages": [{"role": "user", "content": prompt}]}
+        if streamed is not None:
+            payload["stream"] = True
         headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
         loop = asyncio.get_running_loop()
         while True:
             stats.attempts += 1
             try:
-                return await self._attempt(endpoint, model_id, payload, headers, deadline, timeout_s)
+                return await self._attempt(endpoint, model_id, payload, headers, deadline, timeout_s, streamed)
             except _RetryableFailure as failure:
-                if stats.attempts > self._settings.model_max_retries:
+                if stats.attempts > self._settings.model_max_retries or (streamed is not None and streamed.started):
                     raise failure.error from None
                 wait = self._backoff_s(stats.attempts, failure.retry_after_s)
                 if loop.time() + wait >= deadline:
@@ -237,16 +315,17 @@ class ModelClient:
         headers: dict[str, str],
         deadline: float,
         timeout_s: float,
+        streamed: _Streamed | None = None,
     ) -> tuple[str, TokenUsage]:
         """One HTTP request within the provider's rate limits (when it has any)."""
         limits = self._limits.for_provider(endpoint.provider)
         if limits is None:
-            return await self._request(endpoint, model_id, payload, headers, deadline, timeout_s)
+            return await self._request(endpoint, model_id, payload, headers, deadline, timeout_s, streamed)
         estimate = estimate_tokens(payload["messages"][0]["content"])
         await self._admit(limits, endpoint.provider, model_id, estimate, deadline)
         used: int | None = None
         try:
-            text, usage = await self._request(endpoint, model_id, payload, headers, deadline, timeout_s)
+            text, usage = await self._request(endpoint, model_id, payload, headers, deadline, timeout_s, streamed)
             used = usage.total_tokens
             return text, usage
         finally:
@@ -275,8 +354,13 @@ class ModelClient:
         headers: dict[str, str],
         deadline: float,
         timeout_s: float,
+        streamed: _Streamed | None = None,
     ) -> tuple[str, TokenUsage]:
-        """One HTTP request, bounded by the call's deadline. Raises _RetryableFailure to retry."""
+        """One HTTP request, bounded by the call's deadline. Raises _RetryableFailure to retry.
+
+        Streamed, a 2xx `text/event-stream` answer is read event by event (`_read_events`);
+        any other answer is read whole, as without streaming.
+        """
         loop = asyncio.get_running_loop()
         remaining = max(deadline - loop.time(), 0.001)
         # httpx's own timeout is a backstop; the asyncio deadline is what normally fires.
@@ -287,6 +371,8 @@ class ModelClient:
                     async with self._http.stream(
                         "POST", endpoint.url, json=payload, headers=headers, timeout=timeout
                     ) as response:
+                        if streamed is not None and _is_event_stream(response):
+                            return await self._read_events(endpoint, model_id, response, streamed)
                         body = await _read_body(response)
         except TimeoutError:
             raise _deadline_exceeded(model_id, timeout_s) from None
@@ -309,8 +395,96 @@ class ModelClient:
             error = ModelProviderError(model_id, f"request to provider {endpoint.provider!r} failed: {detail}")
             raise _RetryableFailure(error) from None
         if body.problem is None and len(body.data) > _THREAD_PARSE_BYTES:
-            return await asyncio.to_thread(self._interpret, endpoint, model_id, response, body)
-        return self._interpret(endpoint, model_id, response, body)
+            text, usage = await asyncio.to_thread(self._interpret, endpoint, model_id, response, body)
+        else:
+            text, usage = self._interpret(endpoint, model_id, response, body)
+        if streamed is not None:  # a provider that ignored "stream": its whole answer is one piece
+            streamed(text)
+        return text, usage
+
+    async def _read_events(
+        self, endpoint: _Endpoint, model_id: str, response: httpx.Response, streamed: _Streamed
+    ) -> tuple[str, TokenUsage]:
+        """A 2xx server-sent-events answer: each chunk's text handed on as it arrives.
+
+        A connection that breaks before the first piece is retried like any other; after
+        it, the failure is final (`_complete_remote`).
+        """
+        events = _EventStream()
+        parts: list[str] = []
+        usage: TokenUsage | None = None
+        finished = False
+        size = 0
+        try:
+            async for data in response.aiter_bytes():
+                size += len(data)
+                if size > MAX_RESPONSE_BYTES:
+                    raise ModelMalformedResponseError(
+                        model_id,
+                        f"provider {endpoint.provider!r} streamed more than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB",
+                    )
+                for event in events.feed(data):
+                    if event == "[DONE]":
+                        return "".join(parts), usage or TokenUsage()
+                    piece, chunk_usage, finish = self._parse_chunk(endpoint, model_id, event)
+                    usage = chunk_usage or usage
+                    finished = finished or finish
+                    if piece:
+                        parts.append(piece)
+                        streamed(piece)
+        except httpx.DecodingError:
+            encoding = excerpt(response.headers.get("content-encoding", "none"), 40)
+            raise ModelMalformedResponseError(
+                model_id,
+                f"provider {endpoint.provider!r} answered a stream that cannot be decoded "
+                f"(Content-Encoding: {encoding})",
+            ) from None
+        except httpx.TransportError as exc:
+            if not streamed.started:
+                raise
+            detail = self._excerpt(f"{type(exc).__name__}: {exc}")
+            raise ModelProviderError(
+                model_id,
+                f"the stream from provider {endpoint.provider!r} broke after {len(''.join(parts))} "
+                f"characters: {detail}",
+            ) from None
+        if finished:  # a provider that ends its stream without [DONE]
+            return "".join(parts), usage or TokenUsage()
+        message = f"the stream from provider {endpoint.provider!r} ended before the answer was complete"
+        if streamed.started:
+            raise ModelProviderError(model_id, message)
+        raise _RetryableFailure(ModelProviderError(model_id, message))
+
+    def _parse_chunk(self, endpoint: _Endpoint, model_id: str, event: str) -> tuple[str, TokenUsage | None, bool]:
+        """(text, usage if reported, whether a finish reason was given) of one `chat.completion.chunk`."""
+        if _json_too_deep(event):
+            raise ModelMalformedResponseError(model_id, f"a streamed chunk nests deeper than {MAX_JSON_DEPTH} levels")
+        try:
+            data = _load_json(event)
+        except ValueError:
+            raise ModelMalformedResponseError(
+                model_id, f"a streamed chunk is not JSON: {self._excerpt(event)}"
+            ) from None
+        if not isinstance(data, dict):
+            raise ModelMalformedResponseError(model_id, "a streamed chunk is not a JSON object")
+        if "error" in data:
+            message = self._excerpt(_error_message_of(data) or event)
+            raise ModelProviderError(model_id, f"provider {endpoint.provider!r} sent an error in its stream: {message}")
+        usage = _parse_usage(data["usage"]) if isinstance(data.get("usage"), dict) else None
+        choices = data.get("choices")
+        if not isinstance(choices, list):
+            raise ModelMalformedResponseError(model_id, "a streamed chunk has no choices")
+        if not choices:  # e.g. the closing chunk that only reports usage
+            return "", usage, False
+        choice = choices[0]
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if not isinstance(delta, dict):
+            raise ModelMalformedResponseError(model_id, "a streamed chunk has no choices[0].delta")
+        content = delta.get("content")
+        text = "" if content is None else _content_text(content)
+        if text is None:
+            raise ModelMalformedResponseError(model_id, "choices[0].delta.content of a streamed chunk is not text")
+        return clean_text(text), usage, bool(choice.get("finish_reason"))
 
     def _interpret(
         self, endpoint: _Endpoint, model_id: str, response: httpx.Response, body: _Body
@@ -416,6 +590,49 @@ class ModelClient:
         return excerpt(head + ("…" if len(head) < len(text) else ""), _EXCERPT_CHARS)
 
 
+class CompletionStream:
+    """A model answer as it is written (`ModelClient.stream`): iterate for its pieces; then
+    `completion` is the whole answer, as `ModelClient.complete` returns it.
+
+    The call runs in a task of its own (its span, deadline and retries stay inside it),
+    started on entering the `async with` block and cancelled on leaving it unfinished.
+    """
+
+    def __init__(self, call: Callable[[_Emit], Awaitable[Completion]]) -> None:
+        self._call = call
+        self._pieces: asyncio.Queue[str | None] = asyncio.Queue()
+        self._task: asyncio.Task[Completion] | None = None
+        self.completion: Completion | None = None
+
+    async def __aenter__(self) -> CompletionStream:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        task = self._task
+        if task is None:
+            return
+        if not task.done():
+            task.cancel()
+        try:
+            await task
+        except (asyncio.CancelledError, ModelError):
+            pass  # the caller left early, or already got the error while iterating
+
+    async def _run(self) -> Completion:
+        try:
+            return await self._call(self._pieces.put_nowait)
+        finally:
+            self._pieces.put_nowait(None)
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        if self._task is None:
+            raise RuntimeError("use `async with client.stream(...)` before iterating")
+        while (piece := await self._pieces.get()) is not None:
+            yield piece
+        self.completion = await self._task  # raises the call's ModelError
+
+
 def _configured_secrets(settings: Settings) -> list[str]:
     """Every API key in the settings, longest first so overlapping keys redact fully."""
     keys = [settings.model_api_key] + [override.api_key for override in settings.model_providers.values()]
@@ -512,6 +729,54 @@ async def _read_body(response: httpx.Response) -> _Body:
         encoding = excerpt(response.headers.get("content-encoding", "none"), 40)
         return _Body(b"", f"a body that cannot be decoded (Content-Encoding: {encoding})")
     return _Body(b"".join(chunks))
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    """A successful answer in server-sent events (anything else is read as a whole body)."""
+    content_type = response.headers.get("content-type", "")
+    return 200 <= response.status_code < 300 and content_type.split(";")[0].strip().lower() == "text/event-stream"
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class _EventStream:
+    """Server-sent events from bytes as they arrive: the `data` of each complete event.
+
+    UTF-8 decoded incrementally (invalid bytes become U+FFFD), lines split at CRLF, CR or
+    LF (a CR at the end of one read may pair with an LF at the start of the next), `data:`
+    lines of one event joined with LF, comments and other fields ignored. Linear in the
+    input: an unfinished line is kept as a list of parts until its line break arrives.
+    """
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._line: list[str] = []
+        self._data: list[str] = []
+        self._after_cr = False
+
+    def feed(self, raw: bytes) -> list[str]:
+        text = self._decoder.decode(raw)
+        if self._after_cr and text.startswith("\n"):
+            text = text[1:]
+        if text:
+            self._after_cr = text.endswith("\r")
+        events: list[str] = []
+        *complete, rest = _LINE_BREAK.split(text)
+        for part in complete:
+            self._line.append(part)
+            line = "".join(self._line)
+            self._line = []
+            if not line:
+                if self._data:
+                    events.append("\n".join(self._data))
+                    self._data = []
+            elif line.startswith("data:"):
+                value = line[5:]
+                self._data.append(value[1:] if value.startswith(" ") else value)
+        if rest:
+            self._line.append(rest)
+        return events
 
 
 def _decode_body(body: bytes) -> str:

@@ -2,7 +2,10 @@
 
 Local engines let the whole suite run with no network and no API key. An engine is a
 plain synchronous function prompt -> text; the model client runs it in a worker thread
-because engines are CPU-bound and must not block the event loop.
+because engines are CPU-bound and must not block the event loop. An engine may also
+stream: a function prompt -> iterator of text pieces whose concatenation is its answer
+(`ModelClient.stream` pulls each piece in a worker thread). An engine registered without
+one streams its whole answer as a single piece.
 
 Engines register themselves with `register_local_engine`. So that engine modules can do
 that on import without every caller knowing about them, the first lookup of an unknown
@@ -13,32 +16,39 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import Callable
+from typing import Callable, Iterator
 
 from factcheck.models.errors import ModelNotConfiguredError
 
 LocalEngine = Callable[[str], str]
+LocalStreamEngine = Callable[[str], Iterator[str]]
 
 LOCAL_PREFIX = "local/"
 _ENGINES_MODULE = "factcheck.engines"
 
 _engines: dict[str, LocalEngine] = {}
+_streams: dict[str, LocalStreamEngine] = {}
 _lock = threading.Lock()
 _engines_module_loaded = False
 
 
-def register_local_engine(name: str, engine: LocalEngine) -> None:
-    """Make `engine` answer the model id `local/<name>`; replaces any engine of that name."""
+def register_local_engine(name: str, engine: LocalEngine, *, stream: LocalStreamEngine | None = None) -> None:
+    """Make `engine` answer the model id `local/<name>` (and `stream`, if given, stream its answer);
+    replaces any engine of that name."""
     if not name or "/" in name:
         raise ValueError(f"invalid local engine name {name!r}")
     with _lock:
         _engines[name] = engine
+        _streams.pop(name, None)
+        if stream is not None:
+            _streams[name] = stream
 
 
 def unregister_local_engine(name: str) -> None:
     """Remove an engine (mainly for tests); unknown names are ignored."""
     with _lock:
         _engines.pop(name, None)
+        _streams.pop(name, None)
 
 
 def local_engine_names() -> list[str]:
@@ -59,6 +69,21 @@ def get_local_engine(name: str) -> LocalEngine:
             f"{LOCAL_PREFIX}{name}", f"unknown local engine {name!r} (available: {available})"
         )
     return engine
+
+
+def get_local_stream_engine(name: str) -> LocalStreamEngine:
+    """The streaming form of the engine for `local/<name>` (its whole answer as one piece if it
+    has none); ModelNotConfiguredError like `get_local_engine`."""
+    engine = get_local_engine(name)
+    with _lock:
+        stream = _streams.get(name)
+    if stream is not None:
+        return stream
+
+    def whole_answer(prompt: str) -> Iterator[str]:
+        yield engine(prompt)
+
+    return whole_answer
 
 
 def _lookup(name: str) -> LocalEngine | None:

@@ -67,3 +67,23 @@ class ExtractResponse(_message.Message):
     response_time_ms: int
     usage: _common_pb2.TokenUsage
     def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., content_truncated: _Optional[bool] = ..., raw_text: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., total_claims: _Optional[int] = ..., type_breakdown: _Optional[_Mapping[str, int]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ...) -> None: ...
+
+class ExtractStreamRequest(_message.Message):
+    __slots__ = ("model", "content", "max_content_length")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONTENT_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    content: str
+    max_content_length: int
+    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., max_content_length: _Optional[int] = ...) -> None: ...
+
+class ExtractStreamResponse(_message.Message):
+    __slots__ = ("claims", "result", "content")
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.Claim]
+    result: ExtractResponse
+    content: str
+    def __init__(self, claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., result: _Optional[_Union[ExtractResponse, _Mapping]] = ..., content: _Optional[str] = ...) -> None: ...

@@ -45,6 +45,11 @@ class ExtractorServiceStub:
                 request_serializer=factcheck_dot_v1_dot_extractor__pb2.ExtractRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_extractor__pb2.ExtractResponse.FromString,
                 _registered_method=True)
+        self.ExtractStream = channel.unary_stream(
+                '/factcheck.v1.ExtractorService/ExtractStream',
+                request_serializer=factcheck_dot_v1_dot_extractor__pb2.ExtractStreamRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_extractor__pb2.ExtractStreamResponse.FromString,
+                _registered_method=True)
 
 
 class ExtractorServiceServicer:
@@ -65,6 +70,16 @@ class ExtractorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExtractStream(self, request, context):
+        """Phase 1, streamed: the same extraction over the model's streamed answer. Each claim is
+        sent as soon as it is complete (in the spec's format: once its Type line ends), with the
+        id and offsets Extract gives it; the last message carries what Extract returns for the
+        whole answer. An answer in a looser format yields its claims with the last message.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ExtractorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -77,6 +92,11 @@ def add_ExtractorServiceServicer_to_server(servicer, server):
                     servicer.Extract,
                     request_deserializer=factcheck_dot_v1_dot_extractor__pb2.ExtractRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_extractor__pb2.ExtractResponse.SerializeToString,
+            ),
+            'ExtractStream': grpc.unary_stream_rpc_method_handler(
+                    servicer.ExtractStream,
+                    request_deserializer=factcheck_dot_v1_dot_extractor__pb2.ExtractStreamRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_extractor__pb2.ExtractStreamResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -134,6 +154,33 @@ class ExtractorService:
             '/factcheck.v1.ExtractorService/Extract',
             factcheck_dot_v1_dot_extractor__pb2.ExtractRequest.SerializeToString,
             factcheck_dot_v1_dot_extractor__pb2.ExtractResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExtractStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/factcheck.v1.ExtractorService/ExtractStream',
+            factcheck_dot_v1_dot_extractor__pb2.ExtractStreamRequest.SerializeToString,
+            factcheck_dot_v1_dot_extractor__pb2.ExtractStreamResponse.FromString,
             options,
             channel_credentials,
             insecure,

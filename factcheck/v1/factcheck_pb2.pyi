@@ -43,7 +43,7 @@ MESSAGE_STATUS_FAILED: MessageStatus
 MESSAGE_STATUS_CANCELLED: MessageStatus
 
 class FactCheckConfig(_message.Message):
-    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k")
+    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined")
     CONTENT_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -54,6 +54,7 @@ class FactCheckConfig(_message.Message):
     SOURCES_FIELD_NUMBER: _ClassVar[int]
     USE_KNOWLEDGE_STORE_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_TOP_K_FIELD_NUMBER: _ClassVar[int]
+    PIPELINED_FIELD_NUMBER: _ClassVar[int]
     content_to_check: str
     generator_model: str
     extractor_model: str
@@ -64,7 +65,8 @@ class FactCheckConfig(_message.Message):
     sources: _containers.RepeatedCompositeFieldContainer[_common_pb2.Source]
     use_knowledge_store: bool
     evidence_top_k: int
-    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ...) -> None: ...
+    pipelined: bool
+    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ...) -> None: ...
 
 class RunRequest(_message.Message):
     __slots__ = ("question", "mode", "conversation_id", "mode_config", "request_id")
@@ -87,7 +89,7 @@ class RunResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[FactCheckEvent, _Mapping]] = ...) -> None: ...
 
 class FactCheckEvent(_message.Message):
-    __slots__ = ("message_id", "seq", "timestamp", "factcheck_start", "generate_start", "generate_complete", "extract_start", "extract_complete", "evidence_retrieved", "verify_start", "checker_complete", "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete", "error", "cancelled")
+    __slots__ = ("message_id", "seq", "timestamp", "factcheck_start", "generate_start", "generate_complete", "extract_start", "extract_complete", "evidence_retrieved", "verify_start", "checker_complete", "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete", "error", "cancelled", "claims_extracted", "checker_batch_complete")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
@@ -106,6 +108,8 @@ class FactCheckEvent(_message.Message):
     COMPLETE_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    CLAIMS_EXTRACTED_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_BATCH_COMPLETE_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     seq: int
     timestamp: _timestamp_pb2.Timestamp
@@ -124,10 +128,12 @@ class FactCheckEvent(_message.Message):
     complete: CompletePayload
     error: ErrorPayload
     cancelled: CancelledPayload
-    def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., evidence_retrieved: _Optional[_Union[EvidenceRetrievedPayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ..., cancelled: _Optional[_Union[CancelledPayload, _Mapping]] = ...) -> None: ...
+    claims_extracted: ClaimsExtractedPayload
+    checker_batch_complete: CheckerBatchCompletePayload
+    def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., evidence_retrieved: _Optional[_Union[EvidenceRetrievedPayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ..., cancelled: _Optional[_Union[CancelledPayload, _Mapping]] = ..., claims_extracted: _Optional[_Union[ClaimsExtractedPayload, _Mapping]] = ..., checker_batch_complete: _Optional[_Union[CheckerBatchCompletePayload, _Mapping]] = ...) -> None: ...
 
 class RunConfig(_message.Message):
-    __slots__ = ("content_source", "generator_model", "extractor_model", "checker_models", "reporter_model", "bias_warning", "max_content_length", "timeout_ms")
+    __slots__ = ("content_source", "generator_model", "extractor_model", "checker_models", "reporter_model", "bias_warning", "max_content_length", "timeout_ms", "pipelined")
     CONTENT_SOURCE_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -136,6 +142,7 @@ class RunConfig(_message.Message):
     BIAS_WARNING_FIELD_NUMBER: _ClassVar[int]
     MAX_CONTENT_LENGTH_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    PIPELINED_FIELD_NUMBER: _ClassVar[int]
     content_source: ContentSource
     generator_model: str
     extractor_model: str
@@ -144,7 +151,8 @@ class RunConfig(_message.Message):
     bias_warning: str
     max_content_length: int
     timeout_ms: int
-    def __init__(self, content_source: _Optional[_Union[ContentSource, str]] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., bias_warning: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ...) -> None: ...
+    pipelined: bool
+    def __init__(self, content_source: _Optional[_Union[ContentSource, str]] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., bias_warning: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., pipelined: _Optional[bool] = ...) -> None: ...
 
 class FactCheckStartPayload(_message.Message):
     __slots__ = ("conversation_id", "message_id", "config")
@@ -199,6 +207,16 @@ class ExtractCompletePayload(_message.Message):
     content_truncated: bool
     def __init__(self, model: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., total_claims: _Optional[int] = ..., type_breakdown: _Optional[_Mapping[str, int]] = ..., response_time_ms: _Optional[int] = ..., content_truncated: _Optional[bool] = ...) -> None: ...
 
+class ClaimsExtractedPayload(_message.Message):
+    __slots__ = ("claims", "batch", "total_claims")
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.Claim]
+    batch: int
+    total_claims: int
+    def __init__(self, claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., batch: _Optional[int] = ..., total_claims: _Optional[int] = ...) -> None: ...
+
 class EvidenceRetrievedPayload(_message.Message):
     __slots__ = ("claims", "passages", "method", "response_time_ms")
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
@@ -234,6 +252,24 @@ class CheckerCompletePayload(_message.Message):
     checker_index: int
     dropped_citations: int
     def __init__(self, model: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., checker_index: _Optional[int] = ..., dropped_citations: _Optional[int] = ...) -> None: ...
+
+class CheckerBatchCompletePayload(_message.Message):
+    __slots__ = ("model", "checker_index", "batch", "verifications", "summary", "response_time_ms", "dropped_citations")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_INDEX_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    VERIFICATIONS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_CITATIONS_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    checker_index: int
+    batch: int
+    verifications: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimVerification]
+    summary: _common_pb2.VerdictSummary
+    response_time_ms: int
+    dropped_citations: int
+    def __init__(self, model: _Optional[str] = ..., checker_index: _Optional[int] = ..., batch: _Optional[int] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., dropped_citations: _Optional[int] = ...) -> None: ...
 
 class CheckerFailure(_message.Message):
     __slots__ = ("model", "checker_index", "message")

@@ -58,9 +58,14 @@ def parse_claims(text: str, content: str = "") -> list[ExtractedClaim]:
     the text split at line-leading "CLAIM n:" markers and each block read leniently.
     `content` is the text the extractor was shown: markers copied from it are not claims.
     """
-    reader = _Reader(content)
+    return _parse(text, _Reader(content))[0]
+
+
+def _parse(text: str, reader: _Reader) -> tuple[list[ExtractedClaim], bool]:
+    """parse_claims, and whether the strict format was found (False: the lenient fallback was used)."""
     lines = _without_summary(lines_of(text), reader)
-    found = _parse_strict(lines, reader) or _parse_lenient(lines, reader)
+    strict = _parse_strict(lines, reader)
+    found = strict or _parse_lenient(lines, reader)
     claims: list[ExtractedClaim] = []
     seen: set[str] = set()
     for claim, context, claim_type in found:
@@ -69,7 +74,60 @@ def parse_claims(text: str, content: str = "") -> list[ExtractedClaim]:
         seen.add(claim)
         # A claim without a Context line is its own context.
         claims.append(ExtractedClaim(f"claim_{len(claims) + 1}", claim, context or claim, claim_type))
-    return claims
+    return claims, bool(strict)
+
+
+class ClaimStream:
+    """The claims of an extraction answer that arrives in pieces, each given once it is final.
+
+    There is one parser: each time a Type line is complete, `parse_claims`' own rules run on
+    the answer's complete lines so far. In the spec's format a claim is final once its Type
+    line ends: a CLAIM/Context/Type triplet found in the answer so far is found again, with
+    the same id, in any longer answer (the strict scan only moves forward, the summary is
+    cut forward, duplicates keep the first), and once one triplet is found the lenient
+    fallback can no longer apply. Claims of an answer in a looser format (no triplet at all)
+    depend on the whole answer, so they come out only at `finish`.
+
+    `feed` and `finish` return the claims that became final, located in `content` exactly as
+    `locate_claims(parse_claims(answer, content), content)` would place them.
+    """
+
+    def __init__(self, content: str) -> None:
+        self._content = content
+        self._reader = _Reader(content)
+        self._complete: list[str] = []  # the answer up to its last line break
+        self._pending = ""  # the line being written
+        self.claims: list[ExtractedClaim] = []  # given out so far, in order
+
+    @property
+    def text(self) -> str:
+        return "".join(self._complete) + self._pending
+
+    def feed(self, piece: str) -> list[ExtractedClaim]:
+        """Add a piece of the answer; the claims that it completed."""
+        self._pending += piece
+        cut = self._pending.rfind("\n") + 1
+        if not cut:
+            return []
+        lines, self._pending = self._pending[:cut], self._pending[cut:]
+        self._complete.append(lines)
+        # Only a complete Type line can complete a triplet.
+        if not any(self._reader.label(_STRICT_TYPE, line) for line in lines_of(lines)):
+            return []
+        found, strict = _parse("".join(self._complete), self._reader)
+        return self._give(found) if strict else []
+
+    def finish(self) -> list[ExtractedClaim]:
+        """The answer is complete: the claims not given yet (all of parse_claims' claims are given then)."""
+        return self._give(parse_claims(self.text, self._content))
+
+    def _give(self, found: list[ExtractedClaim]) -> list[ExtractedClaim]:
+        given = len(self.claims)
+        if [replace(c, start=None, end=None) for c in self.claims] != found[:given]:
+            raise RuntimeError("streamed claims are not a prefix of the parsed answer")  # a bug: see the docstring
+        new = locate_claims(found[given:], self._content)
+        self.claims += new
+        return new
 
 
 def type_breakdown(claims: Iterable[ExtractedClaim]) -> dict[str, int]:

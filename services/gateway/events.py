@@ -22,10 +22,15 @@ TERMINAL_EVENTS = frozenset({"complete", "error", "cancelled"})
 
 
 def event_key(event: factcheck_pb2.FactCheckEvent) -> str:
-    """What makes an event unique within a run: its kind, and for checker_complete its checker."""
+    """What makes an event unique within a run: its kind, and for checker_complete its checker
+    (pipelined runs: for claims_extracted its batch, for checker_batch_complete checker and batch)."""
     kind = event.WhichOneof("event") or ""
     if kind == "checker_complete":
         return f"{kind}:{event.checker_complete.checker_index}"
+    if kind == "claims_extracted":
+        return f"{kind}:{event.claims_extracted.batch}"
+    if kind == "checker_batch_complete":
+        return f"{kind}:{event.checker_batch_complete.checker_index}:{event.checker_batch_complete.batch}"
     return kind
 
 
@@ -80,6 +85,10 @@ class RunEvents:
         self._queue.put_nowait(event)
         if self._on_confirmed is not None:
             self._on_confirmed(self.message_id)
+
+    def emitted(self, key: str) -> bool:
+        """Whether the event with this key (`event_key`) was stored, by this attempt of the run or an earlier one."""
+        return key in self._emitted
 
     @property
     def ended(self) -> bool:

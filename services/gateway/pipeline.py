@@ -2,8 +2,8 @@
 
 Each step emits its events, calls one downstream service within the per-stage
 deadline and stores its stage row the moment it has a result, so a later failure
-loses nothing already done. `run_pipeline` chains the steps; a future pipelined
-mode can reuse them in another order.
+loses nothing already done. `run_pipeline` chains the steps; pipelined runs
+(services/gateway/pipelined.py) feed the same steps from a streamed extraction.
 
 Runs are durable: every event is stored with the stage row it reports (one fenced
 commit, `StageStore.commit_run`), and a run resumed on another gateway starts with
@@ -275,6 +275,8 @@ async def start(run: Run) -> None:
         config.generator_model = plan.generator_model
     if plan.bias_warning:
         config.bias_warning = plan.bias_warning
+    if plan.pipelined:
+        config.pipelined = True
     await run.emit(
         "factcheck_start",
         factcheck_pb2.FactCheckStartPayload(
@@ -335,8 +337,18 @@ async def generate(run: Run) -> None:
     )
 
 
-async def extract(run: Run) -> None:
-    """Phase 1. Spec: extraction failure is fatal."""
+async def _extract_call(run: Run) -> extractor_pb2.ExtractResponse:
+    plan = run.plan
+    return await run.downstream.extractor.Extract(
+        extractor_pb2.ExtractRequest(
+            model=plan.extractor_model, content=run.content, max_content_length=plan.max_content_length
+        ),
+        timeout=run.stage_timeout_s,
+    )
+
+
+async def extract(run: Run, call=_extract_call) -> None:
+    """Phase 1. Spec: extraction failure is fatal. `call` gets the extraction (pipelined mode: its own)."""
     plan = run.plan
     if (stored := run.stored.get(STAGE_EXTRACT[0])) is not None:
         data = _stored_data(stored)
@@ -345,12 +357,7 @@ async def extract(run: Run) -> None:
         return
     await run.emit("extract_start", factcheck_pb2.ExtractStartPayload())
     try:
-        response = await run.downstream.extractor.Extract(
-            extractor_pb2.ExtractRequest(
-                model=plan.extractor_model, content=run.content, max_content_length=plan.max_content_length
-            ),
-            timeout=run.stage_timeout_s,
-        )
+        response = await call(run)
     except grpc.aio.AioRpcError as error:
         log.warning("%s: extraction failed: %s", run.message_id, _rpc_error_text(error))
         run.failures.append(rpc_failure(STAGE_EXTRACT[0], plan.extractor_model, error))
@@ -445,7 +452,11 @@ async def retrieve(run: Run) -> None:
         top_k=plan.evidence_top_k,
         tenant_id=run.tenant_id,
     )
-    elapsed_ms = int((time.monotonic() - started) * 1000)
+    await store_evidence(run, evidence, int((time.monotonic() - started) * 1000))
+
+
+async def store_evidence(run: Run, evidence: Evidence, elapsed_ms: int) -> None:
+    """The retrieve row and evidence_retrieved."""
     run.evidence = evidence
     claim_evidence = [
         common_pb2.ClaimEvidence(claim_id=claim_id, passage_ids=ids)
@@ -503,8 +514,9 @@ def _stored_verify_response(stage: StageRecord) -> checker_pb2.VerifyResponse:
     )
 
 
-async def verify(run: Run) -> None:
-    """Phase 2: every checker at once; each result is stored and streamed as it arrives."""
+async def verify(run: Run, call=_verify_one) -> None:
+    """Phase 2: every checker at once; each result is stored and streamed as it arrives.
+    `call` gets one checker's outcome (pipelined mode: its batches, merged)."""
     plan = run.plan
     await run.emit(
         "verify_start",
@@ -513,8 +525,7 @@ async def verify(run: Run) -> None:
     claim_protos = [claim.to_proto() for claim in run.claims]
     # Tasks of our own, so that a cancelled run cancels its checker calls too (as_completed would not).
     calls = [
-        asyncio.create_task(_verify_one(run, index, model, claim_protos))
-        for index, model in enumerate(plan.checker_models)
+        asyncio.create_task(call(run, index, model, claim_protos)) for index, model in enumerate(plan.checker_models)
     ]
     try:
         for next_done in asyncio.as_completed(calls):
@@ -759,13 +770,18 @@ async def _stages(run: Run):
 
     A resumed run whose report is stored goes straight to the title: its verification is done.
     """
+    from services.gateway import pipelined  # builds on this module
+
     if run.plan.generates:
         yield generate
-    yield extract
-    if run.claims and STAGE_REPORT[0] not in run.stored:
-        if STAGE_RETRIEVE[0] in run.stored or await _has_evidence(run):
-            yield retrieve
-        yield verify
+    if pipelined.applies(run):
+        yield pipelined.extract_and_verify
+    else:
+        yield extract
+        if run.claims and STAGE_REPORT[0] not in run.stored:
+            if STAGE_RETRIEVE[0] in run.stored or await _has_evidence(run):
+                yield retrieve
+            yield verify
     yield report
     yield title
 

@@ -58,6 +58,10 @@ class RunPlan:
     sources: tuple[SourceDocument, ...] = ()
     use_knowledge_store: bool = True
     evidence_top_k: int = 3
+    # Pipelined verification (services/gateway/pipelined.py), and its batching (from the settings).
+    pipelined: bool = False
+    pipelined_batch_claims: int = 5
+    pipelined_batches_in_flight: int = 4
 
     @property
     def generates(self) -> bool:
@@ -90,6 +94,8 @@ class RunPlan:
             config["sources"] = [asdict(source) for source in self.sources]
         if self.content_to_check is not None:
             config["contentToCheck"] = self.content_to_check
+        if self.pipelined:
+            config["pipelined"] = True
         return config
 
 
@@ -201,6 +207,9 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, 
         sources=validate_sources(config.sources, "mode_config.sources"),
         use_knowledge_store=config.use_knowledge_store if config.HasField("use_knowledge_store") else True,
         evidence_top_k=top_k,
+        pipelined=config.pipelined,
+        pipelined_batch_claims=settings.pipelined_batch_claims,
+        pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
     )
 
 

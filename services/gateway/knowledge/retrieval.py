@@ -95,13 +95,20 @@ class Retriever:
         use_store: bool,
         top_k: int,
         tenant_id: str,
+        into: Evidence | None = None,
     ) -> Evidence:
         """Evidence for each query (claim id → claim text) from the sources and, with use_store,
-        the tenant's documents; the same passage is labelled once."""
+        the tenant's documents; the same passage is labelled once.
+
+        `into`: evidence retrieved earlier for other queries, extended in place (labels go on
+        from it), so retrieving query by query gives what one call for all of them gives.
+        """
         request_pool = _request_candidates(sources)
         request_index = BM25([c.text for c in request_pool]) if request_pool else None
-        evidence = Evidence(method=self.method)
-        labels: dict[tuple[int, str, int], str] = {}
+        evidence = into if into is not None else Evidence(method=self.method)
+        labels: dict[tuple[int, str, int], str] = {
+            (p.origin, p.source_id, p.start_offset): p.id for p in evidence.passages
+        }
         store_tenant = tenant_id if use_store else None
         for query_id, query in queries.items():
             pool = self._candidates(query, request_pool, request_index, store_tenant, top_k * CANDIDATE_FACTOR)
@@ -112,10 +119,17 @@ class Retriever:
         return evidence
 
     def for_claims(
-        self, claims: Sequence[ExtractedClaim], sources, *, use_store: bool, top_k: int, tenant_id: str
+        self,
+        claims: Sequence[ExtractedClaim],
+        sources,
+        *,
+        use_store: bool,
+        top_k: int,
+        tenant_id: str,
+        into: Evidence | None = None,
     ) -> Evidence:
         return self.retrieve(
-            {c.id: c.claim for c in claims}, sources, use_store=use_store, top_k=top_k, tenant_id=tenant_id
+            {c.id: c.claim for c in claims}, sources, use_store=use_store, top_k=top_k, tenant_id=tenant_id, into=into
         )
 
     def _candidates(
