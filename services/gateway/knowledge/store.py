@@ -32,11 +32,14 @@ from services.gateway.store.store import newest_first_page, storable
 # Full-text queries are ORs of a claim's terms; very long queries only slow the index down.
 MAX_QUERY_TERMS = 32
 # Search ranks at most this many candidates from the index (see `_candidate_ids`) ...
-CANDIDATE_CAP = 256
+CANDIDATE_CAP = 128
 # ... and looks for at least this many before it stops relaxing the quorum of rare terms.
 MIN_CANDIDATES = 32
 # Rare terms whose quorum picks the candidates when a query matches too many passages.
 QUORUM_TERMS = 5
+# A tenant with less than this share of all passages is matched through its term in the index;
+# a larger one by checking tenant_id on each match (cheaper: the tenant's own posting list is long).
+TENANT_TERM_BELOW_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -201,13 +204,13 @@ class KnowledgeStore:
                 return []
             if complete:
                 ranked = index.rank(ids, distinct_keys, top_k)
-                rows = {row["id"]: row for row in index.passages([i for i, _ in ranked])}
-                return [_hit(rows[i], score) for i, score in ranked if i in rows]
-            rows = index.passages(ids)
-            corpus_idf = index.corpus_idf(terms, keys)
-        scores = BM25([row["text"] for row in rows], corpus_idf).scores(query)
-        order = sorted(range(len(rows)), key=lambda i: (-scores[i], rows[i]["id"]))[:top_k]
-        return [_hit(rows[i], scores[i]) for i in order]
+            else:
+                texts = index.texts(ids)
+                idfs = index.corpus_idf(terms, keys)
+                scores = BM25([passage_text for _, passage_text in texts], idfs).scores(query)
+                ranked = sorted(zip((i for i, _ in texts), scores), key=lambda r: (-r[1], r[0]))[:top_k]
+            rows = {row["id"]: row for row in index.passages([i for i, _ in ranked])}
+        return [_hit(rows[i], score) for i, score in ranked if i in rows]
 
 
 # --- candidates -------------------------------------------------------------------------------------------
@@ -293,7 +296,12 @@ class _Index:
         """The best `limit` of these passages by the index's own ranking for any of the keys, with scores."""
         raise NotImplementedError
 
+    def texts(self, ids: list[int]) -> list[tuple[int, str]]:
+        """(id, text) of the tenant's passages among `ids`."""
+        raise NotImplementedError
+
     def passages(self, ids: list[int]) -> list:
+        """The tenant's passages among `ids`, with their documents' metadata."""
         raise NotImplementedError
 
 
@@ -301,7 +309,7 @@ class _SqliteIndex(_Index):
     # Rarity: a term's count in RARITY_WINDOWS windows of RARITY_WINDOW_ROWS rowids spread over the
     # table (FTS5 seeks to a rowid range), scaled up; exact when the table is smaller than that.
     # (Two subqueries for MIN and MAX: together in one SELECT, SQLite scans the table for them.)
-    RARITY_WINDOWS, RARITY_WINDOW_ROWS = 4, 5_000
+    RARITY_WINDOWS, RARITY_WINDOW_ROWS = 2, 10_000
 
     def __init__(self, connection: Connection, tenant_id: str) -> None:
         self._connection = connection
@@ -312,13 +320,14 @@ class _SqliteIndex(_Index):
 
     def keys(self, terms: list[str]) -> dict[str, str]:
         keys = {term: '"' + term.replace('"', '""') + '"' for term in terms}
-        self._estimate_rarity(list(keys.values()))
+        self._estimate_rarity([*keys.values(), self._tenant], tenant=self._tenant)
+        self._tenant_term = self._rarity.pop(self._tenant) < TENANT_TERM_BELOW_SHARE * self._span
         return keys
 
     def passage_count(self) -> float:
         return self._span
 
-    def _estimate_rarity(self, keys: list[str]) -> None:
+    def _estimate_rarity(self, keys: list[str], tenant: str) -> None:
         low, high = self._connection.execute(
             text("SELECT (SELECT MIN(id) FROM kb_passages), (SELECT MAX(id) FROM kb_passages)")
         ).one()
@@ -341,7 +350,7 @@ class _SqliteIndex(_Index):
             )
             for k in range(len(keys))
         ]
-        parameters = {f"k{k}": "text : " + key for k, key in enumerate(keys)}
+        parameters = {f"k{k}": ("tenant : " if key == tenant else "text : ") + key for k, key in enumerate(keys)}
         row = self._connection.execute(text("SELECT " + ", ".join(counts)), parameters).one()
         self._rarity = {key: count * scale for key, count in zip(keys, row)}
 
@@ -355,10 +364,11 @@ class _SqliteIndex(_Index):
         return expressions[0] if len(expressions) == 1 else "(" + " AND ".join(expressions) + ")"
 
     def match(self, expression: str, limit: int) -> list[int]:
-        rows = self._connection.execute(
-            text("SELECT rowid FROM kb_passages_fts WHERE kb_passages_fts MATCH :match LIMIT :limit"),
-            {"match": f"tenant : {self._tenant} AND text : {expression}", "limit": limit},
-        )
+        if self._tenant_term:
+            match, statement = f"tenant : {self._tenant} AND text : {expression}", _SQLITE_MATCH
+        else:
+            match, statement = f"text : {expression}", _SQLITE_MATCH_CHECKING_TENANT
+        rows = self._connection.execute(statement, {"match": match, "tenant_id": self._tenant_id, "limit": limit})
         return list(rows.scalars())
 
     def rank(self, ids: list[int], keys: list, limit: int) -> list[tuple[int, float]]:
@@ -368,6 +378,11 @@ class _SqliteIndex(_Index):
             _SQLITE_RANK, {"match": "text : " + self.any_of(keys), "ids": ids, "limit": limit}
         )
         return [(row.rowid, -row.bm25) for row in rows]
+
+    def texts(self, ids: list[int]) -> list[tuple[int, str]]:
+        return [
+            tuple(row) for row in self._connection.execute(_SQLITE_TEXTS, {"ids": ids, "tenant_id": self._tenant_id})
+        ]
 
     def passages(self, ids: list[int]) -> list:
         # `+p.tenant_id`: look passages up by id; an index on tenant_id would scan the whole tenant.
@@ -380,7 +395,7 @@ class _PostgresIndex(_Index):
         self._tenant_id = tenant_id
         self._statistics = statistics
         # Each passage's tsvector holds the lexeme 'tenant <tenant_id>' (migration 0005).
-        self._tenant = _tsquery_lexeme("tenant " + tenant_id)
+        self._tenant_lexeme = "tenant " + tenant_id
         # No sequential scans (a LIMIT tempts the planner into one that may read the whole table)
         # and no JIT compilation (it costs more than these queries).
         connection.exec_driver_sql("SET LOCAL enable_seqscan = off; SET LOCAL jit = off")
@@ -391,7 +406,9 @@ class _PostgresIndex(_Index):
             text("SELECT tsvector_to_array(to_tsvector('english', t)) FROM unnest(CAST(:terms AS text[])) AS t"),
             {"terms": terms},
         ).scalars()
-        self._frequencies = self._statistics.get(self._connection)
+        self._frequencies = frequencies = self._statistics.get(self._connection)
+        tenant_share = frequencies.shares.get(self._tenant_lexeme, 0.0)
+        self._tenant_term = tenant_share < TENANT_TERM_BELOW_SHARE
         return {term: tuple(lexemes) for term, lexemes in zip(terms, rows) if lexemes}
 
     def passage_count(self) -> float:
@@ -418,10 +435,10 @@ class _PostgresIndex(_Index):
         return self.all_of([_tsquery_lexeme(lexeme) for lexeme in expression])
 
     def match(self, expression, limit: int) -> list[int]:
-        rows = self._connection.execute(
-            text("SELECT id FROM kb_passages WHERE search_vector @@ CAST(:query AS tsquery) LIMIT :limit"),
-            {"query": f"{self._tenant} & {self._expression(expression)}", "limit": limit},
-        )
+        query = self._expression(expression)
+        if self._tenant_term:
+            query = f"{_tsquery_lexeme(self._tenant_lexeme)} & {query}"
+        rows = self._connection.execute(_POSTGRES_MATCH, {"query": query, "tenant_id": self._tenant_id, "limit": limit})
         return list(rows.scalars())
 
     def rank(self, ids: list[int], keys: list, limit: int) -> list[tuple[int, float]]:
@@ -429,6 +446,11 @@ class _PostgresIndex(_Index):
             _POSTGRES_RANK, {"query": self.any_of(keys), "ids": ids, "tenant_id": self._tenant_id, "limit": limit}
         )
         return [(row.id, float(row.score)) for row in rows]
+
+    def texts(self, ids: list[int]) -> list[tuple[int, str]]:
+        return [
+            tuple(row) for row in self._connection.execute(_POSTGRES_TEXTS, {"ids": ids, "tenant_id": self._tenant_id})
+        ]
 
     def passages(self, ids: list[int]) -> list:
         return self._connection.execute(_POSTGRES_PASSAGES, {"ids": ids, "tenant_id": self._tenant_id}).mappings().all()
@@ -502,6 +524,18 @@ _FROM = "FROM kb_passages p JOIN kb_documents d ON d.tenant_id = p.tenant_id AND
 _SQLITE_PASSAGES = text(f"SELECT {_SELECTED} {_FROM} WHERE p.id IN :ids AND +p.tenant_id = :tenant_id").bindparams(
     bindparam("ids", expanding=True)
 )
+_SQLITE_MATCH = text("SELECT rowid FROM kb_passages_fts WHERE kb_passages_fts MATCH :match LIMIT :limit")
+_SQLITE_MATCH_CHECKING_TENANT = text(
+    "SELECT p.id FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid "
+    "WHERE kb_passages_fts MATCH :match AND +p.tenant_id = :tenant_id LIMIT :limit"
+)
+_SQLITE_TEXTS = text("SELECT id, text FROM kb_passages WHERE id IN :ids AND +tenant_id = :tenant_id").bindparams(
+    bindparam("ids", expanding=True)
+)
+_POSTGRES_MATCH = text(
+    "SELECT id FROM kb_passages WHERE search_vector @@ CAST(:query AS tsquery) AND tenant_id = :tenant_id LIMIT :limit"
+)
+_POSTGRES_TEXTS = text("SELECT id, text FROM kb_passages WHERE id = ANY(:ids) AND tenant_id = :tenant_id")
 _SQLITE_RANK = text(
     "SELECT rowid, bm25(kb_passages_fts, 1.0, 0.0) AS bm25 FROM kb_passages_fts "
     "WHERE kb_passages_fts MATCH :match AND +rowid IN :ids ORDER BY bm25, rowid LIMIT :limit"
