@@ -192,10 +192,11 @@ def growth(results: list[dict]) -> list[str]:
             size = large["passages"] / small["passages"]
             load = large["load_seconds"] / small["load_seconds"]
             p95 = large["query_ms_p95"] / small["query_ms_p95"]
-            verdict = "worse than linear" if p95 > size or load > size * 1.1 else "linear or better"
+            worse = [name for name, ratio in (("load time", load), ("query p95", p95)) if ratio > size * 1.1]
+            verdict = " and ".join(worse) + " worse than linear" if worse else "both linear or better"
             lines.append(
                 f"{backend} {small['passages']:,} -> {large['passages']:,} passages (x{size:.1f}): "
-                f"load time x{load:.1f}, query p95 x{p95:.2f} ({verdict})"
+                f"load time x{load:.1f}, query p95 x{p95:.2f}: {verdict}"
             )
     return lines
 
