@@ -32,9 +32,9 @@ from services.gateway.store.store import newest_first_page, storable
 # Full-text queries are ORs of a claim's terms; very long queries only slow the index down.
 MAX_QUERY_TERMS = 32
 # Search ranks at most this many candidates from the index (see `_candidate_ids`) ...
-CANDIDATE_CAP = 128
+CANDIDATE_CAP = 64
 # ... and looks for at least this many before it stops relaxing the quorum of rare terms.
-MIN_CANDIDATES = 32
+MIN_CANDIDATES = 16
 # Rare terms whose quorum picks the candidates when a query matches too many passages.
 QUORUM_TERMS = 5
 # A tenant with less than this share of all passages is matched through its term in the index;
@@ -199,7 +199,8 @@ class KnowledgeStore:
                 index = _PostgresIndex(connection, tenant_id, self._statistics)
             keys = index.keys(terms)
             distinct_keys = list(dict.fromkeys(keys.values()))
-            ids, complete = _candidate_ids(index, distinct_keys, self._candidate_cap, max(top_k, MIN_CANDIDATES))
+            cap = max(self._candidate_cap, top_k)
+            ids, complete = _candidate_ids(index, distinct_keys, cap, max(top_k, MIN_CANDIDATES))
             if not ids:
                 return []
             if complete:
@@ -216,22 +217,27 @@ class KnowledgeStore:
 # --- candidates -------------------------------------------------------------------------------------------
 #
 # Ranking every passage that shares a word with a claim does not scale: at a million passages a
-# claim's terms match 100,000-400,000 passages, and FTS5's bm25() costs about 1.5 us a row
-# (hundreds of ms), PostgreSQL's ts_rank_cd more (every matched row's tsvector is read from the
-# heap: seconds). So the index is used only as a boolean filter that returns at most
-# `candidate_cap` passage ids (LIMIT), and the candidates are ranked in Python:
+# claim's terms match 100,000-400,000 passages. FTS5's bm25() with ORDER BY rank LIMIT still scores
+# every match (about 1.5 us a row, 200-1000 ms a query measured) and PostgreSQL's ts_rank_cd reads
+# every matched row's tsvector from the heap (2.4 s p50). So the index is used as a boolean filter
+# that returns at most `cap` passage ids (a LIMIT, which FTS5 and a bitmap heap scan stop at):
 #
-# 1. Every passage matching any term, when there are no more than the cap: the exact answer
-#    (always so in small stores). On SQLite this probe is cheap even when it fails (it stops at
-#    cap + 1 rows); PostgreSQL skips it when its statistics say a term is too common (a GIN
-#    bitmap scan reads every entry of every term, it cannot stop early).
+# 1. Every passage matching any term, when there are no more than the cap: the exact answer, ranked
+#    by the index as before (always so in small stores). On SQLite this probe is cheap even when it
+#    fails (it stops after cap + 1 rows); PostgreSQL skips it when its statistics say a term is in
+#    more passages than the cap (a GIN bitmap scan reads every entry of every term: 20-30 ms for a
+#    term in 13% of a million passages).
 # 2. Otherwise the passages holding the most of the claim's QUORUM_TERMS rarest terms, strictest
 #    first: all of them, then any QUORUM_TERMS - 1 of them, ..., then any one, until there are
 #    `wanted` candidates (a stricter level's passages always come first). A quorum of rare terms
-#    is what makes a passage score high in BM25, and AND is cheap in both indexes (FTS5 and GIN
-#    skip through the longer posting lists), so very common terms never cost a full scan.
+#    is what makes a passage score high in BM25, and AND is cheap in both indexes (they skip
+#    through the longer posting list), so a very common term never costs a full scan. These
+#    candidates are ranked in Python by BM25 with the corpus-wide IDF of each term.
 # Rarity is estimated without reading whole posting lists: FTS5 counts each term in a few fixed
-# windows of rowids; PostgreSQL reads ANALYZE's most-common-lexeme frequencies (pg_stats).
+# windows of rowids (20,000 in all); PostgreSQL reads ANALYZE's lexeme frequencies (pg_stats).
+# The tenant: a small tenant's term in the index makes its matches cheap to find, but ANDing the
+# term of a tenant that owns most passages costs a walk along its posting list (30 ms in GIN at
+# 1M, up to 5 ms in FTS5), so such a tenant is checked row by row on the matches instead.
 
 
 def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[list[int], bool]:
