@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from factcheck.domain import ExtractedClaim
@@ -65,8 +65,14 @@ def test_long_text_is_split_near_the_target_size():
     assert all(text[c.start : c.end] == c.text for c in chunks)
 
 
+def test_a_closing_quote_stays_with_its_sentence():
+    text = 'He said "Stop." Then he left.'
+    assert [c.text for c in chunk_text(text, target_chars=10, max_chars=80)] == ['He said "Stop."', "Then he left."]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab .!?\n\tXY9\"'"), max_size=3000))
+@example("99999999999999999999999999999999999999999999999?' 9")
 def test_chunk_offsets_always_match_the_text(text):
     chunks = chunk_text(text, target_chars=50, max_chars=80)
     assert all(text[c.start : c.end] == c.text and c.text.strip() == c.text and c.text for c in chunks)
