@@ -6,9 +6,10 @@ the claims grow; `--runs`, `--claims`, `--growth-postgresql` and `--repeat` for 
 variants), pipelined against sequential verification at a fixed model token rate
 (bench/pipelined.py), the embedded engines' speed and
 memory (bench/engines.py, bench/extractor_quality.py, bench/checker_accuracy.py),
-accuracy and extraction quality, retrieval speed (bench/retrieval.py) and reliability
-under injected faults, gateway kills, dropped streams and cancellations on SQLite and
-PostgreSQL (bench/reliability.py). Benchmarks print figures; they are not tests.
+accuracy and extraction quality, retrieval speed at 10k and 100k passages (bench/retrieval.py;
+`--million` adds 1M, several minutes more) and reliability under injected faults, gateway
+kills, dropped streams and cancellations on SQLite and PostgreSQL (bench/reliability.py).
+Benchmarks print figures; they are not tests.
 """
 
 from __future__ import annotations
@@ -30,6 +31,30 @@ def _pct(value: float) -> str:
     return f"{value * 100:.1f}%" if value <= 1 else f"{value:.1f}%"
 
 
+def retrieval_table(results: list[dict]) -> str:
+    """The retrieval benchmark as a Markdown table, with how each step in size grew."""
+    rows = [
+        "| backend | passages | load | loaded/s | query p50 | query p95 | store search p50 / p95 | evidence hit@3 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        rows.append(
+            f"| {r['backend']} | {r['passages']:,} | {r['load_seconds']} s | {r['passages_per_second']:,} "
+            f"| {r['query_ms_p50']} ms ({r['query_ms_p50_range'][0]}–{r['query_ms_p50_range'][1]}) "
+            f"| {r['query_ms_p95']} ms ({r['query_ms_p95_range'][0]}–{r['query_ms_p95_range'][1]}) "
+            f"| {r['search_ms_p50']} / {r['search_ms_p95']} ms | {r['evidence_hit_at_3']} |"
+        )
+    notes = [
+        "",
+        "Query: one claim through the Retriever (store candidates, BM25 over the pool, top 3), 300 claims, "
+        "3 passes: median pass (lowest–highest). Load: `bulk_load` (services/gateway/knowledge/bulk.py). "
+        "1M passages: `python -m bench --million` or `python -m bench.retrieval --million`.",
+        "",
+        *(f"- {line}" for line in retrieval.growth(results)),
+    ]
+    return "\n".join(rows + notes)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=8, help="latency rounds per title latency in bench.pipeline")
@@ -38,6 +63,7 @@ def main() -> None:
     )
     parser.add_argument("--growth-postgresql", action="store_true", help="the growth section on PostgreSQL too")
     parser.add_argument("--repeat", type=int, default=1, help="repeat bench.pipeline, print median and range")
+    parser.add_argument("--million", action="store_true", help="retrieval at 1,000,000 passages too (minutes)")
     args = parser.parse_args()
     started = time.monotonic()
     lines: list[str] = []
@@ -111,14 +137,10 @@ def main() -> None:
         say(f"| {name} | {figures['precision']:.3f} | {figures['recall']:.3f} | {figures['f1']:.3f} |")
     say()
 
-    say("## Retrieval (knowledge store, ≥ 10,000 passages)")
+    sizes = retrieval.DEFAULT_SIZES + ((retrieval.MILLION,) if args.million else ())
+    say(f"## Retrieval (knowledge store, {', '.join(f'{s:,}' for s in sizes)} passages)")
     say()
-    say("| backend | passages | indexed/s | query p50 | query p95 |")
-    say("|---|---|---|---|---|")
-    for r in retrieval.run(12_000, 300):
-        say(
-            f"| {r['backend']} | {r['passages']} | {r['passages_per_second']} | {r['query_ms_p50']} ms | {r['query_ms_p95']} ms |"
-        )
+    say(retrieval_table(retrieval.run(sizes, 300, passes=3)))
     say()
 
     faults = reliability.measure(runs=60, rounds=24, seed=1, backends=("sqlite", "postgresql"))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from factcheck.domain import ExtractedClaim
 from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2
+from services.gateway.knowledge.bulk import bulk_load
 from services.gateway.knowledge.chunking import chunk_text
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.store import KnowledgeStore, SourceDocument
@@ -64,8 +65,14 @@ def test_long_text_is_split_near_the_target_size():
     assert all(text[c.start : c.end] == c.text for c in chunks)
 
 
+def test_a_closing_quote_stays_with_its_sentence():
+    text = 'He said "Stop." Then he left.'
+    assert [c.text for c in chunk_text(text, target_chars=10, max_chars=80)] == ['He said "Stop."', "Then he left."]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab .!?\n\tXY9\"'"), max_size=3000))
+@example("99999999999999999999999999999999999999999999999?' 9")
 def test_chunk_offsets_always_match_the_text(text):
     chunks = chunk_text(text, target_chars=50, max_chars=80)
     assert all(text[c.start : c.end] == c.text and c.text.strip() == c.text and c.text for c in chunks)
@@ -258,3 +265,92 @@ def test_with_rerank_off_nothing_heavy_is_imported():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# --- at scale: bounded candidates, bulk loading ------------------------------------------------------------
+
+
+def _filler(count: int, prefix: str = "filler") -> list[SourceDocument]:
+    """Documents that share the claim's common words (water, level, sea) but none of its rare ones."""
+    return [
+        SourceDocument(
+            f"{prefix}-{i}", f"Filler {i}", "", f"Report {i} on water at sea level and the level of lake {i}."
+        )
+        for i in range(count)
+    ]
+
+
+@pytest.fixture
+def small_cap_knowledge(database_url):
+    """A store that ranks at most 4 candidates, so a few dozen documents exercise the path of a large store."""
+    store = StageStore(database_url)
+    yield KnowledgeStore(store.engine, candidate_cap=4)
+    store.close()
+
+
+def test_a_query_matching_more_passages_than_the_cap_still_finds_the_rare_terms(small_cap_knowledge):
+    bulk_load(small_cap_knowledge._engine, [*_filler(40), BOILING, EVEREST], tenant_id=TENANT)
+    hits = small_cap_knowledge.search("Water boils at 100 degrees Celsius at sea level", 2, tenant_id=TENANT)
+    assert hits[0].document.id == "water"
+    assert len(hits) == 2 and hits[0].score > hits[1].score
+    # Only common words: still answers, from the passages that hold most of them.
+    hits = small_cap_knowledge.search("water level", 3, tenant_id=TENANT)
+    assert len(hits) == 3 and all("water" in h.text.lower() and "level" in h.text for h in hits)
+
+
+def test_the_exact_path_ranks_every_match_when_they_fit_under_the_cap(small_cap_knowledge):
+    bulk_load(small_cap_knowledge._engine, [PARIS, EVEREST, BOILING], tenant_id=TENANT)
+    hits = small_cap_knowledge.search("The Paris Agreement was signed by 195 parties", 3, tenant_id=TENANT)
+    assert [h.document.id for h in hits] == ["paris", "paris"]
+    assert "195 parties" in hits[0].text and hits[0].score > hits[1].score > 0
+
+
+@pytest.mark.parametrize("majority", [True, False])
+def test_bounded_search_only_ever_returns_the_tenants_own_passages(small_cap_knowledge, majority):
+    """A big tenant is checked per match, a small one matched through its term in the index: both stay apart."""
+    engine = small_cap_knowledge._engine
+    bulk_load(engine, _filler(60, "big"), tenant_id="big")
+    bulk_load(engine, [*_filler(12, "small"), BOILING], tenant_id="small")
+    bulk_load(engine, [BOILING], tenant_id="big")
+    tenant = "big" if majority else "small"
+    hits = small_cap_knowledge.search("Water boils at 100 degrees Celsius at sea level", 3, tenant_id=tenant)
+    assert hits[0].document.id == "water"
+    assert all(h.document.id.startswith(tenant) or h.document.id == "water" for h in hits)
+    assert small_cap_knowledge.search("water boils", 3, tenant_id="nobody") == []
+
+
+def test_bulk_load_stores_documents_once_and_the_normal_path_keeps_indexing(knowledge):
+    first = bulk_load(knowledge._engine, [PARIS, EVEREST], tenant_id=TENANT)
+    assert (first.documents, first.skipped, first.passages) == (2, 0, 3)
+    again = bulk_load(
+        knowledge._engine,
+        [SourceDocument("paris-copy", "Copy", "", PARIS.text), SourceDocument("everest", "Other", "", "New text."), BOILING, BOILING],
+        tenant_id=TENANT,
+    )  # fmt: skip
+    assert (again.documents, again.skipped, again.passages) == (1, 3, 1)  # same text, same id, repeated: skipped
+    assert {d.id for d in knowledge.list_documents(10, None, tenant_id=TENANT)[0]} == {"paris", "everest", "water"}
+    assert [h.document.id for h in knowledge.search("water boils", 5, tenant_id=TENANT)] == ["water"]
+    assert knowledge.search("water boils", 5, tenant_id="acme") == []
+    # AddDocuments after a bulk load: indexed at once, deduplicated, deletable.
+    knowledge.add_documents(
+        [SourceDocument("moon", "Moon", "", "The Moon orbits the Earth every 27 days.")], tenant_id=TENANT
+    )
+    assert [h.document.id for h in knowledge.search("Moon orbits", 5, tenant_id=TENANT)] == ["moon"]
+    assert knowledge.add_documents([BOILING], tenant_id=TENANT)[0].created is False
+    assert knowledge.delete_document("water", tenant_id=TENANT) == 1
+    assert knowledge.search("water boils", 5, tenant_id=TENANT) == []
+
+
+def test_a_failed_bulk_load_leaves_the_store_as_it_was(knowledge):
+    knowledge.add_documents([PARIS], tenant_id=TENANT)
+
+    def documents():
+        yield EVEREST
+        raise RuntimeError("the source broke")
+
+    with pytest.raises(RuntimeError, match="the source broke"):
+        bulk_load(knowledge._engine, documents(), tenant_id=TENANT, batch_size=1)
+    assert [d.id for d in knowledge.list_documents(10, None, tenant_id=TENANT)[0]] == ["paris"]
+    assert knowledge.search("Everest", 5, tenant_id=TENANT) == []
+    knowledge.add_documents([EVEREST], tenant_id=TENANT)  # the index trigger is still there
+    assert [h.document.id for h in knowledge.search("Everest", 5, tenant_id=TENANT)] == ["everest"]

@@ -14,8 +14,9 @@ TARGET_CHARS = 600
 MAX_CHARS = 1200
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
-# A sentence ends at . ! or ? followed by whitespace and an upper-case letter, digit or quote.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[A-Z0-9\"'(\[])")
+# A sentence ends at . ! or ? (and a closing quote or bracket, which stays with it) followed by
+# whitespace and an upper-case letter, digit or quote.
+_SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[A-Z0-9\"'(\[])")
 
 
 @dataclass(frozen=True)

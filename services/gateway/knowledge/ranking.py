@@ -1,14 +1,14 @@
 """Okapi BM25 over a small in-memory pool of passages.
 
-The store's own full-text ranking (FTS5 bm25, PostgreSQL ts_rank_cd) picks candidates;
-this ranks the pool of request-source passages and store candidates on one scale, so
-passages from both places compete fairly for a claim's top-k.
+The Retriever ranks the pool of request-source passages and store candidates on one scale,
+so passages from both places compete fairly for a claim's top-k. The knowledge store ranks
+its own candidates with it too, giving the corpus-wide IDF it estimated from its index.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from services.gateway.knowledge.tokens import search_terms, term_counts
 
@@ -16,7 +16,8 @@ K1, B = 1.2, 0.75
 
 
 class BM25:
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], corpus_idf: Mapping[str, float] | None = None) -> None:
+        """BM25 over `texts`; a term's IDF is `corpus_idf[term]` when given, else computed over the texts themselves."""
         self._docs = [term_counts(text) for text in texts]
         self._lengths = [sum(doc.values()) for doc in self._docs]
         self._average_length = (sum(self._lengths) / len(self._lengths)) if self._lengths else 0.0
@@ -25,7 +26,9 @@ class BM25:
             for term in doc:
                 document_frequency[term] = document_frequency.get(term, 0) + 1
         n = len(self._docs)
-        self._idf = {t: math.log(1 + (n - df + 0.5) / (df + 0.5)) for t, df in document_frequency.items()}
+        self._idf = {t: idf(df, n) for t, df in document_frequency.items()}
+        if corpus_idf is not None:
+            self._idf.update((t, value) for t, value in corpus_idf.items() if t in self._idf)
 
     def scores(self, query: str) -> list[float]:
         terms = search_terms(query)
@@ -48,3 +51,8 @@ class BM25:
             if tf:
                 score += self._idf[term] * tf * (K1 + 1) / (tf + norm)
         return score
+
+
+def idf(document_frequency: float, documents: float) -> float:
+    """BM25's IDF of a term found in `document_frequency` of `documents` texts."""
+    return math.log(1 + (documents - document_frequency + 0.5) / (document_frequency + 0.5))
