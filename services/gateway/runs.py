@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import os
 import socket
@@ -21,6 +22,7 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from factcheck.observability.context import open_run_context
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2
 from services.gateway.events import RunEvents, event_key
@@ -99,7 +101,11 @@ class RunRegistry:
         )
 
     def launch(self, run: Run) -> asyncio.Task:
-        task = asyncio.get_running_loop().create_task(run_pipeline(run), name=f"run-{run.message_id}")
+        # The run's task (and the calls and tasks it starts) carries the run's own log context,
+        # whoever launched it: a Run call, or a recovery pass resuming several runs.
+        context = contextvars.copy_context()
+        context.run(open_run_context, run.message_id)
+        task = asyncio.get_running_loop().create_task(run_pipeline(run), name=f"run-{run.message_id}", context=context)
         self._runs[run.message_id] = (run, task)
         task.add_done_callback(lambda _: self._runs.pop(run.message_id, None))
         return task
