@@ -83,3 +83,8 @@ def excerpt(text: str, limit: int = 80) -> str:
         pieces.append(piece)
         used += len(piece)
     return "".join(pieces) + ELLIPSIS
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an error's message (its type's name when the message is empty), for a log line."""
+    return (str(error).splitlines() or [type(error).__name__])[0]

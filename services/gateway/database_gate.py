@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from factcheck.text_safety import first_line
 from services.gateway.store import upgrade_database
 
 log = logging.getLogger("factcheck.gateway.database")
@@ -39,7 +40,7 @@ class DatabaseGate:
         try:
             await asyncio.to_thread(upgrade_database, self._database_url)
         except Exception as error:  # any failure to reach or migrate the database
-            log.error("the database is unreachable (%s); runs are refused until it answers", _first_line(error))
+            log.error("the database is unreachable (%s); runs are refused until it answers", first_line(error))
             return False
         self._ready.set()
         return True
@@ -52,7 +53,3 @@ class DatabaseGate:
                 log.info("the database answers again; runs are accepted")
                 return
             delay = min(delay * 2, MAX_RETRY_S)
-
-
-def _first_line(error: Exception) -> str:
-    return (str(error).splitlines() or [type(error).__name__])[0]

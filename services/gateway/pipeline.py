@@ -27,7 +27,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.fallback_report import NO_CLAIMS_NOTE, NO_CLAIMS_REPORT, average_agreement_rate, build_fallback_report
 from factcheck.observability import metrics
-from factcheck.text_safety import excerpt
+from factcheck.text_safety import excerpt, first_line
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,
@@ -222,33 +222,27 @@ class Run:
         row = StageRow(stage_type, stage_order, model, role, content, parsed_data, response_time_ms)
         await self.emit(*event, stage=row)
 
-    async def write(self, commit: RunCommit, budget_s: float | None | bool = True) -> None:
+    async def write(self, commit: RunCommit, *, until_stored: bool = False) -> None:
         """One commit, retried while the database is unreachable or locked, for the run's
-        store_retry_budget_s (`budget_s` None: until it lands).
+        store_retry_budget_s (`until_stored`: until it lands, however long the database is away).
 
         Every commit is idempotent (`commit_runs` recognises a commit that already landed),
         so a retry after a commit that did land never duplicates anything.
         """
-        if budget_s is True:
-            budget_s = self.store_retry_budget_s
-        deadline = None if budget_s is None else time.monotonic() + budget_s
+        deadline = None if until_stored else time.monotonic() + self.store_retry_budget_s
         delay = STORE_RETRY_FIRST_DELAY_S
-        max_delay = STORE_RETRY_MAX_DELAY_S if budget_s is not None else FINAL_WRITE_MAX_DELAY_S
+        max_delay = FINAL_WRITE_MAX_DELAY_S if until_stored else STORE_RETRY_MAX_DELAY_S
         while True:
             try:
                 await self.writer.commit(commit)
                 return
             except (OperationalError, InterfaceError) as error:
                 if deadline is not None and time.monotonic() + delay > deadline:
-                    self.failures.append(stage_failure("store", None, "UNAVAILABLE", _first_line(error)))
+                    self.failures.append(stage_failure("store", None, "UNAVAILABLE", first_line(error)))
                     raise RunFailed(STORE_FAILED) from error
                 log.warning("%s: database write failed, retrying in %.1fs: %s", self.message_id, delay, error)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, max_delay)
-
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).splitlines() or [type(error).__name__])[0]
 
 
 def _rpc_error_text(error: grpc.aio.AioRpcError) -> str:
@@ -748,7 +742,7 @@ async def fail(run: Run, message: str) -> None:
             "%s: could not store FAILED yet; told the caller, storing it once the database answers", run.message_id
         )
         run.events.confirm(event)
-        await run.write(commit, budget_s=None)
+        await run.write(commit, until_stored=True)
         log.info("%s: stored FAILED after the database came back", run.message_id)
         return
     run.events.confirm(event)

@@ -24,6 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from factcheck.observability.context import open_run_context
 from factcheck.settings import Settings
+from factcheck.text_safety import first_line
 from factcheck.v1 import factcheck_pb2
 from services.gateway.events import RunEvents, event_key
 from services.gateway.knowledge.retrieval import Retriever
@@ -110,13 +111,6 @@ class RunRegistry:
         task.add_done_callback(lambda _: self._runs.pop(run.message_id, None))
         return task
 
-    def is_local(self, message_id: str) -> bool:
-        return message_id in self._runs
-
-    @property
-    def local_count(self) -> int:
-        return len(self._runs)
-
     # --- cancellation -----------------------------------------------------------------------------------
 
     def cancel_local(self, message_id: str, reason: str) -> asyncio.Task | None:
@@ -162,7 +156,7 @@ class RunRegistry:
                     self._store.renew_leases, self.owner, self._settings.run_lease_s, list(renewing)
                 )
             except SQLAlchemyError as error:
-                log.warning("could not renew run leases: %s", _first_line(error))
+                log.warning("could not renew run leases: %s", first_line(error))
                 continue
             for message_id, (run, task) in renewing.items():
                 if message_id in cancel_requested:
@@ -177,7 +171,7 @@ class RunRegistry:
             try:
                 await self.recover_once()
             except SQLAlchemyError as error:
-                log.warning("recovery pass failed: %s", _first_line(error))
+                log.warning("recovery pass failed: %s", first_line(error))
             except Exception:
                 log.exception("recovery pass failed")
             with contextlib.suppress(TimeoutError):
@@ -287,7 +281,3 @@ class RunRegistry:
 
 def _keys(stored_events: list[StoredEvent]) -> list[str]:
     return [event_key(factcheck_pb2.FactCheckEvent.FromString(event.payload)) for event in stored_events]
-
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).splitlines() or [type(error).__name__])[0]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
 
-from services.gateway.store.store import LeaseLost, NewRun, RunCommit, StageStore
+from services.gateway.store.store import NewRun, RunCommit, StageStore
 
 log = logging.getLogger("factcheck.gateway.store")
 
@@ -96,6 +96,3 @@ class StoreWriter:
                 except IntegrityError as error:
                     outcomes.append(error)
             return outcomes
-
-
-__all__ = ["LeaseLost", "StoreWriter"]
