@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from factcheck.v1 import checker_pb2 as factcheck_dot_v1_dot_checker__pb2
+from factcheck.v1 import council_pb2 as factcheck_dot_v1_dot_council__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -40,6 +41,11 @@ class CheckerServiceStub:
                 request_serializer=factcheck_dot_v1_dot_checker__pb2.VerifyRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_checker__pb2.VerifyResponse.FromString,
                 _registered_method=True)
+        self.CouncilCheck = channel.unary_unary(
+                '/factcheck.v1.CheckerService/CouncilCheck',
+                request_serializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckResponse.FromString,
+                _registered_method=True)
 
 
 class CheckerServiceServicer:
@@ -53,6 +59,14 @@ class CheckerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CouncilCheck(self, request, context):
+        """Council mode, one fact-checker: rates every anonymised response (seed 2's prompt and
+        parse_fact_check_from_text, extended with a parseable list of inaccurate claims).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CheckerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -60,6 +74,11 @@ def add_CheckerServiceServicer_to_server(servicer, server):
                     servicer.Verify,
                     request_deserializer=factcheck_dot_v1_dot_checker__pb2.VerifyRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_checker__pb2.VerifyResponse.SerializeToString,
+            ),
+            'CouncilCheck': grpc.unary_unary_rpc_method_handler(
+                    servicer.CouncilCheck,
+                    request_deserializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -90,6 +109,33 @@ class CheckerService:
             '/factcheck.v1.CheckerService/Verify',
             factcheck_dot_v1_dot_checker__pb2.VerifyRequest.SerializeToString,
             factcheck_dot_v1_dot_checker__pb2.VerifyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CouncilCheck(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.CheckerService/CouncilCheck',
+            factcheck_dot_v1_dot_council__pb2.CouncilCheckRequest.SerializeToString,
+            factcheck_dot_v1_dot_council__pb2.CouncilCheckResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from factcheck.v1 import council_pb2 as factcheck_dot_v1_dot_council__pb2
 from factcheck.v1 import reporter_pb2 as factcheck_dot_v1_dot_reporter__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -45,6 +46,11 @@ class ReporterServiceStub:
                 request_serializer=factcheck_dot_v1_dot_reporter__pb2.TitleRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_reporter__pb2.TitleResponse.FromString,
                 _registered_method=True)
+        self.Synthesize = channel.unary_unary(
+                '/factcheck.v1.ReporterService/Synthesize',
+                request_serializer=factcheck_dot_v1_dot_council__pb2.SynthesizeRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_council__pb2.SynthesizeResponse.FromString,
+                _registered_method=True)
 
 
 class ReporterServiceServicer:
@@ -65,6 +71,13 @@ class ReporterServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Synthesize(self, request, context):
+        """Council mode's chairman: a final answer from the most reliable response, corrected by the findings.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ReporterServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -77,6 +90,11 @@ def add_ReporterServiceServicer_to_server(servicer, server):
                     servicer.Title,
                     request_deserializer=factcheck_dot_v1_dot_reporter__pb2.TitleRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_reporter__pb2.TitleResponse.SerializeToString,
+            ),
+            'Synthesize': grpc.unary_unary_rpc_method_handler(
+                    servicer.Synthesize,
+                    request_deserializer=factcheck_dot_v1_dot_council__pb2.SynthesizeRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_council__pb2.SynthesizeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -134,6 +152,33 @@ class ReporterService:
             '/factcheck.v1.ReporterService/Title',
             factcheck_dot_v1_dot_reporter__pb2.TitleRequest.SerializeToString,
             factcheck_dot_v1_dot_reporter__pb2.TitleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Synthesize(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.ReporterService/Synthesize',
+            factcheck_dot_v1_dot_council__pb2.SynthesizeRequest.SerializeToString,
+            factcheck_dot_v1_dot_council__pb2.SynthesizeResponse.FromString,
             options,
             channel_credentials,
             insecure,
