@@ -230,7 +230,7 @@ def _wrong_name(claim: str, passages: tuple[PassageText, ...]) -> tuple[PassageT
         held = set(term_stems(f"{passage.title}\n{passage.text}"))
         missing = [name for name in names if not name & held]
         rest = claim_stems - set().union(*missing) if missing else set()
-        if not missing or len(rest) < 2 or len(rest & held) / len(rest) < NAME_SWAP_COVERAGE:
+        if not missing or not rest or len(rest & held) / len(rest) < NAME_SWAP_COVERAGE:
             continue
         sentences = [" ".join(s.split()) for s in split_sentences(passage.text)]
         scored = [(len(predicate & set(term_stems(s))), len(rest & set(term_stems(s))), s) for s in sentences]
