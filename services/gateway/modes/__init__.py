@@ -7,7 +7,6 @@ mode means adding its package and one line here, never touching another mode.
 from __future__ import annotations
 
 from services.gateway.modes.base import Mode, Plan
-
 from services.gateway.modes.council import COUNCIL
 from services.gateway.modes.fact_check import FACT_CHECK
 

@@ -42,7 +42,7 @@ def council_check_stage(index: int) -> tuple[str, int]:
 
 
 def response_labels(message_id: str, count: int) -> list[str]:
-    """"Response A", "Response B", ... for responses 0..count-1, in an order drawn at random per run.
+    """ "Response A", "Response B", ... for responses 0..count-1, in an order drawn at random per run.
 
     Seeded by the message id, so a resumed run (or GetResult) draws the same order; the order
     hides which model wrote which answer until the aggregate reveals it.

@@ -22,10 +22,10 @@ import grpc
 from google.protobuf.json_format import MessageToDict, ParseDict
 
 from factcheck.engines.sentences import split_sentences
-from factcheck.v1 import common_pb2, council_pb2, extractor_pb2, factcheck_pb2, reporter_pb2
+from factcheck.v1 import common_pb2, council_pb2, extractor_pb2, factcheck_pb2
 from services.gateway import run as shared
 from services.gateway.knowledge.retrieval import Evidence
-from services.gateway.modes.council.aggregate import council_aggregate
+from services.gateway.modes.council.aggregate import AggregateResponse, compute_aggregate
 from services.gateway.modes.council.plan import CouncilPlan
 from services.gateway.modes.council.stages import (
     ROLE_AGGREGATOR,
@@ -248,7 +248,8 @@ async def retrieve(run: CouncilRun) -> None:
     elapsed_ms = int((time.monotonic() - started) * 1000)
     run.evidence = evidence
     claim_evidence = [
-        common_pb2.ClaimEvidence(claim_id=query_id, passage_ids=ids) for query_id, ids in evidence.claim_passages.items()
+        common_pb2.ClaimEvidence(claim_id=query_id, passage_ids=ids)
+        for query_id, ids in evidence.claim_passages.items()
     ]
     await run.save_stage(
         STAGE_COUNCIL_RETRIEVE,
@@ -356,7 +357,13 @@ async def _save_check(run: CouncilRun, index: int, model: str, response, failure
             ),
         )
     await run.save_stage(
-        council_check_stage(index), ROLE_FACT_CHECKER, model, response.raw_text, data, response.response_time_ms, event=event
+        council_check_stage(index),
+        ROLE_FACT_CHECKER,
+        model,
+        response.raw_text,
+        data,
+        response.response_time_ms,
+        event=event,
     )
 
 
@@ -375,7 +382,9 @@ def _take_stored_check(run: CouncilRun, stored) -> None:
         run.checks.append(check)
     else:
         run.excluded.append(
-            council_pb2.CouncilCheckFailedPayload(model=check.model, checker_index=check.checker_index, message=excluded)
+            council_pb2.CouncilCheckFailedPayload(
+                model=check.model, checker_index=check.checker_index, message=excluded
+            )
         )
 
 
@@ -383,10 +392,10 @@ def _take_stored_check(run: CouncilRun, stored) -> None:
 
 
 def aggregate_of(run: CouncilRun) -> council_pb2.CouncilAggregate:
-    return council_aggregate(
-        responses=[(answer.label, answer.author) for answer in run.answered()],
-        checks=sorted(run.checks, key=lambda c: c.checker_index),
-        excluded=sorted(run.excluded, key=lambda e: e.checker_index),
+    return compute_aggregate(
+        [AggregateResponse(answer.label, answer.author) for answer in run.answered()],
+        sorted(run.checks, key=lambda c: c.checker_index),
+        sorted(run.excluded, key=lambda e: e.checker_index),
         exclude_self_ratings=run.council_plan.exclude_self_ratings,
     )
 
