@@ -119,7 +119,7 @@ def main() -> None:
     for system, scores in checking["test"].items():
         say(f"| {system} | {_pct(scores['balanced_accuracy'])} | {_pct(scores['accuracy'])} |")
     say()
-    matrix = checking["test"]["local/checker judge"]["confusion"]
+    matrix = checking["test"][checker_accuracy.LEXICAL]["confusion"]
     labels = list(matrix)
     say(
         "Confusion (rows gold, columns predicted): "
