@@ -381,8 +381,84 @@ def export(checkpoint: Path) -> int:
         "model_sha256": hashlib.sha256(shipped_model.read_bytes()).hexdigest(),
     }
     (SHIPPED / "model.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps(card, indent=1))
+    card["combiner"], card["dev"]["combined_balanced_accuracy"] = fit_combiner(data["dev"])
+    (SHIPPED / "model.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in card.items() if k != "combiner"}, indent=1))
     return 0
+
+
+def fit_combiner(dev_rows: list[dict]) -> tuple[dict, float]:
+    """The combiner of `nli_judge`: a class-balanced logistic regression over the model's and the
+    lexical rules' readings of each dev pair (the claim against its whole passage, as the
+    checker reads it), fitted on the dev pairs only; its L2 penalty by 4-fold CV on them."""
+    from factcheck.engines import nli_judge
+    from factcheck.engines.nli_model import EntailmentModel
+    from factcheck.engines.verifier_model import LABELS as VERDICTS
+    from scripts.train_verifier import fit, standardisation
+
+    model = EntailmentModel(SHIPPED, threads=THREADS)
+    stance = _dev_passages()
+    rows, labels = [], []
+    for row in dev_rows:
+        evidence = stance[row["claim"], row["window"]]
+        reading = nli_judge.read(row["claim"], [PassageText("P1", evidence)], model)
+        if reading is None:
+            continue
+        rows.append(reading.features)
+        labels.append(VERDICTS.index(VERDICT_OF[row["label"]]))
+    names = list(rows[0])
+    matrix = [[r[n] for n in names] for r in rows]
+    mean, scale = standardisation(matrix)
+    standard = [[(v - m) / sc for v, m, sc in zip(r, mean, scale)] for r in matrix]
+    l2 = max((0.003, 0.01, 0.03, 0.1), key=lambda value: _cv_balanced(standard, labels, value))
+    weights, bias = fit(standard, labels, l2)
+    predicted = [_argmax([b + sum(w * x for w, x in zip(ws, r)) for ws, b in zip(weights, bias)]) for r in standard]
+    combiner = {
+        "features": [{"name": n, "mean": m, "scale": sc} for n, m, sc in zip(names, mean, scale)],
+        "weights": {v: [round(w, 6) for w in weights[i]] for i, v in enumerate(VERDICTS)},
+        "bias": {v: round(bias[i], 6) for i, v in enumerate(VERDICTS)},
+        "l2": l2,
+    }
+    return combiner, round(_balanced(labels, predicted), 2)
+
+
+def _dev_passages() -> dict[tuple[str, str], str]:
+    """(claim, window) → the whole passage it was cut from, for the dev claims."""
+    path = data_dir() / STANCE_FILE
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if is_test_claim(row["claim"]) or not is_dev_claim(row["claim"]):
+            continue
+        window = claim_windows(row["claim"], [PassageText("P1", row["evidence"])], limit=1)
+        if window:
+            out[row["claim"], window[0].text] = row["evidence"]
+    return out
+
+
+def _cv_balanced(rows: list[list[float]], labels: list[int], l2: float, folds: int = 4) -> float:
+    from scripts.train_verifier import fit
+
+    gold, predicted = [], []
+    for fold in range(folds):
+        train_idx = [i for i in range(len(rows)) if i % folds != fold]
+        test_idx = [i for i in range(len(rows)) if i % folds == fold]
+        weights, bias = fit([rows[i] for i in train_idx], [labels[i] for i in train_idx], l2)
+        for i in test_idx:
+            predicted.append(_argmax([b + sum(w * x for w, x in zip(ws, rows[i])) for ws, b in zip(weights, bias)]))
+            gold.append(labels[i])
+    return _balanced(gold, predicted)
+
+
+def _argmax(values: list[float]) -> int:
+    return max(range(len(values)), key=values.__getitem__)
+
+
+def _balanced(gold: list[int], predicted: list[int]) -> float:
+    recalls = [sum(p == g for p, g2 in zip(predicted, gold) if g2 == g) / gold.count(g) for g in sorted(set(gold))]
+    return 100 * sum(recalls) / len(recalls)
 
 
 def batches_flat(items: list) -> list:

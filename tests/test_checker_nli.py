@@ -186,3 +186,24 @@ def test_the_nli_engine_reports_partial_support_in_the_evidence_line(monkeypatch
     assert "VERIFICATION claim_1: UNVERIFIABLE" in answer
     assert 'Evidence: Partly supported: [P1] Source states "' in answer
     assert 'but not stated: "Marie Curie won the Nobel Prize in Chemistry in 1903".' in answer
+
+
+# --- the shipped model end to end (verdicts the lexical rules alone also reach) -------
+
+
+def test_the_shipped_model_verifies_a_claim_its_passage_states_and_cites_it():
+    judgement = nli_judge.judge("The Eiffel Tower was completed in 1889.", [PassageText("P1", EIFFEL, "Eiffel")])
+    assert judgement.verdict == VERIFIED
+    assert judgement.passage_id == "P1" and judgement.quote in EIFFEL and "1889" in judgement.quote
+    assert 0.5 <= judgement.score <= 1.0
+
+
+def test_the_shipped_model_keeps_the_figure_correction():
+    judgement = nli_judge.judge("The Eiffel Tower was completed in 1887.", [PassageText("P1", EIFFEL, "Eiffel")])
+    assert judgement.verdict == DISPUTED
+    assert judgement.correction.startswith("The Eiffel Tower was completed in 1889 (not 1887)")
+
+
+def test_the_shipped_model_finds_nothing_in_an_unrelated_passage():
+    judgement = nli_judge.judge("The Eiffel Tower was completed in 1889.", [PassageText("P1", BANANAS, "Bananas")])
+    assert judgement.verdict == UNVERIFIABLE

@@ -8,17 +8,22 @@
 2. Score. The cross-encoder (`nli_model`) gives each (claim, window) calibrated
    P(SUPPORTED, REFUTED, PARTIAL, UNRELATED). A window's verdict is the largest of
    P(SUPPORTED), P(REFUTED) and P(PARTIAL) + P(UNRELATED).
-3. Figures, dates and names. The lexical judge still runs: when it finds a figure or date
-   conflict (the passage gives another figure for what the claim states), the claim is
-   DISPUTED and its correction rewrites the figure ("in 2016 (not 2015)") unless the model is
-   nearly sure (FIGURE_OVERRIDE) that the same passage supports the claim (the lexical rule
-   misreads a date from a neighbouring sentence).
+3. Decide. The lexical judge still runs (figures, dates, names, negation: `judge.judge`). When
+   the shipped `model.json` has a combiner (`scripts/train_nli.py` fits one on held-out pairs),
+   a small logistic regression over the model's best P(SUPPORTED), P(REFUTED), P(PARTIAL),
+   lowest P(UNRELATED), the lexical verdict, its probability, whether it rests on a figure or
+   date conflict, and the best window's word coverage gives the verdict and its probability. A
+   DISPUTED verdict that the lexical judge shares keeps its correction, which rewrites the
+   figure ("in 2016 (not 2015)"). Without a combiner: a figure or date conflict gives DISPUTED
+   unless the model is nearly sure (FIGURE_OVERRIDE) that the same passage supports the claim
+   (the lexical rule misreads a date from a neighbouring sentence); else the windows' verdicts.
 4. Every clause. A claim of several clauses ("X was born in 1950 and won the award in 1990")
-   is VERIFIED only when each clause is supported by some window on its own; otherwise it is
+   is VERIFIED only when each clause is stated by some window on its own (the model reads the
+   clause as SUPPORTED, or the window holds every one of its content words); otherwise it is
    UNVERIFIABLE, and `Judgement.partial` says which clause the evidence does not state.
    A window the model reads as PARTIAL is reported the same way.
 
-Across windows a supporting one wins, then a refuting one; otherwise UNVERIFIABLE. The quote
+The quote
 is a verbatim piece of the deciding window (as `judge` quotes), so that it survives the
 answer's `Sources: [P1] "..."` line.
 """
@@ -26,6 +31,7 @@ answer's `Sources: [P1] "..."` line.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from factcheck.engines import judge as lexical
@@ -43,6 +49,7 @@ from factcheck.engines.judge import (
     window_quote,
 )
 from factcheck.engines.nli_model import EntailmentModel, EntailmentScores, default_model
+from factcheck.engines.verifier_model import VerifierModel
 
 # The model's P(SUPPORTED) above which a lexical figure/date conflict in the same passage is
 # taken for a misreading.
@@ -61,35 +68,106 @@ _SUBJECT = re.compile(rf"^(.+?)\s+(?={_VERB}\b)", re.IGNORECASE)
 _STARTS_WITH_VERB = re.compile(rf"^{_VERB}\b", re.IGNORECASE)
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What the model and the lexical rules saw for one claim, before the decision."""
+
+    claim: str
+    windows: list[EvidenceWindow]
+    scores: list[EntailmentScores]
+    rules: Judgement  # the lexical judge's verdict (figures, dates, names, corrections)
+    features: dict[str, float]  # the combiner's inputs
+
+
 def judge(claim: str, passages: Sequence[PassageText], model: EntailmentModel | None = None) -> Judgement:
     """The verdict on `claim` given `passages` (see the module docstring)."""
-    if not passages or not term_stems(claim):
-        return Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
     model = model or default_model()
+    reading = read(claim, passages, model)
+    if reading is None:
+        return Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
+    combiner = _combiner(model)
+    return _combined(reading, model, combiner) if combiner else _by_rules(reading, model)
+
+
+def read(claim: str, passages: Sequence[PassageText], model: EntailmentModel) -> Reading | None:
+    """The model's scores for the claim's best windows and the lexical judge's verdict; None when
+    there is nothing to read (no passage, or a claim without content words)."""
+    if not passages or not term_stems(claim):
+        return None
     windows = claim_windows(claim, passages)
     if not windows:
-        return Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
+        return None
     scores = model.scores([(claim, w.text) for w in windows])
     rules = lexical.judge(claim, passages)
-    figure_conflict = rules.verdict == DISPUTED and rules.conflict in (CONFLICT_FIGURE, CONFLICT_DATE)
-    if figure_conflict and not _passage_support(rules.passage_id, windows, scores) >= FIGURE_OVERRIDE:
+    features = {
+        "nli_supported": max(s.supported for s in scores),
+        "nli_refuted": max(s.refuted for s in scores),
+        "nli_partial": max(s.partial for s in scores),
+        "nli_unrelated": min(s.unrelated for s in scores),
+        "lexical_verified": float(rules.verdict == VERIFIED),
+        "lexical_disputed": float(rules.verdict == DISPUTED),
+        "lexical_score": rules.score,
+        "figure_conflict": float(_figure_conflict(rules)),
+        "coverage": max(w.coverage for w in windows),
+    }
+    return Reading(claim, windows, scores, rules, features)
+
+
+def _figure_conflict(rules: Judgement) -> bool:
+    return rules.verdict == DISPUTED and rules.conflict in (CONFLICT_FIGURE, CONFLICT_DATE)
+
+
+def _by_rules(reading: Reading, model: EntailmentModel) -> Judgement:
+    """The decision without a fitted combiner: the model's verdicts, figure conflicts first."""
+    claim, windows, scores, rules = reading.claim, reading.windows, reading.scores, reading.rules
+    if _figure_conflict(rules) and not _passage_support(rules.passage_id, windows, scores) >= FIGURE_OVERRIDE:
         return rules
     supporting = [(w, s) for w, s in zip(windows, scores) if _verdict(s) == VERIFIED]
     if supporting:
         window, score = max(supporting, key=lambda ws: ws[1].supported)
-        missing = _unsupported_clause(claim, windows, model)
-        if missing is None:
-            return _judgement(claim, VERIFIED, window, score.supported)
-        return _partial(claim, window, score.supported, f'not stated: "{missing}"')
+        return _supported(reading, model, window, score.supported)
     refuting = [(w, s) for w, s in zip(windows, scores) if _verdict(s) == DISPUTED]
     if refuting:
         window, score = max(refuting, key=lambda ws: ws[1].refuted)
         return _judgement(claim, DISPUTED, window, score.refuted)
-    window, score = max(zip(windows, scores), key=lambda ws: ws[1].partial)
+    return _unverifiable(reading)
+
+
+def _combined(reading: Reading, model: EntailmentModel, combiner: VerifierModel) -> Judgement:
+    """The decision of the combiner fitted on held-out pairs over the model's and the rules' readings."""
+    probabilities = combiner.probabilities(reading.features)
+    verdict = max(probabilities, key=probabilities.__getitem__)
+    windows, scores, rules = reading.windows, reading.scores, reading.rules
+    if verdict == VERIFIED:
+        window, _ = max(zip(windows, scores), key=lambda ws: ws[1].supported)
+        return _supported(reading, model, window, probabilities[VERIFIED])
+    if verdict == DISPUTED:
+        if rules.verdict == DISPUTED:  # keeps the rules' correction ("in 2016 (not 2015)")
+            return replace(rules, score=probabilities[DISPUTED], confidence=_confidence(probabilities[DISPUTED]))
+        window, _ = max(zip(windows, scores), key=lambda ws: ws[1].refuted)
+        return _judgement(reading.claim, DISPUTED, window, probabilities[DISPUTED])
+    return _unverifiable(reading, probabilities[UNVERIFIABLE])
+
+
+def _supported(reading: Reading, model: EntailmentModel, window: EvidenceWindow, probability: float) -> Judgement:
+    """VERIFIED when every clause is covered, else UNVERIFIABLE saying which clause is not."""
+    missing = _unsupported_clause(reading.claim, reading.windows, model)
+    if missing is None:
+        return _judgement(reading.claim, VERIFIED, window, probability)
+    return _partial(reading.claim, window, probability, f'not stated: "{missing}"')
+
+
+def _unverifiable(reading: Reading, probability: float | None = None) -> Judgement:
+    window, score = max(zip(reading.windows, reading.scores), key=lambda ws: ws[1].partial)
     if score.partial > max(score.supported, score.refuted, score.unrelated):
-        return _partial(claim, window, score.partial, "the passage states only part of the claim")
-    best = max(s.unverifiable for s in scores)
+        return _partial(reading.claim, window, score.partial, "the passage states only part of the claim")
+    best = probability if probability is not None else max(s.unverifiable for s in reading.scores)
     return Judgement(UNVERIFIABLE, _confidence(best), None, None, None, best)
+
+
+def _combiner(model: EntailmentModel) -> VerifierModel | None:
+    data = model.card.get("combiner")
+    return VerifierModel.from_json({"idf": {}, "default_idf": 1.0, **data}) if data else None
 
 
 def claim_clauses(claim: str) -> list[str]:
@@ -131,13 +209,21 @@ def _unsupported_clause(claim: str, windows: list[EvidenceWindow], model: Entail
     clauses = claim_clauses(claim)
     if len(clauses) < 2:
         return None
-    pairs = [(clause, w.text) for clause in clauses for w in windows]
-    scores = model.scores(pairs)
-    for index, clause in enumerate(clauses):
-        mine = scores[index * len(windows) : (index + 1) * len(windows)]
-        if not any(_verdict(s) == VERIFIED for s in mine):
+    # A clause whose every word a window holds counts as stated without asking the model.
+    unread = [c for c in clauses if not any(_lexical_coverage(c, w.text) >= lexical.SUPPORT_ALIGNMENT for w in windows)]
+    scores = model.scores([(clause, w.text) for clause in unread for w in windows])
+    for index, clause in enumerate(unread):
+        if not any(_verdict(s) == VERIFIED for s in scores[index * len(windows) : (index + 1) * len(windows)]):
             return clause
     return None
+
+
+def _lexical_coverage(clause: str, text: str) -> float:
+    """The share of the clause's content words the window holds (a clause the model misses but
+    whose every word is there, figures included, counts as stated)."""
+    wanted = term_stems(clause)
+    held = set(term_stems(text))
+    return sum(s in held for s in wanted) / len(wanted) if wanted else 1.0
 
 
 def _judgement(claim: str, verdict: str, window: EvidenceWindow, probability: float) -> Judgement:
