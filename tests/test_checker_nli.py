@@ -45,6 +45,8 @@ def test_the_prefilter_looks_at_every_passage_first_then_the_best_windows_left()
     assert [w.passage.id for w in windows][0] == "P2"
     assert {w.passage.id for w in windows} == {"P1", "P2", "P3"}
     assert len(claim_windows("Marie Curie was born in Warsaw.", passages, limit=5, max_words=12)) == 5
+    widened = claim_windows("Marie Curie was born in Warsaw.", passages, limit=5, max_words=200)
+    assert [w.passage.id for w in widened] == ["P2", "P1", "P3"]  # each passage whole, once
 
 
 # --- clauses ------------------------------------------------------------------------
@@ -108,10 +110,11 @@ def test_no_passage_or_no_content_words_is_unverifiable_without_calling_the_mode
 
 class ScriptedModel:
     """Scores by whether the claim (or clause) text contains a key: a stand-in for the network
-    that lets the decision rules be tested exactly."""
+    that lets the decision rules be tested exactly (no combiner in its card: the rules decide)."""
 
     def __init__(self, by_key: dict[str, tuple[float, float, float, float]]) -> None:
         self.by_key = by_key
+        self.card: dict = {}
 
     def scores(self, pairs):
         out = []
@@ -199,7 +202,8 @@ def test_the_shipped_model_verifies_a_claim_its_passage_states_and_cites_it():
 
 
 def test_the_shipped_model_keeps_the_figure_correction():
-    judgement = nli_judge.judge("The Eiffel Tower was completed in 1887.", [PassageText("P1", EIFFEL, "Eiffel")])
+    claim = "The Eiffel Tower was completed in 1887 as the entrance to the World's Fair."
+    judgement = nli_judge.judge(claim, [PassageText("P1", EIFFEL, "Eiffel")])
     assert judgement.verdict == DISPUTED
     assert judgement.correction.startswith("The Eiffel Tower was completed in 1889 (not 1887)")
 

@@ -46,7 +46,8 @@ def claim_windows(
     limit: int = WINDOWS_PER_CLAIM,
     max_words: int = MAX_WINDOW_WORDS,
 ) -> list[EvidenceWindow]:
-    """The `limit` best windows for `claim` over `passages`, best first, widened to `max_words`.
+    """At most `limit` best windows for `claim` over `passages`, best first, widened to `max_words`
+    (fewer when widened windows coincide).
 
     Every passage contributes its best window first (so a passage with a paraphrase that shares
     few words still gets looked at when there are few passages); remaining places go to the next
@@ -63,7 +64,11 @@ def claim_windows(
             break
         if not any(_overlaps(window, taken) for taken in chosen):
             chosen.append(window)
-    return [_widen(window, max_words) for window in chosen]
+    widened: dict[tuple[str, int, int], EvidenceWindow] = {}
+    for window in chosen:  # two windows of a short passage can widen to the same text: one model call
+        wide = _widen(window, max_words)
+        widened.setdefault((wide.passage.id, wide.start, wide.end), wide)
+    return list(widened.values())
 
 
 def _claim_weights(claim: str) -> dict[str, float]:

@@ -13,10 +13,11 @@
    a small logistic regression over the model's best P(SUPPORTED), P(REFUTED), P(PARTIAL),
    lowest P(UNRELATED), the lexical verdict, its probability, whether it rests on a figure or
    date conflict, and the best window's word coverage gives the verdict and its probability. A
-   DISPUTED verdict that the lexical judge shares keeps its correction, which rewrites the
-   figure ("in 2016 (not 2015)"). Without a combiner: a figure or date conflict gives DISPUTED
-   unless the model is nearly sure (FIGURE_OVERRIDE) that the same passage supports the claim
-   (the lexical rule misreads a date from a neighbouring sentence); else the windows' verdicts.
+   DISPUTED verdict that the lexical judge shares keeps its correction. Without a combiner, the
+   windows' verdicts decide. Either way a figure or date conflict comes first: DISPUTED, with a
+   correction that rewrites the figure ("in 2016 (not 2015)"), unless the model is nearly sure
+   (FIGURE_OVERRIDE) that the same passage supports the claim (the lexical rule misreads a date
+   from a neighbouring sentence).
 4. Every clause. A claim of several clauses ("X was born in 1950 and won the award in 1990")
    is VERIFIED only when each clause is stated by some window on its own (the model reads the
    clause as SUPPORTED, or the window holds every one of its content words); otherwise it is
@@ -85,6 +86,12 @@ def judge(claim: str, passages: Sequence[PassageText], model: EntailmentModel | 
     reading = read(claim, passages, model)
     if reading is None:
         return Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
+    rules = reading.rules
+    if (
+        _figure_conflict(rules)
+        and _passage_support(rules.passage_id, reading.windows, reading.scores) < FIGURE_OVERRIDE
+    ):
+        return rules  # the passage gives another figure or date: DISPUTED, with the corrected figure
     combiner = _combiner(model)
     return _combined(reading, model, combiner) if combiner else _by_rules(reading, model)
 
@@ -119,9 +126,7 @@ def _figure_conflict(rules: Judgement) -> bool:
 
 def _by_rules(reading: Reading, model: EntailmentModel) -> Judgement:
     """The decision without a fitted combiner: the model's verdicts, figure conflicts first."""
-    claim, windows, scores, rules = reading.claim, reading.windows, reading.scores, reading.rules
-    if _figure_conflict(rules) and not _passage_support(rules.passage_id, windows, scores) >= FIGURE_OVERRIDE:
-        return rules
+    claim, windows, scores = reading.claim, reading.windows, reading.scores
     supporting = [(w, s) for w, s in zip(windows, scores) if _verdict(s) == VERIFIED]
     if supporting:
         window, score = max(supporting, key=lambda ws: ws[1].supported)
