@@ -205,7 +205,7 @@ def ranking_table(aggregate: council_pb2.CouncilAggregate) -> Table:
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("Rank", justify="right", no_wrap=True)
     table.add_column("Response", no_wrap=True)
-    table.add_column("Model")
+    table.add_column("Model", overflow="fold")
     table.add_column("Average", justify="right", no_wrap=True)
     for column in columns:
         table.add_column(plain(column.header))
