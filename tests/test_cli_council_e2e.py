@@ -28,27 +28,39 @@ ANSWERS = [
     {"name": "assistant-beta", "text": "The Eiffel Tower was completed in 1899. It is 330 metres tall."},
     {"name": "assistant-gamma", "text": "The Eiffel Tower was completed in 1889. It is 300 metres tall."},
 ]
-# What the scripted fact-checkers think of each answer, by a word only that answer has.
-VERDICTS = {"1899": "INACCURATE", "300 metres": "MIXED"}
-_RESPONSE = re.compile(r"^Response ([A-H]):[ \t]*\n(.*?)(?=^Response [A-H]:[ \t]*$|^Your task|\Z)", re.M | re.S)
+# What the scripted fact-checkers think of each answer, by a word only that answer has: its rating,
+# and the inaccurate claim they list (the checker's INACCURATE CLAIMS line format).
+VERDICTS = {
+    "1899": (
+        "INACCURATE",
+        "Numerical/Statistical Error | The Eiffel Tower was completed in 1899 | It was completed in 1889",
+    ),
+    "300 metres": ("MIXED", "Numerical/Statistical Error | It is 300 metres tall | It is 330 metres tall"),
+}
+_RESPONSE = re.compile(
+    r"^Response ([A-H]):[ \t]*\n(.*?)(?=^Response [A-H]:[ \t]*$|^REFERENCE EVIDENCE:|^Your task|\Z)", re.M | re.S
+)
 
 
 def responses_in(prompt: str) -> dict[str, str]:
-    """Label -> text of the anonymised responses in a fact-check prompt."""
-    return {f"Response {letter}": text.strip() for letter, text in _RESPONSE.findall(prompt)}
+    """Label -> text of the anonymised responses in a fact-check prompt (each line quoted with "> ")."""
+    return {
+        f"Response {letter}": "\n".join(line.removeprefix(">").strip() for line in text.strip().splitlines())
+        for letter, text in _RESPONSE.findall(prompt)
+    }
 
 
-def rating_of(text: str, verdicts: dict[str, str]) -> str:
-    return next((rating for word, rating in verdicts.items() if word in text), "ACCURATE")
-
-
-def summary(prompt: str, verdicts: dict[str, str] = VERDICTS, *, analysis: str = "Checked every response.") -> str:
-    """A fact-checker's answer in the seed's format: analysis, then the FACT CHECK SUMMARY block."""
-    responses = responses_in(prompt)
-    ratings = {label: rating_of(text, verdicts) for label, text in responses.items()}
+def summary(prompt: str, *, analysis: str = "Checked every response.") -> str:
+    """A fact-checker's answer: analysis, INACCURATE CLAIMS, then the seed's FACT CHECK SUMMARY block."""
+    ratings, claims = {}, []
+    for label, text in sorted(responses_in(prompt).items()):
+        rating, claim = next((found for word, found in VERDICTS.items() if word in text), ("ACCURATE", None))
+        ratings[label] = rating
+        if claim:
+            claims.append(f"{label} | {claim}")
     best = next(label for label, rating in ratings.items() if rating == "ACCURATE")
-    lines = [analysis, "", "FACT CHECK SUMMARY:"]
-    lines += [f"Response {label.removeprefix('Response ')}: {rating}" for label, rating in sorted(ratings.items())]
+    lines = [analysis, "", "INACCURATE CLAIMS:", *(claims or ["None"]), "FACT CHECK SUMMARY:"]
+    lines += [f"{label}: {rating}" for label, rating in ratings.items()]
     lines.append(f"MOST RELIABLE: {best}")
     return "\n".join(lines)
 
@@ -93,9 +105,17 @@ def test_council_ranks_supplied_answers_with_live_progress(factcheck, fake_model
     assert [row[3] for row in rows] == ["assistant-alpha", "assistant-gamma", "assistant-beta"]
     assert [row[4] for row in rows] == ["5.00", "3.00", "1.00"]
     assert rows[0][5:] == ["ACCURATE", "ACCURATE", "2", "0"]
-    assert rows[2][5:] == ["INACCURATE", "INACCURATE", "0", "0"]
+    assert rows[1][5:] == ["MIXED", "MIXED", "0", "2"]  # each fact-checker's report counts
+    assert rows[2][5:] == ["INACCURATE", "INACCURATE", "0", "2"]
     report = flat(done.stdout)
     assert "Agreement (Kendall's W) 1.00 (strong agreement)" in report
+    beta, gamma = (f"Response {rows[n][2]}" for n in (2, 1))
+    assert "Inaccurate claims by error type ─ Numerical/Statistical Error (2)" in report
+    found_by = "found by fake/checker-a, fake/checker-b"  # each claim once, with both checkers that listed it
+    assert (
+        f"{beta} (assistant-beta): The Eiffel Tower was completed in 1899 correction: It was completed in 1889 {found_by}"
+    ) in report
+    assert f"{gamma} (assistant-gamma): It is 300 metres tall correction: It is 330 metres tall {found_by}" in report
     assert "Self-preference n/a (no model rated its own answer)" in report
     page = out.read_text()
     assert (
