@@ -7,11 +7,10 @@ mode means adding its package and one line here, never touching another mode.
 from __future__ import annotations
 
 from services.gateway.modes.base import Mode, Plan
-
-# COUNCIL_IMPORT
+from services.gateway.modes.council import COUNCIL
 from services.gateway.modes.fact_check import FACT_CHECK
 
-MODES: dict[int, Mode] = {mode.value: mode for mode in (FACT_CHECK,)}
+MODES: dict[int, Mode] = {mode.value: mode for mode in (FACT_CHECK, COUNCIL)}
 MODES_BY_NAME: dict[str, Mode] = {mode.name: mode for mode in MODES.values()}
 
 
