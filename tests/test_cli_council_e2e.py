@@ -93,6 +93,7 @@ def test_council_ranks_supplied_answers_with_live_progress(factcheck, fake_model
     assert done.returncode == 0, done.stderr
 
     progress = done.stderr.splitlines()
+    assert progress.pop() == f"HTML report written to {out}"
     stages = [line.split()[0] for line in progress if line[:1] != " "]
     assert stages[:6] == ["start", "respond", "respond", "respond", "respond", "anonymise"]
     assert stages[6:10] == ["check", "check", "check", "rank"] and stages[-1] == "done"
@@ -110,7 +111,8 @@ def test_council_ranks_supplied_answers_with_live_progress(factcheck, fake_model
     report = flat(done.stdout)
     assert "Agreement (Kendall's W) 1.00 (strong agreement)" in report
     beta, gamma = (f"Response {rows[n][2]}" for n in (2, 1))
-    assert "Inaccurate claims by error type ─ Numerical/Statistical Error (2)" in report
+    section = flat(done.stdout.split("Inaccurate claims by error type")[1])
+    assert section.split(" ", 1)[1].startswith("Numerical/Statistical Error (2) ")
     found_by = "found by fake/checker-a, fake/checker-b"  # each claim once, with both checkers that listed it
     assert (
         f"{beta} (assistant-beta): The Eiffel Tower was completed in 1899 correction: It was completed in 1889 {found_by}"
@@ -127,8 +129,8 @@ def test_council_ranks_supplied_answers_with_live_progress(factcheck, fake_model
     assert shown.returncode == 0, shown.stderr
     assert ranking_rows(shown.stdout) == rows
     listing = factcheck("list")
-    [row] = [line.split() for line in listing.stdout.splitlines() if line.startswith(f" {message_id}")]
-    assert row[3:5] == ["council", "COMPLETE"]
+    [row] = [line.split() for line in listing.stdout.splitlines() if line.split()[:1] == [message_id]]
+    assert row[3:5] == ["council", "COMPLETE"]  # id, date, time, mode, status
     watched = factcheck("watch", message_id)
     assert watched.returncode == 0, watched.stderr
     assert [line.split()[0] for line in watched.stderr.splitlines() if line[:1] != " "] == stages

@@ -11,6 +11,7 @@ import re
 from factcheck.cli import council_view, view
 from factcheck.cli.council_view import NONE, Finding
 from factcheck.cli.html_page import document, esc, header, metric
+from factcheck.council_taxonomy import RATING_SCORES
 from factcheck.v1 import council_pb2, factcheck_pb2
 
 # One colour per error type, in the taxonomy's order (unclassified last).
@@ -153,7 +154,7 @@ def _ranking(aggregate: council_pb2.CouncilAggregate) -> str:
             if rating is None:
                 cells.append(f'<td data-sort="0"><span class="muted">{NONE}</span></td>')
                 continue
-            score = council_view.RATING_SCORES.get(rating.rating, 0)
+            score = RATING_SCORES.get(rating.rating, 0)
             self_mark = '<span class="self">(self)</span>' if rating.self_rating else ""
             cells.append(f'<td class="nowrap" data-sort="{score}">{rating_badge(rating.rating)}{self_mark}</td>')
         cells.append(f'<td class="num" data-sort="{ranked.most_reliable_votes}">{ranked.most_reliable_votes}</td>')

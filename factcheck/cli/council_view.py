@@ -9,31 +9,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from factcheck.council_taxonomy import ERROR_TYPE_NAMES, RATING_NAMES
 from factcheck.v1 import council_pb2, factcheck_pb2
 
 NONE = "—"
-# The seed's five-point scale, best first, and its scores in the aggregate (ACCURATE=5 ... INACCURATE=1).
-RATING_NAMES = {
-    council_pb2.ACCURACY_RATING_ACCURATE: "ACCURATE",
-    council_pb2.ACCURACY_RATING_MOSTLY_ACCURATE: "MOSTLY ACCURATE",
-    council_pb2.ACCURACY_RATING_MIXED: "MIXED",
-    council_pb2.ACCURACY_RATING_MOSTLY_INACCURATE: "MOSTLY INACCURATE",
-    council_pb2.ACCURACY_RATING_INACCURATE: "INACCURATE",
-}
-RATING_SCORES = {rating: 5 - position for position, rating in enumerate(RATING_NAMES)}
-# The seed's nine-category error taxonomy, in its order. (The checker side's own names, once it has
-# them, are the same strings.)
-ERROR_TYPE_NAMES = {
-    council_pb2.ERROR_TYPE_HALLUCINATED_FACT: "Hallucinated Fact",
-    council_pb2.ERROR_TYPE_OUTDATED_INFORMATION: "Outdated Information",
-    council_pb2.ERROR_TYPE_NUMERICAL_ERROR: "Numerical/Statistical Error",
-    council_pb2.ERROR_TYPE_MISATTRIBUTION: "Misattribution",
-    council_pb2.ERROR_TYPE_OVERGENERALIZATION: "Overgeneralization",
-    council_pb2.ERROR_TYPE_CONFLATION: "Conflation",
-    council_pb2.ERROR_TYPE_OMISSION_OF_CONTEXT: "Omission of Critical Context",
-    council_pb2.ERROR_TYPE_LOGICAL_FALLACY: "Logical Fallacy",
-    council_pb2.ERROR_TYPE_OTHER: "Other",
-}
 # A claim whose type the checker left unset (or a newer server's type this client does not know).
 UNCLASSIFIED = "Unclassified"
 MODE_NAMES = {factcheck_pb2.MODE_FACT_CHECK: "fact-check", factcheck_pb2.MODE_COUNCIL: "council"}
