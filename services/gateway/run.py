@@ -25,6 +25,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from factcheck.observability import metrics
 from factcheck.text_safety import excerpt, first_line
+from factcheck.title_subject import title_question
 from factcheck.v1 import checker_pb2_grpc, extractor_pb2_grpc, factcheck_pb2, reporter_pb2, reporter_pb2_grpc
 from services.gateway.events import RunEvents
 from services.gateway.knowledge.retrieval import Retriever
@@ -224,7 +225,7 @@ async def _call_title(run: Run, content: str) -> str:
     except grpc.aio.AioRpcError as error:
         log.warning("%s: title failed (%s); using the question", run.message_id, rpc_error_text(error))
         run.failures.append(rpc_failure("title", plan.reporter_model, error))
-        return " ".join(plan.question.split())[:80]
+        return " ".join((title_question(plan.question) or content).split())[:80]
 
 
 async def title(run: Run, content: str) -> None:
