@@ -10,6 +10,10 @@ python3 -m venv .venv
 npm install --no-package-lock --no-audit --no-fund --loglevel=error
 npx --no-install buf lint
 
+# The TypeScript client (clients/typescript): ts-proto, grpc-js and tsc, at its lockfile's versions. (`npm ci`
+# refuses this lockfile: it reports the other platforms' optional buf binaries missing from it.)
+(cd clients/typescript && npm install --no-audit --no-fund --loglevel=error)
+
 # ruff: imports, undefined names and formatting (configured in pyproject.toml).
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
