@@ -214,8 +214,11 @@ def test_the_page_is_built_from_autoescaping_templates():
 
     assert html_page.templates.autoescape("fact_check.html.j2") is True
     assert html_page.templates.get_template("fact_check.html.j2").filename.endswith("templates/fact_check.html.j2")
-    source = Path(html.__file__).read_text()
-    assert "esc(" not in source and "<section" not in source  # no markup is built in code
+    from factcheck.cli import council_html
+
+    for module in (html, council_html, html_page):
+        source = Path(module.__file__).read_text()
+        assert "esc(" not in source and "<section" not in source and "<td" not in source  # no markup in code
 
 
 def test_each_claim_is_highlighted_once_with_its_number_and_verdict():

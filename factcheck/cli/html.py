@@ -17,12 +17,12 @@ from urllib.parse import urlsplit
 from markupsafe import Markup
 
 from factcheck.cli import council_html, view
-from factcheck.cli.html_page import SCRIPT_HASH, esc, frame, header_context
+from factcheck.cli.html_page import SCRIPT_HASH, frame, header_context
 from factcheck.cli.markdown_html import cite_text, markdown_to_html, source_anchor
 from factcheck.cli.view import ClaimView
 from factcheck.v1 import common_pb2, factcheck_pb2
 
-__all__ = ["SCRIPT_HASH", "esc", "render_page", "write_report"]
+__all__ = ["SCRIPT_HASH", "render_page", "write_report"]
 
 GAUGE_RADIUS = 52
 GAUGE_CIRCUMFERENCE = 2 * math.pi * GAUGE_RADIUS

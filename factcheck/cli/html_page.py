@@ -1,10 +1,11 @@
 """What every HTML page of the CLI shares: one self-contained document (inline CSS and JS, no external
 assets) rendered from the Jinja2 templates in templates/ (package data), with autoescaping on.
 
-Every piece of text that came from a person or a model is escaped by the templates; only HTML this
-code builds (Markup) passes as is. As a second line of defence the page's Content-Security-Policy
-only lets the page's own script run (by its hash), so a script smuggled into the content stays
-text even if an escape were missed.
+Every piece of text that came from a person or a model is escaped by the templates; only the
+page's own stylesheet and script, and the reporter's markdown as markdown_html renders it, pass as
+Markup. As a second line of defence the page's Content-Security-Policy only lets the page's own
+script run (by its hash), so a script smuggled into the content stays text even if an escape
+were missed.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import hashlib
 from importlib import resources
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from factcheck.cli import view
 from factcheck.v1 import factcheck_pb2
@@ -35,30 +36,15 @@ templates = Environment(
 )
 
 
-def esc(text: str) -> Markup:
-    """Text as inert HTML (quotes too, so it is safe inside attributes): for pages built in code."""
-    return escape(text)
-
-
-def frame(template: str, title: str, **context) -> str:
-    """A whole page from one of the templates (which extend page.html.j2)."""
+def frame(template: str, **context) -> str:
+    """A whole page from one of the templates (which extend page.html.j2); the context has its `title`
+    (header_context gives it with the header's other values)."""
     context.setdefault("extra_style", Markup(""))
     return templates.get_template(template).render(
-        title=title,
         policy=CONTENT_SECURITY_POLICY,
         style=STYLE,
         script=Markup(SCRIPT),
         **context,
-    )
-
-
-def document(title: str, sections: list[str], style: str = "") -> str:
-    """The frame around sections built in code (HTML strings whose text is already escaped)."""
-    return frame(
-        "page.html.j2",
-        title,
-        sections=[Markup(section) for section in sections if section],
-        extra_style=Markup(style),
     )
 
 
@@ -75,11 +61,3 @@ def header_context(result: factcheck_pb2.FactCheckResult, title: str) -> dict:
         "message": message,
         "causes": causes,
     }
-
-
-def header(result: factcheck_pb2.FactCheckResult, title: str) -> str:
-    return templates.get_template("header.html.j2").render(**header_context(result, title))
-
-
-def metric(label: str, value: str, extra: str = "") -> str:
-    return f'<div class="metric"><div class="label">{label}</div><div class="value">{value}</div>{extra}</div>'
