@@ -197,6 +197,12 @@ class Settings(BaseSettings):
             self.database_url = f"sqlite:///{(self.data_dir or default_data_dir()) / 'factcheck.db'}"
         return self
 
+    def embedded_data_dir(self) -> Path | None:
+        """The folder of the embedded default database (FACTCHECK_DATABASE_URL unset), which the gateway
+        creates on its first start; None for a database given by URL (its folder must exist)."""
+        folder = self.data_dir or default_data_dir()
+        return folder if self.database_url == f"sqlite:///{folder / 'factcheck.db'}" else None
+
     def listen_address(self, service: str) -> str:
         return self.listen or f"[::]:{DEFAULT_PORTS[service]}"
 

@@ -246,7 +246,7 @@ def test_a_degraded_run_completes_and_show_says_what_failed(factcheck, fake_mode
     assert causes_in(lines[note + 1 : note + 3], indent=2) == CAUSES[1:]
     assert "status COMPLETE" in flat(shown.stdout)
     page = (tmp_path / "degraded.html").read_text()
-    assert "verify_1 fake/checker-b: UNAVAILABLE model fake/checker-b: provider &#x27;fake&#x27;" in page
+    assert "verify_1 fake/checker-b: UNAVAILABLE model fake/checker-b: provider &#39;fake&#39;" in page
 
 
 def test_an_error_event_in_json_mode_is_printed_and_fails(factcheck, fake_models):

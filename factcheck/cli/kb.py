@@ -43,7 +43,11 @@ def add_parser(commands) -> None:
     search.add_argument("--json", action="store_true", help="print the passages found as one JSON object")
     search.set_defaults(run=channel_command(run_search))
 
-    delete = actions.add_parser("delete", help="remove a document")
+    delete = actions.add_parser(
+        "delete",
+        help="remove a document",
+        epilog="exit codes: 0 deleted, 3 the gateway is unreachable, 5 no document with that id",
+    )
     delete.add_argument("document_id")
     delete.set_defaults(run=channel_command(run_delete))
 

@@ -128,6 +128,8 @@ def main() -> None:
     args = parser.parse_args()
     settings = get_settings()
     configure_logging(settings, "factcheck-gateway")
+    if (data_dir := settings.embedded_data_dir()) is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
     if args.command == "migrate":
         upgrade_database(settings.database_url)
         print("database is at the latest schema")

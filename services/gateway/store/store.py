@@ -12,7 +12,6 @@ import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, and_, bindparam, create_engine, event, func, insert, or_, select, text, update
@@ -209,9 +208,6 @@ def _sqlite_engine(url: URL, immediate_transactions: bool) -> Engine:
     options: dict[str, Any] = {}
     if in_memory:  # One shared connection, or every pooled connection would see its own empty database.
         options = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
-    elif not url.database.startswith("file:"):
-        # The default lives in the user's data directory, which a first start creates.
-        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, **options)
 
     @event.listens_for(engine, "connect")
