@@ -23,6 +23,8 @@ class ProviderOverride(BaseModel):
     # This provider's own request and token limits (per minute); unset: the global ones.
     requests_per_minute: float | None = Field(default=None, ge=0)
     tokens_per_minute: float | None = Field(default=None, ge=0)
+    # Whether this provider accepts `response_format` with a JSON schema; unset: the global setting.
+    structured_outputs: bool | None = None
 
 
 class Settings(BaseSettings):
@@ -53,6 +55,10 @@ class Settings(BaseSettings):
     model_providers: dict[str, ProviderOverride] = Field(default_factory=dict)
     # Concurrent requests per provider.
     model_max_concurrency: int = Field(default=16, ge=1)
+    # Whether the endpoint accepts `response_format: {"type": "json_schema", ...}` (structured outputs).
+    # Callers with a schema (the entailment agents) then ask for it; otherwise they validate and repair.
+    # Per provider: "structured_outputs" in FACTCHECK_MODEL_PROVIDERS.
+    model_structured_outputs: bool = False
     # Retries after the first attempt on 429, 5xx and connection errors (within the call's deadline).
     model_max_retries: int = Field(default=4, ge=0)
     # First backoff delay; doubles per retry, with full jitter.

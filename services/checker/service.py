@@ -10,8 +10,9 @@ from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.settings import Settings
 from factcheck.text_safety import excerpt
-from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
+from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, entailment_pb2
 from services.checker.citations import resolve_citations
+from services.checker.entailment.agents import check_agent_request, run_agent
 from services.checker.prompts import build_verification_prompt
 from services.checker.verifications import parse_verifications
 
@@ -66,6 +67,12 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             usage=completion.usage.to_proto(),
             dropped_citations=dropped,
         )
+
+    async def RunEntailmentAgent(
+        self, request: entailment_pb2.RunEntailmentAgentRequest, context: grpc.aio.ServicerContext
+    ) -> entailment_pb2.RunEntailmentAgentResponse:
+        check_agent_request(request)
+        return await run_agent(self._client, request, call_timeout_s(context, self._timeout_s))
 
 
 def _untrusted_text(request: checker_pb2.VerifyRequest) -> str:
