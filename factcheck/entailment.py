@@ -287,3 +287,49 @@ def output_from_json(data: dict[str, Any]) -> pb.EntailmentAgentOutput:
             )
         )
     raise ValueError(f"unknown agent {agent!r}")
+
+
+def claim_entailment_json(entry: pb.ClaimEntailment) -> dict[str, Any]:
+    """One claim-passage item of the entailment checker strategy, as the verify row stores it."""
+    data: dict[str, Any] = {"claimId": entry.claim_id, "passageId": entry.passage_id, "sourceType": entry.source_type}
+    for name in ("extractor", "reliability", "judge", "auditor"):
+        if entry.HasField(name):
+            data[name] = output_json(pb.EntailmentAgentOutput(**{name: getattr(entry, name)}))
+    if entry.HasField("final"):
+        data["final"] = final_json(entry.final)
+    if entry.HasField("error"):
+        data["error"] = entry.error
+    data["failures"] = [failure_json(f) for f in entry.failures]
+    return data
+
+
+def claim_entailment_from_json(data: dict[str, Any]) -> pb.ClaimEntailment:
+    entry = pb.ClaimEntailment(
+        claim_id=data.get("claimId", ""),
+        passage_id=data.get("passageId", ""),
+        source_type=data.get("sourceType", ""),
+        failures=[failure_from_json(f) for f in data.get("failures", [])],
+    )
+    for name in ("extractor", "reliability", "judge", "auditor"):
+        if name in data:
+            getattr(entry, name).CopyFrom(getattr(output_from_json(data[name]), name))
+    if "final" in data:
+        entry.final.CopyFrom(final_from_json(data["final"]))
+    if "error" in data:
+        entry.error = data["error"]
+    return entry
+
+
+_AGENT_BY_KEY = {key: agent for agent, key in AGENT_KEYS.items()}
+
+
+def failure_json(failure: pb.EntailmentAgentFailure) -> dict[str, Any]:
+    return {"agent": AGENT_KEYS.get(failure.agent, ""), "model": failure.model, "message": failure.message}
+
+
+def failure_from_json(data: dict[str, Any]) -> pb.EntailmentAgentFailure:
+    return pb.EntailmentAgentFailure(
+        agent=_AGENT_BY_KEY.get(data.get("agent", ""), pb.ENTAILMENT_AGENT_UNSPECIFIED),
+        model=data.get("model", ""),
+        message=data.get("message", ""),
+    )

@@ -13,6 +13,7 @@ from factcheck.text_safety import excerpt
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, entailment_pb2
 from services.checker.citations import resolve_citations
 from services.checker.entailment.agents import check_agent_request, run_agent
+from services.checker.entailment.strategy import verify_with_agents
 from services.checker.prompts import build_verification_prompt
 from services.checker.verifications import parse_verifications
 
@@ -49,6 +50,13 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             f"evidence refers to unknown passages: {', '.join(excerpt(pid, 40) for pid in unknown[:5])}",
         )
 
+        check_argument(
+            request.strategy in entailment_pb2.CheckerStrategy.values(), "strategy", "strategy is not a known strategy"
+        )
+        if request.strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS and request.passages:
+            return await verify_with_agents(
+                self._client, request, claim_passages, call_timeout_s(context, self._timeout_s)
+            )
         claims = [ExtractedClaim.from_proto(claim) for claim in request.claims]
         completion = await self._client.complete(
             request.model,

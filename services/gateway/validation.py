@@ -13,7 +13,7 @@ from factcheck.errors import InvalidArgument
 from factcheck.rpc import is_model_id
 from factcheck.settings import Settings
 from factcheck.text_safety import excerpt, has_unsafe_characters
-from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck.v1 import common_pb2, entailment_pb2, factcheck_pb2
 from services.gateway.knowledge.store import SourceDocument
 
 MAX_CHECKERS = 4
@@ -62,6 +62,8 @@ class RunPlan:
     pipelined: bool = False
     pipelined_batch_claims: int = 5
     pipelined_batches_in_flight: int = 4
+    # How the checkers verify (FactCheckConfig.checker_strategy): "default" or "entailment_agents".
+    checker_strategy: str = "default"
 
     @property
     def generates(self) -> bool:
@@ -76,6 +78,12 @@ class RunPlan:
         if self.generates and self.generator_model in self.checker_models:
             return BIAS_WARNING
         return None
+
+    @property
+    def checker_strategy_proto(self) -> int:
+        if self.checker_strategy == "entailment_agents":
+            return entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+        return entailment_pb2.CHECKER_STRATEGY_DEFAULT
 
     def request_config(self) -> dict:
         """The run's configuration as stored in messages.request_config (spec's camelCase names)."""
@@ -96,6 +104,8 @@ class RunPlan:
             config["contentToCheck"] = self.content_to_check
         if self.pipelined:
             config["pipelined"] = True
+        if self.checker_strategy != "default":
+            config["checkerStrategy"] = self.checker_strategy
         return config
 
 
@@ -193,6 +203,17 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, 
     if config.HasField("evidence_top_k"):
         top_k = _bounded("mode_config.evidence_top_k", config.evidence_top_k, EVIDENCE_TOP_K_MIN, EVIDENCE_TOP_K_MAX)
 
+    _check(
+        config.checker_strategy in entailment_pb2.CheckerStrategy.values(),
+        "mode_config.checker_strategy",
+        "mode_config.checker_strategy must be CHECKER_STRATEGY_DEFAULT or CHECKER_STRATEGY_ENTAILMENT_AGENTS",
+    )
+    strategy = (
+        "entailment_agents"
+        if config.checker_strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+        else "default"
+    )
+
     return RunPlan(
         question=request.question,
         conversation_id=conversation_id,
@@ -210,6 +231,7 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, 
         pipelined=config.pipelined,
         pipelined_batch_claims=settings.pipelined_batch_claims,
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
+        checker_strategy=strategy,
     )
 
 

@@ -1,8 +1,8 @@
 """One entailment agent call (CheckerService.RunEntailmentAgent): its prompt from its own input,
 the model call (with the agent's JSON schema as `response_format` where the endpoint has structured
 outputs), strict validation with the agent's rules, and one repair attempt quoting the validation
-error. A second invalid answer fails the agent with a ModelMalformedResponseError (FAILED_PRECONDITION
-for the caller, like any unusable model answer); what a failed agent means for its item is the
+error. A second invalid answer fails the agent with a ModelMalformedResponseError (UNAVAILABLE, reason
+MODEL_BAD_RESPONSE, for the caller, like any unusable model answer); what a failed agent means for its item is the
 caller's rule (README, "Entailment": failure semantics).
 
 Structured outputs make schema errors rare but cannot say everything (ids 1..n, references to
