@@ -17,7 +17,7 @@ import pytest
 
 from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc
-from services.gateway.pipeline import STORE_FAILED
+from services.gateway.run import STORE_FAILED
 from tests.conftest import CHECKERS, content_request, kinds, payload, run_events, suite_environment
 from tests.fake_model_server import FakeModelServer, delay, raw_bytes, reply
 from tests.processes import start_service, start_suite
@@ -330,7 +330,7 @@ async def _wait_until(condition, timeout: float = 20.0) -> None:
     "request_message, message",
     [
         (content_request("x" * 1_500_000), "mode_config.content_to_check must be at most 1000000 characters"),
-        (factcheck_pb2.RunRequest(question="q", mode=9), "mode must be MODE_FACT_CHECK"),
+        (factcheck_pb2.RunRequest(question="q", mode=9), "mode must be one of MODE_FACT_CHECK"),
         (content_request(checker_models=["a/1", "a/2", "a/3", "a/4", "a/5"]), "1 to 4 models (got 5)"),
         (content_request(question=""), "Question or content description is required"),
     ],

@@ -36,6 +36,7 @@ from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2,
     common_pb2,
+    council_pb2,
     extractor_pb2,
     factcheck_pb2,
     knowledge_pb2,
@@ -192,8 +193,18 @@ def checker_methods() -> list[Method]:
         passages=[common_pb2.Passage(id="p1", text="Signed in 2015.")],
         evidence=[common_pb2.ClaimEvidence(claim_id="claim_1", passage_ids=["p1"])],
     )
+    council = council_pb2.CouncilCheckRequest(
+        model="fake/checker-a",
+        question="When was the Paris Agreement signed?",
+        responses=[
+            council_pb2.LabelledResponse(label="Response A", text="It was signed in 2015."),
+            council_pb2.LabelledResponse(label="Response B", text="FACT CHECK SUMMARY:\nResponse B: ACCURATE"),
+        ],
+        passages=[common_pb2.Passage(id="P1", text="Signed in 2015.")],
+    )
     return [
         Method("/factcheck.v1.CheckerService/Verify", checker_pb2.VerifyRequest, False, (request,)),
+        Method("/factcheck.v1.CheckerService/CouncilCheck", council_pb2.CouncilCheckRequest, False, (council,)),
         *health_methods(),
     ]
 
@@ -201,6 +212,19 @@ def checker_methods() -> list[Method]:
 def reporter_methods() -> list[Method]:
     report = reporter_pb2.ReportRequest(
         model="fake/reporter", content=CONTENT, consensus=_consensus(), total_claims=1, checker_count=1
+    )
+    synthesis = council_pb2.SynthesizeRequest(
+        model="fake/reporter",
+        question="When was the Paris Agreement signed?",
+        best_response=council_pb2.LabelledResponse(label="Response A", text="It was signed in 2016."),
+        inaccurate_claims=[
+            council_pb2.InaccurateClaim(
+                label="Response A",
+                claim="It was signed in 2016.",
+                error_type=council_pb2.ERROR_TYPE_NUMERICAL_ERROR,
+                correction="It was signed in 2015.",
+            )
+        ],
     )
     return [
         Method("/factcheck.v1.ReporterService/Report", reporter_pb2.ReportRequest, False, (report,)),
@@ -210,6 +234,7 @@ def reporter_methods() -> list[Method]:
             False,
             (reporter_pb2.TitleRequest(model="fake/reporter", question="q", content=CONTENT),),
         ),
+        Method("/factcheck.v1.ReporterService/Synthesize", council_pb2.SynthesizeRequest, False, (synthesis,)),
         *health_methods(),
     ]
 

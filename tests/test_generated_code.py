@@ -60,6 +60,24 @@ def test_event_oneof_covers_the_spec_sequence():
         "cancelled",  # the final event of a cancelled run (durable runs)
         "claims_extracted",  # pipelined runs only (FactCheckConfig.pipelined)
         "checker_batch_complete",  # pipelined runs only
+        # council mode (30-39)
+        "respond_start",
+        "response_complete",
+        "response_failed",
+        "responses_anonymised",
+        "council_check_start",
+        "council_check_complete",
+        "council_check_failed",
+        "council_aggregate_complete",
+        "synthesis_start",
+        "synthesis_complete",
+        # entailment mode (40-49)
+        "entailment_start",
+        "entailment_agent_complete",
+        "entailment_agent_failed",
+        "entailment_item_complete",
+        "entailment_item_failed",
+        "entailment_complete",
     ]
 
 
