@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     default_extractor_model: str = "local/extractor"
     default_checker_models: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["local/checker"])
     default_reporter_model: str = "local/reporter"
+    # Entailment mode (seed 1): every agent's model when a request names none, and items judged at once.
+    default_entailment_model: str = "local/entailment"
+    entailment_max_parallel_items: int = Field(default=8, ge=1, le=50)
 
     # Per-stage timeout when a request does not set timeout_ms, and the whole-run budget.
     stage_timeout_ms: int = Field(default=120_000, ge=1_000)
