@@ -23,7 +23,8 @@ TERMINAL_EVENTS = frozenset({"complete", "error", "cancelled"})
 
 def event_key(event: factcheck_pb2.FactCheckEvent) -> str:
     """What makes an event unique within a run: its kind, and for checker_complete its checker
-    (pipelined runs: for claims_extracted its batch, for checker_batch_complete checker and batch)."""
+    (pipelined runs: for claims_extracted its batch, for checker_batch_complete checker and batch;
+    entailment runs: the item, and the agent)."""
     kind = event.WhichOneof("event") or ""
     if kind == "checker_complete":
         return f"{kind}:{event.checker_complete.checker_index}"
@@ -31,6 +32,10 @@ def event_key(event: factcheck_pb2.FactCheckEvent) -> str:
         return f"{kind}:{event.claims_extracted.batch}"
     if kind == "checker_batch_complete":
         return f"{kind}:{event.checker_batch_complete.checker_index}:{event.checker_batch_complete.batch}"
+    if kind in ("entailment_agent_complete", "entailment_agent_failed"):  # entailment mode: per item and agent
+        return f"{kind}:{getattr(event, kind).item_index}:{getattr(event, kind).agent}"
+    if kind in ("entailment_item_complete", "entailment_item_failed"):  # per item
+        return f"{kind}:{getattr(event, kind).item_index}"
     return kind
 
 
