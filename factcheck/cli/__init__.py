@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from factcheck.cli import check, demo, kb, results, runs, serve
+from factcheck.cli import check, demo, entail, kb, results, runs, serve
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     results.add_parsers(commands)
     kb.add_parser(commands)
     demo.add_parser(commands)
+    entail.add_parser(commands)
     args = parser.parse_args(argv)
     return args.run(args)
 
