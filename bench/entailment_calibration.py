@@ -199,7 +199,9 @@ def format_report(figures: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Calibration and accuracy of the entailment agents on Factcheck-Bench.")
+    parser = argparse.ArgumentParser(
+        description="Calibration and accuracy of the entailment agents on Factcheck-Bench."
+    )
     parser.add_argument("--all", action="store_true", help="every pair, not only the held-out test split")
     args = parser.parse_args(argv)
     try:

@@ -21,7 +21,7 @@ from factcheck.engines.reporter import answer as local_reporter
 from factcheck.v1 import common_pb2, council_pb2
 from services.checker.council_prompts import build_council_check_prompt
 from services.checker.council_summary import NO_SUMMARY_WARNING, parse_council_check
-from services.gateway.modes.council_aggregate import AggregateResponse, compute_aggregate, kendall_w
+from services.gateway.modes.council.aggregate import AggregateResponse, compute_aggregate, kendall_w
 from services.reporter.prompts import build_synthesis_prompt
 
 A, B, C = "Response A", "Response B", "Response C"

@@ -337,8 +337,23 @@ class Fuzzer:
                     pass  # a value this field's Python type refuses; the wire strategies cover it
         return message
 
+    def _set_map_entry(self, container, entry: d.Descriptor, depth: int) -> None:
+        """One random entry of a map field (a map is a repeated entry message without `add`)."""
+        key_field, value_field = entry.fields_by_name["key"], entry.fields_by_name["value"]
+        key = self.string() if key_field.type == d.FieldDescriptor.TYPE_STRING else self.number(key_field)
+        if value_field.type == d.FieldDescriptor.TYPE_MESSAGE:
+            if depth < 3:
+                self.fill(container[key], depth + 1)
+        elif value_field.type == d.FieldDescriptor.TYPE_STRING:
+            container[key] = self.string()
+        else:
+            container[key] = self.number(value_field)
+
     def _set(self, message: Message, descriptor_field: d.FieldDescriptor, repeated: bool, depth: int) -> None:
         name, kind = descriptor_field.name, descriptor_field.type
+        if kind == d.FieldDescriptor.TYPE_MESSAGE and descriptor_field.message_type.GetOptions().map_entry:
+            self._set_map_entry(getattr(message, name), descriptor_field.message_type, depth)
+            return
         if kind == d.FieldDescriptor.TYPE_MESSAGE:
             if depth >= 3:
                 return

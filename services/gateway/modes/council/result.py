@@ -4,7 +4,7 @@ as fact-check mode recomputes its consensus, so it always agrees with the rows s
 from __future__ import annotations
 
 from factcheck.v1 import council_pb2, factcheck_pb2
-from services.gateway.modes.council.aggregate import council_aggregate
+from services.gateway.modes.council.aggregate import AggregateResponse, compute_aggregate
 from services.gateway.modes.council.stages import COUNCIL_CHECK_PREFIX, RESPOND_PREFIX, STAGE_SYNTHESIS
 from services.gateway.modes.council.steps import stored_check
 from services.gateway.results import find_stage
@@ -39,10 +39,10 @@ def fill_council_result(
     answered = [r for r in council.responses if not r.HasField("error")]
     if checks or excluded:
         council.aggregate.CopyFrom(
-            council_aggregate(
-                responses=[(r.label, r.model) for r in answered],
-                checks=sorted(checks, key=lambda c: c.checker_index),
-                excluded=sorted(excluded, key=lambda e: e.checker_index),
+            compute_aggregate(
+                [AggregateResponse(r.label, r.model) for r in answered],
+                sorted(checks, key=lambda c: c.checker_index),
+                sorted(excluded, key=lambda e: e.checker_index),
                 exclude_self_ratings=bool(config.get("excludeSelfRatings")),
             )
         )

@@ -25,7 +25,7 @@ from factcheck.engines.sentences import split_sentences
 from factcheck.v1 import common_pb2, council_pb2, extractor_pb2, factcheck_pb2
 from services.gateway import run as shared
 from services.gateway.knowledge.retrieval import Evidence
-from services.gateway.modes.council.aggregate import council_aggregate
+from services.gateway.modes.council.aggregate import AggregateResponse, compute_aggregate
 from services.gateway.modes.council.plan import CouncilPlan
 from services.gateway.modes.council.stages import (
     ROLE_AGGREGATOR,
@@ -392,10 +392,10 @@ def _take_stored_check(run: CouncilRun, stored) -> None:
 
 
 def aggregate_of(run: CouncilRun) -> council_pb2.CouncilAggregate:
-    return council_aggregate(
-        responses=[(answer.label, answer.author) for answer in run.answered()],
-        checks=sorted(run.checks, key=lambda c: c.checker_index),
-        excluded=sorted(run.excluded, key=lambda e: e.checker_index),
+    return compute_aggregate(
+        [AggregateResponse(answer.label, answer.author) for answer in run.answered()],
+        sorted(run.checks, key=lambda c: c.checker_index),
+        sorted(run.excluded, key=lambda e: e.checker_index),
         exclude_self_ratings=run.council_plan.exclude_self_ratings,
     )
 
