@@ -9,9 +9,10 @@ sections, and the answer is the seed's JSON.
   words of rigour ("peer-reviewed", "official statistics", ".gov") or of its absence ("anonymous",
   "forum", "blog"); anything else is MEDIUM with low certainty.
 - ENTAILMENT JUDGE: the built-in evidence judge (`judge.py`) on the statements as one passage:
-  VERIFIED -> SUPPORTED, DISPUTED -> CONTRADICTED, UNVERIFIABLE -> NOT ENOUGH INFO, confidence =
-  100 x the probability the judge gives its verdict; reasoning names the statement its quote is in.
-  No statements: NOT ENOUGH INFO, confidence 10.
+  VERIFIED -> SUPPORTED, DISPUTED -> CONTRADICTED, UNVERIFIABLE -> NOT ENOUGH INFO; reasoning names
+  the statement its quote is in. Confidence is calibrated: how often that verdict was right at
+  that judge probability on Factcheck-Bench's train split (data/entailment_calibration.json,
+  written by scripts/fit_entailment_calibration.py). No statements: NOT ENOUGH INFO, confidence 10.
 - ADVERSARIAL AUDITOR: in the excerpt's sentences that bear on the claim, a material ambiguity the
   claim does not share: a hedge or modal ("may", "suggests", "likely") under a definitive claim, a
   weaker quantifier than the claim's ("many" for "all"), or a sentence that opens with a pronoun
@@ -21,8 +22,11 @@ sections, and the answer is the seed's JSON.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
+from functools import lru_cache
+from pathlib import Path
 
 from factcheck.engines.judge import DISPUTED, VERIFIED, PassageText, judge
 from factcheck.engines.sentences import STOPWORDS, content_words, sentence_spans, tokenize
@@ -30,6 +34,7 @@ from factcheck.entailment import NOT_ENOUGH_INFO, PROMPT_OPENINGS, unquote
 from factcheck.v1 import entailment_pb2 as pb
 
 MAX_STATEMENTS = 5
+CALIBRATION_FILE = Path(__file__).resolve().parent / "data" / "entailment_calibration.json"
 EMPTY_SOURCE_CONFIDENCE = 10
 DOWNGRADE = -15
 
@@ -182,21 +187,45 @@ def judge_statements(claim: str, statements: list[dict]) -> dict:
             "confidence": EMPTY_SOURCE_CONFIDENCE,
             "reasoning": ["No statements were extracted from the source."],
         }
-    passage = " ".join(s["text"] for s in statements)
-    judgement = judge(claim, [PassageText("S", passage)])
-    verdict = {VERIFIED: "SUPPORTED", DISPUTED: "CONTRADICTED"}.get(judgement.verdict, NOT_ENOUGH_INFO)
-    confidence = max(0, min(100, round(judgement.score * 100)))
-    cited = _statement_of(judgement.quote, statements) if judgement.quote else None
+    verdict, score, quote = judge_raw(claim, statements)
+    cited = _statement_of(quote, statements) if quote else None
     ids = ", ".join(str(s["id"]) for s in statements)
     if verdict == "SUPPORTED" and cited:
-        reasoning = [f'Statement {cited["id"]} explicitly states the claim: "{judgement.quote}".']
+        reasoning = [f'Statement {cited["id"]} explicitly states the claim: "{quote}".']
     elif verdict == "CONTRADICTED" and cited:
-        reasoning = [f'Statement {cited["id"]} contradicts the claim: "{judgement.quote}".']
+        reasoning = [f'Statement {cited["id"]} contradicts the claim: "{quote}".']
     elif verdict == "CONTRADICTED":
         reasoning = [f"Statements {ids} are incompatible with the claim."]
     else:
         reasoning = [f"Statements {ids} neither state nor contradict the claim explicitly."]
+    confidence = calibrated_confidence(verdict, score)
     return {"agent": "ENTAILMENT_JUDGE", "verdict": verdict, "confidence": confidence, "reasoning": reasoning}
+
+
+def judge_raw(claim: str, statements: list[dict]) -> tuple[str, float, str | None]:
+    """The evidence judge on the statements as one passage: (seed verdict, its probability, its quote)."""
+    judgement = judge(claim, [PassageText("S", " ".join(s["text"] for s in statements))])
+    verdict = {VERIFIED: "SUPPORTED", DISPUTED: "CONTRADICTED"}.get(judgement.verdict, NOT_ENOUGH_INFO)
+    return verdict, judgement.score, judgement.quote
+
+
+@lru_cache(maxsize=1)
+def _calibration() -> dict:
+    """Per verdict, the judge probability's bins and the confidence each maps to
+    (scripts/fit_entailment_calibration.py; absent: the probability itself)."""
+    try:
+        return json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))["verdicts"]
+    except FileNotFoundError:
+        return {}
+
+
+def calibrated_confidence(verdict: str, score: float) -> int:
+    """How often the judge's verdict was right at this probability on the train split, as 0-100."""
+    table = _calibration().get(verdict)
+    if table is None:
+        return max(0, min(100, round(score * 100)))
+    index = bisect.bisect_left(table["upper_edges"], score)
+    return table["confidence"][min(index, len(table["confidence"]) - 1)]
 
 
 def _statement_of(quote: str, statements: list[dict]) -> dict | None:
