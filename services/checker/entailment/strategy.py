@@ -66,7 +66,7 @@ async def verify_with_agents(
     started = loop.time()
     passages = {p.id: p for p in request.passages}
     models = AgentModels(*(request.model,) * 4)
-    call = _agent_call(client, timeout_s, loop.time() + timeout_s)
+    call = _AgentCall(client, loop.time() + timeout_s)
     slots = asyncio.Semaphore(MAX_PARALLEL_ITEMS)
 
     async def one(claim: common_pb2.Claim, passage: common_pb2.Passage) -> pb.ClaimEntailment:
@@ -102,10 +102,10 @@ async def verify_with_agents(
     )
 
 
-class _agent_call:  # noqa: N801 (used as a function)
+class _AgentCall:
     """run_agent with a shared deadline, ModelErrors as AgentFailed, reliability asked once per source type."""
 
-    def __init__(self, client: ModelClient, timeout_s: float, deadline: float) -> None:
+    def __init__(self, client: ModelClient, deadline: float) -> None:
         self._client, self._deadline = client, deadline
         self._reliability: dict[str, asyncio.Future] = {}
         self.usage = common_pb2.TokenUsage()
