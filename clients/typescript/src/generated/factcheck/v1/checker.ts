@@ -20,6 +20,14 @@ import {
 } from "@grpc/grpc-js";
 import { Claim, ClaimEvidence, ClaimVerification, Passage, TokenUsage, VerdictSummary } from "./common";
 import { CouncilCheckRequest, CouncilCheckResponse } from "./council";
+import {
+  CheckerStrategy,
+  checkerStrategyFromJSON,
+  checkerStrategyToJSON,
+  ClaimEntailment,
+  RunEntailmentAgentRequest,
+  RunEntailmentAgentResponse,
+} from "./entailment";
 
 export const protobufPackage = "factcheck.v1";
 
@@ -36,6 +44,11 @@ export interface VerifyRequest {
    */
   passages: Passage[];
   evidence: ClaimEvidence[];
+  /**
+   * How to verify (default: the spec's prompt). ENTAILMENT_AGENTS needs passages; without them the
+   * default prompt runs.
+   */
+  strategy: CheckerStrategy;
 }
 
 export interface VerifyResponse {
@@ -51,10 +64,12 @@ export interface VerifyResponse {
     | undefined;
   /** Citations dropped because their quote does not occur in the cited passage. */
   droppedCitations: number;
+  /** ENTAILMENT_AGENTS: every agent output, per claim and passage, in request order. */
+  entailment: ClaimEntailment[];
 }
 
 function createBaseVerifyRequest(): VerifyRequest {
-  return { model: "", content: "", claims: [], passages: [], evidence: [] };
+  return { model: "", content: "", claims: [], passages: [], evidence: [], strategy: 0 };
 }
 
 export const VerifyRequest: MessageFns<VerifyRequest> = {
@@ -73,6 +88,9 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
     }
     for (const v of message.evidence) {
       ClaimEvidence.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.strategy !== 0) {
+      writer.uint32(48).int32(message.strategy);
     }
     return writer;
   },
@@ -130,6 +148,14 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
             message.evidence.push(ClaimEvidence.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.strategy = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -151,6 +177,7 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
       evidence: globalThis.Array.isArray(object?.evidence)
         ? object.evidence.map((e: any) => ClaimEvidence.fromJSON(e))
         : [],
+      strategy: isSet(object.strategy) ? checkerStrategyFromJSON(object.strategy) : 0,
     };
   },
 
@@ -171,6 +198,9 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
     if (message.evidence?.length) {
       obj.evidence = message.evidence.map((e) => ClaimEvidence.toJSON(e));
     }
+    if (message.strategy !== 0) {
+      obj.strategy = checkerStrategyToJSON(message.strategy);
+    }
     return obj;
   },
 
@@ -184,6 +214,7 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
     message.claims = object.claims?.map((e) => Claim.fromPartial(e)) || [];
     message.passages = object.passages?.map((e) => Passage.fromPartial(e)) || [];
     message.evidence = object.evidence?.map((e) => ClaimEvidence.fromPartial(e)) || [];
+    message.strategy = object.strategy ?? 0;
     return message;
   },
 };
@@ -197,6 +228,7 @@ function createBaseVerifyResponse(): VerifyResponse {
     responseTimeMs: "0",
     usage: undefined,
     droppedCitations: 0,
+    entailment: [],
   };
 }
 
@@ -222,6 +254,9 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
     }
     if (message.droppedCitations !== 0) {
       writer.uint32(56).int32(message.droppedCitations);
+    }
+    for (const v of message.entailment) {
+      ClaimEntailment.encode(v!, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -295,6 +330,14 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
             message.droppedCitations = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.entailment.push(ClaimEntailment.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -330,6 +373,9 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
         : isSet(object.dropped_citations)
         ? globalThis.Number(object.dropped_citations)
         : 0,
+      entailment: globalThis.Array.isArray(object?.entailment)
+        ? object.entailment.map((e: any) => ClaimEntailment.fromJSON(e))
+        : [],
     };
   },
 
@@ -356,6 +402,9 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
     if (message.droppedCitations !== 0) {
       obj.droppedCitations = Math.round(message.droppedCitations);
     }
+    if (message.entailment?.length) {
+      obj.entailment = message.entailment.map((e) => ClaimEntailment.toJSON(e));
+    }
     return obj;
   },
 
@@ -375,6 +424,7 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
       ? TokenUsage.fromPartial(object.usage)
       : undefined;
     message.droppedCitations = object.droppedCitations ?? 0;
+    message.entailment = object.entailment?.map((e) => ClaimEntailment.fromPartial(e)) || [];
     return message;
   },
 };
@@ -406,6 +456,22 @@ export const CheckerServiceService = {
       Buffer.from(CouncilCheckResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CouncilCheckResponse => CouncilCheckResponse.decode(value),
   },
+  /**
+   * One entailment agent (seed 1) on its own input: the prompt, strict JSON validation (structured
+   * outputs when the endpoint has them, else one repair attempt) and the agent's server-side rules.
+   * An agent whose answer is still invalid fails with the model error status.
+   */
+  runEntailmentAgent: {
+    path: "/factcheck.v1.CheckerService/RunEntailmentAgent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RunEntailmentAgentRequest): Buffer =>
+      Buffer.from(RunEntailmentAgentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RunEntailmentAgentRequest => RunEntailmentAgentRequest.decode(value),
+    responseSerialize: (value: RunEntailmentAgentResponse): Buffer =>
+      Buffer.from(RunEntailmentAgentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RunEntailmentAgentResponse => RunEntailmentAgentResponse.decode(value),
+  },
 } as const;
 
 export interface CheckerServiceServer extends UntypedServiceImplementation {
@@ -416,6 +482,12 @@ export interface CheckerServiceServer extends UntypedServiceImplementation {
    * parse_fact_check_from_text, extended with a parseable list of inaccurate claims).
    */
   councilCheck: handleUnaryCall<CouncilCheckRequest, CouncilCheckResponse>;
+  /**
+   * One entailment agent (seed 1) on its own input: the prompt, strict JSON validation (structured
+   * outputs when the endpoint has them, else one repair attempt) and the agent's server-side rules.
+   * An agent whose answer is still invalid fails with the model error status.
+   */
+  runEntailmentAgent: handleUnaryCall<RunEntailmentAgentRequest, RunEntailmentAgentResponse>;
 }
 
 export interface CheckerServiceClient extends Client {
@@ -453,6 +525,26 @@ export interface CheckerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CouncilCheckResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One entailment agent (seed 1) on its own input: the prompt, strict JSON validation (structured
+   * outputs when the endpoint has them, else one repair attempt) and the agent's server-side rules.
+   * An agent whose answer is still invalid fails with the model error status.
+   */
+  runEntailmentAgent(
+    request: RunEntailmentAgentRequest,
+    callback: (error: ServiceError | null, response: RunEntailmentAgentResponse) => void,
+  ): ClientUnaryCall;
+  runEntailmentAgent(
+    request: RunEntailmentAgentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RunEntailmentAgentResponse) => void,
+  ): ClientUnaryCall;
+  runEntailmentAgent(
+    request: RunEntailmentAgentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RunEntailmentAgentResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -14,11 +14,17 @@ export const protobufFileName = "factcheck/v1/council.proto";
 
 /** A fact-checker's overall rating of one response (the seed's five-point scale; 5 ... 1 in the aggregate). */
 export enum AccuracyRating {
+  /** ACCURACY_RATING_UNSPECIFIED - Not rated (never sent for a rated response). */
   ACCURACY_RATING_UNSPECIFIED = 0,
+  /** ACCURACY_RATING_ACCURATE - Every checked claim is correct. Scores 5. */
   ACCURACY_RATING_ACCURATE = 1,
+  /** ACCURACY_RATING_MOSTLY_ACCURATE - Minor inaccuracies only. Scores 4. */
   ACCURACY_RATING_MOSTLY_ACCURATE = 2,
+  /** ACCURACY_RATING_MIXED - Substantial correct and incorrect content. Scores 3. */
   ACCURACY_RATING_MIXED = 3,
+  /** ACCURACY_RATING_MOSTLY_INACCURATE - Mostly wrong. Scores 2. */
   ACCURACY_RATING_MOSTLY_INACCURATE = 4,
+  /** ACCURACY_RATING_INACCURATE - Wrong throughout. Scores 1. */
   ACCURACY_RATING_INACCURATE = 5,
   UNRECOGNIZED = -1,
 }
@@ -72,6 +78,7 @@ export function accuracyRatingToJSON(object: AccuracyRating): string {
 
 /** The seed's nine-category error taxonomy for inaccurate claims. */
 export enum ErrorType {
+  /** ERROR_TYPE_UNSPECIFIED - Not classified (never sent for a listed claim; unknown names become OTHER). */
   ERROR_TYPE_UNSPECIFIED = 0,
   /** ERROR_TYPE_HALLUCINATED_FACT - Made-up information with no factual basis. */
   ERROR_TYPE_HALLUCINATED_FACT = 1,
@@ -208,10 +215,17 @@ export interface CouncilRunConfig {
   councilModels: string[];
   /** How many responses are ranked. */
   responseCount: number;
+  /** The models that fact-check every answer. */
   factCheckerModels: string[];
-  chairmanModel?: string | undefined;
+  /** The chairman, when the run has one. */
+  chairmanModel?:
+    | string
+    | undefined;
+  /** The model that writes the title. */
   reporterModel: string;
+  /** Per-stage timeout in milliseconds. */
   timeoutMs: number;
+  /** Whether self ratings are left out of the averages. */
   excludeSelfRatings: boolean;
   /** True when the caller supplied the responses. */
   responsesSupplied: boolean;
@@ -221,6 +235,7 @@ export interface CouncilRunConfig {
 export interface LabelledResponse {
   /** "Response A", "Response B", ... */
   label: string;
+  /** The answer as its author wrote it. */
   text: string;
 }
 
@@ -228,6 +243,7 @@ export interface LabelledResponse {
 export interface ResponseRating {
   /** "Response A", ... */
   label: string;
+  /** The rating given. */
   rating: AccuracyRating;
 }
 
@@ -237,11 +253,13 @@ export interface InaccurateClaim {
   label: string;
   /** The claim as the response states it. */
   claim: string;
+  /** Its class in the seed's nine-category taxonomy. */
   errorType: ErrorType;
   /** What is true instead. */
   correction: string;
 }
 
+/** The respond stage began (council mode's first stage). */
 export interface RespondStartPayload {
   /** How many council models were asked. */
   responseCount: number;
@@ -252,13 +270,17 @@ export interface RespondStartPayload {
  * revealed in council_aggregate_complete.
  */
 export interface ResponseCompletePayload {
+  /** "Response A", ... (drawn per run; see council_aggregate_complete for the model). */
   label: string;
+  /** The answer. */
   text: string;
+  /** How long the model took, in milliseconds (0 for a supplied answer). */
   responseTimeMs: string;
 }
 
 /** A council model gave no answer; the run goes on with the others. */
 export interface ResponseFailedPayload {
+  /** The failed answer's label (it is left out of every later stage). */
   label: string;
   /** The cause, bounded. */
   message: string;
@@ -266,23 +288,31 @@ export interface ResponseFailedPayload {
 
 /** The responses the fact-checkers will see, in label order. */
 export interface ResponsesAnonymisedPayload {
+  /** "Response A", ... of the answers that will be fact-checked, in label order. */
   labels: string[];
 }
 
+/** The fact-check stage began. */
 export interface CouncilCheckStartPayload {
+  /** How many fact-checkers were asked. */
   factCheckerCount: number;
+  /** How many answers each one rates. */
   responseCount: number;
 }
 
 /** One fact-checker's parsed summary. */
 export interface CouncilCheckCompletePayload {
+  /** The fact-checker model. */
   model: string;
   /** Position of the model in fact_checker_models; its stage is council_check_{checker_index}. */
   checkerIndex: number;
+  /** One rating per answer, in label order (unknown or repeated labels are left out and warned about). */
   ratings: ResponseRating[];
   /** "Response X", or empty when the checker named none (or an unknown one). */
   mostReliable: string;
+  /** The claims it found inaccurate, with error type and correction. */
   inaccurateClaims: InaccurateClaim[];
+  /** How long the fact-checker took, in milliseconds. */
   responseTimeMs: string;
   /** Problems with the summary that were ignored (an unknown label, a label rated twice, ...). */
   warnings: string[];
@@ -290,30 +320,43 @@ export interface CouncilCheckCompletePayload {
 
 /** A fact-checker excluded from the aggregate: its call failed or its answer had no usable summary. */
 export interface CouncilCheckFailedPayload {
+  /** The fact-checker model. */
   model: string;
+  /** Position of the model in fact_checker_models. */
   checkerIndex: number;
+  /** Why: the failed call's status and cause, or that no FACT CHECK SUMMARY could be parsed. */
   message: string;
 }
 
+/** The ranking, computed by the gateway from the counted fact-checks. */
 export interface CouncilAggregateCompletePayload {
+  /** The ranking, votes, error types, agreement and self-preference, with the label -> model mapping. */
   aggregate: CouncilAggregate | undefined;
 }
 
+/** The chairman began writing the final answer. */
 export interface SynthesisStartPayload {
 }
 
+/** The chairman's final answer. */
 export interface SynthesisCompletePayload {
+  /** The chairman model. */
   model: string;
+  /** The final answer. */
   text: string;
   /** The response the synthesis starts from (the top-ranked one). */
   basedOnLabel: string;
+  /** How long the chairman took, in milliseconds. */
   responseTimeMs: string;
 }
 
 /** One fact-checker's rating of one response, in the aggregate. */
 export interface CheckerRating {
+  /** The fact-checker that gave the rating. */
   factCheckerModel: string;
+  /** Its position in fact_checker_models. */
   checkerIndex: number;
+  /** The rating it gave. */
   rating: AccuracyRating;
   /** True when the fact-checker is the model that wrote the response. */
   selfRating: boolean;
@@ -321,7 +364,9 @@ export interface CheckerRating {
 
 /** Count of inaccurate claims of one error type. */
 export interface ErrorTypeCount {
+  /** The error type. */
   errorType: ErrorType;
+  /** How many inaccurate claims of that type (every fact-checker's reports added up). */
   count: number;
 }
 
@@ -329,6 +374,7 @@ export interface ErrorTypeCount {
 export interface RankedResponse {
   /** 1 = most reliable. Ties share a rank. */
   rank: number;
+  /** "Response A", ... */
   label: string;
   /** The model or name behind the label (the de-anonymisation). */
   model: string;
@@ -340,7 +386,9 @@ export interface RankedResponse {
   ratings: CheckerRating[];
   /** Fact-checkers that named it MOST RELIABLE. */
   mostReliableVotes: number;
+  /** Inaccurate claims the counted fact-checkers listed for it, added up. */
   inaccurateClaimCount: number;
+  /** Those claims per error type (only types that occur, in taxonomy order). */
   errorTypes: ErrorTypeCount[];
   /** The author's rating of its own response (5..1), when its model also fact-checked. */
   selfScore?:
@@ -350,6 +398,7 @@ export interface RankedResponse {
   othersScore?: number | undefined;
 }
 
+/** Council mode's ranking of the answers (seed 2, "Aggregate Calculation"), with the agreement between fact-checkers. */
 export interface CouncilAggregate {
   /** Most reliable first. */
   ranking: RankedResponse[];
@@ -367,7 +416,10 @@ export interface CouncilAggregate {
   /** Inaccurate claims of every response, per error type. */
   errorTypes: ErrorTypeCount[];
   /** Mean over models that rated their own answer of (self score - others' score); unset when no model did. */
-  selfPreference?: number | undefined;
+  selfPreference?:
+    | number
+    | undefined;
+  /** Whether self ratings were left out of the averages. */
   excludeSelfRatings: boolean;
   /** Label -> model, for every response (the mapping that was hidden during the run). */
   labelToModel: { [key: string]: string };
@@ -383,12 +435,15 @@ export interface CouncilAggregate_LabelToModelEntry {
  * the stored ratings.
  */
 export interface CouncilResult {
+  /** The council the run used, after defaults were applied. */
   config:
     | CouncilRunConfig
     | undefined;
   /** Every response, in label order, de-anonymised. */
   responses: CouncilResponse[];
+  /** Every fact-checker that answered (excluded ones too), in fact_checker_models order. */
   factChecks: CouncilCheck[];
+  /** The ranking, recomputed from the stored ratings. Unset when no fact-check stage ran. */
   aggregate:
     | CouncilAggregate
     | undefined;
@@ -396,10 +451,15 @@ export interface CouncilResult {
   synthesis?: SynthesisCompletePayload | undefined;
 }
 
+/** One council answer in a stored result. */
 export interface CouncilResponse {
+  /** "Response A", ... */
   label: string;
+  /** The council model, or the supplied answer's name. */
   model: string;
+  /** The answer (empty when it failed). */
   text: string;
+  /** How long the model took, in milliseconds. */
   responseTimeMs: string;
   /** True when the caller supplied it. */
   supplied: boolean;
@@ -407,21 +467,31 @@ export interface CouncilResponse {
   error?: string | undefined;
 }
 
+/** One fact-checker's stored answer, parsed. */
 export interface CouncilCheck {
+  /** The fact-checker model. */
   model: string;
+  /** Its position in fact_checker_models. */
   checkerIndex: number;
   /** The fact-checker's full analysis. */
   analysis: string;
+  /** One rating per answer (empty when no summary could be parsed: the checker was excluded). */
   ratings: ResponseRating[];
+  /** "Response X" it voted most reliable, or empty. */
   mostReliable: string;
+  /** The claims it found inaccurate. */
   inaccurateClaims: InaccurateClaim[];
+  /** How long it took, in milliseconds. */
   responseTimeMs: string;
+  /** Problems with its summary that were ignored (unknown label, label rated twice, ...). */
   warnings: string[];
 }
 
+/** CheckerService.CouncilCheck: one fact-checker rates every anonymised answer. */
 export interface CouncilCheckRequest {
   /** The fact-checker model. */
   model: string;
+  /** The question the answers respond to (1-20000 characters). */
   question: string;
   /** The anonymised responses, in label order. */
   responses: LabelledResponse[];
@@ -429,21 +499,31 @@ export interface CouncilCheckRequest {
   passages: Passage[];
 }
 
+/** One fact-checker's analysis and its parsed summary. */
 export interface CouncilCheckResponse {
+  /** The fact-checker model. */
   model: string;
   /** The full analysis, ending in the FACT CHECK SUMMARY block. */
   rawText: string;
+  /** One rating per answer, in label order; empty when the answer had no parseable summary. */
   ratings: ResponseRating[];
+  /** "Response X" it voted most reliable, or empty. */
   mostReliable: string;
+  /** The claims it found inaccurate. */
   inaccurateClaims: InaccurateClaim[];
+  /** Problems with its summary that were ignored (unknown label, label rated twice, refusal, ...). */
   warnings: string[];
+  /** How long the model call took, retries included, in milliseconds. */
   responseTimeMs: string;
+  /** Tokens the model call used. */
   usage: TokenUsage | undefined;
 }
 
+/** ReporterService.Synthesize: the chairman's final answer. */
 export interface SynthesizeRequest {
   /** The chairman model. */
   model: string;
+  /** The question the council answered. */
   question: string;
   /** The top-ranked response. */
   bestResponse:
@@ -451,13 +531,19 @@ export interface SynthesizeRequest {
     | undefined;
   /** What the fact-checkers found wrong in it (and in the others, for context). */
   inaccurateClaims: InaccurateClaim[];
+  /** The ranking, for context. */
   aggregate: CouncilAggregate | undefined;
 }
 
+/** The chairman's final answer. */
 export interface SynthesizeResponse {
+  /** The chairman model. */
   model: string;
+  /** The final answer. */
   text: string;
+  /** How long the model call took, retries included, in milliseconds. */
   responseTimeMs: string;
+  /** Tokens the model call used. */
   usage: TokenUsage | undefined;
 }
 

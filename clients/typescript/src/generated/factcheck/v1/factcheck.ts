@@ -37,6 +37,20 @@ import {
   SynthesisCompletePayload,
   SynthesisStartPayload,
 } from "./council";
+import {
+  CheckerStrategy,
+  checkerStrategyFromJSON,
+  checkerStrategyToJSON,
+  EntailmentAgentCompletePayload,
+  EntailmentAgentFailedPayload,
+  EntailmentCompletePayload,
+  EntailmentConfig,
+  EntailmentItemCompletePayload,
+  EntailmentItemFailedPayload,
+  EntailmentResult,
+  EntailmentRunConfig,
+  EntailmentStartPayload,
+} from "./entailment";
 
 export const protobufPackage = "factcheck.v1";
 
@@ -52,6 +66,11 @@ export enum Mode {
    * the answers are ranked. Config: council_config.
    */
   MODE_COUNCIL = 2,
+  /**
+   * MODE_ENTAILMENT - "entailment" (seed 1): claim + source excerpt judged by four isolated agents (extractor, reliability,
+   * entailment judge, adversarial auditor). Config: entailment_config.
+   */
+  MODE_ENTAILMENT = 3,
   UNRECOGNIZED = -1,
 }
 
@@ -66,6 +85,9 @@ export function modeFromJSON(object: any): Mode {
     case 2:
     case "MODE_COUNCIL":
       return Mode.MODE_COUNCIL;
+    case 3:
+    case "MODE_ENTAILMENT":
+      return Mode.MODE_ENTAILMENT;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -81,6 +103,8 @@ export function modeToJSON(object: Mode): string {
       return "MODE_FACT_CHECK";
     case Mode.MODE_COUNCIL:
       return "MODE_COUNCIL";
+    case Mode.MODE_ENTAILMENT:
+      return "MODE_ENTAILMENT";
     case Mode.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -228,7 +252,14 @@ export interface FactCheckConfig {
    * Stored rows, consensus, report and result are those of the default (sequential) mode for
    * the same verdicts.
    */
-  pipelined?: boolean | undefined;
+  pipelined?:
+    | boolean
+    | undefined;
+  /**
+   * How each checker verifies claims (default CHECKER_STRATEGY_DEFAULT). ENTAILMENT_AGENTS checks each
+   * claim against each of its evidence passages with the four entailment agents (when the run has evidence).
+   */
+  checkerStrategy: CheckerStrategy;
 }
 
 /** Spec: FactCheckStreamRequest. */
@@ -249,7 +280,11 @@ export interface RunRequest {
     | string
     | undefined;
   /** Council mode's config (mode = MODE_COUNCIL). Setting the config of another mode is INVALID_ARGUMENT. */
-  councilConfig?: CouncilConfig | undefined;
+  councilConfig?:
+    | CouncilConfig
+    | undefined;
+  /** Entailment mode's config (mode = MODE_ENTAILMENT). */
+  entailmentConfig?: EntailmentConfig | undefined;
 }
 
 export interface RunResponse {
@@ -311,6 +346,19 @@ export interface FactCheckEvent {
     | { $case: "councilAggregateComplete"; value: CouncilAggregateCompletePayload }
     | { $case: "synthesisStart"; value: SynthesisStartPayload }
     | { $case: "synthesisComplete"; value: SynthesisCompletePayload }
+    | //
+    /**
+     * Entailment mode (40-49), in this order: entailment_start; per item, in completion order, an
+     * entailment_agent_complete or entailment_agent_failed per agent (extractor and reliability at
+     * once, then judge, then auditor), then entailment_item_complete or entailment_item_failed;
+     * entailment_complete; complete.
+     */
+    { $case: "entailmentStart"; value: EntailmentStartPayload }
+    | { $case: "entailmentAgentComplete"; value: EntailmentAgentCompletePayload }
+    | { $case: "entailmentAgentFailed"; value: EntailmentAgentFailedPayload }
+    | { $case: "entailmentItemComplete"; value: EntailmentItemCompletePayload }
+    | { $case: "entailmentItemFailed"; value: EntailmentItemFailedPayload }
+    | { $case: "entailmentComplete"; value: EntailmentCompletePayload }
     | undefined;
 }
 
@@ -337,7 +385,11 @@ export interface FactCheckStartPayload {
   config: RunConfig | undefined;
   mode: Mode;
   /** Council mode's resolved config. */
-  council: CouncilRunConfig | undefined;
+  council:
+    | CouncilRunConfig
+    | undefined;
+  /** Entailment mode's resolved config. */
+  entailment: EntailmentRunConfig | undefined;
 }
 
 export interface GenerateStartPayload {
@@ -579,7 +631,11 @@ export interface FactCheckResult {
    */
   mode: Mode;
   /** Council mode's result. */
-  council: CouncilResult | undefined;
+  council:
+    | CouncilResult
+    | undefined;
+  /** Entailment mode's result. */
+  entailment: EntailmentResult | undefined;
 }
 
 export interface EvidenceResult {
@@ -644,6 +700,7 @@ function createBaseFactCheckConfig(): FactCheckConfig {
     useKnowledgeStore: undefined,
     evidenceTopK: undefined,
     pipelined: undefined,
+    checkerStrategy: 0,
   };
 }
 
@@ -681,6 +738,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     }
     if (message.pipelined !== undefined) {
       writer.uint32(88).bool(message.pipelined);
+    }
+    if (message.checkerStrategy !== 0) {
+      writer.uint32(96).int32(message.checkerStrategy);
     }
     return writer;
   },
@@ -786,6 +846,14 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
             message.pipelined = reader.bool();
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.checkerStrategy = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -849,6 +917,11 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
         ? globalThis.Number(object.evidence_top_k)
         : undefined,
       pipelined: isSet(object.pipelined) ? globalThis.Boolean(object.pipelined) : undefined,
+      checkerStrategy: isSet(object.checkerStrategy)
+        ? checkerStrategyFromJSON(object.checkerStrategy)
+        : isSet(object.checker_strategy)
+        ? checkerStrategyFromJSON(object.checker_strategy)
+        : 0,
     };
   },
 
@@ -887,6 +960,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     if (message.pipelined !== undefined) {
       obj.pipelined = message.pipelined;
     }
+    if (message.checkerStrategy !== 0) {
+      obj.checkerStrategy = checkerStrategyToJSON(message.checkerStrategy);
+    }
     return obj;
   },
 
@@ -906,6 +982,7 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     message.useKnowledgeStore = object.useKnowledgeStore ?? undefined;
     message.evidenceTopK = object.evidenceTopK ?? undefined;
     message.pipelined = object.pipelined ?? undefined;
+    message.checkerStrategy = object.checkerStrategy ?? 0;
     return message;
   },
 };
@@ -918,6 +995,7 @@ function createBaseRunRequest(): RunRequest {
     modeConfig: undefined,
     requestId: undefined,
     councilConfig: undefined,
+    entailmentConfig: undefined,
   };
 }
 
@@ -940,6 +1018,9 @@ export const RunRequest: MessageFns<RunRequest> = {
     }
     if (message.councilConfig !== undefined) {
       CouncilConfig.encode(message.councilConfig, writer.uint32(50).fork()).join();
+    }
+    if (message.entailmentConfig !== undefined) {
+      EntailmentConfig.encode(message.entailmentConfig, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1005,6 +1086,14 @@ export const RunRequest: MessageFns<RunRequest> = {
             message.councilConfig = CouncilConfig.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.entailmentConfig = EntailmentConfig.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1041,6 +1130,11 @@ export const RunRequest: MessageFns<RunRequest> = {
         : isSet(object.council_config)
         ? CouncilConfig.fromJSON(object.council_config)
         : undefined,
+      entailmentConfig: isSet(object.entailmentConfig)
+        ? EntailmentConfig.fromJSON(object.entailmentConfig)
+        : isSet(object.entailment_config)
+        ? EntailmentConfig.fromJSON(object.entailment_config)
+        : undefined,
     };
   },
 
@@ -1064,6 +1158,9 @@ export const RunRequest: MessageFns<RunRequest> = {
     if (message.councilConfig !== undefined) {
       obj.councilConfig = CouncilConfig.toJSON(message.councilConfig);
     }
+    if (message.entailmentConfig !== undefined) {
+      obj.entailmentConfig = EntailmentConfig.toJSON(message.entailmentConfig);
+    }
     return obj;
   },
 
@@ -1081,6 +1178,9 @@ export const RunRequest: MessageFns<RunRequest> = {
     message.requestId = object.requestId ?? undefined;
     message.councilConfig = (object.councilConfig !== undefined && object.councilConfig !== null)
       ? CouncilConfig.fromPartial(object.councilConfig)
+      : undefined;
+    message.entailmentConfig = (object.entailmentConfig !== undefined && object.entailmentConfig !== null)
+      ? EntailmentConfig.fromPartial(object.entailmentConfig)
       : undefined;
     return message;
   },
@@ -1251,6 +1351,24 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
         break;
       case "synthesisComplete":
         SynthesisCompletePayload.encode(message.event.value, writer.uint32(314).fork()).join();
+        break;
+      case "entailmentStart":
+        EntailmentStartPayload.encode(message.event.value, writer.uint32(322).fork()).join();
+        break;
+      case "entailmentAgentComplete":
+        EntailmentAgentCompletePayload.encode(message.event.value, writer.uint32(330).fork()).join();
+        break;
+      case "entailmentAgentFailed":
+        EntailmentAgentFailedPayload.encode(message.event.value, writer.uint32(338).fork()).join();
+        break;
+      case "entailmentItemComplete":
+        EntailmentItemCompletePayload.encode(message.event.value, writer.uint32(346).fork()).join();
+        break;
+      case "entailmentItemFailed":
+        EntailmentItemFailedPayload.encode(message.event.value, writer.uint32(354).fork()).join();
+        break;
+      case "entailmentComplete":
+        EntailmentCompletePayload.encode(message.event.value, writer.uint32(362).fork()).join();
         break;
     }
     return writer;
@@ -1542,6 +1660,69 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
             };
             continue;
           }
+          case 40: {
+            if (tag !== 322) {
+              break;
+            }
+
+            message.event = { $case: "entailmentStart", value: EntailmentStartPayload.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 41: {
+            if (tag !== 330) {
+              break;
+            }
+
+            message.event = {
+              $case: "entailmentAgentComplete",
+              value: EntailmentAgentCompletePayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 42: {
+            if (tag !== 338) {
+              break;
+            }
+
+            message.event = {
+              $case: "entailmentAgentFailed",
+              value: EntailmentAgentFailedPayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 43: {
+            if (tag !== 346) {
+              break;
+            }
+
+            message.event = {
+              $case: "entailmentItemComplete",
+              value: EntailmentItemCompletePayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 44: {
+            if (tag !== 354) {
+              break;
+            }
+
+            message.event = {
+              $case: "entailmentItemFailed",
+              value: EntailmentItemFailedPayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 45: {
+            if (tag !== 362) {
+              break;
+            }
+
+            message.event = {
+              $case: "entailmentComplete",
+              value: EntailmentCompletePayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1671,6 +1852,45 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
         ? { $case: "synthesisComplete", value: SynthesisCompletePayload.fromJSON(object.synthesisComplete) }
         : isSet(object.synthesis_complete)
         ? { $case: "synthesisComplete", value: SynthesisCompletePayload.fromJSON(object.synthesis_complete) }
+        : isSet(object.entailmentStart)
+        ? { $case: "entailmentStart", value: EntailmentStartPayload.fromJSON(object.entailmentStart) }
+        : isSet(object.entailment_start)
+        ? { $case: "entailmentStart", value: EntailmentStartPayload.fromJSON(object.entailment_start) }
+        : isSet(object.entailmentAgentComplete)
+        ? {
+          $case: "entailmentAgentComplete",
+          value: EntailmentAgentCompletePayload.fromJSON(object.entailmentAgentComplete),
+        }
+        : isSet(object.entailment_agent_complete)
+        ? {
+          $case: "entailmentAgentComplete",
+          value: EntailmentAgentCompletePayload.fromJSON(object.entailment_agent_complete),
+        }
+        : isSet(object.entailmentAgentFailed)
+        ? { $case: "entailmentAgentFailed", value: EntailmentAgentFailedPayload.fromJSON(object.entailmentAgentFailed) }
+        : isSet(object.entailment_agent_failed)
+        ? {
+          $case: "entailmentAgentFailed",
+          value: EntailmentAgentFailedPayload.fromJSON(object.entailment_agent_failed),
+        }
+        : isSet(object.entailmentItemComplete)
+        ? {
+          $case: "entailmentItemComplete",
+          value: EntailmentItemCompletePayload.fromJSON(object.entailmentItemComplete),
+        }
+        : isSet(object.entailment_item_complete)
+        ? {
+          $case: "entailmentItemComplete",
+          value: EntailmentItemCompletePayload.fromJSON(object.entailment_item_complete),
+        }
+        : isSet(object.entailmentItemFailed)
+        ? { $case: "entailmentItemFailed", value: EntailmentItemFailedPayload.fromJSON(object.entailmentItemFailed) }
+        : isSet(object.entailment_item_failed)
+        ? { $case: "entailmentItemFailed", value: EntailmentItemFailedPayload.fromJSON(object.entailment_item_failed) }
+        : isSet(object.entailmentComplete)
+        ? { $case: "entailmentComplete", value: EntailmentCompletePayload.fromJSON(object.entailmentComplete) }
+        : isSet(object.entailment_complete)
+        ? { $case: "entailmentComplete", value: EntailmentCompletePayload.fromJSON(object.entailment_complete) }
         : undefined,
     };
   },
@@ -1740,6 +1960,18 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
       obj.synthesisStart = SynthesisStartPayload.toJSON(message.event.value);
     } else if (message.event?.$case === "synthesisComplete") {
       obj.synthesisComplete = SynthesisCompletePayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "entailmentStart") {
+      obj.entailmentStart = EntailmentStartPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "entailmentAgentComplete") {
+      obj.entailmentAgentComplete = EntailmentAgentCompletePayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "entailmentAgentFailed") {
+      obj.entailmentAgentFailed = EntailmentAgentFailedPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "entailmentItemComplete") {
+      obj.entailmentItemComplete = EntailmentItemCompletePayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "entailmentItemFailed") {
+      obj.entailmentItemFailed = EntailmentItemFailedPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "entailmentComplete") {
+      obj.entailmentComplete = EntailmentCompletePayload.toJSON(message.event.value);
     }
     return obj;
   },
@@ -1938,6 +2170,57 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
           message.event = {
             $case: "synthesisComplete",
             value: SynthesisCompletePayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "entailmentStart": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "entailmentStart", value: EntailmentStartPayload.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "entailmentAgentComplete": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "entailmentAgentComplete",
+            value: EntailmentAgentCompletePayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "entailmentAgentFailed": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "entailmentAgentFailed",
+            value: EntailmentAgentFailedPayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "entailmentItemComplete": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "entailmentItemComplete",
+            value: EntailmentItemCompletePayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "entailmentItemFailed": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "entailmentItemFailed",
+            value: EntailmentItemFailedPayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "entailmentComplete": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "entailmentComplete",
+            value: EntailmentCompletePayload.fromPartial(object.event.value),
           };
         }
         break;
@@ -2187,7 +2470,7 @@ export const RunConfig: MessageFns<RunConfig> = {
 };
 
 function createBaseFactCheckStartPayload(): FactCheckStartPayload {
-  return { conversationId: "", messageId: "", config: undefined, mode: 0, council: undefined };
+  return { conversationId: "", messageId: "", config: undefined, mode: 0, council: undefined, entailment: undefined };
 }
 
 export const FactCheckStartPayload: MessageFns<FactCheckStartPayload> = {
@@ -2206,6 +2489,9 @@ export const FactCheckStartPayload: MessageFns<FactCheckStartPayload> = {
     }
     if (message.council !== undefined) {
       CouncilRunConfig.encode(message.council, writer.uint32(42).fork()).join();
+    }
+    if (message.entailment !== undefined) {
+      EntailmentRunConfig.encode(message.entailment, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -2263,6 +2549,14 @@ export const FactCheckStartPayload: MessageFns<FactCheckStartPayload> = {
             message.council = CouncilRunConfig.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.entailment = EntailmentRunConfig.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2290,6 +2584,7 @@ export const FactCheckStartPayload: MessageFns<FactCheckStartPayload> = {
       config: isSet(object.config) ? RunConfig.fromJSON(object.config) : undefined,
       mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       council: isSet(object.council) ? CouncilRunConfig.fromJSON(object.council) : undefined,
+      entailment: isSet(object.entailment) ? EntailmentRunConfig.fromJSON(object.entailment) : undefined,
     };
   },
 
@@ -2310,6 +2605,9 @@ export const FactCheckStartPayload: MessageFns<FactCheckStartPayload> = {
     if (message.council !== undefined) {
       obj.council = CouncilRunConfig.toJSON(message.council);
     }
+    if (message.entailment !== undefined) {
+      obj.entailment = EntailmentRunConfig.toJSON(message.entailment);
+    }
     return obj;
   },
 
@@ -2326,6 +2624,9 @@ export const FactCheckStartPayload: MessageFns<FactCheckStartPayload> = {
     message.mode = object.mode ?? 0;
     message.council = (object.council !== undefined && object.council !== null)
       ? CouncilRunConfig.fromPartial(object.council)
+      : undefined;
+    message.entailment = (object.entailment !== undefined && object.entailment !== null)
+      ? EntailmentRunConfig.fromPartial(object.entailment)
       : undefined;
     return message;
   },
@@ -5346,6 +5647,7 @@ function createBaseFactCheckResult(): FactCheckResult {
     requestId: undefined,
     mode: 0,
     council: undefined,
+    entailment: undefined,
   };
 }
 
@@ -5401,6 +5703,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     }
     if (message.council !== undefined) {
       CouncilResult.encode(message.council, writer.uint32(138).fork()).join();
+    }
+    if (message.entailment !== undefined) {
+      EntailmentResult.encode(message.entailment, writer.uint32(146).fork()).join();
     }
     return writer;
   },
@@ -5554,6 +5859,14 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
             message.council = CouncilResult.decode(reader, reader.uint32());
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.entailment = EntailmentResult.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5611,6 +5924,7 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
         : undefined,
       mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       council: isSet(object.council) ? CouncilResult.fromJSON(object.council) : undefined,
+      entailment: isSet(object.entailment) ? EntailmentResult.fromJSON(object.entailment) : undefined,
     };
   },
 
@@ -5667,6 +5981,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     if (message.council !== undefined) {
       obj.council = CouncilResult.toJSON(message.council);
     }
+    if (message.entailment !== undefined) {
+      obj.entailment = EntailmentResult.toJSON(message.entailment);
+    }
     return obj;
   },
 
@@ -5703,6 +6020,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     message.mode = object.mode ?? 0;
     message.council = (object.council !== undefined && object.council !== null)
       ? CouncilResult.fromPartial(object.council)
+      : undefined;
+    message.entailment = (object.entailment !== undefined && object.entailment !== null)
+      ? EntailmentResult.fromPartial(object.entailment)
       : undefined;
     return message;
   },

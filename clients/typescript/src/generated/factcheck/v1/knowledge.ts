@@ -25,60 +25,91 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/knowledge.proto";
 
+/** Documents to add to the caller's tenant's knowledge store. */
 export interface AddDocumentsRequest {
+  /** 1-20 documents (text required; id derived from the text when empty). */
   documents: Source[];
 }
 
+/** What became of one requested document. */
 export interface AddedDocument {
+  /** The stored document's id. */
   documentId: string;
   /** False when a document with the same text was already stored (its id is returned). */
   created: boolean;
+  /** Passages the document was split into. */
   passageCount: number;
 }
 
+/** The result of AddDocuments. */
 export interface AddDocumentsResponse {
   /** One per requested document, in request order. */
   documents: AddedDocument[];
 }
 
+/** A document to remove. */
 export interface DeleteDocumentRequest {
+  /** The id AddDocuments or ListDocuments gave. */
   documentId: string;
 }
 
+/** The result of DeleteDocument. */
 export interface DeleteDocumentResponse {
+  /** How many passages were removed with the document. */
   passagesDeleted: number;
 }
 
+/** A page of the tenant's documents. */
 export interface ListDocumentsRequest {
   /** 1-100; 0 means the default (20). */
   pageSize: number;
+  /** From a previous response's next_page_token; empty for the first page. */
   pageToken: string;
 }
 
+/** One stored document, without its text. */
 export interface DocumentSummary {
+  /** The document's id. */
   id: string;
+  /** Its title (the id when none was given). */
   title: string;
+  /** Where it came from, if known. */
   url: string;
-  publishedAt?: string | undefined;
-  authority?: number | undefined;
+  /** When it was published, as given (e.g. "2023-05-01"). */
+  publishedAt?:
+    | string
+    | undefined;
+  /** How much to trust it, 0-1, as given. */
+  authority?:
+    | number
+    | undefined;
+  /** Passages it was split into. */
   passageCount: number;
+  /** Length of its text in characters. */
   charCount: number;
   /** SHA-256 of the text: how re-ingestion is recognised. */
   contentSha256: string;
+  /** When it was added. */
   createdAt: Date | undefined;
 }
 
+/** One page of documents, newest first. */
 export interface ListDocumentsResponse {
+  /** The page's documents. */
   documents: DocumentSummary[];
+  /** Empty on the last page. */
   nextPageToken: string;
 }
 
+/** A full-text search over the tenant's passages. */
 export interface SearchRequest {
+  /** Words to search for (1-2000 characters). */
   query: string;
   /** 1-50; 0 means the default (5). */
   topK: number;
 }
 
+/** The best passages for the query, best first. */
 export interface SearchResponse {
   /** Most relevant first; ids "P1", "P2", ... within this response. */
   passages: Passage[];

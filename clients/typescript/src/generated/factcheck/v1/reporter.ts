@@ -25,23 +25,35 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/reporter.proto";
 
+/** ReporterService.Report: the spec's report from the consensus (phase 3). */
 export interface ReportRequest {
+  /** The reporter model, "provider/name". */
   model: string;
+  /** The analysed content. */
   content: string;
+  /** The per-claim consensus, in claim order. */
   consensus: ClaimConsensus[];
+  /** How many claims were extracted. */
   totalClaims: number;
   /** Number of checkers whose results the consensus is built from. */
   checkerCount: number;
+  /** The model that extracted the claims (named in the report). */
   extractorModel: string;
+  /** The checkers whose verdicts the consensus holds (named in the report). */
   checkerModels: string[];
 }
 
+/** The report, its score and its summary. */
 export interface ReportResponse {
+  /** The reporter model. */
   model: string;
   /** The report markdown (or the fallback table). */
   reportText: string;
   /** 0-100, read from "Overall Reliability Score: N"; unset when there are no claims or no score. */
-  reliabilityScore?: number | undefined;
+  reliabilityScore?:
+    | number
+    | undefined;
+  /** Verdict counts of the consensus. */
   summary:
     | VerdictSummary
     | undefined;
@@ -53,22 +65,31 @@ export interface ReportResponse {
   fallback: boolean;
   /** Mean agreement rate over all claims (0-100). */
   averageAgreementRate: number;
+  /** How long the model call took, retries included, in milliseconds. */
   responseTimeMs: string;
+  /** Tokens the model call used. */
   usage: TokenUsage | undefined;
 }
 
+/** ReporterService.Title: a short title for a run. */
 export interface TitleRequest {
+  /** The model that writes the title. */
   model: string;
   /** What the fact-check was about: the question and the content. */
   question: string;
+  /** The content the run analysed (or, in council mode, the top answer). */
   content: string;
 }
 
+/** The title. */
 export interface TitleResponse {
+  /** The model that wrote it. */
   model: string;
   /** At most 80 characters, no quotes or markdown. */
   title: string;
+  /** How long the model call took, in milliseconds. */
   responseTimeMs: string;
+  /** Tokens the model call used. */
   usage: TokenUsage | undefined;
 }
 
