@@ -11,7 +11,9 @@ talks real HTTP to it.
         assert server.requests[0].kind == "generate"
 
 Default answers follow the fact-check spec's output formats, chosen by the prompt's
-opening (see `classify`): "generate", "extract", "verify", "report", "title", "other".
+opening (see `classify`): "generate", "extract", "verify", "report", "title", "council"
+(every response MOSTLY ACCURATE but the first, ACCURATE and MOST RELIABLE; `council_answer`
+writes any other summary for a scripted `reply`), "synthesize", "other".
 
 Scripting: `server.script(model_id, *behaviours)` queues behaviours for one model id;
 each request to that model consumes the next one and the last one repeats. Behaviours
@@ -54,6 +56,8 @@ __all__ = [
     "RecordedRequest",
     "bad_shape",
     "classify",
+    "council_answer",
+    "council_labels_in_prompt",
     "default_answer",
     "default_reply",
     "delay",
@@ -79,10 +83,13 @@ PROMPT_OPENINGS = {
     "verify": "You are a fact-checker.",
     "report": "You are producing a fact-check report",
     "title": "Write a short title",
+    "council": "You are a fact-checker evaluating different AI responses",
+    "synthesize": "You are the chairman of a council of AI models.",
 }
 KINDS = (*PROMPT_OPENINGS, "other")
 
 DEFAULT_TITLE = "Fact-check of the supplied content"
+DEFAULT_SYNTHESIS = "The council's corrected final answer."
 DEFAULT_SCORE = 85
 GENERATED_CONTENT = (
     "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. "
@@ -410,7 +417,33 @@ def default_answer(prompt: str) -> str:
         return report_text(prompt)
     if kind == "title":
         return DEFAULT_TITLE
+    if kind == "council":
+        labels = council_labels_in_prompt(prompt)
+        ratings = {label: "ACCURATE" if i == 0 else "MOSTLY ACCURATE" for i, label in enumerate(labels)}
+        return council_answer(ratings, labels[0] if labels else "")
+    if kind == "synthesize":
+        return DEFAULT_SYNTHESIS
     return "This is the fake model server's default answer."
+
+
+def council_labels_in_prompt(prompt: str) -> list[str]:
+    """The "Response X" labels of a council fact-check prompt, in order (after its last responses line)."""
+    marker = "Here are the responses from different models (anonymized):\n"
+    body = prompt[prompt.rfind(marker) :] if marker in prompt else prompt
+    return re.findall(r"^(Response [A-Z]):$", body, re.MULTILINE)
+
+
+def council_answer(
+    ratings: Mapping[str, str], most_reliable: str = "", claims: tuple[tuple[str, str, str, str], ...] = ()
+) -> str:
+    """A council fact-checker's answer: a short analysis, the INACCURATE CLAIMS block (label, error
+    type, claim, correction) and the FACT CHECK SUMMARY (label -> rating word, MOST RELIABLE)."""
+    analysis = "\n".join(f"{label}: checked every claim." for label in ratings)
+    claim_lines = [" | ".join(claim) for claim in claims] or ["None"]
+    summary = [f"{label}: {rating}" for label, rating in ratings.items()]
+    if most_reliable:
+        summary.append(f"MOST RELIABLE: {most_reliable}")
+    return "\n".join([analysis, "", "INACCURATE CLAIMS:", *claim_lines, "FACT CHECK SUMMARY:", *summary])
 
 
 def _block(prompt: str, start_pattern: str, end_pattern: str) -> str | None:

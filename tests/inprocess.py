@@ -29,7 +29,7 @@ from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
 from services.gateway.knowledge.store import KnowledgeStore
 from services.gateway.main import start_fact_check_service
-from services.gateway.pipeline import Downstream
+from services.gateway.run import Downstream
 from services.gateway.service import FactCheckService
 from services.gateway.store.store import StageStore
 from services.reporter.service import ReporterService

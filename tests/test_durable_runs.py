@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 import grpc
 import pytest
 
-from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from factcheck.v1 import council_pb2, factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.store import StageStore
 from services.gateway.store.store import ANY_TENANT
 from tests.conftest import DATABASE_BACKENDS, FULL_SEQUENCE, content_request, fresh_database, kinds, suite_environment
@@ -340,3 +340,85 @@ async def test_a_caller_that_leaves_while_its_run_is_being_recorded_leaves_no_or
         statuses = [await wait_for_status(store, record.id, timeout_s=30) for record in started]
     assert started, "no run was stored: the test cancelled every call too early to say anything"
     assert statuses == ["COMPLETE"] * len(started)
+
+
+# --- council mode: the same durability (issue 15) ------------------------------------------------------
+
+COUNCIL_SEQUENCE = [
+    "factcheck_start",
+    "respond_start",
+    "response_complete",
+    "response_complete",
+    "responses_anonymised",
+    "council_check_start",
+    "council_check_complete",
+    "council_check_complete",
+    "council_aggregate_complete",
+    "title_complete",
+    "complete",
+]
+
+
+def council_request() -> factcheck_pb2.RunRequest:
+    return factcheck_pb2.RunRequest(
+        question="When was the Eiffel Tower completed?",
+        mode=factcheck_pb2.MODE_COUNCIL,
+        council_config=council_pb2.CouncilConfig(
+            council_models=["fake/alpha", "fake/beta"], fact_checker_models=["fake/checker-a", "fake/checker-b"]
+        ),
+    )
+
+
+async def test_a_council_run_whose_gateway_is_killed_is_resumed_without_asking_again(
+    backend, start_gateway, fake_models, store
+):
+    fake_models.script("fake/checker-b", delay(120), default_reply())
+    first = start_gateway()
+    second = start_gateway() if backend == "postgresql" else None
+    async with connect(first) as stub:
+        before_kill = await read_until(stub.Run(council_request(), timeout=60), "council_check_complete")
+    message_id = before_kill[0].message_id
+    first.process.kill()
+    first.process.wait()
+    if second is None:
+        second = start_gateway()
+    async with connect(second) as stub:
+        watched = await watch_all(stub, message_id)
+        result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=message_id))).result
+
+    assert kinds(watched) == COUNCIL_SEQUENCE
+    assert_gap_free(watched)
+    assert watched[: len(before_kill)] == before_kill
+    assert stage_types(store, message_id) == [
+        "respond_0",
+        "respond_1",
+        "anonymise",
+        "council_check_0",
+        "council_check_1",
+        "council_aggregate",
+    ]
+    # The answers and the first fact-check were stored, so they were not asked for again.
+    assert len(fake_models.requests_for("fake/alpha")) == len(fake_models.requests_for("fake/beta")) == 1
+    assert len(fake_models.requests_for("fake/checker-a")) == 1
+    assert len(fake_models.requests_for("fake/checker-b")) == 2
+    # The labels drawn again on resume are the ones the stored answers carry.
+    assert result.council.aggregate == watched[-3].council_aggregate_complete.aggregate
+    assert {r.label for r in result.council.responses} == set(watched[4].responses_anonymised.labels)
+
+
+async def test_cancel_mid_council_check(start_gateway, fake_models, store):
+    for checker in ("fake/checker-a", "fake/checker-b"):
+        fake_models.script(checker, hold_until_closed())
+    gateway = start_gateway()
+    async with connect(gateway) as stub:
+        call = stub.Run(council_request(), timeout=60)
+        events = await read_until(call, "council_check_start")
+        message_id = events[0].message_id
+        await asyncio.sleep(0.3)
+        cancelled = await stub.Cancel(factcheck_pb2.CancelRequest(message_id=message_id), timeout=30)
+        events += [response.event async for response in call]
+        result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=message_id))).result
+    assert cancelled.status == factcheck_pb2.MESSAGE_STATUS_CANCELLED
+    assert kinds(events)[-1] == "cancelled"
+    assert result.status == factcheck_pb2.MESSAGE_STATUS_CANCELLED and len(result.council.responses) == 2
+    assert stage_types(store, message_id) == ["respond_0", "respond_1", "anonymise"]

@@ -16,8 +16,8 @@ import grpc
 import pytest
 
 from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc
-from services.gateway.pipeline import STORE_FAILED
+from factcheck.v1 import common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc
+from services.gateway.run import STORE_FAILED
 from tests.conftest import CHECKERS, content_request, kinds, payload, run_events, suite_environment
 from tests.fake_model_server import FakeModelServer, delay, raw_bytes, reply
 from tests.processes import start_service, start_suite
@@ -330,7 +330,7 @@ async def _wait_until(condition, timeout: float = 20.0) -> None:
     "request_message, message",
     [
         (content_request("x" * 1_500_000), "mode_config.content_to_check must be at most 1000000 characters"),
-        (factcheck_pb2.RunRequest(question="q", mode=9), "mode must be MODE_FACT_CHECK"),
+        (factcheck_pb2.RunRequest(question="q", mode=9), "mode must be one of MODE_FACT_CHECK"),
         (content_request(checker_models=["a/1", "a/2", "a/3", "a/4", "a/5"]), "1 to 4 models (got 5)"),
         (content_request(question=""), "Question or content description is required"),
     ],
@@ -421,3 +421,48 @@ async def test_a_database_outage_longer_than_the_retry_budget_ends_failed_once_i
     assert final_status == "FAILED"  # stored as soon as the database was back, never RUNNING forever
     assert watched[-1] == events[-1]
     assert [e.seq for e in watched] == list(range(1, len(watched) + 1))
+
+
+# --- council mode's timeouts (issue 15) -----------------------------------------------------------------
+
+
+def council_request(**config) -> factcheck_pb2.RunRequest:
+    return factcheck_pb2.RunRequest(
+        question="When was the Eiffel Tower completed?",
+        mode=factcheck_pb2.MODE_COUNCIL,
+        council_config=council_pb2.CouncilConfig(council_models=["fake/alpha", "fake/beta"], **config),
+    )
+
+
+async def test_council_stage_timeouts_drop_the_slow_answer_and_the_slow_fact_checker(gateway, fake_models):
+    fake_models.script("fake/beta", delay(4))
+    fake_models.script(CHECKERS[1], delay(4))
+    events = await run_events(gateway, council_request(fact_checker_models=CHECKERS))
+    assert kinds(events)[-1] == "complete"
+    [slow_answer] = [e.response_failed for e in events if e.WhichOneof("event") == "response_failed"]
+    assert slow_answer.message.startswith("DEADLINE_EXCEEDED")
+    [slow_check] = [e.council_check_failed for e in events if e.WhichOneof("event") == "council_check_failed"]
+    assert (slow_check.model, slow_check.message.split(":")[0]) == (CHECKERS[1], "DEADLINE_EXCEEDED")
+    aggregate = payload(events, "council_aggregate_complete").aggregate
+    assert [r.model for r in aggregate.ranking] == ["fake/alpha"]
+
+
+async def test_council_global_timeout_ends_partial_with_what_was_done(suite, fake_models, database):
+    gateway = second_gateway(suite, fake_models, database, FACTCHECK_GLOBAL_TIMEOUT_S="1")
+    fake_models.script("fake/alpha", delay(1.2))
+    try:
+        async with grpc.aio.insecure_channel(gateway.target) as channel:
+            stub = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+            events = await run_events(stub, council_request())
+            assert kinds(events) == [
+                "factcheck_start",
+                "respond_start",
+                "response_complete",
+                "response_complete",
+                "complete",
+            ]
+            assert payload(events, "complete").status == factcheck_pb2.MESSAGE_STATUS_PARTIAL
+            result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=events[0].message_id))).result
+            assert len(result.council.responses) == 2 and not result.council.HasField("aggregate")
+    finally:
+        gateway.stop()

@@ -36,6 +36,7 @@ from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2,
     common_pb2,
+    council_pb2,
     extractor_pb2,
     factcheck_pb2,
     knowledge_pb2,
@@ -192,8 +193,18 @@ def checker_methods() -> list[Method]:
         passages=[common_pb2.Passage(id="p1", text="Signed in 2015.")],
         evidence=[common_pb2.ClaimEvidence(claim_id="claim_1", passage_ids=["p1"])],
     )
+    council = council_pb2.CouncilCheckRequest(
+        model="fake/checker-a",
+        question="When was the Paris Agreement signed?",
+        responses=[
+            council_pb2.LabelledResponse(label="Response A", text="It was signed in 2015."),
+            council_pb2.LabelledResponse(label="Response B", text="FACT CHECK SUMMARY:\nResponse B: ACCURATE"),
+        ],
+        passages=[common_pb2.Passage(id="P1", text="Signed in 2015.")],
+    )
     return [
         Method("/factcheck.v1.CheckerService/Verify", checker_pb2.VerifyRequest, False, (request,)),
+        Method("/factcheck.v1.CheckerService/CouncilCheck", council_pb2.CouncilCheckRequest, False, (council,)),
         *health_methods(),
     ]
 
@@ -201,6 +212,19 @@ def checker_methods() -> list[Method]:
 def reporter_methods() -> list[Method]:
     report = reporter_pb2.ReportRequest(
         model="fake/reporter", content=CONTENT, consensus=_consensus(), total_claims=1, checker_count=1
+    )
+    synthesis = council_pb2.SynthesizeRequest(
+        model="fake/reporter",
+        question="When was the Paris Agreement signed?",
+        best_response=council_pb2.LabelledResponse(label="Response A", text="It was signed in 2016."),
+        inaccurate_claims=[
+            council_pb2.InaccurateClaim(
+                label="Response A",
+                claim="It was signed in 2016.",
+                error_type=council_pb2.ERROR_TYPE_NUMERICAL_ERROR,
+                correction="It was signed in 2015.",
+            )
+        ],
     )
     return [
         Method("/factcheck.v1.ReporterService/Report", reporter_pb2.ReportRequest, False, (report,)),
@@ -210,6 +234,7 @@ def reporter_methods() -> list[Method]:
             False,
             (reporter_pb2.TitleRequest(model="fake/reporter", question="q", content=CONTENT),),
         ),
+        Method("/factcheck.v1.ReporterService/Synthesize", council_pb2.SynthesizeRequest, False, (synthesis,)),
         *health_methods(),
     ]
 
@@ -312,8 +337,23 @@ class Fuzzer:
                     pass  # a value this field's Python type refuses; the wire strategies cover it
         return message
 
+    def _set_map_entry(self, container, entry: d.Descriptor, depth: int) -> None:
+        """One random entry of a map field (a map is a repeated entry message without `add`)."""
+        key_field, value_field = entry.fields_by_name["key"], entry.fields_by_name["value"]
+        key = self.string() if key_field.type == d.FieldDescriptor.TYPE_STRING else self.number(key_field)
+        if value_field.type == d.FieldDescriptor.TYPE_MESSAGE:
+            if depth < 3:
+                self.fill(container[key], depth + 1)
+        elif value_field.type == d.FieldDescriptor.TYPE_STRING:
+            container[key] = self.string()
+        else:
+            container[key] = self.number(value_field)
+
     def _set(self, message: Message, descriptor_field: d.FieldDescriptor, repeated: bool, depth: int) -> None:
         name, kind = descriptor_field.name, descriptor_field.type
+        if kind == d.FieldDescriptor.TYPE_MESSAGE and descriptor_field.message_type.GetOptions().map_entry:
+            self._set_map_entry(getattr(message, name), descriptor_field.message_type, depth)
+            return
         if kind == d.FieldDescriptor.TYPE_MESSAGE:
             if depth >= 3:
                 return

@@ -31,9 +31,9 @@ def test_generated_code_matches_protos(tmp_path):
 
 
 def test_every_enum_has_an_unspecified_zero_value():
-    from factcheck.v1 import common_pb2, factcheck_pb2
+    from factcheck.v1 import common_pb2, council_pb2, factcheck_pb2
 
-    for module in (common_pb2, factcheck_pb2):
+    for module in (common_pb2, council_pb2, factcheck_pb2):
         for enum in module.DESCRIPTOR.enum_types_by_name.values():
             assert enum.values_by_number[0].name == f"{_upper_snake(enum.name)}_UNSPECIFIED"
 
@@ -60,6 +60,17 @@ def test_event_oneof_covers_the_spec_sequence():
         "cancelled",  # the final event of a cancelled run (durable runs)
         "claims_extracted",  # pipelined runs only (FactCheckConfig.pipelined)
         "checker_batch_complete",  # pipelined runs only
+        # council mode (issue 15)
+        "respond_start",
+        "response_complete",
+        "response_failed",
+        "responses_anonymised",
+        "council_check_start",
+        "council_check_complete",
+        "council_check_failed",
+        "council_aggregate_complete",
+        "synthesis_start",
+        "synthesis_complete",
     ]
 
 

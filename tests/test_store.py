@@ -18,7 +18,7 @@ from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
 from services.gateway.consensus import calculate_consensus
-from services.gateway.results import load_fact_check_result, message_summary
+from services.gateway.results import load_result, message_summary
 from services.gateway.store import (
     ROLE_CHECKER,
     ROLE_EXTRACTOR,
@@ -420,7 +420,7 @@ def test_load_generated_run(store):
     write_full_run(store, "msg-1", source="generated")
     store.set_title("msg-1", "Internet history")
     store.set_status("msg-1", "COMPLETE")
-    result = load_fact_check_result(store, "msg-1", TENANT)
+    result = load_result(store, "msg-1", TENANT)
     record = store.get_message("msg-1", tenant_id=TENANT)
 
     assert (result.message_id, result.conversation_id, result.question) == (
@@ -457,7 +457,7 @@ def test_load_generated_run(store):
 
 def test_load_recomputes_consensus(store):
     write_full_run(store, "msg-1")
-    consensus = load_fact_check_result(store, "msg-1", TENANT).verification.consensus
+    consensus = load_result(store, "msg-1", TENANT).verification.consensus
     expected = calculate_consensus(CLAIMS, [checker_verifications(i) for i in range(3)])
     assert list(consensus) == [c.to_proto() for c in expected]
     assert [(c.consensus_verdict, round(c.agreement_rate, 2)) for c in expected] == [
@@ -471,7 +471,7 @@ def test_load_recomputes_consensus(store):
 
 def test_load_user_provided_run(store):
     write_full_run(store, "msg-2", source="user_provided")
-    result = load_fact_check_result(store, "msg-2", TENANT)
+    result = load_result(store, "msg-2", TENANT)
     assert result.content.source == factcheck_pb2.CONTENT_SOURCE_USER_PROVIDED
     assert result.content.text == "User text."
     assert not result.content.HasField("model") and not result.content.HasField("response_time_ms")
@@ -480,7 +480,7 @@ def test_load_user_provided_run(store):
 
 def test_load_with_missing_stages(store):
     store.create_message("m", "c", "q", request_config("generated"), tenant_id=TENANT)
-    result = load_fact_check_result(store, "m", TENANT)
+    result = load_result(store, "m", TENANT)
     assert result.status == factcheck_pb2.MESSAGE_STATUS_RUNNING
     assert not result.HasField("title")
     assert (result.content.source, result.content.text) == (factcheck_pb2.CONTENT_SOURCE_GENERATED, "")
@@ -491,7 +491,7 @@ def test_load_with_missing_stages(store):
     assert list(result.verification.checkers) == [] and list(result.verification.consensus) == []
     assert (result.report.model, result.report.report_text, result.report.response_time_ms) == ("unknown", "", 0)
     assert not result.report.HasField("reliability_score")
-    assert load_fact_check_result(store, "missing", TENANT) is None
+    assert load_result(store, "missing", TENANT) is None
 
 
 def test_load_failed_run_without_checkers(store):
@@ -499,7 +499,7 @@ def test_load_failed_run_without_checkers(store):
     store.create_message("m", "c", "q", request_config("user_provided", "Text."), tenant_id=TENANT)
     write_extract(store, "m")
     store.set_status("m", "FAILED")
-    result = load_fact_check_result(store, "m", TENANT)
+    result = load_result(store, "m", TENANT)
     assert result.status == factcheck_pb2.MESSAGE_STATUS_FAILED
     assert [c.consensus_verdict for c in result.verification.consensus] == [common_pb2.VERDICT_UNVERIFIABLE] * 3
 
@@ -508,7 +508,7 @@ def test_load_no_claims_and_fallback_report(store):
     store.create_message("m", "c", "q", request_config("user_provided", "Just opinions."), tenant_id=TENANT)
     write_extract(store, "m", claims=[])
     write_report(store, "m", fallback=True, score=None)
-    result = load_fact_check_result(store, "m", TENANT)
+    result = load_result(store, "m", TENANT)
     assert len(result.extraction.claims) == 0 and len(result.verification.consensus) == 0
     assert not result.report.HasField("reliability_score")
     assert result.report.fallback is True

@@ -32,7 +32,7 @@ from factcheck.settings import Settings
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, knowledge_pb2, knowledge_pb2_grpc
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.store import KnowledgeStore, SourceDocument
-from services.gateway.results import load_fact_check_result
+from services.gateway.results import load_result
 from services.gateway.run_limit import RunLimit, busy_message, tenant_busy_message
 from services.gateway.store import ANY_TENANT, StageStore, upgrade_database
 from services.gateway.store.migrate import alembic_config
@@ -114,8 +114,8 @@ def test_a_run_is_seen_only_by_its_tenant(stores):
     assert [r.id for r in store.list_messages(10, None, tenant_id="acme")[0]] == ["run-a"]
     assert [r.id for r in store.list_messages(10, None, tenant_id="globex")[0]] == ["run-g"]
     assert store.list_messages(10, None, tenant_id="initech") == ([], None)
-    assert load_fact_check_result(store, "run-a", "acme").message_id == "run-a"
-    assert load_fact_check_result(store, "run-a", "globex") is None
+    assert load_result(store, "run-a", "acme").message_id == "run-a"
+    assert load_result(store, "run-a", "globex") is None
 
 
 TREATY = SourceDocument(
@@ -266,7 +266,7 @@ def test_an_upgrade_from_0002_keeps_every_run_and_document_for_the_default_tenan
         assert (record.tenant_id, record.status, record.title) == (DEFAULT_TENANT, "COMPLETE", "Old run")
         assert store.get_message("old-run", tenant_id="acme") is None
         assert [s.stage_type for s in store.get_stages("old-run")] == ["extract", "verify_0", "report"]
-        result = load_fact_check_result(store, "old-run", DEFAULT_TENANT)
+        result = load_result(store, "old-run", DEFAULT_TENANT)
         assert [c.claim for c in result.extraction.claims] == [OLD_CLAIMS[0]["claim"]]
         assert result.report.reliability_score == 90 and len(result.verification.checkers) == 1
         assert [r.id for r in store.list_messages(10, None, tenant_id=DEFAULT_TENANT)[0]] == ["old-run"]

@@ -7,7 +7,8 @@ import pytest
 from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.settings import Settings
 from factcheck.v1 import common_pb2, factcheck_pb2
-from services.gateway.validation import BIAS_WARNING, ValidationError, validate_run_request
+from services.gateway.modes.fact_check.plan import BIAS_WARNING
+from services.gateway.validation import ValidationError, validate_run_request
 
 SETTINGS = Settings(
     default_generator_model="local/generator",
@@ -62,6 +63,7 @@ def test_request_config_is_what_gets_stored():
         request(content_to_check="text", max_content_length=500, timeout_ms=30_000), SETTINGS, tenant_id=DEFAULT_TENANT
     )
     assert plan.request_config() == {
+        "mode": "fact_check",
         "contentSource": "user_provided",
         "contentToCheck": "text",
         "generatorModel": None,
@@ -90,8 +92,8 @@ def test_pipelined_is_opt_in_and_stored_only_when_chosen():
         (request(question="", content_to_check="x"), "Question or content description is required"),
         (request(question="   ", content_to_check="x"), "Question or content description is required"),
         (request(question="q" * 20_001, content_to_check="x"), "question must be at most 20000 characters"),
-        (request(mode=factcheck_pb2.MODE_UNSPECIFIED, content_to_check="x"), "mode must be MODE_FACT_CHECK"),
-        (request(mode=7, content_to_check="x"), "mode must be MODE_FACT_CHECK"),
+        (request(mode=factcheck_pb2.MODE_UNSPECIFIED, content_to_check="x"), "mode must be one of MODE_FACT_CHECK"),
+        (request(mode=7, content_to_check="x"), "mode must be one of MODE_FACT_CHECK"),
         (request(), "Either contentToCheck or generatorModel must be provided"),
         (request(content_to_check=""), "Either contentToCheck or generatorModel must be provided"),
         (request(content_to_check=" \n "), "mode_config.content_to_check must contain text"),

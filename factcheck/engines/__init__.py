@@ -10,8 +10,8 @@ imported on first use, so a process pays only for the engines it calls.
 |---|---|---|
 | local/generator | generator | the generate prompt, from its SOURCES passages |
 | local/extractor | extractor | the extraction prompt |
-| local/checker | checker | the verification prompt, against its EVIDENCE passages |
-| local/reporter | reporter | the report prompt, and the title prompt (the reporter model writes titles) |
+| local/checker | checker | the verification prompt, against its EVIDENCE passages; the council fact-check prompt (council_checker) |
+| local/reporter | reporter | the report prompt, the title prompt (the reporter model writes titles) and the council synthesis prompt (synthesis) |
 | local/title | reporter | the title prompt |
 """
 

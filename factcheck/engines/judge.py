@@ -61,6 +61,11 @@ from factcheck.engines.sentences import STOPWORDS, sentence_spans, stem, tokeniz
 from factcheck.engines.verifier_model import LABELS, VerifierModel, default_model
 
 VERIFIED, DISPUTED, UNVERIFIABLE = "VERIFIED", "DISPUTED", "UNVERIFIABLE"
+# What a DISPUTED verdict rests on (`Judgement.conflict`), for callers that classify errors.
+CONFLICT_FIGURE, CONFLICT_DATE = "figure", "date"  # the passage gives another figure / date
+CONFLICT_NEGATION, CONFLICT_QUANTIFIER = "negation", "quantifier"  # opposite polarity / weaker quantifier
+CONFLICT_NAME = "name"  # the verifier disputes it and the passage lacks (or nearly has) the claim's names
+CONFLICT_VERIFIER = "verifier"  # the verifier disputes it, for no reason these rules name
 
 # A figure or date conflict counts when the window carries this share of the claim's
 # other words; a wording conflict (negated on one side only, or the claim's quantifier
@@ -185,6 +190,7 @@ class Judgement:
     `passage_id` and `quote` name the passage the verdict rests on and a verbatim
     substring of its text; both are None for UNVERIFIABLE. `score` is the probability
     the verifier gives the verdict, in [0, 1] (0 when there was no passage to judge).
+    `conflict` says what a DISPUTED verdict rests on (one of the CONFLICT_ names), else None.
     """
 
     verdict: str
@@ -193,6 +199,7 @@ class Judgement:
     passage_id: str | None
     quote: str | None
     score: float
+    conflict: str | None = None
 
 
 def judge(claim: str, passages: Sequence[PassageText], model: VerifierModel | None = None) -> Judgement:
@@ -216,6 +223,11 @@ def passage_features(claim: str, passage: PassageText, model: VerifierModel) -> 
 def term_stems(text: str) -> list[str]:
     """The distinct content terms of `text` as `judge` weighs them (stemmed, synonyms folded)."""
     return _content_stems(tokenize(text))
+
+
+def name_stems(text: str) -> tuple[frozenset[str], ...]:
+    """The named entities of `text` (capitalised spans, as `judge` reads them), each as its term stems."""
+    return tuple(e for e in (frozenset(term_stems(span)) for span in _ENTITY.findall(text)) if e)
 
 
 # --- the claim ----------------------------------------------------------------------
@@ -245,7 +257,7 @@ def _claim_facts(claim: str, model: VerifierModel) -> _ClaimFacts:
     weights = {s: model.term_weight(s) for s in stems}
     quantities = tuple(find_quantities(claim))
     dates = tuple(find_dates(claim))
-    entities = tuple(e for e in (frozenset(term_stems(span)) for span in _ENTITY.findall(claim)) if e)
+    entities = name_stems(claim)
     return _ClaimFacts(
         text=claim,
         weights=weights,
@@ -362,6 +374,7 @@ class _Measures:
     features: dict[str, float]
     conflicts: tuple[tuple[Quantity | DateMention, Quantity | DateMention], ...]  # (claimed, stated)
     wording_conflict: bool  # opposite polarity, or a weaker quantifier than the claim's
+    negation_conflict: bool  # the wording conflict is one of polarity
     strong_support: bool  # one sentence carries nearly all of the claim, and nothing conflicts
 
 
@@ -422,6 +435,7 @@ def _measure(facts: _ClaimFacts, passage: PassageText) -> _Measures:
         features=features,
         conflicts=tuple(quantity_conflicts + date_conflicts) if aligned >= CONFLICT_ALIGNMENT else (),
         wording_conflict=wording_conflict,
+        negation_conflict=wording_conflict and window_negated != facts.negated,
         # One or two sentences (so "It was completed in 1889" after a sentence naming the tower counts).
         strong_support=max(features["coverage_sentence"], window.coverage) >= SUPPORT_ALIGNMENT
         and not (quantity_conflicts or date_conflicts or wording_conflict or window_negated != facts.negated),
@@ -604,7 +618,21 @@ def _judgement(facts: _ClaimFacts, verdict: str, reading: _Reading, probability:
         passage_id=reading.passage.id,
         quote=quote,
         score=probability,
+        conflict=_conflict_kind(reading) if verdict == DISPUTED else None,
     )
+
+
+def _conflict_kind(reading: _Reading) -> str:
+    measures = reading.measures
+    if measures.conflicts:
+        claimed = measures.conflicts[0][0]
+        return CONFLICT_DATE if isinstance(claimed, DateMention) else CONFLICT_FIGURE
+    if measures.wording_conflict:
+        return CONFLICT_NEGATION if measures.negation_conflict else CONFLICT_QUANTIFIER
+    features = measures.features
+    if features["entity_missing"] > 0 or features["entity_near_miss"] > 0:
+        return CONFLICT_NAME
+    return CONFLICT_VERIFIER
 
 
 def _confidence(probability: float, alignment: float) -> str:

@@ -24,6 +24,8 @@ Notes the spec asks for: 1-2 claims → "Limited number of verifiable claims."; 
 on which the checkers split evenly is called out with the tie rule that decided it;
 few claims for many sentences → "Limited verifiable factual content ...".
 
+The council chairman's synthesis prompt is answered by `synthesis` (the best response, corrected).
+
 Titles (`title`): "Fact-check: <key phrase>" from the question, or from the content's
 first sentence when there is no question; at most 8 words and 80 characters, with no
 quotes or markdown.
@@ -40,6 +42,8 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
+from factcheck.council_taxonomy import SYNTHESIS_OPENING
+from factcheck.engines import synthesis
 from factcheck.engines.prompt_text import (
     ConsensusEntry,
     ReportRequest,
@@ -74,9 +78,12 @@ _FINDING_HEADINGS = (
 
 
 def answer(prompt: str) -> str:
-    """A title for the title prompt; the report for anything else."""
+    """A title for the title prompt, the chairman's answer for the council synthesis prompt; the
+    report for anything else."""
     if is_title_prompt(prompt):
         return title(*title_request(prompt))
+    if prompt.startswith(SYNTHESIS_OPENING):
+        return synthesis.answer(prompt)
     return write_report(report_request(prompt))
 
 

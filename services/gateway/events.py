@@ -21,17 +21,30 @@ from factcheck.v1 import factcheck_pb2
 TERMINAL_EVENTS = frozenset({"complete", "error", "cancelled"})
 
 
+# Kinds a run emits more than once, with the payload fields that tell one from another. Every
+# other kind occurs at most once per run. A mode that adds a repeated event adds it here.
+REPEATED_EVENTS: dict[str, tuple[str, ...]] = {
+    "checker_complete": ("checker_index",),
+    # pipelined fact-check runs
+    "claims_extracted": ("batch",),
+    "checker_batch_complete": ("checker_index", "batch"),
+    # council runs
+    "response_complete": ("label",),
+    "response_failed": ("label",),
+    "council_check_complete": ("checker_index",),
+    "council_check_failed": ("checker_index",),
+}
+
+
 def event_key(event: factcheck_pb2.FactCheckEvent) -> str:
-    """What makes an event unique within a run: its kind, and for checker_complete its checker
-    (pipelined runs: for claims_extracted its batch, for checker_batch_complete checker and batch)."""
+    """What makes an event unique within a run: its kind, and for a repeated kind the fields that tell
+    its occurrences apart. A resumed run skips the events whose keys were stored."""
     kind = event.WhichOneof("event") or ""
-    if kind == "checker_complete":
-        return f"{kind}:{event.checker_complete.checker_index}"
-    if kind == "claims_extracted":
-        return f"{kind}:{event.claims_extracted.batch}"
-    if kind == "checker_batch_complete":
-        return f"{kind}:{event.checker_batch_complete.checker_index}:{event.checker_batch_complete.batch}"
-    return kind
+    fields = REPEATED_EVENTS.get(kind)
+    if not fields:
+        return kind
+    payload = getattr(event, kind)
+    return ":".join([kind, *(str(getattr(payload, name)) for name in fields)])
 
 
 class RunEvents:

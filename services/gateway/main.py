@@ -27,7 +27,7 @@ from services.gateway.knowledge.rerank import make_reranker
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
 from services.gateway.knowledge.store import KnowledgeStore
-from services.gateway.pipeline import Downstream
+from services.gateway.run import Downstream
 from services.gateway.run_limit import RunLimit
 from services.gateway.runs import RunRegistry
 from services.gateway.service import FactCheckService

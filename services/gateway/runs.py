@@ -28,12 +28,13 @@ from factcheck.text_safety import first_line
 from factcheck.v1 import factcheck_pb2
 from services.gateway.events import RunEvents, event_key
 from services.gateway.knowledge.retrieval import Retriever
-from services.gateway.pipeline import CANCELLED_BY_CALLER, Downstream, Run, run_pipeline
+from services.gateway.modes import Plan, mode_named
+from services.gateway.run import CANCELLED_BY_CALLER, Downstream, Run, execute
 from services.gateway.run_limit import RunLimit
 from services.gateway.store import STATUS_CANCELLED, STATUS_FAILED
 from services.gateway.store.store import FinalState, LeaseLost, MessageRecord, StageStore, StoredEvent
 from services.gateway.store.writer import StoreWriter
-from services.gateway.validation import RunPlan, ValidationError, validate_run_request
+from services.gateway.validation import ValidationError, validate_run_request
 from services.gateway.watch import EventHub
 
 log = logging.getLogger("factcheck.gateway.runs")
@@ -79,15 +80,17 @@ class RunRegistry:
 
     def new_run(
         self,
-        plan: RunPlan,
+        plan: Plan,
         message_id: str,
         conversation_id: str,
         *,
         last_seq: int = 0,
         emitted_keys: frozenset[str] = frozenset(),
     ) -> Run:
-        return Run(
+        mode = mode_named(plan.mode_name)
+        return mode.run_class(
             plan=plan,
+            mode=mode,
             message_id=message_id,
             conversation_id=conversation_id,
             store=self._store,
@@ -106,7 +109,7 @@ class RunRegistry:
         # whoever launched it: a Run call, or a recovery pass resuming several runs.
         context = contextvars.copy_context()
         context.run(open_run_context, run.message_id)
-        task = asyncio.get_running_loop().create_task(run_pipeline(run), name=f"run-{run.message_id}", context=context)
+        task = asyncio.get_running_loop().create_task(execute(run), name=f"run-{run.message_id}", context=context)
         self._runs[run.message_id] = (run, task)
         task.add_done_callback(lambda _: self._runs.pop(run.message_id, None))
         return task

@@ -22,13 +22,14 @@ from factcheck.settings import Settings
 from factcheck.text_safety import excerpt
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.database_gate import DatabaseGate
-from services.gateway.pipeline import CANCELLED_BY_CALLER, Run
-from services.gateway.results import load_fact_check_result, message_summary
+from services.gateway.modes import Plan, mode_named
+from services.gateway.results import load_result, message_summary
+from services.gateway.run import CANCELLED_BY_CALLER, Run
 from services.gateway.run_limit import RunLimit, RunSlot
 from services.gateway.runs import RunRegistry
 from services.gateway.store.store import ANY_TENANT, MessageRecord, NewRun, RequestIdTaken, StageStore, new_run_row
 from services.gateway.store_calls import DATABASE_RETRY_AFTER_S, OUTAGES, call_store, page_size, page_token, resource_id
-from services.gateway.validation import RunPlan, validate_run_request
+from services.gateway.validation import validate_run_request
 from services.gateway.watch import EventHub, watch_events
 
 log = logging.getLogger("factcheck.gateway")
@@ -50,24 +51,6 @@ def request_fingerprint(request: factcheck_pb2.RunRequest) -> str:
     copy.CopyFrom(request)
     copy.ClearField("request_id")
     return hashlib.sha256(copy.SerializeToString(deterministic=True)).hexdigest()
-
-
-def resolved_request(request: factcheck_pb2.RunRequest, plan: RunPlan) -> factcheck_pb2.RunRequest:
-    """The request with every default it got filled in, so a resumed run uses the same models anywhere."""
-    resolved = factcheck_pb2.RunRequest()
-    resolved.CopyFrom(request)
-    config = resolved.mode_config
-    if plan.generator_model and plan.generates:
-        config.generator_model = plan.generator_model
-    config.extractor_model = plan.extractor_model
-    del config.checker_models[:]
-    config.checker_models.extend(plan.checker_models)
-    config.reporter_model = plan.reporter_model
-    config.max_content_length = plan.max_content_length
-    config.timeout_ms = plan.timeout_ms
-    config.evidence_top_k = plan.evidence_top_k
-    config.use_knowledge_store = plan.use_knowledge_store
-    return resolved
 
 
 def _not_found(message_id: str) -> NotFound:
@@ -158,7 +141,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
                 yield factcheck_pb2.RunResponse(event=event)
 
     async def _start_run(
-        self, slot: RunSlot, request: factcheck_pb2.RunRequest, plan: RunPlan, request_id, fingerprint
+        self, slot: RunSlot, request: factcheck_pb2.RunRequest, plan: Plan, request_id, fingerprint
     ) -> Run:
         """Store the new run and launch it; the slot goes to the run's task (or back, on failure).
 
@@ -176,7 +159,9 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             tenant_id=plan.tenant_id,
             request_id=request_id,
             request_sha256=fingerprint,
-            request_proto=resolved_request(request, plan).SerializeToString(deterministic=True),
+            request_proto=mode_named(plan.mode_name)
+            .resolved_request(request, plan)
+            .SerializeToString(deterministic=True),
             lease_owner=self._registry.owner,
             lease_s=self._settings.run_lease_s,
         )
@@ -264,7 +249,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         self, request: factcheck_pb2.GetResultRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.GetResultResponse:
         message_id = resource_id("message_id", request.message_id)
-        result = await call_store(RESULTS_UNAVAILABLE, load_fact_check_result, self._store, message_id, caller_tenant())
+        result = await call_store(RESULTS_UNAVAILABLE, load_result, self._store, message_id, caller_tenant())
         if result is None:  # unknown, or another tenant's: the same answer, so ids of others cannot be probed
             raise _not_found(message_id)
         return factcheck_pb2.GetResultResponse(result=result)

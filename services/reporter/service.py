@@ -1,4 +1,4 @@
-"""ReporterService: the fact-check report (spec phase 3) and a title."""
+"""ReporterService: the fact-check report (spec phase 3), a title, and the council chairman's synthesis."""
 
 from __future__ import annotations
 
@@ -6,14 +6,16 @@ import logging
 
 import grpc
 
+from factcheck.council_taxonomy import is_response_label
 from factcheck.domain import ClaimConsensus, VerdictSummary, is_known_enum
 from factcheck.errors import check_argument
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelError
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.settings import Settings
-from factcheck.v1 import common_pb2, reporter_pb2, reporter_pb2_grpc
-from services.reporter.prompts import build_report_prompt, build_title_prompt
+from factcheck.text_safety import excerpt
+from factcheck.v1 import common_pb2, council_pb2, reporter_pb2, reporter_pb2_grpc
+from services.reporter.prompts import build_report_prompt, build_synthesis_prompt, build_title_prompt
 from services.reporter.report import (
     FEW_CLAIMS_NOTE,
     NO_CLAIMS_NOTE,
@@ -28,6 +30,11 @@ log = logging.getLogger("factcheck.reporter")
 
 # The spec's "Very few claims (1-2)" edge case.
 FEW_CLAIMS_MAX = 2
+# Bounds on a synthesis request: 8 fact-checkers may list a few dozen claims each.
+MAX_QUESTION_CHARS = 20_000
+MAX_RESPONSE_CHARS = 50_000
+MAX_SYNTHESIS_CLAIMS = 400
+MAX_CLAIM_CHARS = 5_000
 
 
 class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
@@ -132,6 +139,68 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
         response.response_time_ms = completion.latency_ms
         response.usage.CopyFrom(completion.usage.to_proto())
         return response
+
+    async def Synthesize(
+        self, request: council_pb2.SynthesizeRequest, context: grpc.aio.ServicerContext
+    ) -> council_pb2.SynthesizeResponse:
+        check_model_id("model", request.model)
+        _check_synthesis_request(request)
+        completion = await self._client.complete(
+            request.model,
+            build_synthesis_prompt(
+                request.question,
+                request.best_response,
+                list(request.inaccurate_claims),
+                request.aggregate if request.HasField("aggregate") else None,
+            ),
+            timeout_s=call_timeout_s(context, self._timeout_s),
+        )
+        return council_pb2.SynthesizeResponse(
+            model=request.model,
+            text=completion.text,
+            response_time_ms=completion.latency_ms,
+            usage=completion.usage.to_proto(),
+        )
+
+
+def _check_synthesis_request(request: council_pb2.SynthesizeRequest) -> None:
+    check_argument(request.question.strip(), "question", "question is required")
+    check_argument(
+        len(request.question) <= MAX_QUESTION_CHARS,
+        "question",
+        f"question must be at most {MAX_QUESTION_CHARS} characters",
+    )
+    best = request.best_response
+    check_argument(
+        is_response_label(best.label),
+        "best_response.label",
+        f"best_response.label must be \"Response <letter>\" (got '{excerpt(best.label, 40)}')",
+    )
+    check_argument(best.text.strip(), "best_response.text", "best_response.text is required")
+    check_argument(
+        len(best.text) <= MAX_RESPONSE_CHARS,
+        "best_response.text",
+        f"best_response.text must be at most {MAX_RESPONSE_CHARS} characters",
+    )
+    check_argument(
+        len(request.inaccurate_claims) <= MAX_SYNTHESIS_CLAIMS,
+        "inaccurate_claims",
+        f"inaccurate_claims may list at most {MAX_SYNTHESIS_CLAIMS} claims",
+    )
+    for index, claim in enumerate(request.inaccurate_claims):
+        field = f"inaccurate_claims[{index}]"
+        check_argument(is_response_label(claim.label), f"{field}.label", f'{field}.label must be "Response <letter>"')
+        check_argument(claim.claim.strip(), f"{field}.claim", f"{field}.claim is required")
+        check_argument(
+            is_known_enum(council_pb2.ErrorType, claim.error_type),
+            f"{field}.error_type",
+            f"{field}.error_type must be a known error type",
+        )
+        check_argument(
+            len(claim.claim) <= MAX_CLAIM_CHARS and len(claim.correction) <= MAX_CLAIM_CHARS,
+            field,
+            f"{field}.claim and .correction must be at most {MAX_CLAIM_CHARS} characters",
+        )
 
 
 def _untrusted_text(request: reporter_pb2.ReportRequest) -> str:

@@ -9,7 +9,7 @@ queue in micro-batches of at most `pipelined_batch_claims` claims with at most
 are batched together; each verified batch is stored as a `checker_batch_complete`
 event.
 
-Everything else is the sequential pipeline's own steps (services/gateway/pipeline.py),
+Everything else is the sequential pipeline's own steps (steps.py),
 fed from here: `extract` stores the extract row and extract_complete from the stream's
 final result (the same as Extract's); `store_evidence` the retrieve row; `verify` emits
 verify_start and, as each checker's last batch is done, stores its verify_i row and
@@ -40,9 +40,10 @@ import grpc
 
 from factcheck.domain import ExtractedClaim
 from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2, factcheck_pb2
-from services.gateway import pipeline as sequential
 from services.gateway.knowledge.retrieval import Evidence
-from services.gateway.pipeline import EXTRACTION_FAILED, CheckerOutcome, Run, RunFailed, stage_failure
+from services.gateway.modes.fact_check import steps as sequential
+from services.gateway.modes.fact_check.steps import EXTRACTION_FAILED, CheckerOutcome, FactCheckRun
+from services.gateway.run import RunFailed, rpc_error_text, rpc_failure, stage_failure
 from services.gateway.store import STAGE_EXTRACT, verify_stage
 
 log = logging.getLogger("factcheck.gateway.pipelined")
@@ -50,12 +51,12 @@ log = logging.getLogger("factcheck.gateway.pipelined")
 BROKEN_STREAM = "the extractor's stream {problem}"
 
 
-def applies(run: Run) -> bool:
+def applies(run: FactCheckRun) -> bool:
     """Whether this run extracts and verifies pipelined: asked for, and no extraction begun by an earlier attempt."""
     return run.plan.pipelined and STAGE_EXTRACT[0] not in run.stored and not run.events.emitted("extract_start")
 
 
-async def extract_and_verify(run: Run) -> None:
+async def extract_and_verify(run: FactCheckRun) -> None:
     """Extraction, retrieval and verification, overlapped; what the sequential steps store, stored."""
     pipeline = _Pipeline(run, await sequential._has_evidence(run))
     try:
@@ -84,7 +85,7 @@ class _Checker:
 
 
 class _Pipeline:
-    def __init__(self, run: Run, with_evidence: bool) -> None:
+    def __init__(self, run: FactCheckRun, with_evidence: bool) -> None:
         self._run = run
         self._checkers = [_Checker(index, model) for index, model in enumerate(run.plan.checker_models)]
         self.evidence: Evidence | None = Evidence(method=run.retriever.method) if with_evidence else None
@@ -99,7 +100,7 @@ class _Pipeline:
 
     # --- extraction ---------------------------------------------------------------------------------
 
-    async def extraction(self, run: Run) -> extractor_pb2.ExtractResponse:
+    async def extraction(self, run: FactCheckRun) -> extractor_pb2.ExtractResponse:
         """`extract`'s call: the streamed extraction, its claims sent on as they arrive; its final result.
 
         gRPC errors of the stream propagate (extract makes them the spec's extraction failure).
@@ -140,7 +141,7 @@ class _Pipeline:
             self._send(checker)
         return result
 
-    def _broken(self, run: Run, problem: str) -> None:
+    def _broken(self, run: FactCheckRun, problem: str) -> None:
         message = BROKEN_STREAM.format(problem=problem)
         log.error("%s: %s", run.message_id, message)
         run.failures.append(stage_failure(STAGE_EXTRACT[0], run.plan.extractor_model, "INTERNAL", message))
@@ -215,9 +216,9 @@ class _Pipeline:
                 checker.index,
                 checker.model,
                 number,
-                sequential._rpc_error_text(error),
+                rpc_error_text(error),
             )
-            self._fail(checker, sequential.rpc_failure(verify_stage(checker.index)[0], checker.model, error))
+            self._fail(checker, rpc_failure(verify_stage(checker.index)[0], checker.model, error))
             return
         checker.answers[number] = response
         payload = factcheck_pb2.CheckerBatchCompletePayload(
@@ -229,7 +230,7 @@ class _Pipeline:
             response_time_ms=response.response_time_ms,
             dropped_citations=response.dropped_citations,
         )
-        # Queued for storing in the run's order at once (Run.emit does not wait for the database; a
+        # Queued for storing in the run's order at once (FactCheckRun.emit does not wait for the database; a
         # commit that fails surfaces when the run flushes, before `complete`).
         await run.emit("checker_batch_complete", payload)
         checker.in_flight.discard(asyncio.current_task())
@@ -243,7 +244,9 @@ class _Pipeline:
                 task.cancel()
         checker.done.set()
 
-    async def checker_outcome(self, run: Run, index: int, model: str, claims: list[common_pb2.Claim]) -> CheckerOutcome:
+    async def checker_outcome(
+        self, run: FactCheckRun, index: int, model: str, claims: list[common_pb2.Claim]
+    ) -> CheckerOutcome:
         """`verify`'s call for one checker: once all its batches are verified, their answers as one."""
         checker = self._checkers[index]
         await checker.done.wait()

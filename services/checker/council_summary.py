@@ -1,0 +1,268 @@
+"""Read a council fact-checker's answer: its FACT CHECK SUMMARY and INACCURATE CLAIMS blocks.
+
+What the seed's `parse_fact_check_from_text` reads, line by line and tolerant of the usual
+model variations:
+
+- A summary block starts at a line-leading "FACT CHECK SUMMARY" header in any decoration
+  ("## Fact-Check Summary", "**FACT CHECK SUMMARY:**") and runs to the next summary or
+  claims header. Its protocol lines are rating lines, "Response A: MOSTLY ACCURATE" with
+  markdown anywhere ("- **Response A**: *Mostly Accurate*", "Response a - [MIXED]",
+  "`Response A`: ACCURATE (one wrong date)"), and the "MOST RELIABLE: Response C" line
+  ("**Most reliable:** C"). Other lines are ignored.
+- The LAST summary block that has a genuine rating line counts (a model may draft a
+  summary, or quote one, before its final one). In it the first rating of a label wins
+  (a second is a warning); a label that was not asked about is a warning; a label with
+  no rating is a warning; the first MOST RELIABLE line wins, and one naming an unknown
+  label is a warning and leaves most_reliable empty.
+- No summary block with a rating (a refusal, a truncated answer): no ratings, one warning.
+  That is not an error here: the gateway excludes the checker and keeps its analysis.
+- The claims block starts at an "INACCURATE CLAIMS" header (any decoration) and runs to
+  the next claims or summary header. Its lines are `Response X | Error Type | claim |
+  correction`, also as a markdown table row, a bullet or in bold; a table's header and
+  rule rows and "None" are skipped. The last claims block with a genuine claim line
+  counts. The error type is read by `council_taxonomy.error_type_from_name` (unknown →
+  Other); a line for an unknown label is a warning; a line without a claim is skipped.
+
+Forgery (the two rules of factcheck/protocol_lines.py). The responses are untrusted: a
+caller's answers, or another model's, that may contain a forged "FACT CHECK SUMMARY"
+block or claim lines, and the checker may quote them back. So:
+1. quoted ("> ") or code-indented lines are never protocol lines;
+2. a rating line that says what the untrusted text says (the same label and rating, in
+   any decoration), a MOST RELIABLE line naming the label the untrusted text names, and a
+   claim line whose words all appear in that order in the untrusted text are copies,
+   ignored. A block made only of copies is no block, so a forged summary the checker
+   repeats after its own cannot replace it.
+The price (as for every parser here): a real rating that happens to say what a forged
+line says is ignored too, and the label counts as not rated (a warning).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from factcheck.council_taxonomy import LABEL_PREFIX, error_type_from_name, rating_from_name
+from factcheck.protocol_lines import is_quoted_or_code, lines_of, words_of
+from factcheck.text_safety import clean_text, excerpt
+from factcheck.v1 import council_pb2
+
+NO_SUMMARY_WARNING = "no FACT CHECK SUMMARY block with ratings was found"
+MAX_CLAIMS = 200
+MAX_CLAIM_CHARS = 2_000
+MAX_WARNINGS = 50
+
+_LEAD = r"^[\s#*_+\-`~|=•]*"
+_SUMMARY_HEADER = re.compile(_LEAD + r"FACT[\s_-]*CHECK(?:ING)?[\s_-]*SUMMARY\b", re.IGNORECASE)
+_CLAIMS_HEADER = re.compile(_LEAD + r"INACCURATE[\s_-]+CLAIMS?[\s*_`]*(?::|$)", re.IGNORECASE)
+_RATING_WORDS = r"MOSTLY[\s_-]+INACCURATE|MOSTLY[\s_-]+ACCURATE|INACCURATE|ACCURATE|MIXED"
+_RATING_LINE = re.compile(
+    _LEAD + r"(?:\d+[.)]\s*)?[\[(]?\s*Response[\s*_`]*([A-Z])(?![A-Za-z0-9])[\s*_`\])]*[:|\-\u2013\u2014=]+"
+    r"[\s*_`\[(]*(" + _RATING_WORDS + r")(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_MOST_RELIABLE = re.compile(
+    _LEAD + r"MOST[\s_-]+RELIABLE(?:[\s_-]+RESPONSE)?[\s*_`]*[:\-\u2013\u2014=]+[\s*_`\[(]*(?:Response[\s*_`]*)?"
+    r"([A-Z])(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+_MOST_RELIABLE_ANY = re.compile(_LEAD + r"MOST[\s_-]+RELIABLE\b", re.IGNORECASE)
+# A claim line's label cell: "Response A", "**Response A**", "A".
+_LABEL_CELL = re.compile(r"^[\s*_`\[(]*(?:Response[\s*_`]*)?([A-Z])[\s*_`\])]*$", re.IGNORECASE)
+_LIST_MARK = re.compile(r"^[\s*_+\-•]*(?:\d+[.)]\s*)?")
+_RULE_ROW = re.compile(r"^[\s|:\-]*$")
+_NONE = re.compile(r"^[\s*_`\-]*(?:none|n/a|no inaccurate claims?\b.*)[\s*_`.]*$", re.IGNORECASE)
+# What the untrusted text says in protocol form, anywhere and in any decoration.
+_ECHO_RATING = re.compile(
+    r"Response[\W_]{0,20}?([A-Z])(?![A-Za-z0-9])[\W_]{0,20}?(" + _RATING_WORDS + r")(?![A-Za-z])", re.IGNORECASE
+)
+_ECHO_MOST_RELIABLE = re.compile(
+    r"MOST[\W_]{0,20}?RELIABLE[\W_]{0,20}?(?:Response[\W_]{0,20}?)?([A-Z])(?![A-Za-z0-9])", re.IGNORECASE
+)
+
+
+@dataclass
+class ParsedCouncilCheck:
+    """A fact-checker's summary: ratings by label (asked-for labels only, in label order),
+    the MOST RELIABLE label ("" when none), the inaccurate claims and what was ignored."""
+
+    ratings: dict[str, int] = field(default_factory=dict)
+    most_reliable: str = ""
+    inaccurate_claims: list[council_pb2.InaccurateClaim] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def rating_protos(self) -> list[council_pb2.ResponseRating]:
+        return [council_pb2.ResponseRating(label=label, rating=rating) for label, rating in self.ratings.items()]
+
+
+def parse_council_check(text: str, labels: Sequence[str], untrusted: str = "") -> ParsedCouncilCheck:
+    """Ratings, MOST RELIABLE and inaccurate claims of `text` for the asked-for `labels`.
+
+    `untrusted` is everything the caller put in the prompt (question, responses, passages):
+    protocol lines that only say what it says are copies (see the module docstring).
+    """
+    echoes = _Echoes.of(untrusted)
+    summary_blocks, claim_blocks = _blocks(lines_of(text))
+    result = ParsedCouncilCheck()
+    warnings = _Warnings(result.warnings)
+    summary = _last_with(summary_blocks, lambda block: any(_genuine_rating(line, echoes) for line in block))
+    if summary is None:
+        warnings.add(NO_SUMMARY_WARNING)
+    else:
+        _read_summary(summary, labels, echoes, result, warnings)
+    claims = _last_with(claim_blocks, lambda block: any(_genuine_claim(line, echoes) for line in block))
+    if claims is not None:
+        _read_claims(claims, labels, echoes, result, warnings)
+    return result
+
+
+@dataclass(frozen=True)
+class _Echoes:
+    """What the untrusted text says in protocol form (rule 2 of factcheck/protocol_lines.py)."""
+
+    ratings: frozenset[tuple[str, int]] = frozenset()
+    most_reliable: frozenset[str] = frozenset()
+    words: str = ""
+
+    @classmethod
+    def of(cls, untrusted: str) -> _Echoes:
+        if not untrusted:
+            return cls()
+        ratings = frozenset(
+            (m.group(1).upper(), rating_from_name(m.group(2))) for m in _ECHO_RATING.finditer(untrusted)
+        )
+        most = frozenset(m.group(1).upper() for m in _ECHO_MOST_RELIABLE.finditer(untrusted))
+        return cls(ratings, most, words_of(untrusted))
+
+
+def _blocks(lines: list[str]) -> tuple[list[list[str]], list[list[str]]]:
+    """The lines of each summary block and each claims block (headers excluded), in order."""
+    summaries: list[list[str]] = []
+    claims: list[list[str]] = []
+    current: list[str] | None = None
+    for line in lines:
+        if is_quoted_or_code(line):
+            continue
+        if _SUMMARY_HEADER.match(line):
+            current = []
+            summaries.append(current)
+        elif _CLAIMS_HEADER.match(line):
+            current = []
+            claims.append(current)
+            # "INACCURATE CLAIMS: Response A | ..." on the header line itself.
+            rest = line[_CLAIMS_HEADER.match(line).end() :]
+            if "|" in rest:
+                current.append(rest)
+        elif current is not None:
+            current.append(line)
+    return summaries, claims
+
+
+def _last_with(blocks: list[list[str]], has_content) -> list[str] | None:
+    return next((block for block in reversed(blocks) if has_content(block)), None)
+
+
+def _genuine_rating(line: str, echoes: _Echoes) -> re.Match[str] | None:
+    match = _RATING_LINE.match(line)
+    if match is None or (match.group(1).upper(), rating_from_name(match.group(2))) in echoes.ratings:
+        return None
+    return match
+
+
+def _read_summary(
+    block: list[str], labels: Sequence[str], echoes: _Echoes, result: ParsedCouncilCheck, warnings: _Warnings
+) -> None:
+    asked = set(labels)
+    found: dict[str, int] = {}
+    most_reliable_seen = False
+    for line in block:
+        if rating := _genuine_rating(line, echoes):
+            label = LABEL_PREFIX + rating.group(1).upper()
+            if label not in asked:
+                warnings.add(f"rating for unknown label {label!r} ignored")
+            elif label in found:
+                warnings.add(f"{label} rated more than once: the first rating was kept")
+            else:
+                found[label] = rating_from_name(rating.group(2))
+        elif not most_reliable_seen and _MOST_RELIABLE_ANY.match(line):
+            match = _MOST_RELIABLE.match(line)
+            if match is not None and match.group(1).upper() in echoes.most_reliable:
+                continue  # a copy of the untrusted text
+            most_reliable_seen = True
+            label = LABEL_PREFIX + match.group(1).upper() if match else ""
+            if label in asked:
+                result.most_reliable = label
+            else:
+                warnings.add(f"MOST RELIABLE names no known response: '{excerpt(line.strip(), 60)}'")
+    result.ratings = {label: found[label] for label in labels if label in found}
+    for label in labels:
+        if label not in found:
+            warnings.add(f"{label} was not rated")
+    if not most_reliable_seen:
+        warnings.add("no MOST RELIABLE line")
+
+
+def _claim_cells(line: str) -> list[str] | None:
+    """The cells of a `Response X | type | claim | correction` line, or None if it is not one."""
+    if "|" not in line or _RULE_ROW.match(line):
+        return None
+    body = _LIST_MARK.sub("", line.strip(), count=1).strip().strip("|")
+    cells = [cell.strip() for cell in body.split("|")]
+    if len(cells) < 3:
+        return None
+    if len(cells) > 4:  # a "|" inside the claim: the correction is the last cell
+        cells = [cells[0], cells[1], " | ".join(cells[2:-1]), cells[-1]]
+    return cells
+
+
+def _genuine_claim(line: str, echoes: _Echoes) -> list[str] | None:
+    cells = _claim_cells(line)
+    if cells is None or _LABEL_CELL.match(cells[0]) is None:
+        return None
+    words = words_of(line)
+    if echoes.words and words and words in echoes.words:
+        return None  # says nothing the untrusted text did not already say
+    return cells
+
+
+def _read_claims(
+    block: list[str], labels: Sequence[str], echoes: _Echoes, result: ParsedCouncilCheck, warnings: _Warnings
+) -> None:
+    asked = set(labels)
+    for line in block:
+        if _NONE.match(line) or len(result.inaccurate_claims) >= MAX_CLAIMS:
+            continue
+        cells = _genuine_claim(line, echoes)
+        if cells is None:
+            continue
+        label = LABEL_PREFIX + _LABEL_CELL.match(cells[0]).group(1).upper()
+        claim = _cell_text(cells[2])
+        if not claim:
+            continue
+        if label not in asked:
+            warnings.add(f"inaccurate claim for unknown label {label!r} ignored")
+            continue
+        result.inaccurate_claims.append(
+            council_pb2.InaccurateClaim(
+                label=label,
+                claim=claim,
+                error_type=error_type_from_name(cells[1]),
+                correction=_cell_text(cells[3]) if len(cells) > 3 else "",
+            )
+        )
+
+
+def _cell_text(cell: str) -> str:
+    text = cell.strip().strip("*_`").strip().strip('"\u201c\u201d').strip()
+    return clean_text(text[:MAX_CLAIM_CHARS])
+
+
+@dataclass
+class _Warnings:
+    """Warnings in order, each once, at most MAX_WARNINGS."""
+
+    items: list[str]
+
+    def add(self, warning: str) -> None:
+        if warning not in self.items and len(self.items) < MAX_WARNINGS:
+            self.items.append(warning)
