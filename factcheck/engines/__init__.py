@@ -15,6 +15,7 @@ imported on first use, so a process pays only for the engines it calls.
 | local/checker-nli | checker_nli | the same, with the embedded entailment model (`nli_judge`; needs the `nli` extra) |
 | local/reporter | reporter | the report prompt, the title prompt (the reporter model writes titles) and the council synthesis prompt (synthesis) |
 | local/title | reporter | the title prompt |
+| local/entailment | entailment | the four entailment agents' prompts (seed 1), in their JSON |
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ ENGINE_MODULES = {
     "checker-nli": "checker_nli",
     "reporter": "reporter",
     "title": "reporter",
+    "entailment": "entailment",
 }
 
 
