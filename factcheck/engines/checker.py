@@ -29,9 +29,10 @@ import re
 from dataclasses import dataclass
 
 from factcheck.council_taxonomy import CHECK_OPENING
-from factcheck.engines import council_checker
+from factcheck.engines import council_checker, investigator
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText, judge
 from factcheck.engines.prompt_text import parse_passages
+from factcheck.evidence_assessment import ASSESS_OPENING
 
 _CLAIMS_MARKER = "CLAIMS TO VERIFY:"
 _EVIDENCE_MARKER = "EVIDENCE:"
@@ -56,6 +57,8 @@ def answer(prompt: str) -> str:
     council prompt (seed 2) is answered by `council_checker`."""
     if prompt.startswith(CHECK_OPENING):
         return council_checker.answer(prompt)
+    if prompt.startswith(ASSESS_OPENING):
+        return investigator.answer(prompt)
     request = read_verification_prompt(prompt)
     blocks, verdicts = [], []
     for claim_id, claim in request.claims:
