@@ -8,6 +8,7 @@ from typing import ClassVar
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2
 from services.gateway.knowledge.store import SourceDocument
+from services.gateway.modes.fact_check.investigate.options import InvestigateOptions, plan_investigation
 from services.gateway.validation import (
     RunBasics,
     bounded,
@@ -53,6 +54,8 @@ class RunPlan:
     pipelined: bool = False
     pipelined_batch_claims: int = 5
     pipelined_batches_in_flight: int = 4
+    # The verification loop (FactCheckConfig.investigate): None when off.
+    investigation: InvestigateOptions | None = None
 
     @property
     def generates(self) -> bool:
@@ -88,6 +91,8 @@ class RunPlan:
             config["contentToCheck"] = self.content_to_check
         if self.pipelined:
             config["pipelined"] = True
+        if self.investigation is not None:
+            config.update(self.investigation.request_config())
         return config
 
 
@@ -155,6 +160,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         pipelined=config.pipelined,
         pipelined_batch_claims=settings.pipelined_batch_claims,
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
+        investigation=plan_investigation(config, settings, checkers),
     )
 
 
@@ -173,4 +179,7 @@ def resolved_request(request: factcheck_pb2.RunRequest, plan: RunPlan) -> factch
     config.timeout_ms = plan.timeout_ms
     config.evidence_top_k = plan.evidence_top_k
     config.use_knowledge_store = plan.use_knowledge_store
+    if plan.investigation is not None:
+        config.investigate_batch_size = plan.investigation.batch_size
+        config.investigator_model = plan.investigation.investigator_model
     return resolved
