@@ -10,6 +10,7 @@ import pytest
 
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, investigation_pb2, investigation_pb2_grpc
 from tests.fake_model_server import FakeModelServer, assessments, verdicts
+from tests.fake_searxng import FakeSearxng
 from tests.inprocess import inprocess_settings, serve_everything
 
 CONTENT = (
@@ -197,3 +198,119 @@ async def test_offline_loop_reclassifies_reviews_and_stores_the_evidence_chain(m
         assert paris_after.review_reason.startswith("The census bureau")
         pending = await reviews.ListReviews(investigation_pb2.ListReviewsRequest(message_id=message_id))
         assert list(pending.reviews) == []
+
+
+BRIDGE = "Officials say the Golden Gate Bridge carried 112,000 vehicles per day in 2019."
+
+
+async def test_the_loop_searches_a_searxng_server_and_retries_a_failing_one(models, database_url):
+    models.reset()
+    models.script("fake/checker-a", verdicts(default="UNVERIFIABLE"))
+    models.script("fake/checker-b", verdicts(default="UNVERIFIABLE"))
+    models.script("fake/investigator", assessments({"apnews.com": "SUPPORTS", "reuters.com": "SUPPORTS"}))
+    with FakeSearxng() as searx:
+        searx.add(
+            url="https://apnews.com/article/bridge",
+            title="Golden Gate Bridge traffic in 2019",
+            content="The Golden Gate Bridge carried 112,000 vehicles per day in 2019, district spokesperson said.",
+            published="2020-01-05T00:00:00",
+        )
+        searx.add(url="https://example.com/unrelated", title="Cooking", content="Bridge recipes for 2019 cakes.")
+        settings = inprocess_settings(
+            models.base_url,
+            database_url,
+            investigate_search_providers=["searxng"],
+            searxng_url=searx.base_url,
+            investigate_human_review=False,
+        )
+        async with serve_everything(settings) as running, grpc.aio.insecure_channel(running.target) as channel:
+            gateway = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+            run = factcheck_pb2.RunRequest(
+                question="Check this",
+                mode=factcheck_pb2.MODE_FACT_CHECK,
+                mode_config=factcheck_pb2.FactCheckConfig(
+                    content_to_check=BRIDGE, investigate=True, investigator_model="fake/investigator"
+                ),
+            )
+            events = [r.event async for r in gateway.Run(run, timeout=60)]
+            [outcome] = [e.claim_investigated for e in events if e.HasField("claim_investigated")]
+            assert outcome.status == investigation_pb2.INVESTIGATION_STATUS_CONFIRMED
+            assert outcome.succeeded_variant == "source_chain" and outcome.searches == 1
+            assert "spokesperson" in searx.queries[0] and "Officials" not in searx.queries[0]
+            result = (await gateway.GetResult(factcheck_pb2.GetResultRequest(message_id=events[0].message_id))).result
+            [chain] = result.investigation.claims
+            supporting = [e for e in chain.evidence if e.stance == investigation_pb2.EVIDENCE_STANCE_SUPPORTS]
+            assert [(e.provider, e.domain, e.result.source_url) for e in supporting] == [
+                ("searxng", "apnews.com", "https://apnews.com/article/bridge")
+            ]
+            assert supporting[0].result.authority == 0.9 and supporting[0].result.published_at.startswith("2020")
+
+            # The search engine down: the claim is retried once in a later batch, then UNVERIFIABLE.
+            searx.fail_with(503)
+            asked = len(searx.queries)
+            events = [r.event async for r in gateway.Run(run, timeout=60)]
+            [outcome] = [e.claim_investigated for e in events if e.HasField("claim_investigated")]
+            assert outcome.status == investigation_pb2.INVESTIGATION_STATUS_UNVERIFIABLE
+            assert "failed twice" in outcome.reasoning and outcome.batch == 2
+            assert len(searx.queries) - asked == 2
+            summary = next(e.investigation_complete for e in events if e.HasField("investigation_complete")).summary
+            assert summary.failed == 1 and summary.batches == 2
+            assert [e.WhichOneof("event") for e in events][-1] == "complete"
+
+
+async def test_cancel_stops_the_loop(models, database_url):
+    models.reset()
+    models.script("fake/checker-a", verdicts(default="UNVERIFIABLE"))
+    models.script("fake/checker-b", verdicts(default="UNVERIFIABLE"))
+    models.set_latency("fake/investigator", 30)
+    settings = inprocess_settings(models.base_url, database_url)
+    async with serve_everything(settings) as running, grpc.aio.insecure_channel(running.target) as channel:
+        gateway = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+        seen = []
+        async for response in gateway.Run(request(sources=SOURCES), timeout=60):
+            seen.append(response.event)
+            if response.event.HasField("investigation_start"):
+                await gateway.Cancel(factcheck_pb2.CancelRequest(message_id=response.event.message_id))
+        assert kinds(seen)[-1] == "cancelled"
+        # Claims with no search results resolve at once; those waiting on the slow model never do.
+        queued = next(e.investigation_start for e in seen if e.HasField("investigation_start")).queue
+        assert kinds(seen).count("claim_investigated") < len(queued)
+        assert "investigation_complete" not in kinds(seen) and "report_start" not in kinds(seen)
+        result = (await gateway.GetResult(factcheck_pb2.GetResultRequest(message_id=seen[0].message_id))).result
+        assert result.status == factcheck_pb2.MESSAGE_STATUS_CANCELLED
+
+
+async def test_the_option_is_checked_and_off_by_default(models, database_url):
+    models.reset()
+    settings = inprocess_settings(models.base_url, database_url)
+    async with serve_everything(settings) as running, grpc.aio.insecure_channel(running.target) as channel:
+        gateway = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+        plain = factcheck_pb2.RunRequest(
+            question="q",
+            mode=factcheck_pb2.MODE_FACT_CHECK,
+            mode_config=factcheck_pb2.FactCheckConfig(content_to_check=CONTENT),
+        )
+        events = [r.event async for r in gateway.Run(plain, timeout=60)]
+        assert not any(k.startswith(("investigation", "claim_investigated")) for k in kinds(events))
+        for config, field in (
+            (
+                factcheck_pb2.FactCheckConfig(content_to_check=CONTENT, investigate_batch_size=3),
+                "investigate_batch_size",
+            ),
+            (
+                factcheck_pb2.FactCheckConfig(content_to_check=CONTENT, investigate=True, investigate_batch_size=50),
+                "investigate_batch_size",
+            ),
+            (
+                factcheck_pb2.FactCheckConfig(content_to_check=CONTENT, investigate=True, investigator_model="nope"),
+                "investigator_model",
+            ),
+        ):
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                async for _ in gateway.Run(
+                    factcheck_pb2.RunRequest(question="q", mode=factcheck_pb2.MODE_FACT_CHECK, mode_config=config),
+                    timeout=10,
+                ):
+                    pass
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            assert field in refused.value.details()

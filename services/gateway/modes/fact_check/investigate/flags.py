@@ -37,8 +37,9 @@ SPECIFICS_BONUS = 0.1
 NOISE_MAX_WORDS = 2
 # Share of a claim's content words the question must hold for the claim to address it.
 QUESTION_OVERLAP = 0.3
-# Two claims are about the same thing when they share this share of their content words.
-SAME_SUBJECT = 0.5
+# Two claims are about the same thing when their content words (figures aside) overlap this much
+# (Jaccard); a passage sentence is about the claim when it holds this share of the claim's words.
+SAME_SUBJECT = 0.6
 
 PHANTOM_PATTERN = re.compile(
     r"\b(?:(?:officials?|sources?|insiders?|experts?|analysts?|critics?|observers?|reports?|studies|"
@@ -106,11 +107,13 @@ def text_flags(text: str) -> set[str]:
     named, figured = has_name(text), has_figure(text)
     if PHANTOM_PATTERN.search(text):
         flags.add(PHANTOM)
-    vague = VAGUE_QUANTITY.search(text) is not None and not figured
-    if vague or HEDGE.search(text) or not (named or figured):
-        flags.add(FOG)
-    if not (named or figured) and (OPINION.search(text) or len(content_stems(text)) <= NOISE_MAX_WORDS):
+    noise = not (named or figured) and (OPINION.search(text) or len(content_stems(text)) <= NOISE_MAX_WORDS)
+    if noise:
         flags.add(NOISE)
+    vague = VAGUE_QUANTITY.search(text) is not None and not figured
+    # Missing specifics makes a claim FOG only when it asserts something (NOISE is the other case).
+    if vague or HEDGE.search(text) or not (named or figured or noise):
+        flags.add(FOG)
     return flags
 
 
@@ -128,7 +131,7 @@ def contradictions(claims: Sequence[ExtractedClaim]) -> dict[str, set[str]]:
     for i, a in enumerate(claims):
         for b in claims[i + 1 :]:
             sa, sb = stems[a.id], stems[b.id]
-            if not sa or not sb or len(sa & sb) / min(len(sa), len(sb)) < SAME_SUBJECT:
+            if not sa or not sb or len(sa & sb) / len(sa | sb) < SAME_SUBJECT:
                 continue
             na, nb = set(NUMBER.findall(a.claim)), set(NUMBER.findall(b.claim))
             figures_differ = bool(na and nb and not (na & nb))
