@@ -71,6 +71,11 @@ def test_event_oneof_covers_the_spec_sequence():
         "council_aggregate_complete",
         "synthesis_start",
         "synthesis_complete",
+        # fact-check mode's verification loop (FactCheckConfig.investigate, issue 18)
+        "investigation_start",
+        "claim_investigated",
+        "investigation_complete",
+        "review_decided",  # after the run ended, when a person decides a pending review
     ]
 
 
