@@ -1,4 +1,4 @@
-"""The `factcheck` command: `serve` runs the suite locally; `check`, `watch`, `cancel`, `show`, `list` and `kb`
+"""The `factcheck` command: `serve` runs the suite locally; `check`, `watch`, `cancel`, `show`, `list`, `kb` and `reviews`
 use its gateway."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from factcheck.cli import check, demo, kb, results, runs, serve
+from factcheck.cli import check, demo, kb, results, reviews, runs, serve
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,6 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     runs.add_parsers(commands)
     results.add_parsers(commands)
     kb.add_parser(commands)
+    reviews.add_parser(commands)
     demo.add_parser(commands)
     args = parser.parse_args(argv)
     return args.run(args)

@@ -16,7 +16,7 @@ from collections import defaultdict
 from html import escape
 from pathlib import Path
 
-from factcheck.cli import view
+from factcheck.cli import investigation, view
 from factcheck.cli.view import ClaimView
 from factcheck.v1 import factcheck_pb2
 
@@ -177,6 +177,7 @@ def render_page(result: factcheck_pb2.FactCheckResult) -> str:
         _evidence_table(views),
         _claim_details(views),
         _findings(views),
+        investigation.html_section(result, esc),
         _report_text(result),
         _footer(result),
     ]

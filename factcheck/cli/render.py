@@ -22,7 +22,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from factcheck.cli import view
+from factcheck.cli import investigation, view
 from factcheck.cli.view import ClaimView
 from factcheck.v1 import factcheck_pb2
 
@@ -58,6 +58,7 @@ ACTIVITY = {
     "generate_start": "Generating content",
     "extract_start": "Extracting claims",
     "verify_start": "Verifying claims",
+    "investigation_start": "Investigating dubious claims",
     "report_start": "Writing the report",
     "report_complete": "Writing the title",
 }
@@ -291,6 +292,7 @@ _DESCRIBERS: dict[str, Callable[[object], Text]] = {
     "error": _failed,
     "cancelled": _cancelled,
 }
+_DESCRIBERS.update(investigation.describers(_line, clean))
 
 
 # --- the report ---------------------------------------------------------------------------
@@ -317,6 +319,9 @@ def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> No
     disputed = [claim for claim in views if claim.verdict == "DISPUTED"]
     if disputed:
         _section(console, "Disputed claims", _disputed(disputed), style="bold red")
+    investigated = investigation.table(result, clean)
+    if investigated is not None:
+        _section(console, "Investigation", investigated)
     _section(console, "Annotated content", annotated_content(result.content.text, views))
 
 
