@@ -1,12 +1,12 @@
-"""The `factcheck` command: `serve` runs the suite locally; `check`, `watch`, `cancel`, `show`, `list`, `kb` and `reviews`
-use its gateway."""
+"""The `factcheck` command: `serve` runs the suite locally; `check`, `council`, `watch`, `cancel`, `show`, `list`,
+`kb` and `reviews` use its gateway."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from factcheck.cli import check, demo, kb, results, reviews, runs, serve
+from factcheck.cli import check, council, demo, kb, results, reviews, runs, serve
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -14,6 +14,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve.add_parser(commands)
     check.add_parser(commands)
+    council.add_parser(commands)
     runs.add_parsers(commands)
     results.add_parsers(commands)
     kb.add_parser(commands)
