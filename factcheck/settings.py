@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from factcheck.security.tenants import tenant_tokens
@@ -23,6 +26,8 @@ class ProviderOverride(BaseModel):
     # This provider's own request and token limits (per minute); unset: the global ones.
     requests_per_minute: float | None = Field(default=None, ge=0)
     tokens_per_minute: float | None = Field(default=None, ge=0)
+    # Whether this provider accepts `response_format` with a JSON schema; unset: the global setting.
+    structured_outputs: bool | None = None
     # The model name the endpoint expects. Routers (OpenRouter) take the caller's id as it is
     # ("openai/o3"); a direct OpenAI, vLLM or Ollama endpoint wants its own name: `strip_prefix`
     # sends "o3", `model_names` maps a caller's id to any name ("openai/o3" -> "o3-2025-04-16").
@@ -59,8 +64,11 @@ class Settings(BaseSettings):
     checker_target: str = f"localhost:{DEFAULT_PORTS['checker']}"
     reporter_target: str = f"localhost:{DEFAULT_PORTS['reporter']}"
 
-    # The gateway's database. SQLite file by default; PostgreSQL as postgresql+psycopg://...
-    database_url: str = "sqlite:///factcheck.db"
+    # Where the embedded database lives when FACTCHECK_DATABASE_URL is unset: one place per user,
+    # whatever directory `factcheck serve` starts in (default: default_data_dir()).
+    data_dir: Path | None = None
+    # The gateway's database. Unset: the SQLite file <data_dir>/factcheck.db; PostgreSQL as postgresql+psycopg://...
+    database_url: str = ""
 
     # OpenAI-compatible endpoint for every non-local model ("/chat/completions" is appended).
     model_base_url: str | None = None
@@ -72,6 +80,10 @@ class Settings(BaseSettings):
     model_names: dict[str, str] = Field(default_factory=dict)
     # Concurrent requests per provider.
     model_max_concurrency: int = Field(default=16, ge=1)
+    # Whether the endpoint accepts `response_format: {"type": "json_schema", ...}` (structured outputs).
+    # Callers with a schema (the entailment agents) then ask for it; otherwise they validate and repair.
+    # Per provider: "structured_outputs" in FACTCHECK_MODEL_PROVIDERS.
+    model_structured_outputs: bool = False
     # Retries after the first attempt on 429, 5xx and connection errors (within the call's deadline).
     model_max_retries: int = Field(default=4, ge=0)
     # First backoff delay; doubles per retry, with full jitter.
@@ -88,6 +100,9 @@ class Settings(BaseSettings):
     default_extractor_model: str = "local/extractor"
     default_checker_models: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["local/checker"])
     default_reporter_model: str = "local/reporter"
+    # Entailment mode (seed 1): every agent's model when a request names none, and items judged at once.
+    default_entailment_model: str = "local/entailment"
+    entailment_max_parallel_items: int = Field(default=8, ge=1, le=50)
 
     # Per-stage timeout when a request does not set timeout_ms, and the whole-run budget.
     stage_timeout_ms: int = Field(default=120_000, ge=1_000)
@@ -209,6 +224,18 @@ class Settings(BaseSettings):
         tenant_tokens([entry.get_secret_value() for entry in value])  # raises with a message free of secrets
         return value
 
+    @model_validator(mode="after")
+    def _embedded_database(self) -> "Settings":
+        if not self.database_url:
+            self.database_url = f"sqlite:///{(self.data_dir or default_data_dir()) / 'factcheck.db'}"
+        return self
+
+    def embedded_data_dir(self) -> Path | None:
+        """The folder of the embedded default database (FACTCHECK_DATABASE_URL unset), which the gateway
+        creates on its first start; None for a database given by URL (its folder must exist)."""
+        folder = self.data_dir or default_data_dir()
+        return folder if self.database_url == f"sqlite:///{folder / 'factcheck.db'}" else None
+
     def listen_address(self, service: str) -> str:
         return self.listen or f"[::]:{DEFAULT_PORTS[service]}"
 
@@ -229,6 +256,20 @@ class Settings(BaseSettings):
         except ValueError:
             password = None
         return values + ([password] if password else [])
+
+
+def default_data_dir() -> Path:
+    """The platform's place for a user's application data: $XDG_DATA_HOME/factcheck (else
+    ~/.local/share/factcheck) on Linux, ~/Library/Application Support/factcheck on macOS,
+    %LOCALAPPDATA%\\factcheck on Windows."""
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "factcheck"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "factcheck"
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    # The XDG spec: a relative value is invalid and is ignored.
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "factcheck"
 
 
 @lru_cache(maxsize=1)

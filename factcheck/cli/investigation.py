@@ -103,61 +103,50 @@ def table(result: factcheck_pb2.FactCheckResult, clean) -> Table | None:
 # --- HTML -------------------------------------------------------------------------------------------
 
 
-def html_section(result: factcheck_pb2.FactCheckResult, esc) -> str:
+def html_context(result: factcheck_pb2.FactCheckResult) -> dict | None:
+    """What templates/investigation.html.j2 shows (it escapes every text); None when the run did not investigate."""
     if not result.HasField("investigation") or not result.investigation.claims:
-        return ""
-    entries = []
+        return None
+    claims = []
     for claim in result.investigation.claims:
         proposed = status_name(claim.proposed_status)
-        status = status_name(claim.status) if claim.status else f"{proposed} (proposed)"
-        review = state_name(claim.review_state)
-        breakdown = "".join(
-            f"<li>{esc(b.source)} (authority {b.authority:.2f}): +{b.boost:.1f}</li>"
-            for b in claim.confidence_breakdown
+        claims.append(
+            {
+                "id": claim.claim_id,
+                "text": claim.claim,
+                "status": status_name(claim.status) if claim.status else f"{proposed} (proposed)",
+                "status_class": HTML_STATUS_CLASS.get(proposed, "v-unverifiable"),
+                "confidence": f"{claim.confidence:.2f}",
+                "base_confidence": f"{claim.base_confidence:.2f}",
+                "origin": flag_names(claim.origin_flags),
+                "review": state_name(claim.review_state),
+                "review_reason": claim.review_reason if claim.HasField("review_reason") else "",
+                "reasoning": claim.reasoning,
+                "variant": claim.succeeded_variant or "none",
+                "breakdown": [
+                    {"source": b.source, "authority": f"{b.authority:.2f}", "boost": f"+{b.boost:.1f}"}
+                    for b in claim.confidence_breakdown
+                ],
+                "queries": [
+                    {"variant": q.variant, "query": q.query, "results": len(q.result_ids)} for q in claim.queries
+                ],
+                "evidence": [_evidence(e) for e in claim.evidence],
+            }
         )
-        queries = "".join(
-            f"<li><code>{esc(q.variant)}</code> {esc(q.query)} → {len(q.result_ids)} results</li>"
-            for q in claim.queries
-        )
-        evidence = "".join(_evidence_row(e, esc) for e in claim.evidence)
-        entries.append(
-            f'<details class="claim-detail"><summary><strong>{esc(claim.claim_id)}</strong> '
-            f'<span class="badge {HTML_STATUS_CLASS.get(proposed, "v-unverifiable")}">{esc(status)}</span> '
-            f'{esc(claim.claim)} <span class="muted small">confidence {claim.confidence:.2f} · origin '
-            f"{esc(flag_names(claim.origin_flags))} · review {esc(review)}</span></summary>\n"
-            f"<p>{esc(claim.reasoning)}</p>"
-            + (f'<p class="small">Review: {esc(claim.review_reason)}</p>' if claim.HasField("review_reason") else "")
-            + f'<p class="small">Confidence: base {claim.base_confidence:.2f}</p><ul class="small">{breakdown}</ul>'
-            f'<p class="small">Queries (variant that sufficed: {esc(claim.succeeded_variant or "none")})</p>'
-            f'<ul class="small">{queries}</ul>'
-            f'<table class="small"><thead><tr><th>source</th><th>stance</th><th>authority</th><th>counted</th>'
-            f"<th>reason</th></tr></thead><tbody>{evidence}</tbody></table></details>"
-        )
-    s = result.investigation.summary
-    summary = (
-        f'<p class="muted small">{s.investigated} investigated · {s.confirmed} confirmed · {s.refuted} refuted · '
-        f"{s.superseded} superseded · {s.unverifiable} unverifiable · {s.pending_review} pending review · "
-        f"{s.searches} searches · {s.model_calls} model calls</p>"
-    )
-    return (
-        '<section class="card" id="investigation">\n<h2>Investigation</h2>\n'
-        + summary
-        + "\n".join(entries)
-        + "\n</section>"
-    )
+    return {"claims": claims, "summary": result.investigation.summary}
 
 
-def _evidence_row(evidence: investigation_pb2.AssessedEvidence, esc) -> str:
+def _evidence(evidence: investigation_pb2.AssessedEvidence) -> dict:
     result = evidence.result
-    title = esc(result.source_title or result.source_url or result.source_id)
-    url = result.source_url
-    if url.startswith(("https://", "http://")):
-        title = f'<a href="{esc(url)}" rel="noopener noreferrer nofollow">{title}</a>'
     stance = investigation_pb2.EvidenceStance.Name(evidence.stance).removeprefix("EVIDENCE_STANCE_")
-    if evidence.temporal:
-        stance += " (temporal)"
-    dated = f' <span class="muted">{esc(result.published_at)}</span>' if result.published_at else ""
-    return (
-        f"<tr><td>{title}{dated}</td><td>{esc(stance)}</td><td>{result.authority:.2f}</td>"
-        f"<td>{'yes' if evidence.independent else 'copy'}</td><td>{esc(evidence.reason)}</td></tr>"
-    )
+    url = result.source_url
+    return {
+        "title": result.source_title or result.source_url or result.source_id,
+        # Only web addresses become links (never javascript: or data:).
+        "url": url if url.startswith(("https://", "http://")) else "",
+        "published": result.published_at,
+        "stance": stance + (" (temporal)" if evidence.temporal else ""),
+        "authority": f"{result.authority:.2f}",
+        "counted": "yes" if evidence.independent else "copy",
+        "reason": evidence.reason,
+    }

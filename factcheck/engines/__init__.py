@@ -13,6 +13,7 @@ imported on first use, so a process pays only for the engines it calls.
 | local/checker | checker | the verification prompt, against its EVIDENCE passages; the council fact-check prompt (council_checker) |
 | local/reporter | reporter | the report prompt, the title prompt (the reporter model writes titles) and the council synthesis prompt (synthesis) |
 | local/title | reporter | the title prompt |
+| local/entailment | entailment | the four entailment agents' prompts (seed 1), in their JSON |
 | local/investigator | investigator | the evidence-assessment prompt of the verification loop (local/checker answers it too) |
 """
 
@@ -29,6 +30,7 @@ ENGINE_MODULES = {
     "checker": "checker",
     "reporter": "reporter",
     "title": "reporter",
+    "entailment": "entailment",
     "investigator": "investigator",
 }
 

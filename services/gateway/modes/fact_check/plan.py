@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import ClassVar
 
 from factcheck.settings import Settings
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import entailment_pb2, factcheck_pb2
 from services.gateway.knowledge.store import SourceDocument
 from services.gateway.modes.fact_check.investigate.options import InvestigateOptions, plan_investigation
 from services.gateway.validation import (
@@ -54,6 +54,15 @@ class RunPlan:
     pipelined: bool = False
     pipelined_batch_claims: int = 5
     pipelined_batches_in_flight: int = 4
+    # How the checkers verify (FactCheckConfig.checker_strategy): "default" or "entailment_agents".
+    checker_strategy: str = "default"
+
+    @property
+    def checker_strategy_proto(self) -> int:
+        if self.checker_strategy == "entailment_agents":
+            return entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+        return entailment_pb2.CHECKER_STRATEGY_DEFAULT
+
     # The verification loop (FactCheckConfig.investigate): None when off.
     investigation: InvestigateOptions | None = None
 
@@ -91,6 +100,8 @@ class RunPlan:
             config["contentToCheck"] = self.content_to_check
         if self.pipelined:
             config["pipelined"] = True
+        if self.checker_strategy != "default":
+            config["checkerStrategy"] = self.checker_strategy
         if self.investigation is not None:
             config.update(self.investigation.request_config())
         return config
@@ -143,6 +154,13 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
     if config.HasField("evidence_top_k"):
         top_k = bounded("mode_config.evidence_top_k", config.evidence_top_k, EVIDENCE_TOP_K_MIN, EVIDENCE_TOP_K_MAX)
 
+    check(
+        config.checker_strategy in entailment_pb2.CheckerStrategy.values(),
+        "mode_config.checker_strategy",
+        "mode_config.checker_strategy must be CHECKER_STRATEGY_DEFAULT or CHECKER_STRATEGY_ENTAILMENT_AGENTS",
+    )
+    entailment = config.checker_strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+
     return RunPlan(
         question=basics.question,
         conversation_id=basics.conversation_id,
@@ -160,6 +178,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         pipelined=config.pipelined,
         pipelined_batch_claims=settings.pipelined_batch_claims,
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
+        checker_strategy="entailment_agents" if entailment else "default",
         investigation=plan_investigation(config, settings, checkers),
     )
 
