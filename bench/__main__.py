@@ -6,7 +6,8 @@ the claims grow; `--runs`, `--claims`, `--growth-postgresql` and `--repeat` for 
 variants), pipelined against sequential verification at a fixed model token rate
 (bench/pipelined.py), the embedded engines' speed and
 memory (bench/engines.py, bench/extractor_quality.py, bench/checker_accuracy.py),
-accuracy and extraction quality, retrieval speed at 10k and 100k passages (bench/retrieval.py;
+accuracy and extraction quality, the verification loop on Factcheck-Bench (bench/investigation.py),
+retrieval speed at 10k and 100k passages (bench/retrieval.py;
 `--million` adds 1M, several minutes more) and reliability under injected faults, gateway
 kills, dropped streams and cancellations on SQLite and PostgreSQL (bench/reliability.py).
 Benchmarks print figures; they are not tests.
@@ -22,7 +23,16 @@ import platform
 import time
 from pathlib import Path
 
-from bench import checker_accuracy, engines, extractor_quality, pipeline, pipelined, reliability, retrieval
+from bench import (
+    checker_accuracy,
+    engines,
+    extractor_quality,
+    investigation,
+    pipeline,
+    pipelined,
+    reliability,
+    retrieval,
+)
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -140,6 +150,11 @@ def main() -> None:
     for name, key in (("local/extractor", "local_extractor"), ("one claim per sentence", "baseline_sentences")):
         figures = extraction[key]
         say(f"| {name} | {figures['precision']:.3f} | {figures['recall']:.3f} | {figures['f1']:.3f} |")
+    say()
+
+    say("## The verification loop on Factcheck-Bench (local engines, SQLite)")
+    say()
+    say(asyncio.run(investigation.main_async(None, 5)))
     say()
 
     sizes = retrieval.DEFAULT_SIZES + ((retrieval.MILLION,) if args.million else ())

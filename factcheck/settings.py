@@ -119,6 +119,30 @@ class Settings(BaseSettings):
     pipelined_batch_claims: int = Field(default=5, ge=1, le=100)
     pipelined_batches_in_flight: int = Field(default=4, ge=1, le=16)
 
+    # The verification loop (FactCheckConfig.investigate, issue 18). Claims investigated at once
+    # (FactCheckConfig.investigate_batch_size overrides it) and at most this many claims per run.
+    investigate_batch_size: int = Field(default=5, ge=1, le=20)
+    investigate_max_claims: int = Field(default=50, ge=1, le=500)
+    # The model that judges search results; unset: the run's first checker model.
+    default_investigator_model: str | None = None
+    # Search providers, in order: "knowledge" (knowledge store + request sources, offline) and/or "searxng".
+    investigate_search_providers: Annotated[list[Literal["knowledge", "searxng"]], NoDecode] = ["knowledge"]
+    # A SearxNG instance (its JSON API must be enabled); required when "searxng" is a provider.
+    searxng_url: str | None = None
+    searxng_timeout_s: float = Field(default=10.0, gt=0, le=120)
+    searxng_language: str = ""
+    # Results taken from each provider per query.
+    investigate_results_per_query: int = Field(default=5, ge=1, le=20)
+    # Searches and assessment calls in flight at once across the whole loop (shared rate limits).
+    investigate_search_concurrency: int = Field(default=4, ge=1, le=64)
+    investigate_model_concurrency: int = Field(default=4, ge=1, le=64)
+    # Hold CRITICAL claims' outcomes for a person's decision (ReviewService).
+    investigate_human_review: bool = True
+    # Domain → authority (0-1) entries that extend or override the built-in table (JSON object).
+    investigate_authority: dict[str, float] = Field(default_factory=dict)
+    # Domain → owner entries: outlets of one owner count once (JSON object).
+    investigate_owners: dict[str, str] = Field(default_factory=dict)
+
     # Seconds a server waits for in-flight RPCs (and the gateway for in-flight runs) after SIGTERM.
     shutdown_grace_s: float = Field(default=10.0, ge=0)
     # Seconds between SIGTERM (health turns NOT_SERVING) and closing the listener, during which
@@ -187,7 +211,7 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     log_level: str = "INFO"
 
-    @field_validator("default_checker_models", "auth_tokens", mode="before")
+    @field_validator("default_checker_models", "auth_tokens", "investigate_search_providers", mode="before")
     @classmethod
     def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):

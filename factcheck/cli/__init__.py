@@ -1,5 +1,5 @@
 """The `factcheck` command: `serve` runs the suite locally; `check`, `council`, `entail`, `watch`, `cancel`, `show`,
-`list` and `kb` use its gateway."""
+`list`, `kb` and `reviews` use its gateway."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from factcheck.cli import check, client, council, demo, entail, kb, results, runs, serve
+from factcheck.cli import check, client, council, demo, entail, kb, results, reviews, runs, serve
 from factcheck.version import installed_version
 
 
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_parsers(commands)
     results.add_parsers(commands)
     kb.add_parser(commands)
+    reviews.add_parser(commands)
     demo.add_parser(commands)
     entail.add_parser(commands)
     return parser

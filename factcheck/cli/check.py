@@ -60,6 +60,13 @@ def add_parser(commands) -> None:
     parser.add_argument("--timeout-ms", type=int, metavar="MS", help="per-stage timeout, 30000-180000")
     parser.add_argument("--max-content-length", type=int, metavar="CHARS", help="truncate the content, 500-50000")
     parser.add_argument("--conversation-id", metavar="ID", help="conversation the run belongs to")
+    parser.add_argument(
+        "--investigate",
+        action="store_true",
+        help="investigate the claims the checkers left dubious with targeted searches (shown claim by claim)",
+    )
+    parser.add_argument("--investigate-batch-size", type=int, metavar="N", help="claims investigated at once, 1-20")
+    parser.add_argument("--investigator", metavar="MODEL", help="model that judges search results")
     parser.add_argument("--json", action="store_true", help="print each event as one JSON object per line")
     parser.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
     add_reconnect_option(parser)
@@ -118,6 +125,9 @@ def build_request(args: argparse.Namespace, content: str | None) -> factcheck_pb
         ("reporter_model", args.reporter),
         ("timeout_ms", args.timeout_ms),
         ("max_content_length", args.max_content_length),
+        ("investigate", True if getattr(args, "investigate", False) else None),
+        ("investigate_batch_size", getattr(args, "investigate_batch_size", None)),
+        ("investigator_model", getattr(args, "investigator", None)),
     ):
         if value is not None:
             setattr(config, field, value)

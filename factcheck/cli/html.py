@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
-from factcheck.cli import council_html, view
+from factcheck.cli import council_html, investigation, view
 from factcheck.cli.html_page import SCRIPT_HASH, frame, header_context
 from factcheck.cli.markdown_html import cite_text, markdown_to_html, source_anchor
 from factcheck.cli.view import ClaimView
@@ -142,6 +142,7 @@ def render_page(result: factcheck_pb2.FactCheckResult) -> str:
         ],
         report_html=markdown_to_html(result.report.report_text, passage_ids) if result.report.report_text else "",
         report_model=result.report.model,
+        investigation=investigation.html_context(result),
         footer=footer(result),
     )
 

@@ -16,6 +16,7 @@ imported on first use, so a process pays only for the engines it calls.
 | local/reporter | reporter | the report prompt, the title prompt (the reporter model writes titles) and the council synthesis prompt (synthesis) |
 | local/title | reporter | the title prompt |
 | local/entailment | entailment | the four entailment agents' prompts (seed 1), in their JSON |
+| local/investigator | investigator | the evidence-assessment prompt of the verification loop (local/checker answers it too) |
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ ENGINE_MODULES = {
     "reporter": "reporter",
     "title": "reporter",
     "entailment": "entailment",
+    "investigator": "investigator",
 }
 
 

@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from factcheck.council_taxonomy import CHECK_OPENING
-from factcheck.engines import council_checker
+from factcheck.engines import council_checker, investigator
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText, judge
 from factcheck.engines.prompt_text import parse_passages
+from factcheck.evidence_assessment import ASSESS_OPENING
 
 _CLAIMS_MARKER = "CLAIMS TO VERIFY:"
 _EVIDENCE_MARKER = "EVIDENCE:"
@@ -60,6 +61,8 @@ def answer(prompt: str, judge_claim: ClaimJudge = judge, engine: str = "local/ch
     claim judged by `judge_claim`; the council prompt (seed 2) is answered by `council_checker`."""
     if prompt.startswith(CHECK_OPENING):
         return council_checker.answer(prompt)
+    if prompt.startswith(ASSESS_OPENING):
+        return investigator.answer(prompt)
     request = read_verification_prompt(prompt)
     blocks, verdicts = [], []
     for claim_id, claim in request.claims:

@@ -17,6 +17,8 @@ from factcheck.v1 import (
     extractor_pb2_grpc,
     factcheck_pb2,
     factcheck_pb2_grpc,
+    investigation_pb2,
+    investigation_pb2_grpc,
     knowledge_pb2,
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
@@ -26,6 +28,8 @@ from services.gateway.knowledge.rerank import make_reranker
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
 from services.gateway.knowledge.store import KnowledgeStore
+from services.gateway.reviews.service import ReviewService
+from services.gateway.reviews.store import ReviewStore
 from services.gateway.run import Downstream
 from services.gateway.run_limit import RunLimit
 from services.gateway.runs import RunRegistry
@@ -89,9 +93,13 @@ async def serve(settings: Settings) -> None:
     def register(server: grpc.aio.Server) -> list[str]:
         factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(service, server)
         knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeService(knowledge, retriever), server)
+        investigation_pb2_grpc.add_ReviewServiceServicer_to_server(
+            ReviewService(ReviewStore(store.engine), service.hub.notify), server
+        )
         return [
             service_full_name(factcheck_pb2, "FactCheckService"),
             service_full_name(knowledge_pb2, "KnowledgeService"),
+            service_full_name(investigation_pb2, "ReviewService"),
         ]
 
     async def on_stop() -> None:

@@ -28,6 +28,7 @@ import {
   RunEntailmentAgentRequest,
   RunEntailmentAgentResponse,
 } from "./entailment";
+import { AssessEvidenceRequest, AssessEvidenceResponse } from "./investigation";
 
 export const protobufPackage = "factcheck.v1";
 
@@ -472,6 +473,21 @@ export const CheckerServiceService = {
       Buffer.from(RunEntailmentAgentResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RunEntailmentAgentResponse => RunEntailmentAgentResponse.decode(value),
   },
+  /**
+   * The verification loop (fact-check mode's `investigate` stage): judges each search result
+   * as supporting, refuting or irrelevant for one claim.
+   */
+  assessEvidence: {
+    path: "/factcheck.v1.CheckerService/AssessEvidence" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AssessEvidenceRequest): Buffer =>
+      Buffer.from(AssessEvidenceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AssessEvidenceRequest => AssessEvidenceRequest.decode(value),
+    responseSerialize: (value: AssessEvidenceResponse): Buffer =>
+      Buffer.from(AssessEvidenceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AssessEvidenceResponse => AssessEvidenceResponse.decode(value),
+  },
 } as const;
 
 export interface CheckerServiceServer extends UntypedServiceImplementation {
@@ -488,6 +504,11 @@ export interface CheckerServiceServer extends UntypedServiceImplementation {
    * An agent whose answer is still invalid fails with the model error status.
    */
   runEntailmentAgent: handleUnaryCall<RunEntailmentAgentRequest, RunEntailmentAgentResponse>;
+  /**
+   * The verification loop (fact-check mode's `investigate` stage): judges each search result
+   * as supporting, refuting or irrelevant for one claim.
+   */
+  assessEvidence: handleUnaryCall<AssessEvidenceRequest, AssessEvidenceResponse>;
 }
 
 export interface CheckerServiceClient extends Client {
@@ -545,6 +566,25 @@ export interface CheckerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RunEntailmentAgentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The verification loop (fact-check mode's `investigate` stage): judges each search result
+   * as supporting, refuting or irrelevant for one claim.
+   */
+  assessEvidence(
+    request: AssessEvidenceRequest,
+    callback: (error: ServiceError | null, response: AssessEvidenceResponse) => void,
+  ): ClientUnaryCall;
+  assessEvidence(
+    request: AssessEvidenceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AssessEvidenceResponse) => void,
+  ): ClientUnaryCall;
+  assessEvidence(
+    request: AssessEvidenceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AssessEvidenceResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -51,6 +51,13 @@ import {
   EntailmentRunConfig,
   EntailmentStartPayload,
 } from "./entailment";
+import {
+  ClaimInvestigatedPayload,
+  InvestigationCompletePayload,
+  InvestigationResult,
+  InvestigationStartPayload,
+  ReviewDecidedPayload,
+} from "./investigation";
 
 export const protobufPackage = "factcheck.v1";
 
@@ -260,6 +267,24 @@ export interface FactCheckConfig {
    * claim against each of its evidence passages with the four entailment agents (when the run has evidence).
    */
   checkerStrategy: CheckerStrategy;
+  /**
+   * The verification loop (default false): after all_checkers_complete, the claims the first pass
+   * left dubious are investigated with targeted searches and re-classified (stage `investigate`;
+   * events investigation_start, claim_investigated, investigation_complete); the report and the
+   * stored result use the outcomes.
+   */
+  investigate?:
+    | boolean
+    | undefined;
+  /** Claims investigated at once, 1-20 (default FACTCHECK_INVESTIGATE_BATCH_SIZE, 5). */
+  investigateBatchSize?:
+    | number
+    | undefined;
+  /**
+   * The model that judges search results (CheckerService.AssessEvidence); default
+   * FACTCHECK_DEFAULT_INVESTIGATOR_MODEL, else the first checker model.
+   */
+  investigatorModel?: string | undefined;
 }
 
 /** Spec: FactCheckStreamRequest. */
@@ -359,6 +384,16 @@ export interface FactCheckEvent {
     | { $case: "entailmentItemComplete"; value: EntailmentItemCompletePayload }
     | { $case: "entailmentItemFailed"; value: EntailmentItemFailedPayload }
     | { $case: "entailmentComplete"; value: EntailmentCompletePayload }
+    | //
+    /** Fact-check mode with `investigate` (investigation.proto), between all_checkers_complete and report_start. */
+    { $case: "investigationStart"; value: InvestigationStartPayload }
+    | //
+    /** One per investigated claim, as it is resolved. */
+    { $case: "claimInvestigated"; value: ClaimInvestigatedPayload }
+    | { $case: "investigationComplete"; value: InvestigationCompletePayload }
+    | //
+    /** A person decided a pending review (ReviewService.DecideReview); comes after the run's `complete`. */
+    { $case: "reviewDecided"; value: ReviewDecidedPayload }
     | undefined;
 }
 
@@ -635,7 +670,11 @@ export interface FactCheckResult {
     | CouncilResult
     | undefined;
   /** Entailment mode's result. */
-  entailment: EntailmentResult | undefined;
+  entailment:
+    | EntailmentResult
+    | undefined;
+  /** Present when the run investigated (FactCheckConfig.investigate), with review decisions applied. */
+  investigation: InvestigationResult | undefined;
 }
 
 export interface EvidenceResult {
@@ -701,6 +740,9 @@ function createBaseFactCheckConfig(): FactCheckConfig {
     evidenceTopK: undefined,
     pipelined: undefined,
     checkerStrategy: 0,
+    investigate: undefined,
+    investigateBatchSize: undefined,
+    investigatorModel: undefined,
   };
 }
 
@@ -741,6 +783,15 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     }
     if (message.checkerStrategy !== 0) {
       writer.uint32(96).int32(message.checkerStrategy);
+    }
+    if (message.investigate !== undefined) {
+      writer.uint32(128).bool(message.investigate);
+    }
+    if (message.investigateBatchSize !== undefined) {
+      writer.uint32(136).int32(message.investigateBatchSize);
+    }
+    if (message.investigatorModel !== undefined) {
+      writer.uint32(146).string(message.investigatorModel);
     }
     return writer;
   },
@@ -854,6 +905,30 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
             message.checkerStrategy = reader.int32() as any;
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.investigate = reader.bool();
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.investigateBatchSize = reader.int32();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.investigatorModel = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -922,6 +997,17 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
         : isSet(object.checker_strategy)
         ? checkerStrategyFromJSON(object.checker_strategy)
         : 0,
+      investigate: isSet(object.investigate) ? globalThis.Boolean(object.investigate) : undefined,
+      investigateBatchSize: isSet(object.investigateBatchSize)
+        ? globalThis.Number(object.investigateBatchSize)
+        : isSet(object.investigate_batch_size)
+        ? globalThis.Number(object.investigate_batch_size)
+        : undefined,
+      investigatorModel: isSet(object.investigatorModel)
+        ? globalThis.String(object.investigatorModel)
+        : isSet(object.investigator_model)
+        ? globalThis.String(object.investigator_model)
+        : undefined,
     };
   },
 
@@ -963,6 +1049,15 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     if (message.checkerStrategy !== 0) {
       obj.checkerStrategy = checkerStrategyToJSON(message.checkerStrategy);
     }
+    if (message.investigate !== undefined) {
+      obj.investigate = message.investigate;
+    }
+    if (message.investigateBatchSize !== undefined) {
+      obj.investigateBatchSize = Math.round(message.investigateBatchSize);
+    }
+    if (message.investigatorModel !== undefined) {
+      obj.investigatorModel = message.investigatorModel;
+    }
     return obj;
   },
 
@@ -983,6 +1078,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     message.evidenceTopK = object.evidenceTopK ?? undefined;
     message.pipelined = object.pipelined ?? undefined;
     message.checkerStrategy = object.checkerStrategy ?? 0;
+    message.investigate = object.investigate ?? undefined;
+    message.investigateBatchSize = object.investigateBatchSize ?? undefined;
+    message.investigatorModel = object.investigatorModel ?? undefined;
     return message;
   },
 };
@@ -1370,6 +1468,18 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
       case "entailmentComplete":
         EntailmentCompletePayload.encode(message.event.value, writer.uint32(362).fork()).join();
         break;
+      case "investigationStart":
+        InvestigationStartPayload.encode(message.event.value, writer.uint32(482).fork()).join();
+        break;
+      case "claimInvestigated":
+        ClaimInvestigatedPayload.encode(message.event.value, writer.uint32(490).fork()).join();
+        break;
+      case "investigationComplete":
+        InvestigationCompletePayload.encode(message.event.value, writer.uint32(498).fork()).join();
+        break;
+      case "reviewDecided":
+        ReviewDecidedPayload.encode(message.event.value, writer.uint32(506).fork()).join();
+        break;
     }
     return writer;
   },
@@ -1723,6 +1833,47 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
             };
             continue;
           }
+          case 60: {
+            if (tag !== 482) {
+              break;
+            }
+
+            message.event = {
+              $case: "investigationStart",
+              value: InvestigationStartPayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 61: {
+            if (tag !== 490) {
+              break;
+            }
+
+            message.event = {
+              $case: "claimInvestigated",
+              value: ClaimInvestigatedPayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 62: {
+            if (tag !== 498) {
+              break;
+            }
+
+            message.event = {
+              $case: "investigationComplete",
+              value: InvestigationCompletePayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 63: {
+            if (tag !== 506) {
+              break;
+            }
+
+            message.event = { $case: "reviewDecided", value: ReviewDecidedPayload.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1891,6 +2042,25 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
         ? { $case: "entailmentComplete", value: EntailmentCompletePayload.fromJSON(object.entailmentComplete) }
         : isSet(object.entailment_complete)
         ? { $case: "entailmentComplete", value: EntailmentCompletePayload.fromJSON(object.entailment_complete) }
+        : isSet(object.investigationStart)
+        ? { $case: "investigationStart", value: InvestigationStartPayload.fromJSON(object.investigationStart) }
+        : isSet(object.investigation_start)
+        ? { $case: "investigationStart", value: InvestigationStartPayload.fromJSON(object.investigation_start) }
+        : isSet(object.claimInvestigated)
+        ? { $case: "claimInvestigated", value: ClaimInvestigatedPayload.fromJSON(object.claimInvestigated) }
+        : isSet(object.claim_investigated)
+        ? { $case: "claimInvestigated", value: ClaimInvestigatedPayload.fromJSON(object.claim_investigated) }
+        : isSet(object.investigationComplete)
+        ? { $case: "investigationComplete", value: InvestigationCompletePayload.fromJSON(object.investigationComplete) }
+        : isSet(object.investigation_complete)
+        ? {
+          $case: "investigationComplete",
+          value: InvestigationCompletePayload.fromJSON(object.investigation_complete),
+        }
+        : isSet(object.reviewDecided)
+        ? { $case: "reviewDecided", value: ReviewDecidedPayload.fromJSON(object.reviewDecided) }
+        : isSet(object.review_decided)
+        ? { $case: "reviewDecided", value: ReviewDecidedPayload.fromJSON(object.review_decided) }
         : undefined,
     };
   },
@@ -1972,6 +2142,14 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
       obj.entailmentItemFailed = EntailmentItemFailedPayload.toJSON(message.event.value);
     } else if (message.event?.$case === "entailmentComplete") {
       obj.entailmentComplete = EntailmentCompletePayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "investigationStart") {
+      obj.investigationStart = InvestigationStartPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "claimInvestigated") {
+      obj.claimInvestigated = ClaimInvestigatedPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "investigationComplete") {
+      obj.investigationComplete = InvestigationCompletePayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "reviewDecided") {
+      obj.reviewDecided = ReviewDecidedPayload.toJSON(message.event.value);
     }
     return obj;
   },
@@ -2222,6 +2400,39 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
             $case: "entailmentComplete",
             value: EntailmentCompletePayload.fromPartial(object.event.value),
           };
+        }
+        break;
+      }
+      case "investigationStart": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "investigationStart",
+            value: InvestigationStartPayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "claimInvestigated": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "claimInvestigated",
+            value: ClaimInvestigatedPayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "investigationComplete": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "investigationComplete",
+            value: InvestigationCompletePayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "reviewDecided": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "reviewDecided", value: ReviewDecidedPayload.fromPartial(object.event.value) };
         }
         break;
       }
@@ -5648,6 +5859,7 @@ function createBaseFactCheckResult(): FactCheckResult {
     mode: 0,
     council: undefined,
     entailment: undefined,
+    investigation: undefined,
   };
 }
 
@@ -5706,6 +5918,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     }
     if (message.entailment !== undefined) {
       EntailmentResult.encode(message.entailment, writer.uint32(146).fork()).join();
+    }
+    if (message.investigation !== undefined) {
+      InvestigationResult.encode(message.investigation, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -5867,6 +6082,14 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
             message.entailment = EntailmentResult.decode(reader, reader.uint32());
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.investigation = InvestigationResult.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5925,6 +6148,7 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
       mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       council: isSet(object.council) ? CouncilResult.fromJSON(object.council) : undefined,
       entailment: isSet(object.entailment) ? EntailmentResult.fromJSON(object.entailment) : undefined,
+      investigation: isSet(object.investigation) ? InvestigationResult.fromJSON(object.investigation) : undefined,
     };
   },
 
@@ -5984,6 +6208,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     if (message.entailment !== undefined) {
       obj.entailment = EntailmentResult.toJSON(message.entailment);
     }
+    if (message.investigation !== undefined) {
+      obj.investigation = InvestigationResult.toJSON(message.investigation);
+    }
     return obj;
   },
 
@@ -6023,6 +6250,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
       : undefined;
     message.entailment = (object.entailment !== undefined && object.entailment !== null)
       ? EntailmentResult.fromPartial(object.entailment)
+      : undefined;
+    message.investigation = (object.investigation !== undefined && object.investigation !== null)
+      ? InvestigationResult.fromPartial(object.investigation)
       : undefined;
     return message;
   },
