@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from factcheck.v1 import checker_pb2 as factcheck_dot_v1_dot_checker__pb2
+from factcheck.v1 import citations_pb2 as factcheck_dot_v1_dot_citations__pb2
 from factcheck.v1 import council_pb2 as factcheck_dot_v1_dot_council__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -46,6 +47,11 @@ class CheckerServiceStub:
                 request_serializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckResponse.FromString,
                 _registered_method=True)
+        self.ReviewCitations = channel.unary_unary(
+                '/factcheck.v1.CheckerService/ReviewCitations',
+                request_serializer=factcheck_dot_v1_dot_citations__pb2.ReviewCitationsRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_citations__pb2.ReviewCitationsResponse.FromString,
+                _registered_method=True)
 
 
 class CheckerServiceServicer:
@@ -67,6 +73,14 @@ class CheckerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReviewCitations(self, request, context):
+        """Claim-level citations: the correction pass (keep / replace / remove / add_alternate over the
+        run's evidence pool) and the QA questions of numeric claims, with quotes checked verbatim.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CheckerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -79,6 +93,11 @@ def add_CheckerServiceServicer_to_server(servicer, server):
                     servicer.CouncilCheck,
                     request_deserializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckResponse.SerializeToString,
+            ),
+            'ReviewCitations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReviewCitations,
+                    request_deserializer=factcheck_dot_v1_dot_citations__pb2.ReviewCitationsRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_citations__pb2.ReviewCitationsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -136,6 +155,33 @@ class CheckerService:
             '/factcheck.v1.CheckerService/CouncilCheck',
             factcheck_dot_v1_dot_council__pb2.CouncilCheckRequest.SerializeToString,
             factcheck_dot_v1_dot_council__pb2.CouncilCheckResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReviewCitations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.CheckerService/ReviewCitations',
+            factcheck_dot_v1_dot_citations__pb2.ReviewCitationsRequest.SerializeToString,
+            factcheck_dot_v1_dot_citations__pb2.ReviewCitationsResponse.FromString,
             options,
             channel_credentials,
             insecure,
