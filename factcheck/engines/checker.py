@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from factcheck.council_taxonomy import CHECK_OPENING
 from factcheck.engines import citation_review, council_checker
-from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText, judge
+from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText, judge, term_stems
 from factcheck.engines.prompt_text import parse_passages
 
 _CLAIMS_MARKER = "CLAIMS TO VERIFY:"
@@ -135,15 +135,18 @@ def _block(claim_id: str, judgement: Judgement, request: VerificationRequest, pa
         f"Confidence: {judgement.confidence}",
     ]
     if request.wants_support:
-        lines.append(f"Support: {support_word(judgement, bool(passage_ids), claim_id in request.low_confidence)}")
+        low = claim_id in request.low_confidence
+        claim = dict(request.claims).get(claim_id, "")
+        lines.append(f"Support: {support_word(judgement, bool(passage_ids), low, claim)}")
     if request.has_evidence:
         cited = judgement.passage_id is not None and judgement.quote
         lines.append(f'Sources: [{judgement.passage_id}] "{judgement.quote}"' if cited else "Sources: none")
     return "\n".join(lines)
 
 
-# A VERIFIED judgement this sure states the whole claim; below it the passage states only part of it.
-FULL_SUPPORT_SCORE = 0.8
+# A VERIFIED judgement whose quote holds this share of the claim's content words states the whole
+# claim (SUPPORTED); below it, the passage states only part of it (PARTIAL).
+FULL_SUPPORT_COVERAGE = 0.8
 _SUPPORT_LINE = "Support: [SUPPORTED|PARTIAL|UNSUPPORTED|CONTRADICTED|ABSTAIN]"
 _LOW_LINE = "LOW-CONFIDENCE CLAIMS (answer ABSTAIN unless a passage states or contradicts them): "
 
@@ -161,18 +164,25 @@ def _with_support_section(request: VerificationRequest, prompt: str) -> Verifica
     return replace(request, wants_support=True, low_confidence=low)
 
 
-def support_word(judgement: Judgement, has_passages: bool, low_confidence: bool) -> str:
-    """The four-tier word for a judgement: a sure VERIFIED is SUPPORTED, a less sure one PARTIAL (and, for
-    a LOW-confidence claim, ABSTAIN); DISPUTED is CONTRADICTED; with no passage to judge, ABSTAIN."""
+def support_word(judgement: Judgement, has_passages: bool, low_confidence: bool, claim: str = "") -> str:
+    """The four-tier word for a judgement: VERIFIED with a quote covering the claim is SUPPORTED, with a
+    quote covering part of it PARTIAL (and, for a LOW-confidence claim, ABSTAIN); DISPUTED is
+    CONTRADICTED; with no passage to judge, ABSTAIN."""
     if not has_passages:
         return "ABSTAIN"
     if judgement.verdict == VERIFIED:
-        if judgement.score >= FULL_SUPPORT_SCORE:
+        if quote_coverage(claim, judgement.quote or "") >= FULL_SUPPORT_COVERAGE:
             return "SUPPORTED"
         return "ABSTAIN" if low_confidence else "PARTIAL"
     if judgement.verdict == DISPUTED:
         return "CONTRADICTED"
     return "ABSTAIN" if low_confidence else "UNSUPPORTED"
+
+
+def quote_coverage(claim: str, quote: str) -> float:
+    """The share of the claim's content words (stemmed) that the quote contains."""
+    wanted = set(term_stems(claim))
+    return len(wanted & set(term_stems(quote))) / len(wanted) if wanted else 0.0
 
 
 def _evidence(judgement: Judgement, request: VerificationRequest, passage_ids: list[str]) -> str:

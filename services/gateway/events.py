@@ -33,6 +33,10 @@ REPEATED_EVENTS: dict[str, tuple[str, ...]] = {
     "response_failed": ("label",),
     "council_check_complete": ("checker_index",),
     "council_check_failed": ("checker_index",),
+    # fact-check runs with claim-level citations
+    "claim_verified": ("claim_key",),
+    "numeric_claim_detected": ("claim_id",),
+    "citation_corrected": ("index",),
 }
 
 

@@ -383,7 +383,9 @@ class NumericClaimRow(Base):
     assumptions: Mapped[dict[str, Any] | None] = mapped_column(JSON_DOCUMENT, nullable=True)
     qa_verification: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON_DOCUMENT, nullable=True)
 
-    __table_args__ = (CheckConstraint("derivation_type IN ('direct', 'computed')", name="ck_numeric_claims_derivation"),)
+    __table_args__ = (
+        CheckConstraint("derivation_type IN ('direct', 'computed')", name="ck_numeric_claims_derivation"),
+    )
 
 
 class CitationCorrectionRow(Base):
@@ -394,10 +396,13 @@ class CitationCorrectionRow(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     claim_id: Mapped[str] = mapped_column(String(36), ForeignKey("claims.id", ondelete="CASCADE"), nullable=False)
     original_evidence_span_id: Mapped[str | None] = mapped_column(
-        String(36), ForeignKey("evidence_spans.id", ondelete="SET NULL", name="fk_corrections_original_span"), nullable=True
+        String(36),
+        ForeignKey("evidence_spans.id", ondelete="SET NULL", name="fk_corrections_original_span"),
+        nullable=True,
     )
     corrected_evidence_span_id: Mapped[str | None] = mapped_column(
-        String(36), ForeignKey("evidence_spans.id", ondelete="SET NULL", name="fk_corrections_corrected_span"),
+        String(36),
+        ForeignKey("evidence_spans.id", ondelete="SET NULL", name="fk_corrections_corrected_span"),
         nullable=True,
     )
     correction_type: Mapped[str] = mapped_column(String(20), nullable=False)

@@ -153,6 +153,9 @@ class RunCommit:
     stage: StageRow | None = None
     title: str | None = None
     final: FinalState | None = None
+    # Other rows the events report (claim-level citations: services/gateway/claims/writes.py): each has
+    # `apply(connection)`, run in the same transaction once the fence has passed.
+    rows: tuple[Any, ...] = ()
 
 
 class LeaseLost(Exception):
@@ -471,6 +474,7 @@ class StageStore:
         fenced_out: list[int] = []
         event_rows: list[dict[str, Any]] = []
         stage_rows: list[dict[str, Any]] = []
+        other_rows: list[Any] = []
         notify: list[str] = []
         with self.engine.begin() as session:
             new_rows = [commit.row for commit in commits if isinstance(commit, NewRun)]
@@ -496,12 +500,15 @@ class StageStore:
                 ]
                 if commit.stage is not None:
                     stage_rows.append(_stage_values(commit.message_id, commit.stage, now))
+                other_rows += commit.rows
                 if commit.events:
                     notify.append(commit.message_id)
             if event_rows:
                 session.execute(_INSERT_EVENTS, event_rows)
             if stage_rows:
                 session.execute(_INSERT_STAGES, stage_rows)
+            for rows in other_rows:
+                rows.apply(session)
             if notify and session.dialect.name == "postgresql":
                 # Wakes watchers on every replica once this commits (LISTEN in services/gateway/watch.py).
                 session.execute(

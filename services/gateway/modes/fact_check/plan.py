@@ -53,6 +53,9 @@ class RunPlan:
     pipelined: bool = False
     pipelined_batch_claims: int = 5
     pipelined_batches_in_flight: int = 4
+    # Claim-level citations (modes/fact_check/citations.py) and the model of its review pass.
+    citations: bool = False
+    citation_review_model: str = ""
 
     @property
     def generates(self) -> bool:
@@ -88,6 +91,9 @@ class RunPlan:
             config["contentToCheck"] = self.content_to_check
         if self.pipelined:
             config["pipelined"] = True
+        if self.citations:
+            config["citations"] = True
+            config["citationReviewModel"] = self.citation_review_model
         return config
 
 
@@ -134,6 +140,13 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         )
     timeout_ms = stage_timeout_ms(config, "mode_config.timeout_ms", settings)
 
+    wants_citations = config.citations
+    review_model = config.citation_review_model or (checkers[0] if wants_citations else "")
+    if wants_citations:
+        # Citations are judged per claim after the whole verification: not with pipelined batches.
+        check(not config.pipelined, "mode_config.citations", "mode_config.citations cannot be combined with pipelined")
+        check_model("mode_config.citation_review_model", review_model)
+
     top_k = settings.evidence_top_k
     if config.HasField("evidence_top_k"):
         top_k = bounded("mode_config.evidence_top_k", config.evidence_top_k, EVIDENCE_TOP_K_MIN, EVIDENCE_TOP_K_MAX)
@@ -155,6 +168,8 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         pipelined=config.pipelined,
         pipelined_batch_claims=settings.pipelined_batch_claims,
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
+        citations=wants_citations,
+        citation_review_model=review_model,
     )
 
 
@@ -173,4 +188,6 @@ def resolved_request(request: factcheck_pb2.RunRequest, plan: RunPlan) -> factch
     config.timeout_ms = plan.timeout_ms
     config.evidence_top_k = plan.evidence_top_k
     config.use_knowledge_store = plan.use_knowledge_store
+    if plan.citations:
+        config.citation_review_model = plan.citation_review_model
     return resolved

@@ -11,6 +11,7 @@ from google.protobuf.json_format import ParseDict
 from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.v1 import common_pb2, factcheck_pb2
 from services.gateway.consensus import calculate_consensus
+from services.gateway.modes.fact_check import citations
 from services.gateway.results import UNKNOWN_MODEL, find_stage, model_of, response_time_of
 from services.gateway.run import stored_data
 from services.gateway.store.models import STAGE_EXTRACT, STAGE_GENERATE, STAGE_REPORT, STAGE_RETRIEVE, VERIFY_PREFIX
@@ -32,6 +33,7 @@ def fill_fact_check_result(
     retrieve = find_stage(stages, STAGE_RETRIEVE[0])
     if retrieve is not None:
         result.evidence.CopyFrom(_evidence(retrieve))
+    citations.fill_result(result, stages)
 
 
 # --- sections -----------------------------------------------------------------------------------------
