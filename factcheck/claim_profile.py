@@ -107,7 +107,7 @@ def entity_reference(claim: str, figure: Figure | int) -> str:
     head = _TRAILING_FILLER.sub("", head).strip(" ,;:-")
     if not head:
         head = _OF.sub("", claim[end:].strip(" .,;:"))
-    years = sorted({d.year for d in find_dates(claim)})
+    years = sorted({d.year for d in find_dates(claim)} - {d.year for d in find_dates(head)})
     suffix = f" ({', '.join(str(y) for y in years)})" if years else ""
     return (head[:200] + suffix).strip()
 
