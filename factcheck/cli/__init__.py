@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from factcheck.cli import check, demo, kb, results, runs, serve
+from factcheck.cli import check, claims, demo, kb, results, runs, serve
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,6 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     runs.add_parsers(commands)
     results.add_parsers(commands)
     kb.add_parser(commands)
+    claims.add_parser(commands)
     demo.add_parser(commands)
     args = parser.parse_args(argv)
     return args.run(args)

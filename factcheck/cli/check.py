@@ -57,6 +57,12 @@ def add_parser(commands) -> None:
     parser.add_argument("--timeout-ms", type=int, metavar="MS", help="per-stage timeout, 30000-180000")
     parser.add_argument("--max-content-length", type=int, metavar="CHARS", help="truncate the content, 500-50000")
     parser.add_argument("--conversation-id", metavar="ID", help="conversation the run belongs to")
+    parser.add_argument(
+        "--citations",
+        action="store_true",
+        help="claim-level citations: four-tier support, corrected citations, numeric QA (needs evidence: "
+        "documents in the knowledge store); read them back with `factcheck claims --run ID`",
+    )
     parser.add_argument("--json", action="store_true", help="print each event as one JSON object per line")
     parser.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
     add_reconnect_option(parser)
@@ -112,6 +118,7 @@ def build_request(args: argparse.Namespace, content: str | None) -> factcheck_pb
         ("reporter_model", args.reporter),
         ("timeout_ms", args.timeout_ms),
         ("max_content_length", args.max_content_length),
+        ("citations", True if getattr(args, "citations", False) else None),
     ):
         if value is not None:
             setattr(config, field, value)
