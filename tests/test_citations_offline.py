@@ -7,6 +7,7 @@ import grpc
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from factcheck.cli.html import render_page
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2, factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.store.models import (
     CitationCorrectionRow,
@@ -74,6 +75,7 @@ async def test_offline_citations_end_to_end(database_url):
         events = [r.event async for r in stub.Run(request(True), timeout=60)]
         message_id = events[0].message_id
         result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=message_id))).result
+        plain_result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=plain[0].message_id))).result
         claims = citations_pb2_grpc.ClaimsServiceStub(channel)
         listed = await claims.ListClaims(citations_pb2.ListClaimsRequest(message_id=message_id))
         numeric = next(c for c in listed.claims if c.claim_type == citations_pb2.CITATION_CLAIM_TYPE_NUMERIC)
@@ -129,6 +131,13 @@ async def test_offline_citations_end_to_end(database_url):
             )
     finally:
         store.close()
+
+    # The HTML report: spans with the source's link and the quote marked, and the numeric comparison table.
+    page = render_page(result)
+    assert '<section class="card" id="citations">' in page and 'href="https://example.org/eiffel"' in page
+    assert "<mark>The tower is 330 metres tall.</mark>" in page
+    assert "<td>9 million visitors</td>" in page and "<td>6.2 million visitors</td>" in page and "no match" in page
+    assert 'id="citations"' not in render_page(plain_result)  # a run without citations has no section
 
     assert numeric.message_id == message_id and numeric.numeric_detail.number.raw_value
     assert detail.id == numeric.id and detail.citations and detail.numeric_detail.qa_verification

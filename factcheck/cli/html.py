@@ -17,6 +17,7 @@ from html import escape
 from pathlib import Path
 
 from factcheck.cli import view
+from factcheck.cli.html_citations import citations_section
 from factcheck.cli.view import ClaimView
 from factcheck.v1 import factcheck_pb2
 
@@ -177,6 +178,7 @@ def render_page(result: factcheck_pb2.FactCheckResult) -> str:
         _evidence_table(views),
         _claim_details(views),
         _findings(views),
+        citations_section(result),
         _report_text(result),
         _footer(result),
     ]
