@@ -176,6 +176,8 @@ _CURRENCIES = {
     "us$": "usd",
     "usd": "usd",
     "dollar": "usd",
+    "us dollar": "usd",
+    "u.s. dollar": "usd",
     "€": "eur",
     "eur": "eur",
     "euro": "eur",
@@ -225,7 +227,8 @@ _HEAD = re.compile(
 _RANGE_TAIL = re.compile(rf"\s*(?P<sep>-|–|—|to\b|and\b)\s*{_CURRENCY_SIGN}?\s?(?P<amount>{_AMOUNT})", re.IGNORECASE)
 # What the figure counts: a percent sign, a unit, or the next word.
 _POST = re.compile(
-    r"\s*(?P<post>%|per\s?cent\b|percentage\s+points?\b|°\s?[CF]\b|(?:sq(?:uare)?\.?\s+)?[A-Za-z][A-Za-z/²2]*)",
+    r"\s*(?P<post>%|per\s?cent\b|percentage\s+points?\b|°\s?[CF]\b|(?:US|U\.S\.)\s+dollars?\b|"
+    r"(?:sq(?:uare)?\.?\s+)?[A-Za-z][A-Za-z/²2]*)",
     re.IGNORECASE,
 )
 
