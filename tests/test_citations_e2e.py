@@ -100,9 +100,11 @@ async def test_tiers_routing_review_rows_and_events(gateway, store, fake_models)
     assert EVEREST.text[
         corrections[0].corrected_evidence.start_offset : corrections[0].corrected_evidence.end_offset
     ] == ("Its height was measured in 2020.")
+    # Removing claim_2's only citation leaves its SUPPORTED tier without a quote: it becomes abstained.
+    assert [c.claim_abstained for c in corrections] == [False, True]
     summary = payload(events, "verification_summary").summary
-    assert (summary.supported, summary.partial, summary.abstained_count, summary.citation_corrections) == (1, 1, 1, 2)
-    assert summary.warning  # one claim in three without support: 33% > 20%
+    assert (summary.supported, summary.partial, summary.abstained_count, summary.citation_corrections) == (0, 1, 2, 2)
+    assert summary.warning  # two claims in three without support: 67% > 20%
 
     message_id = events[0].message_id
     with Session(store.engine) as session:
@@ -111,6 +113,7 @@ async def test_tiers_routing_review_rows_and_events(gateway, store, fake_models)
         assert claims["claim_3"].abstained and claims["claim_3"].verification_verdict is None
         links = session.scalars(select(CitationRow).where(CitationRow.claim_id == claims["claim_1"].id)).all()
         assert sorted(link.is_primary for link in links) == [False, True]
+        assert claims["claim_2"].abstained and claims["claim_2"].verification_verdict is None
         for removed in ("claim_2", "claim_3"):  # claim_2's citation was removed; claim_3 had no passage
             assert not session.scalars(select(CitationRow).where(CitationRow.claim_id == claims[removed].id)).all()
         types = sorted(

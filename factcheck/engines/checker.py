@@ -30,7 +30,8 @@ from dataclasses import dataclass, field, replace
 
 from factcheck.council_taxonomy import CHECK_OPENING
 from factcheck.engines import citation_review, council_checker
-from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText, judge, term_stems
+from factcheck.engines.citation_review import quote_coverage
+from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText, judge
 from factcheck.engines.prompt_text import parse_passages
 
 _CLAIMS_MARKER = "CLAIMS TO VERIFY:"
@@ -177,12 +178,6 @@ def support_word(judgement: Judgement, has_passages: bool, low_confidence: bool,
     if judgement.verdict == DISPUTED:
         return "CONTRADICTED"
     return "ABSTAIN" if low_confidence else "UNSUPPORTED"
-
-
-def quote_coverage(claim: str, quote: str) -> float:
-    """The share of the claim's content words (stemmed) that the quote contains."""
-    wanted = set(term_stems(claim))
-    return len(wanted & set(term_stems(quote))) / len(wanted) if wanted else 0.0
 
 
 def _evidence(judgement: Judgement, request: VerificationRequest, passage_ids: list[str]) -> str:

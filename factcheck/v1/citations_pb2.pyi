@@ -317,20 +317,22 @@ class NumericClaimDetectedPayload(_message.Message):
     def __init__(self, claim_id: _Optional[str] = ..., raw_value: _Optional[str] = ..., normalized_value: _Optional[float] = ..., unit: _Optional[str] = ..., derivation_type: _Optional[_Union[DerivationType, str]] = ..., qa_verified: _Optional[bool] = ..., entity_reference: _Optional[str] = ...) -> None: ...
 
 class CitationCorrectedPayload(_message.Message):
-    __slots__ = ("claim_id", "correction_type", "reasoning", "index", "original_evidence", "corrected_evidence")
+    __slots__ = ("claim_id", "correction_type", "reasoning", "index", "original_evidence", "corrected_evidence", "claim_abstained")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     CORRECTION_TYPE_FIELD_NUMBER: _ClassVar[int]
     REASONING_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
     ORIGINAL_EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     CORRECTED_EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_ABSTAINED_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     correction_type: CorrectionType
     reasoning: str
     index: int
     original_evidence: EvidenceSpan
     corrected_evidence: EvidenceSpan
-    def __init__(self, claim_id: _Optional[str] = ..., correction_type: _Optional[_Union[CorrectionType, str]] = ..., reasoning: _Optional[str] = ..., index: _Optional[int] = ..., original_evidence: _Optional[_Union[EvidenceSpan, _Mapping]] = ..., corrected_evidence: _Optional[_Union[EvidenceSpan, _Mapping]] = ...) -> None: ...
+    claim_abstained: bool
+    def __init__(self, claim_id: _Optional[str] = ..., correction_type: _Optional[_Union[CorrectionType, str]] = ..., reasoning: _Optional[str] = ..., index: _Optional[int] = ..., original_evidence: _Optional[_Union[EvidenceSpan, _Mapping]] = ..., corrected_evidence: _Optional[_Union[EvidenceSpan, _Mapping]] = ..., claim_abstained: _Optional[bool] = ...) -> None: ...
 
 class VerificationSummaryPayload(_message.Message):
     __slots__ = ("summary",)

@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, delete, insert
+from sqlalchemy import and_, delete, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from services.gateway.store.models import (
@@ -45,6 +45,8 @@ class RowWrites:
     deleted_citations: list[tuple[str, str]] = field(default_factory=list)  # (claim id, span id)
     citations: list[dict[str, Any]] = field(default_factory=list)
     corrections: list[dict[str, Any]] = field(default_factory=list)
+    # Claims a correction left without evidence: (claim id, new reasoning) → abstained, no tier.
+    abstained_claims: list[tuple[str, str]] = field(default_factory=list)
     summary: dict[str, Any] | None = None
 
     def apply(self, session) -> None:
@@ -65,6 +67,13 @@ class RowWrites:
             session.execute(statement, _stamped(self.citations, now))
         if self.corrections:
             session.execute(insert(CitationCorrectionRow.__table__), _stamped(self.corrections, now))
+        for claim_id, reasoning in self.abstained_claims:
+            table = ClaimRow.__table__
+            session.execute(
+                update(table)
+                .where(table.c.id == claim_id)
+                .values(abstained=True, verification_verdict=None, verification_reasoning=storable(reasoning))
+            )
         if self.summary is not None:
             session.execute(insert(VerificationSummaryRow.__table__), _stamped([self.summary], now))
 

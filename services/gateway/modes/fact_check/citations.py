@@ -196,12 +196,13 @@ async def after_verify(run: FactCheckRun) -> None:
             await run.emit(
                 "numeric_claim_detected", _numeric_payload(record), rows=(RowWrites(numeric=[_numeric_row(record)]),)
             )
-    for index, (correction, writes) in enumerate(corrections):
+    for index, (correction, writes, abstained) in enumerate(corrections):
         payload = citations_pb2.CitationCorrectedPayload(
             claim_id=correction.claim_id,
             correction_type=correction.correction_type,
             reasoning=correction.reasoning,
             index=index,
+            claim_abstained=abstained,
         )
         if correction.HasField("original_evidence"):
             payload.original_evidence.CopyFrom(correction.original_evidence)
@@ -408,7 +409,7 @@ def _passage_of(pool: _Pool, span: citations_pb2.EvidenceSpan) -> str:
 
 def _apply_review(
     run, state: CitationState, review, pool: _Pool
-) -> list[tuple[citations_pb2.CitationCorrection, RowWrites]]:
+) -> list[tuple[citations_pb2.CitationCorrection, RowWrites, bool]]:
     """QA results onto the numeric records, and the corrections other than keep onto the records'
     citations; returns each correction with the rows that store it."""
     by_key = {record.claim_key: record for record in state.records}
@@ -520,6 +521,14 @@ def _correct(run, record: citations_pb2.ClaimRecord, item: citations_pb2.Reviewe
         kept[0].is_primary = True  # the best remaining citation becomes the primary one
     del record.citations[:]
     record.citations.extend(kept)
+    if not kept and not record.abstained and record.support != citations_pb2.SUPPORT_TIER_UNSUPPORTED:
+        # A tier rests on a quote: with none left, the claim is abstained.
+        record.abstained = True
+        record.support = citations_pb2.SUPPORT_TIER_UNSPECIFIED
+        record.verification_reasoning = clean_text(
+            f"Abstained: the correction pass removed its only citation. {record.verification_reasoning}"
+        )[:MAX_REASONING_CHARS]
+        writes.abstained_claims.append((record.id, record.verification_reasoning))
     record.corrections.append(correction)
     writes.corrections.append(
         {
@@ -531,7 +540,7 @@ def _correct(run, record: citations_pb2.ClaimRecord, item: citations_pb2.Reviewe
             "reasoning": correction.reasoning,
         }
     )
-    return correction, writes
+    return correction, writes, record.abstained and bool(writes.abstained_claims)
 
 
 def _demoted(link: citations_pb2.CitationLink) -> citations_pb2.CitationLink:
