@@ -5,7 +5,8 @@ against direct service calls, gateway CPU per run at 100 and 500 concurrent runs
 the claims grow; `--runs`, `--claims`, `--growth-postgresql` and `--repeat` for the longer
 variants), pipelined against sequential verification at a fixed model token rate
 (bench/pipelined.py), the embedded engines' speed and
-memory (bench/engines.py, bench/extractor_quality.py, bench/checker_accuracy.py),
+memory (bench/engines.py, bench/extractor_quality.py, bench/checker_accuracy.py), claim-level
+citations (bench/citations.py: citation precision, the correction pass, numeric QA),
 accuracy and extraction quality, retrieval speed at 10k and 100k passages (bench/retrieval.py;
 `--million` adds 1M, several minutes more) and reliability under injected faults, gateway
 kills, dropped streams and cancellations on SQLite and PostgreSQL (bench/reliability.py).
@@ -22,7 +23,7 @@ import platform
 import time
 from pathlib import Path
 
-from bench import checker_accuracy, engines, extractor_quality, pipeline, pipelined, reliability, retrieval
+from bench import checker_accuracy, citations, engines, extractor_quality, pipeline, pipelined, reliability, retrieval
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -135,6 +136,9 @@ def main() -> None:
     for name, key in (("local/extractor", "local_extractor"), ("one claim per sentence", "baseline_sentences")):
         figures = extraction[key]
         say(f"| {name} | {figures['precision']:.3f} | {figures['recall']:.3f} | {figures['f1']:.3f} |")
+    say()
+
+    say(citations.format_report(citations.evaluate()))
     say()
 
     sizes = retrieval.DEFAULT_SIZES + ((retrieval.MILLION,) if args.million else ())

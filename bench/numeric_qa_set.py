@@ -4,7 +4,8 @@ Every item is a claim stating one figure about one entity (and usually a year) a
 passage; `match` says whether the passage states the same figure for the same entity and year.
 Variants (the `variant` field):
 
-match = true: `same` (identical wording), `scale` ("67 million" / "67,000,000"), `rounding`
+match = true: `same` (identical wording), `pronoun` (the entity named in the sentence before: "its
+population"), `words` ("sixty-seven million"), `scale` ("67 million" / "67,000,000"), `rounding`
 ("67.4 million" / "about 67 million"), `units` ("12 km" / "12,000 metres", "5 miles" / "8.05 km"),
 `range` ("15%" / "between 10 and 20 per cent"), `currency` ("$3bn" / "US$3,000 million" /
 "3 billion US dollars"), `percent` ("45%" / "45 per cent").
@@ -48,6 +49,23 @@ RIVERS = ["Danube", "Rhine", "Loire", "Volga", "Elbe", "Tagus", "Vistula", "Oder
 YEARS = [2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022]
 
 
+_UNITS = "zero one two three four five six seven eight nine".split()
+_TENS = "zero ten twenty thirty forty fifty sixty seventy eighty ninety".split()
+_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+
+
+def _words(value: int) -> str:
+    """1-99 in words ("sixty-seven"); larger values as digits."""
+    if value >= 100:
+        return str(value)
+    if value < 10:
+        return _UNITS[value]
+    if value < 20:
+        return _TEENS[value - 10]
+    tens, units = divmod(value, 10)
+    return _TENS[tens] + (f"-{_UNITS[units]}" if units else "")
+
+
 def _millions(value: float) -> str:
     return f"{value:g} million"
 
@@ -74,6 +92,11 @@ def _population(rng: random.Random) -> list[dict]:
             _item(claim, ev(f"In {year} the population of {country} was {value} million."), True, "same"),
             _item(claim, ev(f"In {year}, {country} had a population of {_digits(value)} people."), True, "scale"),
             _item(claim, ev(f"{country}'s population reached {precise:g} million in {year}."), True, "rounding"),
+            # Harder wordings the built-in answerer is not built for (kept to show its limits):
+            _item(
+                claim, f"{country} lies in its region. In {year} its population was {value} million.", True, "pronoun"
+            ),
+            _item(claim, ev(f"In {year} the population of {country} was {_words(value)} million."), True, "words"),
             _item(
                 claim,
                 ev(f"In {year} the population of {country} was {_off(value, rng)} million."),
