@@ -7,6 +7,8 @@ run service untouched. Another tenant's claim is NOT_FOUND exactly as an unknown
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import grpc
 
 from factcheck.domain import is_known_enum
@@ -84,8 +86,8 @@ def claim_filter_of(request: citations_pb2.ListClaimsRequest) -> ClaimFilter:
         }
         check_argument(request.claim_type in names, "claim_type", "claim_type must be GENERAL or NUMERIC")
         claim_type = names[request.claim_type]
-    after = request.created_after.ToDatetime(tzinfo=_utc()) if request.HasField("created_after") else None
-    before = request.created_before.ToDatetime(tzinfo=_utc()) if request.HasField("created_before") else None
+    after = _moment(request, "created_after")
+    before = _moment(request, "created_before")
     if after is not None and before is not None:
         check_argument(after < before, "created_before", "created_before must be later than created_after")
     return ClaimFilter(
@@ -101,7 +103,11 @@ def claim_filter_of(request: citations_pb2.ListClaimsRequest) -> ClaimFilter:
     )
 
 
-def _utc():
-    from datetime import UTC
-
-    return UTC
+def _moment(request: citations_pb2.ListClaimsRequest, field: str) -> datetime | None:
+    """A timestamp filter as an aware datetime; INVALID_ARGUMENT outside the Timestamp range (years 1-9999)."""
+    if not request.HasField(field):
+        return None
+    try:
+        return getattr(request, field).ToDatetime(tzinfo=UTC)
+    except (ValueError, OverflowError):
+        raise InvalidArgument(f"{field} must be a valid timestamp between years 1 and 9999", field=field) from None
