@@ -66,13 +66,18 @@ class ClaimProfile:
     reasons: tuple[str, ...] = field(default=())
 
 
-def confidence_level(claim: str) -> str:
-    """HIGH / MEDIUM / LOW by the rules in the module docstring."""
+_NO_FIGURE = object()
+
+
+def confidence_level(claim: str, figure=_NO_FIGURE) -> str:
+    """HIGH / MEDIUM / LOW by the rules in the module docstring (`figure`: the claim's main figure, when
+    the caller has read it already)."""
     if _HEDGED.search(claim) or _COMPARATIVE.search(claim) or _SYNTHETIC.search(claim):
         return LOW
     if _QUOTED.search(claim):
         return HIGH
-    figure = main_figure(claim)
+    if figure is _NO_FIGURE:
+        figure = main_figure(claim)
     if figure is not None and _EXACT_FIGURE.search(figure.raw) and not figure.assumptions.get("approximation"):
         return HIGH
     if any(d.day is not None for d in find_dates(claim)):
@@ -80,10 +85,11 @@ def confidence_level(claim: str) -> str:
     return MEDIUM
 
 
-def numeric_profile(claim: str, entity: str | None = None) -> NumericProfile | None:
+def numeric_profile(claim: str, entity: str | None = None, figure=_NO_FIGURE) -> NumericProfile | None:
     """The claim's asserted figure, normalised, with its entity and derivation; None for a claim without one.
     Dates and years are not figures (a claim "in 1969" is not numeric)."""
-    figure = main_figure(claim)
+    if figure is _NO_FIGURE:
+        figure = main_figure(claim)
     derivation = find_derivation(claim)
     if figure is None and derivation is None:
         return None
@@ -114,5 +120,6 @@ def entity_reference(claim: str, figure: Figure | int) -> str:
 
 def profile(claim: str, level: str | None = None, entity: str | None = None) -> ClaimProfile:
     """The claim's profile; a model's level or entity, when given and valid, win over the rules."""
-    chosen = level.upper() if level and level.upper() in LEVELS else confidence_level(claim)
-    return ClaimProfile(chosen, numeric_profile(claim, entity))
+    figure = main_figure(claim)
+    chosen = level.upper() if level and level.upper() in LEVELS else confidence_level(claim, figure)
+    return ClaimProfile(chosen, numeric_profile(claim, entity, figure))

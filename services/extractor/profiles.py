@@ -25,6 +25,9 @@ _LEVEL = re.compile(_LEAD + r"(?:Confidence\s+)?Level[*_]*\s*:[\s*_\[]*(HIGH|MED
 _ENTITY = re.compile(_LEAD + r"Entity[*_]*\s*:(.*)$", re.IGNORECASE)
 _NO_ENTITY = {"", "n/a", "na", "none", "-", "\u2014"}
 MAX_ENTITY_CHARS = 200
+# Profiling costs about a millisecond a claim; an answer with more claims than any real content has
+# (the gateway caps content at 50,000 characters) gets the rest as plain MEDIUM, general claims.
+MAX_PROFILED_CLAIMS = 1000
 
 LEVEL_TO_PROTO = {
     "HIGH": citations_pb2.CONFIDENCE_LEVEL_HIGH,
@@ -64,7 +67,16 @@ def read_detail_lines(text: str, content: str = "") -> dict[str, tuple[str | Non
 def claim_profiles(claims: Sequence[ExtractedClaim], text: str, content: str = "") -> list[citations_pb2.ClaimProfile]:
     """One ClaimProfile per claim, in order."""
     stated = read_detail_lines(text, content)
-    return [profile_proto(claim, *stated.get(claim.claim, (None, None))) for claim in claims]
+    return [
+        profile_proto(claim, *stated.get(claim.claim, (None, None)))
+        if index < MAX_PROFILED_CLAIMS
+        else citations_pb2.ClaimProfile(
+            claim_id=claim.id,
+            confidence_level=citations_pb2.CONFIDENCE_LEVEL_MEDIUM,
+            claim_type=citations_pb2.CITATION_CLAIM_TYPE_GENERAL,
+        )
+        for index, claim in enumerate(claims)
+    ]
 
 
 def profile_proto(
