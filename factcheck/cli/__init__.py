@@ -1,12 +1,12 @@
-"""The `factcheck` command: `serve` runs the suite locally; `check`, `watch`, `cancel`, `show`, `list` and `kb`
-use its gateway."""
+"""The `factcheck` command: `serve` runs the suite locally; `check`, `council`, `watch`, `cancel`, `show`, `list`
+and `kb` use its gateway."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from factcheck.cli import check, claims, demo, kb, results, runs, serve
+from factcheck.cli import check, claims, council, demo, kb, results, runs, serve
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -14,6 +14,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve.add_parser(commands)
     check.add_parser(commands)
+    council.add_parser(commands)
     runs.add_parsers(commands)
     results.add_parsers(commands)
     kb.add_parser(commands)

@@ -84,7 +84,7 @@ from factcheck.models.errors import (
 from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, estimate_tokens
 from factcheck.models.local import LOCAL_PREFIX, get_local_engine, get_local_stream_engine
 from factcheck.observability import metrics, tracing
-from factcheck.settings import Settings
+from factcheck.settings import Settings, wire_model_name
 from factcheck.text_safety import clean_text, excerpt
 
 log = logging.getLogger("factcheck.models")
@@ -119,6 +119,8 @@ class _Endpoint:
     url: str
     api_key: str | None
     max_concurrency: int
+    # The model name the endpoint expects (the caller's id, or its mapped name: ProviderOverride.wire_model).
+    wire_model: str
 
 
 @dataclass
@@ -290,7 +292,7 @@ class ModelClient:
         """Attempt, and retry retryable failures with backoff, until success or the deadline
         (streamed: only until the first piece of the answer was handed on)."""
         endpoint = self._endpoint_for(model_id)
-        payload: dict[str, Any] = {"model": model_id, "messages": [{"role": "user", "content": prompt}]}
+        payload: dict[str, Any] = {"model": endpoint.wire_model, "messages": [{"role": "user", "content": prompt}]}
         if streamed is not None:
             payload["stream"] = True
         headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
@@ -536,9 +538,13 @@ class ModelClient:
         if override is not None:
             base_url, key = override.base_url, override.api_key
             max_concurrency = override.max_concurrency or self._settings.model_max_concurrency
+            wire_model = override.wire_model(model_id)
         else:
             base_url, key = self._settings.model_base_url, self._settings.model_api_key
             max_concurrency = self._settings.model_max_concurrency
+            wire_model = wire_model_name(
+                model_id, strip_prefix=self._settings.model_strip_prefix, model_names=self._settings.model_names
+            )
         if not base_url:
             raise ModelNotConfiguredError(
                 model_id,
@@ -547,7 +553,9 @@ class ModelClient:
             )
         secret = key.get_secret_value() if key is not None else None
         url = base_url.rstrip("/") + _CHAT_PATH
-        return _Endpoint(provider=provider, url=url, api_key=secret or None, max_concurrency=max_concurrency)
+        return _Endpoint(
+            provider=provider, url=url, api_key=secret or None, max_concurrency=max_concurrency, wire_model=wire_model
+        )
 
     def _semaphore(self, provider: str, max_concurrency: int) -> asyncio.Semaphore:
         """The semaphore of a provider prefix, created on first use."""
