@@ -546,6 +546,8 @@ def test_check_with_citations_then_claims_lists_and_shows_them(factcheck, fake_m
     try:
         for model in ("fake/checker-a", "fake/checker-b"):
             fake_models.script(model, verdicts(cite="quote", support="SUPPORTED"))
+        progress = factcheck("check", "--citations", CONTENT)
+        assert progress.returncode == 0 and "claim_1 supported" in flat(progress.stderr)  # the cite lines
         message_id = run_id(factcheck, "--citations")
         listed = factcheck("claims", "--run", message_id, "--json")
         assert listed.returncode == 0, listed.stderr
@@ -563,5 +565,7 @@ def test_check_with_citations_then_claims_lists_and_shows_them(factcheck, fake_m
         text = flat(shown.stdout)
         assert "claim_1 of run" in text and "[primary] Paris " in text and "QA:" in text  # the source by its title
         assert factcheck("claims", "no-such-claim").returncode == 3
+        report = factcheck("show", message_id)
+        assert report.returncode == 0 and "Citations " in report.stdout and "supported ·" in report.stdout
     finally:
         factcheck("kb", "delete", str(source))
