@@ -6,16 +6,18 @@ from __future__ import annotations
 import grpc
 
 from factcheck.council_taxonomy import MAX_RESPONSES, is_response_label
-from factcheck.domain import ExtractedClaim, VerdictSummary, is_known_enum
+from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary, is_known_enum
 from factcheck.errors import check_argument
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.settings import Settings
 from factcheck.text_safety import excerpt
-from factcheck.v1 import checker_pb2, checker_pb2_grpc, citations_pb2, common_pb2, council_pb2
+from factcheck.v1 import checker_pb2, checker_pb2_grpc, citations_pb2, common_pb2, council_pb2, entailment_pb2
 from services.checker.citations import resolve_citations
 from services.checker.council_prompts import build_council_check_prompt
 from services.checker.council_summary import parse_council_check
+from services.checker.entailment.agents import check_agent_request, run_agent
+from services.checker.entailment.strategy import verify_with_agents
 from services.checker.prompts import build_verification_prompt
 from services.checker.review import build_review_prompt, check_review, parse_review
 from services.checker.review import untrusted_text as review_untrusted_text
@@ -61,6 +63,19 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             f"evidence refers to unknown passages: {', '.join(excerpt(pid, 40) for pid in unknown[:5])}",
         )
 
+        check_argument(
+            request.strategy in entailment_pb2.CheckerStrategy.values(), "strategy", "strategy is not a known strategy"
+        )
+        if request.strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS and request.passages:
+            response = await verify_with_agents(
+                self._client, request, claim_passages, call_timeout_s(context, self._timeout_s)
+            )
+            if request.support_tiers:
+                # No Support lines in this strategy: each tier is derived from the verdict and its kept
+                # citations (services/checker/support.py, rule 2).
+                agents = [ClaimVerification.from_proto(v) for v in response.verifications]
+                response.supports.extend(claim_supports(agents, {}))
+            return response
         claims = [ExtractedClaim.from_proto(claim) for claim in request.claims]
         prompt = build_verification_prompt(claims, request.content, list(request.passages), claim_passages)
         tiers = request.support_tiers and bool(request.passages)  # tiers rest on quotes: evidence only
@@ -116,6 +131,12 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             usage=completion.usage.to_proto(),
             dropped=dropped,
         )
+
+    async def RunEntailmentAgent(
+        self, request: entailment_pb2.RunEntailmentAgentRequest, context: grpc.aio.ServicerContext
+    ) -> entailment_pb2.RunEntailmentAgentResponse:
+        check_agent_request(request)
+        return await run_agent(self._client, request, call_timeout_s(context, self._timeout_s))
 
     async def CouncilCheck(
         self, request: council_pb2.CouncilCheckRequest, context: grpc.aio.ServicerContext

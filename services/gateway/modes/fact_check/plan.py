@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import ClassVar
 
 from factcheck.settings import Settings
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import entailment_pb2, factcheck_pb2
 from services.gateway.knowledge.store import SourceDocument
 from services.gateway.validation import (
     RunBasics,
@@ -56,6 +56,14 @@ class RunPlan:
     # Claim-level citations (modes/fact_check/citations.py) and the model of its review pass.
     citations: bool = False
     citation_review_model: str = ""
+    # How the checkers verify (FactCheckConfig.checker_strategy): "default" or "entailment_agents".
+    checker_strategy: str = "default"
+
+    @property
+    def checker_strategy_proto(self) -> int:
+        if self.checker_strategy == "entailment_agents":
+            return entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+        return entailment_pb2.CHECKER_STRATEGY_DEFAULT
 
     @property
     def generates(self) -> bool:
@@ -94,6 +102,8 @@ class RunPlan:
         if self.citations:
             config["citations"] = True
             config["citationReviewModel"] = self.citation_review_model
+        if self.checker_strategy != "default":
+            config["checkerStrategy"] = self.checker_strategy
         return config
 
 
@@ -151,6 +161,13 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
     if config.HasField("evidence_top_k"):
         top_k = bounded("mode_config.evidence_top_k", config.evidence_top_k, EVIDENCE_TOP_K_MIN, EVIDENCE_TOP_K_MAX)
 
+    check(
+        config.checker_strategy in entailment_pb2.CheckerStrategy.values(),
+        "mode_config.checker_strategy",
+        "mode_config.checker_strategy must be CHECKER_STRATEGY_DEFAULT or CHECKER_STRATEGY_ENTAILMENT_AGENTS",
+    )
+    entailment = config.checker_strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+
     return RunPlan(
         question=basics.question,
         conversation_id=basics.conversation_id,
@@ -170,6 +187,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
         citations=wants_citations,
         citation_review_model=review_model,
+        checker_strategy="entailment_agents" if entailment else "default",
     )
 
 

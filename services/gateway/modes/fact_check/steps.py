@@ -17,6 +17,7 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim, VerdictSummary
+from factcheck.entailment import claim_entailment_from_json, claim_entailment_json
 from factcheck.fallback_report import NO_CLAIMS_NOTE, NO_CLAIMS_REPORT, average_agreement_rate, build_fallback_report
 from factcheck.observability import metrics
 from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2, factcheck_pb2, reporter_pb2
@@ -270,7 +271,9 @@ async def store_evidence(run: FactCheckRun, evidence: Evidence, elapsed_ms: int)
 async def _verify_one(run: FactCheckRun, index: int, model: str, claims: list) -> CheckerOutcome:
     if (stored := run.stored.get(verify_stage(index)[0])) is not None:
         return CheckerOutcome(index, model, response=_stored_verify_response(stored), stored=True)
-    request = checker_pb2.VerifyRequest(model=model, content=run.content, claims=claims)
+    request = checker_pb2.VerifyRequest(
+        model=model, content=run.content, claims=claims, strategy=run.plan.checker_strategy_proto
+    )
     if run.evidence is not None:
         request.passages.extend(run.evidence.passages)
         request.evidence.extend(
@@ -297,6 +300,7 @@ def _stored_verify_response(stage: StageRecord) -> checker_pb2.VerifyResponse:
         summary=VerdictSummary.from_json(data.get("summary")).to_proto(),
         response_time_ms=stage.response_time_ms or 0,
         dropped_citations=int(data.get("droppedCitations", 0)),
+        entailment=[claim_entailment_from_json(item) for item in data.get("entailment", [])],
     )
     citations.stored_supports(data, response)
     return response
@@ -327,7 +331,7 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
             response = outcome.response
             verifications = outcome.verifications()
             summary = VerdictSummary.from_proto(response.summary)
-            data = _verification_data(run, verifications, summary, response.dropped_citations)
+            data = _verification_data(run, verifications, summary, response.dropped_citations, response.entailment)
             citations.verify_data(run, data, response)
             await run.save_stage(
                 verify_stage(outcome.index),
@@ -376,12 +380,15 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
 
 
 def _verification_data(
-    run: FactCheckRun, verifications, summary: VerdictSummary, dropped_citations: int
+    run: FactCheckRun, verifications, summary: VerdictSummary, dropped_citations: int, entailment=()
 ) -> dict[str, Any]:
-    """The verify row's parsed_data: the spec's shape, plus the dropped-citation count when evidence was sent."""
+    """The verify row's parsed_data: the spec's shape, plus the dropped-citation count when evidence was sent,
+    plus every entailment agent's output per claim and passage under "entailment" (entailment strategy)."""
     data: dict[str, Any] = {"verifications": [v.to_json() for v in verifications], "summary": summary.to_json()}
     if run.evidence is not None:
         data["droppedCitations"] = dropped_citations
+    if entailment:
+        data["entailment"] = [claim_entailment_json(item) for item in entailment]
     return data
 
 
