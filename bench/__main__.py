@@ -108,19 +108,24 @@ def main() -> None:
     say("| engine | claims/s | note |")
     say("|---|---|---|")
     say(f"| local/extractor | {extraction['local_extractor']['claims_per_s']:.0f} | on the factcheck-GPT responses |")
-    say(f"| local/checker | {checking['engine_claims_per_s']:.0f} | 10 claims a prompt, 3 passages a claim |")
+    for engine, measured in checking["engines"].items():
+        say(
+            f"| local/checker-{engine} | {measured['claims_per_s']:.0f} | 10 claims a prompt, 3 passages a claim; "
+            f"{measured['claims_per_cpu_s']:.0f} claims per CPU-second, peak {measured['peak_mb']:.0f} MB |"
+        )
     say()
     say("Peak memory after a run on local models: " + ", ".join(f"{k} {v:.0f} MB" for k, v in memory.items()) + ".")
     say()
 
     say("## Accuracy: local/checker on Factcheck-Bench subtask 3 (held-out test split, by claim)")
     say()
-    say("| system | balanced accuracy | accuracy |")
-    say("|---|---|---|")
+    say("| system | balanced accuracy | accuracy | ECE |")
+    say("|---|---|---|---|")
     for system, scores in checking["test"].items():
-        say(f"| {system} | {_pct(scores['balanced_accuracy'])} | {_pct(scores['accuracy'])} |")
+        ece = "–" if scores["ece"] is None else f"{scores['ece']:.1f}"
+        say(f"| {system} | {_pct(scores['balanced_accuracy'])} | {_pct(scores['accuracy'])} | {ece} |")
     say()
-    matrix = checking["test"]["local/checker judge"]["confusion"]
+    matrix = checking["test"][checker_accuracy.LEXICAL]["confusion"]
     labels = list(matrix)
     say(
         "Confusion (rows gold, columns predicted): "

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from factcheck.security.tenants import tenant_tokens
@@ -61,8 +64,11 @@ class Settings(BaseSettings):
     checker_target: str = f"localhost:{DEFAULT_PORTS['checker']}"
     reporter_target: str = f"localhost:{DEFAULT_PORTS['reporter']}"
 
-    # The gateway's database. SQLite file by default; PostgreSQL as postgresql+psycopg://...
-    database_url: str = "sqlite:///factcheck.db"
+    # Where the embedded database lives when FACTCHECK_DATABASE_URL is unset: one place per user,
+    # whatever directory `factcheck serve` starts in (default: default_data_dir()).
+    data_dir: Path | None = None
+    # The gateway's database. Unset: the SQLite file <data_dir>/factcheck.db; PostgreSQL as postgresql+psycopg://...
+    database_url: str = ""
 
     # OpenAI-compatible endpoint for every non-local model ("/chat/completions" is appended).
     model_base_url: str | None = None
@@ -194,6 +200,18 @@ class Settings(BaseSettings):
         tenant_tokens([entry.get_secret_value() for entry in value])  # raises with a message free of secrets
         return value
 
+    @model_validator(mode="after")
+    def _embedded_database(self) -> "Settings":
+        if not self.database_url:
+            self.database_url = f"sqlite:///{(self.data_dir or default_data_dir()) / 'factcheck.db'}"
+        return self
+
+    def embedded_data_dir(self) -> Path | None:
+        """The folder of the embedded default database (FACTCHECK_DATABASE_URL unset), which the gateway
+        creates on its first start; None for a database given by URL (its folder must exist)."""
+        folder = self.data_dir or default_data_dir()
+        return folder if self.database_url == f"sqlite:///{folder / 'factcheck.db'}" else None
+
     def listen_address(self, service: str) -> str:
         return self.listen or f"[::]:{DEFAULT_PORTS[service]}"
 
@@ -214,6 +232,20 @@ class Settings(BaseSettings):
         except ValueError:
             password = None
         return values + ([password] if password else [])
+
+
+def default_data_dir() -> Path:
+    """The platform's place for a user's application data: $XDG_DATA_HOME/factcheck (else
+    ~/.local/share/factcheck) on Linux, ~/Library/Application Support/factcheck on macOS,
+    %LOCALAPPDATA%\\factcheck on Windows."""
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "factcheck"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "factcheck"
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    # The XDG spec: a relative value is invalid and is ignored.
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "factcheck"
 
 
 @lru_cache(maxsize=1)

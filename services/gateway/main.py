@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 
@@ -11,7 +10,7 @@ import grpc
 from factcheck.channels import open_channel
 from factcheck.observability import metrics, tracing
 from factcheck.observability.interceptors import RunMetadataStub
-from factcheck.server import configure_logging, run_server, service_full_name
+from factcheck.server import configure_logging, run_server, service_argument_parser, service_full_name
 from factcheck.settings import Settings, get_settings
 from factcheck.v1 import (
     checker_pb2_grpc,
@@ -120,11 +119,23 @@ async def serve(settings: Settings) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="factcheck-gateway", description="The factcheck gateway (FactCheckService).")
-    parser.add_argument("command", nargs="?", choices=["serve", "migrate"], default="serve")
+    parser = service_argument_parser(
+        "factcheck-gateway",
+        "Serve the factcheck gateway (factcheck.v1.FactCheckService and KnowledgeService) on FACTCHECK_LISTEN "
+        "(default [::]:50051), with its database at FACTCHECK_DATABASE_URL.",
+    )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=["serve", "migrate"],
+        default="serve",
+        help="serve (the default), or migrate: only upgrade the database to the latest schema",
+    )
     args = parser.parse_args()
     settings = get_settings()
     configure_logging(settings, "factcheck-gateway")
+    if (data_dir := settings.embedded_data_dir()) is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
     if args.command == "migrate":
         upgrade_database(settings.database_url)
         print("database is at the latest schema")
