@@ -21,6 +21,13 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp";
+import {
+  CitationCorrectedPayload,
+  CitationsResult,
+  ClaimVerifiedPayload,
+  NumericClaimDetectedPayload,
+  VerificationSummaryPayload,
+} from "./citations";
 import { Claim, ClaimConsensus, ClaimEvidence, ClaimVerification, Passage, Source, VerdictSummary } from "./common";
 import {
   CouncilAggregateCompletePayload,
@@ -260,6 +267,22 @@ export interface FactCheckConfig {
    * claim against each of its evidence passages with the four entailment agents (when the run has evidence).
    */
   checkerStrategy: CheckerStrategy;
+  /**
+   * Claim-level citations (issue 17, seed 3; default false; needs evidence: sources or the
+   * knowledge store, and a sequential run). Adds each claim's confidence level and numeric
+   * detail at extraction, a four-tier support verdict beside the spec's, the citation
+   * correction pass with numeric QA, the stored claims (ClaimsService) and the events
+   * claim_verified, numeric_claim_detected, citation_corrected and verification_summary
+   * after all_checkers_complete. The spec's events are unchanged.
+   */
+  citations?:
+    | boolean
+    | undefined;
+  /**
+   * The model of the citation correction pass (default: the first checker model; `local/checker`
+   * is the built-in engine).
+   */
+  citationReviewModel?: string | undefined;
 }
 
 /** Spec: FactCheckStreamRequest. */
@@ -359,6 +382,17 @@ export interface FactCheckEvent {
     | { $case: "entailmentItemComplete"; value: EntailmentItemCompletePayload }
     | { $case: "entailmentItemFailed"; value: EntailmentItemFailedPayload }
     | { $case: "entailmentComplete"; value: EntailmentCompletePayload }
+    | //
+    /**
+     * Claim-level citations (FactCheckConfig.citations, 50-59), in this order after
+     * all_checkers_complete and before report_start: claim_verified per claim,
+     * numeric_claim_detected per numeric claim, citation_corrected per correction other than keep,
+     * verification_summary.
+     */
+    { $case: "claimVerified"; value: ClaimVerifiedPayload }
+    | { $case: "numericClaimDetected"; value: NumericClaimDetectedPayload }
+    | { $case: "citationCorrected"; value: CitationCorrectedPayload }
+    | { $case: "verificationSummary"; value: VerificationSummaryPayload }
     | undefined;
 }
 
@@ -635,7 +669,11 @@ export interface FactCheckResult {
     | CouncilResult
     | undefined;
   /** Entailment mode's result. */
-  entailment: EntailmentResult | undefined;
+  entailment:
+    | EntailmentResult
+    | undefined;
+  /** Claim-level citations (FactCheckConfig.citations): the stored claims and the summary. */
+  citations: CitationsResult | undefined;
 }
 
 export interface EvidenceResult {
@@ -701,6 +739,8 @@ function createBaseFactCheckConfig(): FactCheckConfig {
     evidenceTopK: undefined,
     pipelined: undefined,
     checkerStrategy: 0,
+    citations: undefined,
+    citationReviewModel: undefined,
   };
 }
 
@@ -741,6 +781,12 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     }
     if (message.checkerStrategy !== 0) {
       writer.uint32(96).int32(message.checkerStrategy);
+    }
+    if (message.citations !== undefined) {
+      writer.uint32(104).bool(message.citations);
+    }
+    if (message.citationReviewModel !== undefined) {
+      writer.uint32(114).string(message.citationReviewModel);
     }
     return writer;
   },
@@ -854,6 +900,22 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
             message.checkerStrategy = reader.int32() as any;
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.citations = reader.bool();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.citationReviewModel = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -922,6 +984,12 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
         : isSet(object.checker_strategy)
         ? checkerStrategyFromJSON(object.checker_strategy)
         : 0,
+      citations: isSet(object.citations) ? globalThis.Boolean(object.citations) : undefined,
+      citationReviewModel: isSet(object.citationReviewModel)
+        ? globalThis.String(object.citationReviewModel)
+        : isSet(object.citation_review_model)
+        ? globalThis.String(object.citation_review_model)
+        : undefined,
     };
   },
 
@@ -963,6 +1031,12 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     if (message.checkerStrategy !== 0) {
       obj.checkerStrategy = checkerStrategyToJSON(message.checkerStrategy);
     }
+    if (message.citations !== undefined) {
+      obj.citations = message.citations;
+    }
+    if (message.citationReviewModel !== undefined) {
+      obj.citationReviewModel = message.citationReviewModel;
+    }
     return obj;
   },
 
@@ -983,6 +1057,8 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     message.evidenceTopK = object.evidenceTopK ?? undefined;
     message.pipelined = object.pipelined ?? undefined;
     message.checkerStrategy = object.checkerStrategy ?? 0;
+    message.citations = object.citations ?? undefined;
+    message.citationReviewModel = object.citationReviewModel ?? undefined;
     return message;
   },
 };
@@ -1370,6 +1446,18 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
       case "entailmentComplete":
         EntailmentCompletePayload.encode(message.event.value, writer.uint32(362).fork()).join();
         break;
+      case "claimVerified":
+        ClaimVerifiedPayload.encode(message.event.value, writer.uint32(402).fork()).join();
+        break;
+      case "numericClaimDetected":
+        NumericClaimDetectedPayload.encode(message.event.value, writer.uint32(410).fork()).join();
+        break;
+      case "citationCorrected":
+        CitationCorrectedPayload.encode(message.event.value, writer.uint32(418).fork()).join();
+        break;
+      case "verificationSummary":
+        VerificationSummaryPayload.encode(message.event.value, writer.uint32(426).fork()).join();
+        break;
     }
     return writer;
   },
@@ -1723,6 +1811,47 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
             };
             continue;
           }
+          case 50: {
+            if (tag !== 402) {
+              break;
+            }
+
+            message.event = { $case: "claimVerified", value: ClaimVerifiedPayload.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 51: {
+            if (tag !== 410) {
+              break;
+            }
+
+            message.event = {
+              $case: "numericClaimDetected",
+              value: NumericClaimDetectedPayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 52: {
+            if (tag !== 418) {
+              break;
+            }
+
+            message.event = {
+              $case: "citationCorrected",
+              value: CitationCorrectedPayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 53: {
+            if (tag !== 426) {
+              break;
+            }
+
+            message.event = {
+              $case: "verificationSummary",
+              value: VerificationSummaryPayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1891,6 +2020,22 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
         ? { $case: "entailmentComplete", value: EntailmentCompletePayload.fromJSON(object.entailmentComplete) }
         : isSet(object.entailment_complete)
         ? { $case: "entailmentComplete", value: EntailmentCompletePayload.fromJSON(object.entailment_complete) }
+        : isSet(object.claimVerified)
+        ? { $case: "claimVerified", value: ClaimVerifiedPayload.fromJSON(object.claimVerified) }
+        : isSet(object.claim_verified)
+        ? { $case: "claimVerified", value: ClaimVerifiedPayload.fromJSON(object.claim_verified) }
+        : isSet(object.numericClaimDetected)
+        ? { $case: "numericClaimDetected", value: NumericClaimDetectedPayload.fromJSON(object.numericClaimDetected) }
+        : isSet(object.numeric_claim_detected)
+        ? { $case: "numericClaimDetected", value: NumericClaimDetectedPayload.fromJSON(object.numeric_claim_detected) }
+        : isSet(object.citationCorrected)
+        ? { $case: "citationCorrected", value: CitationCorrectedPayload.fromJSON(object.citationCorrected) }
+        : isSet(object.citation_corrected)
+        ? { $case: "citationCorrected", value: CitationCorrectedPayload.fromJSON(object.citation_corrected) }
+        : isSet(object.verificationSummary)
+        ? { $case: "verificationSummary", value: VerificationSummaryPayload.fromJSON(object.verificationSummary) }
+        : isSet(object.verification_summary)
+        ? { $case: "verificationSummary", value: VerificationSummaryPayload.fromJSON(object.verification_summary) }
         : undefined,
     };
   },
@@ -1972,6 +2117,14 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
       obj.entailmentItemFailed = EntailmentItemFailedPayload.toJSON(message.event.value);
     } else if (message.event?.$case === "entailmentComplete") {
       obj.entailmentComplete = EntailmentCompletePayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "claimVerified") {
+      obj.claimVerified = ClaimVerifiedPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "numericClaimDetected") {
+      obj.numericClaimDetected = NumericClaimDetectedPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "citationCorrected") {
+      obj.citationCorrected = CitationCorrectedPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "verificationSummary") {
+      obj.verificationSummary = VerificationSummaryPayload.toJSON(message.event.value);
     }
     return obj;
   },
@@ -2221,6 +2374,39 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
           message.event = {
             $case: "entailmentComplete",
             value: EntailmentCompletePayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "claimVerified": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "claimVerified", value: ClaimVerifiedPayload.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "numericClaimDetected": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "numericClaimDetected",
+            value: NumericClaimDetectedPayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "citationCorrected": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "citationCorrected",
+            value: CitationCorrectedPayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "verificationSummary": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "verificationSummary",
+            value: VerificationSummaryPayload.fromPartial(object.event.value),
           };
         }
         break;
@@ -5648,6 +5834,7 @@ function createBaseFactCheckResult(): FactCheckResult {
     mode: 0,
     council: undefined,
     entailment: undefined,
+    citations: undefined,
   };
 }
 
@@ -5706,6 +5893,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     }
     if (message.entailment !== undefined) {
       EntailmentResult.encode(message.entailment, writer.uint32(146).fork()).join();
+    }
+    if (message.citations !== undefined) {
+      CitationsResult.encode(message.citations, writer.uint32(154).fork()).join();
     }
     return writer;
   },
@@ -5867,6 +6057,14 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
             message.entailment = EntailmentResult.decode(reader, reader.uint32());
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.citations = CitationsResult.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5925,6 +6123,7 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
       mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       council: isSet(object.council) ? CouncilResult.fromJSON(object.council) : undefined,
       entailment: isSet(object.entailment) ? EntailmentResult.fromJSON(object.entailment) : undefined,
+      citations: isSet(object.citations) ? CitationsResult.fromJSON(object.citations) : undefined,
     };
   },
 
@@ -5984,6 +6183,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     if (message.entailment !== undefined) {
       obj.entailment = EntailmentResult.toJSON(message.entailment);
     }
+    if (message.citations !== undefined) {
+      obj.citations = CitationsResult.toJSON(message.citations);
+    }
     return obj;
   },
 
@@ -6023,6 +6225,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
       : undefined;
     message.entailment = (object.entailment !== undefined && object.entailment !== null)
       ? EntailmentResult.fromPartial(object.entailment)
+      : undefined;
+    message.citations = (object.citations !== undefined && object.citations !== null)
+      ? CitationsResult.fromPartial(object.citations)
       : undefined;
     return message;
   },
