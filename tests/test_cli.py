@@ -564,7 +564,7 @@ def test_check_with_citations_then_claims_lists_and_shows_them(factcheck, fake_m
         assert shown.returncode == 0, shown.stderr
         text = flat(shown.stdout)
         assert "claim_1 of run" in text and "[primary] Paris " in text and "QA:" in text  # the source by its title
-        assert factcheck("claims", "no-such-claim").returncode == 3
+        assert factcheck("claims", "no-such-claim").returncode == 5  # not found
         report = factcheck("show", message_id)
         assert report.returncode == 0 and "Citations " in report.stdout and "supported ·" in report.stdout
     finally:
