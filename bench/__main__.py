@@ -5,7 +5,8 @@ against direct service calls, gateway CPU per run at 100 and 500 concurrent runs
 the claims grow; `--runs`, `--claims`, `--growth-postgresql` and `--repeat` for the longer
 variants), pipelined against sequential verification at a fixed model token rate
 (bench/pipelined.py), the embedded engines' speed and
-memory (bench/engines.py, bench/extractor_quality.py, bench/checker_accuracy.py),
+memory (bench/engines.py, bench/extractor_quality.py, bench/checker_accuracy.py), claim-level
+citations (bench/citations.py: citation precision, the correction pass, numeric QA),
 accuracy and extraction quality, the verification loop on Factcheck-Bench (bench/investigation.py),
 retrieval speed at 10k and 100k passages (bench/retrieval.py;
 `--million` adds 1M, several minutes more) and reliability under injected faults, gateway
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from bench import (
     checker_accuracy,
+    citations,
     engines,
     extractor_quality,
     investigation,
@@ -155,6 +157,7 @@ def main() -> None:
     say("## The verification loop on Factcheck-Bench (local engines, SQLite)")
     say()
     say(asyncio.run(investigation.main_async(None, 5)))
+    say(citations.format_report(citations.evaluate()))
     say()
 
     sizes = retrieval.DEFAULT_SIZES + ((retrieval.MILLION,) if args.million else ())

@@ -76,6 +76,9 @@ __all__ = [
     "sse",
     "tokens_of",
     "verdicts",
+    "extraction_levels",
+    "review",
+    "review_text",
 ]
 
 CHAT_PATH = "/v1/chat/completions"
@@ -95,6 +98,7 @@ PROMPT_OPENINGS = {
     "entail_judge": "You are the ENTAILMENT JUDGE agent of a multi-agent entailment check.",
     "entail_auditor": "You are the ADVERSARIAL AUDITOR agent of a multi-agent entailment check.",
     "assess": "You are assessing search results as evidence for one claim.",
+    "review": "You are a citation reviewer.",  # claim-level citations (issue 17)
 }
 KINDS = (*PROMPT_OPENINGS, "other")
 
@@ -238,6 +242,7 @@ def verdicts(
     confidence: str | Mapping[str, str] = "HIGH",
     evidence: str | None = None,
     cite: str | None = None,
+    support: str | Mapping[str, str] | None = None,
 ) -> Behaviour:
     """A checker's answer: a VERIFICATION block for every `CLAIM claim_N:` of the prompt.
 
@@ -247,6 +252,8 @@ def verdicts(
     `overrides` maps claim ids to verdicts (others get `default`); `correction` is used
     for DISPUTED claims ("N/A" otherwise); `confidence` is one level or a per-claim map
     (missing claims: HIGH); `evidence` replaces the per-verdict default evidence.
+    `support` (claim-level citations) adds a "Support:" line after Confidence: one word, or a
+    per-claim map (claims not in it get no line).
     """
     overrides = dict(overrides or {})
 
@@ -259,6 +266,7 @@ def verdicts(
             confidence=confidence,
             evidence=evidence,
             sources=_sources_lines(prompt, cite) if cite else None,
+            support=support,
         )
 
     behaviour = reply(text_for)
@@ -445,6 +453,8 @@ def default_answer(prompt: str) -> str:
         return entailment.answer(prompt)
     if kind == "assess":
         return assessment_text({rid: "IRRELEVANT" for rid, _ in assess_results_in_prompt(prompt)})
+    if kind == "review":
+        return review_text(prompt)
     return "This is the fake model server's default answer."
 
 
@@ -545,6 +555,75 @@ def extraction_text(content: str) -> str:
     return "\n".join(blocks) + f"\nEXTRACTION SUMMARY:\nTotal claims: {len(found)}\nBy type: {breakdown}\n"
 
 
+def extraction_levels(levels: Mapping[int, str], entities: Mapping[int, str] | None = None) -> Behaviour:
+    """The default extraction, with "Level:" (and "Entity:") lines after the Type line of the claims
+    numbered in `levels` (claim-level citations' CLAIM DETAIL section)."""
+    entities = dict(entities or {})
+
+    def text_for(prompt: str) -> str:
+        text = extraction_text(extraction_content(prompt))
+
+        def add(match: re.Match[str]) -> str:
+            number = int(match.group(1))
+            extra = f"Level: {levels[number]}\n" if number in levels else ""
+            extra += f"Entity: {entities[number]}\n" if number in entities else ""
+            return match.group(0) + extra
+
+        return re.sub(r"^CLAIM (\d+): .*\nContext: .*\nType: .*\n", add, text, flags=re.M)
+
+    return Behaviour(f"extraction_levels({dict(levels)!r})", reply(text_for).action)
+
+
+def review_claims_in_prompt(prompt: str) -> list[tuple[str, list[str], bool]]:
+    """(claim id, cited passage ids, numeric) of a citation review prompt's CLAIMS TO REVIEW block."""
+    block = _block(prompt, r"CLAIMS TO REVIEW:", r"EVIDENCE POOL:") or ""
+    found: list[tuple[str, list[str], bool]] = []
+    for line in block.splitlines():
+        if match := re.match(r"^CLAIM (\S+): ", line):
+            found.append((match.group(1), [], False))
+        elif found and (match := re.match(r"^Cited: (.*)$", line)):
+            found[-1] = (found[-1][0], re.findall(r"P\d+", match.group(1)), found[-1][2])
+        elif found and line.startswith("NUMERIC: "):
+            found[-1] = (found[-1][0], found[-1][1], True)
+    return found
+
+
+def review_text(
+    prompt: str,
+    decisions: Mapping[str, tuple[str, str, str]] | None = None,
+    answers: Mapping[str, tuple[str, str, str]] | None = None,
+) -> str:
+    """A citation review: `decisions` maps claim ids to (KEEP|REPLACE|REMOVE|ADD_ALTERNATE, passage id,
+    quote) (others: KEEP); `answers` maps numeric claim ids to (claim answer, passage id, evidence answer)."""
+    decisions, answers = dict(decisions or {}), dict(answers or {})
+    blocks = []
+    for claim_id, cited, _numeric in review_claims_in_prompt(prompt):
+        decision, passage, quote = decisions.get(claim_id, ("KEEP", "", ""))
+        lines = [
+            f"REVIEW {claim_id}: {decision}",
+            f"Original: [{cited[0]}]" if cited else "Original: none",
+            f'Corrected: [{passage}] "{quote}"' if passage else "Corrected: none",
+            f"Reasoning: scripted {decision.lower()}",
+        ]
+        if claim_id in answers:
+            claim_answer, source, evidence = answers[claim_id]
+            lines += [
+                f"QUESTION {claim_id}: What figure does the claim state?",
+                f"Claim answer: {claim_answer}",
+                f'Evidence answer: [{source}] "{evidence}"' if source else "Evidence answer: not stated",
+            ]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+def review(
+    decisions: Mapping[str, tuple[str, str, str]] | None = None,
+    answers: Mapping[str, tuple[str, str, str]] | None = None,
+) -> Behaviour:
+    """A citation reviewer's answer (see `review_text`)."""
+    return Behaviour("review()", reply(lambda prompt: review_text(prompt, decisions, answers)).action)
+
+
 def passages_in_verify_prompt(prompt: str) -> tuple[dict[str, str], dict[str, list[str]]]:
     """The EVIDENCE section: passage id → text (its "> " lines unquoted), and claim id → passage ids."""
     texts: dict[str, str] = {}
@@ -584,6 +663,7 @@ def verification_text(
     confidence: str | Mapping[str, str] = "HIGH",
     evidence: str | None = None,
     sources: Mapping[str, str] | None = None,
+    support: str | Mapping[str, str] | None = None,
 ) -> str:
     """VERIFICATION blocks in the spec's format, then the VERIFICATION SUMMARY.
 
@@ -595,11 +675,14 @@ def verification_text(
     for claim_id in claim_ids:
         verdict = overrides.get(claim_id, default)
         level = confidence if isinstance(confidence, str) else confidence.get(claim_id, "HIGH")
+        word = support if isinstance(support, str) else (support or {}).get(claim_id)
         blocks.append(
             f"VERIFICATION {claim_id}: {verdict}\n"
             f"Evidence: {evidence or _EVIDENCE.get(verdict, 'No comment.')}\n"
             f"Correction: {correction if verdict == 'DISPUTED' else 'N/A'}\n"
-            f"Confidence: {level}\n" + (f"Sources: {sources[claim_id]}\n" if claim_id in sources else "")
+            f"Confidence: {level}\n"
+            + (f"Support: {word}\n" if word else "")
+            + (f"Sources: {sources[claim_id]}\n" if claim_id in sources else "")
         )
         tally[verdict] = tally.get(verdict, 0) + 1
     summary = (

@@ -17,6 +17,7 @@ from factcheck.server import add_port, new_server
 from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2_grpc,
+    citations_pb2_grpc,
     extractor_pb2_grpc,
     factcheck_pb2_grpc,
     investigation_pb2_grpc,
@@ -25,6 +26,8 @@ from factcheck.v1 import (
 )
 from services.checker.service import CheckerService
 from services.extractor.service import ExtractorService
+from services.gateway.claims.service import ClaimsService
+from services.gateway.claims.store import ClaimsStore
 from services.gateway.database_gate import DatabaseGate
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
@@ -41,6 +44,7 @@ SERVICE_NAMES = (
     "factcheck.v1.FactCheckService",
     "factcheck.v1.KnowledgeService",
     "factcheck.v1.ReviewService",
+    "factcheck.v1.ClaimsService",
     "factcheck.v1.ExtractorService",
     "factcheck.v1.CheckerService",
     "factcheck.v1.ReporterService",
@@ -94,6 +98,7 @@ async def serve_everything(settings: Settings, *, authenticate: bool = False) ->
     investigation_pb2_grpc.add_ReviewServiceServicer_to_server(
         ReviewService(ReviewStore(store.engine), gateway.hub.notify), server
     )
+    citations_pb2_grpc.add_ClaimsServiceServicer_to_server(ClaimsService(ClaimsStore(store.engine)), server)
     extractor_pb2_grpc.add_ExtractorServiceServicer_to_server(ExtractorService(client, settings), server)
     checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)
     reporter_pb2_grpc.add_ReporterServiceServicer_to_server(ReporterService(client, settings), server)

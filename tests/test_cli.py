@@ -534,3 +534,38 @@ def test_a_checker_without_an_endpoint_says_why_the_run_failed(suite, factcheck,
     cause = "no endpoint configured for provider 'openai': set FACTCHECK_MODEL_BASE_URL"
     assert "verify_0 openai/gpt-4o: FAILED_PRECONDITION" in flat(done.stderr) and cause in flat(done.stderr)
     assert "FAILED" in shown.stdout and cause in flat(shown.stdout)
+
+
+# --- factcheck check --citations and factcheck claims (issue 17) ---------------------------------------------
+
+
+def test_check_with_citations_then_claims_lists_and_shows_them(factcheck, fake_models, tmp_path):
+    source = tmp_path / "paris-claims.md"
+    source.write_text("# Paris\n\nThe Paris Agreement was signed in 2015 by 196 countries at COP21.\n")
+    assert factcheck("kb", "add", str(source)).returncode == 0
+    try:
+        for model in ("fake/checker-a", "fake/checker-b"):
+            fake_models.script(model, verdicts(cite="quote", support="SUPPORTED"))
+        progress = factcheck("check", "--citations", CONTENT)
+        assert progress.returncode == 0 and "claim_1 supported" in flat(progress.stderr)  # the cite lines
+        message_id = run_id(factcheck, "--citations")
+        listed = factcheck("claims", "--run", message_id, "--json")
+        assert listed.returncode == 0, listed.stderr
+        claims = json.loads(listed.stdout)["claims"]
+        assert sorted(c["claim_key"] for c in claims) == ["claim_1", "claim_2", "claim_3"]
+        paris = next(c for c in claims if c["claim_key"] == "claim_1")
+        assert (
+            paris["claim_type"] == "CITATION_CLAIM_TYPE_NUMERIC" and paris["numeric_detail"]["number"]["value"] == 196
+        )
+
+        table = factcheck("claims", "--run", message_id, "--type", "numeric")
+        assert table.returncode == 0 and paris["id"] in flat(table.stdout)
+        shown = factcheck("claims", paris["id"])
+        assert shown.returncode == 0, shown.stderr
+        text = flat(shown.stdout)
+        assert "claim_1 of run" in text and "[primary] Paris " in text and "QA:" in text  # the source by its title
+        assert factcheck("claims", "no-such-claim").returncode == 5  # not found
+        report = factcheck("show", message_id)
+        assert report.returncode == 0 and "Citations " in report.stdout and "supported ·" in report.stdout
+    finally:
+        factcheck("kb", "delete", str(source))

@@ -14,13 +14,16 @@ from contextlib import asynccontextmanager
 
 import grpc
 import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from factcheck.v1 import council_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck.v1 import citations_pb2, common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc
 from factcheck.v1 import entailment_pb2 as pb
 from services.gateway.store import StageStore
+from services.gateway.store.models import CitationCorrectionRow, ClaimRow
 from services.gateway.store.store import ANY_TENANT
 from tests.conftest import DATABASE_BACKENDS, FULL_SEQUENCE, content_request, fresh_database, kinds, suite_environment
-from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, hold_until_closed
+from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, hold_until_closed, review, verdicts
 from tests.processes import ServiceProcess, start_service
 
 pytestmark = pytest.mark.e2e
@@ -479,3 +482,65 @@ async def test_an_entailment_run_whose_gateway_is_killed_is_resumed_without_aski
     assert len(fake_models.requests_for("fake/judge")) == 3
     assert len(fake_models.requests_for("fake/aud")) == 2
     assert [item.final.final_verdict for item in result.entailment.items] == [pb.ENTAILMENT_VERDICT_SUPPORTED] * 2
+
+
+# --- claim-level citations (issue 17) -----------------------------------------------------------------------
+
+CITED_SOURCE = common_pb2.Source(
+    id="climate",
+    title="Climate facts",
+    text=(
+        "The Paris Agreement was signed in 2015 by 196 countries. "
+        "Global temperatures have risen by 1.1 degrees Celsius since pre-industrial times. "
+        "Water boils at lower temperatures at high altitude."
+    ),
+)
+
+
+async def test_a_citations_run_killed_during_its_review_resumes_without_duplicating_claims(
+    backend, start_gateway, fake_models, store
+):
+    """The claim rows and claim_verified events stored before the kill are neither written nor sent again;
+    the review is asked again and its correction is stored once."""
+    fake_models.script(
+        "fake/checker-a",
+        verdicts(cite="quote", support="SUPPORTED"),
+        delay(120),  # the first review never comes back: its gateway dies
+        review(decisions={"claim_3": ("REMOVE", "", "")}),
+    )
+    fake_models.script("fake/checker-b", verdicts(cite="quote", support="SUPPORTED"))
+    request = content_request(sources=[CITED_SOURCE], use_knowledge_store=False, citations=True)
+    first = start_gateway()
+    second = start_gateway() if backend == "postgresql" else None
+    async with connect(first) as stub:
+        before_kill = []
+        async for response in stub.Run(request, timeout=60):
+            before_kill.append(response.event)
+            if kinds(before_kill).count("claim_verified") == 3:  # the review is under way (and hangs)
+                break
+    message_id = before_kill[0].message_id
+    first.process.kill()
+    first.process.wait()
+    if second is None:
+        second = start_gateway()
+    async with connect(second) as stub:
+        watched = await watch_all(stub, message_id)
+
+    assert_gap_free(watched)
+    assert watched[: len(before_kill)] == before_kill
+    assert kinds(watched)[-1] == "complete"
+    verified = [e.claim_verified.claim_key for e in watched if e.WhichOneof("event") == "claim_verified"]
+    assert verified == ["claim_1", "claim_2", "claim_3"]
+    [corrected] = [e.citation_corrected for e in watched if e.WhichOneof("event") == "citation_corrected"]
+    assert corrected.correction_type == citations_pb2.CORRECTION_TYPE_REMOVE
+    assert [r.kind for r in fake_models.requests_for("fake/checker-a")] == ["verify", "review", "review"]
+    with Session(store.engine) as session:
+        keys = session.scalars(select(ClaimRow.claim_key).where(ClaimRow.message_id == message_id)).all()
+        assert sorted(keys) == ["claim_1", "claim_2", "claim_3"]
+        corrections = session.scalars(
+            select(CitationCorrectionRow)
+            .join(ClaimRow, ClaimRow.id == CitationCorrectionRow.claim_id)
+            .where(ClaimRow.message_id == message_id)
+        ).all()
+        assert [c.correction_type for c in corrections] == ["remove"]
+    assert "citations" in stage_types(store, message_id)

@@ -34,6 +34,8 @@ from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,
+    citations_pb2,
+    common_pb2,
     extractor_pb2,
     extractor_pb2_grpc,
     reporter_pb2,
@@ -327,6 +329,7 @@ def _calls(channels: dict[str, grpc.aio.Channel], model: str) -> dict[str, Any]:
     extractor = extractor_pb2_grpc.ExtractorServiceStub(channels["extractor"])
     checker = checker_pb2_grpc.CheckerServiceStub(channels["checker"])
     reporter = reporter_pb2_grpc.ReporterServiceStub(channels["reporter"])
+    passage = common_pb2.Passage(id="P1", source_id="s1", text="The Paris Agreement was signed in 2015 by 196 parties.")
     claims = [
         ExtractedClaim("claim_1", "The Paris Agreement was signed in 2015", "ctx", "DATE").to_proto(),
         ExtractedClaim("claim_2", "Water boils at 100 C at sea level", "ctx", "STATISTIC").to_proto(),
@@ -347,6 +350,29 @@ def _calls(channels: dict[str, grpc.aio.Channel], model: str) -> dict[str, Any]:
         ),
         "Title": lambda: reporter.Title(
             reporter_pb2.TitleRequest(model=model, question="q", content=CONTENT), timeout=CALL_DEADLINE_S
+        ),
+        # Claim-level citations: the CLAIM DETAIL and SUPPORT sections, and the review.
+        "Extract+profiles": lambda: extractor.Extract(
+            extractor_pb2.ExtractRequest(model=model, content=CONTENT, profiles=True), timeout=CALL_DEADLINE_S
+        ),
+        "Verify+tiers": lambda: checker.Verify(
+            checker_pb2.VerifyRequest(
+                model=model,
+                content=CONTENT,
+                claims=claims,
+                passages=[passage],
+                evidence=[common_pb2.ClaimEvidence(claim_id="claim_1", passage_ids=["P1"])],
+                support_tiers=True,
+            ),
+            timeout=CALL_DEADLINE_S,
+        ),
+        "ReviewCitations": lambda: checker.ReviewCitations(
+            citations_pb2.ReviewCitationsRequest(
+                model=model,
+                claims=[citations_pb2.ReviewClaim(claim=claims[0], cited_span_ids=["P1"])],
+                pool=[citations_pb2.PoolSpan(id="P1", source_id="s1", text=passage.text)],
+            ),
+            timeout=CALL_DEADLINE_S,
         ),
     }
 

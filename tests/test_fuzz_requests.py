@@ -35,6 +35,7 @@ from factcheck.server import new_server
 from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2,
+    citations_pb2,
     common_pb2,
     council_pb2,
     entailment_pb2,
@@ -104,6 +105,7 @@ def gateway_methods() -> list[Method]:
             (
                 content_request(),
                 content_request(checker_models=["fake/checker-a"], sources=[source], evidence_top_k=2),
+                content_request(sources=[source], citations=True),
                 factcheck_pb2.RunRequest(
                     question="When was the Eiffel Tower built?", mode=factcheck_pb2.MODE_FACT_CHECK
                 ),
@@ -150,6 +152,18 @@ def gateway_methods() -> list[Method]:
             knowledge_pb2.SearchRequest,
             False,
             (knowledge_pb2.SearchRequest(query="Paris Agreement 2015", top_k=3),),
+        ),
+        Method(
+            "/factcheck.v1.ClaimsService/ListClaims",
+            citations_pb2.ListClaimsRequest,
+            False,
+            (citations_pb2.ListClaimsRequest(page_size=3, numeric=True, support=citations_pb2.SUPPORT_TIER_PARTIAL),),
+        ),
+        Method(
+            "/factcheck.v1.ClaimsService/GetClaim",
+            citations_pb2.GetClaimRequest,
+            False,
+            (citations_pb2.GetClaimRequest(claim_id=str(uuid.UUID(int=9))),),
         ),
         *health_methods(),
     ]
@@ -243,6 +257,11 @@ def checker_methods() -> list[Method]:
     strategy = checker_pb2.VerifyRequest()
     strategy.CopyFrom(request)
     strategy.strategy = entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+    review = citations_pb2.ReviewCitationsRequest(
+        model="fake/checker-a",
+        claims=[citations_pb2.ReviewClaim(claim=_claims()[0], cited_span_ids=["P1"])],
+        pool=[citations_pb2.PoolSpan(id="P1", source_id="s1", text="Signed in 2015.")],
+    )
     return [
         Method("/factcheck.v1.CheckerService/Verify", checker_pb2.VerifyRequest, False, (request, strategy)),
         Method(
@@ -252,6 +271,7 @@ def checker_methods() -> list[Method]:
             agents,
         ),
         Method("/factcheck.v1.CheckerService/CouncilCheck", council_pb2.CouncilCheckRequest, False, (council,)),
+        Method("/factcheck.v1.CheckerService/ReviewCitations", citations_pb2.ReviewCitationsRequest, False, (review,)),
         *health_methods(),
     ]
 

@@ -31,9 +31,9 @@ def test_generated_code_matches_protos(tmp_path):
 
 
 def test_every_enum_has_an_unspecified_zero_value():
-    from factcheck.v1 import common_pb2, council_pb2, entailment_pb2, factcheck_pb2
+    from factcheck.v1 import citations_pb2, common_pb2, council_pb2, entailment_pb2, factcheck_pb2
 
-    for module in (common_pb2, council_pb2, entailment_pb2, factcheck_pb2):
+    for module in (citations_pb2, common_pb2, council_pb2, entailment_pb2, factcheck_pb2):
         for enum in module.DESCRIPTOR.enum_types_by_name.values():
             assert enum.values_by_number[0].name == f"{_upper_snake(enum.name)}_UNSPECIFIED"
 
@@ -78,6 +78,11 @@ def test_event_oneof_covers_the_spec_sequence():
         "entailment_item_complete",
         "entailment_item_failed",
         "entailment_complete",
+        # claim-level citations (issue 17, FactCheckConfig.citations)
+        "claim_verified",
+        "numeric_claim_detected",
+        "citation_corrected",
+        "verification_summary",
         # fact-check mode's verification loop (FactCheckConfig.investigate, issue 18)
         "investigation_start",
         "claim_investigated",

@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from factcheck.cli import check, client, council, demo, entail, kb, results, reviews, runs, serve
+from factcheck.cli import check, claims, client, council, demo, entail, kb, results, reviews, runs, serve
 from factcheck.version import installed_version
 
 
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_parsers(commands)
     kb.add_parser(commands)
     reviews.add_parser(commands)
+    claims.add_parser(commands)
     demo.add_parser(commands)
     entail.add_parser(commands)
     return parser

@@ -67,6 +67,12 @@ def add_parser(commands) -> None:
     )
     parser.add_argument("--investigate-batch-size", type=int, metavar="N", help="claims investigated at once, 1-20")
     parser.add_argument("--investigator", metavar="MODEL", help="model that judges search results")
+    parser.add_argument(
+        "--citations",
+        action="store_true",
+        help="claim-level citations: four-tier support, corrected citations, numeric QA (needs evidence: "
+        "documents in the knowledge store); read them back with `factcheck claims --run ID`",
+    )
     parser.add_argument("--json", action="store_true", help="print each event as one JSON object per line")
     parser.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
     add_reconnect_option(parser)
@@ -128,6 +134,7 @@ def build_request(args: argparse.Namespace, content: str | None) -> factcheck_pb
         ("investigate", True if getattr(args, "investigate", False) else None),
         ("investigate_batch_size", getattr(args, "investigate_batch_size", None)),
         ("investigator_model", getattr(args, "investigator", None)),
+        ("citations", True if getattr(args, "citations", False) else None),
     ):
         if value is not None:
             setattr(config, field, value)

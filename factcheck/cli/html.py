@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from markupsafe import Markup
 
 from factcheck.cli import council_html, investigation, view
+from factcheck.cli.html_citations import citations_context
 from factcheck.cli.html_page import SCRIPT_HASH, frame, header_context
 from factcheck.cli.markdown_html import cite_text, markdown_to_html, source_anchor
 from factcheck.cli.view import ClaimView
@@ -144,6 +145,7 @@ def render_page(result: factcheck_pb2.FactCheckResult) -> str:
         report_model=result.report.model,
         investigation=investigation.html_context(result),
         footer=footer(result),
+        citations=citations_context(result),
     )
 
 

@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from factcheck.cli import council_render, investigation, view
+from factcheck.cli import citations_render, council_render, investigation, view
 from factcheck.cli.terminal import (
     clean,
     counted,
@@ -258,6 +258,7 @@ _DESCRIBERS: dict[str, Callable[[object], Text]] = {
     "error": _failed,
     "cancelled": _cancelled,
     **council_render.DESCRIBERS,
+    **citations_render.DESCRIBERS,
 }
 _DESCRIBERS.update(investigation.describers(stage_line, clean))
 
@@ -276,6 +277,8 @@ def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> No
     print_status(console, result)
     console.print(_score(result))
     console.print(_metrics(views))
+    if (citations := citations_render.summary_line(result)) is not None:
+        console.print(citations)
     if not views:
         console.print(Text("No verifiable claims were identified in this content.", style="yellow"))
     else:

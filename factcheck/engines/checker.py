@@ -28,11 +28,12 @@ of its own. Deterministic: the same prompt gives the same answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 from factcheck.council_taxonomy import CHECK_OPENING
-from factcheck.engines import council_checker, investigator
+from factcheck.engines import citation_review, council_checker, investigator
+from factcheck.engines.citation_review import quote_coverage
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText, judge
 from factcheck.engines.prompt_text import parse_passages
 from factcheck.evidence_assessment import ASSESS_OPENING
@@ -54,6 +55,9 @@ class VerificationRequest:
     passages: dict[str, PassageText]
     claim_passages: dict[str, tuple[str, ...]]
     has_evidence: bool
+    # Claim-level citations: the prompt's SUPPORT section asks for a Support line; the LOW ids must abstain.
+    wants_support: bool = False
+    low_confidence: frozenset[str] = field(default_factory=frozenset)
 
 
 def answer(prompt: str, judge_claim: ClaimJudge = judge, engine: str = "local/checker") -> str:
@@ -63,7 +67,9 @@ def answer(prompt: str, judge_claim: ClaimJudge = judge, engine: str = "local/ch
         return council_checker.answer(prompt)
     if prompt.startswith(ASSESS_OPENING):
         return investigator.answer(prompt)
-    request = read_verification_prompt(prompt)
+    if citation_review.is_review_prompt(prompt):
+        return citation_review.answer(prompt)
+    request = _with_support_section(read_verification_prompt(prompt), prompt)
     blocks, verdicts = [], []
     for claim_id, claim in request.claims:
         passage_ids = [p for p in request.claim_passages.get(claim_id, ()) if p in request.passages]
@@ -138,10 +144,49 @@ def _block(
         f"Correction: {_one_line(judgement.correction) if judgement.correction else 'N/A'}",
         f"Confidence: {judgement.confidence}",
     ]
+    if request.wants_support:
+        low = claim_id in request.low_confidence
+        claim = dict(request.claims).get(claim_id, "")
+        lines.append(f"Support: {support_word(judgement, bool(passage_ids), low, claim)}")
     if request.has_evidence:
         cited = judgement.passage_id is not None and judgement.quote
         lines.append(f'Sources: [{judgement.passage_id}] "{judgement.quote}"' if cited else "Sources: none")
     return "\n".join(lines)
+
+
+# A VERIFIED judgement whose quote holds this share of the claim's content words states the whole
+# claim (SUPPORTED); below it, the passage states only part of it (PARTIAL).
+FULL_SUPPORT_COVERAGE = 0.8
+_SUPPORT_LINE = "Support: [SUPPORTED|PARTIAL|UNSUPPORTED|CONTRADICTED|ABSTAIN]"
+_LOW_LINE = "LOW-CONFIDENCE CLAIMS (answer ABSTAIN unless a passage states or contradicts them): "
+
+
+def _with_support_section(request: VerificationRequest, prompt: str) -> VerificationRequest:
+    """The SUPPORT section (services/checker/support.py) is appended after the spec's prompt: only the
+    prompt's tail is read, after the last "For EACH claim" marker, so content cannot forge it."""
+    tail_at = prompt.rfind(_TAIL_MARKER)
+    tail = prompt[tail_at:] if tail_at != -1 else ""
+    if not request.has_evidence or "\nSUPPORT:\n" not in tail or _SUPPORT_LINE not in tail:
+        return request
+    low_at = tail.rfind(_LOW_LINE)
+    listed = tail[low_at + len(_LOW_LINE) :].split("\n", 1)[0] if low_at != -1 else ""
+    low = frozenset(part.strip() for part in listed.split(",") if part.strip() and part.strip() != "none")
+    return replace(request, wants_support=True, low_confidence=low)
+
+
+def support_word(judgement: Judgement, has_passages: bool, low_confidence: bool, claim: str = "") -> str:
+    """The four-tier word for a judgement: VERIFIED with a quote covering the claim is SUPPORTED, with a
+    quote covering part of it PARTIAL (and, for a LOW-confidence claim, ABSTAIN); DISPUTED is
+    CONTRADICTED; with no passage to judge, ABSTAIN."""
+    if not has_passages:
+        return "ABSTAIN"
+    if judgement.verdict == VERIFIED:
+        if quote_coverage(claim, judgement.quote or "") >= FULL_SUPPORT_COVERAGE:
+            return "SUPPORTED"
+        return "ABSTAIN" if low_confidence else "PARTIAL"
+    if judgement.verdict == DISPUTED:
+        return "CONTRADICTED"
+    return "ABSTAIN" if low_confidence else "UNSUPPORTED"
 
 
 def _evidence(judgement: Judgement, request: VerificationRequest, passage_ids: list[str], engine: str) -> str:

@@ -44,6 +44,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from factcheck.claim_profile import profile
 from factcheck.domain import CLAIM_TYPES
 from factcheck.engines.generator import NO_SOURCES_MESSAGE
 from factcheck.engines.prompt_text import extraction_content
@@ -76,10 +77,11 @@ def answer_stream(prompt: str) -> Iterator[str]:
     """The same answer in pieces, written as the content is read: one CLAIM block per piece
     as soon as its sentence is done, then the summary."""
     content = extraction_content(prompt)
+    detail = _wants_detail(prompt)
     claims: list[Claim] = []
     if content.strip() != NO_SOURCES_MESSAGE:
         for claim in iter_claims(content):
-            yield _claim_block(len(claims) + 1, claim, first=not claims)
+            yield _claim_block(len(claims) + 1, claim, first=not claims, detail=detail)
             claims.append(claim)
     yield _summary(claims)
 
@@ -108,10 +110,21 @@ def format_claims(claims: list[Claim]) -> str:
     return "".join(blocks) + _summary(claims)
 
 
-def _claim_block(number: int, claim: Claim, *, first: bool) -> str:
-    """One CLAIM block; blocks after the first start with the blank line that separates them."""
+def _claim_block(number: int, claim: Claim, *, first: bool, detail: bool = False) -> str:
+    """One CLAIM block; blocks after the first start with the blank line that separates them.
+    With `detail` (the prompt's CLAIM DETAIL section, claim-level citations) it adds the Level and
+    Entity lines, decided by the built-in rules of factcheck/claim_profile.py."""
     block = f"CLAIM {number}: {claim.text}\nContext: {claim.context}\nType: {claim.type}\n"
+    if detail:
+        found = profile(claim.text)
+        entity = found.numeric.entity if found.numeric is not None else "N/A"
+        block += f"Level: {found.level}\nEntity: {entity}\n"
     return block if first else "\n" + block
+
+
+def _wants_detail(prompt: str) -> bool:
+    """The CLAIM DETAIL section is appended after the spec's prompt, so only its last line block counts."""
+    return "\nCLAIM DETAIL:\nAfter each claim's Type line, add two lines:" in prompt[-1200:]
 
 
 def _summary(claims: list[Claim]) -> str:

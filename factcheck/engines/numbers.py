@@ -125,7 +125,6 @@ _UNITS = {
     "ft": ("m", 0.3048),
     "foot": ("m", 0.3048),
     "feet": ("m", 0.3048),
-    "in": ("m", 0.0254),
     "inch": ("m", 0.0254),
     "inches": ("m", 0.0254),
     "g": ("kg", 1e-3),
@@ -177,6 +176,8 @@ _CURRENCIES = {
     "us$": "usd",
     "usd": "usd",
     "dollar": "usd",
+    "us dollar": "usd",
+    "u.s. dollar": "usd",
     "€": "eur",
     "eur": "eur",
     "euro": "eur",
@@ -226,7 +227,8 @@ _HEAD = re.compile(
 _RANGE_TAIL = re.compile(rf"\s*(?P<sep>-|–|—|to\b|and\b)\s*{_CURRENCY_SIGN}?\s?(?P<amount>{_AMOUNT})", re.IGNORECASE)
 # What the figure counts: a percent sign, a unit, or the next word.
 _POST = re.compile(
-    r"\s*(?P<post>%|per\s?cent\b|percentage\s+points?\b|°\s?[CF]\b|(?:sq(?:uare)?\.?\s+)?[A-Za-z][A-Za-z/²2]*)",
+    r"\s*(?P<post>%|per\s?cent\b|percentage\s+points?\b|°\s?[CF]\b|(?:US|U\.S\.)\s+dollars?\b|"
+    r"(?:sq(?:uare)?\.?\s+)?[A-Za-z][A-Za-z/²2]*)",
     re.IGNORECASE,
 )
 
@@ -466,3 +468,184 @@ def _inherit_scale(first: tuple[float, float], first_text: str, second_text: str
 
 def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in spans)
+
+
+# --- normalised figures for claim-level citations (issue 17) --------------------------------------
+#
+# One figure of a claim or a span, normalised: value and interval in base units, the unit spelled
+# out ("USD", "%", "m"), and every assumption made to get there, so a stored comparison says why it
+# matched. Derived figures ("doubled", "grew 20%", "fell from 8 to 6") are recognised as computed.
+
+CURRENCY_CODES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "inr": "INR"}
+# Relative tolerance of a QA comparison, on top of each figure's own rounding.
+QA_RELATIVE_TOLERANCE = 0.02
+
+_SCALE_WORD = re.compile(r"\b(hundred|thousand|million|billion|trillion|mn|mln|bn|tn)\b|\d(k|m|b)\b", re.IGNORECASE)
+_GROWTH = re.compile(
+    r"\b(?P<verb>grew|grown|grow|grows|rose|risen|rise|rises|increased|increases|increase|climbed|jumped|"
+    r"fell|fallen|falls|dropped|drops|declined|declines|decreased|decreases|shrank|shrunk)\b"
+    r"(?:\s+by)?\s+(?P<amount>(?:about\s+|nearly\s+|almost\s+|roughly\s+)?\d+(?:\.\d+)?)\s*(?:%|per\s?cent\b|percent\b)",
+    re.IGNORECASE,
+)
+_FROM_TO = re.compile(
+    r"\bfrom\s+(?P<a>[$€£¥₹]?\s?\d[\d,.]*(?:\s*(?:million|billion|thousand|trillion|bn|m|k))?)\s+to\s+"
+    r"(?P<b>[$€£¥₹]?\s?\d[\d,.]*(?:\s*(?:million|billion|thousand|trillion|bn|m|k))?)",
+    re.IGNORECASE,
+)
+_MULTIPLIERS = {
+    "doubled": 2.0,
+    "doubles": 2.0,
+    "tripled": 3.0,
+    "triples": 3.0,
+    "quadrupled": 4.0,
+    "halved": 0.5,
+    "halves": 0.5,
+}
+_MULTIPLIER = re.compile(r"\b(" + "|".join(_MULTIPLIERS) + r")\b", re.IGNORECASE)
+_DOWN_VERBS = frozenset("fell fallen falls dropped drops declined declines decreased decreases shrank shrunk".split())
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A normalised figure: `value` (the interval's centre), [low, high], unit and the assumptions made."""
+
+    raw: str
+    value: float
+    low: float
+    high: float
+    unit: str
+    tolerance: float
+    assumptions: dict[str, str]
+    start: int = 0
+    end: int = 0
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """A computed figure: how it is derived (`operation` and its operands, as text)."""
+
+    operation: str
+    details: dict[str, str]
+
+
+def figure_of(quantity: Quantity) -> Figure:
+    """A quantity as a Figure, spelling out what reading it assumed."""
+    assumptions: dict[str, str] = {}
+    text = quantity.text
+    unit = CURRENCY_CODES.get(quantity.unit, quantity.unit)
+    if unit in CURRENCY_CODES.values():
+        sign = next((s for s in ("US$", "$", "€", "£", "¥", "₹") if s in text), None)
+        assumptions["currency"] = f"{sign} read as {unit}" if sign else f"currency word read as {unit}"
+        if sign == "$":
+            assumptions["currency_ambiguity"] = "$ assumed to be US dollars (not CAD, AUD, ...)"
+    if scale := _SCALE_WORD.search(text):
+        word = (scale.group(1) or scale.group(2)).lower()
+        assumptions["scale"] = f"'{word}' read on the short scale (billion = 1e9)"
+    low, high = quantity.low, quantity.high
+    if math.isinf(high):
+        assumptions["bound"] = "lower bound: only the minimum is stated"
+        value = low
+    elif math.isinf(low):
+        assumptions["bound"] = "upper bound: only the maximum is stated"
+        value = high
+    elif low != high:
+        assumptions["range"] = "range: compared as the whole interval; value is its midpoint"
+        value = (low + high) / 2
+    else:
+        value = low
+    if quantity.approximate:
+        assumptions["approximation"] = "hedged figure: ±10% allowed"
+    if unit == "%":
+        assumptions["percent"] = "percent kept as a number of percent (45% → 45)"
+    if unit in ("m", "kg", "m2", "s", "w", "wh") and _unit_word(text):
+        assumptions["unit"] = f"converted to base unit {unit}"
+    return Figure(text, value, low, high, unit, quantity.tolerance, assumptions, quantity.start, quantity.end)
+
+
+def _unit_word(text: str) -> bool:
+    return bool(re.search(r"[A-Za-z]", re.sub(r"(?i)\b(million|billion|thousand|trillion|hundred)\b", "", text)))
+
+
+def normalise_figure(text: str) -> Figure | None:
+    """The first figure of `text` (a claim's value, an answer), normalised; None when it has none."""
+    quantities = find_quantities(text)
+    if not quantities:
+        return None
+    return figure_of(quantities[0])
+
+
+def main_figure(text: str) -> Figure | None:
+    """The figure a claim asserts: for "grew 20% to 1.2 million" the result, not the rate."""
+    quantities = find_quantities(text)
+    if not quantities:
+        return None
+    growth = _GROWTH.search(text)
+    if growth and len(quantities) > 1:
+        rest = [q for q in quantities if not (growth.start() <= q.start < growth.end())]
+        if rest:
+            return figure_of(rest[-1])
+    return figure_of(quantities[-1] if _FROM_TO.search(text) else quantities[0])
+
+
+def find_derivation(text: str) -> Derivation | None:
+    """How a claim's figure is computed, when it is: "doubled" (×2), "grew 20%" (×1.2), "from A to B"."""
+    if match := _MULTIPLIER.search(text):
+        word = match.group(1).lower()
+        return Derivation("multiply", {"operation": "multiply", "factor": f"{_MULTIPLIERS[word]:g}", "phrase": word})
+    if match := _GROWTH.search(text):
+        rate = float(re.sub(r"[^\d.]", "", match.group("amount")))
+        sign = -1 if match.group("verb").lower() in _DOWN_VERBS else 1
+        factor = 1 + sign * rate / 100
+        return Derivation(
+            "percent_change",
+            {
+                "operation": "percent_change",
+                "rate_percent": f"{sign * rate:g}",
+                "factor": f"{factor:g}",
+                "phrase": match.group(0),
+            },
+        )
+    if match := _FROM_TO.search(text):
+        before, after = normalise_figure(match.group("a")), normalise_figure(match.group("b"))
+        if before and after and before.value:
+            change = (after.value - before.value) / before.value * 100
+            return Derivation(
+                "change",
+                {
+                    "operation": "change",
+                    "from": match.group("a").strip(),
+                    "to": match.group("b").strip(),
+                    "percent_change": f"{change:.4g}",
+                },
+            )
+    return None
+
+
+@dataclass(frozen=True)
+class FigureComparison:
+    match: bool
+    tolerance: float  # the relative tolerance stated for the comparison
+    explanation: str
+
+
+def compare_figures(
+    claimed: Figure | None, stated: Figure | None, relative: float = QA_RELATIVE_TOLERANCE
+) -> FigureComparison:
+    """Whether two normalised figures state the same value: same unit, and intervals that overlap
+    once widened by their rounding and by `relative` of the larger magnitude."""
+    if claimed is None or stated is None:
+        return FigureComparison(
+            False, relative, "no figure to compare" if claimed is None else "the evidence gives no figure"
+        )
+    if claimed.unit != stated.unit and not (claimed.unit == "" or stated.unit == ""):
+        return FigureComparison(
+            False, relative, f"different units ({claimed.unit or 'count'} vs {stated.unit or 'count'})"
+        )
+    finite = [abs(v) for v in (claimed.low, claimed.high, stated.low, stated.high) if not math.isinf(v)]
+    slack = max(claimed.tolerance, stated.tolerance, relative * max(finite, default=0.0))
+    agree = claimed.low - slack <= stated.high and stated.low - slack <= claimed.high
+    if agree:
+        return FigureComparison(
+            True, relative, f"{claimed.raw} ≈ {stated.raw} (within ±{slack:g} {claimed.unit})".rstrip()
+        )
+    return FigureComparison(False, relative, f"{claimed.raw} ≠ {stated.raw} (differs by more than ±{slack:g})")

@@ -1,3 +1,4 @@
+from factcheck.v1 import citations_pb2 as _citations_pb2
 from factcheck.v1 import common_pb2 as _common_pb2
 from factcheck.v1 import council_pb2 as _council_pb2
 from factcheck.v1 import entailment_pb2 as _entailment_pb2
@@ -11,23 +12,27 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class VerifyRequest(_message.Message):
-    __slots__ = ("model", "content", "claims", "passages", "evidence", "strategy")
+    __slots__ = ("model", "content", "claims", "passages", "evidence", "strategy", "support_tiers", "profiles")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
     PASSAGES_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    SUPPORT_TIERS_FIELD_NUMBER: _ClassVar[int]
+    PROFILES_FIELD_NUMBER: _ClassVar[int]
     model: str
     content: str
     claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.Claim]
     passages: _containers.RepeatedCompositeFieldContainer[_common_pb2.Passage]
     evidence: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimEvidence]
     strategy: _entailment_pb2.CheckerStrategy
-    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ..., evidence: _Optional[_Iterable[_Union[_common_pb2.ClaimEvidence, _Mapping]]] = ..., strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ...) -> None: ...
+    support_tiers: bool
+    profiles: _containers.RepeatedCompositeFieldContainer[_citations_pb2.ClaimProfile]
+    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ..., evidence: _Optional[_Iterable[_Union[_common_pb2.ClaimEvidence, _Mapping]]] = ..., strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., support_tiers: _Optional[bool] = ..., profiles: _Optional[_Iterable[_Union[_citations_pb2.ClaimProfile, _Mapping]]] = ...) -> None: ...
 
 class VerifyResponse(_message.Message):
-    __slots__ = ("model", "raw_text", "verifications", "summary", "response_time_ms", "usage", "dropped_citations", "entailment")
+    __slots__ = ("model", "raw_text", "verifications", "summary", "response_time_ms", "usage", "dropped_citations", "entailment", "supports")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     RAW_TEXT_FIELD_NUMBER: _ClassVar[int]
     VERIFICATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +41,7 @@ class VerifyResponse(_message.Message):
     USAGE_FIELD_NUMBER: _ClassVar[int]
     DROPPED_CITATIONS_FIELD_NUMBER: _ClassVar[int]
     ENTAILMENT_FIELD_NUMBER: _ClassVar[int]
+    SUPPORTS_FIELD_NUMBER: _ClassVar[int]
     model: str
     raw_text: str
     verifications: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimVerification]
@@ -44,4 +50,5 @@ class VerifyResponse(_message.Message):
     usage: _common_pb2.TokenUsage
     dropped_citations: int
     entailment: _containers.RepeatedCompositeFieldContainer[_entailment_pb2.ClaimEntailment]
-    def __init__(self, model: _Optional[str] = ..., raw_text: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ..., dropped_citations: _Optional[int] = ..., entailment: _Optional[_Iterable[_Union[_entailment_pb2.ClaimEntailment, _Mapping]]] = ...) -> None: ...
+    supports: _containers.RepeatedCompositeFieldContainer[_citations_pb2.ClaimSupport]
+    def __init__(self, model: _Optional[str] = ..., raw_text: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ..., dropped_citations: _Optional[int] = ..., entailment: _Optional[_Iterable[_Union[_entailment_pb2.ClaimEntailment, _Mapping]]] = ..., supports: _Optional[_Iterable[_Union[_citations_pb2.ClaimSupport, _Mapping]]] = ...) -> None: ...

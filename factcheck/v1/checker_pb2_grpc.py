@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from factcheck.v1 import checker_pb2 as factcheck_dot_v1_dot_checker__pb2
+from factcheck.v1 import citations_pb2 as factcheck_dot_v1_dot_citations__pb2
 from factcheck.v1 import council_pb2 as factcheck_dot_v1_dot_council__pb2
 from factcheck.v1 import entailment_pb2 as factcheck_dot_v1_dot_entailment__pb2
 from factcheck.v1 import investigation_pb2 as factcheck_dot_v1_dot_investigation__pb2
@@ -53,6 +54,11 @@ class CheckerServiceStub:
                 request_serializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentResponse.FromString,
                 _registered_method=True)
+        self.ReviewCitations = channel.unary_unary(
+                '/factcheck.v1.CheckerService/ReviewCitations',
+                request_serializer=factcheck_dot_v1_dot_citations__pb2.ReviewCitationsRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_citations__pb2.ReviewCitationsResponse.FromString,
+                _registered_method=True)
         self.AssessEvidence = channel.unary_unary(
                 '/factcheck.v1.CheckerService/AssessEvidence',
                 request_serializer=factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceRequest.SerializeToString,
@@ -88,6 +94,14 @@ class CheckerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReviewCitations(self, request, context):
+        """Claim-level citations: the correction pass (keep / replace / remove / add_alternate over the
+        run's evidence pool) and the QA questions of numeric claims, with quotes checked verbatim.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def AssessEvidence(self, request, context):
         """The verification loop (fact-check mode's `investigate` stage): judges each search result
         as supporting, refuting or irrelevant for one claim.
@@ -113,6 +127,11 @@ def add_CheckerServiceServicer_to_server(servicer, server):
                     servicer.RunEntailmentAgent,
                     request_deserializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentResponse.SerializeToString,
+            ),
+            'ReviewCitations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReviewCitations,
+                    request_deserializer=factcheck_dot_v1_dot_citations__pb2.ReviewCitationsRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_citations__pb2.ReviewCitationsResponse.SerializeToString,
             ),
             'AssessEvidence': grpc.unary_unary_rpc_method_handler(
                     servicer.AssessEvidence,
@@ -202,6 +221,33 @@ class CheckerService:
             '/factcheck.v1.CheckerService/RunEntailmentAgent',
             factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentRequest.SerializeToString,
             factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReviewCitations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.CheckerService/ReviewCitations',
+            factcheck_dot_v1_dot_citations__pb2.ReviewCitationsRequest.SerializeToString,
+            factcheck_dot_v1_dot_citations__pb2.ReviewCitationsResponse.FromString,
             options,
             channel_credentials,
             insecure,

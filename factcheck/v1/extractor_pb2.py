@@ -22,10 +22,11 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from factcheck.v1 import citations_pb2 as factcheck_dot_v1_dot_citations__pb2
 from factcheck.v1 import common_pb2 as factcheck_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x66\x61\x63tcheck/v1/extractor.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x19\x66\x61\x63tcheck/v1/common.proto\"[\n\x0fGenerateRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\'\n\x08passages\x18\x03 \x03(\x0b\x32\x15.factcheck.v1.Passage\"u\n\x10GenerateResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x18\n\x10response_time_ms\x18\x03 \x01(\x03\x12\'\n\x05usage\x18\x04 \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\"L\n\x0e\x45xtractRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x1a\n\x12max_content_length\x18\x03 \x01(\x05\"\xdc\x02\n\x0f\x45xtractResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x19\n\x11\x63ontent_truncated\x18\x03 \x01(\x08\x12\x10\n\x08raw_text\x18\x04 \x01(\t\x12#\n\x06\x63laims\x18\x05 \x03(\x0b\x32\x13.factcheck.v1.Claim\x12\x14\n\x0ctotal_claims\x18\x06 \x01(\x05\x12H\n\x0etype_breakdown\x18\x07 \x03(\x0b\x32\x30.factcheck.v1.ExtractResponse.TypeBreakdownEntry\x12\x18\n\x10response_time_ms\x18\x08 \x01(\x03\x12\'\n\x05usage\x18\t \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\x1a\x34\n\x12TypeBreakdownEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"R\n\x14\x45xtractStreamRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x1a\n\x12max_content_length\x18\x03 \x01(\x05\"|\n\x15\x45xtractStreamResponse\x12#\n\x06\x63laims\x18\x01 \x03(\x0b\x32\x13.factcheck.v1.Claim\x12-\n\x06result\x18\x02 \x01(\x0b\x32\x1d.factcheck.v1.ExtractResponse\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t2\x81\x02\n\x10\x45xtractorService\x12I\n\x08Generate\x12\x1d.factcheck.v1.GenerateRequest\x1a\x1e.factcheck.v1.GenerateResponse\x12\x46\n\x07\x45xtract\x12\x1c.factcheck.v1.ExtractRequest\x1a\x1d.factcheck.v1.ExtractResponse\x12Z\n\rExtractStream\x12\".factcheck.v1.ExtractStreamRequest\x1a#.factcheck.v1.ExtractStreamResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x66\x61\x63tcheck/v1/extractor.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x1c\x66\x61\x63tcheck/v1/citations.proto\x1a\x19\x66\x61\x63tcheck/v1/common.proto\"[\n\x0fGenerateRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\'\n\x08passages\x18\x03 \x03(\x0b\x32\x15.factcheck.v1.Passage\"u\n\x10GenerateResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x18\n\x10response_time_ms\x18\x03 \x01(\x03\x12\'\n\x05usage\x18\x04 \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\"^\n\x0e\x45xtractRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x1a\n\x12max_content_length\x18\x03 \x01(\x05\x12\x10\n\x08profiles\x18\x32 \x01(\x08\"\x8a\x03\n\x0f\x45xtractResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x19\n\x11\x63ontent_truncated\x18\x03 \x01(\x08\x12\x10\n\x08raw_text\x18\x04 \x01(\t\x12#\n\x06\x63laims\x18\x05 \x03(\x0b\x32\x13.factcheck.v1.Claim\x12\x14\n\x0ctotal_claims\x18\x06 \x01(\x05\x12H\n\x0etype_breakdown\x18\x07 \x03(\x0b\x32\x30.factcheck.v1.ExtractResponse.TypeBreakdownEntry\x12\x18\n\x10response_time_ms\x18\x08 \x01(\x03\x12\'\n\x05usage\x18\t \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\x12,\n\x08profiles\x18\x32 \x03(\x0b\x32\x1a.factcheck.v1.ClaimProfile\x1a\x34\n\x12TypeBreakdownEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"R\n\x14\x45xtractStreamRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12\x1a\n\x12max_content_length\x18\x03 \x01(\x05\"|\n\x15\x45xtractStreamResponse\x12#\n\x06\x63laims\x18\x01 \x03(\x0b\x32\x13.factcheck.v1.Claim\x12-\n\x06result\x18\x02 \x01(\x0b\x32\x1d.factcheck.v1.ExtractResponse\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t2\x81\x02\n\x10\x45xtractorService\x12I\n\x08Generate\x12\x1d.factcheck.v1.GenerateRequest\x1a\x1e.factcheck.v1.GenerateResponse\x12\x46\n\x07\x45xtract\x12\x1c.factcheck.v1.ExtractRequest\x1a\x1d.factcheck.v1.ExtractResponse\x12Z\n\rExtractStream\x12\".factcheck.v1.ExtractStreamRequest\x1a#.factcheck.v1.ExtractStreamResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,20 +35,20 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._loaded_options = None
   _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._serialized_options = b'8\001'
-  _globals['_GENERATEREQUEST']._serialized_start=73
-  _globals['_GENERATEREQUEST']._serialized_end=164
-  _globals['_GENERATERESPONSE']._serialized_start=166
-  _globals['_GENERATERESPONSE']._serialized_end=283
-  _globals['_EXTRACTREQUEST']._serialized_start=285
-  _globals['_EXTRACTREQUEST']._serialized_end=361
-  _globals['_EXTRACTRESPONSE']._serialized_start=364
-  _globals['_EXTRACTRESPONSE']._serialized_end=712
-  _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._serialized_start=660
-  _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._serialized_end=712
-  _globals['_EXTRACTSTREAMREQUEST']._serialized_start=714
-  _globals['_EXTRACTSTREAMREQUEST']._serialized_end=796
-  _globals['_EXTRACTSTREAMRESPONSE']._serialized_start=798
-  _globals['_EXTRACTSTREAMRESPONSE']._serialized_end=922
-  _globals['_EXTRACTORSERVICE']._serialized_start=925
-  _globals['_EXTRACTORSERVICE']._serialized_end=1182
+  _globals['_GENERATEREQUEST']._serialized_start=103
+  _globals['_GENERATEREQUEST']._serialized_end=194
+  _globals['_GENERATERESPONSE']._serialized_start=196
+  _globals['_GENERATERESPONSE']._serialized_end=313
+  _globals['_EXTRACTREQUEST']._serialized_start=315
+  _globals['_EXTRACTREQUEST']._serialized_end=409
+  _globals['_EXTRACTRESPONSE']._serialized_start=412
+  _globals['_EXTRACTRESPONSE']._serialized_end=806
+  _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._serialized_start=754
+  _globals['_EXTRACTRESPONSE_TYPEBREAKDOWNENTRY']._serialized_end=806
+  _globals['_EXTRACTSTREAMREQUEST']._serialized_start=808
+  _globals['_EXTRACTSTREAMREQUEST']._serialized_end=890
+  _globals['_EXTRACTSTREAMRESPONSE']._serialized_start=892
+  _globals['_EXTRACTSTREAMRESPONSE']._serialized_end=1016
+  _globals['_EXTRACTORSERVICE']._serialized_start=1019
+  _globals['_EXTRACTORSERVICE']._serialized_end=1276
 # @@protoc_insertion_point(module_scope)

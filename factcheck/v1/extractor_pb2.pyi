@@ -1,3 +1,4 @@
+from factcheck.v1 import citations_pb2 as _citations_pb2
 from factcheck.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -30,17 +31,19 @@ class GenerateResponse(_message.Message):
     def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ...) -> None: ...
 
 class ExtractRequest(_message.Message):
-    __slots__ = ("model", "content", "max_content_length")
+    __slots__ = ("model", "content", "max_content_length", "profiles")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     MAX_CONTENT_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    PROFILES_FIELD_NUMBER: _ClassVar[int]
     model: str
     content: str
     max_content_length: int
-    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., max_content_length: _Optional[int] = ...) -> None: ...
+    profiles: bool
+    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., max_content_length: _Optional[int] = ..., profiles: _Optional[bool] = ...) -> None: ...
 
 class ExtractResponse(_message.Message):
-    __slots__ = ("model", "content", "content_truncated", "raw_text", "claims", "total_claims", "type_breakdown", "response_time_ms", "usage")
+    __slots__ = ("model", "content", "content_truncated", "raw_text", "claims", "total_claims", "type_breakdown", "response_time_ms", "usage", "profiles")
     class TypeBreakdownEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -57,6 +60,7 @@ class ExtractResponse(_message.Message):
     TYPE_BREAKDOWN_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
+    PROFILES_FIELD_NUMBER: _ClassVar[int]
     model: str
     content: str
     content_truncated: bool
@@ -66,7 +70,8 @@ class ExtractResponse(_message.Message):
     type_breakdown: _containers.ScalarMap[str, int]
     response_time_ms: int
     usage: _common_pb2.TokenUsage
-    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., content_truncated: _Optional[bool] = ..., raw_text: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., total_claims: _Optional[int] = ..., type_breakdown: _Optional[_Mapping[str, int]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ...) -> None: ...
+    profiles: _containers.RepeatedCompositeFieldContainer[_citations_pb2.ClaimProfile]
+    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., content_truncated: _Optional[bool] = ..., raw_text: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., total_claims: _Optional[int] = ..., type_breakdown: _Optional[_Mapping[str, int]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ..., profiles: _Optional[_Iterable[_Union[_citations_pb2.ClaimProfile, _Mapping]]] = ...) -> None: ...
 
 class ExtractStreamRequest(_message.Message):
     __slots__ = ("model", "content", "max_content_length")

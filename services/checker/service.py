@@ -6,13 +6,21 @@ from __future__ import annotations
 import grpc
 
 from factcheck.council_taxonomy import MAX_RESPONSES, is_response_label
-from factcheck.domain import ExtractedClaim, VerdictSummary, is_known_enum
+from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary, is_known_enum
 from factcheck.errors import check_argument
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.settings import Settings
 from factcheck.text_safety import excerpt
-from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, council_pb2, entailment_pb2, investigation_pb2
+from factcheck.v1 import (
+    checker_pb2,
+    checker_pb2_grpc,
+    citations_pb2,
+    common_pb2,
+    council_pb2,
+    entailment_pb2,
+    investigation_pb2,
+)
 from services.checker.assessment import build_assessment_prompt, parse_assessments
 from services.checker.citations import resolve_citations
 from services.checker.council_prompts import build_council_check_prompt
@@ -20,6 +28,9 @@ from services.checker.council_summary import parse_council_check
 from services.checker.entailment.agents import check_agent_request, run_agent
 from services.checker.entailment.strategy import verify_with_agents
 from services.checker.prompts import build_verification_prompt
+from services.checker.review import build_review_prompt, check_review, parse_review
+from services.checker.review import untrusted_text as review_untrusted_text
+from services.checker.support import claim_supports, low_confidence_ids, support_section
 from services.checker.verifications import parse_verifications
 
 # Bounds on a council check (the gateway's own are tighter): one request must not swamp the model.
@@ -72,19 +83,29 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             request.strategy in entailment_pb2.CheckerStrategy.values(), "strategy", "strategy is not a known strategy"
         )
         if request.strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS and request.passages:
-            return await verify_with_agents(
+            response = await verify_with_agents(
                 self._client, request, claim_passages, call_timeout_s(context, self._timeout_s)
             )
+            if request.support_tiers:
+                # No Support lines in this strategy: each tier is derived from the verdict and its kept
+                # citations (services/checker/support.py, rule 2).
+                agents = [ClaimVerification.from_proto(v) for v in response.verifications]
+                response.supports.extend(claim_supports(agents, {}))
+            return response
         claims = [ExtractedClaim.from_proto(claim) for claim in request.claims]
+        prompt = build_verification_prompt(claims, request.content, list(request.passages), claim_passages)
+        tiers = request.support_tiers and bool(request.passages)  # tiers rest on quotes: evidence only
+        if tiers:
+            prompt += support_section(low_confidence_ids(request.profiles))
         completion = await self._client.complete(
-            request.model,
-            build_verification_prompt(claims, request.content, list(request.passages), claim_passages),
-            timeout_s=call_timeout_s(context, self._timeout_s),
+            request.model, prompt, timeout_s=call_timeout_s(context, self._timeout_s)
         )
+        words: dict[str, str] = {}
         verifications, dropped = resolve_citations(
-            parse_verifications(completion.text, request.model, ids, _untrusted_text(request)), passages
+            parse_verifications(completion.text, request.model, ids, _untrusted_text(request), supports=words),
+            passages,
         )
-        return checker_pb2.VerifyResponse(
+        response = checker_pb2.VerifyResponse(
             model=request.model,
             raw_text=completion.text,
             verifications=[v.to_proto() for v in verifications],
@@ -92,6 +113,39 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             response_time_ms=completion.latency_ms,
             usage=completion.usage.to_proto(),
             dropped_citations=dropped,
+        )
+        if tiers:
+            response.supports.extend(claim_supports(verifications, words))
+        return response
+
+    async def ReviewCitations(
+        self, request: citations_pb2.ReviewCitationsRequest, context: grpc.aio.ServicerContext
+    ) -> citations_pb2.ReviewCitationsResponse:
+        """The citation correction pass and numeric QA questions (services/checker/review.py)."""
+        check_model_id("model", request.model)
+        claims = {item.claim.id: item for item in request.claims}
+        check_argument(all(claims), "claims", "every claim needs an id")
+        check_argument(len(claims) == len(request.claims), "claims", "claim ids must be unique")
+        pool = {span.id: span for span in request.pool}
+        check_argument(all(pool), "pool", "every pool span needs an id")
+        check_argument(len(pool) == len(request.pool), "pool", "pool span ids must be unique")
+        if not claims:
+            return citations_pb2.ReviewCitationsResponse(model=request.model)
+        completion = await self._client.complete(
+            request.model,
+            build_review_prompt(list(request.claims), list(request.pool)),
+            timeout_s=call_timeout_s(context, self._timeout_s),
+        )
+        corrections, questions = parse_review(completion.text, list(claims), review_untrusted_text(request))
+        corrections, questions, dropped = check_review(corrections, questions, claims, pool)
+        return citations_pb2.ReviewCitationsResponse(
+            model=request.model,
+            raw_text=completion.text,
+            corrections=corrections,
+            questions=questions,
+            response_time_ms=completion.latency_ms,
+            usage=completion.usage.to_proto(),
+            dropped=dropped,
         )
 
     async def RunEntailmentAgent(

@@ -64,7 +64,8 @@ _HEADER = re.compile(
     re.IGNORECASE,
 )
 _LABEL = re.compile(
-    _LEAD + r"(Evidence|Correction|Confidence|Verdict|Sources?|Citations?)(?:\s+level)?[*_]*\s*:(.*)$", re.IGNORECASE
+    _LEAD + r"(Evidence|Correction|Confidence|Verdict|Sources?|Citations?|Support)(?:\s+level)?[*_]*\s*:(.*)$",
+    re.IGNORECASE,
 )
 # `[P2] "quote"`, `P2: “quote”`, or a bare `P2`.
 _CITATION = re.compile(
@@ -72,6 +73,7 @@ _CITATION = re.compile(
 )
 _SUMMARY = re.compile(_LEAD + r"VERIFICATION\s+SUMMARY\b", re.IGNORECASE)
 _VERDICT_WORD = re.compile(r"\b(VERIFIED|DISPUTED|UNVERIFIABLE)\b", re.IGNORECASE)
+_SUPPORT_WORD = re.compile(r"\b(SUPPORTED|PARTIAL|UNSUPPORTED|CONTRADICTED|ABSTAIN)", re.IGNORECASE)
 _CONFIDENCE_WORD = re.compile(r"\b(HIGH|MEDIUM|LOW)\b", re.IGNORECASE)
 _TRAILING_NUMBER = re.compile(r"(\d+)$")
 # What the untrusted text says in protocol form, anywhere and in any decoration.
@@ -80,6 +82,9 @@ _ECHO_HEADER = re.compile(
     re.IGNORECASE,
 )
 _ECHO_VERDICT_LABEL = re.compile(r"Verdict[\W_]{0,20}?(VERIFIED|DISPUTED|UNVERIFIABLE)(?![a-z])", re.IGNORECASE)
+_ECHO_SUPPORT_LABEL = re.compile(
+    r"Support[\W_]{0,20}?(SUPPORTED|PARTIAL|UNSUPPORTED|CONTRADICTED|ABSTAIN)(?![a-z])", re.IGNORECASE
+)
 _ECHO_SUMMARY = re.compile(r"VERIFICATION[\W_]{0,20}?SUMMARY", re.IGNORECASE)
 _DECORATION_ONLY = re.compile(r"[\s*_\-=#>`|~]*")
 
@@ -88,12 +93,18 @@ _NO_CORRECTION = {"", "n/a", "na", "none", "null", "nil", "-", "\u2014", "\u2013
 
 
 def parse_verifications(
-    text: str, model: str, expected_claim_ids: Sequence[str], untrusted: str = ""
+    text: str,
+    model: str,
+    expected_claim_ids: Sequence[str],
+    untrusted: str = "",
+    supports: dict[str, str] | None = None,
 ) -> list[ClaimVerification]:
     """One verification per expected id, in that order; unaddressed claims are UNVERIFIABLE (spec).
 
     `untrusted` is the text the caller put in the prompt (the checked content, the claims,
     the passages): protocol lines that say what it says are copies of it, not verdicts.
+    `supports` (claim-level citations), when given, receives each claim's "Support:" word
+    (SUPPORTED, PARTIAL, UNSUPPORTED, CONTRADICTED or ABSTAIN) from the block whose verdict won.
     """
     id_by_number = _ids_by_number(expected_claim_ids)
     echoes = _Echoes.of(untrusted)
@@ -104,10 +115,10 @@ def parse_verifications(
             if block is not None:
                 block.add_text(line)
         elif _SUMMARY.match(line) and not echoes.summary:
-            _commit(block, model, found)
+            _commit(block, model, found, supports)
             block = None
         elif (header := _HEADER.match(line)) and not echoes.says_header(header):
-            _commit(block, model, found)
+            _commit(block, model, found, supports)
             claim_id = id_by_number.get(_number_key(header.group(1)))
             block = _Block.open(claim_id, header) if claim_id and claim_id not in found else None
         elif block is None:
@@ -116,7 +127,7 @@ def parse_verifications(
             block.add_label(label.group(1).lower(), label.group(2))
         else:
             block.add_text(line)
-    _commit(block, model, found)
+    _commit(block, model, found, supports)
     return [found.get(claim_id) or _not_addressed(claim_id, model) for claim_id in expected_claim_ids]
 
 
@@ -127,6 +138,7 @@ class _Echoes:
     headers: frozenset[tuple[str, str | None]] = frozenset()  # (claim number, verdict or None)
     verdict_labels: frozenset[str] = frozenset()
     summary: bool = False
+    support_labels: frozenset[str] = frozenset()  # "Support:" words the untrusted text says
 
     @classmethod
     def of(cls, untrusted: str) -> _Echoes:
@@ -139,7 +151,8 @@ class _Echoes:
             if match.group(2):
                 headers.add((number, match.group(2).upper()))
         verdicts = frozenset(m.group(1).upper() for m in _ECHO_VERDICT_LABEL.finditer(untrusted))
-        return cls(frozenset(headers), verdicts, _ECHO_SUMMARY.search(untrusted) is not None)
+        supports = frozenset(m.group(1).upper() for m in _ECHO_SUPPORT_LABEL.finditer(untrusted))
+        return cls(frozenset(headers), verdicts, _ECHO_SUMMARY.search(untrusted) is not None, supports)
 
     def says_header(self, header: re.Match[str]) -> bool:
         if not self.headers:
@@ -148,7 +161,10 @@ class _Echoes:
         return (_number_key(header.group(1)), verdict) in self.headers
 
     def says_label(self, label: re.Match[str]) -> bool:
-        """Only "Verdict:" lines carry a verdict; other labels are never copies."""
+        """Only "Verdict:" and "Support:" lines carry a verdict; other labels are never copies."""
+        if label.group(1).lower() == "support":
+            word = _SUPPORT_WORD.search(label.group(2))
+            return word is not None and word.group(1).upper() in self.support_labels
         if not self.verdict_labels or label.group(1).lower() != "verdict":
             return False
         value = _VERDICT_WORD.search(label.group(2))
@@ -164,6 +180,7 @@ class _Block:
     preamble: list[str] = field(default_factory=list)
     fields: dict[str, list[str]] = field(default_factory=dict)  # "evidence" / "correction" → lines
     confidence: str | None = None
+    support: str | None = None  # the "Support:" word (claim-level citations), when the block has one
     seen: set[str] = field(default_factory=set)  # labels already read: the first one wins
     current: list[str] | None = None  # where continuation lines go
 
@@ -185,6 +202,9 @@ class _Block:
         if name in ("evidence", "correction", "sources"):
             self.current = self.fields.setdefault(name, [])
             self.add_text(value)
+        elif name == "support":
+            word = _SUPPORT_WORD.search(value)
+            self.support = word.group(1).upper() if word else None
         elif name == "confidence":
             word = _CONFIDENCE_WORD.search(value)
             self.confidence = word.group(1).upper() if word else None
@@ -222,11 +242,15 @@ def _citations(text: str) -> tuple[Citation, ...]:
     return tuple(cited.values())
 
 
-def _commit(block: _Block | None, model: str, found: dict[str, ClaimVerification]) -> None:
+def _commit(
+    block: _Block | None, model: str, found: dict[str, ClaimVerification], supports: dict[str, str] | None = None
+) -> None:
     if block is not None and block.claim_id not in found:
         verification = block.to_verification(model)
         if verification is not None:
             found[block.claim_id] = verification
+            if supports is not None and block.support is not None:
+                supports[block.claim_id] = block.support
 
 
 def _ids_by_number(expected_claim_ids: Sequence[str]) -> dict[str, str]:

@@ -71,3 +71,19 @@ def build_generate_prompt(question: str, passages: Sequence[common_pb2.Passage] 
 def build_extraction_prompt(content: str) -> str:
     """Phase 1: ask the extractor for numbered CLAIM / Context / Type blocks that `parse_claims` reads."""
     return _EXTRACTION_TEMPLATE.format(content=content)
+
+
+# Claim-level citations (issue 17): appended after the spec's prompt when ExtractRequest.profiles is set,
+# so the spec's text above stays word for word. `profiles.parse_profiles` reads the two lines.
+CLAIM_DETAIL_MARKER = "CLAIM DETAIL:"
+_CLAIM_DETAIL = f"""
+
+{CLAIM_DETAIL_MARKER}
+After each claim's Type line, add two lines:
+Level: [HIGH|MEDIUM|LOW] (HIGH: a direct quote or an exact figure or date; MEDIUM: a paraphrased fact; LOW: a hedged, comparative or synthetic statement)
+Entity: [what the claim's figure describes, with its year, e.g. "population of France (2020)"; N/A when the claim has no figure]"""
+
+
+def build_profiled_extraction_prompt(content: str) -> str:
+    """The extraction prompt with the CLAIM DETAIL section (confidence level and entity per claim)."""
+    return build_extraction_prompt(content) + _CLAIM_DETAIL

@@ -22,7 +22,8 @@ from services.extractor.claims import (
     type_breakdown,
     with_truncation_note,
 )
-from services.extractor.prompts import build_extraction_prompt, build_generate_prompt
+from services.extractor.profiles import claim_profiles
+from services.extractor.prompts import build_extraction_prompt, build_generate_prompt, build_profiled_extraction_prompt
 
 
 class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
@@ -58,11 +59,15 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
         self, request: extractor_pb2.ExtractRequest, context: grpc.aio.ServicerContext
     ) -> extractor_pb2.ExtractResponse:
         shown, truncated, max_length = _checked_content(request)
+        prompt = build_profiled_extraction_prompt(shown) if request.profiles else build_extraction_prompt(shown)
         completion = await self._client.complete(
-            request.model, build_extraction_prompt(shown), timeout_s=call_timeout_s(context, self._timeout_s)
+            request.model, prompt, timeout_s=call_timeout_s(context, self._timeout_s)
         )
         claims = locate_claims(parse_claims(completion.text, shown), shown)
-        return _extraction(request.model, shown, truncated, max_length, completion, claims)
+        response = _extraction(request.model, shown, truncated, max_length, completion, claims)
+        if request.profiles:
+            response.profiles.extend(claim_profiles(claims, completion.text, shown))
+        return response
 
     async def ExtractStream(
         self, request: extractor_pb2.ExtractStreamRequest, context: grpc.aio.ServicerContext

@@ -41,6 +41,10 @@ REPEATED_EVENTS: dict[str, tuple[str, ...]] = {
     "entailment_agent_failed": ("item_index", "agent"),
     "entailment_item_complete": ("item_index",),
     "entailment_item_failed": ("item_index",),
+    # fact-check runs with claim-level citations
+    "claim_verified": ("claim_key",),
+    "numeric_claim_detected": ("claim_id",),
+    "citation_corrected": ("index",),
 }
 
 

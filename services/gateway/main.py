@@ -14,6 +14,8 @@ from factcheck.server import configure_logging, run_server, service_argument_par
 from factcheck.settings import Settings, get_settings
 from factcheck.v1 import (
     checker_pb2_grpc,
+    citations_pb2,
+    citations_pb2_grpc,
     extractor_pb2_grpc,
     factcheck_pb2,
     factcheck_pb2_grpc,
@@ -23,6 +25,8 @@ from factcheck.v1 import (
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
 )
+from services.gateway.claims.service import ClaimsService
+from services.gateway.claims.store import ClaimsStore
 from services.gateway.database_gate import DatabaseGate
 from services.gateway.knowledge.rerank import make_reranker
 from services.gateway.knowledge.retrieval import Retriever
@@ -96,10 +100,12 @@ async def serve(settings: Settings) -> None:
         investigation_pb2_grpc.add_ReviewServiceServicer_to_server(
             ReviewService(ReviewStore(store.engine), service.hub.notify), server
         )
+        citations_pb2_grpc.add_ClaimsServiceServicer_to_server(ClaimsService(ClaimsStore(store.engine)), server)
         return [
             service_full_name(factcheck_pb2, "FactCheckService"),
             service_full_name(knowledge_pb2, "KnowledgeService"),
             service_full_name(investigation_pb2, "ReviewService"),
+            service_full_name(citations_pb2, "ClaimsService"),
         ]
 
     async def on_stop() -> None:

@@ -153,6 +153,9 @@ class RunCommit:
     stage: StageRow | None = None
     title: str | None = None
     final: FinalState | None = None
+    # Other rows the events report (claim-level citations: services/gateway/claims/writes.py): each has
+    # `apply(connection)`, run in the same transaction once the fence has passed.
+    rows: tuple[Any, ...] = ()
 
 
 class LeaseLost(Exception):
@@ -472,6 +475,7 @@ class StageStore:
         fenced_out: list[int] = []
         event_rows: list[dict[str, Any]] = []
         stage_rows: list[dict[str, Any]] = []
+        other_rows: list[Any] = []
         notify: list[str] = []
         with self.engine.begin() as session:
             new_rows = [commit.row for commit in commits if isinstance(commit, NewRun)]
@@ -482,7 +486,7 @@ class StageStore:
                     statement, parameters = _fenced_update(_merged(commits, group), now)
                     if session.execute(statement, parameters).rowcount == 1:
                         for index in group:
-                            _rows_of(commits[index], now, event_rows, stage_rows, notify)
+                            _rows_of(commits[index], now, event_rows, stage_rows, notify, other_rows)
                         continue
                     # Each on its own fence: one of them may have landed already (a retry), or none may.
                 for index in group:
@@ -490,11 +494,13 @@ class StageStore:
                     if session.execute(statement, parameters).rowcount != 1:
                         fenced_out.append(index)
                         continue
-                    _rows_of(commits[index], now, event_rows, stage_rows, notify)
+                    _rows_of(commits[index], now, event_rows, stage_rows, notify, other_rows)
             if event_rows:
                 session.execute(_INSERT_EVENTS, event_rows)
             if stage_rows:
                 session.execute(_INSERT_STAGES, stage_rows)
+            for rows in other_rows:
+                rows.apply(session)
             if notify and session.dialect.name == "postgresql":
                 # Wakes watchers on every replica once this commits (LISTEN in services/gateway/watch.py).
                 session.execute(
@@ -631,8 +637,10 @@ _INSERT_STAGES = insert(DeliberationStage.__table__)
 _FENCED_UPDATES: dict[tuple[bool, bool, bool], Any] = {}
 
 
-def _rows_of(commit: RunCommit, now: datetime, event_rows: list, stage_rows: list, notify: list) -> None:
-    """Collect the event and stage rows of a commit whose fence held."""
+def _rows_of(
+    commit: RunCommit, now: datetime, event_rows: list, stage_rows: list, notify: list, other_rows: list
+) -> None:
+    """Collect the event and stage rows (and other rows: claim-level citations) of a commit whose fence held."""
     event_rows.extend(
         {
             "message_id": commit.message_id,
@@ -645,6 +653,7 @@ def _rows_of(commit: RunCommit, now: datetime, event_rows: list, stage_rows: lis
     )
     if commit.stage is not None:
         stage_rows.append(_stage_values(commit.message_id, commit.stage, now))
+    other_rows.extend(commit.rows)
     if commit.events:
         notify.append(commit.message_id)
 

@@ -1,7 +1,7 @@
 """The verification loop's human reviews (issue 18).
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-11-23
 
 One new table, investigation_reviews: a CRITICAL claim's investigation outcome held for a
@@ -15,7 +15,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0007"
-down_revision: Union[str, Sequence[str], None] = "0005"
+down_revision: Union[str, Sequence[str], None] = "0006"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 

@@ -54,6 +54,9 @@ class RunPlan:
     pipelined: bool = False
     pipelined_batch_claims: int = 5
     pipelined_batches_in_flight: int = 4
+    # Claim-level citations (modes/fact_check/citations.py) and the model of its review pass.
+    citations: bool = False
+    citation_review_model: str = ""
     # How the checkers verify (FactCheckConfig.checker_strategy): "default" or "entailment_agents".
     checker_strategy: str = "default"
 
@@ -100,6 +103,9 @@ class RunPlan:
             config["contentToCheck"] = self.content_to_check
         if self.pipelined:
             config["pipelined"] = True
+        if self.citations:
+            config["citations"] = True
+            config["citationReviewModel"] = self.citation_review_model
         if self.checker_strategy != "default":
             config["checkerStrategy"] = self.checker_strategy
         if self.investigation is not None:
@@ -150,6 +156,13 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         )
     timeout_ms = stage_timeout_ms(config, "mode_config.timeout_ms", settings)
 
+    wants_citations = config.citations
+    review_model = config.citation_review_model or (checkers[0] if wants_citations else "")
+    if wants_citations:
+        # Citations are judged per claim after the whole verification: not with pipelined batches.
+        check(not config.pipelined, "mode_config.citations", "mode_config.citations cannot be combined with pipelined")
+        check_model("mode_config.citation_review_model", review_model)
+
     top_k = settings.evidence_top_k
     if config.HasField("evidence_top_k"):
         top_k = bounded("mode_config.evidence_top_k", config.evidence_top_k, EVIDENCE_TOP_K_MIN, EVIDENCE_TOP_K_MAX)
@@ -178,6 +191,8 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         pipelined=config.pipelined,
         pipelined_batch_claims=settings.pipelined_batch_claims,
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
+        citations=wants_citations,
+        citation_review_model=review_model,
         checker_strategy="entailment_agents" if entailment else "default",
         investigation=plan_investigation(config, settings, checkers),
     )
@@ -201,4 +216,6 @@ def resolved_request(request: factcheck_pb2.RunRequest, plan: RunPlan) -> factch
     if plan.investigation is not None:
         config.investigate_batch_size = plan.investigation.batch_size
         config.investigator_model = plan.investigation.investigator_model
+    if plan.citations:
+        config.citation_review_model = plan.citation_review_model
     return resolved

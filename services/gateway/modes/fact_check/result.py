@@ -11,6 +11,7 @@ from google.protobuf.json_format import ParseDict
 from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.v1 import common_pb2, factcheck_pb2
 from services.gateway.consensus import calculate_consensus
+from services.gateway.modes.fact_check import citations
 from services.gateway.modes.fact_check.investigate import records
 from services.gateway.results import UNKNOWN_MODEL, find_stage, model_of, response_time_of
 from services.gateway.run import stored_data
@@ -52,6 +53,7 @@ def fill_fact_check_result(
         result.investigation.CopyFrom(
             records.result_proto(stored_data(investigate), decisions, response_time_of(investigate))
         )
+    citations.fill_result(result, stages)
 
 
 # --- sections -----------------------------------------------------------------------------------------

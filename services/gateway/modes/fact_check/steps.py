@@ -25,6 +25,7 @@ from services.gateway import run as shared
 from services.gateway.consensus import calculate_consensus
 from services.gateway.evidence_stage import has_evidence, save_evidence, stored_evidence
 from services.gateway.knowledge.retrieval import Evidence
+from services.gateway.modes.fact_check import citations
 from services.gateway.modes.fact_check.investigate import step as investigate
 from services.gateway.run import Run, RunFailed, rpc_error_text, rpc_failure, stored_data
 from services.gateway.store import (
@@ -74,6 +75,7 @@ class FactCheckRun(Run):
     consensus_protos: list = field(default_factory=list)
     # The investigate stage's row data (modes/fact_check/investigate), when the run investigated.
     investigation: dict[str, Any] | None = None
+    citation_state: Any = None  # claim-level citations (citations.py), when the run asked for them
 
 
 async def start(run: FactCheckRun) -> None:
@@ -157,8 +159,11 @@ async def generate(run: FactCheckRun) -> None:
 async def _extract_call(run: FactCheckRun) -> extractor_pb2.ExtractResponse:
     plan = run.plan
     return await run.downstream.extractor.Extract(
-        extractor_pb2.ExtractRequest(
-            model=plan.extractor_model, content=run.content, max_content_length=plan.max_content_length
+        citations.extract_request(
+            run,
+            extractor_pb2.ExtractRequest(
+                model=plan.extractor_model, content=run.content, max_content_length=plan.max_content_length
+            ),
         ),
         timeout=run.stage_timeout_s,
     )
@@ -171,6 +176,7 @@ async def extract(run: FactCheckRun, call=_extract_call) -> None:
         data = stored_data(stored)
         run.content = data.get("analyzedContent", run.content)
         run.claims = [ExtractedClaim.from_json(claim) for claim in data.get("claims", [])]
+        citations.extract_resumed(run, data)
         return
     await run.emit("extract_start", factcheck_pb2.ExtractStartPayload())
     try:
@@ -183,18 +189,20 @@ async def extract(run: FactCheckRun, call=_extract_call) -> None:
     run.content = response.content
     run.claims = [ExtractedClaim.from_proto(claim) for claim in response.claims]
     type_breakdown = dict(response.type_breakdown)
+    parsed = {
+        "claims": [claim.to_json() for claim in run.claims],
+        "totalClaims": len(run.claims),
+        "typeBreakdown": type_breakdown,
+        "contentTruncated": response.content_truncated,
+        "analyzedContent": response.content,
+    }
+    citations.extracted(run, response, parsed)
     await run.save_stage(
         STAGE_EXTRACT,
         ROLE_EXTRACTOR,
         plan.extractor_model,
         response.raw_text,
-        {
-            "claims": [claim.to_json() for claim in run.claims],
-            "totalClaims": len(run.claims),
-            "typeBreakdown": type_breakdown,
-            "contentTruncated": response.content_truncated,
-            "analyzedContent": response.content,
-        },
+        parsed,
         response.response_time_ms,
         event=(
             "extract_complete",
@@ -275,6 +283,7 @@ async def _verify_one(run: FactCheckRun, index: int, model: str, claims: list) -
             common_pb2.ClaimEvidence(claim_id=claim_id, passage_ids=ids)
             for claim_id, ids in run.evidence.claim_passages.items()
         )
+    citations.verify_request(run, request)
     try:
         response = await run.downstream.checker.Verify(request, timeout=run.stage_timeout_s)
     except grpc.aio.AioRpcError as error:
@@ -287,7 +296,7 @@ def _stored_verify_response(stage: StageRecord) -> checker_pb2.VerifyResponse:
     """A checker's answer as an earlier attempt of the run stored it."""
     data = stored_data(stage)
     verifications = [ClaimVerification.from_json(v, checker_model=stage.model) for v in data.get("verifications", [])]
-    return checker_pb2.VerifyResponse(
+    response = checker_pb2.VerifyResponse(
         model=stage.model or "",
         raw_text=stage.content or "",
         verifications=[v.to_proto() for v in verifications],
@@ -296,6 +305,8 @@ def _stored_verify_response(stage: StageRecord) -> checker_pb2.VerifyResponse:
         dropped_citations=int(data.get("droppedCitations", 0)),
         entailment=[claim_entailment_from_json(item) for item in data.get("entailment", [])],
     )
+    citations.stored_supports(data, response)
+    return response
 
 
 async def verify(run: FactCheckRun, call=_verify_one) -> None:
@@ -323,12 +334,14 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
             response = outcome.response
             verifications = outcome.verifications()
             summary = VerdictSummary.from_proto(response.summary)
+            data = _verification_data(run, verifications, summary, response.dropped_citations, response.entailment)
+            citations.verify_data(run, data, response)
             await run.save_stage(
                 verify_stage(outcome.index),
                 ROLE_CHECKER,
                 outcome.model,
                 response.raw_text,
-                _verification_data(run, verifications, summary, response.dropped_citations, response.entailment),
+                data,
                 response.response_time_ms,
                 event=(
                     "checker_complete",
@@ -366,6 +379,7 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
             ],
         ),
     )
+    await citations.after_verify(run)
 
 
 def _verification_data(
@@ -443,6 +457,7 @@ async def report(run: FactCheckRun) -> None:
     }
     if note is not None:
         parsed["note"] = note
+    citations.report_data(run, parsed)
     failed = [o.model for o in run.checkers if o.response is None]
     if failed:
         # Spec: "Note reduced checker count in report metadata."

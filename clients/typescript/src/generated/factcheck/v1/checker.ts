@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { ClaimProfile, ClaimSupport, ReviewCitationsRequest, ReviewCitationsResponse } from "./citations";
 import { Claim, ClaimEvidence, ClaimVerification, Passage, TokenUsage, VerdictSummary } from "./common";
 import { CouncilCheckRequest, CouncilCheckResponse } from "./council";
 import {
@@ -50,6 +51,13 @@ export interface VerifyRequest {
    * default prompt runs.
    */
   strategy: CheckerStrategy;
+  /**
+   * Claim-level citations (FactCheckConfig.citations): also ask for the four-tier support of
+   * each claim (VerifyResponse.supports); `profiles` marks low-confidence claims, which must
+   * abstain unless a passage states them.
+   */
+  supportTiers: boolean;
+  profiles: ClaimProfile[];
 }
 
 export interface VerifyResponse {
@@ -67,10 +75,21 @@ export interface VerifyResponse {
   droppedCitations: number;
   /** ENTAILMENT_AGENTS: every agent output, per claim and passage, in request order. */
   entailment: ClaimEntailment[];
+  /** With support_tiers: one per requested claim, in request order. */
+  supports: ClaimSupport[];
 }
 
 function createBaseVerifyRequest(): VerifyRequest {
-  return { model: "", content: "", claims: [], passages: [], evidence: [], strategy: 0 };
+  return {
+    model: "",
+    content: "",
+    claims: [],
+    passages: [],
+    evidence: [],
+    strategy: 0,
+    supportTiers: false,
+    profiles: [],
+  };
 }
 
 export const VerifyRequest: MessageFns<VerifyRequest> = {
@@ -92,6 +111,12 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
     }
     if (message.strategy !== 0) {
       writer.uint32(48).int32(message.strategy);
+    }
+    if (message.supportTiers !== false) {
+      writer.uint32(400).bool(message.supportTiers);
+    }
+    for (const v of message.profiles) {
+      ClaimProfile.encode(v!, writer.uint32(410).fork()).join();
     }
     return writer;
   },
@@ -157,6 +182,22 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
             message.strategy = reader.int32() as any;
             continue;
           }
+          case 50: {
+            if (tag !== 400) {
+              break;
+            }
+
+            message.supportTiers = reader.bool();
+            continue;
+          }
+          case 51: {
+            if (tag !== 410) {
+              break;
+            }
+
+            message.profiles.push(ClaimProfile.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -179,6 +220,14 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
         ? object.evidence.map((e: any) => ClaimEvidence.fromJSON(e))
         : [],
       strategy: isSet(object.strategy) ? checkerStrategyFromJSON(object.strategy) : 0,
+      supportTiers: isSet(object.supportTiers)
+        ? globalThis.Boolean(object.supportTiers)
+        : isSet(object.support_tiers)
+        ? globalThis.Boolean(object.support_tiers)
+        : false,
+      profiles: globalThis.Array.isArray(object?.profiles)
+        ? object.profiles.map((e: any) => ClaimProfile.fromJSON(e))
+        : [],
     };
   },
 
@@ -202,6 +251,12 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
     if (message.strategy !== 0) {
       obj.strategy = checkerStrategyToJSON(message.strategy);
     }
+    if (message.supportTiers !== false) {
+      obj.supportTiers = message.supportTiers;
+    }
+    if (message.profiles?.length) {
+      obj.profiles = message.profiles.map((e) => ClaimProfile.toJSON(e));
+    }
     return obj;
   },
 
@@ -216,6 +271,8 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
     message.passages = object.passages?.map((e) => Passage.fromPartial(e)) || [];
     message.evidence = object.evidence?.map((e) => ClaimEvidence.fromPartial(e)) || [];
     message.strategy = object.strategy ?? 0;
+    message.supportTiers = object.supportTiers ?? false;
+    message.profiles = object.profiles?.map((e) => ClaimProfile.fromPartial(e)) || [];
     return message;
   },
 };
@@ -230,6 +287,7 @@ function createBaseVerifyResponse(): VerifyResponse {
     usage: undefined,
     droppedCitations: 0,
     entailment: [],
+    supports: [],
   };
 }
 
@@ -258,6 +316,9 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
     }
     for (const v of message.entailment) {
       ClaimEntailment.encode(v!, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.supports) {
+      ClaimSupport.encode(v!, writer.uint32(402).fork()).join();
     }
     return writer;
   },
@@ -339,6 +400,14 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
             message.entailment.push(ClaimEntailment.decode(reader, reader.uint32()));
             continue;
           }
+          case 50: {
+            if (tag !== 402) {
+              break;
+            }
+
+            message.supports.push(ClaimSupport.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -377,6 +446,9 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
       entailment: globalThis.Array.isArray(object?.entailment)
         ? object.entailment.map((e: any) => ClaimEntailment.fromJSON(e))
         : [],
+      supports: globalThis.Array.isArray(object?.supports)
+        ? object.supports.map((e: any) => ClaimSupport.fromJSON(e))
+        : [],
     };
   },
 
@@ -406,6 +478,9 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
     if (message.entailment?.length) {
       obj.entailment = message.entailment.map((e) => ClaimEntailment.toJSON(e));
     }
+    if (message.supports?.length) {
+      obj.supports = message.supports.map((e) => ClaimSupport.toJSON(e));
+    }
     return obj;
   },
 
@@ -426,6 +501,7 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
       : undefined;
     message.droppedCitations = object.droppedCitations ?? 0;
     message.entailment = object.entailment?.map((e) => ClaimEntailment.fromPartial(e)) || [];
+    message.supports = object.supports?.map((e) => ClaimSupport.fromPartial(e)) || [];
     return message;
   },
 };
@@ -474,6 +550,21 @@ export const CheckerServiceService = {
     responseDeserialize: (value: Buffer): RunEntailmentAgentResponse => RunEntailmentAgentResponse.decode(value),
   },
   /**
+   * Claim-level citations: the correction pass (keep / replace / remove / add_alternate over the
+   * run's evidence pool) and the QA questions of numeric claims, with quotes checked verbatim.
+   */
+  reviewCitations: {
+    path: "/factcheck.v1.CheckerService/ReviewCitations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReviewCitationsRequest): Buffer =>
+      Buffer.from(ReviewCitationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReviewCitationsRequest => ReviewCitationsRequest.decode(value),
+    responseSerialize: (value: ReviewCitationsResponse): Buffer =>
+      Buffer.from(ReviewCitationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReviewCitationsResponse => ReviewCitationsResponse.decode(value),
+  },
+  /**
    * The verification loop (fact-check mode's `investigate` stage): judges each search result
    * as supporting, refuting or irrelevant for one claim.
    */
@@ -504,6 +595,11 @@ export interface CheckerServiceServer extends UntypedServiceImplementation {
    * An agent whose answer is still invalid fails with the model error status.
    */
   runEntailmentAgent: handleUnaryCall<RunEntailmentAgentRequest, RunEntailmentAgentResponse>;
+  /**
+   * Claim-level citations: the correction pass (keep / replace / remove / add_alternate over the
+   * run's evidence pool) and the QA questions of numeric claims, with quotes checked verbatim.
+   */
+  reviewCitations: handleUnaryCall<ReviewCitationsRequest, ReviewCitationsResponse>;
   /**
    * The verification loop (fact-check mode's `investigate` stage): judges each search result
    * as supporting, refuting or irrelevant for one claim.
@@ -566,6 +662,25 @@ export interface CheckerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RunEntailmentAgentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Claim-level citations: the correction pass (keep / replace / remove / add_alternate over the
+   * run's evidence pool) and the QA questions of numeric claims, with quotes checked verbatim.
+   */
+  reviewCitations(
+    request: ReviewCitationsRequest,
+    callback: (error: ServiceError | null, response: ReviewCitationsResponse) => void,
+  ): ClientUnaryCall;
+  reviewCitations(
+    request: ReviewCitationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReviewCitationsResponse) => void,
+  ): ClientUnaryCall;
+  reviewCitations(
+    request: ReviewCitationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReviewCitationsResponse) => void,
   ): ClientUnaryCall;
   /**
    * The verification loop (fact-check mode's `investigate` stage): judges each search result

@@ -20,6 +20,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { ClaimProfile } from "./citations";
 import { Claim, Passage, TokenUsage } from "./common";
 
 export const protobufPackage = "factcheck.v1";
@@ -46,6 +47,11 @@ export interface ExtractRequest {
   content: string;
   /** Content longer than this is truncated with the spec's note (default 20000). */
   maxContentLength: number;
+  /**
+   * Claim-level citations: also classify each claim's confidence level and read its figures
+   * (ExtractResponse.profiles).
+   */
+  profiles: boolean;
 }
 
 export interface ExtractResponse {
@@ -64,7 +70,11 @@ export interface ExtractResponse {
   /** Claims per type name ("STATISTIC", "DATE", ...). */
   typeBreakdown: { [key: string]: number };
   responseTimeMs: string;
-  usage: TokenUsage | undefined;
+  usage:
+    | TokenUsage
+    | undefined;
+  /** With ExtractRequest.profiles: one per claim, in claim order. */
+  profiles: ClaimProfile[];
 }
 
 export interface ExtractResponse_TypeBreakdownEntry {
@@ -318,7 +328,7 @@ export const GenerateResponse: MessageFns<GenerateResponse> = {
 };
 
 function createBaseExtractRequest(): ExtractRequest {
-  return { model: "", content: "", maxContentLength: 0 };
+  return { model: "", content: "", maxContentLength: 0, profiles: false };
 }
 
 export const ExtractRequest: MessageFns<ExtractRequest> = {
@@ -331,6 +341,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     }
     if (message.maxContentLength !== 0) {
       writer.uint32(24).int32(message.maxContentLength);
+    }
+    if (message.profiles !== false) {
+      writer.uint32(400).bool(message.profiles);
     }
     return writer;
   },
@@ -372,6 +385,14 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
             message.maxContentLength = reader.int32();
             continue;
           }
+          case 50: {
+            if (tag !== 400) {
+              break;
+            }
+
+            message.profiles = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -393,6 +414,7 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
         : isSet(object.max_content_length)
         ? globalThis.Number(object.max_content_length)
         : 0,
+      profiles: isSet(object.profiles) ? globalThis.Boolean(object.profiles) : false,
     };
   },
 
@@ -407,6 +429,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     if (message.maxContentLength !== 0) {
       obj.maxContentLength = Math.round(message.maxContentLength);
     }
+    if (message.profiles !== false) {
+      obj.profiles = message.profiles;
+    }
     return obj;
   },
 
@@ -418,6 +443,7 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     message.model = object.model ?? "";
     message.content = object.content ?? "";
     message.maxContentLength = object.maxContentLength ?? 0;
+    message.profiles = object.profiles ?? false;
     return message;
   },
 };
@@ -433,6 +459,7 @@ function createBaseExtractResponse(): ExtractResponse {
     typeBreakdown: {},
     responseTimeMs: "0",
     usage: undefined,
+    profiles: [],
   };
 }
 
@@ -464,6 +491,9 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     }
     if (message.usage !== undefined) {
       TokenUsage.encode(message.usage, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.profiles) {
+      ClaimProfile.encode(v!, writer.uint32(402).fork()).join();
     }
     return writer;
   },
@@ -556,6 +586,14 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
             message.usage = TokenUsage.decode(reader, reader.uint32());
             continue;
           }
+          case 50: {
+            if (tag !== 402) {
+              break;
+            }
+
+            message.profiles.push(ClaimProfile.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -621,6 +659,9 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
         ? globalThis.String(object.response_time_ms)
         : "0",
       usage: isSet(object.usage) ? TokenUsage.fromJSON(object.usage) : undefined,
+      profiles: globalThis.Array.isArray(object?.profiles)
+        ? object.profiles.map((e: any) => ClaimProfile.fromJSON(e))
+        : [],
     };
   },
 
@@ -659,6 +700,9 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     if (message.usage !== undefined) {
       obj.usage = TokenUsage.toJSON(message.usage);
     }
+    if (message.profiles?.length) {
+      obj.profiles = message.profiles.map((e) => ClaimProfile.toJSON(e));
+    }
     return obj;
   },
 
@@ -686,6 +730,7 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     message.usage = (object.usage !== undefined && object.usage !== null)
       ? TokenUsage.fromPartial(object.usage)
       : undefined;
+    message.profiles = object.profiles?.map((e) => ClaimProfile.fromPartial(e)) || [];
     return message;
   },
 };

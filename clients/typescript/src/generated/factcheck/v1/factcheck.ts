@@ -21,6 +21,13 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp";
+import {
+  CitationCorrectedPayload,
+  CitationsResult,
+  ClaimVerifiedPayload,
+  NumericClaimDetectedPayload,
+  VerificationSummaryPayload,
+} from "./citations";
 import { Claim, ClaimConsensus, ClaimEvidence, ClaimVerification, Passage, Source, VerdictSummary } from "./common";
 import {
   CouncilAggregateCompletePayload,
@@ -268,6 +275,24 @@ export interface FactCheckConfig {
    */
   checkerStrategy: CheckerStrategy;
   /**
+   * Claim-level citations (issue 17, seed 3; default false; needs evidence: sources or the
+   * knowledge store, and a sequential run). Adds each claim's confidence level and numeric
+   * detail at extraction, a four-tier support verdict beside the spec's, the citation
+   * correction pass with numeric QA, the stored claims (ClaimsService) and the events
+   * claim_verified, numeric_claim_detected, citation_corrected and verification_summary
+   * after all_checkers_complete. The spec's events are unchanged.
+   */
+  citations?:
+    | boolean
+    | undefined;
+  /**
+   * The model of the citation correction pass (default: the first checker model; `local/checker`
+   * is the built-in engine).
+   */
+  citationReviewModel?:
+    | string
+    | undefined;
+  /**
    * The verification loop (default false): after all_checkers_complete, the claims the first pass
    * left dubious are investigated with targeted searches and re-classified (stage `investigate`;
    * events investigation_start, claim_investigated, investigation_complete); the report and the
@@ -384,6 +409,17 @@ export interface FactCheckEvent {
     | { $case: "entailmentItemComplete"; value: EntailmentItemCompletePayload }
     | { $case: "entailmentItemFailed"; value: EntailmentItemFailedPayload }
     | { $case: "entailmentComplete"; value: EntailmentCompletePayload }
+    | //
+    /**
+     * Claim-level citations (FactCheckConfig.citations, 50-59), in this order after
+     * all_checkers_complete and before report_start: claim_verified per claim,
+     * numeric_claim_detected per numeric claim, citation_corrected per correction other than keep,
+     * verification_summary.
+     */
+    { $case: "claimVerified"; value: ClaimVerifiedPayload }
+    | { $case: "numericClaimDetected"; value: NumericClaimDetectedPayload }
+    | { $case: "citationCorrected"; value: CitationCorrectedPayload }
+    | { $case: "verificationSummary"; value: VerificationSummaryPayload }
     | //
     /** Fact-check mode with `investigate` (investigation.proto), between all_checkers_complete and report_start. */
     { $case: "investigationStart"; value: InvestigationStartPayload }
@@ -673,6 +709,10 @@ export interface FactCheckResult {
   entailment:
     | EntailmentResult
     | undefined;
+  /** Claim-level citations (FactCheckConfig.citations): the stored claims and the summary. */
+  citations:
+    | CitationsResult
+    | undefined;
   /** Present when the run investigated (FactCheckConfig.investigate), with review decisions applied. */
   investigation: InvestigationResult | undefined;
 }
@@ -740,6 +780,8 @@ function createBaseFactCheckConfig(): FactCheckConfig {
     evidenceTopK: undefined,
     pipelined: undefined,
     checkerStrategy: 0,
+    citations: undefined,
+    citationReviewModel: undefined,
     investigate: undefined,
     investigateBatchSize: undefined,
     investigatorModel: undefined,
@@ -783,6 +825,12 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     }
     if (message.checkerStrategy !== 0) {
       writer.uint32(96).int32(message.checkerStrategy);
+    }
+    if (message.citations !== undefined) {
+      writer.uint32(104).bool(message.citations);
+    }
+    if (message.citationReviewModel !== undefined) {
+      writer.uint32(114).string(message.citationReviewModel);
     }
     if (message.investigate !== undefined) {
       writer.uint32(128).bool(message.investigate);
@@ -905,6 +953,22 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
             message.checkerStrategy = reader.int32() as any;
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.citations = reader.bool();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.citationReviewModel = reader.string();
+            continue;
+          }
           case 16: {
             if (tag !== 128) {
               break;
@@ -997,6 +1061,12 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
         : isSet(object.checker_strategy)
         ? checkerStrategyFromJSON(object.checker_strategy)
         : 0,
+      citations: isSet(object.citations) ? globalThis.Boolean(object.citations) : undefined,
+      citationReviewModel: isSet(object.citationReviewModel)
+        ? globalThis.String(object.citationReviewModel)
+        : isSet(object.citation_review_model)
+        ? globalThis.String(object.citation_review_model)
+        : undefined,
       investigate: isSet(object.investigate) ? globalThis.Boolean(object.investigate) : undefined,
       investigateBatchSize: isSet(object.investigateBatchSize)
         ? globalThis.Number(object.investigateBatchSize)
@@ -1049,6 +1119,12 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     if (message.checkerStrategy !== 0) {
       obj.checkerStrategy = checkerStrategyToJSON(message.checkerStrategy);
     }
+    if (message.citations !== undefined) {
+      obj.citations = message.citations;
+    }
+    if (message.citationReviewModel !== undefined) {
+      obj.citationReviewModel = message.citationReviewModel;
+    }
     if (message.investigate !== undefined) {
       obj.investigate = message.investigate;
     }
@@ -1078,6 +1154,8 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     message.evidenceTopK = object.evidenceTopK ?? undefined;
     message.pipelined = object.pipelined ?? undefined;
     message.checkerStrategy = object.checkerStrategy ?? 0;
+    message.citations = object.citations ?? undefined;
+    message.citationReviewModel = object.citationReviewModel ?? undefined;
     message.investigate = object.investigate ?? undefined;
     message.investigateBatchSize = object.investigateBatchSize ?? undefined;
     message.investigatorModel = object.investigatorModel ?? undefined;
@@ -1468,6 +1546,18 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
       case "entailmentComplete":
         EntailmentCompletePayload.encode(message.event.value, writer.uint32(362).fork()).join();
         break;
+      case "claimVerified":
+        ClaimVerifiedPayload.encode(message.event.value, writer.uint32(402).fork()).join();
+        break;
+      case "numericClaimDetected":
+        NumericClaimDetectedPayload.encode(message.event.value, writer.uint32(410).fork()).join();
+        break;
+      case "citationCorrected":
+        CitationCorrectedPayload.encode(message.event.value, writer.uint32(418).fork()).join();
+        break;
+      case "verificationSummary":
+        VerificationSummaryPayload.encode(message.event.value, writer.uint32(426).fork()).join();
+        break;
       case "investigationStart":
         InvestigationStartPayload.encode(message.event.value, writer.uint32(482).fork()).join();
         break;
@@ -1833,6 +1923,47 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
             };
             continue;
           }
+          case 50: {
+            if (tag !== 402) {
+              break;
+            }
+
+            message.event = { $case: "claimVerified", value: ClaimVerifiedPayload.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 51: {
+            if (tag !== 410) {
+              break;
+            }
+
+            message.event = {
+              $case: "numericClaimDetected",
+              value: NumericClaimDetectedPayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 52: {
+            if (tag !== 418) {
+              break;
+            }
+
+            message.event = {
+              $case: "citationCorrected",
+              value: CitationCorrectedPayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 53: {
+            if (tag !== 426) {
+              break;
+            }
+
+            message.event = {
+              $case: "verificationSummary",
+              value: VerificationSummaryPayload.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
           case 60: {
             if (tag !== 482) {
               break;
@@ -2042,6 +2173,22 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
         ? { $case: "entailmentComplete", value: EntailmentCompletePayload.fromJSON(object.entailmentComplete) }
         : isSet(object.entailment_complete)
         ? { $case: "entailmentComplete", value: EntailmentCompletePayload.fromJSON(object.entailment_complete) }
+        : isSet(object.claimVerified)
+        ? { $case: "claimVerified", value: ClaimVerifiedPayload.fromJSON(object.claimVerified) }
+        : isSet(object.claim_verified)
+        ? { $case: "claimVerified", value: ClaimVerifiedPayload.fromJSON(object.claim_verified) }
+        : isSet(object.numericClaimDetected)
+        ? { $case: "numericClaimDetected", value: NumericClaimDetectedPayload.fromJSON(object.numericClaimDetected) }
+        : isSet(object.numeric_claim_detected)
+        ? { $case: "numericClaimDetected", value: NumericClaimDetectedPayload.fromJSON(object.numeric_claim_detected) }
+        : isSet(object.citationCorrected)
+        ? { $case: "citationCorrected", value: CitationCorrectedPayload.fromJSON(object.citationCorrected) }
+        : isSet(object.citation_corrected)
+        ? { $case: "citationCorrected", value: CitationCorrectedPayload.fromJSON(object.citation_corrected) }
+        : isSet(object.verificationSummary)
+        ? { $case: "verificationSummary", value: VerificationSummaryPayload.fromJSON(object.verificationSummary) }
+        : isSet(object.verification_summary)
+        ? { $case: "verificationSummary", value: VerificationSummaryPayload.fromJSON(object.verification_summary) }
         : isSet(object.investigationStart)
         ? { $case: "investigationStart", value: InvestigationStartPayload.fromJSON(object.investigationStart) }
         : isSet(object.investigation_start)
@@ -2142,6 +2289,14 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
       obj.entailmentItemFailed = EntailmentItemFailedPayload.toJSON(message.event.value);
     } else if (message.event?.$case === "entailmentComplete") {
       obj.entailmentComplete = EntailmentCompletePayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "claimVerified") {
+      obj.claimVerified = ClaimVerifiedPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "numericClaimDetected") {
+      obj.numericClaimDetected = NumericClaimDetectedPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "citationCorrected") {
+      obj.citationCorrected = CitationCorrectedPayload.toJSON(message.event.value);
+    } else if (message.event?.$case === "verificationSummary") {
+      obj.verificationSummary = VerificationSummaryPayload.toJSON(message.event.value);
     } else if (message.event?.$case === "investigationStart") {
       obj.investigationStart = InvestigationStartPayload.toJSON(message.event.value);
     } else if (message.event?.$case === "claimInvestigated") {
@@ -2399,6 +2554,39 @@ export const FactCheckEvent: MessageFns<FactCheckEvent> = {
           message.event = {
             $case: "entailmentComplete",
             value: EntailmentCompletePayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "claimVerified": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "claimVerified", value: ClaimVerifiedPayload.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "numericClaimDetected": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "numericClaimDetected",
+            value: NumericClaimDetectedPayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "citationCorrected": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "citationCorrected",
+            value: CitationCorrectedPayload.fromPartial(object.event.value),
+          };
+        }
+        break;
+      }
+      case "verificationSummary": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = {
+            $case: "verificationSummary",
+            value: VerificationSummaryPayload.fromPartial(object.event.value),
           };
         }
         break;
@@ -5859,6 +6047,7 @@ function createBaseFactCheckResult(): FactCheckResult {
     mode: 0,
     council: undefined,
     entailment: undefined,
+    citations: undefined,
     investigation: undefined,
   };
 }
@@ -5918,6 +6107,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     }
     if (message.entailment !== undefined) {
       EntailmentResult.encode(message.entailment, writer.uint32(146).fork()).join();
+    }
+    if (message.citations !== undefined) {
+      CitationsResult.encode(message.citations, writer.uint32(154).fork()).join();
     }
     if (message.investigation !== undefined) {
       InvestigationResult.encode(message.investigation, writer.uint32(170).fork()).join();
@@ -6082,6 +6274,14 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
             message.entailment = EntailmentResult.decode(reader, reader.uint32());
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.citations = CitationsResult.decode(reader, reader.uint32());
+            continue;
+          }
           case 21: {
             if (tag !== 170) {
               break;
@@ -6148,6 +6348,7 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
       mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
       council: isSet(object.council) ? CouncilResult.fromJSON(object.council) : undefined,
       entailment: isSet(object.entailment) ? EntailmentResult.fromJSON(object.entailment) : undefined,
+      citations: isSet(object.citations) ? CitationsResult.fromJSON(object.citations) : undefined,
       investigation: isSet(object.investigation) ? InvestigationResult.fromJSON(object.investigation) : undefined,
     };
   },
@@ -6208,6 +6409,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     if (message.entailment !== undefined) {
       obj.entailment = EntailmentResult.toJSON(message.entailment);
     }
+    if (message.citations !== undefined) {
+      obj.citations = CitationsResult.toJSON(message.citations);
+    }
     if (message.investigation !== undefined) {
       obj.investigation = InvestigationResult.toJSON(message.investigation);
     }
@@ -6250,6 +6454,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
       : undefined;
     message.entailment = (object.entailment !== undefined && object.entailment !== null)
       ? EntailmentResult.fromPartial(object.entailment)
+      : undefined;
+    message.citations = (object.citations !== undefined && object.citations !== null)
+      ? CitationsResult.fromPartial(object.citations)
       : undefined;
     message.investigation = (object.investigation !== undefined && object.investigation !== null)
       ? InvestigationResult.fromPartial(object.investigation)

@@ -1,0 +1,163 @@
+"""`factcheck claims`: the stored claims of runs with citations (ClaimsService), listed or shown one by one."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from rich.console import Console
+from rich.table import Table
+
+from factcheck.cli import render
+from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
+from factcheck.text_safety import excerpt
+from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2
+
+TIERS = {"supported": 1, "partial": 2, "unsupported": 3, "contradicted": 4}
+VERDICTS = {
+    "verified": common_pb2.VERDICT_VERIFIED,
+    "disputed": common_pb2.VERDICT_DISPUTED,
+    "unverifiable": common_pb2.VERDICT_UNVERIFIABLE,
+}
+TYPES = {"general": citations_pb2.CITATION_CLAIM_TYPE_GENERAL, "numeric": citations_pb2.CITATION_CLAIM_TYPE_NUMERIC}
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser(
+        "claims",
+        help="list the stored claims of runs checked with --citations, or show one",
+        description=(
+            "Claims of runs with claim-level citations, newest first, across runs (filters combine), "
+            "or one claim with its evidence spans, citations, corrections and numeric detail."
+        ),
+    )
+    parser.add_argument("claim_id", nargs="?", help="show this claim in full instead of listing")
+    parser.add_argument("--run", dest="message_id", help="only this run's claims (its message id)")
+    parser.add_argument("--support", choices=sorted(TIERS), help="only claims with this four-tier support")
+    parser.add_argument("--verdict", choices=sorted(VERDICTS), help="only claims with this spec verdict")
+    parser.add_argument("--type", dest="claim_type", choices=sorted(TYPES), help="general or numeric claims")
+    parser.add_argument("--warning", choices=["yes", "no"], help="only claims of runs whose summary warned (or not)")
+    parser.add_argument("--source", dest="source_id", help="only claims citing this source id")
+    parser.add_argument("--since", help="only claims stored at or after this ISO date-time (UTC if no offset)")
+    parser.add_argument("--until", help="only claims stored before this ISO date-time")
+    parser.add_argument("--page-size", type=int, default=20)
+    parser.add_argument("--page-token", default="")
+    parser.add_argument("--json", action="store_true", help="print the response as one JSON object")
+    parser.set_defaults(run=channel_command(run_claims))
+
+
+def _timestamp(text: str | None) -> Timestamp | None:
+    if not text:
+        return None
+    moment = datetime.fromisoformat(text)
+    stamp = Timestamp()
+    stamp.FromDatetime(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+    return stamp
+
+
+def list_request(args: argparse.Namespace) -> citations_pb2.ListClaimsRequest:
+    request = citations_pb2.ListClaimsRequest(page_size=args.page_size, page_token=args.page_token)
+    if args.message_id:
+        request.message_id = args.message_id
+    if args.support:
+        request.support = TIERS[args.support]
+    if args.verdict:
+        request.spec_verdict = VERDICTS[args.verdict]
+    if args.claim_type:
+        request.claim_type = TYPES[args.claim_type]
+    if args.warning:
+        request.warning = args.warning == "yes"
+    if args.source_id:
+        request.source_id = args.source_id
+    for name, value in (("created_after", args.since), ("created_before", args.until)):
+        if (stamp := _timestamp(value)) is not None:
+            getattr(request, name).CopyFrom(stamp)
+    return request
+
+
+def run_claims(args: argparse.Namespace, channel) -> int:
+    stub = citations_pb2_grpc.ClaimsServiceStub(channel)
+    if args.claim_id:
+        claim = stub.GetClaim(citations_pb2.GetClaimRequest(claim_id=args.claim_id), timeout=UNARY_TIMEOUT_S).claim
+        print(render.proto_json(claim) if args.json else describe(claim))
+        return EXIT_OK
+    try:
+        request = list_request(args)
+    except ValueError as error:
+        print(f"factcheck claims: --since/--until must be ISO date-times ({error})")
+        return EXIT_USAGE
+    response = stub.ListClaims(request, timeout=UNARY_TIMEOUT_S)
+    if args.json:
+        print(render.proto_json(response))
+        return EXIT_OK
+    table = Table("id", "run", "claim", "support", "verdict", "level", "number")
+    for claim in response.claims:
+        table.add_row(
+            claim.id,
+            claim.message_id[:8],
+            excerpt(claim.claim_text, 60),
+            tier_name(claim),
+            verdict_name(claim),
+            level_name(claim),
+            number_text(claim),
+        )
+    Console().print(table)
+    if response.next_page_token:
+        print(f"next page: factcheck claims --page-token {response.next_page_token} (with the same filters)")
+    return EXIT_OK
+
+
+def tier_name(claim: citations_pb2.ClaimRecord) -> str:
+    if claim.abstained:
+        return "abstained"
+    return citations_pb2.SupportTier.Name(claim.support).removeprefix("SUPPORT_TIER_").lower()
+
+
+def verdict_name(claim: citations_pb2.ClaimRecord) -> str:
+    return common_pb2.Verdict.Name(claim.spec_verdict).removeprefix("VERDICT_")
+
+
+def level_name(claim: citations_pb2.ClaimRecord) -> str:
+    return citations_pb2.ConfidenceLevel.Name(claim.confidence_level).removeprefix("CONFIDENCE_LEVEL_").lower()
+
+
+def number_text(claim: citations_pb2.ClaimRecord) -> str:
+    if not claim.HasField("numeric_detail"):
+        return ""
+    detail = claim.numeric_detail
+    qa = detail.qa_verification
+    mark = "" if not qa else (" ✓" if any(q.match for q in qa) else " ✗")
+    return f"{excerpt(detail.number.raw_value, 20)}{mark}"
+
+
+def describe(claim: citations_pb2.ClaimRecord) -> str:
+    """One claim in plain text: its verdicts, spans, corrections and numeric comparison."""
+    lines = [
+        f"{claim.claim_key} of run {claim.message_id}: {excerpt(claim.claim_text, 300)}",
+        f"support: {tier_name(claim)}   spec verdict: {verdict_name(claim)}   level: {level_name(claim)}",
+        f"reasoning: {excerpt(claim.verification_reasoning, 300)}",
+    ]
+    for link in claim.citations:
+        span = link.evidence_span
+        role = "primary" if link.is_primary else "alternate"
+        lines.append(
+            f"  [{role}] {excerpt(span.source_title or span.source_id, 60)} {excerpt(span.source_url, 80)} "
+            f'chars {span.start_offset}-{span.end_offset}: "{excerpt(span.quote_text, 200)}"'
+        )
+    for correction in claim.corrections:
+        kind = citations_pb2.CorrectionType.Name(correction.correction_type).removeprefix("CORRECTION_TYPE_").lower()
+        lines.append(f"  correction {kind}: {excerpt(correction.reasoning, 200)}")
+    if claim.HasField("numeric_detail"):
+        detail = claim.numeric_detail
+        lines.append(
+            f"  number: {excerpt(detail.number.raw_value, 40)} = {detail.number.value:g} {detail.number.unit} "
+            f"({excerpt(detail.entity_reference, 80)})"
+        )
+        for qa in detail.qa_verification:
+            lines.append(
+                f"  QA: {excerpt(qa.question, 100)} claim {excerpt(qa.claim_answer, 40)!s} vs evidence "
+                f"{excerpt(qa.evidence_answer or 'not stated', 40)}: {'match' if qa.match else 'no match'} "
+                f"({excerpt(qa.explanation, 120)})"
+            )
+    return "\n".join(lines)

@@ -1,0 +1,195 @@
+"""`local/checker` answering the citation review prompt (services/checker/review.py), offline.
+
+Reading is structural: claims are the single-line "CLAIM id: text" / "Cited:" / "NUMERIC:"
+lines between "CLAIMS TO REVIEW:" and the first line that is exactly "EVIDENCE POOL:"
+(claim text is one line, so it cannot forge either marker), and passages are read only
+from their "> "-quoted lines after it.
+
+Each claim is judged against every pool passage with the same judge as verification
+(factcheck/engines/judge.py); then:
+- a passage that states the claim (VERIFIED) better than the cited ones → REPLACE with it;
+- the cited passage states it and another one states it about as well → ADD_ALTERNATE;
+- the cited passage states or contradicts it → KEEP;
+- nothing states it, but a passage contradicts it → REPLACE with that passage (its quote is the
+  evidence against the claim), unless a cited one already contradicts it (KEEP);
+- nothing states or contradicts it and something is cited → REMOVE.
+Numeric claims get the QA question of factcheck/numeric_qa.py answered from the passage chosen
+(`answer_from_text`), or from any pool passage when the chosen one does not state the figure.
+Deterministic: the same prompt gives the same answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from factcheck.engines.judge import DISPUTED, VERIFIED, Judgement, PassageText, judge, term_stems
+from factcheck.engines.numbers import main_figure
+from factcheck.engines.prompt_text import parse_passages
+from factcheck.numeric_qa import answer_from_text, locate_answer, question_for, verify_answers
+
+REVIEW_OPENING = "You are a citation reviewer."
+_CLAIMS_MARKER = "CLAIMS TO REVIEW:"
+_POOL_MARKER = "EVIDENCE POOL:"
+_CLAIM = re.compile(r"^CLAIM (\S+): (.*)$")
+_CITED = re.compile(r"^Cited: (.*)$")
+_NUMERIC = re.compile(r"^NUMERIC: .*\(entity: (.*)\)$")
+# An alternate must state the claim nearly as surely as the best passage.
+ALTERNATE_MARGIN = 0.05
+# Chosen on Factcheck-Bench's train split (bench/citations.py reports the held-out test split): a passage
+# "strongly" states a claim when the judge says VERIFIED and its quote holds STATES_COVERAGE of the claim's
+# content words; a cited passage is replaced by a strong one that covers REPLACE_MARGIN more, and removed
+# when its quote covers less than WEAK_COVERAGE and no passage states the claim strongly.
+STATES_COVERAGE = 0.6
+REPLACE_MARGIN = 0.1
+WEAK_COVERAGE = 0.5
+
+
+@dataclass
+class _Claim:
+    id: str
+    text: str
+    cited: list[str]
+    entity: str | None = None
+
+
+def quote_coverage(claim: str, quote: str) -> float:
+    """The share of the claim's content words (stemmed) that the quote contains."""
+    wanted = set(term_stems(claim))
+    return len(wanted & set(term_stems(quote))) / len(wanted) if wanted else 0.0
+
+
+def is_review_prompt(prompt: str) -> bool:
+    return prompt.startswith(REVIEW_OPENING)
+
+
+def answer(prompt: str) -> str:
+    claims, passages = _read(prompt)
+    blocks = [_review(claim, passages) for claim in claims]
+    return "\n\n".join(blocks) + "\n"
+
+
+def _read(prompt: str) -> tuple[list[_Claim], dict[str, PassageText]]:
+    lines = prompt.replace("\r\n", "\n").split("\n")
+    start = next((i for i, line in enumerate(lines) if line == _CLAIMS_MARKER), None)
+    pool = next((i for i, line in enumerate(lines) if line == _POOL_MARKER), None)
+    if start is None or pool is None or pool < start:
+        return [], {}
+    claims: list[_Claim] = []
+    for line in lines[start + 1 : pool]:
+        if match := _CLAIM.match(line):
+            claims.append(_Claim(match.group(1), match.group(2).strip(), []))
+        elif claims and (match := _CITED.match(line)):
+            claims[-1].cited = [p.strip() for p in match.group(1).split(",") if re.fullmatch(r"P\d+", p.strip())]
+        elif claims and (match := _NUMERIC.match(line)):
+            claims[-1].entity = match.group(1).strip()
+    passages: dict[str, PassageText] = {}
+    for passage in parse_passages("\n".join(lines[pool + 1 :])):
+        passages.setdefault(passage.id, PassageText(passage.id, passage.text, passage.title))
+    return claims, passages
+
+
+def _review(claim: _Claim, passages: dict[str, PassageText]) -> str:
+    judged = {pid: judge(claim.text, [p]) for pid, p in passages.items()}
+    if claim.entity is not None:
+        judged.update(_figure_statements(claim, passages, judged))
+    coverage = {pid: quote_coverage(claim.text, j.quote or "") for pid, j in judged.items()}
+    cited = [pid for pid in claim.cited if pid in judged]
+    stating = sorted(
+        (pid for pid, j in judged.items() if j.verdict == VERIFIED and j.quote), key=lambda p: -judged[p].score
+    )
+    # Passages that state the claim and whose quote carries most of it, best covered first.
+    strong = sorted(
+        (pid for pid in stating if coverage[pid] >= STATES_COVERAGE), key=lambda p: (-coverage[p], -judged[p].score)
+    )
+    against = sorted(
+        (pid for pid, j in judged.items() if j.verdict == DISPUTED and j.quote), key=lambda p: -judged[p].score
+    )
+    cited_stating = [pid for pid in cited if pid in stating]
+    decision, corrected, reasoning = "KEEP", None, ""
+    if cited_stating:
+        top = max(cited_stating, key=lambda p: (coverage[p], judged[p].score))
+        better = [p for p in strong if p not in cited and coverage[p] >= coverage[top] + REPLACE_MARGIN]
+        others = [p for p in strong if p not in cited and judged[p].score >= judged[top].score - ALTERNATE_MARGIN]
+        if better:
+            decision, corrected = "REPLACE", better[0]
+            reasoning = (
+                f"{better[0]} states more of the claim ({coverage[better[0]]:.0%} of its words) "
+                f"than {top} ({coverage[top]:.0%})."
+            )
+        elif coverage[top] < WEAK_COVERAGE and not strong:
+            decision = "REMOVE"
+            reasoning = (
+                f"{top}'s quote holds only {coverage[top]:.0%} of the claim's words and no passage states more of it."
+            )
+        elif others:
+            decision, corrected = "ADD_ALTERNATE", others[0]
+            reasoning = f"{top} states the claim and {others[0]} states it as well."
+        else:
+            reasoning = f"{top} states the claim."
+    elif strong or stating:
+        best = (strong or stating)[0]
+        decision, corrected = "REPLACE", best
+        reasoning = f"{best} states the claim" + (
+            f"; {', '.join(cited)} does not." if cited else "; nothing was cited."
+        )
+    elif against:
+        if any(pid in against for pid in cited):
+            reasoning = "The cited passage contradicts the claim."
+        else:
+            decision, corrected = "REPLACE", against[0]
+            reasoning = f"{against[0]} contradicts the claim; the citation should show that evidence."
+    elif cited:
+        decision = "REMOVE"
+        reasoning = f"No passage of the pool states or contradicts the claim; {', '.join(cited)} does not support it."
+    else:
+        reasoning = "No passage of the pool states or contradicts the claim."
+    lines = [f"REVIEW {claim.id}: {decision}", f"Original: [{cited[0]}]" if cited else "Original: none"]
+    if corrected is not None:
+        lines.append(f'Corrected: [{corrected}] "{_quote(judged[corrected])}"')
+    else:
+        lines.append("Corrected: none")
+    lines.append(f"Reasoning: {reasoning}")
+    if claim.entity is not None:
+        lines += _question(claim, passages, corrected or (cited[0] if cited else None))
+    return "\n".join(lines)
+
+
+# A passage whose figure answers a numeric claim's QA question and matches it states the claim this surely.
+FIGURE_MATCH_SCORE = 0.9
+
+
+def _figure_statements(claim: _Claim, passages: dict[str, PassageText], judged: dict[str, Judgement]) -> dict:
+    """Numeric claims: passages that state the claim's figure for its entity and year (numeric_qa) count as
+    stating it, quoting the sentence with the figure, where the judge found nothing surer."""
+    found = {}
+    for pid, passage in passages.items():
+        located = locate_answer(claim.text, claim.entity or "", passage.text)
+        if located is None or not verify_answers("", main_figure(claim.text).raw, located[0]).match:
+            continue
+        if judged[pid].verdict != VERIFIED or judged[pid].score < FIGURE_MATCH_SCORE:
+            found[pid] = Judgement(VERIFIED, "MEDIUM", None, pid, located[1], FIGURE_MATCH_SCORE)
+    return found
+
+
+def _quote(judgement: Judgement) -> str:
+    return " ".join((judgement.quote or "").split()).replace('"', "'")
+
+
+def _question(claim: _Claim, passages: dict[str, PassageText], chosen: str | None) -> list[str]:
+    figure = main_figure(claim.text)
+    if figure is None:
+        return []
+    order = ([chosen] if chosen in passages else []) + [pid for pid in passages if pid != chosen]
+    answer_text, source = None, None
+    for pid in order:
+        answer_text = answer_from_text(claim.text, claim.entity or "", passages[pid].text)
+        if answer_text:
+            source = pid
+            break
+    evidence = f'[{source}] "{answer_text}"' if answer_text else "not stated"
+    return [
+        f"QUESTION {claim.id}: {question_for(claim.entity or '', figure)}",
+        f"Claim answer: {figure.raw}",
+        f"Evidence answer: {evidence}",
+    ]
