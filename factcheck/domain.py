@@ -280,10 +280,15 @@ class TokenUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    # Prompt tokens the provider served from its prompt cache (part of prompt_tokens).
+    cached_tokens: int = 0
 
     def to_proto(self) -> common_pb2.TokenUsage:
         return common_pb2.TokenUsage(
-            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, total_tokens=self.total_tokens
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            total_tokens=self.total_tokens,
+            cached_tokens=self.cached_tokens,
         )
 
 

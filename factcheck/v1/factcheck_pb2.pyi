@@ -2,6 +2,7 @@ import datetime
 
 from factcheck.v1 import common_pb2 as _common_pb2
 from factcheck.v1 import council_pb2 as _council_pb2
+from factcheck.v1 import usage_pb2 as _usage_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -46,7 +47,7 @@ MESSAGE_STATUS_FAILED: MessageStatus
 MESSAGE_STATUS_CANCELLED: MessageStatus
 
 class FactCheckConfig(_message.Message):
-    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined")
+    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined", "use_cache")
     CONTENT_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -58,6 +59,7 @@ class FactCheckConfig(_message.Message):
     USE_KNOWLEDGE_STORE_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_TOP_K_FIELD_NUMBER: _ClassVar[int]
     PIPELINED_FIELD_NUMBER: _ClassVar[int]
+    USE_CACHE_FIELD_NUMBER: _ClassVar[int]
     content_to_check: str
     generator_model: str
     extractor_model: str
@@ -69,23 +71,26 @@ class FactCheckConfig(_message.Message):
     use_knowledge_store: bool
     evidence_top_k: int
     pipelined: bool
-    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ...) -> None: ...
+    use_cache: bool
+    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ..., use_cache: _Optional[bool] = ...) -> None: ...
 
 class RunRequest(_message.Message):
-    __slots__ = ("question", "mode", "conversation_id", "mode_config", "request_id", "council_config")
+    __slots__ = ("question", "mode", "conversation_id", "mode_config", "request_id", "council_config", "budget")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     MODE_CONFIG_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     COUNCIL_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
     question: str
     mode: Mode
     conversation_id: str
     mode_config: FactCheckConfig
     request_id: str
     council_config: _council_pb2.CouncilConfig
-    def __init__(self, question: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., conversation_id: _Optional[str] = ..., mode_config: _Optional[_Union[FactCheckConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., council_config: _Optional[_Union[_council_pb2.CouncilConfig, _Mapping]] = ...) -> None: ...
+    budget: _usage_pb2.RunBudget
+    def __init__(self, question: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., conversation_id: _Optional[str] = ..., mode_config: _Optional[_Union[FactCheckConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., council_config: _Optional[_Union[_council_pb2.CouncilConfig, _Mapping]] = ..., budget: _Optional[_Union[_usage_pb2.RunBudget, _Mapping]] = ...) -> None: ...
 
 class RunResponse(_message.Message):
     __slots__ = ("event",)
@@ -359,10 +364,14 @@ class TitleCompletePayload(_message.Message):
     def __init__(self, title: _Optional[str] = ...) -> None: ...
 
 class CompletePayload(_message.Message):
-    __slots__ = ("status",)
+    __slots__ = ("status", "usage", "stop_reason")
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    STOP_REASON_FIELD_NUMBER: _ClassVar[int]
     status: MessageStatus
-    def __init__(self, status: _Optional[_Union[MessageStatus, str]] = ...) -> None: ...
+    usage: _usage_pb2.RunUsage
+    stop_reason: str
+    def __init__(self, status: _Optional[_Union[MessageStatus, str]] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., stop_reason: _Optional[str] = ...) -> None: ...
 
 class ErrorPayload(_message.Message):
     __slots__ = ("message", "failures")
@@ -445,7 +454,7 @@ class ListResultsResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[ResultSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ResultSummary(_message.Message):
-    __slots__ = ("message_id", "conversation_id", "question", "title", "status", "created_at", "updated_at", "mode")
+    __slots__ = ("message_id", "conversation_id", "question", "title", "status", "created_at", "updated_at", "mode", "usage")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
@@ -454,6 +463,7 @@ class ResultSummary(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     conversation_id: str
     question: str
@@ -462,10 +472,11 @@ class ResultSummary(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
     mode: Mode
-    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., title: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., mode: _Optional[_Union[Mode, str]] = ...) -> None: ...
+    usage: _usage_pb2.RunUsage
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., title: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., mode: _Optional[_Union[Mode, str]] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ...) -> None: ...
 
 class FactCheckResult(_message.Message):
-    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at", "evidence", "error_message", "failures", "request_id", "mode", "council")
+    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at", "evidence", "error_message", "failures", "request_id", "mode", "council", "usage")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
@@ -483,6 +494,7 @@ class FactCheckResult(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     COUNCIL_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     conversation_id: str
     question: str
@@ -500,7 +512,8 @@ class FactCheckResult(_message.Message):
     request_id: str
     mode: Mode
     council: _council_pb2.CouncilResult
-    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Union[EvidenceResult, _Mapping]] = ..., error_message: _Optional[str] = ..., failures: _Optional[_Iterable[_Union[StageFailure, _Mapping]]] = ..., request_id: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., council: _Optional[_Union[_council_pb2.CouncilResult, _Mapping]] = ...) -> None: ...
+    usage: _usage_pb2.RunUsage
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Union[EvidenceResult, _Mapping]] = ..., error_message: _Optional[str] = ..., failures: _Optional[_Iterable[_Union[StageFailure, _Mapping]]] = ..., request_id: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., council: _Optional[_Union[_council_pb2.CouncilResult, _Mapping]] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ...) -> None: ...
 
 class EvidenceResult(_message.Message):
     __slots__ = ("claims", "passages", "method", "response_time_ms")

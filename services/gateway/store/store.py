@@ -20,12 +20,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from services.gateway.store.ledger import upsert_cache_entries
 from services.gateway.store.models import (
     FINAL_STATUSES,
     STATUS_RUNNING,
     STATUSES,
     DeliberationStage,
     Message,
+    ModelCallRecord,
     RunEvent,
     utc_now,
 )
@@ -153,6 +155,10 @@ class RunCommit:
     stage: StageRow | None = None
     title: str | None = None
     final: FinalState | None = None
+    # Ledger rows of the run's model calls since its previous commit (model_calls columns, created_at aside).
+    model_calls: tuple[dict[str, Any], ...] = ()
+    # Verification-cache entries the run paid for (model_cache columns, created_at aside).
+    cache_entries: tuple[dict[str, Any], ...] = ()
 
 
 class LeaseLost(Exception):
@@ -471,6 +477,8 @@ class StageStore:
         fenced_out: list[int] = []
         event_rows: list[dict[str, Any]] = []
         stage_rows: list[dict[str, Any]] = []
+        call_rows: list[dict[str, Any]] = []
+        cache_rows: list[dict[str, Any]] = []
         notify: list[str] = []
         with self.engine.begin() as session:
             new_rows = [commit.row for commit in commits if isinstance(commit, NewRun)]
@@ -496,12 +504,20 @@ class StageStore:
                 ]
                 if commit.stage is not None:
                     stage_rows.append(_stage_values(commit.message_id, commit.stage, now))
+                call_rows += [{**row, "message_id": commit.message_id, "created_at": now} for row in commit.model_calls]
+                cache_rows += [
+                    {**row, "message_id": commit.message_id, "created_at": now} for row in commit.cache_entries
+                ]
                 if commit.events:
                     notify.append(commit.message_id)
             if event_rows:
                 session.execute(_INSERT_EVENTS, event_rows)
             if stage_rows:
                 session.execute(_INSERT_STAGES, stage_rows)
+            if call_rows:
+                session.execute(_INSERT_MODEL_CALLS, call_rows)
+            if cache_rows:
+                upsert_cache_entries(session, cache_rows)
             if notify and session.dialect.name == "postgresql":
                 # Wakes watchers on every replica once this commits (LISTEN in services/gateway/watch.py).
                 session.execute(
@@ -635,6 +651,7 @@ _MESSAGES = Message.__table__
 _INSERT_MESSAGE = insert(_MESSAGES)
 _INSERT_EVENTS = insert(RunEvent.__table__)
 _INSERT_STAGES = insert(DeliberationStage.__table__)
+_INSERT_MODEL_CALLS = insert(ModelCallRecord.__table__)
 _FENCED_UPDATES: dict[tuple[bool, bool, bool], Any] = {}
 
 
