@@ -21,6 +21,7 @@ from factcheck.v1 import (
     factcheck_pb2_grpc,
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
+    usage_pb2_grpc,
 )
 from services.checker.service import CheckerService
 from services.extractor.service import ExtractorService
@@ -28,6 +29,7 @@ from services.gateway.database_gate import DatabaseGate
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
 from services.gateway.knowledge.store import KnowledgeStore
+from services.gateway.ledger.service import UsageService
 from services.gateway.main import start_fact_check_service
 from services.gateway.run import Downstream
 from services.gateway.service import FactCheckService
@@ -37,6 +39,7 @@ from services.reporter.service import ReporterService
 SERVICE_NAMES = (
     "factcheck.v1.FactCheckService",
     "factcheck.v1.KnowledgeService",
+    "factcheck.v1.UsageService",
     "factcheck.v1.ExtractorService",
     "factcheck.v1.CheckerService",
     "factcheck.v1.ReporterService",
@@ -87,6 +90,7 @@ async def serve_everything(settings: Settings, *, authenticate: bool = False) ->
     gateway, registry, notifications = start_fact_check_service(settings, store, metadata_free, retriever, database)
     factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(gateway, server)
     knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeService(knowledge, retriever), server)
+    usage_pb2_grpc.add_UsageServiceServicer_to_server(UsageService(registry.ledger_store, settings), server)
     extractor_pb2_grpc.add_ExtractorServiceServicer_to_server(ExtractorService(client, settings), server)
     checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)
     reporter_pb2_grpc.add_ReporterServiceServicer_to_server(ReporterService(client, settings), server)

@@ -83,7 +83,8 @@ async def test_a_request_budget_beats_the_gateway_default(database_url, fake_mod
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 @pytest.mark.parametrize(
-    "budget, field", [(usage_pb2.RunBudget(max_cost_usd=-1), "max_cost_usd"), (usage_pb2.RunBudget(max_tokens=-5), "max_tokens")]
+    "budget, field",
+    [(usage_pb2.RunBudget(max_cost_usd=-1), "max_cost_usd"), (usage_pb2.RunBudget(max_tokens=-5), "max_tokens")],
 )
 async def test_a_negative_budget_is_invalid(database_url, fake_models, budget, field):
     request = content_request()

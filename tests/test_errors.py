@@ -390,6 +390,8 @@ GATEWAY_METHODS = [
     "/factcheck.v1.KnowledgeService/DeleteDocument",
     "/factcheck.v1.KnowledgeService/ListDocuments",
     "/factcheck.v1.KnowledgeService/Search",
+    "/factcheck.v1.UsageService/GetUsage",
+    "/factcheck.v1.UsageService/PurgeCache",
 ]
 # A field whose bytes end early: undecodable as any message type.
 TRUNCATED = b"\x0a\x05ab"
@@ -423,6 +425,7 @@ async def test_undecodable_requests_are_invalid_argument_on_every_method_of_ever
     for service_name in (
         "factcheck.v1.FactCheckService",
         "factcheck.v1.KnowledgeService",
+        "factcheck.v1.UsageService",
         "factcheck.v1.ExtractorService",
         "factcheck.v1.CheckerService",
         "factcheck.v1.ReporterService",

@@ -1,4 +1,4 @@
-"""The `factcheck` command: `serve` runs the suite locally; `check`, `watch`, `cancel`, `show`, `list` and `kb`
+"""The `factcheck` command: `serve` runs the suite locally; `check`, `watch`, `cancel`, `show`, `list`, `kb`, `usage` and `cache`
 use its gateway."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from factcheck.cli import check, demo, kb, results, runs, serve
+from factcheck.cli import check, demo, kb, results, runs, serve, usage
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     results.add_parsers(commands)
     kb.add_parser(commands)
     demo.add_parser(commands)
+    usage.add_parsers(commands)
     args = parser.parse_args(argv)
     return args.run(args)
 

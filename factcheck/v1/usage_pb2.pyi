@@ -112,3 +112,15 @@ class GetUsageResponse(_message.Message):
     rows: _containers.RepeatedCompositeFieldContainer[UsageRow]
     total: RunUsage
     def __init__(self, rows: _Optional[_Iterable[_Union[UsageRow, _Mapping]]] = ..., total: _Optional[_Union[RunUsage, _Mapping]] = ...) -> None: ...
+
+class PurgeCacheRequest(_message.Message):
+    __slots__ = ("expired_only",)
+    EXPIRED_ONLY_FIELD_NUMBER: _ClassVar[int]
+    expired_only: bool
+    def __init__(self, expired_only: _Optional[bool] = ...) -> None: ...
+
+class PurgeCacheResponse(_message.Message):
+    __slots__ = ("purged",)
+    PURGED_FIELD_NUMBER: _ClassVar[int]
+    purged: int
+    def __init__(self, purged: _Optional[int] = ...) -> None: ...

@@ -40,6 +40,11 @@ class UsageServiceStub:
                 request_serializer=factcheck_dot_v1_dot_usage__pb2.GetUsageRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_usage__pb2.GetUsageResponse.FromString,
                 _registered_method=True)
+        self.PurgeCache = channel.unary_unary(
+                '/factcheck.v1.UsageService/PurgeCache',
+                request_serializer=factcheck_dot_v1_dot_usage__pb2.PurgeCacheRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_usage__pb2.PurgeCacheResponse.FromString,
+                _registered_method=True)
 
 
 class UsageServiceServicer:
@@ -53,6 +58,13 @@ class UsageServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PurgeCache(self, request, context):
+        """Deletes the caller's tenant's verification-cache entries (all, or only the expired ones).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_UsageServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -60,6 +72,11 @@ def add_UsageServiceServicer_to_server(servicer, server):
                     servicer.GetUsage,
                     request_deserializer=factcheck_dot_v1_dot_usage__pb2.GetUsageRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_usage__pb2.GetUsageResponse.SerializeToString,
+            ),
+            'PurgeCache': grpc.unary_unary_rpc_method_handler(
+                    servicer.PurgeCache,
+                    request_deserializer=factcheck_dot_v1_dot_usage__pb2.PurgeCacheRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_usage__pb2.PurgeCacheResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -90,6 +107,33 @@ class UsageService:
             '/factcheck.v1.UsageService/GetUsage',
             factcheck_dot_v1_dot_usage__pb2.GetUsageRequest.SerializeToString,
             factcheck_dot_v1_dot_usage__pb2.GetUsageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PurgeCache(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.UsageService/PurgeCache',
+            factcheck_dot_v1_dot_usage__pb2.PurgeCacheRequest.SerializeToString,
+            factcheck_dot_v1_dot_usage__pb2.PurgeCacheResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -21,12 +21,15 @@ from factcheck.v1 import (
     knowledge_pb2,
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
+    usage_pb2,
+    usage_pb2_grpc,
 )
 from services.gateway.database_gate import DatabaseGate
 from services.gateway.knowledge.rerank import make_reranker
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
 from services.gateway.knowledge.store import KnowledgeStore
+from services.gateway.ledger.service import UsageService
 from services.gateway.run import Downstream
 from services.gateway.run_limit import RunLimit
 from services.gateway.runs import RunRegistry
@@ -90,9 +93,11 @@ async def serve(settings: Settings) -> None:
     def register(server: grpc.aio.Server) -> list[str]:
         factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(service, server)
         knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeService(knowledge, retriever), server)
+        usage_pb2_grpc.add_UsageServiceServicer_to_server(UsageService(registry.ledger_store, settings), server)
         return [
             service_full_name(factcheck_pb2, "FactCheckService"),
             service_full_name(knowledge_pb2, "KnowledgeService"),
+            service_full_name(usage_pb2, "UsageService"),
         ]
 
     async def on_stop() -> None:
