@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import grpc
 import pytest
 
+from factcheck.cli import main as cli_main
 from factcheck.cli import usage as usage_cli
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc, usage_pb2, usage_pb2_grpc
 from tests.conftest import content_request, payload, suite_environment
@@ -130,3 +131,26 @@ async def test_results_of_a_run_without_calls_show_zero_usage(database_url):
     async with serve_everything(settings) as running, grpc.aio.insecure_channel(running.target) as channel:
         listed = await factcheck_pb2_grpc.FactCheckServiceStub(channel).ListResults(factcheck_pb2.ListResultsRequest())
     assert list(listed.results) == []
+
+
+@pytest.mark.e2e
+async def test_the_cache_is_never_shared_between_tenants(tenant_suite, fake_models, monkeypatch, capsys):
+    fake_models.reset()
+    request = content_request(use_cache=True)
+    async with grpc.aio.insecure_channel(tenant_suite.gateway_target) as channel:
+        gateway = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+        for tenant in ("acme", "acme", "globex"):
+            events = [r.event async for r in gateway.Run(request, metadata=auth(tenant), timeout=60)]
+            assert payload(events, "complete").status == factcheck_pb2.MESSAGE_STATUS_COMPLETE
+    # acme's second run reused acme's verifications; globex paid for its own.
+    assert len(fake_models.requests_for("fake/checker-a")) == 2
+    assert len(fake_models.requests_for("fake/extractor")) == 2
+    assert payload(events, "complete").usage.cache_hits == 0
+
+    monkeypatch.setenv("FACTCHECK_GATEWAY_TARGET", tenant_suite.gateway_target)
+    monkeypatch.setenv("FACTCHECK_GATEWAY_TOKEN", TOKENS["globex"])
+    assert cli_main(["cache", "purge"]) == 0
+    assert capsys.readouterr().out.strip() == "purged 7 cached entries"  # globex's only: acme's stay
+    assert cli_main(["usage", "--by", "stage", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert {row["stage"] for row in answer["rows"]} >= {"extract", "verify", "report"}

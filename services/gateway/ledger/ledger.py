@@ -59,6 +59,8 @@ class RunLedger:
         # Rows not yet claimed by a stage row (for its promptVersions), and the last versions per model.
         self._unclaimed: list[dict[str, Any]] = []
         self._last_versions: dict[str, list[str]] = {}
+        # Prompt versions the services reported, by (model, stage): what the cache may key by.
+        self._versions: dict[tuple[str, str], set[str]] = {}
         # Why the budget refused a call, once it has.
         self.stop_reason: str | None = None
 
@@ -137,8 +139,13 @@ class RunLedger:
         self.spent.add_row(row)
         if row["outcome"] != OUTCOME_CACHE_HIT:
             metrics.record_ledger_call(row["model"], row["stage"], row["total_tokens"], row["cost_usd"])
+            self._versions.setdefault((row["model"], row["stage"]), set()).add(row["prompt_version"])
             if row["stage"] not in _NO_ROW_STAGES:
                 self._unclaimed.append(row)
+
+    def reported_versions(self, model: str, stage: str) -> set[str]:
+        """The prompt versions the services reported for the run's calls of this model and stage."""
+        return self._versions.get((model, stage), set())
 
     def take_rows(self) -> tuple[dict[str, Any], ...]:
         """The rows to store with the run's next commit (each is handed out once)."""

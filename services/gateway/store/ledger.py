@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, case, delete, func, literal, select
+from sqlalchemy import Connection, Engine, case, delete, func, literal, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import sessionmaker
 
 from services.gateway.ledger.totals import OUTCOME_CACHE_HIT, OUTCOME_OK, UsageTotals
 from services.gateway.store.models import CacheEntry, ModelCallRecord
@@ -144,10 +144,10 @@ class LedgerStore:
             return session.execute(statement).rowcount or 0
 
 
-def upsert_cache_entries(session: Session, rows: list[dict[str, Any]]) -> None:
+def upsert_cache_entries(session: Connection, rows: list[dict[str, Any]]) -> None:
     """Store cache entries; a key stored before is replaced by the newer answer."""
     table = CacheEntry.__table__
-    dialect = postgresql if session.bind.dialect.name == "postgresql" else sqlite
+    dialect = postgresql if session.dialect.name == "postgresql" else sqlite
     # One row per key (a run may pay twice for the same key: the last answer wins).
     unique = list({(row["tenant_id"], row["kind"], row["cache_key"]): row for row in rows}.values())
     statement = dialect.insert(table)

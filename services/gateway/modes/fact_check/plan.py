@@ -53,6 +53,9 @@ class RunPlan:
     pipelined: bool = False
     pipelined_batch_claims: int = 5
     pipelined_batches_in_flight: int = 4
+    # The verification cache (modes/fact_check/cache.py): whether to use it, and its TTL.
+    use_cache: bool = False
+    cache_ttl_s: float = 7 * 24 * 3600.0
 
     @property
     def generates(self) -> bool:
@@ -155,6 +158,8 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         pipelined=config.pipelined,
         pipelined_batch_claims=settings.pipelined_batch_claims,
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
+        use_cache=config.use_cache if config.HasField("use_cache") else settings.cache_enabled,
+        cache_ttl_s=settings.cache_ttl_s,
     )
 
 

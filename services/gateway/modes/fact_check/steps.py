@@ -23,6 +23,7 @@ from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2, factcheck_pb2, 
 from services.gateway import run as shared
 from services.gateway.consensus import calculate_consensus
 from services.gateway.knowledge.retrieval import Evidence
+from services.gateway.modes.fact_check import cache
 from services.gateway.run import Run, RunFailed, rpc_error_text, rpc_failure, stored_data
 from services.gateway.store import (
     ROLE_CHECKER,
@@ -152,11 +153,11 @@ async def generate(run: FactCheckRun) -> None:
 
 async def _extract_call(run: FactCheckRun) -> extractor_pb2.ExtractResponse:
     plan = run.plan
-    return await run.downstream.extractor.Extract(
+    return await cache.extract(
+        run,
         extractor_pb2.ExtractRequest(
             model=plan.extractor_model, content=run.content, max_content_length=plan.max_content_length
         ),
-        timeout=run.stage_timeout_s,
     )
 
 
@@ -306,7 +307,7 @@ async def _verify_one(run: FactCheckRun, index: int, model: str, claims: list) -
             for claim_id, ids in run.evidence.claim_passages.items()
         )
     try:
-        response = await run.downstream.checker.Verify(request, timeout=run.stage_timeout_s)
+        response = await cache.verify(run, request)
     except grpc.aio.AioRpcError as error:
         log.warning("%s: checker %d (%s) failed: %s", run.message_id, index, model, rpc_error_text(error))
         return CheckerOutcome(index, model, failure=rpc_failure(verify_stage(index)[0], model, error))
