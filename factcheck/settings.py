@@ -173,6 +173,8 @@ class Settings(BaseSettings):
     # The verification cache: whether runs use it when their request does not say, and how long
     # a cached verification or extraction may be reused.
     cache_enabled: bool = False
+    # Off only to measure what the ledger costs (bench/ledger.py): no ledger rows, no budgets, no usage.
+    ledger_enabled: bool = True
     cache_ttl_s: float = Field(default=7 * 24 * 3600.0, gt=0)
 
     metrics_listen: str | None = None

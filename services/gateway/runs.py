@@ -108,7 +108,7 @@ class RunRegistry:
             message_id=message_id,
             conversation_id=conversation_id,
             store=self._store,
-            downstream=ledgered(self._downstream, ledger),
+            downstream=ledgered(self._downstream, ledger) if self._settings.ledger_enabled else self._downstream,
             ledger=ledger,
             events=RunEvents(message_id, last_seq=last_seq, emitted_keys=emitted_keys, on_confirmed=self._hub.notify),
             deadline=time.monotonic() + self._settings.global_timeout_s,
