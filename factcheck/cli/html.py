@@ -373,7 +373,7 @@ def _checker_rows(claim: ClaimView) -> str:
     for verification in claim.consensus.verdicts:
         verdict = view.verdict_name(verification.verdict)
         rows.append(
-            f"<tr><td>{esc(verification.checker_model)}</td>"
+            f"<tr><td>{esc(verification.checker_model)}{' (cached)' if verification.cached else ''}</td>"
             f"<td>{badge(verdict) if verdict in view.VERDICTS else '—'}</td>"
             f"<td>{esc(view.confidence_name(verification.confidence))}</td>"
             f"<td>{_checker_evidence(verification)}</td></tr>"
