@@ -49,7 +49,13 @@ async def test_a_token_budget_stops_a_fact_check_after_extraction(database_url, 
     assert not fake_models.requests_for("fake/checker-a") and not fake_models.requests_for("fake/checker-b")
     assert complete.usage.total_tokens == sum(call["total_tokens"] for call in calls) > 10
     assert result.status == factcheck_pb2.MESSAGE_STATUS_PARTIAL
-    assert [(f.stage, f.code) for f in result.failures] == [("budget", "RESOURCE_EXHAUSTED")]
+    # The refused calls are failed stages like any other, and the budget says why the run stopped.
+    assert {(f.stage, f.code) for f in result.failures} >= {
+        ("verify_0", "RESOURCE_EXHAUSTED"),
+        ("verify_1", "RESOURCE_EXHAUSTED"),
+        ("budget", "RESOURCE_EXHAUSTED"),
+    }
+    assert result.failures[-1].message == complete.stop_reason
 
 
 async def test_a_cost_budget_from_the_tenant_defaults_stops_a_council(database_url, fake_models):
@@ -96,3 +102,15 @@ async def test_a_negative_budget_is_invalid(database_url, fake_models, budget, f
             [r async for r in stub.Run(request, timeout=30)]
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert f"budget.{field}" in raised.value.details()
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_a_spent_budget_ends_a_pipelined_run_too(database_url, fake_models):
+    """Refused batch calls fail like any failed call: the run ends PARTIAL at once, it does not hang."""
+    fake_models.reset()
+    request = content_request(pipelined=True)
+    request.budget.max_tokens = 10
+    events, result = await run(inprocess_settings(fake_models.base_url, database_url), request)
+    complete = payload(events, "complete")
+    assert complete.status == factcheck_pb2.MESSAGE_STATUS_PARTIAL and "max_tokens" in complete.stop_reason
+    assert not fake_models.requests_for("fake/checker-a")

@@ -240,8 +240,6 @@ async def _call_title(run: Run, content: str) -> str:
         log.warning("%s: title failed (%s); using the question", run.message_id, rpc_error_text(error))
         run.failures.append(rpc_failure("title", plan.reporter_model, error))
         return " ".join(plan.question.split())[:80]
-    except BudgetExceeded:  # the run ends PARTIAL (execute sees ledger.stop_reason); its title is the question
-        return " ".join(plan.question.split())[:80]
 
 
 async def title(run: Run, content: str) -> None:
@@ -316,6 +314,9 @@ async def execute(run: Run) -> None:
     try:
         await run.mode.start(run)
         async for step in run.mode.stages(run):
+            if run.ledger.stop_reason is not None:  # a call was refused: no more steps
+                await _budget_spent(run, run.ledger.stop_reason)
+                return
             if run.out_of_time():
                 log.warning("%s: global budget spent before %s; ending as PARTIAL", run.message_id, step.__name__)
                 await finish(run, STATUS_PARTIAL)
@@ -327,8 +328,8 @@ async def execute(run: Run) -> None:
             await _budget_spent(run, run.ledger.stop_reason)
             return
         await finish(run, STATUS_COMPLETE)
-    except BudgetExceeded as spent:
-        await _end_quietly(run, _budget_spent(run, str(spent)))
+    except BudgetExceeded as spent:  # a refused call a step did not handle
+        await _end_quietly(run, _budget_spent(run, spent.reason))
     except asyncio.CancelledError:
         if run.cancel_reason is None:
             raise  # lease lost or shutting down: the run is another gateway's (or a later start's) to finish
@@ -336,6 +337,9 @@ async def execute(run: Run) -> None:
     except LeaseLost:
         log.warning("%s: another gateway took the run over; this one stops", run.message_id)
     except RunFailed as failure:
+        if run.ledger.stop_reason is not None:  # it failed because its calls were refused: the budget ended it
+            await _end_quietly(run, _budget_spent(run, run.ledger.stop_reason))
+            return
         await _end_quietly(run, fail(run, str(failure)))
     except Exception:
         log.exception("%s: run failed unexpectedly", run.message_id)

@@ -4,13 +4,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import grpc
+
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2
 from services.gateway.ledger.totals import UsageTotals
 
 
-class BudgetExceeded(Exception):
-    """A run's budget is spent: it stops calling models and ends as PARTIAL (str(error) says why)."""
+class BudgetExceeded(grpc.aio.AioRpcError):
+    """A model call refused because the run's budget is spent (RESOURCE_EXHAUSTED, the reason as details).
+
+    It is a failed call like any other to the mode's steps (a checker fails, extraction fails, the
+    title falls back), so no mode needs to know about budgets; `execute` then ends the run PARTIAL
+    with the reason (the run's ledger remembers it) instead of going on or failing.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.aio.Metadata(), grpc.aio.Metadata(), details=reason)
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 @dataclass(frozen=True)
