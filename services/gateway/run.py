@@ -181,7 +181,7 @@ class Run:
     ) -> None:
         """Store one stage row with the event that reports it, the moment its result is known."""
         stage_type, stage_order = stage
-        if versions := self.ledger.prompt_versions_for(model):
+        if versions := await self.ledger.prompt_versions_for(model):
             # How the row was produced: the prompt templates (and versions) its model calls used.
             parsed_data = {**parsed_data, "promptVersions": versions}
         row = StageRow(stage_type, stage_order, model, role, content, parsed_data, response_time_ms)

@@ -11,6 +11,7 @@ outcome and no tokens. Rows wait in the ledger until the run's next commit store
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 import time
@@ -30,6 +31,8 @@ _STAGE_OF_METHOD = {"ExtractStream": "extract"}
 _WORDS = re.compile(r"(?<!^)(?=[A-Z])")
 # Calls that pay for no stage row (the title lives in the messages row).
 _NO_ROW_STAGES = frozenset({"title"})
+# How long a stage row waits for its model's call still ending (a stream's trailer follows its last message).
+ROW_WAITS_FOR_CALL_S = 1.0
 
 
 def stage_of(method: str) -> str:
@@ -59,6 +62,8 @@ class RunLedger:
         # Rows not yet claimed by a stage row (for its promptVersions), and the last versions per model.
         self._unclaimed: list[dict[str, Any]] = []
         self._last_versions: dict[str, list[str]] = {}
+        # Calls under way that will pay for a stage row, by model (see prompt_versions_for).
+        self._in_flight: dict[str, set[asyncio.Future]] = {}
         # Prompt versions the services reported, by (model, stage): what the cache may key by.
         self._versions: dict[tuple[str, str], set[str]] = {}
         # Why the budget refused a call, once it has.
@@ -152,11 +157,24 @@ class RunLedger:
         rows, self._pending = tuple(self._pending), []
         return rows
 
-    def prompt_versions_for(self, model: str | None) -> list[str]:
+    def call_started(self, method: str, model: str) -> asyncio.Future | None:
+        """Note a call under way (resolve the future when it is ledgered)."""
+        if stage_of(method) in _NO_ROW_STAGES:
+            return None
+        ended = asyncio.get_running_loop().create_future()
+        calls = self._in_flight.setdefault(model, set())
+        calls.add(ended)
+        ended.add_done_callback(calls.discard)
+        return ended
+
+    async def prompt_versions_for(self, model: str | None) -> list[str]:
         """The prompt versions of the calls a stage row of `model` reports: the calls of that model
-        not yet claimed by a row (several, for a stage of several calls), else the model's last ones."""
+        not yet claimed by a row (several, for a stage of several calls), else the model's last ones.
+        A call of the model still ending (a stream whose trailer is on its way) is waited for, briefly."""
         if not model:
             return []
+        if under_way := self._in_flight.get(model):
+            await asyncio.wait([asyncio.shield(call) for call in under_way], timeout=ROW_WAITS_FOR_CALL_S)
         claimed = [row for row in self._unclaimed if row["model"] == model]
         if claimed:
             self._unclaimed = [row for row in self._unclaimed if row["model"] != model]
@@ -182,9 +200,10 @@ class LedgeredStub:
             model = getattr(request, "model", "")
             started = time.monotonic()
             grpc_call = target(request, *args, **kwargs)
+            ended = ledger.call_started(method, model)
             if hasattr(grpc_call, "__await__"):
-                return _unary(grpc_call, ledger, method, model, started)
-            return _LedgeredStream(grpc_call, ledger, method, model, started)
+                return _unary(grpc_call, ledger, method, model, started, ended)
+            return _LedgeredStream(grpc_call, ledger, method, model, started, ended)
 
         return call
 
@@ -201,7 +220,14 @@ def _elapsed_ms(started: float) -> int:
     return int((time.monotonic() - started) * 1000)
 
 
-async def _record(ledger: RunLedger, method: str, model: str, started: float, grpc_call, error) -> None:
+async def _record(ledger: RunLedger, method: str, model: str, started: float, grpc_call, error, ended) -> None:
+    try:
+        await _record_call(ledger, method, model, started, grpc_call, error)
+    finally:
+        _end(ended)
+
+
+async def _record_call(ledger: RunLedger, method: str, model: str, started: float, grpc_call, error) -> None:
     if error is not None:
         reported = calls_from_metadata(error.trailing_metadata())
     elif hasattr(grpc_call, "trailing_metadata"):
@@ -216,23 +242,31 @@ async def _record(ledger: RunLedger, method: str, model: str, started: float, gr
         ledger.record_call(method, model_call)
 
 
-async def _unary(grpc_call, ledger: RunLedger, method: str, model: str, started: float):
+async def _unary(grpc_call, ledger: RunLedger, method: str, model: str, started: float, ended):
     try:
         response = await grpc_call
     except grpc.aio.AioRpcError as error:
-        await _record(ledger, method, model, started, grpc_call, error)
+        await _record(ledger, method, model, started, grpc_call, error, ended)
         raise
-    await _record(ledger, method, model, started, grpc_call, None)
+    except BaseException:  # cancelled: nothing reported to ledger
+        _end(ended)
+        raise
+    await _record(ledger, method, model, started, grpc_call, None, ended)
     return response
+
+
+def _end(ended) -> None:
+    if ended is not None and not ended.done():
+        ended.set_result(None)
 
 
 class _LedgeredStream:
     """A server-streaming call, ledgered when its stream ends (the trailer comes last)."""
 
-    def __init__(self, grpc_call, ledger: RunLedger, method: str, model: str, started: float) -> None:
+    def __init__(self, grpc_call, ledger: RunLedger, method: str, model: str, started: float, ended) -> None:
         self._call = grpc_call
         self._ledger = ledger
-        self._method, self._model, self._started = method, model, started
+        self._method, self._model, self._started, self._ended = method, model, started, ended
 
     def __getattr__(self, name: str):
         return getattr(self._call, name)
@@ -242,6 +276,9 @@ class _LedgeredStream:
             async for message in self._call:
                 yield message
         except grpc.aio.AioRpcError as error:
-            await _record(self._ledger, self._method, self._model, self._started, self._call, error)
+            await _record(self._ledger, self._method, self._model, self._started, self._call, error, self._ended)
             raise
-        await _record(self._ledger, self._method, self._model, self._started, self._call, None)
+        except BaseException:  # cancelled, or the reader left: nothing reported to ledger
+            _end(self._ended)
+            raise
+        await _record(self._ledger, self._method, self._model, self._started, self._call, None, self._ended)
