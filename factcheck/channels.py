@@ -16,12 +16,37 @@ from factcheck.security import tls
 from factcheck.security.auth import SyncTokenInterceptor
 from factcheck.settings import Settings
 
-# Several replicas behind one target (a DNS name, an ipv4: list): spread calls over all of them.
-ROUND_ROBIN = ("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))
+# Calls to the stateless services are idempotent: one that fails because its replica is gone
+# (UNAVAILABLE before any answer) is tried again, on another replica when there is one, within the
+# call's deadline. An UNAVAILABLE a service answered itself is never retried (error_interceptor.NO_RETRY).
+STATELESS_SERVICES = ("factcheck.v1.ExtractorService", "factcheck.v1.CheckerService", "factcheck.v1.ReporterService")
+RETRY_POLICY = {
+    "name": [{"service": name} for name in STATELESS_SERVICES],
+    "retryPolicy": {
+        "maxAttempts": 3,
+        "initialBackoff": "0.1s",
+        "maxBackoff": "1s",
+        "backoffMultiplier": 2,
+        "retryableStatusCodes": ["UNAVAILABLE"],
+    },
+}
+
+
+def service_config(*, round_robin: bool) -> str:
+    """The channels' service config: the retry policy and, with several replicas behind one target
+    (a DNS name, an ipv4: list), round_robin to spread calls over all of them."""
+    config: dict[str, object] = {"methodConfig": [RETRY_POLICY]}
+    if round_robin:
+        config["loadBalancingConfig"] = [{"round_robin": {}}]
+    return json.dumps(config)
 
 
 def _options(settings: Settings, round_robin: bool) -> list[tuple[str, object]]:
-    return [*CHANNEL_OPTIONS, *tls.channel_options(settings), *([ROUND_ROBIN] if round_robin else [])]
+    return [
+        *CHANNEL_OPTIONS,
+        *tls.channel_options(settings),
+        ("grpc.service_config", service_config(round_robin=round_robin)),
+    ]
 
 
 def open_channel(target: str, settings: Settings, *, round_robin: bool = False) -> grpc.aio.Channel:

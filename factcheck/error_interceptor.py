@@ -72,11 +72,17 @@ def as_service_error(error: Exception) -> ServiceError | None:
     return None
 
 
+# gRPC's retry policy (factcheck/channels.py) retries UNAVAILABLE to reach another replica when one is
+# gone. An UNAVAILABLE the service itself answered (a model provider that stayed down through the
+# model client's own retries) must not be retried again: a negative pushback tells the client so.
+NO_RETRY = (("grpc-retry-pushback-ms", "-1"),)
+
+
 async def abort_with(context: grpc.aio.ServicerContext, error: ServiceError) -> None:
     """End the call with `error`'s status (raises grpc.aio.AbortError, as context.abort does)."""
     status = error.to_status()
     # The model calls the RPC made before it failed go with the status: the gateway ledgers them too.
-    await context.abort(status.code, status.details, (*status.trailing_metadata, *model_calls.trailer()))
+    await context.abort(status.code, status.details, (*status.trailing_metadata, *NO_RETRY, *model_calls.trailer()))
 
 
 class SanitisingContext:

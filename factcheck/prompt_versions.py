@@ -22,6 +22,12 @@ REPORT = "report"
 TITLE = "title"
 COUNCIL_CHECK = "council_check"
 SYNTHESIZE = "synthesize"
+# The entailment agents (services/checker/entailment/prompts.py), and the retry that shows an agent its invalid answer.
+ENTAILMENT_EXTRACTOR = "entailment_extractor"
+ENTAILMENT_RELIABILITY = "entailment_reliability"
+ENTAILMENT_JUDGE = "entailment_judge"
+ENTAILMENT_AUDITOR = "entailment_auditor"
+ENTAILMENT_REPAIR = "entailment_repair"
 
 PROMPT_VERSIONS: dict[str, int] = {
     GENERATE: 1,
@@ -31,6 +37,11 @@ PROMPT_VERSIONS: dict[str, int] = {
     TITLE: 1,
     COUNCIL_CHECK: 1,
     SYNTHESIZE: 1,
+    ENTAILMENT_EXTRACTOR: 1,
+    ENTAILMENT_RELIABILITY: 1,
+    ENTAILMENT_JUDGE: 1,
+    ENTAILMENT_AUDITOR: 1,
+    ENTAILMENT_REPAIR: 1,
 }
 
 

@@ -23,6 +23,24 @@ class ProviderOverride(BaseModel):
     # This provider's own request and token limits (per minute); unset: the global ones.
     requests_per_minute: float | None = Field(default=None, ge=0)
     tokens_per_minute: float | None = Field(default=None, ge=0)
+    # Whether this provider accepts `response_format` with a JSON schema; unset: the global setting.
+    structured_outputs: bool | None = None
+    # The model name the endpoint expects. Routers (OpenRouter) take the caller's id as it is
+    # ("openai/o3"); a direct OpenAI, vLLM or Ollama endpoint wants its own name: `strip_prefix`
+    # sends "o3", `model_names` maps a caller's id to any name ("openai/o3" -> "o3-2025-04-16").
+    # The id stored with the run stays the caller's.
+    strip_prefix: bool = False
+    model_names: dict[str, str] = Field(default_factory=dict)
+
+    def wire_model(self, model_id: str) -> str:
+        return wire_model_name(model_id, strip_prefix=self.strip_prefix, model_names=self.model_names)
+
+
+def wire_model_name(model_id: str, *, strip_prefix: bool, model_names: dict[str, str]) -> str:
+    """The model name sent to an endpoint for the caller's `model_id` (see ProviderOverride)."""
+    if model_id in model_names:
+        return model_names[model_id]
+    return model_id.split("/", 1)[1] if strip_prefix and "/" in model_id else model_id
 
 
 class ModelPrice(BaseModel):
@@ -48,7 +66,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FACTCHECK_", extra="ignore", hide_input_in_errors=True)
 
     # Where this process's gRPC server listens ("host:port"; port 0 picks a free one).
-    # Unset: 0.0.0.0 on the service's default port (gateway 50051 ... reporter 50054).
+    # Unset: [::] (every IPv6 and IPv4 address, dual stack) on the service's default port (gateway 50051 ... reporter 50054).
     listen: str | None = None
 
     # Where the `factcheck` command reaches the gateway (gRPC target).
@@ -67,8 +85,15 @@ class Settings(BaseSettings):
     model_api_key: SecretStr | None = None
     # Per-provider endpoints as JSON: {"openai": {"base_url": "...", "api_key": "..."}}.
     model_providers: dict[str, ProviderOverride] = Field(default_factory=dict)
+    # The same name mapping for the default endpoint (FACTCHECK_MODEL_BASE_URL): see ProviderOverride.
+    model_strip_prefix: bool = False
+    model_names: dict[str, str] = Field(default_factory=dict)
     # Concurrent requests per provider.
     model_max_concurrency: int = Field(default=16, ge=1)
+    # Whether the endpoint accepts `response_format: {"type": "json_schema", ...}` (structured outputs).
+    # Callers with a schema (the entailment agents) then ask for it; otherwise they validate and repair.
+    # Per provider: "structured_outputs" in FACTCHECK_MODEL_PROVIDERS.
+    model_structured_outputs: bool = False
     # Retries after the first attempt on 429, 5xx and connection errors (within the call's deadline).
     model_max_retries: int = Field(default=4, ge=0)
     # First backoff delay; doubles per retry, with full jitter.
@@ -85,6 +110,9 @@ class Settings(BaseSettings):
     default_extractor_model: str = "local/extractor"
     default_checker_models: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["local/checker"])
     default_reporter_model: str = "local/reporter"
+    # Entailment mode (seed 1): every agent's model when a request names none, and items judged at once.
+    default_entailment_model: str = "local/entailment"
+    entailment_max_parallel_items: int = Field(default=8, ge=1, le=50)
 
     # Per-stage timeout when a request does not set timeout_ms, and the whole-run budget.
     stage_timeout_ms: int = Field(default=120_000, ge=1_000)
@@ -199,7 +227,7 @@ class Settings(BaseSettings):
         return value
 
     def listen_address(self, service: str) -> str:
-        return self.listen or f"0.0.0.0:{DEFAULT_PORTS[service]}"
+        return self.listen or f"[::]:{DEFAULT_PORTS[service]}"
 
     def connection_age_grace_s(self) -> float:
         if self.max_connection_age_grace_s is not None:

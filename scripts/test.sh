@@ -9,6 +9,8 @@ python3 -m venv .venv
 # buf (from the npm registry) lints the protos in Buf's STANDARD style.
 npm install --no-package-lock --no-audit --no-fund --loglevel=error
 npx --no-install buf lint
+# The wire contract only grows: nothing the last released contract has may change (DESIGN.md).
+npx --no-install buf breaking --against contract/factcheck-api-0.1.0.binpb
 
 # ruff: imports, undefined names and formatting (configured in pyproject.toml).
 .venv/bin/ruff check .

@@ -318,6 +318,6 @@ def test_cancel_stops_a_running_run_and_its_followers_exit_cancelled(fake_models
     assert "status CANCELLED" in report and "The run was cancelled: only what was done before it stopped" in report
     assert "Cancelled by the caller." in report
     [row] = [line.split() for line in factcheck(target, "list").stdout.splitlines() if message_id in line]
-    assert row[0] == message_id and row[3] == "CANCELLED"  # id, date, time, status
+    assert row[0] == message_id and row[3:5] == ["fact-check", "CANCELLED"]  # id, date, time, mode, status
     replay = factcheck(target, "watch", message_id)  # a cancelled run replays and exits cancelled too
     assert replay.returncode == 4 and "factcheck: the run was cancelled" in replay.stderr

@@ -1,8 +1,10 @@
-"""The README's first command: `factcheck demo`, offline on the built-in local/ models."""
+"""The README's first command: `factcheck demo`, offline on the built-in local/ models: the sample
+checked, then the example answers ranked in council mode."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -36,4 +38,10 @@ def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
     assert "The Paris Agreement was adopted in 2015 (not 2017)" in output
     assert "Reliability score 69/100" in output
     assert (tmp_path / "factcheck-demo.html").stat().st_size > 10_000
+    # The council example: the answer with the wrong year ranks last, its error classified and corrected.
+    council = output.split("Council: ranking the answers in")[1]
+    assert re.search(r"3 Response [A-C] assistant-beta 3\.00 MIXED 0 1 ", council)
+    assert "Numerical/Statistical Error (1)" in council
+    assert "The Eiffel Tower was completed in 1889 (not 1899)" in council
+    assert (tmp_path / "factcheck-council-demo.html").stat().st_size > 10_000
     assert (tmp_path / "factcheck.db").exists()  # the embedded default database, in the working folder

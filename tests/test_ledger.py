@@ -122,3 +122,19 @@ async def test_a_council_run_ledgers_every_call(database_url, fake_models):
     assert len(rows) == len(fake_models.requests) >= 5
     assert {"generate", "council_check", "title"} <= {row["stage"] for row in rows}
     assert payload(events, "complete").usage.calls == len(rows) == result.usage.calls
+
+
+async def test_an_entailment_run_ledgers_every_agent_call(database_url, fake_models):
+    from tests.test_entailment_mode import MODEL, SUPPORTED_ITEM, entailment_request
+
+    fake_models.reset()
+    settings = inprocess_settings(fake_models.base_url, database_url, default_entailment_model=MODEL)
+    events, result, _ = await run(settings, entailment_request(SUPPORTED_ITEM))
+    assert kinds(events)[-1] == "complete"
+    rows = ledger_rows(database_url, events[0].message_id)
+
+    assert_rows_match_the_server(rows, fake_models)
+    assert {row["mode"] for row in rows} == {"entailment"}
+    agents = [row for row in rows if row["model"] == MODEL]
+    assert len(agents) >= 3 and all(row["prompt_version"].startswith("entailment_") for row in agents)
+    assert payload(events, "complete").usage.calls == len(rows) == result.usage.calls

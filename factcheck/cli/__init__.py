@@ -1,12 +1,12 @@
-"""The `factcheck` command: `serve` runs the suite locally; `check`, `watch`, `cancel`, `show`, `list`, `kb`, `usage` and `cache`
-use its gateway."""
+"""The `factcheck` command: `serve` runs the suite locally; `check`, `council`, `entail`, `watch`, `cancel`, `show`,
+`list`, `kb`, `usage` and `cache` use its gateway."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from factcheck.cli import check, demo, kb, results, runs, serve, usage
+from factcheck.cli import check, council, demo, entail, kb, results, runs, serve, usage
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -14,10 +14,12 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve.add_parser(commands)
     check.add_parser(commands)
+    council.add_parser(commands)
     runs.add_parsers(commands)
     results.add_parsers(commands)
     kb.add_parser(commands)
     demo.add_parser(commands)
+    entail.add_parser(commands)
     usage.add_parsers(commands)
     args = parser.parse_args(argv)
     return args.run(args)

@@ -2,7 +2,9 @@
 
 Starts the four services on their embedded defaults (SQLite, the built-in `local/`
 models), loads examples/knowledge into the knowledge store, checks examples/sample.txt
-with live progress, prints the report, writes it as HTML, and stops the suite.
+with live progress, prints the report, writes it as HTML; then has the built-in
+fact-checker rank the answers in examples/council-answers.json (council mode), prints
+the ranking, writes it as HTML, and stops the suite.
 """
 
 from __future__ import annotations
@@ -16,30 +18,38 @@ from pathlib import Path
 import grpc
 
 from factcheck.channels import open_gateway_channel
-from factcheck.cli import check, client, kb, serve
+from factcheck.cli import check, client, council, kb, serve
 from factcheck.settings import DEFAULT_PORTS, Settings
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import council_pb2, factcheck_pb2
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+COUNCIL_QUESTION = "When was the Eiffel Tower completed, and how tall is it?"
 
 
 def add_parser(commands) -> None:
     parser = commands.add_parser(
         "demo",
-        help="start the suite, load the example knowledge and check the sample text (offline, no key)",
+        help="start the suite, load the example knowledge, check the sample text and rank the example answers (offline)",
         description=__doc__.splitlines()[0],
     )
     parser.add_argument("--base-port", type=int, default=DEFAULT_PORTS["gateway"], help="gateway port (default 50051)")
     parser.add_argument("--examples", type=Path, default=EXAMPLES, help="folder with knowledge/ and sample.txt")
     parser.add_argument("--html", type=Path, default=Path("factcheck-demo.html"), help="where to write the HTML report")
+    parser.add_argument(
+        "--council-html",
+        type=Path,
+        default=Path("factcheck-council-demo.html"),
+        help="where to write the council example's HTML ranking",
+    )
     parser.set_defaults(run=run, json=False)
 
 
 def run(args: argparse.Namespace) -> int:
-    sample = args.examples / "sample.txt"
-    if not sample.is_file():
-        print(f"factcheck demo: {sample} not found (run it from a checkout, or pass --examples)", file=sys.stderr)
-        return client.EXIT_USAGE
+    sample, answers = args.examples / "sample.txt", args.examples / "council-answers.json"
+    for needed in (sample, answers):
+        if not needed.is_file():
+            print(f"factcheck demo: {needed} not found (run it from a checkout, or pass --examples)", file=sys.stderr)
+            return client.EXIT_USAGE
     print("Starting the suite (gateway, extractor, checker, reporter) on local models ...", flush=True)
     try:
         services = serve.start_services("127.0.0.1", args.base_port, threading.Event(), echo=False)
@@ -52,10 +62,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"\nLoading {args.examples / 'knowledge'} into the knowledge store:", flush=True)
             kb.add_paths(channel, [args.examples / "knowledge"])
             print(f"\nChecking {sample}:\n", flush=True)
-            return _check(args, channel, sample.read_text(encoding="utf-8"))
+            code = _check(args, channel, sample.read_text(encoding="utf-8"))
+            if code != client.EXIT_OK:
+                return code
+            print(f"\nCouncil: ranking the answers in {answers} to one question:\n", flush=True)
+            return _council(args, channel, answers)
     except grpc.RpcError as error:
         print(f"factcheck demo: {client.describe_rpc_error(error, target)}", file=sys.stderr)
         return client.EXIT_GATEWAY_ERROR
+    except check.UsageError as error:
+        print(f"factcheck demo: {error}", file=sys.stderr)
+        return client.EXIT_USAGE
     except check.ConnectionLost as lost:
         check.report_lost(lost)
         return client.EXIT_GATEWAY_ERROR
@@ -74,4 +91,20 @@ def _check(args: argparse.Namespace, channel: grpc.Channel, content: str) -> int
     code = check.conclude(args, client.Gateway(channel), ending)
     if code == client.EXIT_OK:
         print(f"\nHTML report: {args.html.resolve()}   Stored as: factcheck show {ending.message_id}")
+    return code
+
+
+def _council(args: argparse.Namespace, channel: grpc.Channel, answers: Path) -> int:
+    """The council example: the supplied answers ranked by the gateway's default (local/) fact-checker."""
+    request = factcheck_pb2.RunRequest(
+        question=COUNCIL_QUESTION,
+        mode=factcheck_pb2.MODE_COUNCIL,
+        council_config=council_pb2.CouncilConfig(responses=council.read_responses(str(answers))),
+        request_id=str(uuid.uuid4()),
+    )
+    shown = argparse.Namespace(**{**vars(args), "html": args.council_html})
+    ending = check.show_run(shown, channel, lambda follower: follower.run(request))
+    code = check.conclude(shown, client.Gateway(channel), ending)
+    if code == client.EXIT_OK:
+        print(f"\nHTML ranking: {args.council_html.resolve()}   Stored as: factcheck show {ending.message_id}")
     return code

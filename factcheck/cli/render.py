@@ -1,35 +1,38 @@
-"""Terminal output: a run's progress as its events arrive, and the final report of a FactCheckResult.
+"""Terminal output: a run's progress as its events arrive, and the final report of a FactCheckResult
+(a council run's report is council_render's).
 
-Every piece of untrusted text (content, claims, model output) goes into a rich `Text`,
-never into markup, and loses its control characters, so it can neither restyle nor
-drive the terminal.
+Untrusted text is shown only through `terminal.plain` (see factcheck/cli/terminal.py).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
 import sys
 from collections import Counter
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Mapping
 
-from google.protobuf import json_format
 from rich import box
 from rich.console import Console, Group
 from rich.panel import Panel
-from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from factcheck.cli import view
+from factcheck.cli import council_render, view
+from factcheck.cli.terminal import (
+    clean,
+    counted,
+    make_console,
+    plain,
+    print_status,
+    proto_json,
+    section,
+    stage_line,
+    with_lines,
+)
 from factcheck.cli.view import ClaimView
 from factcheck.v1 import factcheck_pb2
 
-# Plain output (pipes, files) gets this width unless COLUMNS says otherwise; rich would use 80,
-# which squeezes ids and tables.
-PIPE_WIDTH = 120
-STAGE_WIDTH = 9
+__all__ = ["Progress", "clean", "describe_event", "make_console", "plain", "proto_json", "render_result"]
+
 SCORE_BAR_CELLS = 20
 
 VERDICT_STYLES = {
@@ -60,32 +63,9 @@ ACTIVITY = {
     "verify_start": "Verifying claims",
     "report_start": "Writing the report",
     "report_complete": "Writing the title",
+    **council_render.ACTIVITY,
 }
 RECONNECTING = "Reconnecting to the gateway"
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def clean(text: str) -> str:
-    """Untrusted text without control characters (escape sequences could drive the terminal)."""
-    return _CONTROL.sub("", text)
-
-
-def plain(text: str, style: str = "") -> Text:
-    return Text(clean(text), style=style)
-
-
-def proto_json(message) -> str:
-    """A proto as one line of JSON with the proto's field names: what --json prints."""
-    return json.dumps(json_format.MessageToDict(message, preserving_proto_field_name=True), ensure_ascii=False)
-
-
-def make_console() -> Console:
-    """A rich console on stdout; plain (not a terminal) output is wider than rich's 80 columns."""
-    console = Console(highlight=False)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console.width = PIPE_WIDTH
-    return console
 
 
 # --- progress -----------------------------------------------------------------------------
@@ -142,19 +122,8 @@ def describe_event(event: factcheck_pb2.FactCheckEvent) -> Text | None:
         return None
     describe = _DESCRIBERS.get(kind)
     if describe is None:
-        return _line(kind.split("_")[0], kind.replace("_", " "))
+        return stage_line(kind.split("_")[0], kind.replace("_", " "))
     return describe(getattr(event, kind))
-
-
-def counted(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
-def _line(stage: str, *parts: str | Text) -> Text:
-    line = Text.assemble((f"{stage:<{STAGE_WIDTH}}", "bold cyan"), " ")
-    for part in parts:
-        line.append(part if isinstance(part, Text) else plain(part))
-    return line
 
 
 def _counts(counts: Mapping[str, int]) -> Text:
@@ -173,34 +142,35 @@ def _summary_counts(summary) -> dict[str, int]:
 
 
 def _started(payload: factcheck_pb2.FactCheckStartPayload) -> Text:
+    if payload.mode == factcheck_pb2.MODE_COUNCIL:
+        return council_render.started(payload)
     config = payload.config
     source = "generated content" if config.content_source == factcheck_pb2.CONTENT_SOURCE_GENERATED else "your content"
     checkers = list(config.checker_models)
-    line = _line(
+    line = stage_line(
         "start",
         f"run {payload.message_id}: checking {source} with {counted(len(checkers), 'checker')}: {', '.join(checkers)}",
     )
     if config.HasField("bias_warning"):
-        line.append("\n" + " " * (STAGE_WIDTH + 1))
-        line.append(plain(f"warning: {config.bias_warning}", "yellow"))
+        with_lines(line, [f"warning: {config.bias_warning}"])
     return line
 
 
 def _generated(payload: factcheck_pb2.GenerateCompletePayload) -> Text:
     if payload.fallback_to_question:
-        return _line("generate", f"{payload.model} failed; the question is checked as the content")
+        return stage_line("generate", f"{payload.model} failed; the question is checked as the content")
     took = view.seconds(payload.response_time_ms)
-    return _line("generate", f"{payload.model} wrote {len(payload.content)} characters in {took}")
+    return stage_line("generate", f"{payload.model} wrote {len(payload.content)} characters in {took}")
 
 
 def _extracted(payload: factcheck_pb2.ExtractCompletePayload) -> Text:
     took = view.seconds(payload.response_time_ms)
     if not payload.total_claims:
-        line = _line("extract", f"found no verifiable claims ({payload.model}, {took})")
+        line = stage_line("extract", f"found no verifiable claims ({payload.model}, {took})")
     else:
         types = ", ".join(f"{name} {count}" for name, count in sorted(payload.type_breakdown.items()))
         found = counted(payload.total_claims, "claim")
-        line = _line("extract", f"found {found} ({types}) with {payload.model} in {took}")
+        line = stage_line("extract", f"found {found} ({types}) with {payload.model} in {took}")
     if payload.content_truncated:
         line.append("; the content was truncated to the maximum length", style="yellow")
     return line
@@ -209,17 +179,17 @@ def _extracted(payload: factcheck_pb2.ExtractCompletePayload) -> Text:
 def _evidence(payload: factcheck_pb2.EvidenceRetrievedPayload) -> Text:
     took = view.seconds(payload.response_time_ms)
     found = f"found {counted(len(payload.passages), 'passage')} for {counted(len(payload.claims), 'claim')}"
-    return _line("evidence", f"{found} ({payload.method or 'retrieval'}) in {took}")
+    return stage_line("evidence", f"{found} ({payload.method or 'retrieval'}) in {took}")
 
 
 def _verify_started(payload: factcheck_pb2.VerifyStartPayload) -> Text:
     claims, checkers = counted(payload.claim_count, "claim"), counted(payload.checker_count, "checker")
-    return _line("verify", f"checking {claims} with {checkers}")
+    return stage_line("verify", f"checking {claims} with {checkers}")
 
 
 def _checker_done(payload: factcheck_pb2.CheckerCompletePayload) -> Text:
     took = view.seconds(payload.response_time_ms)
-    line = _line("verify", f"{payload.model} done in {took}: ", _counts(_summary_counts(payload.summary)))
+    line = stage_line("verify", f"{payload.model} done in {took}: ", _counts(_summary_counts(payload.summary)))
     cached = sum(1 for verification in payload.verifications if verification.cached)
     if cached:
         line.append(f" ({cached} from the verification cache)", style="dim")
@@ -228,37 +198,39 @@ def _checker_done(payload: factcheck_pb2.CheckerCompletePayload) -> Text:
 
 def _consensus(payload: factcheck_pb2.AllCheckersCompletePayload) -> Text:
     counts = Counter(view.verdict_name(item.consensus_verdict) for item in payload.consensus)
-    line = _line("verify", f"consensus of {counted(payload.checker_count, 'checker')}: ", _counts(counts))
-    return _with_lines(line, (f"{failure.model} failed: {failure.message}" for failure in payload.failed_checkers))
+    line = stage_line("verify", f"consensus of {counted(payload.checker_count, 'checker')}: ", _counts(counts))
+    return with_lines(line, (f"{failure.model} failed: {failure.message}" for failure in payload.failed_checkers))
 
 
 def _reported(payload: factcheck_pb2.ReportCompletePayload) -> Text:
     took = view.seconds(payload.response_time_ms)
     if payload.HasField("reliability_score"):
         score = payload.reliability_score
-        line = _line("report", "reliability score ", Text(f"{score}/100", style=BAND_STYLES[view.score_band(score)]))
+        line = stage_line(
+            "report", "reliability score ", Text(f"{score}/100", style=BAND_STYLES[view.score_band(score)])
+        )
         line.append(f" ({view.score_label(score)}) by {clean(payload.model)} in {took}")
     else:
         note = payload.summary.note if payload.summary.HasField("note") else "no score"
-        line = _line("report", f"{note} ({payload.model}, {took})")
+        line = stage_line("report", f"{note} ({payload.model}, {took})")
     if payload.fallback:
         line.append("; the reporter failed, the report is the consensus table", style="yellow")
     return line
 
 
 def _titled(payload: factcheck_pb2.TitleCompletePayload) -> Text:
-    return _line("title", payload.title)
+    return stage_line("title", payload.title)
 
 
 def _completed(payload: factcheck_pb2.CompletePayload) -> Text:
     if payload.status == factcheck_pb2.MESSAGE_STATUS_PARTIAL:
         reason = clean(payload.stop_reason) if payload.HasField("stop_reason") else None
-        line = _line(
+        line = stage_line(
             "done",
             Text(f"partial: {reason or 'the time budget ran out and later stages were skipped'}", style="yellow"),
         )
     else:
-        line = _line("done", "complete")
+        line = stage_line("done", "complete")
     usage = payload.usage
     if usage.calls or usage.cache_hits:
         spent = f" ({counted(usage.calls, 'model call')}, {usage.total_tokens} tokens, ${usage.cost_usd:.4f}"
@@ -267,25 +239,17 @@ def _completed(payload: factcheck_pb2.CompletePayload) -> Text:
 
 
 def _failed(payload: factcheck_pb2.ErrorPayload) -> Text:
-    line = _line("failed", Text(clean(payload.message), style="bold red"))
+    line = stage_line("failed", Text(clean(payload.message), style="bold red"))
     # One line per failed stage: "verify_0 model: CODE message".
-    return _with_lines(line, (view.failure_text(failure) for failure in payload.failures))
+    return with_lines(line, (view.failure_text(failure) for failure in payload.failures))
 
 
 def _cancelled(payload: factcheck_pb2.CancelledPayload) -> Text:
-    return _line("cancelled", Text(clean(payload.reason or "the run was cancelled"), style="bold yellow"))
-
-
-def _with_lines(line: Text, texts: Iterable[str]) -> Text:
-    """The line, then each text on a line of its own under the line's message, as a warning."""
-    for text in texts:
-        line.append("\n" + " " * (STAGE_WIDTH + 1))
-        line.append(plain(text, "yellow"))
-    return line
+    return stage_line("cancelled", Text(clean(payload.reason or "the run was cancelled"), style="bold yellow"))
 
 
 def _stage_opened(stage: str, activity: str) -> Callable[[object], Text]:
-    return lambda payload: _line(stage, activity)
+    return lambda payload: stage_line(stage, activity)
 
 
 _DESCRIBERS: dict[str, Callable[[object], Text]] = {
@@ -304,6 +268,7 @@ _DESCRIBERS: dict[str, Callable[[object], Text]] = {
     "complete": _completed,
     "error": _failed,
     "cancelled": _cancelled,
+    **council_render.DESCRIBERS,
 }
 
 
@@ -311,33 +276,24 @@ _DESCRIBERS: dict[str, Callable[[object], Text]] = {
 
 
 def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> None:
-    """The report a person reads: score, evidence table, disputed claims, annotated content."""
+    """The report a person reads: score, evidence table, disputed claims, annotated content
+    (a council run: its ranking)."""
+    if result.mode == factcheck_pb2.MODE_COUNCIL:
+        council_render.render_council(console, result)
+        return
     views = view.claim_views(result)
     console.print(_header(result))
-    note = view.status_note(result)
-    if note:
-        console.print(Text(note, style="bold yellow"))
-    message, causes = view.explanation(result)
-    if message:
-        console.print(plain(message, "bold"))
-    for cause in causes:
-        console.print(Text.assemble("  ", plain(cause, "yellow")))
+    print_status(console, result)
     console.print(_score(result))
     console.print(_metrics(views))
     if not views:
         console.print(Text("No verifiable claims were identified in this content.", style="yellow"))
     else:
-        _section(console, "Evidence", _evidence_table(views))
+        section(console, "Evidence", _evidence_table(views))
     disputed = [claim for claim in views if claim.verdict == "DISPUTED"]
     if disputed:
-        _section(console, "Disputed claims", _disputed(disputed), style="bold red")
-    _section(console, "Annotated content", annotated_content(result.content.text, views))
-
-
-def _section(console: Console, title: str, body, style: str = "bold") -> None:
-    console.print()
-    console.print(Rule(Text(title, style=style), align="left"))
-    console.print(body)
+        section(console, "Disputed claims", _disputed(disputed), style="bold red")
+    section(console, "Annotated content", annotated_content(result.content.text, views))
 
 
 def _header(result: factcheck_pb2.FactCheckResult) -> Panel:

@@ -1,4 +1,4 @@
-"""`factcheck show ID` and `factcheck list`: stored fact-checks, read back from the gateway."""
+"""`factcheck show ID` and `factcheck list`: stored runs (of every mode), read back from the gateway."""
 
 from __future__ import annotations
 
@@ -9,22 +9,25 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from factcheck.cli import client, html, render, view
+from factcheck.cli import client, council_view, html, render, view
 from factcheck.v1 import factcheck_pb2
 
 
 def add_parsers(commands) -> None:
     show = commands.add_parser(
         "show",
-        help="show a stored fact-check",
-        description="Show the report of a stored fact-check (the id `factcheck check` and `factcheck list` print).",
+        help="show a stored run's report",
+        description=(
+            "Show the report of a stored run (a council run: its ranking), by the id `factcheck check`, "
+            "`factcheck council` and `factcheck list` print."
+        ),
     )
     show.add_argument("id", help="the run's message id")
     show.add_argument("--json", action="store_true", help="print the stored result as one JSON object")
     show.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
     show.set_defaults(run=client.gateway_command(run_show))
 
-    listing = commands.add_parser("list", help="list stored fact-checks, newest first")
+    listing = commands.add_parser("list", help="list stored runs (fact-checks and councils), newest first")
     listing.add_argument("--page-size", type=int, default=0, metavar="N", help="results per page, 1-100 (default 20)")
     listing.add_argument("--page-token", default="", metavar="TOKEN", help="the token a previous page printed")
     listing.set_defaults(run=client.gateway_command(run_list))
@@ -62,6 +65,7 @@ def results_table(results) -> Table:
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("id", no_wrap=True)
     table.add_column("created", no_wrap=True)
+    table.add_column("mode", no_wrap=True)
     table.add_column("status", no_wrap=True)
     table.add_column("title", ratio=1)
     table.add_column("question", ratio=1)
@@ -69,6 +73,7 @@ def results_table(results) -> Table:
         table.add_row(
             render.plain(summary.message_id),
             view.local_time(summary.created_at),
+            council_view.mode_name(summary.mode),
             render.plain(view.status_name(summary.status), render.STATUS_STYLES.get(summary.status, "")),
             render.plain(summary.title if summary.HasField("title") else "—"),
             render.plain(summary.question),

@@ -8,7 +8,7 @@ import logging
 
 import grpc
 
-from factcheck.channels import ROUND_ROBIN, open_channel
+from factcheck.channels import open_channel
 from factcheck.observability import metrics, tracing
 from factcheck.observability.interceptors import RunMetadataStub
 from factcheck.server import configure_logging, run_server, service_full_name
@@ -40,7 +40,7 @@ from services.gateway.watch import EventHub, PostgresNotifications
 
 log = logging.getLogger("factcheck.gateway")
 
-__all__ = ["ROUND_ROBIN", "main", "open_channels", "serve"]
+__all__ = ["main", "open_channels", "serve"]
 
 
 def open_channels(settings: Settings) -> tuple[list[grpc.aio.Channel], Downstream]:

@@ -19,7 +19,6 @@ STAGE_SYNTHESIS = ("synthesis", 400)
 
 ROLE_RESPONDENT = "respondent"
 ROLE_ANONYMISER = "anonymiser"
-ROLE_RETRIEVER = "retriever"
 ROLE_FACT_CHECKER = "fact_checker"
 ROLE_AGGREGATOR = "aggregator"
 ROLE_CHAIRMAN = "chairman"

@@ -22,8 +22,9 @@ import grpc
 from google.protobuf.json_format import MessageToDict, ParseDict
 
 from factcheck.engines.sentences import split_sentences
-from factcheck.v1 import common_pb2, council_pb2, extractor_pb2, factcheck_pb2
+from factcheck.v1 import council_pb2, extractor_pb2, factcheck_pb2
 from services.gateway import run as shared
+from services.gateway.evidence_stage import has_evidence, save_evidence, stored_evidence
 from services.gateway.knowledge.retrieval import Evidence
 from services.gateway.modes.council.aggregate import AggregateResponse, compute_aggregate
 from services.gateway.modes.council.plan import CouncilPlan
@@ -33,7 +34,6 @@ from services.gateway.modes.council.stages import (
     ROLE_CHAIRMAN,
     ROLE_FACT_CHECKER,
     ROLE_RESPONDENT,
-    ROLE_RETRIEVER,
     STAGE_ANONYMISE,
     STAGE_COUNCIL_AGGREGATE,
     STAGE_COUNCIL_RETRIEVE,
@@ -207,28 +207,10 @@ async def anonymise(run: CouncilRun) -> None:
 # --- evidence -----------------------------------------------------------------------------------------
 
 
-async def has_evidence(run: CouncilRun) -> bool:
-    plan = run.council_plan
-    if run.retriever is None:
-        return False
-    if STAGE_COUNCIL_RETRIEVE[0] in run.stored or plan.sources:
-        return True
-    if not plan.use_knowledge_store:
-        return False
-    known = run.retriever.known_to_have_documents(run.tenant_id)
-    if known is not None:
-        return known
-    return await asyncio.to_thread(run.retriever.should_run, plan.sources, True, tenant_id=run.tenant_id)
-
-
 async def retrieve(run: CouncilRun) -> None:
     """Passages for the fact-checkers: each answer's sentences searched in the sources and knowledge store."""
     if (stored := run.stored.get(STAGE_COUNCIL_RETRIEVE[0])) is not None:
-        data = stored_data(stored)
-        run.evidence = Evidence(
-            passages=[ParseDict(p, common_pb2.Passage()) for p in data.get("passages", [])],
-            method=data.get("method", ""),
-        )
+        run.evidence = stored_evidence(stored)
         return
     plan = run.council_plan
     queries = {
@@ -245,30 +227,10 @@ async def retrieve(run: CouncilRun) -> None:
         top_k=min(EVIDENCE_PER_SENTENCE, plan.evidence_top_k),
         tenant_id=run.tenant_id,
     )
-    elapsed_ms = int((time.monotonic() - started) * 1000)
     run.evidence = evidence
-    claim_evidence = [
-        common_pb2.ClaimEvidence(claim_id=query_id, passage_ids=ids)
-        for query_id, ids in evidence.claim_passages.items()
-    ]
-    await run.save_stage(
-        STAGE_COUNCIL_RETRIEVE,
-        ROLE_RETRIEVER,
-        evidence.method,
-        f"{len(evidence.passages)} passages for {len(queries)} sentences",
-        {
-            "claims": [{"claimId": c.claim_id, "passageIds": list(c.passage_ids)} for c in claim_evidence],
-            "passages": [MessageToDict(p) for p in evidence.passages],
-            "method": evidence.method,
-        },
-        elapsed_ms,
-        event=(
-            "evidence_retrieved",
-            factcheck_pb2.EvidenceRetrievedPayload(
-                claims=claim_evidence, passages=evidence.passages, method=evidence.method, response_time_ms=elapsed_ms
-            ),
-        ),
-    )
+    elapsed_ms = int((time.monotonic() - started) * 1000)
+    summary = f"{len(evidence.passages)} passages for {len(queries)} sentences"
+    await save_evidence(run, STAGE_COUNCIL_RETRIEVE, evidence, elapsed_ms, summary)
 
 
 # --- fact-check ---------------------------------------------------------------------------------------
@@ -472,7 +434,8 @@ async def title(run: CouncilRun) -> None:
 async def stages(run: CouncilRun):
     yield respond
     yield anonymise
-    if await has_evidence(run):
+    plan = run.council_plan
+    if STAGE_COUNCIL_RETRIEVE[0] in run.stored or await has_evidence(run, plan.sources, plan.use_knowledge_store):
         yield retrieve
     yield fact_check
     yield aggregate

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import ClassVar
 
 from factcheck.settings import Settings
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import entailment_pb2, factcheck_pb2
 from services.gateway.knowledge.store import SourceDocument
 from services.gateway.validation import (
     RunBasics,
@@ -56,6 +56,14 @@ class RunPlan:
     # The verification cache (modes/fact_check/cache.py): whether to use it, and its TTL.
     use_cache: bool = False
     cache_ttl_s: float = 7 * 24 * 3600.0
+    # How the checkers verify (FactCheckConfig.checker_strategy): "default" or "entailment_agents".
+    checker_strategy: str = "default"
+
+    @property
+    def checker_strategy_proto(self) -> int:
+        if self.checker_strategy == "entailment_agents":
+            return entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+        return entailment_pb2.CHECKER_STRATEGY_DEFAULT
 
     @property
     def generates(self) -> bool:
@@ -91,6 +99,8 @@ class RunPlan:
             config["contentToCheck"] = self.content_to_check
         if self.pipelined:
             config["pipelined"] = True
+        if self.checker_strategy != "default":
+            config["checkerStrategy"] = self.checker_strategy
         return config
 
 
@@ -141,6 +151,13 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
     if config.HasField("evidence_top_k"):
         top_k = bounded("mode_config.evidence_top_k", config.evidence_top_k, EVIDENCE_TOP_K_MIN, EVIDENCE_TOP_K_MAX)
 
+    check(
+        config.checker_strategy in entailment_pb2.CheckerStrategy.values(),
+        "mode_config.checker_strategy",
+        "mode_config.checker_strategy must be CHECKER_STRATEGY_DEFAULT or CHECKER_STRATEGY_ENTAILMENT_AGENTS",
+    )
+    entailment = config.checker_strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+
     return RunPlan(
         question=basics.question,
         conversation_id=basics.conversation_id,
@@ -160,6 +177,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
         use_cache=config.use_cache if config.HasField("use_cache") else settings.cache_enabled,
         cache_ttl_s=settings.cache_ttl_s,
+        checker_strategy="entailment_agents" if entailment else "default",
     )
 
 

@@ -14,14 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.json_format import MessageToDict
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim, VerdictSummary
+from factcheck.entailment import claim_entailment_from_json, claim_entailment_json
 from factcheck.fallback_report import NO_CLAIMS_NOTE, NO_CLAIMS_REPORT, average_agreement_rate, build_fallback_report
 from factcheck.observability import metrics
 from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2, factcheck_pb2, reporter_pb2
 from services.gateway import run as shared
 from services.gateway.consensus import calculate_consensus
+from services.gateway.evidence_stage import has_evidence, save_evidence, stored_evidence
 from services.gateway.knowledge.retrieval import Evidence
 from services.gateway.modes.fact_check import cache
 from services.gateway.run import Run, RunFailed, rpc_error_text, rpc_failure, stored_data
@@ -30,7 +32,6 @@ from services.gateway.store import (
     ROLE_EXTRACTOR,
     ROLE_GENERATOR,
     ROLE_REPORTER,
-    ROLE_RETRIEVER,
     STAGE_EXTRACT,
     STAGE_GENERATE,
     STAGE_REPORT,
@@ -228,18 +229,7 @@ async def _question_passages(run: FactCheckRun) -> list:
 
 
 async def _has_evidence(run: FactCheckRun) -> bool:
-    """Whether to retrieve: the request has sources, or the knowledge store has documents it may use."""
-    plan = run.plan
-    if run.retriever is None:
-        return False
-    if plan.sources:
-        return True
-    if not plan.use_knowledge_store:
-        return False
-    known = run.retriever.known_to_have_documents(run.tenant_id)  # most runs: no database query
-    if known is not None:
-        return known
-    return await asyncio.to_thread(run.retriever.should_run, plan.sources, True, tenant_id=run.tenant_id)
+    return await has_evidence(run, run.plan.sources, run.plan.use_knowledge_store)
 
 
 async def retrieve(run: FactCheckRun) -> None:
@@ -250,12 +240,7 @@ async def retrieve(run: FactCheckRun) -> None:
     """
     plan = run.plan
     if (stored := run.stored.get(STAGE_RETRIEVE[0])) is not None:
-        data = stored_data(stored)
-        run.evidence = Evidence(
-            passages=[ParseDict(p, common_pb2.Passage()) for p in data.get("passages", [])],
-            claim_passages={c["claimId"]: list(c.get("passageIds", [])) for c in data.get("claims", [])},
-            method=data.get("method", ""),
-        )
+        run.evidence = stored_evidence(stored)
         return
     started = time.monotonic()
     evidence = await asyncio.to_thread(
@@ -272,34 +257,16 @@ async def retrieve(run: FactCheckRun) -> None:
 async def store_evidence(run: FactCheckRun, evidence: Evidence, elapsed_ms: int) -> None:
     """The retrieve row and evidence_retrieved."""
     run.evidence = evidence
-    claim_evidence = [
-        common_pb2.ClaimEvidence(claim_id=claim_id, passage_ids=ids)
-        for claim_id, ids in evidence.claim_passages.items()
-    ]
-    await run.save_stage(
-        STAGE_RETRIEVE,
-        ROLE_RETRIEVER,
-        evidence.method,
-        f"{len(evidence.passages)} passages for {len(run.claims)} claims",
-        {
-            "claims": [{"claimId": c.claim_id, "passageIds": list(c.passage_ids)} for c in claim_evidence],
-            "passages": [_passage_json(p) for p in evidence.passages],
-            "method": evidence.method,
-        },
-        elapsed_ms,
-        event=(
-            "evidence_retrieved",
-            factcheck_pb2.EvidenceRetrievedPayload(
-                claims=claim_evidence, passages=evidence.passages, method=evidence.method, response_time_ms=elapsed_ms
-            ),
-        ),
-    )
+    summary = f"{len(evidence.passages)} passages for {len(run.claims)} claims"
+    await save_evidence(run, STAGE_RETRIEVE, evidence, elapsed_ms, summary)
 
 
 async def _verify_one(run: FactCheckRun, index: int, model: str, claims: list) -> CheckerOutcome:
     if (stored := run.stored.get(verify_stage(index)[0])) is not None:
         return CheckerOutcome(index, model, response=_stored_verify_response(stored), stored=True)
-    request = checker_pb2.VerifyRequest(model=model, content=run.content, claims=claims)
+    request = checker_pb2.VerifyRequest(
+        model=model, content=run.content, claims=claims, strategy=run.plan.checker_strategy_proto
+    )
     if run.evidence is not None:
         request.passages.extend(run.evidence.passages)
         request.evidence.extend(
@@ -325,6 +292,7 @@ def _stored_verify_response(stage: StageRecord) -> checker_pb2.VerifyResponse:
         summary=VerdictSummary.from_json(data.get("summary")).to_proto(),
         response_time_ms=stage.response_time_ms or 0,
         dropped_citations=int(data.get("droppedCitations", 0)),
+        entailment=[claim_entailment_from_json(item) for item in data.get("entailment", [])],
     )
 
 
@@ -358,7 +326,7 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
                 ROLE_CHECKER,
                 outcome.model,
                 response.raw_text,
-                _verification_data(run, verifications, summary, response.dropped_citations),
+                _verification_data(run, verifications, summary, response.dropped_citations, response.entailment),
                 response.response_time_ms,
                 event=(
                     "checker_complete",
@@ -399,12 +367,15 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
 
 
 def _verification_data(
-    run: FactCheckRun, verifications, summary: VerdictSummary, dropped_citations: int
+    run: FactCheckRun, verifications, summary: VerdictSummary, dropped_citations: int, entailment=()
 ) -> dict[str, Any]:
-    """The verify row's parsed_data: the spec's shape, plus the dropped-citation count when evidence was sent."""
+    """The verify row's parsed_data: the spec's shape, plus the dropped-citation count when evidence was sent,
+    plus every entailment agent's output per claim and passage under "entailment" (entailment strategy)."""
     data: dict[str, Any] = {"verifications": [v.to_json() for v in verifications], "summary": summary.to_json()}
     if run.evidence is not None:
         data["droppedCitations"] = dropped_citations
+    if entailment:
+        data["entailment"] = [claim_entailment_json(item) for item in entailment]
     return data
 
 
