@@ -22,7 +22,7 @@ import platform
 import time
 from pathlib import Path
 
-from bench import checker_accuracy, engines, extractor_quality, pipeline, pipelined, reliability, retrieval
+from bench import checker_accuracy, engines, extractor_quality, ledger, pipeline, pipelined, reliability, retrieval
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -98,6 +98,11 @@ def main() -> None:
     for line in pipelined.markdown(asyncio.run(pipelined.measure([10, 30, 100], repeat=3))):
         say(line)
     say()
+
+    say("## The model-call ledger and the verification cache (bench/ledger.py)")
+    say()
+    for line in ledger.markdown(*ledger.measure()):
+        say(line)
 
     extraction = extractor_quality.measure()
     checking = checker_accuracy.evaluate()

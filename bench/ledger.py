@@ -316,21 +316,28 @@ def main() -> None:
     parser.add_argument("--skip", default="", help="comma-separated sections to skip: overhead, repeat, stream")
     args = parser.parse_args()
     backends = BACKENDS if args.backend == "both" else (args.backend,)
-    skip = set(args.skip.split(","))
     started = time.monotonic()
+    figures = measure(backends, args.runs, args.concurrency, args.responses, skip=set(args.skip.split(",")))
+    print("\n".join(markdown(*figures)))
+    print(f"time: {time.monotonic() - started:.0f} s")
+
+
+def measure(
+    backends=BACKENDS, runs: int = 8, concurrency: int = 100, responses: int = 94, *, skip: set[str] = frozenset()
+) -> tuple[dict, dict, dict | None]:
+    """Every section: (overhead by backend, the repeated text by backend, the Factcheck-Bench stream)."""
     overhead, repeat, stream = {}, {}, None
     for backend in backends:
         if "overhead" not in skip:
             print(f"{backend}: ledger overhead", file=sys.stderr, flush=True)
-            overhead[backend] = measure_overhead(backend, args.runs, args.concurrency)
+            overhead[backend] = measure_overhead(backend, runs, concurrency)
         if "repeat" not in skip:
             print(f"{backend}: the same text twice, then one sentence changed", file=sys.stderr, flush=True)
             repeat[backend] = measure_repeat(backend)
     if "stream" not in skip:
-        print(f"Factcheck-Bench stream, {args.responses} responses", file=sys.stderr, flush=True)
-        stream = measure_stream(args.responses)
-    print("\n".join(markdown(overhead, repeat, stream)))
-    print(f"time: {time.monotonic() - started:.0f} s")
+        print(f"Factcheck-Bench stream, {responses} responses", file=sys.stderr, flush=True)
+        stream = measure_stream(responses)
+    return overhead, repeat, stream
 
 
 if __name__ == "__main__":

@@ -34,15 +34,8 @@ KIND_EXTRACT = "extract"
 # Citations are stored with the index of their passage among the claim's passages, not the run's label.
 _PASSAGE_INDEX = "#"
 
-_ledger_stores: dict[int, LedgerStore] = {}
-
-
 def _ledger_store(run) -> LedgerStore:
-    engine = run.store.engine
-    store = _ledger_stores.get(id(engine))
-    if store is None or store.engine is not engine:
-        store = _ledger_stores[id(engine)] = LedgerStore(engine)
-    return store
+    return LedgerStore(run.store.engine)  # a sessionmaker over the run's engine: cheap
 
 
 def _digest(parts: list[Any]) -> str:
