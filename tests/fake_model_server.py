@@ -910,7 +910,7 @@ class FakeModelServer:
     def _count_usage(self, body: bytes) -> None:
         try:
             data = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # scripted garbage, hostile nesting: no usage reported
             return
         usage = data.get("usage") if isinstance(data, dict) else None
         if not isinstance(usage, dict):

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import grpc
 
-from factcheck.errors import check_argument
+from factcheck.errors import InvalidArgument, check_argument
 from factcheck.security.tenants import caller_tenant
 from factcheck.settings import Settings
 from factcheck.v1 import usage_pb2, usage_pb2_grpc
@@ -24,9 +24,19 @@ GROUP_KEYS = {
 }
 
 
+def _moment(request: usage_pb2.GetUsageRequest, field: str) -> datetime:
+    try:
+        return getattr(request, field).ToDatetime(tzinfo=UTC)
+    except (ValueError, OverflowError):
+        raise InvalidArgument(f"{field} is not a valid timestamp (years 1 to 9999)", field=field) from None
+
+
 def usage_range(request: usage_pb2.GetUsageRequest, now: datetime) -> tuple[datetime, datetime]:
-    end = request.end_time.ToDatetime(tzinfo=UTC) if request.HasField("end_time") else now
-    start = request.start_time.ToDatetime(tzinfo=UTC) if request.HasField("start_time") else end - DEFAULT_RANGE
+    end = _moment(request, "end_time") if request.HasField("end_time") else now
+    try:
+        start = _moment(request, "start_time") if request.HasField("start_time") else end - DEFAULT_RANGE
+    except OverflowError:  # end_time near year 1
+        raise InvalidArgument("end_time is too early", field="end_time") from None
     check_argument(start < end, "start_time", "start_time must be before end_time")
     check_argument(end - start <= MAX_RANGE, "start_time", f"the time range may span at most {MAX_RANGE.days} days")
     return start, end

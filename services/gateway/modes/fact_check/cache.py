@@ -34,6 +34,7 @@ KIND_EXTRACT = "extract"
 # Citations are stored with the index of their passage among the claim's passages, not the run's label.
 _PASSAGE_INDEX = "#"
 
+
 def _ledger_store(run) -> LedgerStore:
     return LedgerStore(run.store.engine)  # a sessionmaker over the run's engine: cheap
 
