@@ -13,7 +13,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 RUN mkdir -p factcheck services \
     && touch factcheck/__init__.py services/__init__.py \
-    && pip install '.[otel]' \
+    && pip install '.[otel,nli]' \
     && pip uninstall -y factcheck
 # The source tree is the application: installed in place, every data file it ships
 # (migrations, the local engines' data) is where the code looks for it.

@@ -1,7 +1,7 @@
-"""Regenerate the committed Python code for protos/factcheck/v1.
+"""Regenerate the committed Python code for protos/factcheck/v1 (and the TypeScript client's).
 
-    python scripts/generate_protos.py            # writes into factcheck/v1/
-    python scripts/generate_protos.py --out DIR  # writes DIR/factcheck/v1/ (used by the staleness test)
+    python scripts/generate_protos.py            # writes into factcheck/v1/ and clients/typescript/src/generated/
+    python scripts/generate_protos.py --out DIR  # writes DIR/factcheck/v1/ only (used by the staleness test)
 
 Generated with `-I protos`, so the modules import each other package-absolutely
 (`from factcheck.v1 import common_pb2`). Output depends on the pinned grpcio-tools.
@@ -10,12 +10,15 @@ Generated with `-I protos`, so the modules import each other package-absolutely
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "protos"
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
+TYPESCRIPT_CLIENT = ROOT / "clients" / "typescript"
 
 
 def proto_files() -> list[Path]:
@@ -50,6 +53,23 @@ def main() -> None:
     args = parser.parse_args()
     for path in generate(args.out):
         print(path.relative_to(args.out))
+    if args.out == ROOT:
+        generate_typescript()
+
+
+def generate_typescript() -> None:
+    """The TypeScript client's code (ts-proto through buf, as clients/typescript/buf.gen.yaml says)."""
+    if not (TYPESCRIPT_CLIENT / "node_modules" / ".bin" / "protoc-gen-ts_proto").exists():
+        print("clients/typescript: not regenerated; run `npm install` there, then this script again", file=sys.stderr)
+        return
+    shutil.rmtree(TYPESCRIPT_CLIENT / "src" / "generated", ignore_errors=True)  # protos removed stay removed
+    subprocess.run(
+        ["npx", "--no-install", "buf", "generate", "../..", "--template", "buf.gen.yaml"],
+        cwd=TYPESCRIPT_CLIENT,
+        check=True,
+    )
+    for path in sorted((TYPESCRIPT_CLIENT / "src" / "generated").rglob("*.ts")):
+        print(path.relative_to(ROOT))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from factcheck.v1 import (
     checker_pb2_grpc,
     extractor_pb2_grpc,
     factcheck_pb2_grpc,
+    investigation_pb2_grpc,
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
     usage_pb2_grpc,
@@ -31,6 +32,8 @@ from services.gateway.knowledge.service import KnowledgeService
 from services.gateway.knowledge.store import KnowledgeStore
 from services.gateway.ledger.service import UsageService
 from services.gateway.main import start_fact_check_service
+from services.gateway.reviews.service import ReviewService
+from services.gateway.reviews.store import ReviewStore
 from services.gateway.run import Downstream
 from services.gateway.service import FactCheckService
 from services.gateway.store.store import StageStore
@@ -39,6 +42,7 @@ from services.reporter.service import ReporterService
 SERVICE_NAMES = (
     "factcheck.v1.FactCheckService",
     "factcheck.v1.KnowledgeService",
+    "factcheck.v1.ReviewService",
     "factcheck.v1.UsageService",
     "factcheck.v1.ExtractorService",
     "factcheck.v1.CheckerService",
@@ -90,6 +94,9 @@ async def serve_everything(settings: Settings, *, authenticate: bool = False) ->
     gateway, registry, notifications = start_fact_check_service(settings, store, metadata_free, retriever, database)
     factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(gateway, server)
     knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeService(knowledge, retriever), server)
+    investigation_pb2_grpc.add_ReviewServiceServicer_to_server(
+        ReviewService(ReviewStore(store.engine), gateway.hub.notify), server
+    )
     usage_pb2_grpc.add_UsageServiceServicer_to_server(UsageService(registry.ledger_store, settings), server)
     extractor_pb2_grpc.add_ExtractorServiceServicer_to_server(ExtractorService(client, settings), server)
     checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 
@@ -11,13 +10,15 @@ import grpc
 from factcheck.channels import open_channel
 from factcheck.observability import metrics, tracing
 from factcheck.observability.interceptors import RunMetadataStub
-from factcheck.server import configure_logging, run_server, service_full_name
+from factcheck.server import configure_logging, run_server, service_argument_parser, service_full_name
 from factcheck.settings import Settings, get_settings
 from factcheck.v1 import (
     checker_pb2_grpc,
     extractor_pb2_grpc,
     factcheck_pb2,
     factcheck_pb2_grpc,
+    investigation_pb2,
+    investigation_pb2_grpc,
     knowledge_pb2,
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
@@ -30,6 +31,8 @@ from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
 from services.gateway.knowledge.store import KnowledgeStore
 from services.gateway.ledger.service import UsageService
+from services.gateway.reviews.service import ReviewService
+from services.gateway.reviews.store import ReviewStore
 from services.gateway.run import Downstream
 from services.gateway.run_limit import RunLimit
 from services.gateway.runs import RunRegistry
@@ -93,11 +96,15 @@ async def serve(settings: Settings) -> None:
     def register(server: grpc.aio.Server) -> list[str]:
         factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(service, server)
         knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeService(knowledge, retriever), server)
+        investigation_pb2_grpc.add_ReviewServiceServicer_to_server(
+            ReviewService(ReviewStore(store.engine), service.hub.notify), server
+        )
         usage_pb2_grpc.add_UsageServiceServicer_to_server(UsageService(registry.ledger_store, settings), server)
         return [
             service_full_name(factcheck_pb2, "FactCheckService"),
             service_full_name(knowledge_pb2, "KnowledgeService"),
             service_full_name(usage_pb2, "UsageService"),
+            service_full_name(investigation_pb2, "ReviewService"),
         ]
 
     async def on_stop() -> None:
@@ -119,11 +126,23 @@ async def serve(settings: Settings) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="factcheck-gateway", description="The factcheck gateway (FactCheckService).")
-    parser.add_argument("command", nargs="?", choices=["serve", "migrate"], default="serve")
+    parser = service_argument_parser(
+        "factcheck-gateway",
+        "Serve the factcheck gateway (factcheck.v1.FactCheckService and KnowledgeService) on FACTCHECK_LISTEN "
+        "(default [::]:50051), with its database at FACTCHECK_DATABASE_URL.",
+    )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=["serve", "migrate"],
+        default="serve",
+        help="serve (the default), or migrate: only upgrade the database to the latest schema",
+    )
     args = parser.parse_args()
     settings = get_settings()
     configure_logging(settings, "factcheck-gateway")
+    if (data_dir := settings.embedded_data_dir()) is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
     if args.command == "migrate":
         upgrade_database(settings.database_url)
         print("database is at the latest schema")

@@ -25,6 +25,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from factcheck.observability import metrics
 from factcheck.text_safety import excerpt, first_line
+from factcheck.title_subject import title_question
 from factcheck.v1 import checker_pb2_grpc, extractor_pb2_grpc, factcheck_pb2, reporter_pb2, reporter_pb2_grpc
 from services.gateway.events import RunEvents
 from services.gateway.knowledge.retrieval import Retriever
@@ -140,12 +141,18 @@ class Run:
         stored = (StoredEvent(event.seq, field_name, event.SerializeToString()),)
         commit = RunCommit(self.message_id, self.owner, self.lease_s, stored, **commit, **self.take_ledger())
         previous = self._last_commit
-        self._last_commit = asyncio.ensure_future(self._store_after(previous, commit, event))
+        # Queued at once, not after the previous commit lands: consecutive commits of the run then
+        # share a batch and one UPDATE. It stores nothing unless it continues what is stored.
+        first_attempt = self.writer.submit(commit)
+        self._last_commit = asyncio.ensure_future(self._store_after(previous, commit, event, first_attempt))
 
-    async def _store_after(self, previous: asyncio.Future | None, commit: RunCommit, event) -> None:
+    async def _store_after(
+        self, previous: asyncio.Future | None, commit: RunCommit, event, first_attempt: asyncio.Future
+    ) -> None:
         if previous is not None:
             await previous  # the run's commits land in order; an earlier failure stops the later ones
-        await self.write(commit)
+        if await first_attempt is not None:
+            await self.write(commit)  # retried (or its LeaseLost raised) now that the previous one landed
         self.events.confirm(event)
 
     def take_ledger(self) -> dict[str, Any]:
@@ -239,7 +246,7 @@ async def _call_title(run: Run, content: str) -> str:
     except grpc.aio.AioRpcError as error:
         log.warning("%s: title failed (%s); using the question", run.message_id, rpc_error_text(error))
         run.failures.append(rpc_failure("title", plan.reporter_model, error))
-        return " ".join(plan.question.split())[:80]
+        return " ".join((title_question(plan.question) or content).split())[:80]
 
 
 async def title(run: Run, content: str) -> None:

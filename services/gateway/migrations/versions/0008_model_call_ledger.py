@@ -1,7 +1,7 @@
 """The model-call ledger and the verification cache.
 
 Revision ID: 0008
-Revises: 0005 (the integrator chains it after 0006 citations and 0007 investigation)
+Revises: 0007 (0006, citations, is not merged yet: the integrator chains it)
 Create Date: 2026-11-23
 
 model_calls: one row per model call of a run (tokens, latency, retries, outcome, prompt version,
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0008"
-down_revision: Union[str, Sequence[str], None] = "0005"
+down_revision: Union[str, Sequence[str], None] = "0007"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 

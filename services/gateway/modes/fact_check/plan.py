@@ -8,6 +8,7 @@ from typing import ClassVar
 from factcheck.settings import Settings
 from factcheck.v1 import entailment_pb2, factcheck_pb2
 from services.gateway.knowledge.store import SourceDocument
+from services.gateway.modes.fact_check.investigate.options import InvestigateOptions, plan_investigation
 from services.gateway.validation import (
     RunBasics,
     bounded,
@@ -65,6 +66,9 @@ class RunPlan:
             return entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
         return entailment_pb2.CHECKER_STRATEGY_DEFAULT
 
+    # The verification loop (FactCheckConfig.investigate): None when off.
+    investigation: InvestigateOptions | None = None
+
     @property
     def generates(self) -> bool:
         return self.content_to_check is None
@@ -101,6 +105,8 @@ class RunPlan:
             config["pipelined"] = True
         if self.checker_strategy != "default":
             config["checkerStrategy"] = self.checker_strategy
+        if self.investigation is not None:
+            config.update(self.investigation.request_config())
         return config
 
 
@@ -178,6 +184,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         use_cache=config.use_cache if config.HasField("use_cache") else settings.cache_enabled,
         cache_ttl_s=settings.cache_ttl_s,
         checker_strategy="entailment_agents" if entailment else "default",
+        investigation=plan_investigation(config, settings, checkers),
     )
 
 
@@ -196,4 +203,7 @@ def resolved_request(request: factcheck_pb2.RunRequest, plan: RunPlan) -> factch
     config.timeout_ms = plan.timeout_ms
     config.evidence_top_k = plan.evidence_top_k
     config.use_knowledge_store = plan.use_knowledge_store
+    if plan.investigation is not None:
+        config.investigate_batch_size = plan.investigation.batch_size
+        config.investigator_model = plan.investigation.investigator_model
     return resolved

@@ -26,6 +26,7 @@ from services.gateway.consensus import calculate_consensus
 from services.gateway.evidence_stage import has_evidence, save_evidence, stored_evidence
 from services.gateway.knowledge.retrieval import Evidence
 from services.gateway.modes.fact_check import cache
+from services.gateway.modes.fact_check.investigate import step as investigate
 from services.gateway.run import Run, RunFailed, rpc_error_text, rpc_failure, stored_data
 from services.gateway.store import (
     ROLE_CHECKER,
@@ -72,6 +73,8 @@ class FactCheckRun(Run):
     checkers: list[CheckerOutcome] = field(default_factory=list)
     consensus: list[ClaimConsensus] = field(default_factory=list)
     consensus_protos: list = field(default_factory=list)
+    # The investigate stage's row data (modes/fact_check/investigate), when the run investigated.
+    investigation: dict[str, Any] | None = None
 
 
 async def start(run: FactCheckRun) -> None:
@@ -424,6 +427,9 @@ async def report(run: FactCheckRun) -> None:
         return
     await run.emit("report_start", factcheck_pb2.ReportStartPayload())
     response = await _request_report(run)
+    report_text = response.report_text
+    if run.investigation is not None:
+        report_text += investigate.report_section(run.investigation)
     score = response.reliability_score if response.HasField("reliability_score") else None
     note = response.note if response.HasField("note") else None
     parsed: dict[str, Any] = {
@@ -452,7 +458,7 @@ async def report(run: FactCheckRun) -> None:
             note=note,
         ),
         response_time_ms=response.response_time_ms,
-        report_text=response.report_text,
+        report_text=report_text,
         fallback=response.fallback,
     )
     if score is not None:
@@ -461,7 +467,7 @@ async def report(run: FactCheckRun) -> None:
         STAGE_REPORT,
         ROLE_REPORTER,
         plan.reporter_model,
-        response.report_text,
+        report_text,
         parsed,
         response.response_time_ms,
         event=("report_complete", payload),
@@ -489,5 +495,7 @@ async def stages(run: FactCheckRun):
             if STAGE_RETRIEVE[0] in run.stored or await _has_evidence(run):
                 yield retrieve
             yield verify
+    if investigate.applies(run) and run.consensus and STAGE_REPORT[0] not in run.stored:
+        yield investigate.investigate
     yield report
     yield title
