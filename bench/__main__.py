@@ -30,6 +30,7 @@ from bench import (
     engines,
     extractor_quality,
     investigation,
+    ledger,
     pipeline,
     pipelined,
     reliability,
@@ -110,6 +111,11 @@ def main() -> None:
     for line in pipelined.markdown(asyncio.run(pipelined.measure([10, 30, 100], repeat=3))):
         say(line)
     say()
+
+    say("## The model-call ledger and the verification cache (bench/ledger.py)")
+    say()
+    for line in ledger.markdown(*ledger.measure()):
+        say(line)
 
     extraction = extractor_quality.measure()
     checking = checker_accuracy.evaluate()

@@ -138,6 +138,10 @@ class Citation:
         )
 
 
+# The evidence of a verification the checker's answer did not contain (so it is never cached).
+NOT_ADDRESSED_EVIDENCE = "Checker did not address this claim"
+
+
 @dataclass(frozen=True)
 class ClaimVerification:
     claim_id: str
@@ -147,6 +151,8 @@ class ClaimVerification:
     confidence: str
     checker_model: str
     citations: tuple[Citation, ...] = ()
+    # Reused from the verification cache instead of a model call.
+    cached: bool = False
 
     def to_proto(self) -> common_pb2.ClaimVerification:
         msg = common_pb2.ClaimVerification(
@@ -156,6 +162,7 @@ class ClaimVerification:
             confidence=confidence_to_proto(self.confidence),
             checker_model=self.checker_model,
             citations=[c.to_proto() for c in self.citations],
+            cached=self.cached,
         )
         if self.correction is not None:
             msg.correction = self.correction
@@ -171,6 +178,7 @@ class ClaimVerification:
             confidence=confidence_from_proto(msg.confidence),
             checker_model=msg.checker_model,
             citations=tuple(Citation.from_proto(c) for c in msg.citations),
+            cached=msg.cached,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -184,6 +192,8 @@ class ClaimVerification:
         }
         if self.citations:  # rows of runs without evidence keep the spec's exact shape
             data["citations"] = [c.to_json() for c in self.citations]
+        if self.cached:  # rows of uncached verifications keep the spec's exact shape
+            data["cached"] = True
         return data
 
     @classmethod
@@ -196,6 +206,7 @@ class ClaimVerification:
             confidence=data["confidence"],
             checker_model=data.get("checkerModel") or checker_model or "",
             citations=tuple(Citation.from_json(c) for c in data.get("citations", ())),
+            cached=bool(data.get("cached", False)),
         )
 
 
@@ -280,10 +291,15 @@ class TokenUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    # Prompt tokens the provider served from its prompt cache (part of prompt_tokens).
+    cached_tokens: int = 0
 
     def to_proto(self) -> common_pb2.TokenUsage:
         return common_pb2.TokenUsage(
-            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, total_tokens=self.total_tokens
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            total_tokens=self.total_tokens,
+            cached_tokens=self.cached_tokens,
         )
 
 

@@ -30,6 +30,7 @@ import grpc
 
 from factcheck.errors import MAX_MESSAGE_CHARS, Internal, InvalidArgument, Reason, ServiceError, from_model_error
 from factcheck.grpc_handlers import map_requests, wrap_handler
+from factcheck.models import calls as model_calls
 from factcheck.models.errors import ModelError
 from factcheck.text_safety import excerpt
 
@@ -80,7 +81,8 @@ NO_RETRY = (("grpc-retry-pushback-ms", "-1"),)
 async def abort_with(context: grpc.aio.ServicerContext, error: ServiceError) -> None:
     """End the call with `error`'s status (raises grpc.aio.AbortError, as context.abort does)."""
     status = error.to_status()
-    await context.abort(status.code, status.details, (*status.trailing_metadata, *NO_RETRY))
+    # The model calls the RPC made before it failed go with the status: the gateway ledgers them too.
+    await context.abort(status.code, status.details, (*status.trailing_metadata, *NO_RETRY, *model_calls.trailer()))
 
 
 class SanitisingContext:
@@ -95,6 +97,7 @@ class SanitisingContext:
         return getattr(self._context, name)
 
     async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata=()) -> None:
+        trailing_metadata = (*trailing_metadata, *model_calls.trailer())
         await self._context.abort(code, excerpt(details or "", MAX_MESSAGE_CHARS), trailing_metadata)
 
     def set_details(self, details: str) -> None:

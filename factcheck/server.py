@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection
 
 from factcheck.error_interceptor import ErrorInterceptor
 from factcheck.grpc_options import CHANNEL_OPTIONS, MAX_MESSAGE_BYTES, server_options
+from factcheck.models.calls import ModelCallsServerInterceptor
 from factcheck.observability import metrics, tracing
 from factcheck.observability.interceptors import MessageIdServerInterceptor, ServerMetricsInterceptor
 from factcheck.observability.logs import configure_logging as _configure_logging
@@ -61,6 +62,7 @@ def server_interceptors(settings: Settings, authenticate: bool = False) -> list:
         *tracing.server_interceptors(),
         ServerMetricsInterceptor(),
         MessageIdServerInterceptor(),
+        ModelCallsServerInterceptor(),  # outside the error interceptor, whose abort sends the calls too
         ErrorInterceptor(guards),
     ]
 

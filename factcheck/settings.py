@@ -46,6 +46,22 @@ def wire_model_name(model_id: str, *, strip_prefix: bool, model_names: dict[str,
     return model_id.split("/", 1)[1] if strip_prefix and "/" in model_id else model_id
 
 
+class ModelPrice(BaseModel):
+    """What one model (or every model of a provider) costs, in US dollars per million tokens."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    # Prompt tokens served from the provider's prompt cache; default: the input price.
+    cached_input: float | None = Field(default=None, ge=0)
+
+
+class BudgetDefaults(BaseModel):
+    """A tenant's default run budget (a request's own budget fields win)."""
+
+    max_cost_usd: float | None = Field(default=None, ge=0)
+    max_tokens: int | None = Field(default=None, ge=0)
+
+
 class Settings(BaseSettings):
     """All settings of every factcheck process. Field `x` is read from `FACTCHECK_X`."""
 
@@ -203,6 +219,22 @@ class Settings(BaseSettings):
     # --- observability ---------------------------------------------------------------------
     # Where this process serves Prometheus metrics ("host:port", path /metrics; port 0 picks a
     # free one). Unset: no metrics server (several services share one host under `factcheck serve`).
+    # Prices per model id ("openai/gpt-4o") or provider ("openai"), JSON, e.g.
+    # {"openai/gpt-4o": {"input": 2.5, "output": 10, "cached_input": 1.25}, "anthropic": {...}}.
+    # local/ models cost nothing; a model without a price is ledgered at cost 0, price NULL.
+    model_prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    # Run budgets every tenant gets unless its request sets its own (unset: no limit) ...
+    run_max_cost_usd: float | None = Field(default=None, ge=0)
+    run_max_tokens: int | None = Field(default=None, ge=0)
+    # ... and per-tenant defaults that replace them, JSON: {"acme": {"max_cost_usd": 0.5}}.
+    tenant_budgets: dict[str, BudgetDefaults] = Field(default_factory=dict)
+    # The verification cache: whether runs use it when their request does not say, and how long
+    # a cached verification or extraction may be reused.
+    cache_enabled: bool = False
+    # Off only to measure what the ledger costs (bench/ledger.py): no ledger rows, no budgets, no usage.
+    ledger_enabled: bool = True
+    cache_ttl_s: float = Field(default=7 * 24 * 3600.0, gt=0)
+
     metrics_listen: str | None = None
     # OTLP/gRPC collector for OpenTelemetry traces (e.g. http://otel-collector:4317). Unset: no
     # tracing, and the OpenTelemetry packages are not even imported.

@@ -857,6 +857,7 @@ class _Handler(BaseHTTPRequestHandler):
             ),
             "[DONE]",
         ]
+        self.server.owner._count_usage(events[-2].encode())
         schedule = None
         if tokens_per_s:
             start = time.monotonic()
@@ -866,6 +867,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_events(events, "done", schedule)
 
     def _send(self, answer: HttpAnswer) -> None:
+        if answer.status == 200 and not answer.raw:
+            self.server.owner._count_usage(answer.body)
         if answer.raw:
             self.close_connection = True
             try:
@@ -933,6 +936,7 @@ class FakeModelServer:
         self._in_flight: dict[str, int] = {}
         self._peak: dict[str, int] = {}
         self._peak_total = 0
+        self._usage: dict[str, dict[str, int]] = {}
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -1018,6 +1022,29 @@ class FakeModelServer:
             self._token_rate.clear()
             self._peak.clear()
             self._peak_total = 0
+            self._usage.clear()
+
+    def reported_usage(self, model_id: str | None = None) -> dict[str, int]:
+        """The token usage the server reported in its successful answers (all models, or one):
+        {"calls", "prompt_tokens", "completion_tokens"}. What a ledger must add up to."""
+        with self._lock:
+            rows = [usage for model, usage in self._usage.items() if model_id is None or model == model_id]
+        return {key: sum(row.get(key, 0) for row in rows) for key in ("calls", "prompt_tokens", "completion_tokens")}
+
+    def _count_usage(self, body: bytes) -> None:
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):  # scripted garbage, hostile nesting: no usage reported
+            return
+        usage = data.get("usage") if isinstance(data, dict) else None
+        if not isinstance(usage, dict):
+            return
+        with self._lock:
+            row = self._usage.setdefault(str(data.get("model", "")), {})
+            row["calls"] = row.get("calls", 0) + 1
+            for key in ("prompt_tokens", "completion_tokens"):
+                value = usage.get(key)
+                row[key] = row.get(key, 0) + (value if isinstance(value, int) else 0)
 
     @property
     def requests(self) -> list[RecordedRequest]:

@@ -23,6 +23,7 @@ from factcheck.v1 import (
     investigation_pb2_grpc,
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
+    usage_pb2_grpc,
 )
 from services.checker.service import CheckerService
 from services.extractor.service import ExtractorService
@@ -32,6 +33,7 @@ from services.gateway.database_gate import DatabaseGate
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
 from services.gateway.knowledge.store import KnowledgeStore
+from services.gateway.ledger.service import UsageService
 from services.gateway.main import start_fact_check_service
 from services.gateway.reviews.service import ReviewService
 from services.gateway.reviews.store import ReviewStore
@@ -45,6 +47,7 @@ SERVICE_NAMES = (
     "factcheck.v1.KnowledgeService",
     "factcheck.v1.ReviewService",
     "factcheck.v1.ClaimsService",
+    "factcheck.v1.UsageService",
     "factcheck.v1.ExtractorService",
     "factcheck.v1.CheckerService",
     "factcheck.v1.ReporterService",
@@ -99,6 +102,7 @@ async def serve_everything(settings: Settings, *, authenticate: bool = False) ->
         ReviewService(ReviewStore(store.engine), gateway.hub.notify), server
     )
     citations_pb2_grpc.add_ClaimsServiceServicer_to_server(ClaimsService(ClaimsStore(store.engine)), server)
+    usage_pb2_grpc.add_UsageServiceServicer_to_server(UsageService(registry.ledger_store, settings), server)
     extractor_pb2_grpc.add_ExtractorServiceServicer_to_server(ExtractorService(client, settings), server)
     checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)
     reporter_pb2_grpc.add_ReporterServiceServicer_to_server(ReporterService(client, settings), server)

@@ -392,6 +392,8 @@ GATEWAY_METHODS = [
     "/factcheck.v1.KnowledgeService/Search",
     "/factcheck.v1.ClaimsService/ListClaims",
     "/factcheck.v1.ClaimsService/GetClaim",
+    "/factcheck.v1.UsageService/GetUsage",
+    "/factcheck.v1.UsageService/PurgeCache",
 ]
 # A field whose bytes end early: undecodable as any message type.
 TRUNCATED = b"\x0a\x05ab"
@@ -426,6 +428,7 @@ async def test_undecodable_requests_are_invalid_argument_on_every_method_of_ever
         "factcheck.v1.FactCheckService",
         "factcheck.v1.KnowledgeService",
         "factcheck.v1.ClaimsService",
+        "factcheck.v1.UsageService",
         "factcheck.v1.ExtractorService",
         "factcheck.v1.CheckerService",
         "factcheck.v1.ReporterService",

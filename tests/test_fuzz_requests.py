@@ -44,6 +44,7 @@ from factcheck.v1 import (
     knowledge_pb2,
     reporter_pb2,
     reporter_pb2_grpc,
+    usage_pb2,
 )
 from tests.conftest import CONTENT, content_request
 
@@ -164,6 +165,16 @@ def gateway_methods() -> list[Method]:
             citations_pb2.GetClaimRequest,
             False,
             (citations_pb2.GetClaimRequest(claim_id=str(uuid.UUID(int=9))),),
+            "/factcheck.v1.UsageService/GetUsage",
+            usage_pb2.GetUsageRequest,
+            False,
+            (usage_pb2.GetUsageRequest(group_by=[usage_pb2.USAGE_GROUP_BY_MODEL, usage_pb2.USAGE_GROUP_BY_DAY]),),
+        ),
+        Method(
+            "/factcheck.v1.UsageService/PurgeCache",
+            usage_pb2.PurgeCacheRequest,
+            False,
+            (usage_pb2.PurgeCacheRequest(expired_only=True),),
         ),
         *health_methods(),
     ]

@@ -50,10 +50,11 @@ def spec_kinds(events) -> list[str]:
 
 
 def comparable(result: factcheck_pb2.FactCheckResult) -> factcheck_pb2.FactCheckResult:
-    """A stored result without what differs between two runs of the same request: ids, times, raw text."""
+    """A stored result without what differs between two runs of the same request: ids, times, raw text,
+    and the usage (a pipelined run makes more, smaller checker calls)."""
     copy = factcheck_pb2.FactCheckResult()
     copy.CopyFrom(result)
-    for name in ("message_id", "conversation_id", "created_at", "updated_at"):
+    for name in ("message_id", "conversation_id", "created_at", "updated_at", "usage"):
         copy.ClearField(name)
     for part in (copy.content, copy.extraction, copy.report, copy.evidence, *copy.verification.checkers):
         part.ClearField("response_time_ms")

@@ -1,5 +1,5 @@
 """The `factcheck` command: `serve` runs the suite locally; `check`, `council`, `entail`, `watch`, `cancel`, `show`,
-`list`, `kb` and `reviews` use its gateway."""
+`list`, `kb`, `reviews`, `usage` and `cache` use its gateway."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from factcheck.cli import check, claims, client, council, demo, entail, kb, results, reviews, runs, serve
+from factcheck.cli import check, claims, client, council, demo, entail, kb, results, reviews, runs, serve, usage
 from factcheck.version import installed_version
 
 
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     claims.add_parser(commands)
     demo.add_parser(commands)
     entail.add_parser(commands)
+    usage.add_parsers(commands)
     return parser
 
 

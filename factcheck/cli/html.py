@@ -194,7 +194,7 @@ def claim_row(claim: ClaimView, passage_ids: set[str]) -> ClaimRow:
 def checker_row(verification: common_pb2.ClaimVerification, passage_ids: set[str]) -> CheckerRow:
     verdict = view.verdict_name(verification.verdict)
     return CheckerRow(
-        model=verification.checker_model,
+        model=verification.checker_model + (" (cached)" if verification.cached else ""),
         verdict=verdict if verdict in view.VERDICTS else None,
         confidence=view.confidence_name(verification.confidence),
         evidence=cite_text(verification.evidence, passage_ids),

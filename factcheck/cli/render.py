@@ -190,7 +190,11 @@ def _verify_started(payload: factcheck_pb2.VerifyStartPayload) -> Text:
 
 def _checker_done(payload: factcheck_pb2.CheckerCompletePayload) -> Text:
     took = view.seconds(payload.response_time_ms)
-    return stage_line("verify", f"{payload.model} done in {took}: ", _counts(_summary_counts(payload.summary)))
+    line = stage_line("verify", f"{payload.model} done in {took}: ", _counts(_summary_counts(payload.summary)))
+    cached = sum(1 for verification in payload.verifications if verification.cached)
+    if cached:
+        line.append(f" ({cached} from the verification cache)", style="dim")
+    return line
 
 
 def _consensus(payload: factcheck_pb2.AllCheckersCompletePayload) -> Text:
@@ -221,10 +225,18 @@ def _titled(payload: factcheck_pb2.TitleCompletePayload) -> Text:
 
 def _completed(payload: factcheck_pb2.CompletePayload) -> Text:
     if payload.status == factcheck_pb2.MESSAGE_STATUS_PARTIAL:
-        return stage_line(
-            "done", Text("partial: the time budget ran out and later stages were skipped", style="yellow")
+        reason = clean(payload.stop_reason) if payload.HasField("stop_reason") else None
+        line = stage_line(
+            "done",
+            Text(f"partial: {reason or 'the time budget ran out and later stages were skipped'}", style="yellow"),
         )
-    return stage_line("done", "complete")
+    else:
+        line = stage_line("done", "complete")
+    usage = payload.usage
+    if usage.calls or usage.cache_hits:
+        spent = f" ({counted(usage.calls, 'model call')}, {usage.total_tokens} tokens, ${usage.cost_usd:.4f}"
+        line.append(spent + (f", {usage.cache_hits} from cache)" if usage.cache_hits else ")"), style="dim")
+    return line
 
 
 def _failed(payload: factcheck_pb2.ErrorPayload) -> Text:
@@ -376,7 +388,8 @@ def _disputed(views: list[ClaimView]) -> Group:
 
 def _dissent(verification) -> list[Text]:
     """What one disputing checker said, and the passages it cited."""
-    said = f"{verification.checker_model} ({view.confidence_name(verification.confidence)}): "
+    cached = ", cached" if verification.cached else ""
+    said = f"{verification.checker_model} ({view.confidence_name(verification.confidence)}{cached}): "
     lines = [Text.assemble("   ", plain(said, "dim"), plain(verification.evidence))]
     for citation in verification.citations:
         lines.append(Text.assemble(("     cites ", "dim"), plain(view.citation_text(citation))))

@@ -73,6 +73,7 @@ from typing import Any
 import httpx
 
 from factcheck.domain import Completion, TokenUsage
+from factcheck.models import calls
 from factcheck.models.errors import (
     ModelError,
     ModelMalformedResponseError,
@@ -84,8 +85,10 @@ from factcheck.models.errors import (
 from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, estimate_tokens
 from factcheck.models.local import LOCAL_PREFIX, get_local_engine, get_local_stream_engine
 from factcheck.observability import metrics, tracing
+from factcheck.prompt_versions import prompt_version_of
 from factcheck.settings import Settings, wire_model_name
 from factcheck.text_safety import clean_text, excerpt
+from factcheck.v1 import usage_pb2
 
 log = logging.getLogger("factcheck.models")
 
@@ -258,6 +261,7 @@ class ModelClient:
                 latency_ms = int(elapsed * 1000)
                 _log_call(model_id, prompt, stats, latency_ms)
                 _observe_call(span, model_id, stats, elapsed)
+                _report_call(model_id, prompt, stats, latency_ms)
         return Completion(text=text, usage=usage, latency_ms=latency_ms, model=model_id)
 
     # --- local engines -------------------------------------------------------------
@@ -738,7 +742,16 @@ def _parse_usage(usage: Any) -> TokenUsage:
     total = count("total_tokens")
     if total is None:
         total = min(prompt + completion, MAX_TOKEN_COUNT)
-    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+    # OpenAI reports prompt-cache hits as prompt_tokens_details.cached_tokens.
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    valid_cached = isinstance(cached, int) and not isinstance(cached, bool) and 0 <= cached <= prompt
+    return TokenUsage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        cached_tokens=cached if valid_cached else 0,
+    )
 
 
 # --- reading untrusted bodies ------------------------------------------------------------
@@ -899,6 +912,24 @@ def _observe_call(span, model_id: str, stats: _CallStats, elapsed_s: float) -> N
     if stats.usage is not None:
         span.set_attribute("gen_ai.usage.input_tokens", stats.usage.prompt_tokens)
         span.set_attribute("gen_ai.usage.output_tokens", stats.usage.completion_tokens)
+
+
+def _report_call(model_id: str, prompt: str, stats: _CallStats, latency_ms: int) -> None:
+    """The call, for the calling RPC's model-calls trailer (the gateway's ledger): every outcome."""
+    usage = stats.usage or TokenUsage()
+    calls.record(
+        usage_pb2.ModelCall(
+            model=model_id,
+            provider=model_id.split("/", 1)[0],
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cached_tokens=usage.cached_tokens,
+            attempts=stats.attempts,
+            latency_ms=latency_ms,
+            outcome=stats.outcome,
+            prompt_version=prompt_version_of(prompt),
+        )
+    )
 
 
 def _log_call(model_id: str, prompt: str, stats: _CallStats, latency_ms: int) -> None:

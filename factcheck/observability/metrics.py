@@ -109,3 +109,34 @@ def serve_metrics(listen: str) -> tuple[str, int]:
     host = host.strip("[]") or "0.0.0.0"
     httpd, _ = start_http_server(int(port), addr=host)
     return host, httpd.server_port
+
+
+LEDGER_COST_USD = Counter(
+    "factcheck_model_cost_usd_total",
+    "What the gateway's runs spent on model calls (ledger rows, at the prices of FACTCHECK_MODEL_PRICES), by model and stage.",
+    ["model", "stage"],
+)
+LEDGER_TOKENS = Counter(
+    "factcheck_ledger_tokens_total",
+    "Tokens of the runs' model calls as the ledger recorded them, by model and stage.",
+    ["model", "stage"],
+)
+CACHE_LOOKUPS = Counter(
+    "factcheck_cache_lookups_total",
+    'Verification-cache lookups by kind (verify: per claim and model; extract) and result ("hit", "miss").',
+    ["kind", "result"],
+)
+
+
+def record_ledger_call(model: str, stage: str, tokens: int, cost_usd: float) -> None:
+    """A ledgered model call of a run (the gateway's)."""
+    LEDGER_COST_USD.labels(model, stage).inc(cost_usd)
+    LEDGER_TOKENS.labels(model, stage).inc(tokens)
+
+
+def record_cache_lookups(kind: str, hits: int, misses: int) -> None:
+    """The hit rate is hits / (hits + misses) of factcheck_cache_lookups_total."""
+    if hits:
+        CACHE_LOOKUPS.labels(kind, "hit").inc(hits)
+    if misses:
+        CACHE_LOOKUPS.labels(kind, "miss").inc(misses)

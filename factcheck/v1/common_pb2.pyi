@@ -72,7 +72,7 @@ class Claim(_message.Message):
     def __init__(self, id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., start_offset: _Optional[int] = ..., end_offset: _Optional[int] = ...) -> None: ...
 
 class ClaimVerification(_message.Message):
-    __slots__ = ("claim_id", "verdict", "evidence", "correction", "confidence", "checker_model", "citations")
+    __slots__ = ("claim_id", "verdict", "evidence", "correction", "confidence", "checker_model", "citations", "cached")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
@@ -80,6 +80,7 @@ class ClaimVerification(_message.Message):
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
     CITATIONS_FIELD_NUMBER: _ClassVar[int]
+    CACHED_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     verdict: Verdict
     evidence: str
@@ -87,7 +88,8 @@ class ClaimVerification(_message.Message):
     confidence: Confidence
     checker_model: str
     citations: _containers.RepeatedCompositeFieldContainer[Citation]
-    def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ...) -> None: ...
+    cached: bool
+    def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., cached: _Optional[bool] = ...) -> None: ...
 
 class ClaimConsensus(_message.Message):
     __slots__ = ("claim_id", "claim", "context", "type", "verdicts", "consensus_verdict", "consensus_confidence", "agreement_rate", "correction", "citations")
@@ -124,14 +126,16 @@ class VerdictSummary(_message.Message):
     def __init__(self, verified: _Optional[int] = ..., disputed: _Optional[int] = ..., unverifiable: _Optional[int] = ...) -> None: ...
 
 class TokenUsage(_message.Message):
-    __slots__ = ("prompt_tokens", "completion_tokens", "total_tokens")
+    __slots__ = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens")
     PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
     TOTAL_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    CACHED_TOKENS_FIELD_NUMBER: _ClassVar[int]
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
-    def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ...) -> None: ...
+    cached_tokens: int
+    def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ..., cached_tokens: _Optional[int] = ...) -> None: ...
 
 class Source(_message.Message):
     __slots__ = ("id", "title", "url", "text", "published_at", "authority")

@@ -5,6 +5,7 @@ from factcheck.v1 import common_pb2 as _common_pb2
 from factcheck.v1 import council_pb2 as _council_pb2
 from factcheck.v1 import entailment_pb2 as _entailment_pb2
 from factcheck.v1 import investigation_pb2 as _investigation_pb2
+from factcheck.v1 import usage_pb2 as _usage_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -51,7 +52,7 @@ MESSAGE_STATUS_FAILED: MessageStatus
 MESSAGE_STATUS_CANCELLED: MessageStatus
 
 class FactCheckConfig(_message.Message):
-    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined", "checker_strategy", "citations", "citation_review_model", "investigate", "investigate_batch_size", "investigator_model")
+    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined", "checker_strategy", "citations", "citation_review_model", "investigate", "investigate_batch_size", "investigator_model", "use_cache")
     CONTENT_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -69,6 +70,7 @@ class FactCheckConfig(_message.Message):
     INVESTIGATE_FIELD_NUMBER: _ClassVar[int]
     INVESTIGATE_BATCH_SIZE_FIELD_NUMBER: _ClassVar[int]
     INVESTIGATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
+    USE_CACHE_FIELD_NUMBER: _ClassVar[int]
     content_to_check: str
     generator_model: str
     extractor_model: str
@@ -86,10 +88,11 @@ class FactCheckConfig(_message.Message):
     investigate: bool
     investigate_batch_size: int
     investigator_model: str
-    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ..., checker_strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., citations: _Optional[bool] = ..., citation_review_model: _Optional[str] = ..., investigate: _Optional[bool] = ..., investigate_batch_size: _Optional[int] = ..., investigator_model: _Optional[str] = ...) -> None: ...
+    use_cache: bool
+    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ..., checker_strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., citations: _Optional[bool] = ..., citation_review_model: _Optional[str] = ..., investigate: _Optional[bool] = ..., investigate_batch_size: _Optional[int] = ..., investigator_model: _Optional[str] = ..., use_cache: _Optional[bool] = ...) -> None: ...
 
 class RunRequest(_message.Message):
-    __slots__ = ("question", "mode", "conversation_id", "mode_config", "request_id", "council_config", "entailment_config")
+    __slots__ = ("question", "mode", "conversation_id", "mode_config", "request_id", "council_config", "entailment_config", "budget")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -97,6 +100,7 @@ class RunRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     COUNCIL_CONFIG_FIELD_NUMBER: _ClassVar[int]
     ENTAILMENT_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
     question: str
     mode: Mode
     conversation_id: str
@@ -104,7 +108,8 @@ class RunRequest(_message.Message):
     request_id: str
     council_config: _council_pb2.CouncilConfig
     entailment_config: _entailment_pb2.EntailmentConfig
-    def __init__(self, question: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., conversation_id: _Optional[str] = ..., mode_config: _Optional[_Union[FactCheckConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., council_config: _Optional[_Union[_council_pb2.CouncilConfig, _Mapping]] = ..., entailment_config: _Optional[_Union[_entailment_pb2.EntailmentConfig, _Mapping]] = ...) -> None: ...
+    budget: _usage_pb2.RunBudget
+    def __init__(self, question: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., conversation_id: _Optional[str] = ..., mode_config: _Optional[_Union[FactCheckConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., council_config: _Optional[_Union[_council_pb2.CouncilConfig, _Mapping]] = ..., entailment_config: _Optional[_Union[_entailment_pb2.EntailmentConfig, _Mapping]] = ..., budget: _Optional[_Union[_usage_pb2.RunBudget, _Mapping]] = ...) -> None: ...
 
 class RunResponse(_message.Message):
     __slots__ = ("event",)
@@ -408,10 +413,14 @@ class TitleCompletePayload(_message.Message):
     def __init__(self, title: _Optional[str] = ...) -> None: ...
 
 class CompletePayload(_message.Message):
-    __slots__ = ("status",)
+    __slots__ = ("status", "usage", "stop_reason")
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    STOP_REASON_FIELD_NUMBER: _ClassVar[int]
     status: MessageStatus
-    def __init__(self, status: _Optional[_Union[MessageStatus, str]] = ...) -> None: ...
+    usage: _usage_pb2.RunUsage
+    stop_reason: str
+    def __init__(self, status: _Optional[_Union[MessageStatus, str]] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., stop_reason: _Optional[str] = ...) -> None: ...
 
 class ErrorPayload(_message.Message):
     __slots__ = ("message", "failures")
@@ -494,7 +503,7 @@ class ListResultsResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[ResultSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ResultSummary(_message.Message):
-    __slots__ = ("message_id", "conversation_id", "question", "title", "status", "created_at", "updated_at", "mode")
+    __slots__ = ("message_id", "conversation_id", "question", "title", "status", "created_at", "updated_at", "mode", "usage")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
@@ -503,6 +512,7 @@ class ResultSummary(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     conversation_id: str
     question: str
@@ -511,10 +521,11 @@ class ResultSummary(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
     mode: Mode
-    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., title: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., mode: _Optional[_Union[Mode, str]] = ...) -> None: ...
+    usage: _usage_pb2.RunUsage
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., title: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., mode: _Optional[_Union[Mode, str]] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ...) -> None: ...
 
 class FactCheckResult(_message.Message):
-    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at", "evidence", "error_message", "failures", "request_id", "mode", "council", "entailment", "citations", "investigation")
+    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at", "evidence", "error_message", "failures", "request_id", "mode", "council", "entailment", "citations", "investigation", "usage")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
@@ -535,6 +546,7 @@ class FactCheckResult(_message.Message):
     ENTAILMENT_FIELD_NUMBER: _ClassVar[int]
     CITATIONS_FIELD_NUMBER: _ClassVar[int]
     INVESTIGATION_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     conversation_id: str
     question: str
@@ -555,7 +567,8 @@ class FactCheckResult(_message.Message):
     entailment: _entailment_pb2.EntailmentResult
     citations: _citations_pb2.CitationsResult
     investigation: _investigation_pb2.InvestigationResult
-    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Union[EvidenceResult, _Mapping]] = ..., error_message: _Optional[str] = ..., failures: _Optional[_Iterable[_Union[StageFailure, _Mapping]]] = ..., request_id: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., council: _Optional[_Union[_council_pb2.CouncilResult, _Mapping]] = ..., entailment: _Optional[_Union[_entailment_pb2.EntailmentResult, _Mapping]] = ..., citations: _Optional[_Union[_citations_pb2.CitationsResult, _Mapping]] = ..., investigation: _Optional[_Union[_investigation_pb2.InvestigationResult, _Mapping]] = ...) -> None: ...
+    usage: _usage_pb2.RunUsage
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Union[EvidenceResult, _Mapping]] = ..., error_message: _Optional[str] = ..., failures: _Optional[_Iterable[_Union[StageFailure, _Mapping]]] = ..., request_id: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., council: _Optional[_Union[_council_pb2.CouncilResult, _Mapping]] = ..., entailment: _Optional[_Union[_entailment_pb2.EntailmentResult, _Mapping]] = ..., citations: _Optional[_Union[_citations_pb2.CitationsResult, _Mapping]] = ..., investigation: _Optional[_Union[_investigation_pb2.InvestigationResult, _Mapping]] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ...) -> None: ...
 
 class EvidenceResult(_message.Message):
     __slots__ = ("claims", "passages", "method", "response_time_ms")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from factcheck import prompt_versions
 from factcheck.council_taxonomy import (
     CHECK_OPENING,
     CLAIMS_HEADER,
@@ -121,6 +122,7 @@ ERROR_TYPE_DEFINITIONS: dict[int, str] = {
 }
 
 
+@prompt_versions.versioned(prompt_versions.COUNCIL_CHECK)
 def build_council_check_prompt(
     question: str,
     responses: Sequence[council_pb2.LabelledResponse],

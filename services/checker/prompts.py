@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from factcheck import prompt_versions
 from factcheck.domain import ExtractedClaim
 from factcheck.evidence_text import PASSAGE_INJECTION_NOTE, format_passage
 from factcheck.v1 import common_pb2
@@ -74,6 +75,7 @@ def _claim_block(claim: ExtractedClaim) -> str:
     return f"CLAIM {claim.id}: {claim.claim}\nContext: {claim.context}\nType: {claim.type}\n\n"
 
 
+@prompt_versions.versioned(prompt_versions.VERIFY)
 def build_verification_prompt(
     claims: Sequence[ExtractedClaim],
     content: str,

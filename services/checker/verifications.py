@@ -51,10 +51,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from factcheck.domain import Citation, ClaimVerification
+from factcheck.domain import NOT_ADDRESSED_EVIDENCE, Citation, ClaimVerification
 from factcheck.protocol_lines import is_quoted_or_code, lines_of
 
-NOT_ADDRESSED_EVIDENCE = "Checker did not address this claim"
 DEFAULT_CONFIDENCE = "LOW"
 
 _LEAD = r"^[\s>#*_+\-]*"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from factcheck import prompt_versions
 from factcheck.evidence_text import PASSAGE_INJECTION_NOTE, format_passage
 from factcheck.v1 import common_pb2
 
@@ -58,6 +59,7 @@ Total claims: [count]
 By type: [breakdown]"""
 
 
+@prompt_versions.versioned(prompt_versions.GENERATE)
 def build_generate_prompt(question: str, passages: Sequence[common_pb2.Passage] = ()) -> str:
     """Phase 0: ask the generator for fact-dense content, used only when no contentToCheck was given.
 
@@ -68,6 +70,7 @@ def build_generate_prompt(question: str, passages: Sequence[common_pb2.Passage] 
     return _GENERATE_TEMPLATE.format(question=question, sources=sources)
 
 
+@prompt_versions.versioned(prompt_versions.EXTRACT)
 def build_extraction_prompt(content: str) -> str:
     """Phase 1: ask the extractor for numbered CLAIM / Context / Type blocks that `parse_claims` reads."""
     return _EXTRACTION_TEMPLATE.format(content=content)

@@ -24,6 +24,8 @@ from factcheck.v1 import (
     knowledge_pb2,
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
+    usage_pb2,
+    usage_pb2_grpc,
 )
 from services.gateway.claims.service import ClaimsService
 from services.gateway.claims.store import ClaimsStore
@@ -32,6 +34,7 @@ from services.gateway.knowledge.rerank import make_reranker
 from services.gateway.knowledge.retrieval import Retriever
 from services.gateway.knowledge.service import KnowledgeService
 from services.gateway.knowledge.store import KnowledgeStore
+from services.gateway.ledger.service import UsageService
 from services.gateway.reviews.service import ReviewService
 from services.gateway.reviews.store import ReviewStore
 from services.gateway.run import Downstream
@@ -101,9 +104,11 @@ async def serve(settings: Settings) -> None:
             ReviewService(ReviewStore(store.engine), service.hub.notify), server
         )
         citations_pb2_grpc.add_ClaimsServiceServicer_to_server(ClaimsService(ClaimsStore(store.engine)), server)
+        usage_pb2_grpc.add_UsageServiceServicer_to_server(UsageService(registry.ledger_store, settings), server)
         return [
             service_full_name(factcheck_pb2, "FactCheckService"),
             service_full_name(knowledge_pb2, "KnowledgeService"),
+            service_full_name(usage_pb2, "UsageService"),
             service_full_name(investigation_pb2, "ReviewService"),
             service_full_name(citations_pb2, "ClaimsService"),
         ]

@@ -11,6 +11,8 @@ from datetime import datetime
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from factcheck.v1 import factcheck_pb2
+from services.gateway.ledger.totals import UsageTotals
+from services.gateway.store.ledger import LedgerStore
 from services.gateway.store.store import MessageRecord, StageRecord, StageStore
 
 UNKNOWN_MODEL = "unknown"
@@ -40,14 +42,26 @@ def load_result(store: StageStore, message_id: str, tenant_id: str) -> factcheck
     result.failures.extend(factcheck_pb2.StageFailure(**failure) for failure in message.failures)
     if message.request_id is not None:
         result.request_id = message.request_id
+    usage = LedgerStore(store.engine).run_usage([message_id]).get(message_id, UsageTotals())
+    result.usage.CopyFrom(usage.to_proto())
     return result
 
 
-def message_summary(record: MessageRecord) -> factcheck_pb2.ResultSummary:
+def list_results(
+    store: StageStore, page_size: int, page_token: str | None, tenant_id: str
+) -> tuple[list[factcheck_pb2.ResultSummary], str | None]:
+    """One page of ListResults, each run with its usage (one query for the page)."""
+    records, next_token = store.list_messages(page_size, page_token, tenant_id=tenant_id)
+    usage = LedgerStore(store.engine).run_usage([record.id for record in records])
+    return [message_summary(record, usage.get(record.id, UsageTotals())) for record in records], next_token
+
+
+def message_summary(record: MessageRecord, usage: UsageTotals | None = None) -> factcheck_pb2.ResultSummary:
     """One ListResults row."""
     from services.gateway.modes import mode_named
 
     return factcheck_pb2.ResultSummary(
+        usage=(usage or UsageTotals()).to_proto(),
         message_id=record.id,
         conversation_id=record.conversation_id,
         question=record.question,

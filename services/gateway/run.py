@@ -29,6 +29,8 @@ from factcheck.title_subject import title_question
 from factcheck.v1 import checker_pb2_grpc, extractor_pb2_grpc, factcheck_pb2, reporter_pb2, reporter_pb2_grpc
 from services.gateway.events import RunEvents
 from services.gateway.knowledge.retrieval import Retriever
+from services.gateway.ledger.budget import BudgetExceeded
+from services.gateway.ledger.ledger import RunLedger
 from services.gateway.store import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, STATUS_PARTIAL, StageStore
 from services.gateway.store.store import FinalState, LeaseLost, RunCommit, StageRecord, StageRow, StoredEvent
 from services.gateway.store.writer import StoreWriter
@@ -107,6 +109,11 @@ class Run:
     _last_commit: asyncio.Future | None = field(default=None, repr=False)
     # The title call, started as soon as the content is known (its event still follows the report).
     title_call: asyncio.Task | None = field(default=None, repr=False)
+    # Every model call of the run, its spending and its budget (services/gateway/ledger/ledger.py);
+    # `downstream` goes through it (RunRegistry.new_run).
+    ledger: RunLedger = field(default_factory=RunLedger)
+    # Verification-cache entries the run paid for, stored with its next commit.
+    cache_entries: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def tenant_id(self) -> str:
@@ -132,7 +139,7 @@ class Run:
             return
         self.events.reserve(event)
         stored = (StoredEvent(event.seq, field_name, event.SerializeToString()),)
-        commit = RunCommit(self.message_id, self.owner, self.lease_s, stored, **commit)
+        commit = RunCommit(self.message_id, self.owner, self.lease_s, stored, **commit, **self.take_ledger())
         previous = self._last_commit
         # Queued at once, not after the previous commit lands: consecutive commits of the run then
         # share a batch and one UPDATE. It stores nothing unless it continues what is stored.
@@ -147,6 +154,11 @@ class Run:
         if await first_attempt is not None:
             await self.write(commit)  # retried (or its LeaseLost raised) now that the previous one landed
         self.events.confirm(event)
+
+    def take_ledger(self) -> dict[str, Any]:
+        """The ledger rows and cache entries to store with the next commit."""
+        entries, self.cache_entries = tuple(self.cache_entries), []
+        return {"model_calls": self.ledger.take_rows(), "cache_entries": entries}
 
     def store_after(self, first: asyncio.Future) -> None:
         """Store nothing of the run before `first` (the write of its messages row) has landed."""
@@ -176,6 +188,9 @@ class Run:
     ) -> None:
         """Store one stage row with the event that reports it, the moment its result is known."""
         stage_type, stage_order = stage
+        if versions := await self.ledger.prompt_versions_for(model):
+            # How the row was produced: the prompt templates (and versions) its model calls used.
+            parsed_data = {**parsed_data, "promptVersions": versions}
         row = StageRow(stage_type, stage_order, model, role, content, parsed_data, response_time_ms)
         await self.emit(*event, stage=row)
 
@@ -249,12 +264,12 @@ def _failures_proto(failures: list[dict[str, str]]) -> list[factcheck_pb2.StageF
     return [factcheck_pb2.StageFailure(**failure) for failure in failures]
 
 
-async def finish(run: Run, status: str) -> None:
-    await run.emit(
-        "complete",
-        factcheck_pb2.CompletePayload(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}")),
-        final=FinalState(status, failures=tuple(run.failures)),
-    )
+async def finish(run: Run, status: str, stop_reason: str | None = None) -> None:
+    payload = factcheck_pb2.CompletePayload(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}"))
+    if stop_reason is not None:
+        payload.stop_reason = stop_reason
+    payload.usage.CopyFrom(run.ledger.spent.to_proto())  # the `complete` commit stores the last rows
+    await run.emit("complete", payload, final=FinalState(status, failures=tuple(run.failures)))
     await run.flush()  # `complete` only once every row is stored
     metrics.record_run(status)
 
@@ -275,7 +290,7 @@ async def fail(run: Run, message: str) -> None:
     if event is None:
         return
     stored = (StoredEvent(event.seq, "error", event.SerializeToString()),)
-    commit = RunCommit(run.message_id, run.owner, run.lease_s, stored, final=final)
+    commit = RunCommit(run.message_id, run.owner, run.lease_s, stored, final=final, **run.take_ledger())
     try:
         await run.write(commit)
     except RunFailed:
@@ -306,6 +321,9 @@ async def execute(run: Run) -> None:
     try:
         await run.mode.start(run)
         async for step in run.mode.stages(run):
+            if run.ledger.stop_reason is not None:  # a call was refused: no more steps
+                await _budget_spent(run, run.ledger.stop_reason)
+                return
             if run.out_of_time():
                 log.warning("%s: global budget spent before %s; ending as PARTIAL", run.message_id, step.__name__)
                 await finish(run, STATUS_PARTIAL)
@@ -313,7 +331,12 @@ async def execute(run: Run) -> None:
             step_started = time.monotonic()
             await step(run)
             metrics.record_stage(step.__name__, time.monotonic() - step_started)
+        if run.ledger.stop_reason is not None:  # a call was refused, and the step went on without it
+            await _budget_spent(run, run.ledger.stop_reason)
+            return
         await finish(run, STATUS_COMPLETE)
+    except BudgetExceeded as spent:  # a refused call a step did not handle
+        await _end_quietly(run, _budget_spent(run, spent.reason))
     except asyncio.CancelledError:
         if run.cancel_reason is None:
             raise  # lease lost or shutting down: the run is another gateway's (or a later start's) to finish
@@ -321,6 +344,9 @@ async def execute(run: Run) -> None:
     except LeaseLost:
         log.warning("%s: another gateway took the run over; this one stops", run.message_id)
     except RunFailed as failure:
+        if run.ledger.stop_reason is not None:  # it failed because its calls were refused: the budget ended it
+            await _end_quietly(run, _budget_spent(run, run.ledger.stop_reason))
+            return
         await _end_quietly(run, fail(run, str(failure)))
     except Exception:
         log.exception("%s: run failed unexpectedly", run.message_id)
@@ -330,6 +356,13 @@ async def execute(run: Run) -> None:
             run.title_call.cancel()  # the run ended before its title was needed
         metrics.record_stage("run", time.monotonic() - started)
         run.events.close()
+
+
+async def _budget_spent(run: Run, reason: str) -> None:
+    """The run's budget stopped it: PARTIAL, with the reason, keeping every stored row."""
+    log.warning("%s: %s", run.message_id, reason)
+    run.failures.append(stage_failure("budget", None, "RESOURCE_EXHAUSTED", reason))
+    await finish(run, STATUS_PARTIAL, stop_reason=reason)
 
 
 async def _end_quietly(run: Run, ending) -> None:

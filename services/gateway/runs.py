@@ -28,10 +28,15 @@ from factcheck.text_safety import first_line
 from factcheck.v1 import factcheck_pb2
 from services.gateway.events import RunEvents, event_key
 from services.gateway.knowledge.retrieval import Retriever
+from services.gateway.ledger.budget import UNLIMITED, Budget, run_budget
+from services.gateway.ledger.ledger import RunLedger, ledgered
+from services.gateway.ledger.pricing import Pricing
+from services.gateway.ledger.totals import UsageTotals
 from services.gateway.modes import Plan, mode_named
 from services.gateway.run import CANCELLED_BY_CALLER, Downstream, Run, execute
 from services.gateway.run_limit import RunLimit
 from services.gateway.store import STATUS_CANCELLED, STATUS_FAILED
+from services.gateway.store.ledger import LedgerStore
 from services.gateway.store.store import FinalState, LeaseLost, MessageRecord, StageStore, StoredEvent
 from services.gateway.store.writer import StoreWriter
 from services.gateway.validation import ValidationError, validate_run_request
@@ -67,6 +72,8 @@ class RunRegistry:
         self._settings = settings
         self._store = store
         self._downstream = downstream
+        self._pricing = Pricing.from_settings(settings)
+        self.ledger_store = LedgerStore(store.engine)
         self._retriever = retriever
         self._hub = hub
         self._run_limit = run_limit
@@ -86,15 +93,23 @@ class RunRegistry:
         *,
         last_seq: int = 0,
         emitted_keys: frozenset[str] = frozenset(),
+        budget: Budget = UNLIMITED,
+        spent: UsageTotals | None = None,
     ) -> Run:
+        """The run, its every downstream call ledgered and budget-checked (`spent`: what earlier
+        attempts of a resumed run used)."""
         mode = mode_named(plan.mode_name)
+        ledger = RunLedger(
+            tenant_id=plan.tenant_id, mode=plan.mode_name, pricing=self._pricing, budget=budget, spent=spent
+        )
         return mode.run_class(
             plan=plan,
             mode=mode,
             message_id=message_id,
             conversation_id=conversation_id,
             store=self._store,
-            downstream=self._downstream,
+            downstream=ledgered(self._downstream, ledger) if self._settings.ledger_enabled else self._downstream,
+            ledger=ledger,
             events=RunEvents(message_id, last_seq=last_seq, emitted_keys=emitted_keys, on_confirmed=self._hub.notify),
             deadline=time.monotonic() + self._settings.global_timeout_s,
             owner=self.owner,
@@ -217,6 +232,7 @@ class RunRegistry:
             )
             return
         stages = await asyncio.to_thread(self._store.get_stages, record.id)
+        spent = await asyncio.to_thread(self.ledger_store.run_usage, [record.id])
         stored_events = await asyncio.to_thread(self._store.events_after, record.id, 0)
         run = self.new_run(
             plan,
@@ -224,6 +240,8 @@ class RunRegistry:
             record.conversation_id,
             last_seq=record.last_seq,
             emitted_keys=frozenset(_keys(stored_events)),
+            budget=run_budget(request, settings, record.tenant_id),
+            spent=spent.get(record.id),
         )
         run.stored = {stage.stage_type: stage for stage in stages}
         run.stored_title = record.title

@@ -22,8 +22,9 @@ from factcheck.settings import Settings
 from factcheck.text_safety import excerpt
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from services.gateway.database_gate import DatabaseGate
+from services.gateway.ledger.budget import run_budget
 from services.gateway.modes import Plan, mode_named
-from services.gateway.results import load_result, message_summary
+from services.gateway.results import list_results, load_result
 from services.gateway.run import CANCELLED_BY_CALLER, Run
 from services.gateway.run_limit import RunLimit, RunSlot
 from services.gateway.runs import RunRegistry
@@ -170,7 +171,8 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             lease_owner=self._registry.owner,
             lease_s=self._settings.run_lease_s,
         )
-        run = self._registry.new_run(plan, message_id, conversation_id)
+        budget = run_budget(request, self._settings, plan.tenant_id)
+        run = self._registry.new_run(plan, message_id, conversation_id, budget=budget)
         if request_id is not None:
             try:
                 await call_store(DATABASE_UNAVAILABLE, self._store.insert_run, row)
@@ -262,16 +264,15 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     async def ListResults(
         self, request: factcheck_pb2.ListResultsRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.ListResultsResponse:
-        records, next_token = await call_store(
+        results, next_token = await call_store(
             RESULTS_UNAVAILABLE,
-            self._store.list_messages,
+            list_results,
+            self._store,
             page_size(request.page_size),
             page_token(request.page_token),
-            tenant_id=caller_tenant(),
+            caller_tenant(),
         )
-        return factcheck_pb2.ListResultsResponse(
-            results=[message_summary(record) for record in records], next_page_token=next_token or ""
-        )
+        return factcheck_pb2.ListResultsResponse(results=results, next_page_token=next_token or "")
 
     async def drain(self, timeout_s: float) -> None:
         """Give in-flight runs up to timeout_s to finish (graceful shutdown)."""

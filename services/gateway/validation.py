@@ -27,6 +27,9 @@ MAX_CONVERSATION_ID_CHARS = 200
 MAX_SOURCES = 20
 MAX_SOURCE_CHARS = 200_000
 MAX_SOURCES_TOTAL_BYTES = 2_000_000
+# A run budget's bounds (services/gateway/ledger/budget.py): a typo must not mean nonsense.
+MAX_COST_USD_LIMIT = 1_000_000.0
+MAX_TOKENS_LIMIT = 10**12
 MAX_SOURCE_ID_CHARS, MAX_SOURCE_TITLE_CHARS, MAX_SOURCE_URL_CHARS, MAX_PUBLISHED_AT_CHARS = 255, 500, 2_000, 64
 
 
@@ -105,7 +108,23 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, 
             f"conversation_id must be 1 to {MAX_CONVERSATION_ID_CHARS} characters",
         )
         identifier("conversation_id", conversation_id)
+    check_budget(request)
     return mode.plan(request, settings, RunBasics(request.question, conversation_id, tenant_id))
+
+
+def check_budget(request: factcheck_pb2.RunRequest) -> None:
+    """Validate a request's budget (every mode's): non-negative, finite, bounded."""
+    if not request.HasField("budget"):
+        return
+    budget = request.budget
+    if budget.HasField("max_cost_usd"):
+        value = budget.max_cost_usd
+        if not 0 <= value <= MAX_COST_USD_LIMIT:  # NaN fails too
+            raise ValidationError(
+                f"budget.max_cost_usd must be between 0 and {MAX_COST_USD_LIMIT:.0f}", field="budget.max_cost_usd"
+            )
+    if budget.HasField("max_tokens") and not 0 <= budget.max_tokens <= MAX_TOKENS_LIMIT:
+        raise ValidationError(f"budget.max_tokens must be between 0 and {MAX_TOKENS_LIMIT}", field="budget.max_tokens")
 
 
 def validate_sources(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from factcheck import prompt_versions
 from factcheck.entailment import PROMPT_OPENINGS, quote, verdict_name
 from factcheck.v1 import entailment_pb2 as pb
 
@@ -141,6 +142,7 @@ It is invalid: {error}
 Answer again with only the corrected JSON object."""
 
 
+@prompt_versions.versioned(prompt_versions.ENTAILMENT_EXTRACTOR)
 def extractor_prompt(given: pb.ExtractorInput) -> str:
     return _EXTRACTOR.format(
         opening=OPENINGS[pb.ENTAILMENT_AGENT_EXTRACTOR],
@@ -151,6 +153,7 @@ def extractor_prompt(given: pb.ExtractorInput) -> str:
     )
 
 
+@prompt_versions.versioned(prompt_versions.ENTAILMENT_RELIABILITY)
 def reliability_prompt(given: pb.ReliabilityInput) -> str:
     return _RELIABILITY.format(
         opening=OPENINGS[pb.ENTAILMENT_AGENT_RELIABILITY],
@@ -160,6 +163,7 @@ def reliability_prompt(given: pb.ReliabilityInput) -> str:
     )
 
 
+@prompt_versions.versioned(prompt_versions.ENTAILMENT_JUDGE)
 def judge_prompt(given: pb.JudgeInput) -> str:
     statements = json.dumps([{"id": s.id, "text": s.text} for s in given.statements], ensure_ascii=False)
     return _JUDGE.format(
@@ -172,6 +176,7 @@ def judge_prompt(given: pb.JudgeInput) -> str:
     )
 
 
+@prompt_versions.versioned(prompt_versions.ENTAILMENT_AUDITOR)
 def auditor_prompt(given: pb.AuditorInput) -> str:
     return _AUDITOR.format(
         opening=OPENINGS[pb.ENTAILMENT_AGENT_AUDITOR],
@@ -185,6 +190,7 @@ def auditor_prompt(given: pb.AuditorInput) -> str:
     )
 
 
+@prompt_versions.versioned(prompt_versions.ENTAILMENT_REPAIR)
 def repair_prompt(prompt: str, answer: str, error: str) -> str:
     """The agent's own prompt again, with its invalid answer (quoted) and the validation error."""
     return prompt + _REPAIR.format(answer=quote(answer), error=error)

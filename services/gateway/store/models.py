@@ -277,6 +277,75 @@ class KnowledgePassage(Base):
     )
 
 
+# --- the model-call ledger and the verification cache (issue 20) ---------------------------------------
+
+
+class ModelCallRecord(Base):
+    """One model call of a run (or one reuse of a cached answer, outcome "cache_hit"): the ledger.
+
+    Stored with the run's next commit. The prices used are stored on the row, so a later price
+    change never rewrites what a past run cost; NULL prices mean the model had no price.
+    """
+
+    __tablename__ = "model_calls"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    message_id: Mapped[str] = mapped_column(String(255), ForeignKey("messages.id", ondelete="CASCADE"), nullable=False)
+    tenant_id: Mapped[str] = tenant_column()
+    mode: Mapped[str] = mapped_column(String(32), nullable=False)
+    # The kind of call, from the RPC: generate, extract, verify, report, title, council_check, synthesize, ...
+    stage: Mapped[str] = mapped_column(String(64), nullable=False)
+    method: Mapped[str] = mapped_column(String(64), nullable=False)
+    model: Mapped[str] = mapped_column(String(255), nullable=False)
+    provider: Mapped[str] = mapped_column(String(64), nullable=False)
+    prompt_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    completion_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    cached_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    total_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    latency_ms: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    # "ok", the model error's type, a gRPC status name when the service reported nothing, or "cache_hit".
+    outcome: Mapped[str] = mapped_column(String(64), nullable=False)
+    prompt_version: Mapped[str] = mapped_column(String(64), nullable=False, default="")
+    input_price_per_million: Mapped[float | None] = mapped_column(Float, nullable=True)
+    output_price_per_million: Mapped[float | None] = mapped_column(Float, nullable=True)
+    cached_input_price_per_million: Mapped[float | None] = mapped_column(Float, nullable=True)
+    cost_usd: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (
+        # GetUsage: one tenant's calls over a time range.
+        Index("idx_model_calls_tenant_created", "tenant_id", "created_at"),
+        # Per-run totals (complete, GetResult, ListResults, budgets of resumed runs).
+        Index("idx_model_calls_message_id", "message_id"),
+    )
+
+
+class CacheEntry(Base):
+    """A verification (one claim, one model) or an extraction a tenant already paid for.
+
+    `cache_key` is a SHA-256 of everything the answer depends on (see
+    services/gateway/modes/fact_check/cache.py); `payload` the serialized protobuf answer.
+    """
+
+    __tablename__ = "model_cache"
+
+    tenant_id: Mapped[str] = tenant_column()
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)  # "verify" or "extract"
+    cache_key: Mapped[str] = mapped_column(String(64), nullable=False)
+    model: Mapped[str] = mapped_column(String(255), nullable=False)
+    prompt_version: Mapped[str] = mapped_column(String(64), nullable=False)
+    payload: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    message_id: Mapped[str | None] = mapped_column(String(255), nullable=True)  # the run that paid for it
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (
+        PrimaryKeyConstraint("tenant_id", "kind", "cache_key"),
+        # Purging expired entries.
+        Index("idx_model_cache_created", "created_at"),
+    )
+
+
 # --- the verification loop's human reviews (issue 18, migration 0007) -----------------------------------
 
 REVIEW_PENDING = "PENDING"

@@ -20,12 +20,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from services.gateway.store.ledger import upsert_cache_entries
 from services.gateway.store.models import (
     FINAL_STATUSES,
     STATUS_RUNNING,
     STATUSES,
     DeliberationStage,
     Message,
+    ModelCallRecord,
     RunEvent,
     utc_now,
 )
@@ -156,6 +158,10 @@ class RunCommit:
     # Other rows the events report (claim-level citations: services/gateway/claims/writes.py): each has
     # `apply(connection)`, run in the same transaction once the fence has passed.
     rows: tuple[Any, ...] = ()
+    # Ledger rows of the run's model calls since its previous commit (model_calls columns, created_at aside).
+    model_calls: tuple[dict[str, Any], ...] = ()
+    # Verification-cache entries the run paid for (model_cache columns, created_at aside).
+    cache_entries: tuple[dict[str, Any], ...] = ()
 
 
 class LeaseLost(Exception):
@@ -476,6 +482,7 @@ class StageStore:
         event_rows: list[dict[str, Any]] = []
         stage_rows: list[dict[str, Any]] = []
         other_rows: list[Any] = []
+        ledger_rows: tuple[list, list] = ([], [])  # model_calls rows, model_cache rows
         notify: list[str] = []
         with self.engine.begin() as session:
             new_rows = [commit.row for commit in commits if isinstance(commit, NewRun)]
@@ -486,7 +493,7 @@ class StageStore:
                     statement, parameters = _fenced_update(_merged(commits, group), now)
                     if session.execute(statement, parameters).rowcount == 1:
                         for index in group:
-                            _rows_of(commits[index], now, event_rows, stage_rows, notify, other_rows)
+                            _rows_of(commits[index], now, event_rows, stage_rows, notify, other_rows, ledger_rows)
                         continue
                     # Each on its own fence: one of them may have landed already (a retry), or none may.
                 for index in group:
@@ -494,13 +501,18 @@ class StageStore:
                     if session.execute(statement, parameters).rowcount != 1:
                         fenced_out.append(index)
                         continue
-                    _rows_of(commits[index], now, event_rows, stage_rows, notify, other_rows)
+                    _rows_of(commits[index], now, event_rows, stage_rows, notify, other_rows, ledger_rows)
             if event_rows:
                 session.execute(_INSERT_EVENTS, event_rows)
             if stage_rows:
                 session.execute(_INSERT_STAGES, stage_rows)
             for rows in other_rows:
                 rows.apply(session)
+            call_rows, cache_rows = ledger_rows
+            if call_rows:
+                session.execute(_INSERT_MODEL_CALLS, call_rows)
+            if cache_rows:
+                upsert_cache_entries(session, cache_rows)
             if notify and session.dialect.name == "postgresql":
                 # Wakes watchers on every replica once this commits (LISTEN in services/gateway/watch.py).
                 session.execute(
@@ -634,13 +646,24 @@ _MESSAGES = Message.__table__
 _INSERT_MESSAGE = insert(_MESSAGES)
 _INSERT_EVENTS = insert(RunEvent.__table__)
 _INSERT_STAGES = insert(DeliberationStage.__table__)
+_INSERT_MODEL_CALLS = insert(ModelCallRecord.__table__)
 _FENCED_UPDATES: dict[tuple[bool, bool, bool], Any] = {}
 
 
 def _rows_of(
-    commit: RunCommit, now: datetime, event_rows: list, stage_rows: list, notify: list, other_rows: list
+    commit: RunCommit,
+    now: datetime,
+    event_rows: list,
+    stage_rows: list,
+    notify: list,
+    other_rows: list,
+    ledger_rows: tuple[list, list],
 ) -> None:
-    """Collect the event and stage rows (and other rows: claim-level citations) of a commit whose fence held."""
+    """Collect the event, stage, ledger and cache rows (and other rows: claim-level citations) of a commit
+    whose fence held."""
+    call_rows, cache_rows = ledger_rows
+    call_rows.extend({**row, "message_id": commit.message_id, "created_at": now} for row in commit.model_calls)
+    cache_rows.extend({**row, "message_id": commit.message_id, "created_at": now} for row in commit.cache_entries)
     event_rows.extend(
         {
             "message_id": commit.message_id,

@@ -57,6 +57,9 @@ class RunPlan:
     # Claim-level citations (modes/fact_check/citations.py) and the model of its review pass.
     citations: bool = False
     citation_review_model: str = ""
+    # The verification cache (modes/fact_check/cache.py): whether to use it, and its TTL.
+    use_cache: bool = False
+    cache_ttl_s: float = 7 * 24 * 3600.0
     # How the checkers verify (FactCheckConfig.checker_strategy): "default" or "entailment_agents".
     checker_strategy: str = "default"
 
@@ -193,6 +196,11 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
         citations=wants_citations,
         citation_review_model=review_model,
+        # The cache holds plain verifications and extractions: a run with citations asks its models for
+        # more (support tiers, claim profiles), so it never reads or fills the cache.
+        use_cache=(config.use_cache if config.HasField("use_cache") else settings.cache_enabled)
+        and not wants_citations,
+        cache_ttl_s=settings.cache_ttl_s,
         checker_strategy="entailment_agents" if entailment else "default",
         investigation=plan_investigation(config, settings, checkers),
     )

@@ -25,7 +25,7 @@ from services.gateway import run as shared
 from services.gateway.consensus import calculate_consensus
 from services.gateway.evidence_stage import has_evidence, save_evidence, stored_evidence
 from services.gateway.knowledge.retrieval import Evidence
-from services.gateway.modes.fact_check import citations
+from services.gateway.modes.fact_check import cache, citations
 from services.gateway.modes.fact_check.investigate import step as investigate
 from services.gateway.run import Run, RunFailed, rpc_error_text, rpc_failure, stored_data
 from services.gateway.store import (
@@ -158,15 +158,13 @@ async def generate(run: FactCheckRun) -> None:
 
 async def _extract_call(run: FactCheckRun) -> extractor_pb2.ExtractResponse:
     plan = run.plan
-    return await run.downstream.extractor.Extract(
-        citations.extract_request(
-            run,
-            extractor_pb2.ExtractRequest(
-                model=plan.extractor_model, content=run.content, max_content_length=plan.max_content_length
-            ),
+    request = citations.extract_request(
+        run,
+        extractor_pb2.ExtractRequest(
+            model=plan.extractor_model, content=run.content, max_content_length=plan.max_content_length
         ),
-        timeout=run.stage_timeout_s,
     )
+    return await cache.extract(run, request)  # the plan turns the cache off for runs with citations
 
 
 async def extract(run: FactCheckRun, call=_extract_call) -> None:
@@ -285,7 +283,7 @@ async def _verify_one(run: FactCheckRun, index: int, model: str, claims: list) -
         )
     citations.verify_request(run, request)
     try:
-        response = await run.downstream.checker.Verify(request, timeout=run.stage_timeout_s)
+        response = await cache.verify(run, request)
     except grpc.aio.AioRpcError as error:
         log.warning("%s: checker %d (%s) failed: %s", run.message_id, index, model, rpc_error_text(error))
         return CheckerOutcome(index, model, failure=rpc_failure(verify_stage(index)[0], model, error))

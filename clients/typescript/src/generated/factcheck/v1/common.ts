@@ -236,6 +236,11 @@ export interface ClaimVerification {
   checkerModel: string;
   /** The evidence passages the checker relied on (only when the checker was given evidence). */
   citations: Citation[];
+  /**
+   * Reused from the verification cache (an earlier run of the same tenant, same model, prompt
+   * version, claim and evidence) instead of a model call.
+   */
+  cached: boolean;
 }
 
 /** The majority verdict of all checkers on one claim. */
@@ -269,6 +274,8 @@ export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Prompt tokens served from the provider's prompt cache (part of prompt_tokens). */
+  cachedTokens: number;
 }
 
 /** A document to check claims against: supplied with a request or held in the knowledge store. */
@@ -489,6 +496,7 @@ function createBaseClaimVerification(): ClaimVerification {
     confidence: 0,
     checkerModel: "",
     citations: [],
+    cached: false,
   };
 }
 
@@ -514,6 +522,9 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     }
     for (const v of message.citations) {
       Citation.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.cached !== false) {
+      writer.uint32(160).bool(message.cached);
     }
     return writer;
   },
@@ -587,6 +598,14 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
             message.citations.push(Citation.decode(reader, reader.uint32()));
             continue;
           }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.cached = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -618,6 +637,7 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
       citations: globalThis.Array.isArray(object?.citations)
         ? object.citations.map((e: any) => Citation.fromJSON(e))
         : [],
+      cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
     };
   },
 
@@ -644,6 +664,9 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     if (message.citations?.length) {
       obj.citations = message.citations.map((e) => Citation.toJSON(e));
     }
+    if (message.cached !== false) {
+      obj.cached = message.cached;
+    }
     return obj;
   },
 
@@ -659,6 +682,7 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     message.confidence = object.confidence ?? 0;
     message.checkerModel = object.checkerModel ?? "";
     message.citations = object.citations?.map((e) => Citation.fromPartial(e)) || [];
+    message.cached = object.cached ?? false;
     return message;
   },
 };
@@ -1009,7 +1033,7 @@ export const VerdictSummary: MessageFns<VerdictSummary> = {
 };
 
 function createBaseTokenUsage(): TokenUsage {
-  return { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  return { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0 };
 }
 
 export const TokenUsage: MessageFns<TokenUsage> = {
@@ -1022,6 +1046,9 @@ export const TokenUsage: MessageFns<TokenUsage> = {
     }
     if (message.totalTokens !== 0) {
       writer.uint32(24).int32(message.totalTokens);
+    }
+    if (message.cachedTokens !== 0) {
+      writer.uint32(32).int32(message.cachedTokens);
     }
     return writer;
   },
@@ -1063,6 +1090,14 @@ export const TokenUsage: MessageFns<TokenUsage> = {
             message.totalTokens = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.cachedTokens = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1092,6 +1127,11 @@ export const TokenUsage: MessageFns<TokenUsage> = {
         : isSet(object.total_tokens)
         ? globalThis.Number(object.total_tokens)
         : 0,
+      cachedTokens: isSet(object.cachedTokens)
+        ? globalThis.Number(object.cachedTokens)
+        : isSet(object.cached_tokens)
+        ? globalThis.Number(object.cached_tokens)
+        : 0,
     };
   },
 
@@ -1106,6 +1146,9 @@ export const TokenUsage: MessageFns<TokenUsage> = {
     if (message.totalTokens !== 0) {
       obj.totalTokens = Math.round(message.totalTokens);
     }
+    if (message.cachedTokens !== 0) {
+      obj.cachedTokens = Math.round(message.cachedTokens);
+    }
     return obj;
   },
 
@@ -1117,6 +1160,7 @@ export const TokenUsage: MessageFns<TokenUsage> = {
     message.promptTokens = object.promptTokens ?? 0;
     message.completionTokens = object.completionTokens ?? 0;
     message.totalTokens = object.totalTokens ?? 0;
+    message.cachedTokens = object.cachedTokens ?? 0;
     return message;
   },
 };

@@ -65,6 +65,7 @@ import {
   InvestigationStartPayload,
   ReviewDecidedPayload,
 } from "./investigation";
+import { RunBudget, RunUsage } from "./usage";
 
 export const protobufPackage = "factcheck.v1";
 
@@ -309,7 +310,14 @@ export interface FactCheckConfig {
    * The model that judges search results (CheckerService.AssessEvidence); default
    * FACTCHECK_DEFAULT_INVESTIGATOR_MODEL, else the first checker model.
    */
-  investigatorModel?: string | undefined;
+  investigatorModel?:
+    | string
+    | undefined;
+  /**
+   * Reuse verifications (and extractions) this tenant already paid for: same model, same prompt
+   * version, same claim and evidence, within FACTCHECK_CACHE_TTL_S. Default: FACTCHECK_CACHE_ENABLED.
+   */
+  useCache?: boolean | undefined;
 }
 
 /** Spec: FactCheckStreamRequest. */
@@ -334,7 +342,11 @@ export interface RunRequest {
     | CouncilConfig
     | undefined;
   /** Entailment mode's config (mode = MODE_ENTAILMENT). */
-  entailmentConfig?: EntailmentConfig | undefined;
+  entailmentConfig?:
+    | EntailmentConfig
+    | undefined;
+  /** Spending limits of this run (every mode); unset fields take the tenant's defaults. */
+  budget?: RunBudget | undefined;
 }
 
 export interface RunResponse {
@@ -588,6 +600,12 @@ export interface TitleCompletePayload {
 
 export interface CompletePayload {
   status: MessageStatus;
+  /** What the run's model calls used and cost (its ledger rows, summed). */
+  usage:
+    | RunUsage
+    | undefined;
+  /** Why a PARTIAL run stopped early, e.g. its budget was spent. */
+  stopReason?: string | undefined;
 }
 
 export interface ErrorPayload {
@@ -665,6 +683,8 @@ export interface ResultSummary {
   createdAt: Date | undefined;
   updatedAt: Date | undefined;
   mode: Mode;
+  /** What the run's model calls used and cost. */
+  usage: RunUsage | undefined;
 }
 
 /** Spec section E: FactCheckResult. */
@@ -714,7 +734,11 @@ export interface FactCheckResult {
     | CitationsResult
     | undefined;
   /** Present when the run investigated (FactCheckConfig.investigate), with review decisions applied. */
-  investigation: InvestigationResult | undefined;
+  investigation:
+    | InvestigationResult
+    | undefined;
+  /** What the run's model calls used and cost, and the prompt versions they used. */
+  usage: RunUsage | undefined;
 }
 
 export interface EvidenceResult {
@@ -785,6 +809,7 @@ function createBaseFactCheckConfig(): FactCheckConfig {
     investigate: undefined,
     investigateBatchSize: undefined,
     investigatorModel: undefined,
+    useCache: undefined,
   };
 }
 
@@ -840,6 +865,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     }
     if (message.investigatorModel !== undefined) {
       writer.uint32(146).string(message.investigatorModel);
+    }
+    if (message.useCache !== undefined) {
+      writer.uint32(320).bool(message.useCache);
     }
     return writer;
   },
@@ -993,6 +1021,14 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
             message.investigatorModel = reader.string();
             continue;
           }
+          case 40: {
+            if (tag !== 320) {
+              break;
+            }
+
+            message.useCache = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1078,6 +1114,11 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
         : isSet(object.investigator_model)
         ? globalThis.String(object.investigator_model)
         : undefined,
+      useCache: isSet(object.useCache)
+        ? globalThis.Boolean(object.useCache)
+        : isSet(object.use_cache)
+        ? globalThis.Boolean(object.use_cache)
+        : undefined,
     };
   },
 
@@ -1134,6 +1175,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     if (message.investigatorModel !== undefined) {
       obj.investigatorModel = message.investigatorModel;
     }
+    if (message.useCache !== undefined) {
+      obj.useCache = message.useCache;
+    }
     return obj;
   },
 
@@ -1159,6 +1203,7 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     message.investigate = object.investigate ?? undefined;
     message.investigateBatchSize = object.investigateBatchSize ?? undefined;
     message.investigatorModel = object.investigatorModel ?? undefined;
+    message.useCache = object.useCache ?? undefined;
     return message;
   },
 };
@@ -1172,6 +1217,7 @@ function createBaseRunRequest(): RunRequest {
     requestId: undefined,
     councilConfig: undefined,
     entailmentConfig: undefined,
+    budget: undefined,
   };
 }
 
@@ -1197,6 +1243,9 @@ export const RunRequest: MessageFns<RunRequest> = {
     }
     if (message.entailmentConfig !== undefined) {
       EntailmentConfig.encode(message.entailmentConfig, writer.uint32(58).fork()).join();
+    }
+    if (message.budget !== undefined) {
+      RunBudget.encode(message.budget, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -1270,6 +1319,14 @@ export const RunRequest: MessageFns<RunRequest> = {
             message.entailmentConfig = EntailmentConfig.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.budget = RunBudget.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1311,6 +1368,7 @@ export const RunRequest: MessageFns<RunRequest> = {
         : isSet(object.entailment_config)
         ? EntailmentConfig.fromJSON(object.entailment_config)
         : undefined,
+      budget: isSet(object.budget) ? RunBudget.fromJSON(object.budget) : undefined,
     };
   },
 
@@ -1337,6 +1395,9 @@ export const RunRequest: MessageFns<RunRequest> = {
     if (message.entailmentConfig !== undefined) {
       obj.entailmentConfig = EntailmentConfig.toJSON(message.entailmentConfig);
     }
+    if (message.budget !== undefined) {
+      obj.budget = RunBudget.toJSON(message.budget);
+    }
     return obj;
   },
 
@@ -1357,6 +1418,9 @@ export const RunRequest: MessageFns<RunRequest> = {
       : undefined;
     message.entailmentConfig = (object.entailmentConfig !== undefined && object.entailmentConfig !== null)
       ? EntailmentConfig.fromPartial(object.entailmentConfig)
+      : undefined;
+    message.budget = (object.budget !== undefined && object.budget !== null)
+      ? RunBudget.fromPartial(object.budget)
       : undefined;
     return message;
   },
@@ -4856,13 +4920,19 @@ export const TitleCompletePayload: MessageFns<TitleCompletePayload> = {
 };
 
 function createBaseCompletePayload(): CompletePayload {
-  return { status: 0 };
+  return { status: 0, usage: undefined, stopReason: undefined };
 }
 
 export const CompletePayload: MessageFns<CompletePayload> = {
   encode(message: CompletePayload, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.status !== 0) {
       writer.uint32(8).int32(message.status);
+    }
+    if (message.usage !== undefined) {
+      RunUsage.encode(message.usage, writer.uint32(162).fork()).join();
+    }
+    if (message.stopReason !== undefined) {
+      writer.uint32(170).string(message.stopReason);
     }
     return writer;
   },
@@ -4888,6 +4958,22 @@ export const CompletePayload: MessageFns<CompletePayload> = {
             message.status = reader.int32() as any;
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.usage = RunUsage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.stopReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4901,13 +4987,27 @@ export const CompletePayload: MessageFns<CompletePayload> = {
   },
 
   fromJSON(object: any): CompletePayload {
-    return { status: isSet(object.status) ? messageStatusFromJSON(object.status) : 0 };
+    return {
+      status: isSet(object.status) ? messageStatusFromJSON(object.status) : 0,
+      usage: isSet(object.usage) ? RunUsage.fromJSON(object.usage) : undefined,
+      stopReason: isSet(object.stopReason)
+        ? globalThis.String(object.stopReason)
+        : isSet(object.stop_reason)
+        ? globalThis.String(object.stop_reason)
+        : undefined,
+    };
   },
 
   toJSON(message: CompletePayload): unknown {
     const obj: any = {};
     if (message.status !== 0) {
       obj.status = messageStatusToJSON(message.status);
+    }
+    if (message.usage !== undefined) {
+      obj.usage = RunUsage.toJSON(message.usage);
+    }
+    if (message.stopReason !== undefined) {
+      obj.stopReason = message.stopReason;
     }
     return obj;
   },
@@ -4918,6 +5018,10 @@ export const CompletePayload: MessageFns<CompletePayload> = {
   fromPartial<I extends Exact<DeepPartial<CompletePayload>, I>>(object: I): CompletePayload {
     const message = createBaseCompletePayload();
     message.status = object.status ?? 0;
+    message.usage = (object.usage !== undefined && object.usage !== null)
+      ? RunUsage.fromPartial(object.usage)
+      : undefined;
+    message.stopReason = object.stopReason ?? undefined;
     return message;
   },
 };
@@ -5831,6 +5935,7 @@ function createBaseResultSummary(): ResultSummary {
     createdAt: undefined,
     updatedAt: undefined,
     mode: 0,
+    usage: undefined,
   };
 }
 
@@ -5859,6 +5964,9 @@ export const ResultSummary: MessageFns<ResultSummary> = {
     }
     if (message.mode !== 0) {
       writer.uint32(64).int32(message.mode);
+    }
+    if (message.usage !== undefined) {
+      RunUsage.encode(message.usage, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -5940,6 +6048,14 @@ export const ResultSummary: MessageFns<ResultSummary> = {
             message.mode = reader.int32() as any;
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.usage = RunUsage.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5978,6 +6094,7 @@ export const ResultSummary: MessageFns<ResultSummary> = {
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
       mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
+      usage: isSet(object.usage) ? RunUsage.fromJSON(object.usage) : undefined,
     };
   },
 
@@ -6007,6 +6124,9 @@ export const ResultSummary: MessageFns<ResultSummary> = {
     if (message.mode !== 0) {
       obj.mode = modeToJSON(message.mode);
     }
+    if (message.usage !== undefined) {
+      obj.usage = RunUsage.toJSON(message.usage);
+    }
     return obj;
   },
 
@@ -6023,6 +6143,9 @@ export const ResultSummary: MessageFns<ResultSummary> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.mode = object.mode ?? 0;
+    message.usage = (object.usage !== undefined && object.usage !== null)
+      ? RunUsage.fromPartial(object.usage)
+      : undefined;
     return message;
   },
 };
@@ -6049,6 +6172,7 @@ function createBaseFactCheckResult(): FactCheckResult {
     entailment: undefined,
     citations: undefined,
     investigation: undefined,
+    usage: undefined,
   };
 }
 
@@ -6113,6 +6237,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     }
     if (message.investigation !== undefined) {
       InvestigationResult.encode(message.investigation, writer.uint32(170).fork()).join();
+    }
+    if (message.usage !== undefined) {
+      RunUsage.encode(message.usage, writer.uint32(186).fork()).join();
     }
     return writer;
   },
@@ -6290,6 +6417,14 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
             message.investigation = InvestigationResult.decode(reader, reader.uint32());
             continue;
           }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.usage = RunUsage.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6350,6 +6485,7 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
       entailment: isSet(object.entailment) ? EntailmentResult.fromJSON(object.entailment) : undefined,
       citations: isSet(object.citations) ? CitationsResult.fromJSON(object.citations) : undefined,
       investigation: isSet(object.investigation) ? InvestigationResult.fromJSON(object.investigation) : undefined,
+      usage: isSet(object.usage) ? RunUsage.fromJSON(object.usage) : undefined,
     };
   },
 
@@ -6415,6 +6551,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
     if (message.investigation !== undefined) {
       obj.investigation = InvestigationResult.toJSON(message.investigation);
     }
+    if (message.usage !== undefined) {
+      obj.usage = RunUsage.toJSON(message.usage);
+    }
     return obj;
   },
 
@@ -6460,6 +6599,9 @@ export const FactCheckResult: MessageFns<FactCheckResult> = {
       : undefined;
     message.investigation = (object.investigation !== undefined && object.investigation !== null)
       ? InvestigationResult.fromPartial(object.investigation)
+      : undefined;
+    message.usage = (object.usage !== undefined && object.usage !== null)
+      ? RunUsage.fromPartial(object.usage)
       : undefined;
     return message;
   },
