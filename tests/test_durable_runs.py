@@ -15,9 +15,9 @@ from contextlib import asynccontextmanager
 import grpc
 import pytest
 
+from factcheck.services.gateway.store import StageStore
+from factcheck.services.gateway.store.store import ANY_TENANT
 from factcheck.v1 import council_pb2, factcheck_pb2, factcheck_pb2_grpc
-from services.gateway.store import StageStore
-from services.gateway.store.store import ANY_TENANT
 from tests.conftest import DATABASE_BACKENDS, FULL_SEQUENCE, content_request, fresh_database, kinds, suite_environment
 from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, hold_until_closed
 from tests.processes import ServiceProcess, start_service

@@ -1,6 +1,6 @@
 """`local/checker`: answers the verification prompt by judging each claim against its passages.
 
-The prompt (services/checker/prompts.py) lists the claims after "CLAIMS TO VERIFY:", then,
+The prompt (factcheck/services/checker/prompts.py) lists the claims after "CLAIMS TO VERIFY:", then,
 when there is evidence, an "EVIDENCE:" section of numbered passages (`[P1] Title (url)`
 and the passage's lines quoted with "> ", see factcheck/evidence_text.py) and a
 "PASSAGES FOR EACH CLAIM:" listing (`claim_1: P1, P3` / `claim_2: none`).

@@ -1,0 +1,268 @@
+"""Tables of the gateway's database, and the stage names and orders the spec fixes (section E, DB Storage).
+
+The schema itself is created by the Alembic migrations in `factcheck/services/gateway/migrations`;
+these models must stay in step with them (a test compares the two).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+from factcheck.security.tenants import DEFAULT_TENANT
+
+# --- stage names, orders and roles: the only place they are spelled out --------------------------------
+
+STAGE_GENERATE = ("generate", 0)
+STAGE_EXTRACT = ("extract", 1)
+# Not in the spec's table: evidence retrieval (issue 4) sits between extraction and verification.
+STAGE_RETRIEVE = ("retrieve", 5)
+STAGE_REPORT = ("report", 99)
+VERIFY_PREFIX = "verify_"
+VERIFY_BASE_ORDER = 10
+
+ROLE_GENERATOR = "generator"
+ROLE_EXTRACTOR = "extractor"
+ROLE_RETRIEVER = "retriever"
+ROLE_CHECKER = "checker"
+ROLE_REPORTER = "reporter"
+
+
+def verify_stage(checker_index: int) -> tuple[str, int]:
+    """Stage type and order of checker `checker_index`: ("verify_0", 10), ("verify_1", 11), ..."""
+    if not 0 <= checker_index < STAGE_REPORT[1] - VERIFY_BASE_ORDER:
+        raise ValueError(f"checker index out of range: {checker_index}")
+    return f"{VERIFY_PREFIX}{checker_index}", VERIFY_BASE_ORDER + checker_index
+
+
+# --- message statuses ---------------------------------------------------------------------------------
+
+STATUS_RUNNING = "RUNNING"
+STATUS_COMPLETE = "COMPLETE"
+STATUS_PARTIAL = "PARTIAL"
+STATUS_FAILED = "FAILED"
+STATUS_CANCELLED = "CANCELLED"
+STATUSES = (STATUS_RUNNING, STATUS_COMPLETE, STATUS_PARTIAL, STATUS_FAILED, STATUS_CANCELLED)
+FINAL_STATUSES = (STATUS_COMPLETE, STATUS_PARTIAL, STATUS_FAILED, STATUS_CANCELLED)
+
+# --- column types -------------------------------------------------------------------------------------
+
+# JSONB on PostgreSQL (indexable, compact), plain JSON text elsewhere.
+JSON_DOCUMENT = JSON().with_variant(JSONB(), "postgresql")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in and out on every backend.
+
+    SQLite has no time zone type and would silently drop the offset, so values are
+    normalised to UTC before binding and marked UTC again when read back.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetimes are ambiguous; pass an aware UTC datetime")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+# --- tables -------------------------------------------------------------------------------------------
+
+# Every run and every knowledge-store document belongs to a tenant (factcheck/security/tenants.py).
+# Rows stored before tenants existed (migration 0003) belong to the default tenant.
+TENANT_ID_LENGTH = 64
+
+
+def tenant_column() -> Mapped[str]:
+    return mapped_column(String(TENANT_ID_LENGTH), nullable=False, server_default=DEFAULT_TENANT)
+
+
+# Deterministic constraint names, so migrations can refer to them on every backend.
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Message(Base):
+    """One fact-check run: the request, its status and title. Stage rows hang off it."""
+
+    __tablename__ = "messages"
+
+    id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    tenant_id: Mapped[str] = tenant_column()
+    conversation_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    question: Mapped[str] = mapped_column(Text, nullable=False)
+    request_config: Mapped[dict[str, Any]] = mapped_column(JSON_DOCUMENT, nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    title: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+    # Durable runs (migration 0004): the idempotency key and a hash of the request it came with.
+    request_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    request_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # The request with every default resolved, so any replica can resume the run exactly.
+    request_proto: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    # The gateway executing the run and until when; an expired lease means the run is abandoned.
+    lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    resume_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # seq of the newest stored event; the next event is last_seq + 1.
+    last_seq: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
+    # Why a run FAILED or was CANCELLED, and every failed stage's cause (also for degraded runs).
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    failures: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON_DOCUMENT, nullable=True)
+
+    __table_args__ = (
+        # ListResults: one tenant's runs, newest first.
+        Index("idx_messages_tenant_created_id", "tenant_id", "created_at", "id"),
+        # Recovery: running runs whose lease lapsed.
+        Index("idx_messages_status_lease", "status", "lease_expires_at"),
+        # Idempotent Run: a request_id names one run per tenant.
+        Index("uq_messages_tenant_id_request_id", "tenant_id", "request_id", unique=True),
+    )
+
+
+class RunEvent(Base):
+    """Every FactCheckEvent of a run, stored as emitted (serialized protobuf), so Watch can replay it."""
+
+    __tablename__ = "run_events"
+
+    message_id: Mapped[str] = mapped_column(String(255), ForeignKey("messages.id", ondelete="CASCADE"), nullable=False)
+    seq: Mapped[int] = mapped_column(Integer, nullable=False)
+    event_type: Mapped[str] = mapped_column(String(32), nullable=False)
+    payload: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (PrimaryKeyConstraint("message_id", "seq"),)
+
+
+class DeliberationStage(Base):
+    """Spec section G: one row per completed stage of a run."""
+
+    __tablename__ = "deliberation_stages"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    message_id: Mapped[str] = mapped_column(String(255), ForeignKey("messages.id", ondelete="CASCADE"), nullable=False)
+    stage_type: Mapped[str] = mapped_column(String(32), nullable=False)
+    stage_order: Mapped[int] = mapped_column(Integer, nullable=False)
+    model: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    role: Mapped[str] = mapped_column(String(32), nullable=False)
+    content: Mapped[str | None] = mapped_column(Text, nullable=True)
+    parsed_data: Mapped[dict[str, Any] | None] = mapped_column(JSON_DOCUMENT, nullable=True)
+    response_time_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (
+        Index("idx_deliberation_stages_message", "message_id", "stage_order"),
+        # A retried write of the same stage must never produce a second row.
+        UniqueConstraint("message_id", "stage_type"),
+    )
+
+
+# --- knowledge store (issue 4) ------------------------------------------------------------------------
+
+# The full-text index is backend-specific and lives only in the migrations: an FTS5 table
+# (with its shadow tables) on SQLite, a generated tsvector column with a GIN index on
+# PostgreSQL. Schema comparisons skip these names.
+SEARCH_INDEX_NAMES = frozenset({"kb_passages_fts", "search_vector", "idx_kb_passages_search"})
+
+
+def include_in_schema_comparison(name: str | None, type_: str, parent_names: dict) -> bool:
+    """Alembic `include_name` hook: the hand-written full-text index is not part of the models."""
+    return not (name is not None and (name in SEARCH_INDEX_NAMES or name.startswith("kb_passages_fts")))
+
+
+class KnowledgeDocument(Base):
+    """A document of the knowledge store; its text is split into kb_passages.
+
+    Ids are per tenant: two tenants may each have a document "paris".
+    """
+
+    __tablename__ = "kb_documents"
+
+    tenant_id: Mapped[str] = tenant_column()
+    id: Mapped[str] = mapped_column(String(255), nullable=False)
+    title: Mapped[str] = mapped_column(Text, nullable=False)
+    url: Mapped[str] = mapped_column(Text, nullable=False)
+    published_at: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    authority: Mapped[float | None] = mapped_column(Float, nullable=True)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    # Re-ingesting the same text is recognised by its hash, so it never duplicates (within a tenant).
+    content_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    char_count: Mapped[int] = mapped_column(Integer, nullable=False)
+    passage_count: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (
+        PrimaryKeyConstraint("tenant_id", "id"),
+        UniqueConstraint("tenant_id", "content_sha256"),
+        # ListDocuments: one tenant's documents, newest first.
+        Index("idx_kb_documents_tenant_created_id", "tenant_id", "created_at", "id"),
+    )
+
+
+class KnowledgePassage(Base):
+    """A passage of a document, with its character offsets in the document's text.
+
+    It belongs to its document's tenant: (tenant_id, document_id) is the document's key.
+    """
+
+    __tablename__ = "kb_passages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = tenant_column()
+    document_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    chunk_index: Mapped[int] = mapped_column(Integer, nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    start_offset: Mapped[int] = mapped_column(Integer, nullable=False)
+    end_offset: Mapped[int] = mapped_column(Integer, nullable=False)
+
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["tenant_id", "document_id"], ["kb_documents.tenant_id", "kb_documents.id"], ondelete="CASCADE"
+        ),
+        UniqueConstraint("tenant_id", "document_id", "chunk_index"),
+    )
