@@ -23,6 +23,8 @@ class ProviderOverride(BaseModel):
     # This provider's own request and token limits (per minute); unset: the global ones.
     requests_per_minute: float | None = Field(default=None, ge=0)
     tokens_per_minute: float | None = Field(default=None, ge=0)
+    # Whether this provider accepts `response_format` with a JSON schema; unset: the global setting.
+    structured_outputs: bool | None = None
     # The model name the endpoint expects. Routers (OpenRouter) take the caller's id as it is
     # ("openai/o3"); a direct OpenAI, vLLM or Ollama endpoint wants its own name: `strip_prefix`
     # sends "o3", `model_names` maps a caller's id to any name ("openai/o3" -> "o3-2025-04-16").
@@ -72,6 +74,10 @@ class Settings(BaseSettings):
     model_names: dict[str, str] = Field(default_factory=dict)
     # Concurrent requests per provider.
     model_max_concurrency: int = Field(default=16, ge=1)
+    # Whether the endpoint accepts `response_format: {"type": "json_schema", ...}` (structured outputs).
+    # Callers with a schema (the entailment agents) then ask for it; otherwise they validate and repair.
+    # Per provider: "structured_outputs" in FACTCHECK_MODEL_PROVIDERS.
+    model_structured_outputs: bool = False
     # Retries after the first attempt on 429, 5xx and connection errors (within the call's deadline).
     model_max_retries: int = Field(default=4, ge=0)
     # First backoff delay; doubles per retry, with full jitter.
@@ -88,6 +94,9 @@ class Settings(BaseSettings):
     default_extractor_model: str = "local/extractor"
     default_checker_models: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["local/checker"])
     default_reporter_model: str = "local/reporter"
+    # Entailment mode (seed 1): every agent's model when a request names none, and items judged at once.
+    default_entailment_model: str = "local/entailment"
+    entailment_max_parallel_items: int = Field(default=8, ge=1, le=50)
 
     # Per-stage timeout when a request does not set timeout_ms, and the whole-run budget.
     stage_timeout_ms: int = Field(default=120_000, ge=1_000)

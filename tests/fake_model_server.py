@@ -13,7 +13,10 @@ talks real HTTP to it.
 Default answers follow the fact-check spec's output formats, chosen by the prompt's
 opening (see `classify`): "generate", "extract", "verify", "report", "title", "council"
 (every response MOSTLY ACCURATE but the first, ACCURATE and MOST RELIABLE; `council_answer`
-writes any other summary for a scripted `reply`), "synthesize", "other".
+writes any other summary for a scripted `reply`), "synthesize", "other"; and the entailment
+agents' JSON ("entail_extractor", "entail_reliability", "entail_judge", "entail_auditor"), the
+same as local/entailment's. `RecordedRequest.response_format` is the structured-outputs schema a
+request asked for.
 
 Scripting: `server.script(model_id, *behaviours)` queues behaviours for one model id;
 each request to that model consumes the next one and the last one repeats. Behaviours
@@ -85,6 +88,11 @@ PROMPT_OPENINGS = {
     "title": "Write a short title",
     "council": "You are a fact-checker evaluating different AI responses",
     "synthesize": "You are the chairman of a council of AI models.",
+    # The entailment agents (seed 1); their default answers are local/entailment's JSON.
+    "entail_extractor": "You are the EXTRACTOR agent of a multi-agent entailment check.",
+    "entail_reliability": "You are the RELIABILITY agent of a multi-agent entailment check.",
+    "entail_judge": "You are the ENTAILMENT JUDGE agent of a multi-agent entailment check.",
+    "entail_auditor": "You are the ADVERSARIAL AUDITOR agent of a multi-agent entailment check.",
 }
 KINDS = (*PROMPT_OPENINGS, "other")
 
@@ -116,6 +124,12 @@ class RecordedRequest:
     headers: dict[str, str]
     time: float
     body: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def response_format(self) -> dict[str, Any] | None:
+        """The `response_format` the client asked for (structured outputs), if any."""
+        value = self.body.get("response_format")
+        return value if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True)
@@ -423,6 +437,10 @@ def default_answer(prompt: str) -> str:
         return council_answer(ratings, labels[0] if labels else "")
     if kind == "synthesize":
         return DEFAULT_SYNTHESIS
+    if kind.startswith("entail_"):
+        from factcheck.engines import entailment  # the seed's JSON, valid for the schema a request asks for
+
+        return entailment.answer(prompt)
     return "This is the fake model server's default answer."
 
 

@@ -18,6 +18,7 @@ import pytest
 from factcheck.services.gateway.store import StageStore
 from factcheck.services.gateway.store.store import ANY_TENANT
 from factcheck.v1 import council_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck.v1 import entailment_pb2 as pb
 from tests.conftest import DATABASE_BACKENDS, FULL_SEQUENCE, content_request, fresh_database, kinds, suite_environment
 from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, hold_until_closed
 from tests.processes import ServiceProcess, start_service
@@ -422,3 +423,59 @@ async def test_cancel_mid_council_check(start_gateway, fake_models, store):
     assert kinds(events)[-1] == "cancelled"
     assert result.status == factcheck_pb2.MESSAGE_STATUS_CANCELLED and len(result.council.responses) == 2
     assert stage_types(store, message_id) == ["respond_0", "respond_1", "anonymise"]
+
+
+# --- entailment mode ----------------------------------------------------------------------------------
+
+ENTAILMENT_ITEMS = [
+    pb.EntailmentItem(
+        claim="The bridge opened in 1932.", source_excerpt="The bridge opened in 1932.", source_type="city archive"
+    ),
+    pb.EntailmentItem(
+        claim="The tunnel is 2 km long.", source_excerpt="The tunnel is 2 km long.", source_type="travel blog"
+    ),
+]
+
+
+def entailment_run_request() -> factcheck_pb2.RunRequest:
+    config = pb.EntailmentConfig(
+        items=ENTAILMENT_ITEMS,
+        extractor_model="fake/ext",
+        reliability_model="fake/rel",
+        judge_model="fake/judge",
+        auditor_model="fake/aud",
+    )
+    return factcheck_pb2.RunRequest(question="Entailed?", mode=factcheck_pb2.MODE_ENTAILMENT, entailment_config=config)
+
+
+async def test_an_entailment_run_whose_gateway_is_killed_is_resumed_without_asking_again(
+    backend, start_gateway, fake_models, store
+):
+    # The first judge call answers, the second hangs until the gateway is killed, then judges answer.
+    fake_models.script("fake/judge", default_reply(), delay(120), default_reply())
+    first = start_gateway()
+    second = start_gateway() if backend == "postgresql" else None
+    async with connect(first) as stub:
+        before_kill = await read_until(stub.Run(entailment_run_request(), timeout=60), "entailment_item_complete")
+    message_id = before_kill[0].message_id
+    first.process.kill()
+    first.process.wait()
+    if second is None:
+        second = start_gateway()
+    async with connect(second) as stub:
+        watched = await watch_all(stub, message_id)
+        result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=message_id))).result
+
+    assert kinds(watched)[-2:] == ["entailment_complete", "complete"]
+    assert_gap_free(watched)
+    assert watched[: len(before_kill)] == before_kill
+    assert kinds(watched).count("entailment_item_complete") == 2
+    assert kinds(watched).count("entailment_agent_complete") == 8  # each agent output once
+    assert sorted(stage_types(store, message_id)) == sorted(
+        f"entail_{i}_{kind}" for i in (0, 1) for kind in ("extractor", "reliability", "judge", "auditor", "final")
+    )
+    # Stored outputs were not asked for again: only the hanging judge call was repeated.
+    assert len(fake_models.requests_for("fake/ext")) == len(fake_models.requests_for("fake/rel")) == 2
+    assert len(fake_models.requests_for("fake/judge")) == 3
+    assert len(fake_models.requests_for("fake/aud")) == 2
+    assert [item.final.final_verdict for item in result.entailment.items] == [pb.ENTAILMENT_VERDICT_SUPPORTED] * 2

@@ -37,6 +37,7 @@ from factcheck.v1 import (
     checker_pb2,
     common_pb2,
     council_pb2,
+    entailment_pb2,
     extractor_pb2,
     factcheck_pb2,
     knowledge_pb2,
@@ -105,6 +106,12 @@ def gateway_methods() -> list[Method]:
                 content_request(checker_models=["fake/checker-a"], sources=[source], evidence_top_k=2),
                 factcheck_pb2.RunRequest(
                     question="When was the Eiffel Tower built?", mode=factcheck_pb2.MODE_FACT_CHECK
+                ),
+                content_request(sources=[source], checker_strategy=entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS),
+                factcheck_pb2.RunRequest(
+                    question="Entailed?",
+                    mode=factcheck_pb2.MODE_ENTAILMENT,
+                    entailment_config=entailment_pb2.EntailmentConfig(items=[_entailment_item()]),
                 ),
             ),
         ),
@@ -185,6 +192,14 @@ def extractor_methods() -> list[Method]:
     ]
 
 
+def _entailment_item() -> entailment_pb2.EntailmentItem:
+    return entailment_pb2.EntailmentItem(
+        claim="The Paris Agreement was signed in 2015.",
+        source_excerpt="The Paris Agreement was signed in 2015 by 196 parties.",
+        source_type="UN treaty collection",
+    )
+
+
 def checker_methods() -> list[Method]:
     request = checker_pb2.VerifyRequest(
         model="fake/checker-a",
@@ -202,8 +217,40 @@ def checker_methods() -> list[Method]:
         ],
         passages=[common_pb2.Passage(id="P1", text="Signed in 2015.")],
     )
+    item = _entailment_item()
+    statement = entailment_pb2.ExtractedStatement(id=1, text="The Paris Agreement was signed in 2015.")
+    agents = (
+        entailment_pb2.RunEntailmentAgentRequest(
+            model="fake/checker-a",
+            extractor=entailment_pb2.ExtractorInput(claim=item.claim, source_excerpt=item.source_excerpt),
+        ),
+        entailment_pb2.RunEntailmentAgentRequest(
+            model="fake/checker-a", reliability=entailment_pb2.ReliabilityInput(source_type=item.source_type)
+        ),
+        entailment_pb2.RunEntailmentAgentRequest(
+            model="fake/checker-a", judge=entailment_pb2.JudgeInput(claim=item.claim, statements=[statement])
+        ),
+        entailment_pb2.RunEntailmentAgentRequest(
+            model="fake/checker-a",
+            auditor=entailment_pb2.AuditorInput(
+                claim=item.claim,
+                source_excerpt=item.source_excerpt,
+                judge_verdict=entailment_pb2.ENTAILMENT_VERDICT_SUPPORTED,
+                judge_confidence=80,
+            ),
+        ),
+    )
+    strategy = checker_pb2.VerifyRequest()
+    strategy.CopyFrom(request)
+    strategy.strategy = entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
     return [
-        Method("/factcheck.v1.CheckerService/Verify", checker_pb2.VerifyRequest, False, (request,)),
+        Method("/factcheck.v1.CheckerService/Verify", checker_pb2.VerifyRequest, False, (request, strategy)),
+        Method(
+            "/factcheck.v1.CheckerService/RunEntailmentAgent",
+            entailment_pb2.RunEntailmentAgentRequest,
+            False,
+            agents,
+        ),
         Method("/factcheck.v1.CheckerService/CouncilCheck", council_pb2.CouncilCheckRequest, False, (council,)),
         *health_methods(),
     ]

@@ -39,9 +39,9 @@ def test_the_suite_imports_the_checkouts_own_generated_code():
 
 
 def test_every_enum_has_an_unspecified_zero_value():
-    from factcheck.v1 import common_pb2, council_pb2, factcheck_pb2
+    from factcheck.v1 import common_pb2, council_pb2, entailment_pb2, factcheck_pb2
 
-    for module in (common_pb2, council_pb2, factcheck_pb2):
+    for module in (common_pb2, council_pb2, entailment_pb2, factcheck_pb2):
         for enum in module.DESCRIPTOR.enum_types_by_name.values():
             assert enum.values_by_number[0].name == f"{_upper_snake(enum.name)}_UNSPECIFIED"
 
@@ -79,6 +79,13 @@ def test_event_oneof_covers_the_spec_sequence():
         "council_aggregate_complete",
         "synthesis_start",
         "synthesis_complete",
+        # entailment mode (issue 16)
+        "entailment_start",
+        "entailment_agent_complete",
+        "entailment_agent_failed",
+        "entailment_item_complete",
+        "entailment_item_failed",
+        "entailment_complete",
     ]
 
 

@@ -1,12 +1,12 @@
-"""The `factcheck` command: `serve` runs the suite locally; `check`, `council`, `watch`, `cancel`, `show`, `list`
-and `kb` use its gateway."""
+"""The `factcheck` command: `serve` runs the suite locally; `check`, `council`, `entail`, `watch`, `cancel`, `show`,
+`list` and `kb` use its gateway."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from factcheck.cli import check, council, demo, kb, results, runs, serve
+from factcheck.cli import check, council, demo, entail, kb, results, runs, serve
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     results.add_parsers(commands)
     kb.add_parser(commands)
     demo.add_parser(commands)
+    entail.add_parser(commands)
     args = parser.parse_args(argv)
     return args.run(args)
 

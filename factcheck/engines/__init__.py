@@ -13,6 +13,7 @@ imported on first use, so a process pays only for the engines it calls.
 | local/checker | checker | the verification prompt, against its EVIDENCE passages; the council fact-check prompt (council_checker) |
 | local/reporter | reporter | the report prompt, the title prompt (the reporter model writes titles) and the council synthesis prompt (synthesis) |
 | local/title | reporter | the title prompt |
+| local/entailment | entailment | the four entailment agents' prompts (seed 1), in their JSON |
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ ENGINE_MODULES = {
     "checker": "checker",
     "reporter": "reporter",
     "title": "reporter",
+    "entailment": "entailment",
 }
 
 

@@ -186,12 +186,30 @@ class ModelClient:
         """Close the shared HTTP connection pool."""
         await self._http.aclose()
 
-    async def complete(self, model_id: str, prompt: str, *, timeout_s: float) -> Completion:
+    async def complete(
+        self, model_id: str, prompt: str, *, timeout_s: float, response_format: dict[str, Any] | None = None
+    ) -> Completion:
         """Answer `prompt` with `model_id` within `timeout_s` seconds, retries included.
 
+        `response_format` (an OpenAI `{"type": "json_schema", ...}` object) is sent only to an endpoint
+        that `supports_structured_outputs`; elsewhere it is ignored, so callers validate the answer anyway.
         Raises a `ModelError` subclass on any failure. `latency_ms` covers the whole call.
         """
-        return await self._call(model_id, prompt, timeout_s, None)
+        if response_format is not None and not self.supports_structured_outputs(model_id):
+            response_format = None
+        return await self._call(model_id, prompt, timeout_s, None, response_format)
+
+    def supports_structured_outputs(self, model_id: str) -> bool:
+        """Whether calls to `model_id` send `response_format`: the provider override's
+        `structured_outputs`, else FACTCHECK_MODEL_STRUCTURED_OUTPUTS. Never for local/ engines,
+        which read only the prompt."""
+        if model_id.startswith(LOCAL_PREFIX):
+            return False
+        provider = model_id.split("/", 1)[0] if "/" in model_id else ""
+        override = self._settings.model_providers.get(provider) if provider else None
+        if override is not None and override.structured_outputs is not None:
+            return override.structured_outputs
+        return self._settings.model_structured_outputs
 
     def stream(self, model_id: str, prompt: str, *, timeout_s: float) -> CompletionStream:
         """`complete`, with the answer's pieces as the model writes them:
@@ -205,7 +223,14 @@ class ModelClient:
         """
         return CompletionStream(lambda emit: self._call(model_id, prompt, timeout_s, emit))
 
-    async def _call(self, model_id: str, prompt: str, timeout_s: float, emit: _Emit | None) -> Completion:
+    async def _call(
+        self,
+        model_id: str,
+        prompt: str,
+        timeout_s: float,
+        emit: _Emit | None,
+        response_format: dict[str, Any] | None = None,
+    ) -> Completion:
         """One model call, streamed to `emit` when it is given: deadline, retries, metrics, log and span."""
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -217,7 +242,9 @@ class ModelClient:
                 if model_id.startswith(LOCAL_PREFIX):
                     text, usage = await self._complete_local(model_id, prompt, deadline, stats, streamed)
                 else:
-                    text, usage = await self._complete_remote(model_id, prompt, deadline, timeout_s, stats, streamed)
+                    text, usage = await self._complete_remote(
+                        model_id, prompt, deadline, timeout_s, stats, streamed, response_format
+                    )
                 stats.usage = usage
             except ModelError as exc:
                 stats.outcome = _outcome_of(exc)
@@ -288,6 +315,7 @@ class ModelClient:
         timeout_s: float,
         stats: _CallStats,
         streamed: _Streamed | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> tuple[str, TokenUsage]:
         """Attempt, and retry retryable failures with backoff, until success or the deadline
         (streamed: only until the first piece of the answer was handed on)."""
@@ -295,6 +323,8 @@ class ModelClient:
         payload: dict[str, Any] = {"model": endpoint.wire_model, "messages": [{"role": "user", "content": prompt}]}
         if streamed is not None:
             payload["stream"] = True
+        if response_format is not None:
+            payload["response_format"] = response_format
         headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
         loop = asyncio.get_running_loop()
         while True:

@@ -13,11 +13,13 @@ from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.services.checker.citations import resolve_citations
 from factcheck.services.checker.council_prompts import build_council_check_prompt
 from factcheck.services.checker.council_summary import parse_council_check
+from factcheck.services.checker.entailment.agents import check_agent_request, run_agent
+from factcheck.services.checker.entailment.strategy import verify_with_agents
 from factcheck.services.checker.prompts import build_verification_prompt
 from factcheck.services.checker.verifications import parse_verifications
 from factcheck.settings import Settings
 from factcheck.text_safety import excerpt
-from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, council_pb2
+from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, council_pb2, entailment_pb2
 
 # Bounds on a council check (the gateway's own are tighter): one request must not swamp the model.
 MAX_QUESTION_CHARS = 20_000
@@ -58,6 +60,13 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             f"evidence refers to unknown passages: {', '.join(excerpt(pid, 40) for pid in unknown[:5])}",
         )
 
+        check_argument(
+            request.strategy in entailment_pb2.CheckerStrategy.values(), "strategy", "strategy is not a known strategy"
+        )
+        if request.strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS and request.passages:
+            return await verify_with_agents(
+                self._client, request, claim_passages, call_timeout_s(context, self._timeout_s)
+            )
         claims = [ExtractedClaim.from_proto(claim) for claim in request.claims]
         completion = await self._client.complete(
             request.model,
@@ -76,6 +85,12 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             usage=completion.usage.to_proto(),
             dropped_citations=dropped,
         )
+
+    async def RunEntailmentAgent(
+        self, request: entailment_pb2.RunEntailmentAgentRequest, context: grpc.aio.ServicerContext
+    ) -> entailment_pb2.RunEntailmentAgentResponse:
+        check_agent_request(request)
+        return await run_agent(self._client, request, call_timeout_s(context, self._timeout_s))
 
     async def CouncilCheck(
         self, request: council_pb2.CouncilCheckRequest, context: grpc.aio.ServicerContext

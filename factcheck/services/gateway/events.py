@@ -33,6 +33,11 @@ REPEATED_EVENTS: dict[str, tuple[str, ...]] = {
     "response_failed": ("label",),
     "council_check_complete": ("checker_index",),
     "council_check_failed": ("checker_index",),
+    # entailment runs: per item and agent, per item
+    "entailment_agent_complete": ("item_index", "agent"),
+    "entailment_agent_failed": ("item_index", "agent"),
+    "entailment_item_complete": ("item_index",),
+    "entailment_item_failed": ("item_index",),
 }
 
 

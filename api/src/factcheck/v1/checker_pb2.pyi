@@ -1,5 +1,6 @@
 from factcheck.v1 import common_pb2 as _common_pb2
 from factcheck.v1 import council_pb2 as _council_pb2
+from factcheck.v1 import entailment_pb2 as _entailment_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -9,21 +10,23 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class VerifyRequest(_message.Message):
-    __slots__ = ("model", "content", "claims", "passages", "evidence")
+    __slots__ = ("model", "content", "claims", "passages", "evidence", "strategy")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
     PASSAGES_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    STRATEGY_FIELD_NUMBER: _ClassVar[int]
     model: str
     content: str
     claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.Claim]
     passages: _containers.RepeatedCompositeFieldContainer[_common_pb2.Passage]
     evidence: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimEvidence]
-    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ..., evidence: _Optional[_Iterable[_Union[_common_pb2.ClaimEvidence, _Mapping]]] = ...) -> None: ...
+    strategy: _entailment_pb2.CheckerStrategy
+    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ..., evidence: _Optional[_Iterable[_Union[_common_pb2.ClaimEvidence, _Mapping]]] = ..., strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ...) -> None: ...
 
 class VerifyResponse(_message.Message):
-    __slots__ = ("model", "raw_text", "verifications", "summary", "response_time_ms", "usage", "dropped_citations")
+    __slots__ = ("model", "raw_text", "verifications", "summary", "response_time_ms", "usage", "dropped_citations", "entailment")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     RAW_TEXT_FIELD_NUMBER: _ClassVar[int]
     VERIFICATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -31,6 +34,7 @@ class VerifyResponse(_message.Message):
     RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
     DROPPED_CITATIONS_FIELD_NUMBER: _ClassVar[int]
+    ENTAILMENT_FIELD_NUMBER: _ClassVar[int]
     model: str
     raw_text: str
     verifications: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimVerification]
@@ -38,4 +42,5 @@ class VerifyResponse(_message.Message):
     response_time_ms: int
     usage: _common_pb2.TokenUsage
     dropped_citations: int
-    def __init__(self, model: _Optional[str] = ..., raw_text: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ..., dropped_citations: _Optional[int] = ...) -> None: ...
+    entailment: _containers.RepeatedCompositeFieldContainer[_entailment_pb2.ClaimEntailment]
+    def __init__(self, model: _Optional[str] = ..., raw_text: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ..., dropped_citations: _Optional[int] = ..., entailment: _Optional[_Iterable[_Union[_entailment_pb2.ClaimEntailment, _Mapping]]] = ...) -> None: ...

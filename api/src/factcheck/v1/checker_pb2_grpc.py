@@ -5,6 +5,7 @@ import warnings
 
 from factcheck.v1 import checker_pb2 as factcheck_dot_v1_dot_checker__pb2
 from factcheck.v1 import council_pb2 as factcheck_dot_v1_dot_council__pb2
+from factcheck.v1 import entailment_pb2 as factcheck_dot_v1_dot_entailment__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -46,6 +47,11 @@ class CheckerServiceStub:
                 request_serializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckResponse.FromString,
                 _registered_method=True)
+        self.RunEntailmentAgent = channel.unary_unary(
+                '/factcheck.v1.CheckerService/RunEntailmentAgent',
+                request_serializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentResponse.FromString,
+                _registered_method=True)
 
 
 class CheckerServiceServicer:
@@ -67,6 +73,15 @@ class CheckerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RunEntailmentAgent(self, request, context):
+        """One entailment agent (seed 1) on its own input: the prompt, strict JSON validation (structured
+        outputs when the endpoint has them, else one repair attempt) and the agent's server-side rules.
+        An agent whose answer is still invalid fails with the model error status.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CheckerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -79,6 +94,11 @@ def add_CheckerServiceServicer_to_server(servicer, server):
                     servicer.CouncilCheck,
                     request_deserializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_council__pb2.CouncilCheckResponse.SerializeToString,
+            ),
+            'RunEntailmentAgent': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunEntailmentAgent,
+                    request_deserializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -136,6 +156,33 @@ class CheckerService:
             '/factcheck.v1.CheckerService/CouncilCheck',
             factcheck_dot_v1_dot_council__pb2.CouncilCheckRequest.SerializeToString,
             factcheck_dot_v1_dot_council__pb2.CouncilCheckResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunEntailmentAgent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.CheckerService/RunEntailmentAgent',
+            factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentRequest.SerializeToString,
+            factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentResponse.FromString,
             options,
             channel_credentials,
             insecure,

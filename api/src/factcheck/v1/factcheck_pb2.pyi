@@ -2,6 +2,7 @@ import datetime
 
 from factcheck.v1 import common_pb2 as _common_pb2
 from factcheck.v1 import council_pb2 as _council_pb2
+from factcheck.v1 import entailment_pb2 as _entailment_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -17,6 +18,7 @@ class Mode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MODE_UNSPECIFIED: _ClassVar[Mode]
     MODE_FACT_CHECK: _ClassVar[Mode]
     MODE_COUNCIL: _ClassVar[Mode]
+    MODE_ENTAILMENT: _ClassVar[Mode]
 
 class ContentSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -35,6 +37,7 @@ class MessageStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
 MODE_UNSPECIFIED: Mode
 MODE_FACT_CHECK: Mode
 MODE_COUNCIL: Mode
+MODE_ENTAILMENT: Mode
 CONTENT_SOURCE_UNSPECIFIED: ContentSource
 CONTENT_SOURCE_GENERATED: ContentSource
 CONTENT_SOURCE_USER_PROVIDED: ContentSource
@@ -46,7 +49,7 @@ MESSAGE_STATUS_FAILED: MessageStatus
 MESSAGE_STATUS_CANCELLED: MessageStatus
 
 class FactCheckConfig(_message.Message):
-    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined")
+    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined", "checker_strategy")
     CONTENT_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -58,6 +61,7 @@ class FactCheckConfig(_message.Message):
     USE_KNOWLEDGE_STORE_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_TOP_K_FIELD_NUMBER: _ClassVar[int]
     PIPELINED_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_STRATEGY_FIELD_NUMBER: _ClassVar[int]
     content_to_check: str
     generator_model: str
     extractor_model: str
@@ -69,23 +73,26 @@ class FactCheckConfig(_message.Message):
     use_knowledge_store: bool
     evidence_top_k: int
     pipelined: bool
-    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ...) -> None: ...
+    checker_strategy: _entailment_pb2.CheckerStrategy
+    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ..., checker_strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ...) -> None: ...
 
 class RunRequest(_message.Message):
-    __slots__ = ("question", "mode", "conversation_id", "mode_config", "request_id", "council_config")
+    __slots__ = ("question", "mode", "conversation_id", "mode_config", "request_id", "council_config", "entailment_config")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     MODE_CONFIG_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     COUNCIL_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    ENTAILMENT_CONFIG_FIELD_NUMBER: _ClassVar[int]
     question: str
     mode: Mode
     conversation_id: str
     mode_config: FactCheckConfig
     request_id: str
     council_config: _council_pb2.CouncilConfig
-    def __init__(self, question: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., conversation_id: _Optional[str] = ..., mode_config: _Optional[_Union[FactCheckConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., council_config: _Optional[_Union[_council_pb2.CouncilConfig, _Mapping]] = ...) -> None: ...
+    entailment_config: _entailment_pb2.EntailmentConfig
+    def __init__(self, question: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., conversation_id: _Optional[str] = ..., mode_config: _Optional[_Union[FactCheckConfig, _Mapping]] = ..., request_id: _Optional[str] = ..., council_config: _Optional[_Union[_council_pb2.CouncilConfig, _Mapping]] = ..., entailment_config: _Optional[_Union[_entailment_pb2.EntailmentConfig, _Mapping]] = ...) -> None: ...
 
 class RunResponse(_message.Message):
     __slots__ = ("event",)
@@ -94,7 +101,7 @@ class RunResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[FactCheckEvent, _Mapping]] = ...) -> None: ...
 
 class FactCheckEvent(_message.Message):
-    __slots__ = ("message_id", "seq", "timestamp", "factcheck_start", "generate_start", "generate_complete", "extract_start", "extract_complete", "evidence_retrieved", "verify_start", "checker_complete", "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete", "error", "cancelled", "claims_extracted", "checker_batch_complete", "respond_start", "response_complete", "response_failed", "responses_anonymised", "council_check_start", "council_check_complete", "council_check_failed", "council_aggregate_complete", "synthesis_start", "synthesis_complete")
+    __slots__ = ("message_id", "seq", "timestamp", "factcheck_start", "generate_start", "generate_complete", "extract_start", "extract_complete", "evidence_retrieved", "verify_start", "checker_complete", "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete", "error", "cancelled", "claims_extracted", "checker_batch_complete", "respond_start", "response_complete", "response_failed", "responses_anonymised", "council_check_start", "council_check_complete", "council_check_failed", "council_aggregate_complete", "synthesis_start", "synthesis_complete", "entailment_start", "entailment_agent_complete", "entailment_agent_failed", "entailment_item_complete", "entailment_item_failed", "entailment_complete")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
@@ -125,6 +132,12 @@ class FactCheckEvent(_message.Message):
     COUNCIL_AGGREGATE_COMPLETE_FIELD_NUMBER: _ClassVar[int]
     SYNTHESIS_START_FIELD_NUMBER: _ClassVar[int]
     SYNTHESIS_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    ENTAILMENT_START_FIELD_NUMBER: _ClassVar[int]
+    ENTAILMENT_AGENT_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    ENTAILMENT_AGENT_FAILED_FIELD_NUMBER: _ClassVar[int]
+    ENTAILMENT_ITEM_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    ENTAILMENT_ITEM_FAILED_FIELD_NUMBER: _ClassVar[int]
+    ENTAILMENT_COMPLETE_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     seq: int
     timestamp: _timestamp_pb2.Timestamp
@@ -155,7 +168,13 @@ class FactCheckEvent(_message.Message):
     council_aggregate_complete: _council_pb2.CouncilAggregateCompletePayload
     synthesis_start: _council_pb2.SynthesisStartPayload
     synthesis_complete: _council_pb2.SynthesisCompletePayload
-    def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., evidence_retrieved: _Optional[_Union[EvidenceRetrievedPayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ..., cancelled: _Optional[_Union[CancelledPayload, _Mapping]] = ..., claims_extracted: _Optional[_Union[ClaimsExtractedPayload, _Mapping]] = ..., checker_batch_complete: _Optional[_Union[CheckerBatchCompletePayload, _Mapping]] = ..., respond_start: _Optional[_Union[_council_pb2.RespondStartPayload, _Mapping]] = ..., response_complete: _Optional[_Union[_council_pb2.ResponseCompletePayload, _Mapping]] = ..., response_failed: _Optional[_Union[_council_pb2.ResponseFailedPayload, _Mapping]] = ..., responses_anonymised: _Optional[_Union[_council_pb2.ResponsesAnonymisedPayload, _Mapping]] = ..., council_check_start: _Optional[_Union[_council_pb2.CouncilCheckStartPayload, _Mapping]] = ..., council_check_complete: _Optional[_Union[_council_pb2.CouncilCheckCompletePayload, _Mapping]] = ..., council_check_failed: _Optional[_Union[_council_pb2.CouncilCheckFailedPayload, _Mapping]] = ..., council_aggregate_complete: _Optional[_Union[_council_pb2.CouncilAggregateCompletePayload, _Mapping]] = ..., synthesis_start: _Optional[_Union[_council_pb2.SynthesisStartPayload, _Mapping]] = ..., synthesis_complete: _Optional[_Union[_council_pb2.SynthesisCompletePayload, _Mapping]] = ...) -> None: ...
+    entailment_start: _entailment_pb2.EntailmentStartPayload
+    entailment_agent_complete: _entailment_pb2.EntailmentAgentCompletePayload
+    entailment_agent_failed: _entailment_pb2.EntailmentAgentFailedPayload
+    entailment_item_complete: _entailment_pb2.EntailmentItemCompletePayload
+    entailment_item_failed: _entailment_pb2.EntailmentItemFailedPayload
+    entailment_complete: _entailment_pb2.EntailmentCompletePayload
+    def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., evidence_retrieved: _Optional[_Union[EvidenceRetrievedPayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ..., cancelled: _Optional[_Union[CancelledPayload, _Mapping]] = ..., claims_extracted: _Optional[_Union[ClaimsExtractedPayload, _Mapping]] = ..., checker_batch_complete: _Optional[_Union[CheckerBatchCompletePayload, _Mapping]] = ..., respond_start: _Optional[_Union[_council_pb2.RespondStartPayload, _Mapping]] = ..., response_complete: _Optional[_Union[_council_pb2.ResponseCompletePayload, _Mapping]] = ..., response_failed: _Optional[_Union[_council_pb2.ResponseFailedPayload, _Mapping]] = ..., responses_anonymised: _Optional[_Union[_council_pb2.ResponsesAnonymisedPayload, _Mapping]] = ..., council_check_start: _Optional[_Union[_council_pb2.CouncilCheckStartPayload, _Mapping]] = ..., council_check_complete: _Optional[_Union[_council_pb2.CouncilCheckCompletePayload, _Mapping]] = ..., council_check_failed: _Optional[_Union[_council_pb2.CouncilCheckFailedPayload, _Mapping]] = ..., council_aggregate_complete: _Optional[_Union[_council_pb2.CouncilAggregateCompletePayload, _Mapping]] = ..., synthesis_start: _Optional[_Union[_council_pb2.SynthesisStartPayload, _Mapping]] = ..., synthesis_complete: _Optional[_Union[_council_pb2.SynthesisCompletePayload, _Mapping]] = ..., entailment_start: _Optional[_Union[_entailment_pb2.EntailmentStartPayload, _Mapping]] = ..., entailment_agent_complete: _Optional[_Union[_entailment_pb2.EntailmentAgentCompletePayload, _Mapping]] = ..., entailment_agent_failed: _Optional[_Union[_entailment_pb2.EntailmentAgentFailedPayload, _Mapping]] = ..., entailment_item_complete: _Optional[_Union[_entailment_pb2.EntailmentItemCompletePayload, _Mapping]] = ..., entailment_item_failed: _Optional[_Union[_entailment_pb2.EntailmentItemFailedPayload, _Mapping]] = ..., entailment_complete: _Optional[_Union[_entailment_pb2.EntailmentCompletePayload, _Mapping]] = ...) -> None: ...
 
 class RunConfig(_message.Message):
     __slots__ = ("content_source", "generator_model", "extractor_model", "checker_models", "reporter_model", "bias_warning", "max_content_length", "timeout_ms", "pipelined")
@@ -180,18 +199,20 @@ class RunConfig(_message.Message):
     def __init__(self, content_source: _Optional[_Union[ContentSource, str]] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., bias_warning: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., pipelined: _Optional[bool] = ...) -> None: ...
 
 class FactCheckStartPayload(_message.Message):
-    __slots__ = ("conversation_id", "message_id", "config", "mode", "council")
+    __slots__ = ("conversation_id", "message_id", "config", "mode", "council", "entailment")
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     COUNCIL_FIELD_NUMBER: _ClassVar[int]
+    ENTAILMENT_FIELD_NUMBER: _ClassVar[int]
     conversation_id: str
     message_id: str
     config: RunConfig
     mode: Mode
     council: _council_pb2.CouncilRunConfig
-    def __init__(self, conversation_id: _Optional[str] = ..., message_id: _Optional[str] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., mode: _Optional[_Union[Mode, str]] = ..., council: _Optional[_Union[_council_pb2.CouncilRunConfig, _Mapping]] = ...) -> None: ...
+    entailment: _entailment_pb2.EntailmentRunConfig
+    def __init__(self, conversation_id: _Optional[str] = ..., message_id: _Optional[str] = ..., config: _Optional[_Union[RunConfig, _Mapping]] = ..., mode: _Optional[_Union[Mode, str]] = ..., council: _Optional[_Union[_council_pb2.CouncilRunConfig, _Mapping]] = ..., entailment: _Optional[_Union[_entailment_pb2.EntailmentRunConfig, _Mapping]] = ...) -> None: ...
 
 class GenerateStartPayload(_message.Message):
     __slots__ = ()
@@ -465,7 +486,7 @@ class ResultSummary(_message.Message):
     def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., title: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., mode: _Optional[_Union[Mode, str]] = ...) -> None: ...
 
 class FactCheckResult(_message.Message):
-    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at", "evidence", "error_message", "failures", "request_id", "mode", "council")
+    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at", "evidence", "error_message", "failures", "request_id", "mode", "council", "entailment")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
@@ -483,6 +504,7 @@ class FactCheckResult(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     COUNCIL_FIELD_NUMBER: _ClassVar[int]
+    ENTAILMENT_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     conversation_id: str
     question: str
@@ -500,7 +522,8 @@ class FactCheckResult(_message.Message):
     request_id: str
     mode: Mode
     council: _council_pb2.CouncilResult
-    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Union[EvidenceResult, _Mapping]] = ..., error_message: _Optional[str] = ..., failures: _Optional[_Iterable[_Union[StageFailure, _Mapping]]] = ..., request_id: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., council: _Optional[_Union[_council_pb2.CouncilResult, _Mapping]] = ...) -> None: ...
+    entailment: _entailment_pb2.EntailmentResult
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Union[EvidenceResult, _Mapping]] = ..., error_message: _Optional[str] = ..., failures: _Optional[_Iterable[_Union[StageFailure, _Mapping]]] = ..., request_id: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., council: _Optional[_Union[_council_pb2.CouncilResult, _Mapping]] = ..., entailment: _Optional[_Union[_entailment_pb2.EntailmentResult, _Mapping]] = ...) -> None: ...
 
 class EvidenceResult(_message.Message):
     __slots__ = ("claims", "passages", "method", "response_time_ms")

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from factcheck.services.gateway.modes.base import Mode, Plan
 from factcheck.services.gateway.modes.council import COUNCIL
+from factcheck.services.gateway.modes.entailment import ENTAILMENT
 from factcheck.services.gateway.modes.fact_check import FACT_CHECK
 
-MODES: dict[int, Mode] = {mode.value: mode for mode in (FACT_CHECK, COUNCIL)}
+MODES: dict[int, Mode] = {mode.value: mode for mode in (FACT_CHECK, COUNCIL, ENTAILMENT)}
 MODES_BY_NAME: dict[str, Mode] = {mode.name: mode for mode in MODES.values()}
 
 

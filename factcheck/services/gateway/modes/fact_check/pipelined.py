@@ -198,7 +198,12 @@ class _Pipeline:
 
     async def _verify_batch(self, checker: _Checker, number: int, claims: list[common_pb2.Claim]) -> None:
         run = self._run
-        request = checker_pb2.VerifyRequest(model=checker.model, content=self._content or run.content, claims=claims)
+        request = checker_pb2.VerifyRequest(
+            model=checker.model,
+            content=self._content or run.content,
+            claims=claims,
+            strategy=run.plan.checker_strategy_proto,
+        )
         if self.evidence is not None:
             evidence = [
                 common_pb2.ClaimEvidence(claim_id=claim.id, passage_ids=self.evidence.claim_passages.get(claim.id, []))
@@ -269,6 +274,7 @@ class _Pipeline:
             summary=summary,
             response_time_ms=sum(answer.response_time_ms for answer in answers),
             dropped_citations=sum(answer.dropped_citations for answer in answers),
+            entailment=[item for answer in answers for item in answer.entailment],
         )
         return CheckerOutcome(index, model, response=merged)
 

@@ -16,7 +16,7 @@ from factcheck.services.gateway.validation import (
     validate_sources,
 )
 from factcheck.settings import Settings
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import entailment_pb2, factcheck_pb2
 
 MAX_CHECKERS = 4
 MAX_CONTENT_LENGTH_DEFAULT, MAX_CONTENT_LENGTH_MIN, MAX_CONTENT_LENGTH_MAX = 20_000, 500, 50_000
@@ -53,6 +53,14 @@ class RunPlan:
     pipelined: bool = False
     pipelined_batch_claims: int = 5
     pipelined_batches_in_flight: int = 4
+    # How the checkers verify (FactCheckConfig.checker_strategy): "default" or "entailment_agents".
+    checker_strategy: str = "default"
+
+    @property
+    def checker_strategy_proto(self) -> int:
+        if self.checker_strategy == "entailment_agents":
+            return entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+        return entailment_pb2.CHECKER_STRATEGY_DEFAULT
 
     @property
     def generates(self) -> bool:
@@ -88,6 +96,8 @@ class RunPlan:
             config["contentToCheck"] = self.content_to_check
         if self.pipelined:
             config["pipelined"] = True
+        if self.checker_strategy != "default":
+            config["checkerStrategy"] = self.checker_strategy
         return config
 
 
@@ -138,6 +148,13 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
     if config.HasField("evidence_top_k"):
         top_k = bounded("mode_config.evidence_top_k", config.evidence_top_k, EVIDENCE_TOP_K_MIN, EVIDENCE_TOP_K_MAX)
 
+    check(
+        config.checker_strategy in entailment_pb2.CheckerStrategy.values(),
+        "mode_config.checker_strategy",
+        "mode_config.checker_strategy must be CHECKER_STRATEGY_DEFAULT or CHECKER_STRATEGY_ENTAILMENT_AGENTS",
+    )
+    entailment = config.checker_strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+
     return RunPlan(
         question=basics.question,
         conversation_id=basics.conversation_id,
@@ -155,6 +172,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         pipelined=config.pipelined,
         pipelined_batch_claims=settings.pipelined_batch_claims,
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
+        checker_strategy="entailment_agents" if entailment else "default",
     )
 
 

@@ -17,6 +17,7 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim, VerdictSummary
+from factcheck.entailment import claim_entailment_from_json, claim_entailment_json
 from factcheck.fallback_report import NO_CLAIMS_NOTE, NO_CLAIMS_REPORT, average_agreement_rate, build_fallback_report
 from factcheck.observability import metrics
 from factcheck.services.gateway import run as shared
@@ -262,7 +263,9 @@ async def store_evidence(run: FactCheckRun, evidence: Evidence, elapsed_ms: int)
 async def _verify_one(run: FactCheckRun, index: int, model: str, claims: list) -> CheckerOutcome:
     if (stored := run.stored.get(verify_stage(index)[0])) is not None:
         return CheckerOutcome(index, model, response=_stored_verify_response(stored), stored=True)
-    request = checker_pb2.VerifyRequest(model=model, content=run.content, claims=claims)
+    request = checker_pb2.VerifyRequest(
+        model=model, content=run.content, claims=claims, strategy=run.plan.checker_strategy_proto
+    )
     if run.evidence is not None:
         request.passages.extend(run.evidence.passages)
         request.evidence.extend(
@@ -288,6 +291,7 @@ def _stored_verify_response(stage: StageRecord) -> checker_pb2.VerifyResponse:
         summary=VerdictSummary.from_json(data.get("summary")).to_proto(),
         response_time_ms=stage.response_time_ms or 0,
         dropped_citations=int(data.get("droppedCitations", 0)),
+        entailment=[claim_entailment_from_json(item) for item in data.get("entailment", [])],
     )
 
 
@@ -321,7 +325,7 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
                 ROLE_CHECKER,
                 outcome.model,
                 response.raw_text,
-                _verification_data(run, verifications, summary, response.dropped_citations),
+                _verification_data(run, verifications, summary, response.dropped_citations, response.entailment),
                 response.response_time_ms,
                 event=(
                     "checker_complete",
@@ -362,12 +366,15 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
 
 
 def _verification_data(
-    run: FactCheckRun, verifications, summary: VerdictSummary, dropped_citations: int
+    run: FactCheckRun, verifications, summary: VerdictSummary, dropped_citations: int, entailment=()
 ) -> dict[str, Any]:
-    """The verify row's parsed_data: the spec's shape, plus the dropped-citation count when evidence was sent."""
+    """The verify row's parsed_data: the spec's shape, plus the dropped-citation count when evidence was sent,
+    plus every entailment agent's output per claim and passage under "entailment" (entailment strategy)."""
     data: dict[str, Any] = {"verifications": [v.to_json() for v in verifications], "summary": summary.to_json()}
     if run.evidence is not None:
         data["droppedCitations"] = dropped_citations
+    if entailment:
+        data["entailment"] = [claim_entailment_json(item) for item in entailment]
     return data
 
 
