@@ -9,7 +9,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-# The contract (factcheck-api: the generated code in factcheck/v1) and the dependencies first,
+# The contract (factcheck-api, from api/: the generated code) and the dependencies first,
 # so a code change does not reinstall them.
 COPY api ./api
 COPY pyproject.toml README.md ./
