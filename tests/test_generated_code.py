@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,3 +93,18 @@ def test_event_oneof_covers_the_spec_sequence():
 def _upper_snake(name: str) -> str:
     out = "".join(f"_{c}" if c.isupper() and i else c for i, c in enumerate(name))
     return out.upper()
+
+
+def test_the_package_init_holds_nothing_but_the_path():
+    # An editable install used from outside a checkout may import `factcheck` as a namespace package
+    # (factcheck-api's portion) and never run factcheck/__init__.py: nothing may depend on it.
+    import factcheck
+
+    module_attributes = {"__name__", "__doc__", "__package__", "__loader__", "__spec__", "__path__"}
+    module_attributes |= {"__file__", "__cached__", "__builtins__"}
+    defined = {
+        name
+        for name, value in vars(factcheck).items()
+        if not isinstance(value, types.ModuleType) and name not in module_attributes
+    }
+    assert defined == set()
