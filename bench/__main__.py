@@ -6,7 +6,8 @@ the claims grow; `--runs`, `--claims`, `--growth-postgresql` and `--repeat` for 
 variants), pipelined against sequential verification at a fixed model token rate
 (bench/pipelined.py), the embedded engines' speed and
 memory (bench/engines.py, bench/extractor_quality.py, bench/checker_accuracy.py),
-accuracy and extraction quality, retrieval speed at 10k and 100k passages (bench/retrieval.py;
+accuracy and extraction quality, the verification loop on Factcheck-Bench (bench/investigation.py),
+retrieval speed at 10k and 100k passages (bench/retrieval.py;
 `--million` adds 1M, several minutes more) and reliability under injected faults, gateway
 kills, dropped streams and cancellations on SQLite and PostgreSQL (bench/reliability.py).
 Benchmarks print figures; they are not tests.
@@ -22,7 +23,16 @@ import platform
 import time
 from pathlib import Path
 
-from bench import checker_accuracy, engines, extractor_quality, pipeline, pipelined, reliability, retrieval
+from bench import (
+    checker_accuracy,
+    engines,
+    extractor_quality,
+    investigation,
+    pipeline,
+    pipelined,
+    reliability,
+    retrieval,
+)
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -107,19 +117,24 @@ def main() -> None:
     say("| engine | claims/s | note |")
     say("|---|---|---|")
     say(f"| local/extractor | {extraction['local_extractor']['claims_per_s']:.0f} | on the factcheck-GPT responses |")
-    say(f"| local/checker | {checking['engine_claims_per_s']:.0f} | 10 claims a prompt, 3 passages a claim |")
+    for engine, measured in checking["engines"].items():
+        say(
+            f"| local/checker-{engine} | {measured['claims_per_s']:.0f} | 10 claims a prompt, 3 passages a claim; "
+            f"{measured['claims_per_cpu_s']:.0f} claims per CPU-second, peak {measured['peak_mb']:.0f} MB |"
+        )
     say()
     say("Peak memory after a run on local models: " + ", ".join(f"{k} {v:.0f} MB" for k, v in memory.items()) + ".")
     say()
 
     say("## Accuracy: local/checker on Factcheck-Bench subtask 3 (held-out test split, by claim)")
     say()
-    say("| system | balanced accuracy | accuracy |")
-    say("|---|---|---|")
+    say("| system | balanced accuracy | accuracy | ECE |")
+    say("|---|---|---|---|")
     for system, scores in checking["test"].items():
-        say(f"| {system} | {_pct(scores['balanced_accuracy'])} | {_pct(scores['accuracy'])} |")
+        ece = "–" if scores["ece"] is None else f"{scores['ece']:.1f}"
+        say(f"| {system} | {_pct(scores['balanced_accuracy'])} | {_pct(scores['accuracy'])} | {ece} |")
     say()
-    matrix = checking["test"]["local/checker judge"]["confusion"]
+    matrix = checking["test"][checker_accuracy.LEXICAL]["confusion"]
     labels = list(matrix)
     say(
         "Confusion (rows gold, columns predicted): "
@@ -135,6 +150,11 @@ def main() -> None:
     for name, key in (("local/extractor", "local_extractor"), ("one claim per sentence", "baseline_sentences")):
         figures = extraction[key]
         say(f"| {name} | {figures['precision']:.3f} | {figures['recall']:.3f} | {figures['f1']:.3f} |")
+    say()
+
+    say("## The verification loop on Factcheck-Bench (local engines, SQLite)")
+    say()
+    say(asyncio.run(investigation.main_async(None, 5)))
     say()
 
     sizes = retrieval.DEFAULT_SIZES + ((retrieval.MILLION,) if args.million else ())

@@ -11,27 +11,33 @@ range (fixed, reproducible, no RNG state). `scripts/train_verifier.py` fits the 
 the train split only; the headline figures are on the held-out test split. The full-data
 figures are printed too, labelled as such: they include the pairs the verifier was fitted on.
 
-Reported, for `judge` and two baselines:
+Reported, for the lexical judge (`local/checker-lexical`, the engine before issue 19), the
+entailment model (`local/checker-nli`, when its runtime is installed) and two baselines:
 - majority class: always the train split's most frequent verdict (UNVERIFIABLE);
 - word overlap: the share of the claim's words (lower-cased, stopwords kept out) found in
   the passage; VERIFIED at or above a threshold chosen on the train split for balanced
   accuracy, else UNVERIFIABLE (plain overlap cannot tell a contradiction).
 Metrics: balanced accuracy (the mean of the three per-verdict recalls; 33.3 is chance),
-plain accuracy, and the 3×3 confusion matrix (rows gold, columns predicted).
+plain accuracy, the 3×3 confusion matrix (rows gold, columns predicted), and the expected
+calibration error of the verdict's stated probability (`Judgement.score`; 10 equal-width
+bins, |accuracy − mean probability| weighted by the bin's share; word overlap has none).
 
-Speed: claims/s of `judge` over the pairs (one passage each), and of the whole
-`local/checker` engine on verification prompts built by the real prompt builder with
-10 claims and 3 passages per claim.
+Speed and memory: claims/s of each engine on verification prompts built by the real prompt
+builder with 10 claims and 3 passages per claim, each engine in a fresh child process whose
+peak resident memory (VmHWM, model and interpreter included) is reported; and the size of
+the model file.
 
 Run from the repository root: `python -m bench.checker_accuracy`.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -51,6 +57,8 @@ SPLIT_SALT = "factcheck-checker-split-v1:"
 TEST_FRACTION = 0.3
 SPEED_CLAIMS_PER_PROMPT = 10
 SPEED_PASSAGES_PER_CLAIM = 3
+# Prompts timed per engine (200 claims): enough for a steady rate, short for the entailment model.
+SPEED_PROMPTS = 20
 
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 _WORD = re.compile(r"[a-z0-9]+")
@@ -117,18 +125,56 @@ def accuracy(matrix: dict[str, dict[str, int]]) -> float:
     return 100 * sum(matrix[g][g] for g in LABELS) / total
 
 
-def _scores(gold: Sequence[str], predicted: Sequence[str]) -> dict:
+def _scores(gold: Sequence[str], predicted: Sequence[str], probabilities: Sequence[float] | None = None) -> dict:
     matrix = confusion_matrix(gold, predicted)
-    return {"balanced_accuracy": balanced_accuracy(matrix), "accuracy": accuracy(matrix), "confusion": matrix}
+    ece = expected_calibration_error(gold, predicted, probabilities) if probabilities is not None else None
+    return {
+        "balanced_accuracy": balanced_accuracy(matrix),
+        "accuracy": accuracy(matrix),
+        "ece": ece,
+        "confusion": matrix,
+    }
 
 
 # --- the judge and the baselines ----------------------------------------------------
 
 
-def judge_predictions(pairs: Sequence[StancePair]) -> list[str]:
-    from factcheck.engines.judge import PassageText, judge
+LEXICAL = "local/checker-lexical (previous engine)"
+NLI = "local/checker-nli (entailment model)"
+ENGINES = {"lexical": "factcheck.engines.checker_lexical", "nli": "factcheck.engines.checker_nli"}
 
-    return [judge(pair.claim, [PassageText("P1", pair.evidence)]).verdict for pair in pairs]
+
+def judge_predictions(pairs: Sequence[StancePair]) -> list[str]:
+    return [j.verdict for j in judgements(pairs, "lexical")]
+
+
+def judgements(pairs: Sequence[StancePair], engine: str) -> list:
+    """The engine's Judgement for each pair (its one passage as P1)."""
+    from factcheck.engines.judge import PassageText
+
+    if engine == "nli":
+        from factcheck.engines.nli_judge import judge
+    else:
+        from factcheck.engines.judge import judge
+    return [judge(pair.claim, [PassageText("P1", pair.evidence)]) for pair in pairs]
+
+
+def nli_available() -> bool:
+    from factcheck.engines import nli_model
+
+    return nli_model.available()
+
+
+def expected_calibration_error(gold: Sequence[str], verdicts: Sequence[str], probabilities: Sequence[float]) -> float:
+    """ECE of the verdicts' probabilities, in percentage points (10 equal-width bins)."""
+    bins: dict[int, list[tuple[float, bool]]] = {}
+    for g, v, p in zip(gold, verdicts, probabilities):
+        bins.setdefault(min(int(p * 10), 9), []).append((p, g == v))
+    total = len(gold)
+    return 100 * sum(
+        len(items) / total * abs(sum(c for _, c in items) / len(items) - sum(p for p, _ in items) / len(items))
+        for items in bins.values()
+    )
 
 
 def word_overlap(claim: str, evidence: str) -> float:
@@ -177,15 +223,60 @@ def judge_claims_per_second(pairs: Sequence[StancePair]) -> float:
     return len(pairs) / (time.perf_counter() - started)
 
 
-def engine_claims_per_second(pairs: Sequence[StancePair]) -> float:
-    """`local/checker` on real verification prompts: 10 claims a prompt, 3 passages a claim."""
-    from factcheck.engines import checker
+def engine_claims_per_second(pairs: Sequence[StancePair], engine: str = "lexical") -> float:
+    """An engine on real verification prompts: 10 claims a prompt, 3 passages a claim."""
+    return engine_speed(pairs, engine)["claims_per_s"]
 
-    prompts = _speed_prompts(pairs)
-    started = time.perf_counter()
+
+def engine_speed(pairs: Sequence[StancePair], engine: str) -> dict:
+    """claims/s (wall clock) and claims per CPU-second of the process (all its threads): the
+    second holds up on a machine shared with other work, where the first falls."""
+    import importlib
+
+    module = importlib.import_module(ENGINES[engine])
+    prompts = _speed_prompts(pairs)[:SPEED_PROMPTS]
+    module.answer(prompts[0])  # load the model (the nli engine's first call) outside the timing
+    started, cpu_started = time.perf_counter(), time.process_time()
     for prompt in prompts:
-        checker.answer(prompt)
-    return len(prompts) * SPEED_CLAIMS_PER_PROMPT / (time.perf_counter() - started)
+        module.answer(prompt)
+    claims = len(prompts) * SPEED_CLAIMS_PER_PROMPT
+    return {
+        "claims_per_s": claims / (time.perf_counter() - started),
+        "claims_per_cpu_s": claims / (time.process_time() - cpu_started),
+    }
+
+
+def engine_speed_in_child(engine: str, directory: Path | None = None) -> dict:
+    """claims/s and peak memory (MB) of `engine` in a fresh Python process."""
+    env = {**os.environ, "FACTCHECK_DATA_DIR": str(directory or data_dir())}
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.checker_accuracy", "--engine-speed", engine],
+        cwd=_REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _engine_speed_main(engine: str) -> int:
+    measured = engine_speed(load_pairs(), engine)
+    print(json.dumps({**measured, "peak_mb": _peak_memory_mb()}))
+    return 0
+
+
+def _peak_memory_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def model_size_mb() -> float:
+    from factcheck.engines.nli_model import MODEL_DIR
+
+    return (MODEL_DIR / "model.onnx").stat().st_size / 1e6
 
 
 def _speed_prompts(pairs: Sequence[StancePair]) -> list[str]:
@@ -225,12 +316,27 @@ def evaluate(directory: Path | None = None) -> dict:
         "claims": {"train": len({p.claim for p in train}), "test": len({p.claim for p in test})},
         "gold_counts": {name: dict(Counter(p.gold for p in part)) for name, part in (("test", test), ("all", pairs))},
     }
-    for name, part in (("test", test), ("full data (includes the train split)", pairs)):
+    engines = ["lexical", "nli"] if nli_available() else ["lexical"]
+    made = {engine: judgements(pairs, engine) for engine in engines}  # each pair judged once
+    in_test = [is_test_claim(p.claim) for p in pairs]
+    for name, part, keep in (
+        ("test", test, in_test),
+        ("full data (includes the train split)", pairs, [True] * len(pairs)),
+    ):
         gold = [p.gold for p in part]
-        systems = {"local/checker judge": judge_predictions(part), **_baselines(train, part)}
-        figures[name] = {system: _scores(gold, predicted) for system, predicted in systems.items()}
+        systems: dict = {}
+        for engine in engines:
+            mine = [j for j, k in zip(made[engine], keep) if k]
+            systems[LEXICAL if engine == "lexical" else NLI] = _scores(
+                gold, [j.verdict for j in mine], [j.score for j in mine]
+            )
+        systems.update({system: _scores(gold, predicted) for system, predicted in _baselines(train, part).items()})
+        figures[name] = systems
     figures["judge_claims_per_s"] = judge_claims_per_second(pairs)
-    figures["engine_claims_per_s"] = engine_claims_per_second(pairs)
+    figures["engines"] = {engine: engine_speed_in_child(engine, directory) for engine in engines}
+    figures["engine_claims_per_s"] = figures["engines"]["lexical"]["claims_per_s"]
+    if "nli" in engines:
+        figures["nli_model_mb"] = model_size_mb()
     return figures
 
 
@@ -243,17 +349,22 @@ def format_report(figures: dict) -> str:
     ]
     for split in ("test", "full data (includes the train split)"):
         lines += ["", f"== {split} =="]
-        lines += [f"{'system':<34}{'balanced acc':>14}{'accuracy':>10}"]
+        lines += [f"{'system':<42}{'balanced acc':>14}{'accuracy':>10}{'ECE':>8}"]
         for system, scores in figures[split].items():
-            lines.append(f"{system:<34}{scores['balanced_accuracy']:>13.1f}%{scores['accuracy']:>9.1f}%")
+            ece = "-" if scores["ece"] is None else f"{scores['ece']:.1f}"
+            lines.append(f"{system:<42}{scores['balanced_accuracy']:>13.1f}%{scores['accuracy']:>9.1f}%{ece:>8}")
         for system, scores in figures[split].items():
             lines += ["", f"confusion, {system} (rows gold, columns predicted):", *_matrix_lines(scores["confusion"])]
-    lines += [
-        "",
-        f"speed: judge {figures['judge_claims_per_s']:.0f} claims/s (1 passage each); "
-        f"local/checker engine {figures['engine_claims_per_s']:.0f} claims/s "
-        f"({SPEED_CLAIMS_PER_PROMPT} claims a prompt, {SPEED_PASSAGES_PER_CLAIM} passages a claim)",
-    ]
+    lines += ["", f"speed: lexical judge {figures['judge_claims_per_s']:.0f} claims/s (1 passage each)"]
+    for engine, measured in figures["engines"].items():
+        lines.append(
+            f"{ENGINES[engine].rsplit('.', 1)[1]:<16} {measured['claims_per_s']:>7.1f} claims/s, "
+            f"{measured['claims_per_cpu_s']:.1f} claims per CPU-second "
+            f"({SPEED_CLAIMS_PER_PROMPT} claims a prompt, {SPEED_PASSAGES_PER_CLAIM} passages a claim), "
+            f"peak memory {measured['peak_mb']:.0f} MB (own process)"
+        )
+    if "nli_model_mb" in figures:
+        lines.append(f"entailment model file: {figures['nli_model_mb']:.1f} MB (int8 ONNX)")
     return "\n".join(lines)
 
 
@@ -266,8 +377,13 @@ def _matrix_lines(matrix: dict[str, dict[str, int]]) -> list[str]:
     return [header] + [f"{g:>14}" + "".join(f"{matrix[g][p]:>14}" for p in LABELS) for g in LABELS]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     """Print the report; exit status 2 when the data is missing."""
+    parser = argparse.ArgumentParser(description="local/checker accuracy, calibration, speed and memory")
+    parser.add_argument("--engine-speed", choices=sorted(ENGINES), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.engine_speed:
+        return _engine_speed_main(args.engine_speed)
     try:
         figures = evaluate()
     except DataMissingError as error:

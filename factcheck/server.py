@@ -3,6 +3,7 @@ graceful shutdown."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import signal
@@ -21,6 +22,7 @@ from factcheck.observability.logs import configure_logging as _configure_logging
 from factcheck.security import tls
 from factcheck.security.auth import BearerTokenCheck
 from factcheck.settings import Settings
+from factcheck.version import installed_version
 
 __all__ = [
     "CHANNEL_OPTIONS",
@@ -179,11 +181,28 @@ async def _shut_down(name, settings: Settings, server: grpc.aio.Server, health: 
     await asyncio.gather(*draining)
 
 
+def service_argument_parser(name: str, description: str) -> argparse.ArgumentParser:
+    """A console script's own options (--help, --version): settings come from the environment instead."""
+    parser = argparse.ArgumentParser(
+        prog=name,
+        description=description,
+        epilog=(
+            "Every setting is an environment variable (FACTCHECK_LISTEN, FACTCHECK_MODEL_BASE_URL, ...; "
+            "README, Settings). SIGTERM or Ctrl-C drains and stops the server."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
+    return parser
+
+
 def run_model_service(name: str, pb2_module, service: str, add_to_server, servicer_cls) -> None:
     """Entry point of a stateless service whose servicer takes (ModelClient, Settings)."""
     from factcheck.models.client import ModelClient
-    from factcheck.settings import get_settings
+    from factcheck.settings import DEFAULT_PORTS, get_settings
 
+    port = DEFAULT_PORTS[name.removeprefix("factcheck-")]
+    description = f"Serve {pb2_module.DESCRIPTOR.package}.{service} on FACTCHECK_LISTEN (default [::]:{port})."
+    service_argument_parser(name, description).parse_args()
     settings = get_settings()
     configure_logging(settings, name)
 

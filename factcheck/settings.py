@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from factcheck.security.tenants import tenant_tokens
@@ -61,8 +64,11 @@ class Settings(BaseSettings):
     checker_target: str = f"localhost:{DEFAULT_PORTS['checker']}"
     reporter_target: str = f"localhost:{DEFAULT_PORTS['reporter']}"
 
-    # The gateway's database. SQLite file by default; PostgreSQL as postgresql+psycopg://...
-    database_url: str = "sqlite:///factcheck.db"
+    # Where the embedded database lives when FACTCHECK_DATABASE_URL is unset: one place per user,
+    # whatever directory `factcheck serve` starts in (default: default_data_dir()).
+    data_dir: Path | None = None
+    # The gateway's database. Unset: the SQLite file <data_dir>/factcheck.db; PostgreSQL as postgresql+psycopg://...
+    database_url: str = ""
 
     # OpenAI-compatible endpoint for every non-local model ("/chat/completions" is appended).
     model_base_url: str | None = None
@@ -112,6 +118,30 @@ class Settings(BaseSettings):
     # batched together, so a slow checker gets fewer, larger batches).
     pipelined_batch_claims: int = Field(default=5, ge=1, le=100)
     pipelined_batches_in_flight: int = Field(default=4, ge=1, le=16)
+
+    # The verification loop (FactCheckConfig.investigate, issue 18). Claims investigated at once
+    # (FactCheckConfig.investigate_batch_size overrides it) and at most this many claims per run.
+    investigate_batch_size: int = Field(default=5, ge=1, le=20)
+    investigate_max_claims: int = Field(default=50, ge=1, le=500)
+    # The model that judges search results; unset: the run's first checker model.
+    default_investigator_model: str | None = None
+    # Search providers, in order: "knowledge" (knowledge store + request sources, offline) and/or "searxng".
+    investigate_search_providers: Annotated[list[Literal["knowledge", "searxng"]], NoDecode] = ["knowledge"]
+    # A SearxNG instance (its JSON API must be enabled); required when "searxng" is a provider.
+    searxng_url: str | None = None
+    searxng_timeout_s: float = Field(default=10.0, gt=0, le=120)
+    searxng_language: str = ""
+    # Results taken from each provider per query.
+    investigate_results_per_query: int = Field(default=5, ge=1, le=20)
+    # Searches and assessment calls in flight at once across the whole loop (shared rate limits).
+    investigate_search_concurrency: int = Field(default=4, ge=1, le=64)
+    investigate_model_concurrency: int = Field(default=4, ge=1, le=64)
+    # Hold CRITICAL claims' outcomes for a person's decision (ReviewService).
+    investigate_human_review: bool = True
+    # Domain → authority (0-1) entries that extend or override the built-in table (JSON object).
+    investigate_authority: dict[str, float] = Field(default_factory=dict)
+    # Domain → owner entries: outlets of one owner count once (JSON object).
+    investigate_owners: dict[str, str] = Field(default_factory=dict)
 
     # Seconds a server waits for in-flight RPCs (and the gateway for in-flight runs) after SIGTERM.
     shutdown_grace_s: float = Field(default=10.0, ge=0)
@@ -181,7 +211,7 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     log_level: str = "INFO"
 
-    @field_validator("default_checker_models", "auth_tokens", mode="before")
+    @field_validator("default_checker_models", "auth_tokens", "investigate_search_providers", mode="before")
     @classmethod
     def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):
@@ -193,6 +223,18 @@ class Settings(BaseSettings):
     def _tenant_names_are_valid(cls, value: list[SecretStr]) -> list[SecretStr]:
         tenant_tokens([entry.get_secret_value() for entry in value])  # raises with a message free of secrets
         return value
+
+    @model_validator(mode="after")
+    def _embedded_database(self) -> "Settings":
+        if not self.database_url:
+            self.database_url = f"sqlite:///{(self.data_dir or default_data_dir()) / 'factcheck.db'}"
+        return self
+
+    def embedded_data_dir(self) -> Path | None:
+        """The folder of the embedded default database (FACTCHECK_DATABASE_URL unset), which the gateway
+        creates on its first start; None for a database given by URL (its folder must exist)."""
+        folder = self.data_dir or default_data_dir()
+        return folder if self.database_url == f"sqlite:///{folder / 'factcheck.db'}" else None
 
     def listen_address(self, service: str) -> str:
         return self.listen or f"[::]:{DEFAULT_PORTS[service]}"
@@ -214,6 +256,20 @@ class Settings(BaseSettings):
         except ValueError:
             password = None
         return values + ([password] if password else [])
+
+
+def default_data_dir() -> Path:
+    """The platform's place for a user's application data: $XDG_DATA_HOME/factcheck (else
+    ~/.local/share/factcheck) on Linux, ~/Library/Application Support/factcheck on macOS,
+    %LOCALAPPDATA%\\factcheck on Windows."""
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "factcheck"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "factcheck"
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    # The XDG spec: a relative value is invalid and is ignored.
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
+    return base / "factcheck"
 
 
 @lru_cache(maxsize=1)

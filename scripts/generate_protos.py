@@ -1,7 +1,7 @@
-"""Regenerate the committed Python code for protos/factcheck/v1 (the factcheck-api distribution).
+"""Regenerate the committed code for protos/factcheck/v1: Python (the factcheck-api distribution) and TypeScript.
 
-    python scripts/generate_protos.py            # writes into api/src/factcheck/v1/
-    python scripts/generate_protos.py --out DIR  # writes DIR/factcheck/v1/ (used by the staleness test)
+    python scripts/generate_protos.py            # writes into api/src/factcheck/v1/ and clients/typescript/src/generated/
+    python scripts/generate_protos.py --out DIR  # writes DIR/factcheck/v1/ only (used by the staleness test)
 
 Generated with `-I protos`, so the modules import each other package-absolutely
 (`from factcheck.v1 import common_pb2`). Output depends on the pinned grpcio-tools, and it decides
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ PROTO_ROOT = ROOT / "protos"
 # The factcheck-api distribution's source root: the code lands in API_SOURCE_ROOT/factcheck/v1.
 API_SOURCE_ROOT = ROOT / "api" / "src"
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", ".proto")
+TYPESCRIPT_CLIENT = ROOT / "clients" / "typescript"
 
 
 def proto_files() -> list[Path]:
@@ -62,6 +64,23 @@ def main() -> None:
             path.unlink()
     for path in written:
         print(path.relative_to(args.out))
+    if args.out == API_SOURCE_ROOT:
+        generate_typescript()
+
+
+def generate_typescript() -> None:
+    """The TypeScript client's code (ts-proto through buf, as clients/typescript/buf.gen.yaml says)."""
+    if not (TYPESCRIPT_CLIENT / "node_modules" / ".bin" / "protoc-gen-ts_proto").exists():
+        print("clients/typescript: not regenerated; run `npm install` there, then this script again", file=sys.stderr)
+        return
+    shutil.rmtree(TYPESCRIPT_CLIENT / "src" / "generated", ignore_errors=True)  # protos removed stay removed
+    subprocess.run(
+        ["npx", "--no-install", "buf", "generate", "../..", "--template", "buf.gen.yaml"],
+        cwd=TYPESCRIPT_CLIENT,
+        check=True,
+    )
+    for path in sorted((TYPESCRIPT_CLIENT / "src" / "generated").rglob("*.ts")):
+        print(path.relative_to(ROOT))
 
 
 if __name__ == "__main__":

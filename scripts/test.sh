@@ -13,6 +13,10 @@ npx --no-install buf lint
 # The wire contract only grows: nothing the last released contract has may change (DESIGN.md).
 npx --no-install buf breaking --against contract/factcheck-api-0.1.0.binpb
 
+# The TypeScript client (clients/typescript): ts-proto, grpc-js and tsc, at its lockfile's versions. (`npm ci`
+# refuses this lockfile: it reports the other platforms' optional buf binaries missing from it.)
+(cd clients/typescript && npm install --no-audit --no-fund --loglevel=error)
+
 # ruff: imports, undefined names and formatting (configured in pyproject.toml).
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

@@ -53,6 +53,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Mapping
 
 __all__ = [
+    "assessments",
     "Behaviour",
     "FakeModelServer",
     "HttpAnswer",
@@ -93,6 +94,7 @@ PROMPT_OPENINGS = {
     "entail_reliability": "You are the RELIABILITY agent of a multi-agent entailment check.",
     "entail_judge": "You are the ENTAILMENT JUDGE agent of a multi-agent entailment check.",
     "entail_auditor": "You are the ADVERSARIAL AUDITOR agent of a multi-agent entailment check.",
+    "assess": "You are assessing search results as evidence for one claim.",
 }
 KINDS = (*PROMPT_OPENINGS, "other")
 
@@ -441,7 +443,46 @@ def default_answer(prompt: str) -> str:
         from factcheck.engines import entailment  # the seed's JSON, valid for the schema a request asks for
 
         return entailment.answer(prompt)
+    if kind == "assess":
+        return assessment_text({rid: "IRRELEVANT" for rid, _ in assess_results_in_prompt(prompt)})
     return "This is the fake model server's default answer."
+
+
+def assess_results_in_prompt(prompt: str) -> list[tuple[str, str]]:
+    """(id, heading and quoted text) of every result of an evidence-assessment prompt, in order."""
+    body = prompt[prompt.rfind("\nRESULTS:\n") :]
+    results: list[tuple[str, list[str]]] = []
+    for line in body.split("\n"):
+        heading = re.match(r"^\[(R\d+)\] (.*)$", line)
+        if heading:
+            results.append((heading.group(1), [heading.group(2)]))
+        elif line.startswith(">") and results:
+            results[-1][1].append(line[2:])
+    return [(rid, "\n".join(lines)) for rid, lines in results]
+
+
+def assessment_text(stances: Mapping[str, str]) -> str:
+    """ASSESSMENT blocks: result id → "SUPPORTS", "REFUTES", "REFUTES TEMPORAL" or "IRRELEVANT"."""
+    blocks = []
+    for rid, stance in stances.items():
+        word, _, temporal = stance.partition(" ")
+        blocks.append(
+            f"ASSESSMENT {rid}: {word}\nTemporal: {'YES' if temporal else 'NO'}\nReason: scripted {word.lower()}."
+        )
+    return "\n\n".join(blocks) + "\n"
+
+
+def assessments(rules: Mapping[str, str], default: str = "IRRELEVANT") -> Behaviour:
+    """An investigator's answer: each result gets the stance of the first rule whose key occurs in
+    its heading or text ("SUPPORTS", "REFUTES", "REFUTES TEMPORAL", "IRRELEVANT"), else `default`."""
+
+    def text_for(prompt: str) -> str:
+        stances = {}
+        for rid, text in assess_results_in_prompt(prompt):
+            stances[rid] = next((stance for key, stance in rules.items() if key in text), default)
+        return assessment_text(stances)
+
+    return reply(text_for)
 
 
 def council_labels_in_prompt(prompt: str) -> list[str]:

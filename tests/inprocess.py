@@ -21,6 +21,8 @@ from factcheck.services.gateway.knowledge.retrieval import Retriever
 from factcheck.services.gateway.knowledge.service import KnowledgeService
 from factcheck.services.gateway.knowledge.store import KnowledgeStore
 from factcheck.services.gateway.main import start_fact_check_service
+from factcheck.services.gateway.reviews.service import ReviewService
+from factcheck.services.gateway.reviews.store import ReviewStore
 from factcheck.services.gateway.run import Downstream
 from factcheck.services.gateway.service import FactCheckService
 from factcheck.services.gateway.store.store import StageStore
@@ -30,6 +32,7 @@ from factcheck.v1 import (
     checker_pb2_grpc,
     extractor_pb2_grpc,
     factcheck_pb2_grpc,
+    investigation_pb2_grpc,
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
 )
@@ -37,6 +40,7 @@ from factcheck.v1 import (
 SERVICE_NAMES = (
     "factcheck.v1.FactCheckService",
     "factcheck.v1.KnowledgeService",
+    "factcheck.v1.ReviewService",
     "factcheck.v1.ExtractorService",
     "factcheck.v1.CheckerService",
     "factcheck.v1.ReporterService",
@@ -87,6 +91,9 @@ async def serve_everything(settings: Settings, *, authenticate: bool = False) ->
     gateway, registry, notifications = start_fact_check_service(settings, store, metadata_free, retriever, database)
     factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(gateway, server)
     knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeService(knowledge, retriever), server)
+    investigation_pb2_grpc.add_ReviewServiceServicer_to_server(
+        ReviewService(ReviewStore(store.engine), gateway.hub.notify), server
+    )
     extractor_pb2_grpc.add_ExtractorServiceServicer_to_server(ExtractorService(client, settings), server)
     checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)
     reporter_pb2_grpc.add_ReporterServiceServicer_to_server(ReporterService(client, settings), server)

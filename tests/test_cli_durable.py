@@ -258,7 +258,7 @@ def test_watch_follows_a_running_run_then_replays_it(fake_models, shared_gateway
 
 def test_watch_an_unknown_run_is_not_found(shared_gateway):
     done = factcheck(shared_gateway.target, "watch", "no-such-run")
-    assert done.returncode == 3
+    assert done.returncode == 5
     assert done.stderr.strip() == "factcheck: not found: No fact-check with message_id 'no-such-run'"
 
 
@@ -310,7 +310,7 @@ def test_cancel_stops_a_running_run_and_its_followers_exit_cancelled(fake_models
         f"factcheck: run {message_id} already finished (CANCELLED); there is nothing to cancel."
     )
     unknown = factcheck(target, "cancel", "no-such-run")
-    assert unknown.returncode == 3
+    assert unknown.returncode == 5
     assert unknown.stderr.strip() == "factcheck: not found: No fact-check with message_id 'no-such-run'"
 
     shown = factcheck(target, "show", message_id)

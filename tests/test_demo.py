@@ -22,6 +22,7 @@ def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
         key: value for key, value in os.environ.items() if not key.startswith("FACTCHECK_")
     }  # the embedded defaults, whatever the caller's environment says
     env["COLUMNS"] = "200"
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")  # not the user's own store
     env["PYTHONPATH"] = str(ROOT)  # this checkout's code, wherever the venv's editable install points
     done = subprocess.run(
         [str(Path(sys.executable).parent / "factcheck"), "demo", "--base-port", str(_free_port_block())],
@@ -44,4 +45,5 @@ def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
     assert "Numerical/Statistical Error (1)" in council
     assert "The Eiffel Tower was completed in 1889 (not 1899)" in council
     assert (tmp_path / "factcheck-council-demo.html").stat().st_size > 10_000
-    assert (tmp_path / "factcheck.db").exists()  # the embedded default database, in the working folder
+    # The embedded default database, in the user's data directory (not the working folder).
+    assert (tmp_path / "data" / "factcheck" / "factcheck.db").exists() and not (tmp_path / "factcheck.db").exists()

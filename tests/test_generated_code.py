@@ -87,6 +87,11 @@ def test_event_oneof_covers_the_spec_sequence():
         "entailment_item_complete",
         "entailment_item_failed",
         "entailment_complete",
+        # fact-check mode's verification loop (FactCheckConfig.investigate, issue 18)
+        "investigation_start",
+        "claim_investigated",
+        "investigation_complete",
+        "review_decided",  # after the run ended, when a person decides a pending review
     ]
 
 

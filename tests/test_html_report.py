@@ -7,12 +7,12 @@ not skip, when it is missing.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 from factcheck.cli import html, view
 from factcheck.v1 import common_pb2, factcheck_pb2
@@ -33,6 +33,19 @@ CLAIM_TEXTS = [
 
 
 CORRECTION = "Completed in 1889 <i>March</i>"
+ALMANAC_URL = "https://example.org/almanac?year=1889&tower=<eiffel>"
+PASSAGES = [
+    common_pb2.Passage(
+        id="P1", source_id="almanac", source_title="Almanac <i>", source_url=ALMANAC_URL, text="<b>finished</b> in 1889"
+    ),
+    common_pb2.Passage(id="P2", source_id="notes.md", source_title="Notes", source_url="javascript:alert(3)", text="x"),
+]
+# The reporter's markdown, with raw HTML, a citation, a table, a script link and an image from outside.
+REPORT_TEXT = (
+    "# Report\n<script>alert(2)</script>\n\n**Claim 2** is disputed [P1].\n\n"
+    "| Claim | Verdict |\n|---|---|\n| 2 | DISPUTED |\n\n"
+    "[click](javascript:alert(4)) ![tracker](https://example.org/pixel.png)\n"
+)
 CITATION = common_pb2.Citation(passage_id="P1", source_title="Almanac <i>", quote="<b>finished</b> in 1889")
 
 
@@ -73,15 +86,16 @@ def make_result(score: int | None = 72, content: str = CONTENT) -> factcheck_pb2
             agreement_rate=100.0,
             verdicts=[verification("a/one", V, "Matches the reference."), verification("b/two", V, "Yes.")],
         ),
-        common_pb2.ClaimConsensus(
+        common_pb2.ClaimConsensus(  # a 2-1 split
             claim_id="claim_2",
             claim=CLAIM_TEXTS[1],
             consensus_verdict=D,
-            agreement_rate=50.0,
+            agreement_rate=200 / 3,
             correction=CORRECTION,
             verdicts=[
-                verification("a/one", D, "<script>alert('evidence')</script>", CORRECTION, CITATION),
+                verification("a/one", D, "<script>alert('evidence')</script> See [P1].", CORRECTION, CITATION),
                 verification("b/two", V, "Plausible."),
+                verification("c/three", D, "The almanac [P1] says otherwise; [P7] is no passage of this run."),
             ],
         ),
         common_pb2.ClaimConsensus(
@@ -100,10 +114,11 @@ def make_result(score: int | None = 72, content: str = CONTENT) -> factcheck_pb2
         content=factcheck_pb2.ContentResult(source=factcheck_pb2.CONTENT_SOURCE_USER_PROVIDED, text=content),
         extraction=factcheck_pb2.ExtractionResult(model="x/extractor", claims=claims),
         verification=factcheck_pb2.VerificationResult(
-            checkers=[factcheck_pb2.CheckerResult(model="a/one"), factcheck_pb2.CheckerResult(model="b/two")],
+            checkers=[factcheck_pb2.CheckerResult(model=m) for m in ("a/one", "b/two", "c/three")],
             consensus=consensus,
         ),
-        report=factcheck_pb2.ReportResult(model="x/reporter", report_text="# Report\n<script>alert(2)</script>"),
+        evidence=factcheck_pb2.EvidenceResult(passages=PASSAGES, method="bm25"),
+        report=factcheck_pb2.ReportResult(model="x/reporter", report_text=REPORT_TEXT),
     )
     if score is not None:
         result.report.reliability_score = score
@@ -168,24 +183,42 @@ class Page(HTMLParser):
 def test_untrusted_text_is_escaped_everywhere():
     page = html.render_page(make_result())
     assert page.count("<script") == 1  # the page's own sort script
-    assert "<img" not in page and "<i>" not in page and "<b>context" not in page
-    assert "&lt;script&gt;document.title=&#x27;pwned&#x27;&lt;/script&gt;" in page
+    assert "<img" not in page and "<i>" not in page and "<b>context" not in page and "<b>finished" not in page
+    assert escape(SCRIPT_ATTACK) in page and "&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;" in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
     assert "cheese &amp; crackers" in page
-    assert "<title>Tower &quot;facts&quot; &lt;check&gt;</title>" in page
+    assert "<title>Tower &#34;facts&#34; &lt;check&gt;</title>" in page
     assert "Completed in 1889 &lt;i&gt;March&lt;/i&gt;" in page
-    assert "P1 (Almanac &lt;i&gt;): &quot;&lt;b&gt;finished&lt;/b&gt; in 1889&quot;" in page  # a cited passage
+    assert escape('P1 (Almanac <i>): "<b>finished</b> in 1889"') in page  # a cited passage
 
 
 def test_the_page_needs_nothing_from_outside():
     page = html.render_page(make_result())
-    assert "http://" not in page and "https://" not in page and "<link" not in page
-    links = re.findall(r'<[^>]*\s(?:src|href)="([^"]*)"', page)
-    assert links and all(link.startswith("#") for link in links)  # links stay in the page; nothing is loaded
+    parsed = Page(page)
+    assert not [tag for tag, attributes in parsed.elements if "src" in attributes or tag in ("link", "img")]
+    assert "url(" not in page and "@import" not in page  # nothing is loaded
+    anchors = parsed.find("a")
+    outside = [a for a in anchors if not a["href"].startswith("#")]
+    # Only the source list links out (a reader's click, never a load); the rest stay in the page.
+    assert [a["href"] for a in outside] == [ALMANAC_URL] and outside[0]["class"] == "source-link"
+    assert "noopener" in outside[0]["rel"]
     # Only the page's own script may run: the policy names it by hash.
-    metas = Page(page).find("meta")
+    metas = parsed.find("meta")
     [policy] = [meta["content"] for meta in metas if meta.get("http-equiv") == "Content-Security-Policy"]
     assert f"script-src 'sha256-{html.SCRIPT_HASH}'" in policy and "default-src 'none'" in policy
+
+
+def test_the_page_is_built_from_autoescaping_templates():
+    """Issue 21: the page was hand-built strings with 34 esc() calls; now Jinja2 templates shipped as package data."""
+    from factcheck.cli import html_page
+
+    assert html_page.templates.autoescape("fact_check.html.j2") is True
+    assert html_page.templates.get_template("fact_check.html.j2").filename.endswith("templates/fact_check.html.j2")
+    from factcheck.cli import council_html
+
+    for module in (html, council_html, html_page):
+        source = Path(module.__file__).read_text()
+        assert "esc(" not in source and "<section" not in source and "<td" not in source  # no markup in code
 
 
 def test_each_claim_is_highlighted_once_with_its_number_and_verdict():
@@ -258,7 +291,7 @@ def test_metrics_show_claims_score_consensus_and_verdicts():
     parsed = Page(html.render_page(make_result()))
     metrics = " ".join(parsed.text("metrics").split())
     assert "Claims 3" in metrics and "Reliability 72/100" in metrics
-    assert "Consensus 83%" in metrics  # mean of 100, 50, 100
+    assert "Consensus 89%" in metrics  # mean of 100, 66.7, 100
     assert "1 verified 1 disputed 1 unverifiable" in metrics
     assert [s["class"] for s in parsed.find("span", "fill") if s.get("title")][:3] == [
         "fill v-verified",
@@ -268,7 +301,7 @@ def test_metrics_show_claims_score_consensus_and_verdicts():
 
 
 def test_consensus_rate_is_the_mean_agreement():
-    assert view.consensus_rate(view.claim_views(make_result())) == pytest.approx(250 / 3)
+    assert view.consensus_rate(view.claim_views(make_result())) == pytest.approx((200 + 200 / 3) / 3)
 
 
 # --- the page in Chromium ------------------------------------------------------------------
@@ -360,3 +393,130 @@ def test_chromium_screenshot_of_the_report(chromium, report, tmp_path):
     )
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert screenshot.stat().st_size > 20_000  # a rendered page, not a blank one
+
+
+# --- issue 21: markers, sources, agreement bars, markdown, superscripts, the sticky panel --------------
+
+
+def test_the_annotated_content_carries_the_spec_markers():
+    parsed = Page(html.render_page(make_result()))
+    markers = parsed.find("span", "inline-verdict")
+    assert [(m["class"].split()[1], m["data-claim"]) for m in markers] == [
+        ("v-verified", "1"),
+        ("v-disputed", "2"),
+        ("v-unverifiable", "3"),
+    ]
+    text = parsed.text("content")
+    assert "330 metres tall. 1 [VERIFIED]" in text and "completed in 1889. 2 [DISPUTED]" in text
+    assert "cheese & crackers 3 [UNVERIFIABLE]" in text
+
+
+def test_sources_are_a_numbered_list_the_citations_point_to():
+    parsed = Page(html.render_page(make_result()))
+    assert [item["id"] for item in parsed.find("li") if item.get("id", "").startswith("source-")] == [
+        "source-P1",
+        "source-P2",
+    ]
+    assert parsed.text("source-P1").startswith("[P1] Almanac <i> cited for claim 2")
+    assert parsed.text("source-P2").startswith("[P2] Notes")  # its javascript: URL is no link
+    cites = [a["href"] for a in parsed.find("a", "cite")]
+    # The checker's evidence twice ([P1] in two checkers' text), its citation list, the report; never [P7].
+    assert cites == ["#source-P1"] * 4 and "[P7]" in parsed.text("detail-2")
+
+
+def test_agreement_bars_show_each_checkers_verdict():
+    parsed = Page(html.render_page(make_result()))
+    votes = [v for v in parsed.find("span", "vote")]
+    # The evidence table's bars (claim 1: two votes), then the accordions'. Claim 2 is a 2-1 split,
+    # the agreeing votes first.
+    assert [(v["data-model"], v["data-verdict"]) for v in votes[2:5]] == [
+        ("a/one", "DISPUTED"),
+        ("c/three", "DISPUTED"),
+        ("b/two", "VERIFIED"),
+    ]
+    assert "67% 2 disputed · 1 verified" in parsed.text("evidence-2")
+
+
+def test_the_report_markdown_is_rendered_safely():
+    parsed = Page(html.render_page(make_result()))
+    report = parsed.text("report-text")
+    assert report.startswith("Report <script>alert(2)</script> Claim 2 is disputed [P1] .")
+    assert "[click](javascript:alert(4)) ![tracker](https://example.org/pixel.png)" in report  # inert text
+    tags = [tag for tag, _ in parsed.elements]
+    assert "h1" in tags and "strong" in tags and tags.count("table") >= 2 and "pre" not in tags
+
+
+def test_a_report_without_evidence_has_no_source_list():
+    result = make_result()
+    result.ClearField("evidence")
+    for consensus in result.verification.consensus:
+        for verification in consensus.verdicts:
+            del verification.citations[:]
+    page = html.render_page(result)
+    assert 'id="sources"' not in page and 'class="cite"' not in page
+
+
+# Clicks, scrolls and reads computed styles in the report (in a frame of this probe page).
+BEHAVIOUR_PROBE = """<!DOCTYPE html><html><body style="margin:0"><pre id="out"></pre>
+<iframe src="report.html" style="width:1280px;height:700px;border:0" onload="
+  var d = this.contentDocument, w = this.contentWindow;
+  function css(element, property) { return w.getComputedStyle(element)[property]; }
+  var out = {};
+  out.markers = Array.prototype.map.call(d.querySelectorAll('#content .inline-verdict'),
+    function (m) { return [m.textContent, css(m, 'backgroundColor')]; });
+  out.votes = Array.prototype.map.call(d.querySelectorAll('#evidence-2 .vote'),
+    function (v) { return [css(v, 'backgroundColor'), Math.round(v.getBoundingClientRect().width)]; });
+  out.cite_target = d.querySelector('#report-text a.cite').getAttribute('href');
+  out.source_shown = !!d.querySelector(out.cite_target);
+  out.report_heading = d.querySelector('#report-text h1').textContent;
+  out.report_scripts = d.querySelectorAll('#report-text script').length;
+  var detail = d.getElementById('detail-3');
+  out.closed_before = !detail.open;
+  d.querySelector('#content sup.marker a[href=\\'#detail-3\\']').click();
+  out.open_after_click = detail.open;
+  var panelDetail = d.getElementById('detail-1');
+  d.querySelector('#claims-panel a[href=\\'#detail-1\\']').click();
+  out.panel_click_opens = panelDetail.open;
+  var panel = d.getElementById('claims-panel');
+  out.panel_position = css(panel, 'position');
+  var article = d.getElementById('content').parentElement;
+  w.scrollTo(0, article.offsetTop + 400);
+  out.article_top = Math.round(article.getBoundingClientRect().top);
+  out.panel_top = Math.round(panel.getBoundingClientRect().top);
+  document.getElementById('out').textContent = JSON.stringify(out);
+"></iframe></body></html>
+"""
+LONG_CONTENT = CONTENT + "\n\n" + "\n\n".join(f"Paragraph {n} says nothing to check. " * 12 for n in range(30))
+
+
+def test_chromium_markers_bars_sources_accordions_and_the_sticky_panel(chromium, tmp_path):
+    html.write_report(tmp_path / "report.html", make_result(content=LONG_CONTENT))
+    probe = tmp_path / "probe.html"
+    probe.write_text(BEHAVIOUR_PROBE)
+    dom = Page(
+        run_chromium(
+            chromium,
+            tmp_path / "profile",
+            "--allow-file-access-from-files",
+            "--window-size=1300,800",
+            "--dump-dom",
+            probe.as_uri(),
+        )
+    )
+    seen = json.loads(dom.text("out"))
+    verified_bg, disputed_bg, unverifiable_bg = "rgb(218, 251, 225)", "rgb(255, 235, 233)", "rgb(234, 238, 242)"
+    assert seen["markers"] == [
+        ["[VERIFIED]", verified_bg],
+        ["[DISPUTED]", disputed_bg],
+        ["[UNVERIFIABLE]", unverifiable_bg],
+    ]
+    # Three equal segments: two red (disputed), one green (verified).
+    assert [colour for colour, _ in seen["votes"]] == [RED, RED, GREEN]
+    widths = [width for _, width in seen["votes"]]
+    assert min(widths) > 20 and max(widths) - min(widths) <= 1
+    assert seen["cite_target"] == "#source-P1" and seen["source_shown"]
+    assert seen["report_heading"] == "Report" and seen["report_scripts"] == 0
+    assert seen["closed_before"] and seen["open_after_click"] and seen["panel_click_opens"]
+    # Scrolled 400 px into the content: the article has gone up, the panel stays at the top.
+    assert seen["panel_position"] == "sticky"
+    assert seen["article_top"] < -300 and seen["panel_top"] == 12

@@ -11,7 +11,14 @@ import sys
 import grpc
 import pytest
 
-from factcheck.observability.logs import TEXT_FORMAT, JsonFormatter, OneLineFormatter
+from factcheck.observability.logs import (
+    QUIET_LIBRARY_LOGGERS,
+    TEXT_FORMAT,
+    JsonFormatter,
+    OneLineFormatter,
+    configure_logging,
+)
+from factcheck.settings import Settings
 from factcheck.v1 import extractor_pb2, extractor_pb2_grpc
 from tests.fake_model_server import FakeModelServer, fail
 from tests.processes import start_service
@@ -43,6 +50,27 @@ def test_a_hostile_field_stays_inside_its_one_line_record(formatter):
         if isinstance(formatter, JsonFormatter):
             entry = json.loads(line)
             assert FORGED in entry["message"] + entry.get("exception", "")
+
+
+@pytest.fixture
+def restored_logging():
+    root = logging.getLogger()
+    saved = (root.level, list(root.handlers), {name: logging.getLogger(name).level for name in QUIET_LIBRARY_LOGGERS})
+    yield
+    root.setLevel(saved[0])
+    root.handlers[:] = saved[1]
+    for name, level in saved[2].items():
+        logging.getLogger(name).setLevel(level)
+
+
+def test_httpx_request_lines_are_left_out_below_debug_and_its_warnings_kept(restored_logging):
+    """The model client logs each call once; httpx's own INFO line per request would be a second."""
+    configure_logging(Settings(log_level="INFO"), "test")
+    assert not logging.getLogger("httpx").isEnabledFor(logging.INFO)
+    assert logging.getLogger("httpx").isEnabledFor(logging.WARNING)
+    assert logging.getLogger("factcheck.models").isEnabledFor(logging.INFO)
+    configure_logging(Settings(log_level="DEBUG"), "test")
+    assert logging.getLogger("httpx").isEnabledFor(logging.DEBUG)
 
 
 @pytest.fixture(scope="module")

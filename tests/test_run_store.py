@@ -23,6 +23,7 @@ from factcheck.services.gateway.store.store import (
     FinalState,
     LeaseLost,
     RequestIdTaken,
+    RunCommit,
     StageRow,
     StoredEvent,
 )
@@ -78,6 +79,45 @@ def test_a_retried_commit_that_already_landed_is_a_no_op(store):
     store.commit_run(run, "gw-a", 30, events=[event(1, "extract_complete")], stage=STAGE)
     store.commit_run(run, "gw-a", 30, events=[event(1, "extract_complete")], stage=STAGE)  # the retry
     assert store.event_count(run) == 1 and len(store.get_stages(run)) == 1
+
+
+def test_a_runs_consecutive_commits_in_one_batch_all_land(store):
+    """They share one fenced UPDATE; the rows, title and final state are each commit's."""
+    run, other = new_run(store), new_run(store)
+    report = StageRow("report", 4, "fake/reporter", "reporter", "text", {"reliabilityScore": 80}, 5)
+    outcomes = store.commit_runs(
+        [
+            RunCommit(run, "gw-a", 30, (event(1), event(2, "extract_complete")), stage=STAGE),
+            RunCommit(other, "gw-a", 30, (event(1),)),
+            RunCommit(run, "gw-a", 30, (event(3, "report_complete"),), stage=report),
+            RunCommit(run, "gw-a", 30, (event(4, "title_complete"),), title="A title"),
+            RunCommit(run, "gw-a", 30, (event(5, "complete"),), final=FinalState("COMPLETE")),
+        ]
+    )
+    assert outcomes == [None] * 5
+    assert [e.seq for e in store.events_after(run, 0)] == [1, 2, 3, 4, 5]
+    assert [s.stage_type for s in store.get_stages(run)] == ["extract", "report"]
+    record = store.get_message(run, tenant_id=ANY_TENANT)
+    assert (record.last_seq, record.title, record.status, record.lease_owner) == (5, "A title", "COMPLETE", None)
+    assert store.get_message(other, tenant_id=ANY_TENANT).last_seq == 1
+
+
+def test_a_batch_with_a_retry_that_landed_and_the_next_commit_stores_the_next_one(store):
+    run = new_run(store)
+    first = RunCommit(run, "gw-a", 30, (event(1, "extract_complete"),), stage=STAGE)
+    store.commit_runs([first])
+    outcomes = store.commit_runs([first, RunCommit(run, "gw-a", 30, (event(2, "report_start"),))])
+    assert outcomes == [None, None]
+    assert [e.seq for e in store.events_after(run, 0)] == [1, 2] and len(store.get_stages(run)) == 1
+
+
+def test_a_commit_queued_after_one_that_failed_stores_nothing(store):
+    """A run queues its next commit before the previous lands: if that one did not land, the next
+    does not continue the stored sequence and is refused by its fence."""
+    run = new_run(store)
+    [outcome] = store.commit_runs([RunCommit(run, "gw-a", 30, (event(2, "report_start"),))])
+    assert isinstance(outcome, LeaseLost)
+    assert store.event_count(run) == 0 and store.get_message(run, tenant_id=ANY_TENANT).last_seq == 0
 
 
 def test_commits_are_fenced_by_the_lease_and_the_sequence(store):

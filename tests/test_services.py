@@ -10,6 +10,7 @@ from factcheck.models.client import ModelClient
 from factcheck.server import new_server
 from factcheck.services.checker.service import CheckerService
 from factcheck.services.extractor.service import ExtractorService
+from factcheck.services.reporter.report import clean_title
 from factcheck.services.reporter.service import ReporterService
 from factcheck.settings import Settings
 from factcheck.v1 import (
@@ -355,6 +356,21 @@ async def test_title_falls_back_to_the_question_when_the_model_fails(reporter, f
         reporter_pb2.TitleRequest(model="fake/rep", question="Is the Paris Agreement from 2015?", content=CONTENT)
     )
     assert response.title == "Is the Paris Agreement from 2015?"
+
+
+async def test_a_bare_instruction_is_not_titled_the_content_is(reporter, fake_models):
+    """Issue 21: "Fact-check this content" as the question gave "Fact-check: Fact-check this content"."""
+    fake_models.script("fake/rep", fail(500))
+    response = await reporter.Title(
+        reporter_pb2.TitleRequest(model="fake/rep", question="Fact-check this content", content=CONTENT)
+    )
+    assert "Fact-check this content" not in response.title and response.title == clean_title(CONTENT, "-")
+    fake_models.script("fake/rep", reply("The Paris Agreement"))
+    await reporter.Title(
+        reporter_pb2.TitleRequest(model="fake/rep", question="Fact-check this content", content=CONTENT)
+    )
+    [request] = fake_models.requests[-1:]
+    assert "Fact-check this content" not in request.prompt and CONTENT[:40] in request.prompt
 
 
 async def test_report_rejects_unknown_verdicts(reporter):

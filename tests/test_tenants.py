@@ -636,7 +636,7 @@ def test_the_command_line_works_per_tenant(tenant_suite, fake_models, tmp_path):
     assert message_id not in factcheck_as(tenant_suite, "globex", "list", "--page-size", "100").stdout
     assert factcheck_as(tenant_suite, "acme", "show", message_id).returncode == 0
     hidden = factcheck_as(tenant_suite, "globex", "show", message_id)
-    assert hidden.returncode == 3
+    assert hidden.returncode == 5
     assert hidden.stderr.strip() == f"factcheck: not found: No fact-check with message_id {message_id!r}"
 
     note = tmp_path / f"note-{uuid.uuid4().hex[:8]}.txt"
@@ -647,7 +647,7 @@ def test_the_command_line_works_per_tenant(tenant_suite, fake_models, tmp_path):
     assert "412 snow ploughs" in factcheck_as(tenant_suite, BARE_TENANT, "kb", "search", "Brackenridge depot").stdout
     assert "412 snow ploughs" not in factcheck_as(tenant_suite, "acme", "kb", "search", "Brackenridge depot").stdout
     refused = factcheck_as(tenant_suite, "acme", "kb", "delete", str(note))
-    assert refused.returncode == 3 and "not found" in refused.stderr
+    assert refused.returncode == 5 and "not found" in refused.stderr
     assert factcheck_as(tenant_suite, BARE_TENANT, "kb", "delete", str(note)).returncode == 0
 
     anonymous = factcheck_as(tenant_suite, None, "list")

@@ -11,12 +11,15 @@ from typing import Callable
 import grpc
 
 from factcheck.cli import client, html, render, view
+from factcheck.cli.documents import NotText, decode_text
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
+from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2
 
 RUN_EXIT_CODES = (
-    "exit codes: 0 complete, 1 the run failed, 2 nothing to check, 3 the gateway is unreachable (also after "
-    "--reconnect-timeout) or refused the call, 4 the run was cancelled, 130 interrupted (the run goes on)"
+    "exit codes: 0 complete, 1 the run failed, 2 nothing to check, a binary or unreadable file, or an invalid "
+    "request, 3 the gateway is unreachable (also after --reconnect-timeout) or refused the call, 4 the run was "
+    "cancelled, 5 unknown id, 130 interrupted (the run goes on), 141 stdout closed (e.g. | head)"
 )
 # The spec's `question` is required; with content and no question it describes the content.
 DEFAULT_QUESTION = "Fact-check this content"
@@ -47,7 +50,7 @@ def add_parser(commands) -> None:
     parser.add_argument(
         "--generator",
         metavar="MODEL",
-        help="generator model (provider/name); needed with --question once any other model option is given",
+        help="generator model (provider/name) for --question; default FACTCHECK_DEFAULT_GENERATOR_MODEL",
     )
     parser.add_argument("--extractor", metavar="MODEL", help="claim extractor model")
     parser.add_argument(
@@ -57,6 +60,13 @@ def add_parser(commands) -> None:
     parser.add_argument("--timeout-ms", type=int, metavar="MS", help="per-stage timeout, 30000-180000")
     parser.add_argument("--max-content-length", type=int, metavar="CHARS", help="truncate the content, 500-50000")
     parser.add_argument("--conversation-id", metavar="ID", help="conversation the run belongs to")
+    parser.add_argument(
+        "--investigate",
+        action="store_true",
+        help="investigate the claims the checkers left dubious with targeted searches (shown claim by claim)",
+    )
+    parser.add_argument("--investigate-batch-size", type=int, metavar="N", help="claims investigated at once, 1-20")
+    parser.add_argument("--investigator", metavar="MODEL", help="model that judges search results")
     parser.add_argument("--json", action="store_true", help="print each event as one JSON object per line")
     parser.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
     add_reconnect_option(parser)
@@ -93,11 +103,14 @@ def read_content(args: argparse.Namespace) -> str | None:
             raise UsageError("nothing to check: give the content, -f FILE, '-' for stdin, or --question")
         return None
     if args.file is None and source != STDIN:
+        if not source.strip():
+            raise UsageError("nothing to check: the content is empty")
         return source
-    if source == STDIN:
-        return sys.stdin.read()
     try:
-        return Path(source).read_text(encoding="utf-8", errors="replace")
+        data = sys.stdin.buffer.read() if source == STDIN else Path(source).read_bytes()
+        return decode_text(data, "stdin" if source == STDIN else source)
+    except NotText as error:
+        raise UsageError(f"nothing to check: {error}") from error
     except OSError as error:
         raise UsageError(f"cannot read {source}: {error.strerror}") from error
 
@@ -112,13 +125,19 @@ def build_request(args: argparse.Namespace, content: str | None) -> factcheck_pb
         ("reporter_model", args.reporter),
         ("timeout_ms", args.timeout_ms),
         ("max_content_length", args.max_content_length),
+        ("investigate", True if getattr(args, "investigate", False) else None),
+        ("investigate_batch_size", getattr(args, "investigate_batch_size", None)),
+        ("investigator_model", getattr(args, "investigator", None)),
     ):
         if value is not None:
             setattr(config, field, value)
     request = factcheck_pb2.RunRequest(question=args.question or DEFAULT_QUESTION, mode=factcheck_pb2.MODE_FACT_CHECK)
-    # Without any option the gateway's default generator answers the question; a present but
-    # sourceless mode_config is refused, as the spec's validation says.
+    # Without any option the gateway's default generator answers the question. A present but
+    # sourceless mode_config is refused (the spec's validation), so with other options the
+    # default generator is named here: the setting `factcheck serve` hands the gateway too.
     if config.ListFields():
+        if content is None and args.generator is None:
+            config.generator_model = Settings().default_generator_model
         request.mode_config.CopyFrom(config)
     if args.conversation_id is not None:
         request.conversation_id = args.conversation_id

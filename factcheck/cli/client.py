@@ -14,15 +14,20 @@ from factcheck.channels import open_gateway_channel
 from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2_grpc
 
+# Every command's exit codes (README "Exit codes" lists the same).
 EXIT_OK = 0
 # The run ended with an `error` event (e.g. every checker failed); `cancel`: the run had already finished.
 EXIT_RUN_FAILED = 1
-# argparse uses 2 for usage errors; bad input files and missing content use it too.
+# argparse uses 2 for usage errors; bad input (no content, an unreadable or binary file) and a request
+# the gateway refuses as invalid (INVALID_ARGUMENT) use it too: the caller must change the command.
 EXIT_USAGE = 2
-# The gateway could not be reached (or reached again, within the reconnect timeout), or refused the call.
+# The gateway could not be reached (or reached again, within the reconnect timeout), did not answer in
+# time, or refused the call for another reason (authentication, busy, an internal error).
 EXIT_GATEWAY_ERROR = 3
 # The run was cancelled (`factcheck cancel`, or any other client's Cancel): it ended with a `cancelled` event.
 EXIT_CANCELLED = 4
+# The id (a run's, a document's) is unknown to the gateway, or belongs to another tenant: NOT_FOUND.
+EXIT_NOT_FOUND = 5
 EXIT_INTERRUPTED = 130
 # The reader of stdout went away (e.g. `| head`), as a shell reports a SIGPIPE.
 EXIT_BROKEN_PIPE = 141
@@ -62,6 +67,22 @@ def describe_rpc_error(error: grpc.RpcError, target: str) -> str:
     return f"gateway error {code.name} from {target}: {details}"
 
 
+def exit_code_of(error: grpc.RpcError) -> int:
+    """The exit code for a call the gateway answered with an error (or could not be reached for)."""
+    if error.code() == grpc.StatusCode.NOT_FOUND:
+        return EXIT_NOT_FOUND
+    if error.code() == grpc.StatusCode.INVALID_ARGUMENT:
+        return EXIT_USAGE
+    return EXIT_GATEWAY_ERROR
+
+
+def quiet_broken_pipe() -> int:
+    """The reader of stdout went away (`| head`): no message, and no second error when Python flushes
+    stdout at exit (it is pointed at nothing instead)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
+
+
 def channel_command(run: Callable[[argparse.Namespace, grpc.Channel], int]) -> Callable[[argparse.Namespace], int]:
     """Give a subcommand a channel to the gateway; end it on a gRPC error, Ctrl-C or a closed pipe without a traceback."""
 
@@ -73,14 +94,12 @@ def channel_command(run: Callable[[argparse.Namespace, grpc.Channel], int]) -> C
                 return run(args, channel)
         except grpc.RpcError as error:
             print(f"factcheck: {describe_rpc_error(error, target)}", file=sys.stderr)
-            return EXIT_GATEWAY_ERROR
+            return exit_code_of(error)
         except KeyboardInterrupt:
             print("factcheck: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
         except BrokenPipeError:
-            # Python would complain again when it flushes stdout at exit; point stdout at nothing instead.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return EXIT_BROKEN_PIPE
+            return quiet_broken_pipe()
 
     return wrapper
 

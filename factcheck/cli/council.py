@@ -16,7 +16,8 @@ from factcheck.cli.check import STDIN, UsageError
 from factcheck.v1 import council_pb2, factcheck_pb2
 
 COUNCIL_EXIT_CODES = check.RUN_EXIT_CODES.replace(
-    "2 nothing to check", "2 bad arguments or a --responses file that cannot be used"
+    "2 nothing to check, a binary or unreadable file, or an invalid request",
+    "2 bad arguments, a --responses file that cannot be used, or an invalid request",
 )
 RESPONSES_HELP = (
     'named answers to rank instead of generating them: a JSON array of {"name": ..., "text": ...} objects, '

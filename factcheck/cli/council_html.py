@@ -1,5 +1,6 @@
-"""The HTML report of a council run: one self-contained page, de-anonymised, built from the
-FactCheckResult's council section (the frame, escaping and policy are html_page's).
+"""The HTML report of a council run: one self-contained page, de-anonymised, rendered from
+templates/council.html.j2 with what this module computes from the FactCheckResult's council
+section (the frame, escaping and policy are html_page's).
 
 The chart of error types per response is CSS bars: nothing is drawn by script or loaded.
 """
@@ -7,10 +8,13 @@ The chart of error types per response is CSS bars: nothing is drawn by script or
 from __future__ import annotations
 
 import re
+from importlib import resources
+
+from markupsafe import Markup
 
 from factcheck.cli import council_view, view
 from factcheck.cli.council_view import NONE, Finding
-from factcheck.cli.html_page import document, esc, header, metric
+from factcheck.cli.html_page import frame, header_context
 from factcheck.council_taxonomy import RATING_SCORES
 from factcheck.v1 import council_pb2, factcheck_pb2
 
@@ -34,45 +38,42 @@ RATING_CLASSES = {
     "MOSTLY INACCURATE": "r-mostly-inaccurate",
     "INACCURATE": "r-inaccurate",
 }
-COUNCIL_STYLE = """
-.rating { font-size: 12px; font-weight: 700; border-radius: 10px; padding: 1px 8px; white-space: nowrap;
-  color: #fff; background: var(--none); display: inline-block; }
-.r-accurate { background: #1a7f37; } .r-mostly-accurate { background: #4ac26b; color: #0d2b16; }
-.r-mixed { background: #d97706; } .r-mostly-inaccurate { background: #e5534b; } .r-inaccurate { background: #a40e26; }
-.self { font-size: 11px; color: var(--muted); margin-left: 4px; }
-.score-bar { display: inline-block; width: 70px; height: 8px; border-radius: 4px; background: #e5e7eb;
-  overflow: hidden; vertical-align: middle; margin-right: 6px; }
-.score-bar span { display: block; height: 100%; }
-.s-good { background: var(--good); } .s-mixed { background: var(--mixed); } .s-poor { background: var(--poor); }
-.chart-row { display: grid; grid-template-columns: minmax(180px, 1fr) 3fr 3em; gap: 12px; align-items: center;
-  padding: 4px 0; }
-.chart-bar { display: flex; height: 18px; border-radius: 4px; overflow: hidden; background: #f0f2f4; }
-.chart-bar span { display: block; height: 100%; }
-.etype { font-size: 11px; font-weight: 700; border-radius: 4px; padding: 1px 6px; color: #fff; white-space: nowrap; }
-pre.answer { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--paper); border-radius: 6px;
-  padding: 12px 14px; font: 14px/1.6 "Liberation Sans", "DejaVu Sans", sans-serif; margin: 0 0 10px; }
-.metrics.council { grid-template-columns: repeat(5, minmax(120px, 1fr)); }
-""" + "".join(f".e-{index} {{ background: {colour}; }}\n" for index, colour in enumerate(ERROR_COLOURS))
+COUNCIL_STYLE = Markup(
+    (resources.files("factcheck.cli") / "templates" / "council.css").read_text(encoding="utf-8")
+    + "".join(f".e-{index} {{ background: {colour}; }}\n" for index, colour in enumerate(ERROR_COLOURS))
+)
 
 
 def render_council_page(result: factcheck_pb2.FactCheckResult) -> str:
     """The council report page as one HTML string."""
     council = result.council
+    aggregate = council.aggregate
     models = council_view.label_models(council)
-    found = council_view.findings(council)
     title = result.title if result.HasField("title") else "Council"
-    sections = [
-        header(result, title),
-        _summary(council, models),
-        _ranking(council.aggregate),
-        _error_chart(council.aggregate),
-        _synthesis(council, models),
-        _responses(council, found),
-        _fact_checkers(council),
-        _excluded(council.aggregate),
-        _footer(council),
-    ]
-    return document(title, sections, COUNCIL_STYLE)
+    return frame(
+        "council.html.j2",
+        extra_style=COUNCIL_STYLE,
+        **header_context(result, title),
+        metrics=_metrics(council, models),
+        agreement=council_view.agreement_text(aggregate),
+        self_preference=council_view.self_preference_text(aggregate),
+        column_headers=[column.header for column in council_view.checker_columns(aggregate)],
+        ranking=_ranking(aggregate),
+        exclude_self=aggregate.exclude_self_ratings,
+        chart=_error_chart(aggregate),
+        chart_legend=[
+            _error(name)
+            for name in sorted(
+                {name for ranked in aggregate.ranking for name, _ in council_view.error_type_counts(ranked)},
+                key=council_view.error_type_order,
+            )
+        ],
+        synthesis=_synthesis(council, models),
+        responses=_responses(council, council_view.findings(council)),
+        fact_checkers=_fact_checkers(council),
+        excluded=[(checker.model, checker.message) for checker in aggregate.excluded_fact_checkers],
+        footer=_footer(council),
+    )
 
 
 def label_id(label: str) -> str:
@@ -80,139 +81,90 @@ def label_id(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "", label.removeprefix("Response ")) or "x"
 
 
-def error_class(name: str) -> str:
-    return f"e-{council_view.error_type_order(name)}"
+def _error(name: str) -> dict:
+    return {"name": name, "css": f"e-{council_view.error_type_order(name)}"}
 
 
-def error_badge(name: str) -> str:
-    return f'<span class="etype {error_class(name)}">{esc(name)}</span>'
-
-
-def rating_badge(value: int) -> str:
+def _rating(value: int) -> dict:
     name = council_view.rating_name(value)
-    css = RATING_CLASSES.get(name, "")
-    return f'<span class="rating {css}">{esc(name)}</span>'
+    return {"name": name, "css": RATING_CLASSES.get(name, "")}
 
 
-def score_bar(score: float | None) -> str:
-    if score is None:
-        return f'<span class="muted">{NONE}</span>'
-    band = "good" if score >= 4 else "mixed" if score >= 3 else "poor"
-    width = min(max((score - 1) / 4, 0.0), 1.0) * 100
-    return f'<span class="score-bar"><span class="s-{band}" style="width:{width:.1f}%"></span></span>{score:.2f}'
-
-
-def _summary(council: council_pb2.CouncilResult, models: dict[str, str]) -> str:
+def _metrics(council: council_pb2.CouncilResult, models: dict[str, str]) -> list[tuple[str, str]]:
     aggregate = council.aggregate
     top = aggregate.ranking[0] if aggregate.ranking else None
     counted = len(aggregate.counted_fact_checkers)
     total = counted + len(aggregate.excluded_fact_checkers)
     w = council_view.kendall_w_of(aggregate)
     preference = council_view.self_preference_of(aggregate)
-    metrics = [
-        metric("Responses", str(len(council.responses) or len(aggregate.ranking))),
-        metric("Fact-checkers counted", f"{counted}/{total}" if total else "0"),
-        metric("Agreement (Kendall's W)", "n/a" if w is None else f"{w:.2f}"),
-        metric("Self-preference", "n/a" if preference is None else f"{preference:+.2f}"),
-        metric("Most reliable", esc(council_view.response_name(top.label, models)) if top else NONE),
+    return [
+        ("Responses", str(len(council.responses) or len(aggregate.ranking))),
+        ("Fact-checkers counted", f"{counted}/{total}" if total else "0"),
+        ("Agreement (Kendall's W)", "n/a" if w is None else f"{w:.2f}"),
+        ("Self-preference", "n/a" if preference is None else f"{preference:+.2f}"),
+        ("Most reliable", council_view.response_name(top.label, models) if top else NONE),
     ]
-    notes = [
-        f'<p class="muted small">Agreement: {esc(council_view.agreement_text(aggregate))}. '
-        f"Self-preference: {esc(council_view.self_preference_text(aggregate))}.</p>"
-    ]
-    return (
-        f'<section class="card" id="summary">\n<div class="metrics council" id="metrics">{"".join(metrics)}</div>\n'
-        f"{''.join(notes)}\n</section>"
-    )
 
 
-def _ranking(aggregate: council_pb2.CouncilAggregate) -> str:
-    """The ranking table; the page script sorts it by the clicked column."""
-    if not aggregate.ranking:
-        return '<section class="card">\n<h2>Ranking</h2>\n<p class="muted">No fact-checker\'s ratings were counted.</p>\n</section>'
+def _ranking(aggregate: council_pb2.CouncilAggregate) -> list[dict]:
+    """The ranking table's rows; the page script sorts it by the clicked column."""
     columns = council_view.checker_columns(aggregate)
-    heads = [
-        '<th data-type="number">Rank</th>',
-        "<th>Response</th>",
-        "<th>Model</th>",
-        '<th data-type="number">Average</th>',
-        *(f'<th data-type="number">{esc(column.header)}</th>' for column in columns),
-        '<th data-type="number">Most reliable votes</th>',
-        '<th data-type="number">Inaccurate claims</th>',
-    ]
     rows = []
     for ranked in aggregate.ranking:
-        average = council_view.average_of(ranked)
-        cells = [
-            f'<td class="num" data-sort="{ranked.rank}">{ranked.rank}</td>',
-            f'<td data-sort="{esc(ranked.label)}"><a href="#response-{label_id(ranked.label)}">{esc(ranked.label)}</a></td>',
-            f'<td data-sort="{esc(ranked.model)}">{esc(ranked.model or NONE)}</td>',
-            f'<td class="nowrap" data-sort="{-1 if average is None else average}">{score_bar(average)}</td>',
-        ]
+        ratings = []
         for column in columns:
             rating = council_view.rating_by(ranked, column)
-            if rating is None:
-                cells.append(f'<td data-sort="0"><span class="muted">{NONE}</span></td>')
-                continue
-            score = RATING_SCORES.get(rating.rating, 0)
-            self_mark = '<span class="self">(self)</span>' if rating.self_rating else ""
-            cells.append(f'<td class="nowrap" data-sort="{score}">{rating_badge(rating.rating)}{self_mark}</td>')
-        cells.append(f'<td class="num" data-sort="{ranked.most_reliable_votes}">{ranked.most_reliable_votes}</td>')
-        cells.append(
-            f'<td class="num" data-sort="{ranked.inaccurate_claim_count}">{ranked.inaccurate_claim_count}</td>'
+            ratings.append(
+                None
+                if rating is None
+                else {
+                    **_rating(rating.rating),
+                    "score": RATING_SCORES.get(rating.rating, 0),
+                    "self": rating.self_rating,
+                }
+            )
+        rows.append(
+            {
+                "rank": ranked.rank,
+                "label": ranked.label,
+                "anchor": label_id(ranked.label),
+                "model": ranked.model,
+                "average": council_view.average_of(ranked),
+                "ratings": ratings,
+                "votes": ranked.most_reliable_votes,
+                "inaccurate": ranked.inaccurate_claim_count,
+            }
         )
-        rows.append(f'<tr class="ranking-row" id="rank-{label_id(ranked.label)}">{"".join(cells)}</tr>')
-    note = ""
-    if aggregate.exclude_self_ratings:
-        note = '<p class="muted small">Ratings marked (self) are left out of the averages.</p>'
-    return (
-        '<section class="card">\n<h2>Ranking</h2>\n'
-        f'<table class="sortable" id="ranking-table">\n<thead><tr>{"".join(heads)}</tr></thead>\n'
-        f"<tbody>\n{chr(10).join(rows)}\n</tbody>\n</table>\n{note}</section>"
-    )
+    return rows
 
 
-def _error_chart(aggregate: council_pb2.CouncilAggregate) -> str:
+def _error_chart(aggregate: council_pb2.CouncilAggregate) -> list[dict]:
     """Error types per response: one stacked bar per response, its length the response's number of
     inaccurate claims (scaled to the largest), one coloured segment per error type."""
     counts = [(ranked, council_view.error_type_counts(ranked)) for ranked in aggregate.ranking]
     largest = max((sum(count for _, count in types) for _, types in counts), default=0)
     if not largest:
-        return ""
-    rows = []
-    for ranked, types in counts:
-        total = sum(count for _, count in types)
-        segments = "".join(
-            f'<span class="{error_class(name)}" style="width:{100 * count / largest:.2f}%" '
-            f'title="{esc(name)}: {count}" data-type="{esc(name)}" data-count="{count}"></span>'
-            for name, count in types
-        )
-        rows.append(
-            f'<div class="chart-row" id="chart-{label_id(ranked.label)}">'
-            f"<span>{esc(council_view.response_name(ranked.label, {ranked.label: ranked.model}))}</span>"
-            f'<div class="chart-bar">{segments}</div><span class="num">{total}</span></div>'
-        )
-    present = sorted(
-        {name for _, types in counts for name, _ in types},
-        key=council_view.error_type_order,
-    )
-    legend = "".join(f"<span>{error_badge(name)}</span>" for name in present)
-    return (
-        '<section class="card" id="error-chart">\n<h2>Error types per response</h2>\n'
-        f'{"".join(rows)}\n<div class="legend" style="margin-top:10px">{legend}</div>\n</section>'
-    )
+        return []
+    return [
+        {
+            "anchor": label_id(ranked.label),
+            "name": council_view.response_name(ranked.label, {ranked.label: ranked.model}),
+            "segments": [{**_error(name), "count": count, "width": 100 * count / largest} for name, count in types],
+            "total": sum(count for _, count in types),
+        }
+        for ranked, types in counts
+    ]
 
 
-def _synthesis(council: council_pb2.CouncilResult, models: dict[str, str]) -> str:
+def _synthesis(council: council_pb2.CouncilResult, models: dict[str, str]) -> dict | None:
     if not council.HasField("synthesis"):
-        return ""
+        return None
     synthesis = council.synthesis
-    based_on = council_view.response_name(synthesis.based_on_label, models)
-    return (
-        f'<section class="card">\n<h2>Chairman\'s synthesis <span class="muted small">{esc(synthesis.model)}, '
-        f"from {esc(based_on)}</span></h2>\n"
-        f'<pre class="answer" id="synthesis">{esc(synthesis.text)}</pre>\n</section>'
-    )
+    return {
+        "model": synthesis.model,
+        "based_on": council_view.response_name(synthesis.based_on_label, models),
+        "text": synthesis.text,
+    }
 
 
 def _ordered_responses(council: council_pb2.CouncilResult) -> list[council_pb2.CouncilResponse]:
@@ -221,88 +173,48 @@ def _ordered_responses(council: council_pb2.CouncilResult) -> list[council_pb2.C
     return sorted(council.responses, key=lambda response: (place.get(response.label, len(place)), response.label))
 
 
-def _claims_table(found: list[Finding]) -> str:
-    if not found:
-        return '<p class="muted small">No inaccurate claims were reported.</p>'
-    rows = "".join(
-        f'<tr class="inaccurate-claim"><td>{esc(finding.claim)}</td><td>{error_badge(finding.error_type)}</td>'
-        f'<td class="correction">{esc(finding.correction or NONE)}</td>'
-        f'<td class="small">{esc(", ".join(finding.found_by))}</td></tr>'
-        for finding in found
-    )
-    return (
-        "<table><thead><tr><th>Inaccurate claim</th><th>Error type</th><th>Correction</th><th>Found by</th></tr>"
-        f"</thead><tbody>{rows}</tbody></table>"
-    )
-
-
-def _responses(council: council_pb2.CouncilResult, found: list[Finding]) -> str:
+def _responses(council: council_pb2.CouncilResult, found: list[Finding]) -> list[dict]:
     """Each response, de-anonymised, with its text and the inaccurate claims found in it."""
-    if not council.responses:
-        return ""
     averages = {ranked.label: council_view.average_of(ranked) for ranked in council.aggregate.ranking}
-    entries = []
-    for response in _ordered_responses(council):
-        summary = (
-            f"<summary><b>{esc(response.label)}</b><span>{esc(response.model or NONE)}</span>"
-            f"<span>{score_bar(averages.get(response.label))}</span></summary>"
-        )
-        if response.HasField("error"):
-            body = f'<p class="notice">No answer: {esc(response.error)}</p>'
-        else:
-            mine = [finding for finding in found if finding.label == response.label]
-            took = f" · {esc(view.seconds(response.response_time_ms))}" if response.response_time_ms else ""
-            source = "supplied by the caller" if response.supplied else "generated"
-            body = (
-                f'<p class="muted small">{source}{took}</p>'
-                f'<pre class="answer">{esc(response.text)}</pre>{_claims_table(mine)}'
-            )
-        entries.append(
-            f'<details class="response" id="response-{label_id(response.label)}" open>{summary}'
-            f'<div class="body">{body}</div></details>'
-        )
-    return '<section class="card">\n<h2>Responses</h2>\n' + "\n".join(entries) + "\n</section>"
+    return [
+        {
+            "label": response.label,
+            "anchor": label_id(response.label),
+            "model": response.model,
+            "average": averages.get(response.label),
+            "error": response.error if response.HasField("error") else None,
+            "source": "supplied by the caller" if response.supplied else "generated",
+            "took": view.seconds(response.response_time_ms) if response.response_time_ms else "",
+            "text": response.text,
+            "findings": [
+                {
+                    "claim": finding.claim,
+                    "error": _error(finding.error_type),
+                    "correction": finding.correction,
+                    "found_by": finding.found_by,
+                }
+                for finding in found
+                if finding.label == response.label
+            ],
+        }
+        for response in _ordered_responses(council)
+    ]
 
 
-def _fact_checkers(council: council_pb2.CouncilResult) -> str:
+def _fact_checkers(council: council_pb2.CouncilResult) -> list[dict]:
     """Each counted fact-checker: its ratings, its vote, its warnings and its full analysis."""
-    if not council.fact_checks:
-        return ""
-    entries = []
-    for check in sorted(council.fact_checks, key=lambda check: check.checker_index):
-        ratings = "".join(
-            f"<tr><td>{esc(rating.label)}</td><td>{rating_badge(rating.rating)}</td></tr>" for rating in check.ratings
-        )
-        warnings = "".join(f"<li>{esc(warning)}</li>" for warning in check.warnings)
-        analysis = (
-            f'<details><summary>Full analysis</summary><div class="body"><pre class="report">{esc(check.analysis)}'
-            "</pre></div></details>"
-            if check.analysis
-            else ""
-        )
-        entries.append(
-            f'<details class="fact-checker" id="checker-{check.checker_index}" open>'
-            f'<summary><b>{esc(check.model)}</b><span class="muted small">'
-            f"{esc(view.seconds(check.response_time_ms))} · most reliable: {esc(check.most_reliable or 'none named')}"
-            "</span></summary>"
-            f'<div class="body"><table><thead><tr><th>Response</th><th>Rating</th></tr></thead>'
-            f"<tbody>{ratings}</tbody></table>"
-            + (f'<div class="notice"><p>Ignored in its summary:</p><ul>{warnings}</ul></div>' if warnings else "")
-            + f"{analysis}</div></details>"
-        )
-    return '<section class="card">\n<h2>Fact-checkers</h2>\n' + "\n".join(entries) + "\n</section>"
-
-
-def _excluded(aggregate: council_pb2.CouncilAggregate) -> str:
-    if not aggregate.excluded_fact_checkers:
-        return ""
-    items = "".join(
-        f"<li><b>{esc(checker.model)}</b>: {esc(checker.message)}</li>" for checker in aggregate.excluded_fact_checkers
-    )
-    return (
-        '<section class="card">\n<h2>Excluded fact-checkers</h2>\n'
-        f'<ul id="excluded">{items}</ul>\n<p class="muted small">Their ratings are not in the ranking.</p>\n</section>'
-    )
+    return [
+        {
+            "index": check.checker_index,
+            "model": check.model,
+            "took": view.seconds(check.response_time_ms),
+            "most_reliable": check.most_reliable,
+            "ratings": [(rating.label, _rating(rating.rating)) for rating in check.ratings],
+            "warnings": list(check.warnings),
+            "analysis": check.analysis,
+        }
+        for check in sorted(council.fact_checks, key=lambda check: check.checker_index)
+    ]
 
 
 def _footer(council: council_pb2.CouncilResult) -> str:
@@ -314,4 +226,4 @@ def _footer(council: council_pb2.CouncilResult) -> str:
     ]
     if config.HasField("chairman_model"):
         parts.append(f"synthesis by {config.chairman_model}")
-    return f"<footer>{esc('; '.join(parts))}. Generated by factcheck.</footer>"
+    return "; ".join(parts)

@@ -24,9 +24,30 @@ def document_files(paths: Iterable[Path]) -> Iterator[Path]:
             raise ValueError(f"{path}: not a .txt, .md or .html file")
 
 
+class NotText(ValueError):
+    """A file (or stdin) that holds no text to check: binary data, or nothing but whitespace."""
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """The text of a file's bytes (UTF-8, undecodable bytes replaced); NotText for binary or empty data.
+
+    A NUL byte is what marks binary data (images, PDFs, executables); text never contains one,
+    and the gateway refuses it anyway.
+    """
+    if b"\0" in data:
+        raise NotText(f"{name} is a binary file, not text")
+    text = data.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise NotText(f"{name} is empty")
+    return text
+
+
 def read_document(path: Path) -> common_pb2.Source:
-    """A Source whose id is the file's path, so re-adding an edited file replaces it."""
-    raw = path.read_text(encoding="utf-8", errors="replace")
+    """A Source whose id is the file's path, so re-adding an edited file replaces it.
+
+    Raises NotText for a binary or empty file (OSError if it cannot be read).
+    """
+    raw = decode_text(path.read_bytes(), str(path))
     if path.suffix.lower() in (".html", ".htm"):
         title, text = html_text(raw)
     else:

@@ -32,7 +32,7 @@ def add_parser(commands) -> None:
             "extractor, reliability, entailment judge and adversarial auditor. One item with --claim, "
             "--source and --source-type, or many with --items (JSON Lines: claim, source_excerpt, source_type)."
         ),
-        epilog="exit codes: 0 every item judged, 1 the run or an item failed, 2 bad input, 3 gateway unreachable",
+        epilog="exit codes: 0 every item judged, 1 the run or an item failed, 2 bad input or an invalid request, 3 gateway unreachable",
     )
     parser.add_argument("--claim", help="the claim to check")
     parser.add_argument("--source", metavar="FILE", help="file holding the source excerpt ('-' for stdin)")

@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
+from factcheck.cli import render
 from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
-from factcheck.cli.documents import document_files, read_document
+from factcheck.cli.documents import NotText, document_files, read_document
 from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc
 
 # One AddDocuments call stays well inside the gateway's limits (100 documents, 2 MB of text).
@@ -21,21 +21,33 @@ def add_parser(commands) -> None:
     parser = commands.add_parser("kb", help="manage the knowledge store the checkers verify against")
     actions = parser.add_subparsers(dest="kb_command", required=True, metavar="ACTION")
 
-    add = actions.add_parser("add", help="add .txt, .md and .html files (folders are searched recursively)")
+    add = actions.add_parser(
+        "add",
+        help="add .txt, .md and .html files (folders are searched recursively)",
+        description="Add documents. Empty and binary files are skipped, each named on stderr; the rest are added.",
+        epilog="exit codes: 0 added (or already stored), 2 a path that cannot be read or no file with text, "
+        "3 the gateway is unreachable",
+    )
     add.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     add.set_defaults(run=channel_command(run_add))
 
-    listing = actions.add_parser("list", help="list stored documents, newest first")
+    listing = actions.add_parser("list", help="list stored documents, newest first (full ids, as `delete` takes)")
     listing.add_argument("--page-size", type=int, default=20)
     listing.add_argument("--page-token", default="")
+    listing.add_argument("--json", action="store_true", help="print the page as one JSON object")
     listing.set_defaults(run=channel_command(run_list))
 
     search = actions.add_parser("search", help="full-text search over the stored passages")
     search.add_argument("query")
     search.add_argument("--top-k", type=int, default=5)
+    search.add_argument("--json", action="store_true", help="print the passages found as one JSON object")
     search.set_defaults(run=channel_command(run_search))
 
-    delete = actions.add_parser("delete", help="remove a document")
+    delete = actions.add_parser(
+        "delete",
+        help="remove a document",
+        epilog="exit codes: 0 deleted, 3 the gateway is unreachable, 5 no document with that id",
+    )
     delete.add_argument("document_id")
     delete.set_defaults(run=channel_command(run_delete))
 
@@ -61,9 +73,15 @@ def add_paths(channel, paths: list[Path]) -> tuple[int, int]:
 
     Raises ValueError or OSError for a path that cannot be read as a document.
     """
-    documents = [read_document(path) for path in document_files(paths)]
+    documents = []
+    for path in document_files(paths):
+        try:
+            documents.append(read_document(path))
+        except NotText as skipped:
+            # One empty or binary file must not keep a folder's other documents out.
+            print(f"{'skipped':>14}  {skipped}", file=sys.stderr)
     if not documents:
-        raise ValueError("no .txt, .md or .html files found")
+        raise ValueError("no .txt, .md or .html files with text found")
     created = unchanged = passages = 0
     for batch in _batches(documents):
         response = _stub(channel).AddDocuments(knowledge_pb2.AddDocumentsRequest(documents=batch), timeout=120)
@@ -91,20 +109,39 @@ def run_list(args: argparse.Namespace, channel) -> int:
         knowledge_pb2.ListDocumentsRequest(page_size=args.page_size, page_token=args.page_token),
         timeout=UNARY_TIMEOUT_S,
     )
-    table = Table("id", "title", "passages", "characters", "added")
-    for document in response.documents:
-        added = document.created_at.ToDatetime().strftime("%Y-%m-%d %H:%M")
-        table.add_row(document.id, document.title, str(document.passage_count), str(document.char_count), added)
-    Console().print(table)
+    if args.json:
+        print(render.proto_json(response))
+        return EXIT_OK
+    console = render.make_console()
+    if not response.documents:
+        console.print("No stored documents.")
+    else:
+        for document in response.documents:
+            console.print(document_lines(document), soft_wrap=True)
     if response.next_page_token:
-        print(f"next page: factcheck kb list --page-token {response.next_page_token}")
+        console.print(f"next page: factcheck kb list --page-token {response.next_page_token}", soft_wrap=True)
     return EXIT_OK
+
+
+def document_lines(document) -> Text:
+    """A document as two lines: its whole id first (what `kb delete` takes; never cut to fit a table),
+    then its title and size."""
+    added = document.created_at.ToDatetime().strftime("%Y-%m-%d %H:%M")
+    return Text.assemble(
+        render.plain(document.id, "bold"),
+        "\n    ",
+        render.plain(document.title),
+        f" · {document.passage_count} passages · {document.char_count} characters · added {added}",
+    )
 
 
 def run_search(args: argparse.Namespace, channel) -> int:
     response = _stub(channel).Search(
         knowledge_pb2.SearchRequest(query=args.query, top_k=args.top_k), timeout=UNARY_TIMEOUT_S
     )
+    if args.json:
+        print(render.proto_json(response))
+        return EXIT_OK
     if not response.passages:
         print("no passages match")
     for passage in response.passages:

@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from factcheck.cli import council_render, view
+from factcheck.cli import council_render, investigation, view
 from factcheck.cli.terminal import (
     clean,
     counted,
@@ -61,6 +61,7 @@ ACTIVITY = {
     "generate_start": "Generating content",
     "extract_start": "Extracting claims",
     "verify_start": "Verifying claims",
+    "investigation_start": "Investigating dubious claims",
     "report_start": "Writing the report",
     "report_complete": "Writing the title",
     **council_render.ACTIVITY,
@@ -258,6 +259,7 @@ _DESCRIBERS: dict[str, Callable[[object], Text]] = {
     "cancelled": _cancelled,
     **council_render.DESCRIBERS,
 }
+_DESCRIBERS.update(investigation.describers(stage_line, clean))
 
 
 # --- the report ---------------------------------------------------------------------------
@@ -281,6 +283,9 @@ def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> No
     disputed = [claim for claim in views if claim.verdict == "DISPUTED"]
     if disputed:
         section(console, "Disputed claims", _disputed(disputed), style="bold red")
+    investigated = investigation.table(result, clean)
+    if investigated is not None:
+        section(console, "Investigation", investigated)
     section(console, "Annotated content", annotated_content(result.content.text, views))
 
 

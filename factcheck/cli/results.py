@@ -21,15 +21,21 @@ def add_parsers(commands) -> None:
             "Show the report of a stored run (a council run: its ranking), by the id `factcheck check`, "
             "`factcheck council` and `factcheck list` print."
         ),
+        epilog="exit codes: 0 shown, 3 the gateway is unreachable or refused the call, 5 unknown id",
     )
     show.add_argument("id", help="the run's message id")
     show.add_argument("--json", action="store_true", help="print the stored result as one JSON object")
     show.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
     show.set_defaults(run=client.gateway_command(run_show))
 
-    listing = commands.add_parser("list", help="list stored runs (fact-checks and councils), newest first")
+    listing = commands.add_parser(
+        "list",
+        help="list stored runs (fact-checks and councils), newest first",
+        epilog="exit codes: 0 listed, 2 an invalid page token or size, 3 the gateway is unreachable",
+    )
     listing.add_argument("--page-size", type=int, default=0, metavar="N", help="results per page, 1-100 (default 20)")
     listing.add_argument("--page-token", default="", metavar="TOKEN", help="the token a previous page printed")
+    listing.add_argument("--json", action="store_true", help="print the page as one JSON object")
     listing.set_defaults(run=client.gateway_command(run_list))
 
 
@@ -48,6 +54,9 @@ def run_show(args: argparse.Namespace, gateway: client.Gateway) -> int:
 def run_list(args: argparse.Namespace, gateway: client.Gateway) -> int:
     request = factcheck_pb2.ListResultsRequest(page_size=args.page_size, page_token=args.page_token)
     page = gateway.ListResults(request, timeout=client.UNARY_TIMEOUT_S)
+    if args.json:
+        print(render.proto_json(page))
+        return client.EXIT_OK
     console = render.make_console()
     if not page.results:
         console.print("No stored fact-checks." if not args.page_token else "No more fact-checks.")

@@ -20,7 +20,9 @@ def add_parsers(commands) -> None:
             "Follow a run (the id `factcheck check` and `factcheck list` print) with the same live progress "
             "as `check`, from where it is or from its start; a finished run is replayed. Then print its report."
         ),
-        epilog=check.RUN_EXIT_CODES.replace("2 nothing to check", "2 bad arguments"),
+        epilog=check.RUN_EXIT_CODES.replace(
+            "nothing to check, a binary or unreadable file, or an invalid request", "bad arguments"
+        ),
     )
     watch.add_argument("id", help="the run's message id")
     watch.add_argument(
@@ -39,7 +41,7 @@ def add_parsers(commands) -> None:
         "cancel",
         help="stop a running run",
         description="Stop a running run: what it stored so far stays, its status becomes CANCELLED.",
-        epilog="exit codes: 0 cancelled, 1 the run had already finished, 3 unknown id or the gateway unreachable",
+        epilog="exit codes: 0 cancelled, 1 the run had already finished, 3 the gateway is unreachable, 5 unknown id",
     )
     cancel.add_argument("id", help="the run's message id")
     cancel.set_defaults(run=client.gateway_command(run_cancel))

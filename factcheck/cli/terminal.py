@@ -43,9 +43,17 @@ def proto_json(message) -> str:
     return json.dumps(json_format.MessageToDict(message, preserving_proto_field_name=True), ensure_ascii=False)
 
 
+class _PipeConsole(Console):
+    """A console that lets a closed stdout (`| head`) end the command quietly: rich's own handling exits 1."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def make_console() -> Console:
     """A rich console on stdout; plain (not a terminal) output is wider than rich's 80 columns."""
-    console = Console(highlight=False)
+    console = _PipeConsole(highlight=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = PIPE_WIDTH
     return console

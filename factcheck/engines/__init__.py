@@ -11,9 +11,12 @@ imported on first use, so a process pays only for the engines it calls.
 | local/generator | generator | the generate prompt, from its SOURCES passages |
 | local/extractor | extractor | the extraction prompt |
 | local/checker | checker | the verification prompt, against its EVIDENCE passages; the council fact-check prompt (council_checker) |
+| local/checker-lexical | checker_lexical | the same, always with the lexical judge |
+| local/checker-nli | checker_nli | the same, with the embedded entailment model (`nli_judge`; needs the `nli` extra) |
 | local/reporter | reporter | the report prompt, the title prompt (the reporter model writes titles) and the council synthesis prompt (synthesis) |
 | local/title | reporter | the title prompt |
 | local/entailment | entailment | the four entailment agents' prompts (seed 1), in their JSON |
+| local/investigator | investigator | the evidence-assessment prompt of the verification loop (local/checker answers it too) |
 """
 
 from __future__ import annotations
@@ -27,9 +30,12 @@ ENGINE_MODULES = {
     "generator": "generator",
     "extractor": "extractor",
     "checker": "checker",
+    "checker-lexical": "checker_lexical",
+    "checker-nli": "checker_nli",
     "reporter": "reporter",
     "title": "reporter",
     "entailment": "entailment",
+    "investigator": "investigator",
 }
 
 

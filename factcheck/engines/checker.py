@@ -16,7 +16,9 @@ Reading is structural, so text inside the prompt cannot pass for structure:
 The council fact-check prompt (it opens with `council_taxonomy.CHECK_OPENING`) is answered by
 `council_checker` instead.
 
-Each claim gets `judge.judge(claim, its passages)`; the answer is the spec's VERIFICATION
+Each claim gets a judge: `judge.judge(claim, its passages)` (the lexical judge) for
+`local/checker` and `local/checker-lexical`, `nli_judge.judge` (the embedded entailment
+model) for `local/checker-nli`. The answer is the spec's VERIFICATION
 blocks plus the VERIFICATION SUMMARY. When the prompt had an evidence section each block
 also has a `Sources:` line, `[P2] "quote"` with the quote copied verbatim from the passage
 (or "none"). Without evidence every claim is UNVERIFIABLE: this engine has no knowledge
@@ -27,16 +29,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from factcheck.council_taxonomy import CHECK_OPENING
-from factcheck.engines import council_checker
+from factcheck.engines import council_checker, investigator
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText, judge
 from factcheck.engines.prompt_text import parse_passages
+from factcheck.evidence_assessment import ASSESS_OPENING
 
 _CLAIMS_MARKER = "CLAIMS TO VERIFY:"
 _EVIDENCE_MARKER = "EVIDENCE:"
 _LISTING_MARKER = "PASSAGES FOR EACH CLAIM:"
 _TAIL_MARKER = "For EACH claim, provide:"
+ClaimJudge = Callable[[str, Sequence[PassageText]], Judgement]
 _CLAIM_LINE = re.compile(r"^CLAIM (\S+): (.*)$")
 _LISTING_LINE = re.compile(r"^(\S+): (.*)$")
 
@@ -51,18 +56,20 @@ class VerificationRequest:
     has_evidence: bool
 
 
-def answer(prompt: str) -> str:
-    """The spec's VERIFICATION blocks and summary for every claim of the verification prompt; the
-    council prompt (seed 2) is answered by `council_checker`."""
+def answer(prompt: str, judge_claim: ClaimJudge = judge, engine: str = "local/checker") -> str:
+    """The spec's VERIFICATION blocks and summary for every claim of the verification prompt, each
+    claim judged by `judge_claim`; the council prompt (seed 2) is answered by `council_checker`."""
     if prompt.startswith(CHECK_OPENING):
         return council_checker.answer(prompt)
+    if prompt.startswith(ASSESS_OPENING):
+        return investigator.answer(prompt)
     request = read_verification_prompt(prompt)
     blocks, verdicts = [], []
     for claim_id, claim in request.claims:
         passage_ids = [p for p in request.claim_passages.get(claim_id, ()) if p in request.passages]
-        judgement = judge(claim, [request.passages[p] for p in passage_ids])
+        judgement = judge_claim(claim, [request.passages[p] for p in passage_ids])
         verdicts.append(judgement.verdict)
-        blocks.append(_block(claim_id, judgement, request, passage_ids))
+        blocks.append(_block(claim_id, judgement, request, passage_ids, engine))
     summary = (
         "VERIFICATION SUMMARY:\n"
         f"Verified: {verdicts.count(VERIFIED)}\n"
@@ -122,10 +129,12 @@ def _listing(lines: list[str]) -> dict[str, tuple[str, ...]]:
     return listing
 
 
-def _block(claim_id: str, judgement: Judgement, request: VerificationRequest, passage_ids: list[str]) -> str:
+def _block(
+    claim_id: str, judgement: Judgement, request: VerificationRequest, passage_ids: list[str], engine: str
+) -> str:
     lines = [
         f"VERIFICATION {claim_id}: {judgement.verdict}",
-        f"Evidence: {_evidence(judgement, request, passage_ids)}",
+        f"Evidence: {_evidence(judgement, request, passage_ids, engine)}",
         f"Correction: {_one_line(judgement.correction) if judgement.correction else 'N/A'}",
         f"Confidence: {judgement.confidence}",
     ]
@@ -135,14 +144,18 @@ def _block(claim_id: str, judgement: Judgement, request: VerificationRequest, pa
     return "\n".join(lines)
 
 
-def _evidence(judgement: Judgement, request: VerificationRequest, passage_ids: list[str]) -> str:
+def _evidence(judgement: Judgement, request: VerificationRequest, passage_ids: list[str], engine: str) -> str:
     if not passage_ids:
         reason = (
             "no evidence passages were given for this claim"
             if request.has_evidence
             else "the prompt gave no evidence passages"
         )
-        return f"Not checked: {reason}, and local/checker judges claims only against the passages it is given."
+        return f"Not checked: {reason}, and {engine} judges claims only against the passages it is given."
+    if judgement.partial and judgement.passage_id in request.passages:
+        passage = request.passages[judgement.passage_id]
+        source = f"[{passage.id}] {_one_line(passage.title)}".rstrip()
+        return f'Partly supported: {source} states "{judgement.quote}", but {_one_line(judgement.partial)}.'
     if judgement.verdict == UNVERIFIABLE or judgement.passage_id is None:
         return f"None of the passages given for this claim ({', '.join(passage_ids)}) states or contradicts it."
     passage = request.passages[judgement.passage_id]

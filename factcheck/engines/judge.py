@@ -191,6 +191,8 @@ class Judgement:
     substring of its text; both are None for UNVERIFIABLE. `score` is the probability
     the verifier gives the verdict, in [0, 1] (0 when there was no passage to judge).
     `conflict` says what a DISPUTED verdict rests on (one of the CONFLICT_ names), else None.
+    `partial` is set when the evidence supports only part of the claim (the entailment checker):
+    what is missing, in words, e.g. `not stated: "and won the 1998 award"`.
     """
 
     verdict: str
@@ -200,6 +202,7 @@ class Judgement:
     quote: str | None
     score: float
     conflict: str | None = None
+    partial: str | None = None
 
 
 def judge(claim: str, passages: Sequence[PassageText], model: VerifierModel | None = None) -> Judgement:
@@ -218,6 +221,12 @@ def passage_features(claim: str, passage: PassageText, model: VerifierModel) -> 
     `model` is only asked for term weights, so a model without classifier weights will do.
     """
     return _measure(_claim_facts(claim, model), passage).features
+
+
+def window_quote(claim: str, text: str, start: int, end: int, model: VerifierModel | None = None) -> str | None:
+    """A verbatim quote from text[start:end] for `claim`, as `judge` quotes its windows (see `_quote`)."""
+    facts = _claim_facts(claim, model or default_model())
+    return _quote(facts, text, _Window(start, end, frozenset(), (), 0.0))
 
 
 def term_stems(text: str) -> list[str]:

@@ -53,6 +53,7 @@ from factcheck.engines.prompt_text import (
 )
 from factcheck.engines.sentences import STOPWORDS, split_sentences
 from factcheck.fallback_report import NO_CLAIMS_REPORT, markdown_cell
+from factcheck.title_subject import title_question
 
 __all__ = ["annotate", "answer", "reliability_score", "score_band", "title", "write_report"]
 
@@ -305,19 +306,21 @@ _INTERROGATIVE = re.compile(
     r"can|could)\s+",
     re.IGNORECASE,
 )
+# "Fact-check the Eiffel Tower's height": the title says "Fact-check: " already.
+_INSTRUCTION_VERB = re.compile(r"^(?:please\s+)?(?:fact[\s-]*check|verify|check)\s+", re.IGNORECASE)
 _TITLE_NOISE = re.compile(r"[\"`*_#\[\]{}<>|\u201c\u201d\u2018\u00ab\u00bb]|(?<![A-Za-z])'|'(?![A-Za-z])")
 
 
 def title(question: str, content: str) -> str:
     """ "Fact-check: <key phrase>" (<= 8 words, <= 80 chars), from the question or the content."""
-    source = question.strip() or next(iter(split_sentences(content)), "")
+    source = title_question(question).strip() or next(iter(split_sentences(content)), "")
     phrase = _key_phrase(source)
     return f"Fact-check: {phrase}" if phrase else "Fact-check"
 
 
 def _key_phrase(text: str) -> str:
     text = " ".join(_TITLE_NOISE.sub(" ", text).split())
-    text = _INTERROGATIVE.sub("", text).rstrip("?!.:;, ")
+    text = _INTERROGATIVE.sub("", _INSTRUCTION_VERB.sub("", text)).rstrip("?!.:;, ")
     words = text.split()
     if words and words[0].lower() in {"the", "a", "an"}:
         words = words[1:]

@@ -10,6 +10,7 @@ from factcheck.domain import ExtractedClaim, VerdictSummary, is_known_enum
 from factcheck.errors import check_argument
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
+from factcheck.services.checker.assessment import build_assessment_prompt, parse_assessments
 from factcheck.services.checker.citations import resolve_citations
 from factcheck.services.checker.council_prompts import build_council_check_prompt
 from factcheck.services.checker.council_summary import parse_council_check
@@ -19,13 +20,20 @@ from factcheck.services.checker.prompts import build_verification_prompt
 from factcheck.services.checker.verifications import parse_verifications
 from factcheck.settings import Settings
 from factcheck.text_safety import excerpt
-from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, council_pb2, entailment_pb2
+from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, council_pb2, entailment_pb2, investigation_pb2
 
 # Bounds on a council check (the gateway's own are tighter): one request must not swamp the model.
 MAX_QUESTION_CHARS = 20_000
 MAX_RESPONSE_CHARS = 50_000
 MAX_COUNCIL_PASSAGES = 100
 MAX_PASSAGE_CHARS = 20_000
+MAX_ASSESSED_RESULTS = 50
+
+_STANCES = {
+    "SUPPORTS": investigation_pb2.EVIDENCE_STANCE_SUPPORTS,
+    "REFUTES": investigation_pb2.EVIDENCE_STANCE_REFUTES,
+    "IRRELEVANT": investigation_pb2.EVIDENCE_STANCE_IRRELEVANT,
+}
 
 
 class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
@@ -112,6 +120,54 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             most_reliable=parsed.most_reliable,
             inaccurate_claims=parsed.inaccurate_claims,
             warnings=parsed.warnings,
+            response_time_ms=completion.latency_ms,
+            usage=completion.usage.to_proto(),
+        )
+
+    async def AssessEvidence(
+        self, request: investigation_pb2.AssessEvidenceRequest, context: grpc.aio.ServicerContext
+    ) -> investigation_pb2.AssessEvidenceResponse:
+        """The verification loop: each search result judged supporting, refuting or irrelevant for one claim."""
+        check_model_id("model", request.model)
+        check_argument(request.claim.claim.strip(), "claim.claim", "claim.claim is required")
+        count = len(request.results)
+        check_argument(
+            1 <= count <= MAX_ASSESSED_RESULTS,
+            "results",
+            f"results must list 1 to {MAX_ASSESSED_RESULTS} results (got {count})",
+        )
+        ids = [result.id for result in request.results]
+        check_argument(all(ids), "results", "every result needs an id")
+        check_argument(len(set(ids)) == len(ids), "results", "result ids must be unique")
+        check_argument(
+            all(len(result.text) <= MAX_PASSAGE_CHARS for result in request.results),
+            "results",
+            f"every result must be at most {MAX_PASSAGE_CHARS} characters",
+        )
+        # Ids are labels the gateway chose (R1, R2, ...): renumber anything else so the answer format holds.
+        labels = [f"R{index + 1}" for index in range(count)]
+        relabelled = []
+        for label, result in zip(labels, request.results):
+            copy = common_pb2.Passage()
+            copy.CopyFrom(result)
+            copy.id = label
+            relabelled.append(copy)
+        completion = await self._client.complete(
+            request.model,
+            build_assessment_prompt(request.claim.claim, relabelled),
+            timeout_s=call_timeout_s(context, self._timeout_s),
+        )
+        untrusted = "\n".join([request.claim.claim, *(t for r in request.results for t in (r.source_title, r.text))])
+        assessments = parse_assessments(completion.text, labels, untrusted)
+        return investigation_pb2.AssessEvidenceResponse(
+            model=request.model,
+            raw_text=completion.text,
+            assessments=[
+                investigation_pb2.EvidenceAssessment(
+                    result_id=result_id, stance=_STANCES[a.stance], temporal=a.temporal, reason=a.reason
+                )
+                for result_id, a in zip(ids, assessments)
+            ],
             response_time_ms=completion.latency_ms,
             usage=completion.usage.to_proto(),
         )

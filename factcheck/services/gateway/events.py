@@ -28,6 +28,9 @@ REPEATED_EVENTS: dict[str, tuple[str, ...]] = {
     # pipelined fact-check runs
     "claims_extracted": ("batch",),
     "checker_batch_complete": ("checker_index", "batch"),
+    # fact-check runs with `investigate`; review_decided comes after the run ended, once per claim
+    "claim_investigated": ("claim_id",),
+    "review_decided": ("claim_id",),
     # council runs
     "response_complete": ("label",),
     "response_failed": ("label",),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 
@@ -11,12 +10,14 @@ import grpc
 from factcheck.channels import open_channel
 from factcheck.observability import metrics, tracing
 from factcheck.observability.interceptors import RunMetadataStub
-from factcheck.server import configure_logging, run_server, service_full_name
+from factcheck.server import configure_logging, run_server, service_argument_parser, service_full_name
 from factcheck.services.gateway.database_gate import DatabaseGate
 from factcheck.services.gateway.knowledge.rerank import make_reranker
 from factcheck.services.gateway.knowledge.retrieval import Retriever
 from factcheck.services.gateway.knowledge.service import KnowledgeService
 from factcheck.services.gateway.knowledge.store import KnowledgeStore
+from factcheck.services.gateway.reviews.service import ReviewService
+from factcheck.services.gateway.reviews.store import ReviewStore
 from factcheck.services.gateway.run import Downstream
 from factcheck.services.gateway.run_limit import RunLimit
 from factcheck.services.gateway.runs import RunRegistry
@@ -30,6 +31,8 @@ from factcheck.v1 import (
     extractor_pb2_grpc,
     factcheck_pb2,
     factcheck_pb2_grpc,
+    investigation_pb2,
+    investigation_pb2_grpc,
     knowledge_pb2,
     knowledge_pb2_grpc,
     reporter_pb2_grpc,
@@ -90,9 +93,13 @@ async def serve(settings: Settings) -> None:
     def register(server: grpc.aio.Server) -> list[str]:
         factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(service, server)
         knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeService(knowledge, retriever), server)
+        investigation_pb2_grpc.add_ReviewServiceServicer_to_server(
+            ReviewService(ReviewStore(store.engine), service.hub.notify), server
+        )
         return [
             service_full_name(factcheck_pb2, "FactCheckService"),
             service_full_name(knowledge_pb2, "KnowledgeService"),
+            service_full_name(investigation_pb2, "ReviewService"),
         ]
 
     async def on_stop() -> None:
@@ -114,11 +121,23 @@ async def serve(settings: Settings) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="factcheck-gateway", description="The factcheck gateway (FactCheckService).")
-    parser.add_argument("command", nargs="?", choices=["serve", "migrate"], default="serve")
+    parser = service_argument_parser(
+        "factcheck-gateway",
+        "Serve the factcheck gateway (factcheck.v1.FactCheckService and KnowledgeService) on FACTCHECK_LISTEN "
+        "(default [::]:50051), with its database at FACTCHECK_DATABASE_URL.",
+    )
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=["serve", "migrate"],
+        default="serve",
+        help="serve (the default), or migrate: only upgrade the database to the latest schema",
+    )
     args = parser.parse_args()
     settings = get_settings()
     configure_logging(settings, "factcheck-gateway")
+    if (data_dir := settings.embedded_data_dir()) is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
     if args.command == "migrate":
         upgrade_database(settings.database_url)
         print("database is at the latest schema")

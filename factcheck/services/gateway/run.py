@@ -36,6 +36,7 @@ from factcheck.services.gateway.store import (
 from factcheck.services.gateway.store.store import FinalState, LeaseLost, RunCommit, StageRecord, StageRow, StoredEvent
 from factcheck.services.gateway.store.writer import StoreWriter
 from factcheck.text_safety import excerpt, first_line
+from factcheck.title_subject import title_question
 from factcheck.v1 import checker_pb2_grpc, extractor_pb2_grpc, factcheck_pb2, reporter_pb2, reporter_pb2_grpc
 
 if TYPE_CHECKING:
@@ -139,12 +140,18 @@ class Run:
         stored = (StoredEvent(event.seq, field_name, event.SerializeToString()),)
         commit = RunCommit(self.message_id, self.owner, self.lease_s, stored, **commit)
         previous = self._last_commit
-        self._last_commit = asyncio.ensure_future(self._store_after(previous, commit, event))
+        # Queued at once, not after the previous commit lands: consecutive commits of the run then
+        # share a batch and one UPDATE. It stores nothing unless it continues what is stored.
+        first_attempt = self.writer.submit(commit)
+        self._last_commit = asyncio.ensure_future(self._store_after(previous, commit, event, first_attempt))
 
-    async def _store_after(self, previous: asyncio.Future | None, commit: RunCommit, event) -> None:
+    async def _store_after(
+        self, previous: asyncio.Future | None, commit: RunCommit, event, first_attempt: asyncio.Future
+    ) -> None:
         if previous is not None:
             await previous  # the run's commits land in order; an earlier failure stops the later ones
-        await self.write(commit)
+        if await first_attempt is not None:
+            await self.write(commit)  # retried (or its LeaseLost raised) now that the previous one landed
         self.events.confirm(event)
 
     def store_after(self, first: asyncio.Future) -> None:
@@ -230,7 +237,7 @@ async def _call_title(run: Run, content: str) -> str:
     except grpc.aio.AioRpcError as error:
         log.warning("%s: title failed (%s); using the question", run.message_id, rpc_error_text(error))
         run.failures.append(rpc_failure("title", plan.reporter_model, error))
-        return " ".join(plan.question.split())[:80]
+        return " ".join((title_question(plan.question) or content).split())[:80]
 
 
 async def title(run: Run, content: str) -> None:

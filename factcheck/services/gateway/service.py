@@ -102,6 +102,11 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         # Runs being recorded and launched (each outlives a caller that leaves meanwhile).
         self._starting: set[asyncio.Future] = set()
 
+    @property
+    def hub(self) -> EventHub:
+        """Wakes this gateway's watchers of a run (ReviewService appends events to finished runs)."""
+        return self._hub
+
     async def Run(
         self, request: factcheck_pb2.RunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[factcheck_pb2.RunResponse]:

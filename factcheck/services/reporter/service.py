@@ -24,6 +24,7 @@ from factcheck.services.reporter.report import (
 )
 from factcheck.settings import Settings
 from factcheck.text_safety import excerpt
+from factcheck.title_subject import title_question
 from factcheck.v1 import common_pb2, council_pb2, reporter_pb2, reporter_pb2_grpc
 
 log = logging.getLogger("factcheck.reporter")
@@ -122,12 +123,14 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
         check_argument(
             request.question.strip() or request.content.strip(), "question", "question or content is required"
         )
-        fallback_title = clean_title(request.question or request.content, fallback="Fact-check")
+        # A bare instruction ("Fact-check this content") says nothing of the subject: title the content.
+        question = title_question(request.question)
+        fallback_title = clean_title(question or request.content, fallback="Fact-check")
         response = reporter_pb2.TitleResponse(model=request.model)
         try:
             completion = await self._client.complete(
                 request.model,
-                build_title_prompt(request.question, request.content),
+                build_title_prompt(question, request.content),
                 timeout_s=call_timeout_s(context, self._timeout_s),
             )
         except ModelError as error:

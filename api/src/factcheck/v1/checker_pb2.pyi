@@ -1,6 +1,7 @@
 from factcheck.v1 import common_pb2 as _common_pb2
 from factcheck.v1 import council_pb2 as _council_pb2
 from factcheck.v1 import entailment_pb2 as _entailment_pb2
+from factcheck.v1 import investigation_pb2 as _investigation_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message

@@ -6,6 +6,7 @@ import warnings
 from factcheck.v1 import checker_pb2 as factcheck_dot_v1_dot_checker__pb2
 from factcheck.v1 import council_pb2 as factcheck_dot_v1_dot_council__pb2
 from factcheck.v1 import entailment_pb2 as factcheck_dot_v1_dot_entailment__pb2
+from factcheck.v1 import investigation_pb2 as factcheck_dot_v1_dot_investigation__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -52,6 +53,11 @@ class CheckerServiceStub:
                 request_serializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentResponse.FromString,
                 _registered_method=True)
+        self.AssessEvidence = channel.unary_unary(
+                '/factcheck.v1.CheckerService/AssessEvidence',
+                request_serializer=factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceResponse.FromString,
+                _registered_method=True)
 
 
 class CheckerServiceServicer:
@@ -82,6 +88,14 @@ class CheckerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AssessEvidence(self, request, context):
+        """The verification loop (fact-check mode's `investigate` stage): judges each search result
+        as supporting, refuting or irrelevant for one claim.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CheckerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -99,6 +113,11 @@ def add_CheckerServiceServicer_to_server(servicer, server):
                     servicer.RunEntailmentAgent,
                     request_deserializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentResponse.SerializeToString,
+            ),
+            'AssessEvidence': grpc.unary_unary_rpc_method_handler(
+                    servicer.AssessEvidence,
+                    request_deserializer=factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -183,6 +202,33 @@ class CheckerService:
             '/factcheck.v1.CheckerService/RunEntailmentAgent',
             factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentRequest.SerializeToString,
             factcheck_dot_v1_dot_entailment__pb2.RunEntailmentAgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AssessEvidence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.CheckerService/AssessEvidence',
+            factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceRequest.SerializeToString,
+            factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceResponse.FromString,
             options,
             channel_credentials,
             insecure,

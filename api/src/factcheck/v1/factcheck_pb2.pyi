@@ -3,6 +3,7 @@ import datetime
 from factcheck.v1 import common_pb2 as _common_pb2
 from factcheck.v1 import council_pb2 as _council_pb2
 from factcheck.v1 import entailment_pb2 as _entailment_pb2
+from factcheck.v1 import investigation_pb2 as _investigation_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -49,7 +50,7 @@ MESSAGE_STATUS_FAILED: MessageStatus
 MESSAGE_STATUS_CANCELLED: MessageStatus
 
 class FactCheckConfig(_message.Message):
-    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined", "checker_strategy")
+    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined", "checker_strategy", "investigate", "investigate_batch_size", "investigator_model")
     CONTENT_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -62,6 +63,9 @@ class FactCheckConfig(_message.Message):
     EVIDENCE_TOP_K_FIELD_NUMBER: _ClassVar[int]
     PIPELINED_FIELD_NUMBER: _ClassVar[int]
     CHECKER_STRATEGY_FIELD_NUMBER: _ClassVar[int]
+    INVESTIGATE_FIELD_NUMBER: _ClassVar[int]
+    INVESTIGATE_BATCH_SIZE_FIELD_NUMBER: _ClassVar[int]
+    INVESTIGATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     content_to_check: str
     generator_model: str
     extractor_model: str
@@ -74,7 +78,10 @@ class FactCheckConfig(_message.Message):
     evidence_top_k: int
     pipelined: bool
     checker_strategy: _entailment_pb2.CheckerStrategy
-    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ..., checker_strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ...) -> None: ...
+    investigate: bool
+    investigate_batch_size: int
+    investigator_model: str
+    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ..., checker_strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., investigate: _Optional[bool] = ..., investigate_batch_size: _Optional[int] = ..., investigator_model: _Optional[str] = ...) -> None: ...
 
 class RunRequest(_message.Message):
     __slots__ = ("question", "mode", "conversation_id", "mode_config", "request_id", "council_config", "entailment_config")
@@ -101,7 +108,7 @@ class RunResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[FactCheckEvent, _Mapping]] = ...) -> None: ...
 
 class FactCheckEvent(_message.Message):
-    __slots__ = ("message_id", "seq", "timestamp", "factcheck_start", "generate_start", "generate_complete", "extract_start", "extract_complete", "evidence_retrieved", "verify_start", "checker_complete", "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete", "error", "cancelled", "claims_extracted", "checker_batch_complete", "respond_start", "response_complete", "response_failed", "responses_anonymised", "council_check_start", "council_check_complete", "council_check_failed", "council_aggregate_complete", "synthesis_start", "synthesis_complete", "entailment_start", "entailment_agent_complete", "entailment_agent_failed", "entailment_item_complete", "entailment_item_failed", "entailment_complete")
+    __slots__ = ("message_id", "seq", "timestamp", "factcheck_start", "generate_start", "generate_complete", "extract_start", "extract_complete", "evidence_retrieved", "verify_start", "checker_complete", "all_checkers_complete", "report_start", "report_complete", "title_complete", "complete", "error", "cancelled", "claims_extracted", "checker_batch_complete", "respond_start", "response_complete", "response_failed", "responses_anonymised", "council_check_start", "council_check_complete", "council_check_failed", "council_aggregate_complete", "synthesis_start", "synthesis_complete", "entailment_start", "entailment_agent_complete", "entailment_agent_failed", "entailment_item_complete", "entailment_item_failed", "entailment_complete", "investigation_start", "claim_investigated", "investigation_complete", "review_decided")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
@@ -138,6 +145,10 @@ class FactCheckEvent(_message.Message):
     ENTAILMENT_ITEM_COMPLETE_FIELD_NUMBER: _ClassVar[int]
     ENTAILMENT_ITEM_FAILED_FIELD_NUMBER: _ClassVar[int]
     ENTAILMENT_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    INVESTIGATION_START_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_INVESTIGATED_FIELD_NUMBER: _ClassVar[int]
+    INVESTIGATION_COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    REVIEW_DECIDED_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     seq: int
     timestamp: _timestamp_pb2.Timestamp
@@ -174,7 +185,11 @@ class FactCheckEvent(_message.Message):
     entailment_item_complete: _entailment_pb2.EntailmentItemCompletePayload
     entailment_item_failed: _entailment_pb2.EntailmentItemFailedPayload
     entailment_complete: _entailment_pb2.EntailmentCompletePayload
-    def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., evidence_retrieved: _Optional[_Union[EvidenceRetrievedPayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ..., cancelled: _Optional[_Union[CancelledPayload, _Mapping]] = ..., claims_extracted: _Optional[_Union[ClaimsExtractedPayload, _Mapping]] = ..., checker_batch_complete: _Optional[_Union[CheckerBatchCompletePayload, _Mapping]] = ..., respond_start: _Optional[_Union[_council_pb2.RespondStartPayload, _Mapping]] = ..., response_complete: _Optional[_Union[_council_pb2.ResponseCompletePayload, _Mapping]] = ..., response_failed: _Optional[_Union[_council_pb2.ResponseFailedPayload, _Mapping]] = ..., responses_anonymised: _Optional[_Union[_council_pb2.ResponsesAnonymisedPayload, _Mapping]] = ..., council_check_start: _Optional[_Union[_council_pb2.CouncilCheckStartPayload, _Mapping]] = ..., council_check_complete: _Optional[_Union[_council_pb2.CouncilCheckCompletePayload, _Mapping]] = ..., council_check_failed: _Optional[_Union[_council_pb2.CouncilCheckFailedPayload, _Mapping]] = ..., council_aggregate_complete: _Optional[_Union[_council_pb2.CouncilAggregateCompletePayload, _Mapping]] = ..., synthesis_start: _Optional[_Union[_council_pb2.SynthesisStartPayload, _Mapping]] = ..., synthesis_complete: _Optional[_Union[_council_pb2.SynthesisCompletePayload, _Mapping]] = ..., entailment_start: _Optional[_Union[_entailment_pb2.EntailmentStartPayload, _Mapping]] = ..., entailment_agent_complete: _Optional[_Union[_entailment_pb2.EntailmentAgentCompletePayload, _Mapping]] = ..., entailment_agent_failed: _Optional[_Union[_entailment_pb2.EntailmentAgentFailedPayload, _Mapping]] = ..., entailment_item_complete: _Optional[_Union[_entailment_pb2.EntailmentItemCompletePayload, _Mapping]] = ..., entailment_item_failed: _Optional[_Union[_entailment_pb2.EntailmentItemFailedPayload, _Mapping]] = ..., entailment_complete: _Optional[_Union[_entailment_pb2.EntailmentCompletePayload, _Mapping]] = ...) -> None: ...
+    investigation_start: _investigation_pb2.InvestigationStartPayload
+    claim_investigated: _investigation_pb2.ClaimInvestigatedPayload
+    investigation_complete: _investigation_pb2.InvestigationCompletePayload
+    review_decided: _investigation_pb2.ReviewDecidedPayload
+    def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., evidence_retrieved: _Optional[_Union[EvidenceRetrievedPayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ..., cancelled: _Optional[_Union[CancelledPayload, _Mapping]] = ..., claims_extracted: _Optional[_Union[ClaimsExtractedPayload, _Mapping]] = ..., checker_batch_complete: _Optional[_Union[CheckerBatchCompletePayload, _Mapping]] = ..., respond_start: _Optional[_Union[_council_pb2.RespondStartPayload, _Mapping]] = ..., response_complete: _Optional[_Union[_council_pb2.ResponseCompletePayload, _Mapping]] = ..., response_failed: _Optional[_Union[_council_pb2.ResponseFailedPayload, _Mapping]] = ..., responses_anonymised: _Optional[_Union[_council_pb2.ResponsesAnonymisedPayload, _Mapping]] = ..., council_check_start: _Optional[_Union[_council_pb2.CouncilCheckStartPayload, _Mapping]] = ..., council_check_complete: _Optional[_Union[_council_pb2.CouncilCheckCompletePayload, _Mapping]] = ..., council_check_failed: _Optional[_Union[_council_pb2.CouncilCheckFailedPayload, _Mapping]] = ..., council_aggregate_complete: _Optional[_Union[_council_pb2.CouncilAggregateCompletePayload, _Mapping]] = ..., synthesis_start: _Optional[_Union[_council_pb2.SynthesisStartPayload, _Mapping]] = ..., synthesis_complete: _Optional[_Union[_council_pb2.SynthesisCompletePayload, _Mapping]] = ..., entailment_start: _Optional[_Union[_entailment_pb2.EntailmentStartPayload, _Mapping]] = ..., entailment_agent_complete: _Optional[_Union[_entailment_pb2.EntailmentAgentCompletePayload, _Mapping]] = ..., entailment_agent_failed: _Optional[_Union[_entailment_pb2.EntailmentAgentFailedPayload, _Mapping]] = ..., entailment_item_complete: _Optional[_Union[_entailment_pb2.EntailmentItemCompletePayload, _Mapping]] = ..., entailment_item_failed: _Optional[_Union[_entailment_pb2.EntailmentItemFailedPayload, _Mapping]] = ..., entailment_complete: _Optional[_Union[_entailment_pb2.EntailmentCompletePayload, _Mapping]] = ..., investigation_start: _Optional[_Union[_investigation_pb2.InvestigationStartPayload, _Mapping]] = ..., claim_investigated: _Optional[_Union[_investigation_pb2.ClaimInvestigatedPayload, _Mapping]] = ..., investigation_complete: _Optional[_Union[_investigation_pb2.InvestigationCompletePayload, _Mapping]] = ..., review_decided: _Optional[_Union[_investigation_pb2.ReviewDecidedPayload, _Mapping]] = ...) -> None: ...
 
 class RunConfig(_message.Message):
     __slots__ = ("content_source", "generator_model", "extractor_model", "checker_models", "reporter_model", "bias_warning", "max_content_length", "timeout_ms", "pipelined")
@@ -486,7 +501,7 @@ class ResultSummary(_message.Message):
     def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., title: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., mode: _Optional[_Union[Mode, str]] = ...) -> None: ...
 
 class FactCheckResult(_message.Message):
-    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at", "evidence", "error_message", "failures", "request_id", "mode", "council", "entailment")
+    __slots__ = ("message_id", "conversation_id", "question", "status", "title", "content", "extraction", "verification", "report", "created_at", "updated_at", "evidence", "error_message", "failures", "request_id", "mode", "council", "entailment", "investigation")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
@@ -505,6 +520,7 @@ class FactCheckResult(_message.Message):
     MODE_FIELD_NUMBER: _ClassVar[int]
     COUNCIL_FIELD_NUMBER: _ClassVar[int]
     ENTAILMENT_FIELD_NUMBER: _ClassVar[int]
+    INVESTIGATION_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     conversation_id: str
     question: str
@@ -523,7 +539,8 @@ class FactCheckResult(_message.Message):
     mode: Mode
     council: _council_pb2.CouncilResult
     entailment: _entailment_pb2.EntailmentResult
-    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Union[EvidenceResult, _Mapping]] = ..., error_message: _Optional[str] = ..., failures: _Optional[_Iterable[_Union[StageFailure, _Mapping]]] = ..., request_id: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., council: _Optional[_Union[_council_pb2.CouncilResult, _Mapping]] = ..., entailment: _Optional[_Union[_entailment_pb2.EntailmentResult, _Mapping]] = ...) -> None: ...
+    investigation: _investigation_pb2.InvestigationResult
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., question: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., title: _Optional[str] = ..., content: _Optional[_Union[ContentResult, _Mapping]] = ..., extraction: _Optional[_Union[ExtractionResult, _Mapping]] = ..., verification: _Optional[_Union[VerificationResult, _Mapping]] = ..., report: _Optional[_Union[ReportResult, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence: _Optional[_Union[EvidenceResult, _Mapping]] = ..., error_message: _Optional[str] = ..., failures: _Optional[_Iterable[_Union[StageFailure, _Mapping]]] = ..., request_id: _Optional[str] = ..., mode: _Optional[_Union[Mode, str]] = ..., council: _Optional[_Union[_council_pb2.CouncilResult, _Mapping]] = ..., entailment: _Optional[_Union[_entailment_pb2.EntailmentResult, _Mapping]] = ..., investigation: _Optional[_Union[_investigation_pb2.InvestigationResult, _Mapping]] = ...) -> None: ...
 
 class EvidenceResult(_message.Message):
     __slots__ = ("claims", "passages", "method", "response_time_ms")

@@ -40,6 +40,11 @@ STAGE_EXTRACT = ("extract", 1)
 # Not in the spec's table: evidence retrieval (issue 4) sits between extraction and verification.
 STAGE_RETRIEVE = ("retrieve", 5)
 STAGE_REPORT = ("report", 99)
+# The verification loop (issue 18): after the checkers, before the report; a person's decision on a
+# pending review is one more row per claim ("review:<claim id>", written after the run ended).
+STAGE_INVESTIGATE = ("investigate", 95)
+REVIEW_PREFIX = "review:"
+REVIEW_ORDER = 96
 VERIFY_PREFIX = "verify_"
 VERIFY_BASE_ORDER = 10
 
@@ -48,6 +53,8 @@ ROLE_EXTRACTOR = "extractor"
 ROLE_RETRIEVER = "retriever"
 ROLE_CHECKER = "checker"
 ROLE_REPORTER = "reporter"
+ROLE_INVESTIGATOR = "investigator"
+ROLE_REVIEWER = "reviewer"
 
 
 def verify_stage(checker_index: int) -> tuple[str, int]:
@@ -265,4 +272,41 @@ class KnowledgePassage(Base):
             ["tenant_id", "document_id"], ["kb_documents.tenant_id", "kb_documents.id"], ondelete="CASCADE"
         ),
         UniqueConstraint("tenant_id", "document_id", "chunk_index"),
+    )
+
+
+# --- the verification loop's human reviews (issue 18, migration 0007) -----------------------------------
+
+REVIEW_PENDING = "PENDING"
+REVIEW_DECIDED_STATES = ("APPROVED", "REJECTED", "MODIFIED")
+
+
+class InvestigationReview(Base):
+    """A CRITICAL claim's investigation outcome, held for a person's decision (ReviewService).
+
+    Written when the run's investigate stage is stored; decided once. The decision is also a
+    deliberation_stages row ("review:<claim id>") so that GetResult rebuilds it from the stage rows.
+    """
+
+    __tablename__ = "investigation_reviews"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    message_id: Mapped[str] = mapped_column(String(255), ForeignKey("messages.id", ondelete="CASCADE"), nullable=False)
+    claim_id: Mapped[str] = mapped_column(String(64), nullable=False)
+    tenant_id: Mapped[str] = tenant_column()
+    claim: Mapped[str] = mapped_column(Text, nullable=False)
+    origin_flags: Mapped[list[str]] = mapped_column(JSON_DOCUMENT, nullable=False)
+    proposed_status: Mapped[str] = mapped_column(String(16), nullable=False)
+    confidence: Mapped[float] = mapped_column(Float, nullable=False)
+    reasoning: Mapped[str] = mapped_column(Text, nullable=False)
+    state: Mapped[str] = mapped_column(String(16), nullable=False)
+    status: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __table_args__ = (
+        UniqueConstraint("message_id", "claim_id"),
+        # ListReviews: one tenant's pending reviews, newest first.
+        Index("idx_investigation_reviews_tenant_state_created", "tenant_id", "state", "created_at"),
     )

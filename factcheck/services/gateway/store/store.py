@@ -461,9 +461,10 @@ class StageStore:
 
         Each run's messages row is updated only while its `owner` holds the lease, the run is
         still RUNNING and the events continue its sequence exactly; that update also renews
-        the lease. A commit that fails its fence stores nothing and is LeaseLost, unless this
-        very commit already landed (a retry after a lost connection): every commit is
-        idempotent. Events and stage rows go in as one multi-row INSERT each; a run's
+        the lease. Consecutive commits of one run in the batch share one such UPDATE
+        (`_merged_runs`; if its fence fails, each is tried on its own). A commit that fails its
+        fence stores nothing and is LeaseLost, unless this very commit already landed (a retry
+        after a lost connection): every commit is idempotent. Events and stage rows go in as one multi-row INSERT each; a run's
         commits must be given in order (a later one's fence expects the earlier one's seq).
         An error of the database itself (outage, lock) raises, and nothing of the batch is stored.
         """
@@ -476,28 +477,20 @@ class StageStore:
             new_rows = [commit.row for commit in commits if isinstance(commit, NewRun)]
             if new_rows:
                 session.execute(_INSERT_MESSAGE, new_rows)
-            for index, commit in enumerate(commits):
-                if isinstance(commit, NewRun):
-                    continue
-                statement, parameters = _fenced_update(commit, now)
-                updated = session.execute(statement, parameters).rowcount
-                if updated != 1:
-                    fenced_out.append(index)
-                    continue
-                event_rows += [
-                    {
-                        "message_id": commit.message_id,
-                        "seq": e.seq,
-                        "event_type": e.event_type,
-                        "payload": e.payload,
-                        "created_at": now,
-                    }
-                    for e in commit.events
-                ]
-                if commit.stage is not None:
-                    stage_rows.append(_stage_values(commit.message_id, commit.stage, now))
-                if commit.events:
-                    notify.append(commit.message_id)
+            for group in _merged_runs(commits):
+                if len(group) > 1:
+                    statement, parameters = _fenced_update(_merged(commits, group), now)
+                    if session.execute(statement, parameters).rowcount == 1:
+                        for index in group:
+                            _rows_of(commits[index], now, event_rows, stage_rows, notify)
+                        continue
+                    # Each on its own fence: one of them may have landed already (a retry), or none may.
+                for index in group:
+                    statement, parameters = _fenced_update(commits[index], now)
+                    if session.execute(statement, parameters).rowcount != 1:
+                        fenced_out.append(index)
+                        continue
+                    _rows_of(commits[index], now, event_rows, stage_rows, notify)
             if event_rows:
                 session.execute(_INSERT_EVENTS, event_rows)
             if stage_rows:
@@ -636,6 +629,65 @@ _INSERT_MESSAGE = insert(_MESSAGES)
 _INSERT_EVENTS = insert(RunEvent.__table__)
 _INSERT_STAGES = insert(DeliberationStage.__table__)
 _FENCED_UPDATES: dict[tuple[bool, bool, bool], Any] = {}
+
+
+def _rows_of(commit: RunCommit, now: datetime, event_rows: list, stage_rows: list, notify: list) -> None:
+    """Collect the event and stage rows of a commit whose fence held."""
+    event_rows.extend(
+        {
+            "message_id": commit.message_id,
+            "seq": e.seq,
+            "event_type": e.event_type,
+            "payload": e.payload,
+            "created_at": now,
+        }
+        for e in commit.events
+    )
+    if commit.stage is not None:
+        stage_rows.append(_stage_values(commit.message_id, commit.stage, now))
+    if commit.events:
+        notify.append(commit.message_id)
+
+
+def _merged_runs(commits: list[RunCommit | NewRun]) -> list[list[int]]:
+    """The RunCommits of a batch (by index), in order, grouped so that each group can be one fenced
+    UPDATE: consecutive commits of one run and owner whose events continue each other's sequence,
+    none but the last ending the run. Commits without events (no sequence to fence) stay alone."""
+    groups: list[list[int]] = []
+    open_group: dict[str, list[int]] = {}  # message_id → the group its next commit may join
+    for index, commit in enumerate(commits):
+        if isinstance(commit, NewRun):
+            continue
+        group = open_group.get(commit.message_id)
+        if group is not None and commit.events:
+            last = commits[group[-1]]
+            if last.owner == commit.owner and last.events[-1].seq + 1 == commit.events[0].seq:
+                group.append(index)
+                if commit.final is not None:
+                    del open_group[commit.message_id]
+                continue
+        group = [index]
+        groups.append(group)
+        if commit.events and commit.final is None:
+            open_group[commit.message_id] = group
+        else:
+            open_group.pop(commit.message_id, None)
+    return groups
+
+
+def _merged(commits: list[RunCommit | NewRun], group: list[int]) -> RunCommit:
+    """One run's consecutive commits as one, for their single fenced UPDATE (the rows stay each commit's)."""
+    parts = [commits[index] for index in group]
+    last = parts[-1]
+    titles = [part.title for part in parts if part.title is not None]
+    return RunCommit(
+        last.message_id,
+        last.owner,
+        last.lease_s,
+        tuple(event for part in parts for event in part.events),
+        title=titles[-1] if titles else None,
+        final=last.final,
+    )
 
 
 def _fenced_update(commit: RunCommit, now: datetime) -> tuple[Any, dict[str, Any]]:

@@ -1,7 +1,8 @@
 """Group commit: one writer stores what every running run has to store, many runs per transaction.
 
 Runs hand their commits (`NewRun`: a new run's row; `RunCommit`: events with the stage row,
-title or final state they report) to `StoreWriter.commit` and await it. The writer takes everything queued, commits
+title or final state they report) to `StoreWriter.commit` and await it (or `submit` them without
+waiting for their previous one). The writer takes everything queued, commits
 it in one transaction on its own thread (one thread, so the gateway's event loop and its
 database work do not fight over the GIL through a pool of threads), and answers each
 commit. A commit is only answered once it is durable; a run's commits are applied in the
@@ -52,11 +53,24 @@ class StoreWriter:
 
     async def commit(self, commit: RunCommit | NewRun) -> None:
         """Return once `commit` is durable; LeaseLost, or the database's error, otherwise."""
+        outcome = await self.submit(commit)
+        if outcome is not None:
+            raise outcome
+
+    def submit(self, commit: RunCommit | NewRun) -> asyncio.Future[Exception | None]:
+        """Queue `commit` now; the future answers with its outcome (None once durable, else the
+        LeaseLost or database error it met), never with an exception of its own.
+
+        A run may submit its next commit before the previous one is answered: commits are applied
+        in the order submitted, a run's consecutive ones in one batch share one fenced UPDATE, and
+        one submitted after a commit that failed fails its own fence (it does not continue the
+        stored sequence) and stores nothing, so the run can retry both in order.
+        """
         if self._task is None:
             raise RuntimeError("StoreWriter.start() was not called")
         answer = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Queued(commit, answer))
-        await answer
+        return answer
 
     async def _write_forever(self) -> None:
         loop = asyncio.get_running_loop()
@@ -70,17 +84,10 @@ class StoreWriter:
             try:
                 outcomes = await loop.run_in_executor(self._thread, self._commit_batch, [q.commit for q in pending])
             except Exception as error:  # the database failed: every commit of the batch is retried by its run
-                for queued in pending:
-                    if not queued.answer.done():
-                        queued.answer.set_exception(error)
-                continue
+                outcomes = [error] * len(pending)
             for queued, outcome in zip(pending, outcomes):
-                if queued.answer.done():
-                    continue
-                if outcome is None:
-                    queued.answer.set_result(None)
-                else:
-                    queued.answer.set_exception(outcome)
+                if not queued.answer.done():
+                    queued.answer.set_result(outcome)
 
     def _commit_batch(self, commits: list[RunCommit | NewRun]) -> list[Exception | None]:
         try:

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import ClassVar
 
 from factcheck.services.gateway.knowledge.store import SourceDocument
+from factcheck.services.gateway.modes.fact_check.investigate.options import InvestigateOptions, plan_investigation
 from factcheck.services.gateway.validation import (
     RunBasics,
     bounded,
@@ -62,6 +63,9 @@ class RunPlan:
             return entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
         return entailment_pb2.CHECKER_STRATEGY_DEFAULT
 
+    # The verification loop (FactCheckConfig.investigate): None when off.
+    investigation: InvestigateOptions | None = None
+
     @property
     def generates(self) -> bool:
         return self.content_to_check is None
@@ -98,6 +102,8 @@ class RunPlan:
             config["pipelined"] = True
         if self.checker_strategy != "default":
             config["checkerStrategy"] = self.checker_strategy
+        if self.investigation is not None:
+            config.update(self.investigation.request_config())
         return config
 
 
@@ -173,6 +179,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         pipelined_batch_claims=settings.pipelined_batch_claims,
         pipelined_batches_in_flight=settings.pipelined_batches_in_flight,
         checker_strategy="entailment_agents" if entailment else "default",
+        investigation=plan_investigation(config, settings, checkers),
     )
 
 
@@ -191,4 +198,7 @@ def resolved_request(request: factcheck_pb2.RunRequest, plan: RunPlan) -> factch
     config.timeout_ms = plan.timeout_ms
     config.evidence_top_k = plan.evidence_top_k
     config.use_knowledge_store = plan.use_knowledge_store
+    if plan.investigation is not None:
+        config.investigate_batch_size = plan.investigation.batch_size
+        config.investigator_model = plan.investigation.investigator_model
     return resolved

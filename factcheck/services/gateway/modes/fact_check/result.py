@@ -10,11 +10,14 @@ from google.protobuf.json_format import ParseDict
 
 from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.services.gateway.consensus import calculate_consensus
+from factcheck.services.gateway.modes.fact_check.investigate import records
 from factcheck.services.gateway.results import UNKNOWN_MODEL, find_stage, model_of, response_time_of
 from factcheck.services.gateway.run import stored_data
 from factcheck.services.gateway.store.models import (
+    REVIEW_PREFIX,
     STAGE_EXTRACT,
     STAGE_GENERATE,
+    STAGE_INVESTIGATE,
     STAGE_REPORT,
     STAGE_RETRIEVE,
     VERIFY_PREFIX,
@@ -38,6 +41,17 @@ def fill_fact_check_result(
     retrieve = find_stage(stages, STAGE_RETRIEVE[0])
     if retrieve is not None:
         result.evidence.CopyFrom(_evidence(retrieve))
+    investigate = find_stage(stages, STAGE_INVESTIGATE[0])
+    if investigate is not None:
+        # Review decisions are rows of their own ("review:<claim id>"), written after the run ended.
+        decisions = {
+            data["claimId"]: data
+            for data in (stored_data(s) for s in stages if s.stage_type.startswith(REVIEW_PREFIX))
+            if data.get("claimId")
+        }
+        result.investigation.CopyFrom(
+            records.result_proto(stored_data(investigate), decisions, response_time_of(investigate))
+        )
 
 
 # --- sections -----------------------------------------------------------------------------------------

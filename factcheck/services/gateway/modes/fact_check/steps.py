@@ -24,6 +24,7 @@ from factcheck.services.gateway import run as shared
 from factcheck.services.gateway.consensus import calculate_consensus
 from factcheck.services.gateway.evidence_stage import has_evidence, save_evidence, stored_evidence
 from factcheck.services.gateway.knowledge.retrieval import Evidence
+from factcheck.services.gateway.modes.fact_check.investigate import step as investigate
 from factcheck.services.gateway.run import Run, RunFailed, rpc_error_text, rpc_failure, stored_data
 from factcheck.services.gateway.store import (
     ROLE_CHECKER,
@@ -71,6 +72,8 @@ class FactCheckRun(Run):
     checkers: list[CheckerOutcome] = field(default_factory=list)
     consensus: list[ClaimConsensus] = field(default_factory=list)
     consensus_protos: list = field(default_factory=list)
+    # The investigate stage's row data (modes/fact_check/investigate), when the run investigated.
+    investigation: dict[str, Any] | None = None
 
 
 async def start(run: FactCheckRun) -> None:
@@ -423,6 +426,9 @@ async def report(run: FactCheckRun) -> None:
         return
     await run.emit("report_start", factcheck_pb2.ReportStartPayload())
     response = await _request_report(run)
+    report_text = response.report_text
+    if run.investigation is not None:
+        report_text += investigate.report_section(run.investigation)
     score = response.reliability_score if response.HasField("reliability_score") else None
     note = response.note if response.HasField("note") else None
     parsed: dict[str, Any] = {
@@ -451,7 +457,7 @@ async def report(run: FactCheckRun) -> None:
             note=note,
         ),
         response_time_ms=response.response_time_ms,
-        report_text=response.report_text,
+        report_text=report_text,
         fallback=response.fallback,
     )
     if score is not None:
@@ -460,7 +466,7 @@ async def report(run: FactCheckRun) -> None:
         STAGE_REPORT,
         ROLE_REPORTER,
         plan.reporter_model,
-        response.report_text,
+        report_text,
         parsed,
         response.response_time_ms,
         event=("report_complete", payload),
@@ -488,5 +494,7 @@ async def stages(run: FactCheckRun):
             if STAGE_RETRIEVE[0] in run.stored or await _has_evidence(run):
                 yield retrieve
             yield verify
+    if investigate.applies(run) and run.consensus and STAGE_REPORT[0] not in run.stored:
+        yield investigate.investigate
     yield report
     yield title

@@ -1,0 +1,93 @@
+"""`factcheck reviews [list|approve|reject|modify]`: the verification loop's pending reviews
+(ReviewService): CRITICAL claims whose investigated outcome waits for a person's decision."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from factcheck.cli.client import EXIT_OK, UNARY_TIMEOUT_S, channel_command
+from factcheck.cli.investigation import STATUS_STYLE, flag_names, state_name, status_name
+from factcheck.cli.render import clean
+from factcheck.v1 import investigation_pb2, investigation_pb2_grpc
+
+STATUSES = ("CONFIRMED", "REFUTED", "SUPERSEDED", "UNVERIFIABLE")
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser("reviews", help="list and decide investigation outcomes waiting for review")
+    actions = parser.add_subparsers(dest="reviews_command", metavar="ACTION")
+    parser.set_defaults(run=channel_command(run_list), run_id=None, all=False, page_size=20, page_token="")
+
+    listing = actions.add_parser("list", help="pending reviews, newest first (the default action)")
+    listing.add_argument("--run", dest="run_id", metavar="MESSAGE_ID", help="only this run's reviews")
+    listing.add_argument("--all", action="store_true", help="decided reviews too")
+    listing.add_argument("--page-size", type=int, default=20)
+    listing.add_argument("--page-token", default="")
+    listing.set_defaults(run=channel_command(run_list))
+
+    for name, decision, text in (
+        ("approve", investigation_pb2.REVIEW_DECISION_APPROVE, "put the proposed status in force"),
+        ("reject", investigation_pb2.REVIEW_DECISION_REJECT, "discard it: the first pass's verdict stands"),
+        ("modify", investigation_pb2.REVIEW_DECISION_MODIFY, "put another status in force"),
+    ):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("message_id")
+        action.add_argument("claim_id")
+        action.add_argument("--reason", required=True, help="why (stored with the decision)")
+        if name == "modify":
+            action.add_argument("--status", required=True, choices=STATUSES, type=str.upper)
+        action.set_defaults(run=channel_command(run_decide), decision=decision)
+
+
+def _stub(channel) -> investigation_pb2_grpc.ReviewServiceStub:
+    return investigation_pb2_grpc.ReviewServiceStub(channel)
+
+
+def run_list(args: argparse.Namespace, channel) -> int:
+    response = _stub(channel).ListReviews(
+        investigation_pb2.ListReviewsRequest(
+            message_id=args.run_id or "",
+            include_decided=args.all,
+            page_size=args.page_size,
+            page_token=args.page_token,
+        ),
+        timeout=UNARY_TIMEOUT_S,
+    )
+    console = Console()
+    if not response.reviews:
+        console.print("No reviews waiting." if not args.all else "No reviews.")
+        return EXIT_OK
+    table = Table(expand=True)
+    for column in ("run", "claim", "origin", "proposed", "confidence", "state", "reasoning"):
+        table.add_column(column)
+    for review in response.reviews:
+        proposed = status_name(review.proposed_status)
+        table.add_row(
+            review.message_id,
+            Text(f"{review.claim_id}: {clean(review.claim)}"),
+            flag_names(review.origin_flags),
+            Text(proposed, style=STATUS_STYLE.get(proposed, "")),
+            f"{review.confidence:.2f}",
+            state_name(review.state),
+            Text(clean(review.reason if review.HasField("reason") else review.reasoning)),
+        )
+    console.print(table)
+    if response.next_page_token:
+        console.print(f"More: factcheck reviews list --page-token {response.next_page_token}")
+    return EXIT_OK
+
+
+def run_decide(args: argparse.Namespace, channel) -> int:
+    request = investigation_pb2.DecideReviewRequest(
+        message_id=args.message_id, claim_id=args.claim_id, decision=args.decision, reason=args.reason
+    )
+    if getattr(args, "status", None):
+        request.status = investigation_pb2.InvestigationStatus.Value(f"INVESTIGATION_STATUS_{args.status}")
+    review = _stub(channel).DecideReview(request, timeout=UNARY_TIMEOUT_S).review
+    in_force = status_name(review.status) if review.status else "the first pass's verdict"
+    print(f"{review.claim_id} of {review.message_id}: {state_name(review.state)}; in force: {in_force}")
+    return EXIT_OK

@@ -1,0 +1,39 @@
+// The page's only script (the Content-Security-Policy names it by its hash; html_page.py reads this file).
+// Sorts a table (class "sortable") by the clicked column header; marks the table so the sort arrows
+// show only when sorting works.
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  table.classList.add("js-sortable");
+  var headers = table.querySelectorAll("th");
+  headers.forEach(function (th, column) {
+    th.addEventListener("click", function () {
+      var ascending = th.getAttribute("aria-sort") !== "ascending";
+      var numeric = th.dataset.type === "number";
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        var x = a.cells[column].dataset.sort, y = b.cells[column].dataset.sort;
+        var order = numeric ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
+        return ascending ? order : -order;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+      headers.forEach(function (other) { other.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+    });
+  });
+});
+// A link to a claim's accordion (a superscript in the content, a claim in the panel) opens it:
+// following "#detail-2" alone would only scroll to a closed <details>.
+function openTarget(hash) {
+  var target = hash && document.getElementById(decodeURIComponent(hash.slice(1)));
+  if (target && target.tagName === "DETAILS") {
+    target.open = true;
+  }
+}
+document.addEventListener("click", function (event) {
+  var link = event.target.closest && event.target.closest("a[href^='#']");
+  if (link) {
+    openTarget(link.getAttribute("href"));
+  }
+});
+window.addEventListener("hashchange", function () { openTarget(location.hash); });
+openTarget(location.hash);
