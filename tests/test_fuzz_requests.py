@@ -165,6 +165,8 @@ def gateway_methods() -> list[Method]:
             citations_pb2.GetClaimRequest,
             False,
             (citations_pb2.GetClaimRequest(claim_id=str(uuid.UUID(int=9))),),
+        ),
+        Method(
             "/factcheck.v1.UsageService/GetUsage",
             usage_pb2.GetUsageRequest,
             False,
