@@ -9,16 +9,17 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-# Dependencies first, so a code change does not reinstall them.
+# The contract (factcheck-api, from api/: the generated code) and the dependencies first,
+# so a code change does not reinstall them.
+COPY api ./api
 COPY pyproject.toml README.md ./
-RUN mkdir -p factcheck services \
-    && touch factcheck/__init__.py services/__init__.py \
+RUN pip install ./api \
+    && mkdir -p factcheck && touch factcheck/__init__.py \
     && pip install '.[otel,nli]' \
     && pip uninstall -y factcheck
 # The source tree is the application: installed in place, every data file it ships
 # (migrations, the local engines' data) is where the code looks for it.
 COPY factcheck ./factcheck
-COPY services ./services
 RUN pip install --no-deps -e . \
     && useradd --system --uid 10001 --home-dir /app factcheck
 

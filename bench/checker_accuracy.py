@@ -281,8 +281,8 @@ def model_size_mb() -> float:
 
 def _speed_prompts(pairs: Sequence[StancePair]) -> list[str]:
     from factcheck.domain import ExtractedClaim
+    from factcheck.services.checker.prompts import build_verification_prompt
     from factcheck.v1 import common_pb2
-    from services.checker.prompts import build_verification_prompt
 
     evidence_by_claim: dict[str, list[str]] = {}
     for pair in pairs:

@@ -60,9 +60,9 @@ async def agent_judgements(pairs: Sequence[StancePair]) -> list[Judged]:
     from factcheck.entailment_item import AgentFailed, AgentModels, judge_item
     from factcheck.models.client import ModelClient
     from factcheck.models.errors import ModelError
+    from factcheck.services.checker.entailment.agents import run_agent
     from factcheck.settings import Settings
     from factcheck.v1 import entailment_pb2 as pb
-    from services.checker.entailment.agents import run_agent
 
     models = AgentModels(*(MODEL,) * 4)
     slots = asyncio.Semaphore(CONCURRENCY)

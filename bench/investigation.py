@@ -37,11 +37,11 @@ from pathlib import Path
 import grpc
 
 from bench.data import read_jsonl
+from factcheck.services.gateway.knowledge.bulk import bulk_load
+from factcheck.services.gateway.knowledge.store import SourceDocument
+from factcheck.services.gateway.store.migrate import upgrade_database
+from factcheck.services.gateway.store.store import StageStore
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, investigation_pb2
-from services.gateway.knowledge.bulk import bulk_load
-from services.gateway.knowledge.store import SourceDocument
-from services.gateway.store.migrate import upgrade_database
-from services.gateway.store.store import StageStore
 from tests.fake_model_server import FakeModelServer
 from tests.inprocess import inprocess_settings, serve_everything
 

@@ -258,7 +258,7 @@ def measure_stream(limit: int) -> dict:
             return await _stream(running.target, responses)
 
     with tempfile.TemporaryDirectory() as scratch, fresh_database("sqlite", Path(scratch)) as database:
-        from services.gateway.store.migrate import upgrade_database
+        from factcheck.services.gateway.store.migrate import upgrade_database
 
         upgrade_database(database)
         return asyncio.run(measure(database))

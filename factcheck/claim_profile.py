@@ -1,6 +1,6 @@
 """A claim's confidence level and numeric detail (claim-level citations, issue 17; seed 3).
 
-Confidence levels route verification (services/gateway/modes/fact_check/citations.py):
+Confidence levels route verification (factcheck/services/gateway/modes/fact_check/citations.py):
 - HIGH: a direct quote, or an exact figure or full date stated as fact;
 - LOW: hedged ("may", "reportedly", "about"), comparative ("more than", "-er than",
   superlatives) or synthetic (totals, averages, conclusions: "overall", "therefore") claims;

@@ -18,8 +18,8 @@ from factcheck.v1 import council_pb2
 
 MAX_RESPONSES = 8
 
-# The fixed lines of the council fact-check prompt (services/checker/council_prompts.py) and of
-# its answer, and of the chairman's synthesis prompt (services/reporter/prompts.py): the prompt
+# The fixed lines of the council fact-check prompt (factcheck/services/checker/council_prompts.py) and of
+# its answer, and of the chairman's synthesis prompt (factcheck/services/reporter/prompts.py): the prompt
 # builders write them, the parser and the local engines read them.
 CHECK_OPENING = "You are a fact-checker evaluating different AI responses to the following question:"
 RESPONSES_MARKER = "Here are the responses from different models (anonymized):"

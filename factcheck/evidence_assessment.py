@@ -1,5 +1,5 @@
 """The evidence-assessment prompt's wire format (the verification loop, issue 18), shared by the
-checker service's prompt builder and parser (services/checker/assessment.py) and the built-in
+checker service's prompt builder and parser (factcheck/services/checker/assessment.py) and the built-in
 engine that answers it (factcheck/engines/investigator.py).
 
 The prompt opens with ASSESS_OPENING, quotes the claim after CLAIM_MARKER, then lists the

@@ -22,7 +22,7 @@ REPORT = "report"
 TITLE = "title"
 COUNCIL_CHECK = "council_check"
 SYNTHESIZE = "synthesize"
-# The entailment agents (services/checker/entailment/prompts.py), and the retry that shows an agent its invalid answer.
+# The entailment agents (factcheck/services/checker/entailment/prompts.py), and the retry that shows an agent its invalid answer.
 ENTAILMENT_EXTRACTOR = "entailment_extractor"
 ENTAILMENT_RELIABILITY = "entailment_reliability"
 ENTAILMENT_JUDGE = "entailment_judge"

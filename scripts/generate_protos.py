@@ -1,10 +1,12 @@
-"""Regenerate the committed Python code for protos/factcheck/v1 (and the TypeScript client's).
+"""Regenerate the committed code for protos/factcheck/v1: Python (the factcheck-api distribution) and TypeScript.
 
-    python scripts/generate_protos.py            # writes into factcheck/v1/ and clients/typescript/src/generated/
+    python scripts/generate_protos.py            # writes into api/src/factcheck/v1/ and clients/typescript/src/generated/
     python scripts/generate_protos.py --out DIR  # writes DIR/factcheck/v1/ only (used by the staleness test)
 
 Generated with `-I protos`, so the modules import each other package-absolutely
-(`from factcheck.v1 import common_pb2`). Output depends on the pinned grpcio-tools.
+(`from factcheck.v1 import common_pb2`). Output depends on the pinned grpcio-tools, and it decides
+factcheck-api's lower bounds on grpcio and protobuf (api/pyproject.toml). The .proto files are copied
+next to the code so the wheel carries the contract too; protos/ stays the one place to edit them.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "protos"
-GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
+# The factcheck-api distribution's source root: the code lands in API_SOURCE_ROOT/factcheck/v1.
+API_SOURCE_ROOT = ROOT / "api" / "src"
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", ".proto")
 TYPESCRIPT_CLIENT = ROOT / "clients" / "typescript"
 
 
@@ -26,12 +30,13 @@ def proto_files() -> list[Path]:
 
 
 def generate(out_root: Path) -> list[Path]:
-    """Run protoc for every proto; return the generated files under out_root/factcheck/v1."""
+    """Run protoc for every proto and copy the protos; return the files written under out_root/factcheck/v1."""
     import grpc_tools
     from grpc_tools import protoc
 
     well_known = Path(grpc_tools.__file__).parent / "_proto"
-    out_root.mkdir(parents=True, exist_ok=True)
+    out_dir = out_root / "factcheck" / "v1"
+    out_dir.mkdir(parents=True, exist_ok=True)
     args = [
         "grpc_tools.protoc",
         f"-I{PROTO_ROOT}",
@@ -43,17 +48,23 @@ def generate(out_root: Path) -> list[Path]:
     ]
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")
-    out_dir = out_root / "factcheck" / "v1"
+    for proto in proto_files():
+        shutil.copyfile(proto, out_dir / proto.name)
     return sorted(p for p in out_dir.iterdir() if p.name.endswith(GENERATED_SUFFIXES))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT, help="root to write factcheck/v1 under")
+    parser.add_argument("--out", type=Path, default=API_SOURCE_ROOT, help="root to write factcheck/v1 under")
     args = parser.parse_args()
-    for path in generate(args.out):
+    written = generate(args.out)
+    # A proto that was removed leaves no stale code behind.
+    for path in (args.out / "factcheck" / "v1").iterdir():
+        if path.name.endswith(GENERATED_SUFFIXES) and path not in written:
+            path.unlink()
+    for path in written:
         print(path.relative_to(args.out))
-    if args.out == ROOT:
+    if args.out == API_SOURCE_ROOT:
         generate_typescript()
 
 

@@ -4,7 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m venv .venv
-.venv/bin/pip install --quiet --disable-pip-version-check -e '.[test]'
+# Both distributions, editable: factcheck-api (api/: the generated code, factcheck.v1) and the suite.
+.venv/bin/pip install --quiet --disable-pip-version-check -e ./api -e '.[test]'
 
 # buf (from the npm registry) lints the protos in Buf's STANDARD style.
 npm install --no-package-lock --no-audit --no-fund --loglevel=error

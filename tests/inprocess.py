@@ -14,6 +14,22 @@ from grpc_health.v1._async import HealthServicer
 
 from factcheck.models.client import ModelClient
 from factcheck.server import add_port, new_server
+from factcheck.services.checker.service import CheckerService
+from factcheck.services.extractor.service import ExtractorService
+from factcheck.services.gateway.claims.service import ClaimsService
+from factcheck.services.gateway.claims.store import ClaimsStore
+from factcheck.services.gateway.database_gate import DatabaseGate
+from factcheck.services.gateway.knowledge.retrieval import Retriever
+from factcheck.services.gateway.knowledge.service import KnowledgeService
+from factcheck.services.gateway.knowledge.store import KnowledgeStore
+from factcheck.services.gateway.ledger.service import UsageService
+from factcheck.services.gateway.main import start_fact_check_service
+from factcheck.services.gateway.reviews.service import ReviewService
+from factcheck.services.gateway.reviews.store import ReviewStore
+from factcheck.services.gateway.run import Downstream
+from factcheck.services.gateway.service import FactCheckService
+from factcheck.services.gateway.store.store import StageStore
+from factcheck.services.reporter.service import ReporterService
 from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2_grpc,
@@ -25,22 +41,6 @@ from factcheck.v1 import (
     reporter_pb2_grpc,
     usage_pb2_grpc,
 )
-from services.checker.service import CheckerService
-from services.extractor.service import ExtractorService
-from services.gateway.claims.service import ClaimsService
-from services.gateway.claims.store import ClaimsStore
-from services.gateway.database_gate import DatabaseGate
-from services.gateway.knowledge.retrieval import Retriever
-from services.gateway.knowledge.service import KnowledgeService
-from services.gateway.knowledge.store import KnowledgeStore
-from services.gateway.ledger.service import UsageService
-from services.gateway.main import start_fact_check_service
-from services.gateway.reviews.service import ReviewService
-from services.gateway.reviews.store import ReviewStore
-from services.gateway.run import Downstream
-from services.gateway.service import FactCheckService
-from services.gateway.store.store import StageStore
-from services.reporter.service import ReporterService
 
 SERVICE_NAMES = (
     "factcheck.v1.FactCheckService",

@@ -57,10 +57,10 @@ class ServiceProcess:
 
 
 def start_service(name: str, env: dict[str, str]) -> ServiceProcess:
-    """Run `python -m services.<name>.main` listening on an ephemeral loopback port."""
+    """Run `python -m factcheck.services.<name>.main` listening on an ephemeral loopback port."""
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "FACTCHECK_LISTEN": "127.0.0.1:0", **env}
     process = subprocess.Popen(
-        [sys.executable, "-m", f"services.{name}.main"],
+        [sys.executable, "-m", f"factcheck.services.{name}.main"],
         cwd=ROOT,
         env=full_env,
         stdout=subprocess.PIPE,

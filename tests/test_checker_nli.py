@@ -13,10 +13,10 @@ from factcheck.engines import checker, checker_lexical, checker_nli, nli_judge, 
 from factcheck.engines.evidence_windows import claim_windows
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText
 from factcheck.models.client import ModelClient
+from factcheck.services.checker.prompts import build_verification_prompt
+from factcheck.services.checker.verifications import parse_verifications
 from factcheck.settings import Settings
 from factcheck.v1 import common_pb2
-from services.checker.prompts import build_verification_prompt
-from services.checker.verifications import parse_verifications
 
 EIFFEL = (
     "The Eiffel Tower is a wrought-iron lattice tower in Paris. It is 330 metres tall. "

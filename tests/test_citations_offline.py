@@ -8,8 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from factcheck.cli.html import render_page
-from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2, factcheck_pb2, factcheck_pb2_grpc
-from services.gateway.store.models import (
+from factcheck.services.gateway.store.models import (
     CitationCorrectionRow,
     CitationRow,
     ClaimRow,
@@ -17,7 +16,8 @@ from services.gateway.store.models import (
     NumericClaimRow,
     VerificationSummaryRow,
 )
-from services.gateway.store.store import StageStore
+from factcheck.services.gateway.store.store import StageStore
+from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2, factcheck_pb2, factcheck_pb2_grpc
 from tests.inprocess import inprocess_settings, serve_everything
 
 SOURCES = [

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factcheck.domain import ClaimVerification, ExtractedClaim
-from services.gateway.consensus import MISSING_EVIDENCE, calculate_consensus
+from factcheck.services.gateway.consensus import MISSING_EVIDENCE, calculate_consensus
 
 CLAIM = ExtractedClaim(id="claim_1", claim="ARPANET launched in 1969", context="ARPANET launched in 1969.", type="DATE")
 

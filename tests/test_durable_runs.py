@@ -17,11 +17,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from factcheck.services.gateway.store import StageStore
+from factcheck.services.gateway.store.models import CitationCorrectionRow, ClaimRow
+from factcheck.services.gateway.store.store import ANY_TENANT
 from factcheck.v1 import citations_pb2, common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc
 from factcheck.v1 import entailment_pb2 as pb
-from services.gateway.store import StageStore
-from services.gateway.store.models import CitationCorrectionRow, ClaimRow
-from services.gateway.store.store import ANY_TENANT
 from tests.conftest import DATABASE_BACKENDS, FULL_SEQUENCE, content_request, fresh_database, kinds, suite_environment
 from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, hold_until_closed, review, verdicts
 from tests.processes import ServiceProcess, start_service

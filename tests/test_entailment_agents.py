@@ -20,10 +20,10 @@ from factcheck.entailment import (
 from factcheck.entailment_item import AgentFailed, AgentModels, judge_item
 from factcheck.models.client import ModelClient
 from factcheck.server import new_server
+from factcheck.services.checker.service import CheckerService
 from factcheck.settings import ProviderOverride, Settings
 from factcheck.v1 import checker_pb2_grpc
 from factcheck.v1 import entailment_pb2 as pb
-from services.checker.service import CheckerService
 from tests.fake_model_server import FakeModelServer, fail, reply
 
 CLAIM = "The vaccine prevented all infections in the trial."

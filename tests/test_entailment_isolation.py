@@ -12,9 +12,9 @@ from factcheck.entailment import aggregate
 from factcheck.entailment_item import AgentFailed, AgentModels, judge_item
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelError
+from factcheck.services.checker.entailment.agents import run_agent
 from factcheck.settings import Settings
 from factcheck.v1 import entailment_pb2 as pb
-from services.checker.entailment.agents import run_agent
 from tests.fake_model_server import FakeModelServer, default_reply, fail, reply
 
 CLAIM = "Lake Zorvath freezes over every winter."

@@ -42,6 +42,7 @@ from factcheck.models.errors import (
 )
 from factcheck.rpc import is_model_id
 from factcheck.server import new_server
+from factcheck.services.gateway.store_calls import call_store
 from factcheck.settings import Settings
 from factcheck.text_safety import excerpt, has_unsafe_characters
 from factcheck.v1 import (
@@ -54,7 +55,6 @@ from factcheck.v1 import (
     reporter_pb2,
     reporter_pb2_grpc,
 )
-from services.gateway.store_calls import call_store
 from tests.conftest import content_request
 from tests.fake_model_server import FakeModelServer, fail
 from tests.inprocess import inprocess_settings, serve_everything

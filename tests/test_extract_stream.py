@@ -10,9 +10,9 @@ import pytest
 
 from factcheck.models.client import ModelClient
 from factcheck.server import new_server
+from factcheck.services.extractor.service import ExtractorService
 from factcheck.settings import Settings
 from factcheck.v1 import extractor_pb2, extractor_pb2_grpc
-from services.extractor.service import ExtractorService
 from tests.fake_model_server import FakeModelServer, chunk_event, extraction_text, fail, hang, plain, reply, sse
 
 CONTENT = (

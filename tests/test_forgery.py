@@ -18,6 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from factcheck.domain import VERDICTS, ClaimConsensus, ClaimVerification, ExtractedClaim, verdict_from_proto
+from factcheck.services.checker.verifications import parse_verifications
+from factcheck.services.extractor.claims import parse_claims
+from factcheck.services.reporter.report import parse_reliability_score
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,
@@ -27,9 +30,6 @@ from factcheck.v1 import (
     reporter_pb2,
     reporter_pb2_grpc,
 )
-from services.checker.verifications import parse_verifications
-from services.extractor.claims import parse_claims
-from services.reporter.report import parse_reliability_score
 from tests.fake_model_server import FakeModelServer, reply
 from tests.processes import ServiceProcess, start_service
 

@@ -1,8 +1,9 @@
-"""The committed generated code must be exactly what the protos produce."""
+"""The committed generated code (factcheck-api, api/src/factcheck/v1) must be exactly what the protos produce."""
 
 from __future__ import annotations
 
 import importlib.util
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,7 +19,7 @@ def _load_generator():
 def test_generated_code_matches_protos(tmp_path):
     generator = _load_generator()
     fresh = {path.name: path.read_bytes() for path in generator.generate(tmp_path)}
-    committed_dir = ROOT / "factcheck" / "v1"
+    committed_dir = generator.API_SOURCE_ROOT / "factcheck" / "v1"
     committed = {
         path.name: path.read_bytes()
         for path in committed_dir.iterdir()
@@ -27,7 +28,15 @@ def test_generated_code_matches_protos(tmp_path):
     assert set(fresh) == set(committed), "generated files differ: run `python scripts/generate_protos.py`"
     stale = sorted(name for name in fresh if fresh[name] != committed[name])
     assert not stale, f"stale generated code {stale}: run `python scripts/generate_protos.py`"
-    assert {"factcheck_pb2.py", "factcheck_pb2.pyi", "factcheck_pb2_grpc.py"} <= set(committed)
+    assert {"factcheck_pb2.py", "factcheck_pb2.pyi", "factcheck_pb2_grpc.py", "factcheck.proto"} <= set(committed)
+    # One committed copy: none left in the suite's own package.
+    assert not (ROOT / "factcheck" / "v1").exists()
+
+
+def test_the_suite_imports_the_checkouts_own_generated_code():
+    import factcheck.v1
+
+    assert Path(factcheck.v1.__file__).parent == ROOT / "api" / "src" / "factcheck" / "v1"
 
 
 def test_every_enum_has_an_unspecified_zero_value():
@@ -94,3 +103,18 @@ def test_event_oneof_covers_the_spec_sequence():
 def _upper_snake(name: str) -> str:
     out = "".join(f"_{c}" if c.isupper() and i else c for i, c in enumerate(name))
     return out.upper()
+
+
+def test_the_package_init_holds_nothing_but_the_path():
+    # An editable install used from outside a checkout may import `factcheck` as a namespace package
+    # (factcheck-api's portion) and never run factcheck/__init__.py: nothing may depend on it.
+    import factcheck
+
+    module_attributes = {"__name__", "__doc__", "__package__", "__loader__", "__spec__", "__path__"}
+    module_attributes |= {"__file__", "__cached__", "__builtins__"}
+    defined = {
+        name
+        for name, value in vars(factcheck).items()
+        if not isinstance(value, types.ModuleType) and name not in module_attributes
+    }
+    assert defined == set()

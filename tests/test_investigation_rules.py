@@ -8,11 +8,15 @@ import asyncio
 import pytest
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
-from services.gateway.modes.fact_check.investigate import authority, decide, flags, queries
-from services.gateway.modes.fact_check.investigate.decide import Assessed
-from services.gateway.modes.fact_check.investigate.loop import ClaimInvestigation, InvestigationFailed, run_batches
-from services.gateway.search.cache import SearchCache
-from services.gateway.search.provider import SearchResult
+from factcheck.services.gateway.modes.fact_check.investigate import authority, decide, flags, queries
+from factcheck.services.gateway.modes.fact_check.investigate.decide import Assessed
+from factcheck.services.gateway.modes.fact_check.investigate.loop import (
+    ClaimInvestigation,
+    InvestigationFailed,
+    run_batches,
+)
+from factcheck.services.gateway.search.cache import SearchCache
+from factcheck.services.gateway.search.provider import SearchResult
 
 
 def claim(cid: str, text: str) -> ExtractedClaim:

@@ -7,9 +7,9 @@ import grpc
 import pytest
 
 from factcheck.prompt_versions import version_label
+from factcheck.services.gateway.store.ledger import LedgerStore
+from factcheck.services.gateway.store.store import StageStore
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
-from services.gateway.store.ledger import LedgerStore
-from services.gateway.store.store import StageStore
 from tests.conftest import content_request, kinds, payload
 from tests.fake_model_server import fail
 from tests.inprocess import inprocess_settings, serve_everything

@@ -17,9 +17,9 @@ from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelRateLimitedError
 from factcheck.models.limits import LimitExceeded, TokenBucket
 from factcheck.observability import metrics
+from factcheck.services.gateway.run_limit import RunLimit, busy_message
 from factcheck.settings import ProviderOverride, Settings
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, factcheck_pb2, factcheck_pb2_grpc
-from services.gateway.run_limit import RunLimit, busy_message
 from tests.conftest import content_request, suite_environment
 from tests.fake_model_server import FakeModelServer, reply
 from tests.processes import start_service, start_suite

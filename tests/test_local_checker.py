@@ -9,10 +9,10 @@ from factcheck.engines import checker, numbers
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge, passage_features
 from factcheck.engines.verifier_model import default_model
 from factcheck.models.client import ModelClient
+from factcheck.services.checker.prompts import build_verification_prompt
+from factcheck.services.checker.verifications import parse_verifications
 from factcheck.settings import Settings
 from factcheck.v1 import common_pb2
-from services.checker.prompts import build_verification_prompt
-from services.checker.verifications import parse_verifications
 
 EIFFEL = "The Eiffel Tower is 300 metres tall. It was completed in 1889 for the World's Fair in Paris."
 PARIS = "The Paris Agreement is a treaty on climate change. It was signed in 2016 in New York."

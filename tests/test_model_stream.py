@@ -207,7 +207,7 @@ async def test_local_engines_stream_their_pieces() -> None:
 
 
 async def test_the_local_extractor_streams_claim_by_claim() -> None:
-    from services.extractor.prompts import build_extraction_prompt
+    from factcheck.services.extractor.prompts import build_extraction_prompt
 
     content = "The Eiffel Tower was completed in 1889. It is about 330 metres tall. Paris has 2 million people."
     prompt = build_extraction_prompt(content)

@@ -173,7 +173,7 @@ def test_without_an_endpoint_opentelemetry_is_not_even_imported():
         "import sys\n"
         "from factcheck.settings import Settings\n"
         "from factcheck.observability import tracing\n"
-        "import services.gateway.main, services.checker.main, factcheck.models.client\n"
+        "import factcheck.services.gateway.main, factcheck.services.checker.main, factcheck.models.client\n"
         "tracing.setup(Settings(), 'x')\n"
         "from factcheck.channels import open_channel\n"
         "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"

@@ -1,21 +1,31 @@
 """The Dockerfile, docker-compose.yml and deploy/k8s, checked offline: the Compose spec's JSON
 schema, Kubernetes' schemas (kubernetes-validate), and every FACTCHECK_* variable they set
-being a real setting. No Docker engine or cluster is needed."""
+being a real setting. No Docker engine or cluster is needed.
+
+And the two distributions: factcheck-api (api/: the contract and its generated code) and the suite
+(factcheck), built as wheels; factcheck-api alone in a fresh virtualenv calls a running suite."""
 
 from __future__ import annotations
 
+import email
+import json
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
 
 from factcheck.settings import Settings
-from tests.processes import ROOT, start_service
+from tests.processes import ROOT, Suite, start_service, start_suite
 
 COMPOSE = ROOT / "docker-compose.yml"
 K8S = sorted((ROOT / "deploy" / "k8s").glob("*.yaml"))
@@ -180,6 +190,8 @@ def test_the_dockerfile_builds_one_image_for_every_service():
     text = DOCKERFILE.read_text()
     # The image has the optional extras its settings can turn on: traces, and local/checker-nli's runtime.
     assert text.count("FROM ") == 1 and "'.[otel,nli]'" in text and "USER 10001" in text
+    # The suite's dependency factcheck-api is not on any registry: the image installs it from api/.
+    assert "COPY api ./api" in text and "pip install ./api" in text
     for port in SERVICES.values():
         assert str(port) in text
 
@@ -196,3 +208,218 @@ def test_the_container_health_check_command(tmp_path):
         checker.stop()
     down = _run(sys.executable, "-m", "factcheck.healthcheck", checker.target, "--timeout", "1")
     assert down.returncode == 1 and down.stdout.strip() in {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
+
+
+# --- the two distributions: factcheck-api and factcheck ---------------------------------------------------
+
+API_PROJECT = tomllib.loads((ROOT / "api" / "pyproject.toml").read_text())["project"]
+
+# Run from a fresh virtualenv that has only factcheck-api: a fact-check through the generated stubs.
+CLIENT = """
+import json, sys
+import grpc
+import factcheck
+from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+
+with grpc.insecure_channel(sys.argv[1]) as channel:
+    gateway = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+    request = factcheck_pb2.RunRequest(
+        question="Fact-check this paragraph",
+        mode=factcheck_pb2.MODE_FACT_CHECK,
+        mode_config=factcheck_pb2.FactCheckConfig(
+            content_to_check="The Eiffel Tower is in Paris. It was completed in 1889.",
+            checker_models=["local/checker"],
+        ),
+    )
+    events = [response.event for response in gateway.Run(request, timeout=120)]
+    result = gateway.GetResult(factcheck_pb2.GetResultRequest(message_id=events[0].message_id), timeout=30).result
+print(json.dumps({
+    "factcheck_path": list(factcheck.__path__),
+    "factcheck_file": getattr(factcheck, "__file__", None),
+    "stubs": factcheck_pb2_grpc.__file__,
+    "events": [event.WhichOneof("event") for event in events],
+    "status": factcheck_pb2.MessageStatus.Name(result.status),
+    "claims": len(result.extraction.claims),
+}))
+"""
+
+
+def _wheel_names(wheel: Path) -> list[str]:
+    with zipfile.ZipFile(wheel) as archive:
+        return archive.namelist()
+
+
+def _wheel_metadata(wheel: Path) -> email.message.Message:
+    with zipfile.ZipFile(wheel) as archive:
+        [name] = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        return email.message_from_bytes(archive.read(name))
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory) -> dict[str, Path]:
+    """Both wheels, built from clean copies of the sources (a build/ left in the tree could leak old files)."""
+    sources, out = tmp_path_factory.mktemp("sources"), tmp_path_factory.mktemp("wheels")
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
+    shutil.copytree(ROOT / "api", sources / "api", ignore=skip)
+    shutil.copytree(ROOT / "factcheck", sources / "main" / "factcheck", ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, sources / "main" / name)
+    builds = [  # both at once: most of a build is waiting on pip's start-up
+        subprocess.Popen(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(out)]
+            + [str(sources / project)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for project in ("api", "main")
+    ]
+    for build in builds:
+        output, _ = build.communicate(timeout=300)
+        assert build.returncode == 0, output
+    [api] = out.glob("factcheck_api-*.whl")
+    [main] = out.glob("factcheck-*.whl")
+    return {"api": api, "main": main}
+
+
+def test_the_api_wheel_holds_only_the_contract_and_its_generated_code(wheels):
+    names = [n for n in _wheel_names(wheels["api"]) if ".dist-info/" not in n]
+    assert names and all(n.startswith("factcheck/v1/") for n in names)
+    # No factcheck/__init__.py: alone, `factcheck` is a namespace package; beside the suite, the suite's.
+    assert "factcheck/__init__.py" not in names
+    protos = sorted(p.name for p in (ROOT / "protos" / "factcheck" / "v1").glob("*.proto"))
+    for proto in protos:
+        stem = proto.removesuffix(".proto")
+        assert {f"factcheck/v1/{proto}", f"factcheck/v1/{stem}_pb2.py", f"factcheck/v1/{stem}_pb2.pyi"} <= set(names)
+        assert f"factcheck/v1/{stem}_pb2_grpc.py" in names
+    assert "factcheck/v1/py.typed" in names
+
+
+def test_the_api_package_depends_only_on_grpcio_and_protobuf_in_ranges(wheels):
+    metadata = _wheel_metadata(wheels["api"])
+    assert (metadata["Name"], metadata["Version"]) == ("factcheck-api", API_PROJECT["version"])
+    requirements = {Requirement(line).name: Requirement(line) for line in metadata.get_all("Requires-Dist")}
+    assert set(requirements) == {"grpcio", "protobuf"}
+    for requirement in requirements.values():
+        operators = {spec.operator for spec in requirement.specifier}
+        assert operators == {">=", "<"}, f"{requirement}: a compatible range, not a pin"
+    # The lower bounds are what the generated code checks at import (see api/pyproject.toml).
+    generated = (ROOT / "api" / "src" / "factcheck" / "v1" / "factcheck_pb2_grpc.py").read_text()
+    grpc_generated = re.search(r"GRPC_GENERATED_VERSION = '([\d.]+)'", generated).group(1)
+    assert requirements["grpcio"].specifier.contains(grpc_generated)
+    assert not requirements["grpcio"].specifier.contains(_just_below(grpc_generated))
+    header = (ROOT / "api" / "src" / "factcheck" / "v1" / "factcheck_pb2.py").read_text()
+    protobuf_generated = re.search(r"# Protobuf Python Version: ([\d.]+)", header).group(1)
+    assert requirements["protobuf"].specifier.contains(protobuf_generated)
+    assert not requirements["protobuf"].specifier.contains(_just_below(protobuf_generated))
+    # What this venv runs is inside the ranges.
+    assert requirements["grpcio"].specifier.contains(version("grpcio"))
+    assert requirements["protobuf"].specifier.contains(version("protobuf"))
+
+
+def _just_below(release: str) -> str:
+    """1.85.1 -> 1.85.0; 7.35.0 -> 7.34.999."""
+    *head, last = (int(part) for part in release.split("."))
+    return ".".join(map(str, [*head, last - 1] if last else [*head[:-1], head[-1] - 1, 999]))
+
+
+def test_the_suite_wheel_leaves_the_generated_code_to_the_api_package(wheels):
+    names = _wheel_names(wheels["main"])
+    assert not [n for n in names if n.startswith("factcheck/v1/")]
+    # The services live under the project's own name: no top-level `services` in either wheel.
+    for wheel in wheels.values():
+        packages = {n.split("/", 1)[0] for n in _wheel_names(wheel) if ".dist-info/" not in n}
+        assert packages == {"factcheck"}, wheel.name
+    assert "factcheck/services/gateway/main.py" in names
+    assert "factcheck/services/gateway/migrations/env.py" in names  # package data travels with it
+    requirements = [Requirement(line) for line in _wheel_metadata(wheels["main"]).get_all("Requires-Dist")]
+    [api] = [r for r in requirements if r.name == "factcheck-api"]
+    assert api.specifier.contains(API_PROJECT["version"], prereleases=True)
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    with zipfile.ZipFile(wheels["main"]) as archive:
+        scripts = archive.read(entry_points).decode()
+    assert "factcheck-gateway = factcheck.services.gateway.main:main" in scripts
+
+
+def test_both_wheels_unpacked_together_share_one_factcheck_package(wheels, tmp_path):
+    target = tmp_path / "site"
+    for wheel in wheels.values():  # what an installer does with a pure-Python wheel
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(target)
+    probe = (
+        "import factcheck, factcheck.v1.factcheck_pb2 as api, factcheck.settings as settings;"
+        "print(api.__file__); print(settings.__file__)"
+    )
+    # Outside the checkout, with the unpacked wheels first on the path (the dependencies come from this venv).
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(target)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert [Path(line).parent for line in done.stdout.split()] == [target / "factcheck" / "v1", target / "factcheck"]
+
+
+@pytest.fixture(scope="module")
+def local_suite_starting(tmp_path_factory) -> Iterator[Future[Suite]]:
+    """The suite on its built-in local/ models, starting in the background while the venv is made."""
+    database = tmp_path_factory.mktemp("suite") / "fc.db"
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        starting = pool.submit(start_suite, {"FACTCHECK_DATABASE_URL": f"sqlite:///{database}"})
+        yield starting
+        if starting.exception() is None:  # a failed start already stopped what it had started
+            starting.result().stop()
+
+
+@pytest.fixture(scope="module")
+def api_only_venv(wheels, tmp_path_factory) -> Path:
+    """A fresh virtualenv with factcheck-api and its dependencies (grpcio, protobuf) only."""
+    venv = tmp_path_factory.mktemp("api-only") / "venv"
+    # This venv's pip installs into it (--python): no pip of its own to bootstrap.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    # Prefer the versions this venv runs (already in pip's cache); pip resolves them from the metadata.
+    constraints = venv.parent / "constraints.txt"
+    constraints.write_text(f"grpcio=={version('grpcio')}\nprotobuf=={version('protobuf')}\n")
+    done = _pip(python, "install", "--quiet", "-c", str(constraints), str(wheels["api"]))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return python
+
+
+def _pip(python: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "pip", "--python", str(python), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.e2e
+def test_a_fresh_virtualenv_with_only_the_api_package_calls_a_running_suite(
+    local_suite_starting, api_only_venv, tmp_path
+):
+    listed = _pip(api_only_venv, "list", "--format=json")
+    installed = {item["name"].lower().replace("_", "-") for item in json.loads(listed.stdout)}
+    assert "factcheck-api" in installed and installed <= {"factcheck-api", "grpcio", "protobuf", "typing-extensions"}
+    suite = local_suite_starting.result()
+    done = subprocess.run(
+        [api_only_venv, "-c", CLIENT, suite.gateway_target],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,  # not the checkout: nothing of the repository is importable
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr + suite.logs()[-3000:]
+    answer = json.loads(done.stdout)
+    assert answer["factcheck_file"] is None  # a namespace package: factcheck-api ships no __init__.py
+    assert answer["stubs"].startswith(str(api_only_venv.parent.parent))
+    events = answer["events"]
+    assert events[0] == "factcheck_start" and events[-1] == "complete"
+    assert {"extract_complete", "checker_complete", "report_complete"} <= set(events)
+    assert answer["status"] == "MESSAGE_STATUS_COMPLETE" and answer["claims"] >= 1
+    # Only the contract is there: the suite's own code is not.
+    missing = subprocess.run(
+        [api_only_venv, "-c", "import factcheck.settings"], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    assert missing.returncode != 0 and "No module named 'factcheck.settings'" in missing.stderr

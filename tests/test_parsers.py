@@ -25,9 +25,9 @@ from factcheck.domain import (
     ExtractedClaim,
     VerdictSummary,
 )
-from services.checker.prompts import build_verification_prompt
-from services.checker.verifications import NOT_ADDRESSED_EVIDENCE, parse_verifications
-from services.extractor.claims import (
+from factcheck.services.checker.prompts import build_verification_prompt
+from factcheck.services.checker.verifications import NOT_ADDRESSED_EVIDENCE, parse_verifications
+from factcheck.services.extractor.claims import (
     MAX_CONTENT_LENGTH_DEFAULT,
     locate_claims,
     parse_claims,
@@ -35,9 +35,9 @@ from services.extractor.claims import (
     type_breakdown,
     with_truncation_note,
 )
-from services.extractor.prompts import build_extraction_prompt, build_generate_prompt
-from services.reporter.prompts import build_report_prompt, build_title_prompt
-from services.reporter.report import (
+from factcheck.services.extractor.prompts import build_extraction_prompt, build_generate_prompt
+from factcheck.services.reporter.prompts import build_report_prompt, build_title_prompt
+from factcheck.services.reporter.report import (
     FEW_CLAIMS_NOTE,
     NO_CLAIMS_NOTE,
     NO_CLAIMS_REPORT,

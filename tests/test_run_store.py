@@ -16,9 +16,9 @@ import pytest
 from alembic import command
 from sqlalchemy import create_engine, text
 
-from services.gateway.store import StageStore, upgrade_database
-from services.gateway.store.migrate import alembic_config
-from services.gateway.store.store import (
+from factcheck.services.gateway.store import StageStore, upgrade_database
+from factcheck.services.gateway.store.migrate import alembic_config
+from factcheck.services.gateway.store.store import (
     ANY_TENANT,
     FinalState,
     LeaseLost,

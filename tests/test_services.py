@@ -8,6 +8,10 @@ import pytest
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
 from factcheck.models.client import ModelClient
 from factcheck.server import new_server
+from factcheck.services.checker.service import CheckerService
+from factcheck.services.extractor.service import ExtractorService
+from factcheck.services.reporter.report import clean_title
+from factcheck.services.reporter.service import ReporterService
 from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2,
@@ -18,10 +22,6 @@ from factcheck.v1 import (
     reporter_pb2,
     reporter_pb2_grpc,
 )
-from services.checker.service import CheckerService
-from services.extractor.service import ExtractorService
-from services.reporter.report import clean_title
-from services.reporter.service import ReporterService
 from tests.fake_model_server import FakeModelServer, delay, fail, hang, reply, verdicts
 
 CONTENT = (

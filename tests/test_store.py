@@ -16,10 +16,9 @@ from sqlalchemy.exc import IntegrityError
 
 from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.v1 import common_pb2, factcheck_pb2
-from services.gateway.consensus import calculate_consensus
-from services.gateway.results import load_result, message_summary
-from services.gateway.store import (
+from factcheck.services.gateway.consensus import calculate_consensus
+from factcheck.services.gateway.results import load_result, message_summary
+from factcheck.services.gateway.store import (
     ROLE_CHECKER,
     ROLE_EXTRACTOR,
     ROLE_GENERATOR,
@@ -31,9 +30,10 @@ from services.gateway.store import (
     upgrade_database,
     verify_stage,
 )
-from services.gateway.store import store as store_module
-from services.gateway.store.migrate import alembic_config
-from services.gateway.store.models import Base, include_in_schema_comparison
+from factcheck.services.gateway.store import store as store_module
+from factcheck.services.gateway.store.migrate import alembic_config
+from factcheck.services.gateway.store.models import Base, include_in_schema_comparison
+from factcheck.v1 import common_pb2, factcheck_pb2
 
 TENANT = DEFAULT_TENANT
 
@@ -173,7 +173,7 @@ HEAD_REVISION = ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 UPGRADE_AFTER_GO = """
 import sys
-from services.gateway.store import upgrade_database
+from factcheck.services.gateway.store import upgrade_database
 print("ready", flush=True)
 sys.stdin.readline()
 upgrade_database(sys.argv[1])

@@ -19,6 +19,9 @@ from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
 from factcheck.models.client import MAX_JSON_DEPTH, MAX_RESPONSE_BYTES, MAX_TOKEN_COUNT, ModelClient
 from factcheck.models.errors import ModelMalformedResponseError, ModelProviderError, ModelRateLimitedError
 from factcheck.server import new_server
+from factcheck.services.checker.service import CheckerService
+from factcheck.services.extractor.service import ExtractorService
+from factcheck.services.reporter.service import ReporterService
 from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2,
@@ -28,9 +31,6 @@ from factcheck.v1 import (
     reporter_pb2,
     reporter_pb2_grpc,
 )
-from services.checker.service import CheckerService
-from services.extractor.service import ExtractorService
-from services.reporter.service import ReporterService
 from tests.fake_model_server import Behaviour, FakeModelServer, fail, raw_bytes, raw_response, reply
 
 MODEL = "acme/model-1"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from factcheck.security.tenants import DEFAULT_TENANT
+from factcheck.services.gateway.modes.fact_check.plan import BIAS_WARNING
+from factcheck.services.gateway.validation import ValidationError, validate_run_request
 from factcheck.settings import Settings
 from factcheck.v1 import common_pb2, factcheck_pb2
-from services.gateway.modes.fact_check.plan import BIAS_WARNING
-from services.gateway.validation import ValidationError, validate_run_request
 
 SETTINGS = Settings(
     default_generator_model="local/generator",

@@ -75,7 +75,7 @@ def _relay_output(service: ServiceProcess, ready: queue.Queue, echo: bool) -> No
 def _start(name: str, listen: str, env: dict[str, str], ready: queue.Queue, echo: bool) -> ServiceProcess:
     service_env = dict(env, FACTCHECK_LISTEN=listen)
     process = subprocess.Popen(
-        [sys.executable, "-m", f"services.{name}.main"],
+        [sys.executable, "-m", f"factcheck.services.{name}.main"],
         env=service_env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

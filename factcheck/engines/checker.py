@@ -1,6 +1,6 @@
 """`local/checker`: answers the verification prompt by judging each claim against its passages.
 
-The prompt (services/checker/prompts.py) lists the claims after "CLAIMS TO VERIFY:", then,
+The prompt (factcheck/services/checker/prompts.py) lists the claims after "CLAIMS TO VERIFY:", then,
 when there is evidence, an "EVIDENCE:" section of numbered passages (`[P1] Title (url)`
 and the passage's lines quoted with "> ", see factcheck/evidence_text.py) and a
 "PASSAGES FOR EACH CLAIM:" listing (`claim_1: P1, P3` / `claim_2: none`).
@@ -162,7 +162,7 @@ _LOW_LINE = "LOW-CONFIDENCE CLAIMS (answer ABSTAIN unless a passage states or co
 
 
 def _with_support_section(request: VerificationRequest, prompt: str) -> VerificationRequest:
-    """The SUPPORT section (services/checker/support.py) is appended after the spec's prompt: only the
+    """The SUPPORT section (factcheck/services/checker/support.py) is appended after the spec's prompt: only the
     prompt's tail is read, after the last "For EACH claim" marker, so content cannot forge it."""
     tail_at = prompt.rfind(_TAIL_MARKER)
     tail = prompt[tail_at:] if tail_at != -1 else ""

@@ -1,4 +1,4 @@
-"""`local/checker` answering the citation review prompt (services/checker/review.py), offline.
+"""`local/checker` answering the citation review prompt (factcheck/services/checker/review.py), offline.
 
 Reading is structural: claims are the single-line "CLAIM id: text" / "Cited:" / "NUMERIC:"
 lines between "CLAIMS TO REVIEW:" and the first line that is exactly "EVIDENCE POOL:"

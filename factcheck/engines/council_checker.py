@@ -1,6 +1,6 @@
 """`local/checker` in its council role: answers the council fact-check prompt (seed 2) offline.
 
-The prompt (services/checker/council_prompts.py) is read structurally, from its fixed lines
+The prompt (factcheck/services/checker/council_prompts.py) is read structurally, from its fixed lines
 (factcheck/council_taxonomy.py): the responses follow the LAST "Here are the responses ..."
 line (the question before it is caller text and may hold a forged copy), each a "Response X:"
 line and its "> "-quoted lines; the "REFERENCE EVIDENCE:" section's passages follow, quoted
@@ -33,7 +33,7 @@ For each response:
 The answer is an analysis per response (accurate / inaccurate / unverifiable claims, with the
 passage each verdict rests on), then the INACCURATE CLAIMS block
 (`Response X | Error Type | claim | correction`) and the FACT CHECK SUMMARY block, exactly as
-services/checker/council_summary.py reads them. Without passages every claim is
+factcheck/services/checker/council_summary.py reads them. Without passages every claim is
 unverifiable: this engine has no knowledge of its own. Deterministic.
 """
 

@@ -2,8 +2,8 @@
 
 The engines live in the shared package, so they cannot import the services' prompt
 builders; they read prompts the way a model would, by their fixed template text. The
-layouts are those of `services/extractor/prompts.py` (generate and extraction prompts),
-`services/reporter/prompts.py` (report and title prompts) and `factcheck/evidence_text.py`
+layouts are those of `factcheck/services/extractor/prompts.py` (generate and extraction prompts),
+`factcheck/services/reporter/prompts.py` (report and title prompts) and `factcheck/evidence_text.py`
 (how passages are quoted).
 
 User text can contain any marker line ("QUESTION:", "SOURCES:", "CLAIM 1: ...",

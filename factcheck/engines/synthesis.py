@@ -1,6 +1,6 @@
 """`local/reporter` as council chairman: answers the synthesis prompt by correcting the best response.
 
-The prompt (services/reporter/prompts.py, `build_synthesis_prompt`) is read from its fixed lines
+The prompt (factcheck/services/reporter/prompts.py, `build_synthesis_prompt`) is read from its fixed lines
 (factcheck/council_taxonomy.py), the last of each, since only the question before them is
 unquoted caller text: the response is the "> "-quoted lines after "MOST RELIABLE RESPONSE:";
 the corrections are the `[C1] Response A | Error Type` blocks after "CORRECTIONS TO APPLY:",

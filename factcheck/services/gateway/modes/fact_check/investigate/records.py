@@ -1,0 +1,224 @@
+"""The investigate row's parsed_data (the evidence chain of every claim), and the protos built from it:
+the claim_investigated event, the summary, and FactCheckResult.investigation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from google.protobuf.json_format import ParseDict
+
+from factcheck.services.gateway.modes.fact_check.investigate.decide import CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE
+from factcheck.services.gateway.modes.fact_check.investigate.flags import CRITICAL, Candidate
+from factcheck.services.gateway.modes.fact_check.investigate.loop import FAILED, ClaimInvestigation
+from factcheck.v1 import common_pb2, investigation_pb2
+
+STATUS = {
+    CONFIRMED: investigation_pb2.INVESTIGATION_STATUS_CONFIRMED,
+    REFUTED: investigation_pb2.INVESTIGATION_STATUS_REFUTED,
+    SUPERSEDED: investigation_pb2.INVESTIGATION_STATUS_SUPERSEDED,
+    UNVERIFIABLE: investigation_pb2.INVESTIGATION_STATUS_UNVERIFIABLE,
+}
+STATUS_NAMES = {value: name for name, value in STATUS.items()}
+REVIEW_STATES = {
+    "NOT_REQUIRED": investigation_pb2.REVIEW_STATE_NOT_REQUIRED,
+    "PENDING": investigation_pb2.REVIEW_STATE_PENDING,
+    "APPROVED": investigation_pb2.REVIEW_STATE_APPROVED,
+    "REJECTED": investigation_pb2.REVIEW_STATE_REJECTED,
+    "MODIFIED": investigation_pb2.REVIEW_STATE_MODIFIED,
+}
+
+
+def flag_value(name: str) -> int:
+    return investigation_pb2.DubiousFlag.Value(f"DUBIOUS_FLAG_{name}")
+
+
+def tier_value(name: str) -> int:
+    return investigation_pb2.ImpactTier.Value(f"IMPACT_TIER_{name}")
+
+
+def status_value(name: str | None) -> int:
+    return STATUS.get(name or "", investigation_pb2.INVESTIGATION_STATUS_UNSPECIFIED)
+
+
+def queue_json(candidate: Candidate) -> dict[str, Any]:
+    return {
+        "claimId": candidate.claim.id,
+        "flags": list(candidate.flags),
+        "impactTier": candidate.impact_tier,
+        "fixability": candidate.fixability,
+        "priority": candidate.priority,
+    }
+
+
+def queued_proto(item: Mapping[str, Any]) -> investigation_pb2.QueuedClaim:
+    return investigation_pb2.QueuedClaim(
+        claim_id=item["claimId"],
+        flags=[flag_value(f) for f in item["flags"]],
+        impact_tier=tier_value(item["impactTier"]),
+        fixability=item["fixability"],
+        priority=item["priority"],
+    )
+
+
+def claim_json(work: ClaimInvestigation, human_review: bool) -> dict[str, Any]:
+    candidate, decision = work.candidate, work.decision
+    counted = set(decision.counted) if decision else set()
+    return {
+        **queue_json(candidate),
+        "claim": candidate.claim.claim,
+        "firstPass": {
+            "verdict": candidate.first_pass_verdict,
+            "confidence": candidate.first_pass_confidence,
+            "agreementRate": candidate.agreement_rate,
+        },
+        "contradicts": list(candidate.contradicts),
+        "queries": work.queries,
+        "results": [f.to_json(counted) for f in work.found],
+        "decision": {
+            "status": decision.status,
+            "rule": decision.rule,
+            "reasoning": decision.reasoning,
+            "baseConfidence": decision.base_confidence,
+            "confidence": decision.confidence,
+            "breakdown": [{"source": b.source, "authority": b.authority, "boost": b.boost} for b in decision.breakdown],
+            "supporting": list(decision.supporting),
+            "refuting": list(decision.refuting),
+        },
+        "succeededVariant": work.succeeded_variant,
+        "reviewRequired": human_review and candidate.impact_tier == CRITICAL,
+        "searches": work.searches,
+        "modelCalls": work.model_calls,
+        "elapsedMs": work.elapsed_ms,
+        "batch": work.batch,
+        "attempts": work.attempts,
+        "failure": work.failure,
+    }
+
+
+def event_proto(claim: Mapping[str, Any]) -> investigation_pb2.ClaimInvestigatedPayload:
+    decision = claim["decision"]
+    return investigation_pb2.ClaimInvestigatedPayload(
+        claim_id=claim["claimId"],
+        claim=claim["claim"],
+        origin_flags=[flag_value(f) for f in claim["flags"]],
+        status=status_value(decision["status"]),
+        reasoning=decision["reasoning"],
+        confidence=decision["confidence"],
+        impact_tier=tier_value(claim["impactTier"]),
+        pending_review=bool(claim["reviewRequired"]),
+        succeeded_variant=claim["succeededVariant"],
+        searches=claim["searches"],
+        model_calls=claim["modelCalls"],
+        batch=claim["batch"],
+    )
+
+
+def summary_json(claims: Sequence[Mapping[str, Any]], batches: int, search_calls: int) -> dict[str, Any]:
+    statuses = [c["decision"]["status"] for c in claims]
+    return {
+        "investigated": len(claims),
+        "confirmed": statuses.count(CONFIRMED),
+        "refuted": statuses.count(REFUTED),
+        "superseded": statuses.count(SUPERSEDED),
+        "unverifiable": statuses.count(UNVERIFIABLE),
+        "pendingReview": sum(1 for c in claims if c["reviewRequired"]),
+        "searches": search_calls,
+        "modelCalls": sum(c["modelCalls"] for c in claims),
+        "batches": batches,
+        "failed": sum(1 for c in claims if c["decision"]["rule"] == FAILED),
+    }
+
+
+def summary_proto(summary: Mapping[str, Any]) -> investigation_pb2.InvestigationSummary:
+    return investigation_pb2.InvestigationSummary(
+        investigated=summary.get("investigated", 0),
+        confirmed=summary.get("confirmed", 0),
+        refuted=summary.get("refuted", 0),
+        superseded=summary.get("superseded", 0),
+        unverifiable=summary.get("unverifiable", 0),
+        pending_review=summary.get("pendingReview", 0),
+        searches=summary.get("searches", 0),
+        model_calls=summary.get("modelCalls", 0),
+        batches=summary.get("batches", 0),
+        failed=summary.get("failed", 0),
+    )
+
+
+def review_state(claim: Mapping[str, Any], decided: Mapping[str, Any] | None) -> str:
+    if not claim["reviewRequired"]:
+        return "NOT_REQUIRED"
+    return decided["state"] if decided else "PENDING"
+
+
+def status_in_force(claim: Mapping[str, Any], decided: Mapping[str, Any] | None) -> str | None:
+    """The status the result and report use: None while pending or after a rejection (the first pass stands)."""
+    state = review_state(claim, decided)
+    if state in ("NOT_REQUIRED", "APPROVED"):
+        return claim["decision"]["status"]
+    if state == "MODIFIED":
+        return decided["status"]
+    return None
+
+
+def result_proto(
+    data: Mapping[str, Any], decisions: Mapping[str, Mapping[str, Any]], response_time_ms: int
+) -> investigation_pb2.InvestigationResult:
+    claims = []
+    for claim in data.get("claims", []):
+        decided = decisions.get(claim["claimId"])
+        decision = claim["decision"]
+        item = investigation_pb2.InvestigatedClaim(
+            claim_id=claim["claimId"],
+            claim=claim["claim"],
+            origin_flags=[flag_value(f) for f in claim["flags"]],
+            impact_tier=tier_value(claim["impactTier"]),
+            fixability=claim["fixability"],
+            priority=claim["priority"],
+            first_pass_verdict=common_pb2.Verdict.Value(f"VERDICT_{claim['firstPass']['verdict']}"),
+            proposed_status=status_value(decision["status"]),
+            status=status_value(status_in_force(claim, decided)),
+            reasoning=decision["reasoning"],
+            base_confidence=decision["baseConfidence"],
+            confidence=decision["confidence"],
+            confidence_breakdown=[investigation_pb2.ConfidenceBoost(**b) for b in decision["breakdown"]],
+            succeeded_variant=claim["succeededVariant"],
+            queries=[
+                investigation_pb2.InvestigationQuery(variant=q["variant"], query=q["query"], result_ids=q["resultIds"])
+                for q in claim["queries"]
+            ],
+            evidence=[_evidence(r) for r in claim["results"]],
+            review_state=REVIEW_STATES[review_state(claim, decided)],
+        )
+        if decided and decided.get("reason"):
+            item.review_reason = decided["reason"]
+        claims.append(item)
+    return investigation_pb2.InvestigationResult(
+        claims=claims,
+        summary=summary_proto(data.get("summary", {})),
+        response_time_ms=response_time_ms,
+        investigator_model=data.get("investigatorModel", ""),
+    )
+
+
+def _evidence(result: Mapping[str, Any]) -> investigation_pb2.AssessedEvidence:
+    passage = {
+        "id": result["id"],
+        "sourceId": result.get("sourceId") or "",
+        "sourceTitle": result.get("title") or "",
+        "sourceUrl": result.get("url") or "",
+        "text": result.get("text") or "",
+        "authority": result["authority"],
+    }
+    if result.get("publishedAt"):
+        passage["publishedAt"] = result["publishedAt"]
+    return investigation_pb2.AssessedEvidence(
+        result=ParseDict(passage, common_pb2.Passage()),
+        stance=investigation_pb2.EvidenceStance.Value(f"EVIDENCE_STANCE_{result['stance']}"),
+        temporal=result["temporal"],
+        reason=result["reason"],
+        domain=result["domain"],
+        owner=result["owner"],
+        independent=result["independent"],
+        provider=result["provider"],
+    )

@@ -1,0 +1,293 @@
+"""FactCheckService: Run (streamed pipeline), Watch, Cancel, GetResult and ListResults.
+
+Each call works for the caller's tenant (`caller_tenant()`, set by the auth interceptor): a
+run is stored as the tenant's, and every other call sees only the tenant's runs (another
+tenant's run is NOT_FOUND, exactly as an unknown one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import uuid
+from collections.abc import AsyncIterator
+
+import grpc
+
+from factcheck.errors import AlreadyExists, FailedPrecondition, NotFound, Reason, Unavailable, check_argument
+from factcheck.observability.context import bind_message_id
+from factcheck.security.tenants import caller_tenant
+from factcheck.services.gateway.database_gate import DatabaseGate
+from factcheck.services.gateway.ledger.budget import run_budget
+from factcheck.services.gateway.modes import Plan, mode_named
+from factcheck.services.gateway.results import list_results, load_result
+from factcheck.services.gateway.run import CANCELLED_BY_CALLER, Run
+from factcheck.services.gateway.run_limit import RunLimit, RunSlot
+from factcheck.services.gateway.runs import RunRegistry
+from factcheck.services.gateway.store.store import (
+    ANY_TENANT,
+    MessageRecord,
+    NewRun,
+    RequestIdTaken,
+    StageStore,
+    new_run_row,
+)
+from factcheck.services.gateway.store_calls import (
+    DATABASE_RETRY_AFTER_S,
+    OUTAGES,
+    call_store,
+    page_size,
+    page_token,
+    resource_id,
+)
+from factcheck.services.gateway.validation import validate_run_request
+from factcheck.services.gateway.watch import EventHub, watch_events
+from factcheck.settings import Settings
+from factcheck.text_safety import excerpt
+from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+
+log = logging.getLogger("factcheck.gateway")
+
+DATABASE_UNAVAILABLE = "The results database is unavailable, so nothing was run. Try again shortly."
+RESULTS_UNAVAILABLE = "The results database is unavailable. Try again shortly."
+REQUEST_ID_REUSED = (
+    "request_id {request_id} was already used for a different request (run {message_id}); "
+    "send the same request to attach to that run, or a new request_id to start another."
+)
+# How long Cancel waits for the run to store its CANCELLED status before answering.
+CANCEL_WAIT_S = 10.0
+CANCEL_POLL_S = 0.2
+
+
+def request_fingerprint(request: factcheck_pb2.RunRequest) -> str:
+    """What makes two Runs with one request_id the same request: every field but the id."""
+    copy = factcheck_pb2.RunRequest()
+    copy.CopyFrom(request)
+    copy.ClearField("request_id")
+    return hashlib.sha256(copy.SerializeToString(deterministic=True)).hexdigest()
+
+
+def _not_found(message_id: str) -> NotFound:
+    return NotFound(
+        f"No fact-check with message_id '{excerpt(message_id)}'",
+        reason=Reason.RESULT_NOT_FOUND,
+        resource_type="factcheck.v1.FactCheckResult",
+        resource_name=message_id,
+    )
+
+
+def _valid_request_id(request_id: str) -> bool:
+    try:
+        return str(uuid.UUID(request_id)) == request_id.lower()
+    except ValueError:
+        return False
+
+
+class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
+    def __init__(
+        self,
+        settings: Settings,
+        store: StageStore,
+        registry: RunRegistry,
+        hub: EventHub,
+        run_limit: RunLimit,
+        database: DatabaseGate,
+    ) -> None:
+        self._settings = settings
+        self._database = database
+        self._store = store
+        self._registry = registry
+        self._hub = hub
+        self.run_limit = run_limit
+        # Runs being recorded and launched (each outlives a caller that leaves meanwhile).
+        self._starting: set[asyncio.Future] = set()
+
+    @property
+    def hub(self) -> EventHub:
+        """Wakes this gateway's watchers of a run (ReviewService appends events to finished runs)."""
+        return self._hub
+
+    async def Run(
+        self, request: factcheck_pb2.RunRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[factcheck_pb2.RunResponse]:
+        tenant_id = caller_tenant()
+        # Concurrent-run limits: RESOURCE_EXHAUSTED beyond FACTCHECK_MAX_CONCURRENT_RUNS or, for this
+        # tenant, FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT (run_limit.py).
+        slot = await self.run_limit.admit(context, tenant_id)
+
+        plan = validate_run_request(request, self._settings, tenant_id=tenant_id)
+        request_id = request.request_id if request.HasField("request_id") else None
+        check_argument(
+            request_id is None or _valid_request_id(request_id),
+            "request_id",
+            "request_id must be a UUID in its canonical form, e.g. 123e4567-e89b-12d3-a456-426614174000",
+        )
+
+        if not self._database.ready:
+            raise Unavailable(
+                DATABASE_UNAVAILABLE, reason=Reason.DATABASE_UNAVAILABLE, retry_after_s=DATABASE_RETRY_AFTER_S
+            )
+        fingerprint = request_fingerprint(request) if request_id is not None else None
+        # Recording the run and launching it is one step the caller cannot interrupt: a caller that
+        # leaves mid-way must not leave a stored RUNNING run that nobody executes.
+        slot.hand_to_starter()
+        starting = asyncio.ensure_future(self._start_run(slot, request, plan, request_id, fingerprint))
+        self._starting.add(starting)
+        starting.add_done_callback(self._starting.discard)
+        try:
+            run = await asyncio.shield(starting)
+        except RequestIdTaken as taken:
+            # A retried Run: follow the run that request_id started (never a second one).
+            existing = await asyncio.to_thread(self._store.get_message, taken.message_id, tenant_id=tenant_id)
+            if existing is None or existing.request_sha256 != fingerprint:
+                raise AlreadyExists(
+                    REQUEST_ID_REUSED.format(request_id=request_id, message_id=taken.message_id),
+                    reason=Reason.REQUEST_ID_REUSED,
+                    resource_type="factcheck.v1.FactCheckResult",
+                    resource_name=taken.message_id,
+                ) from None
+            bind_message_id(existing.id)
+            async for event in self._follow(existing.id, 0):
+                yield factcheck_pb2.RunResponse(event=event)
+            return
+
+        bind_message_id(run.message_id)  # log lines of this call and of its run carry it
+        async for event in run.events:
+            yield factcheck_pb2.RunResponse(event=event)
+        if not run.events.ended:
+            # The run moved to another gateway (its lease was lost) or this one is stopping: follow it there.
+            async for event in self._follow(run.message_id, run.events.last_seq):
+                yield factcheck_pb2.RunResponse(event=event)
+
+    async def _start_run(
+        self, slot: RunSlot, request: factcheck_pb2.RunRequest, plan: Plan, request_id, fingerprint
+    ) -> Run:
+        """Store the new run and launch it; the slot goes to the run's task (or back, on failure).
+
+        Without a request_id the first model call starts while the run's row is written (its
+        first event is stored after the row); with one, the row comes first, so that a retried
+        Run finds the first run before anything of a second one has run.
+        """
+        message_id = str(uuid.uuid4())
+        conversation_id = plan.conversation_id or str(uuid.uuid4())
+        row = new_run_row(
+            message_id,
+            conversation_id,
+            plan.question,
+            plan.request_config(),
+            tenant_id=plan.tenant_id,
+            request_id=request_id,
+            request_sha256=fingerprint,
+            request_proto=mode_named(plan.mode_name)
+            .resolved_request(request, plan)
+            .SerializeToString(deterministic=True),
+            lease_owner=self._registry.owner,
+            lease_s=self._settings.run_lease_s,
+        )
+        budget = run_budget(request, self._settings, plan.tenant_id)
+        run = self._registry.new_run(plan, message_id, conversation_id, budget=budget)
+        if request_id is not None:
+            try:
+                await call_store(DATABASE_UNAVAILABLE, self._store.insert_run, row)
+            except BaseException:
+                slot.release()
+                raise
+            slot.hold_until_done(self._registry.launch(run))
+            return run
+        recording = asyncio.ensure_future(self._record_with_others(row))
+        run.store_after(recording)
+        task = self._registry.launch(run)
+        slot.hold_until_done(task)
+        try:
+            await recording
+        except BaseException:
+            task.cancel()  # nothing of it is stored: the run stops here, silently
+            raise
+        return run
+
+    async def _record_with_others(self, row: dict) -> None:
+        """The new run's row, group-committed with other runs' writes."""
+        try:
+            await self._registry.writer.commit(NewRun(row))
+        except OUTAGES as error:
+            raise Unavailable(
+                DATABASE_UNAVAILABLE, reason=Reason.DATABASE_UNAVAILABLE, retry_after_s=DATABASE_RETRY_AFTER_S
+            ) from error
+
+    def _follow(self, message_id: str, after_seq: int) -> AsyncIterator[factcheck_pb2.FactCheckEvent]:
+        return watch_events(self._store, self._hub, message_id, after_seq, self._settings.watch_poll_s)
+
+    async def Watch(
+        self, request: factcheck_pb2.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[factcheck_pb2.WatchResponse]:
+        check_argument(request.after_seq >= 0, "after_seq", f"after_seq must not be negative (got {request.after_seq})")
+        await self._existing_run(request.message_id)
+        bind_message_id(request.message_id)
+        async for event in self._follow(request.message_id, request.after_seq):
+            yield factcheck_pb2.WatchResponse(event=event)
+
+    async def Cancel(
+        self, request: factcheck_pb2.CancelRequest, context: grpc.aio.ServicerContext
+    ) -> factcheck_pb2.CancelResponse:
+        record = await self._existing_run(request.message_id)
+        if record.finished:
+            raise FailedPrecondition(
+                f"The run already finished with status {record.status}; only a running run can be cancelled.",
+                reason=Reason.RUN_ALREADY_FINISHED,
+                metadata={"status": record.status},
+            )
+        bind_message_id(record.id)
+        await call_store(RESULTS_UNAVAILABLE, self._store.request_cancel, record.id)
+        task = self._registry.cancel_local(record.id, CANCELLED_BY_CALLER)
+        if task is not None:
+            await asyncio.wait([task], timeout=CANCEL_WAIT_S)
+        else:
+            self._registry.recover_soon()  # a run nobody executes is ended by the next recovery pass
+        record = await self._wait_until_finished(record.id)
+        return factcheck_pb2.CancelResponse(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{record.status}"))
+
+    async def _wait_until_finished(self, message_id: str) -> MessageRecord:
+        """The run once it has stored a final status, or as it is after CANCEL_WAIT_S (another
+        gateway may still be stopping it)."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + CANCEL_WAIT_S
+        while True:
+            record = await asyncio.to_thread(self._store.get_message, message_id, tenant_id=ANY_TENANT)
+            if record is None or record.finished or loop.time() >= give_up:
+                return record
+            await asyncio.sleep(CANCEL_POLL_S)
+
+    async def _existing_run(self, message_id: str) -> MessageRecord:
+        """The caller's run; NOT_FOUND for an unknown id and for another tenant's alike."""
+        message_id = resource_id("message_id", message_id)
+        record = await call_store(RESULTS_UNAVAILABLE, self._store.get_message, message_id, tenant_id=caller_tenant())
+        if record is None:
+            raise _not_found(message_id)
+        return record
+
+    async def GetResult(
+        self, request: factcheck_pb2.GetResultRequest, context: grpc.aio.ServicerContext
+    ) -> factcheck_pb2.GetResultResponse:
+        message_id = resource_id("message_id", request.message_id)
+        result = await call_store(RESULTS_UNAVAILABLE, load_result, self._store, message_id, caller_tenant())
+        if result is None:  # unknown, or another tenant's: the same answer, so ids of others cannot be probed
+            raise _not_found(message_id)
+        return factcheck_pb2.GetResultResponse(result=result)
+
+    async def ListResults(
+        self, request: factcheck_pb2.ListResultsRequest, context: grpc.aio.ServicerContext
+    ) -> factcheck_pb2.ListResultsResponse:
+        results, next_token = await call_store(
+            RESULTS_UNAVAILABLE,
+            list_results,
+            self._store,
+            page_size(request.page_size),
+            page_token(request.page_token),
+            caller_tenant(),
+        )
+        return factcheck_pb2.ListResultsResponse(results=results, next_page_token=next_token or "")
+
+    async def drain(self, timeout_s: float) -> None:
+        """Give in-flight runs up to timeout_s to finish (graceful shutdown)."""
+        await self._registry.drain(timeout_s)
