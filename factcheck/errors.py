@@ -324,6 +324,12 @@ def check_argument(condition: object, field: str, message: str, *, reason: str |
         raise InvalidArgument(message, field=field, reason=reason)
 
 
+def check_ids(field: str, ids: list[str], noun: str) -> None:
+    """Every item of `field` has an id, and no id repeats ("every passage needs an id", "passage ids must be unique")."""
+    check_argument(all(ids), field, f"every {noun} needs an id")
+    check_argument(len(set(ids)) == len(ids), field, f"{noun} ids must be unique")
+
+
 # --- model errors ------------------------------------------------------------------------------------------
 
 # How long a caller should wait before trying again after a provider failure.

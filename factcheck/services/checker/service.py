@@ -7,7 +7,7 @@ import grpc
 
 from factcheck.council_taxonomy import MAX_RESPONSES, is_response_label
 from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary, is_known_enum
-from factcheck.errors import check_argument
+from factcheck.errors import check_argument, check_ids
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.services.checker.assessment import build_assessment_prompt, parse_assessments
@@ -58,8 +58,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
         check_model_id("model", request.model)
         check_argument(len(request.claims) > 0, "claims", "claims must not be empty")
         ids = [claim.id for claim in request.claims]
-        check_argument(all(ids), "claims", "every claim needs an id")
-        check_argument(len(set(ids)) == len(ids), "claims", "claim ids must be unique")
+        check_ids("claims", ids, "claim")
         check_argument(all(claim.claim.strip() for claim in request.claims), "claims", "every claim needs its text")
         for index, claim in enumerate(request.claims):
             check_argument(
@@ -69,8 +68,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             )
 
         passages = {passage.id: passage for passage in request.passages}
-        check_argument(all(passages), "passages", "every passage needs an id")
-        check_argument(len(passages) == len(request.passages), "passages", "passage ids must be unique")
+        check_ids("passages", [passage.id for passage in request.passages], "passage")
         claim_passages = {item.claim_id: list(item.passage_ids) for item in request.evidence}
         unknown = sorted({pid for pids in claim_passages.values() for pid in pids} - set(passages))
         check_argument(
@@ -124,11 +122,9 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
         """The citation correction pass and numeric QA questions (factcheck/services/checker/review.py)."""
         check_model_id("model", request.model)
         claims = {item.claim.id: item for item in request.claims}
-        check_argument(all(claims), "claims", "every claim needs an id")
-        check_argument(len(claims) == len(request.claims), "claims", "claim ids must be unique")
+        check_ids("claims", [item.claim.id for item in request.claims], "claim")
         pool = {span.id: span for span in request.pool}
-        check_argument(all(pool), "pool", "every pool span needs an id")
-        check_argument(len(pool) == len(request.pool), "pool", "pool span ids must be unique")
+        check_ids("pool", [span.id for span in request.pool], "pool span")
         if not claims:
             return citations_pb2.ReviewCitationsResponse(model=request.model)
         completion = await self._client.complete(
@@ -191,8 +187,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             f"results must list 1 to {MAX_ASSESSED_RESULTS} results (got {count})",
         )
         ids = [result.id for result in request.results]
-        check_argument(all(ids), "results", "every result needs an id")
-        check_argument(len(set(ids)) == len(ids), "results", "result ids must be unique")
+        check_ids("results", ids, "result")
         check_argument(
             all(len(result.text) <= MAX_PASSAGE_CHARS for result in request.results),
             "results",
@@ -259,8 +254,7 @@ def _check_council_request(request: council_pb2.CouncilCheckRequest) -> None:
         f"passages may list at most {MAX_COUNCIL_PASSAGES} passages",
     )
     ids = [passage.id for passage in request.passages]
-    check_argument(all(ids), "passages", "every passage needs an id")
-    check_argument(len(set(ids)) == len(ids), "passages", "passage ids must be unique")
+    check_ids("passages", ids, "passage")
     check_argument(
         all(len(passage.text) <= MAX_PASSAGE_CHARS for passage in request.passages),
         "passages",
