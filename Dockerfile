@@ -15,7 +15,7 @@ COPY api ./api
 COPY pyproject.toml README.md ./
 RUN pip install ./api \
     && mkdir -p factcheck && touch factcheck/__init__.py \
-    && pip install '.[otel,nli]' \
+    && pip install '.[otel]' \
     && pip uninstall -y factcheck
 # The source tree is the application: installed in place, every data file it ships
 # (migrations, the local engines' data) is where the code looks for it.

@@ -22,12 +22,26 @@ plain accuracy, the 3×3 confusion matrix (rows gold, columns predicted), and th
 calibration error of the verdict's stated probability (`Judgement.score`; 10 equal-width
 bins, |accuracy − mean probability| weighted by the bin's share; word overlap has none).
 
+Public benchmarks (bench/public_benchmarks.py; the data and its licences in bench/data/). They
+are EVALUATION ONLY: nothing in this repository trains, tunes, selects or calibrates on them
+(models, thresholds, combiners, prefilter settings); the word-overlap threshold they use is the
+one chosen on Factcheck-Bench's train split.
+- WiCE, claim level (358 Wikipedia claims, each with the article it cites): supported vs not
+  (LLM-AggreFact's reading: partially supported counts as not). Each engine gets the whole
+  article as the knowledge store's passages (its chunker) and is right when it says VERIFIED
+  exactly for the supported claims; word overlap takes the best passage's overlap. Metrics:
+  balanced accuracy of the two sides, each side's recall, and the threshold-free ROC AUC of a
+  support score (engines: 1 + p for VERIFIED, 1 − p otherwise; word overlap: the overlap).
+- CLIMATE-FEVER (7,675 claim / evidence-sentence pairs; it has no train split): the three
+  verdicts, as Factcheck-Bench, with each verdict's recall.
+
 Speed and memory: claims/s of each engine on verification prompts built by the real prompt
 builder with 10 claims and 3 passages per claim, each engine in a fresh child process whose
 peak resident memory (VmHWM, model and interpreter included) is reported; and the size of
 the model file.
 
-Run from the repository root: `python -m bench.checker_accuracy`.
+Run from the repository root: `python -m bench.checker_accuracy` (everything, about 6 minutes on
+2 shared cores), or choose with `--benchmarks factcheck-bench,wice,climate-fever,speed`.
 """
 
 from __future__ import annotations
@@ -44,6 +58,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
+
+from bench.public_benchmarks import ArticleClaim, EvidencePair, load_climate_fever, load_wice
+from factcheck.engines.judge import VERIFIED, Judgement, PassageText
+from factcheck.engines.judges import DEFAULT_JUDGES, LEXICAL_JUDGES
 
 STANCE_FILE = Path("factcheck-bench") / "subtask3_claim_evidence_stance.jsonl"
 LABELS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
@@ -93,14 +111,20 @@ def load_pairs(directory: Path | None = None) -> list[StancePair]:
     return [StancePair(row["claim"], row["evidence"], GOLD_VERDICT[row["stance"]]) for row in rows]
 
 
+def hash_fraction(salt: str, claim: str) -> float:
+    """Where SHA-256(salt + claim) falls in the hash range, in [0, 1): a fixed, RNG-free split key."""
+    digest = hashlib.sha256((salt + claim).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
 def is_test_claim(claim: str) -> bool:
-    digest = hashlib.sha256((SPLIT_SALT + claim).encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64 < TEST_FRACTION
+    return hash_fraction(SPLIT_SALT, claim) < TEST_FRACTION
 
 
 def split_by_claim(pairs: Iterable[StancePair]) -> tuple[list[StancePair], list[StancePair]]:
     """(train, test), disjoint by claim text."""
-    train, test = [], []
+    train: list[StancePair] = []
+    test: list[StancePair] = []
     for pair in pairs:
         (test if is_test_claim(pair.claim) else train).append(pair)
     return train, test
@@ -132,15 +156,53 @@ def _scores(gold: Sequence[str], predicted: Sequence[str], probabilities: Sequen
         "balanced_accuracy": balanced_accuracy(matrix),
         "accuracy": accuracy(matrix),
         "ece": ece,
+        "recall": {g: 100 * row[g] / sum(row.values()) for g, row in matrix.items() if sum(row.values())},
         "confusion": matrix,
     }
+
+
+def binary_scores(gold: Sequence[bool], predicted: Sequence[bool], ranking: Sequence[float]) -> dict:
+    """Supported (True) vs not: balanced accuracy, accuracy, each side's recall (percent) and the
+    ROC AUC of `ranking` (a score that should be higher for supported items; threshold-free)."""
+    recall = {
+        side: 100 * sum(p == side for g, p in zip(gold, predicted) if g == side) / count
+        for side in (True, False)
+        if (count := sum(g == side for g in gold))
+    }
+    return {
+        "balanced_accuracy": sum(recall.values()) / len(recall),
+        "accuracy": 100 * sum(g == p for g, p in zip(gold, predicted)) / len(gold),
+        "auc": roc_auc(gold, ranking),
+        "recall_supported": recall.get(True),
+        "recall_not_supported": recall.get(False),
+    }
+
+
+def roc_auc(gold: Sequence[bool], ranking: Sequence[float]) -> float | None:
+    """P(a random supported item ranks above a random unsupported one), ties counting half, in
+    percent (the Mann-Whitney U statistic); None without both kinds of item."""
+    from factcheck.services.gateway.modes.council.aggregate import mid_ranks
+
+    ranks = mid_ranks([-value for value in ranking])  # rank 1 for the lowest; ties share their mean rank
+    positives = sum(gold)
+    negatives = len(gold) - positives
+    if not positives or not negatives:
+        return None
+    rank_sum = sum(rank for rank, g in zip(ranks, gold) if g)
+    return 100 * (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+def support_score(judgement: Judgement) -> float:
+    """An engine's judgement as one number that ranks support: 1 + p for VERIFIED, 1 − p otherwise
+    (p: the probability the engine gives its verdict), so every VERIFIED ranks above the rest."""
+    return 1 + judgement.score if judgement.verdict == VERIFIED else 1 - judgement.score
 
 
 # --- the judge and the baselines ----------------------------------------------------
 
 
 LEXICAL = "local/checker-lexical (previous engine)"
-NLI = "local/checker-nli (entailment model)"
+NLI = "local/checker (entailment model)"
 ENGINES = {"lexical": "factcheck.engines.checker_lexical", "nli": "factcheck.engines.checker_nli"}
 
 
@@ -148,15 +210,16 @@ def judge_predictions(pairs: Sequence[StancePair]) -> list[str]:
     return [j.verdict for j in judgements(pairs, "lexical")]
 
 
-def judgements(pairs: Sequence[StancePair], engine: str) -> list:
+def judgements(pairs: Sequence[StancePair] | Sequence[EvidencePair], engine: str) -> list[Judgement]:
     """The engine's Judgement for each pair (its one passage as P1)."""
-    from factcheck.engines.judge import PassageText
+    return judge_items([(pair.claim, [PassageText("P1", pair.evidence)]) for pair in pairs], engine)
 
+
+def judge_items(items: Sequence[tuple[str, Sequence[PassageText]]], engine: str) -> list[Judgement]:
+    """The engine's Judgement for each (claim, passages), as its checker judges a prompt's claims."""
     if engine == "nli":
-        from factcheck.engines.nli_judge import judge
-    else:
-        from factcheck.engines.judge import judge
-    return [judge(pair.claim, [PassageText("P1", pair.evidence)]) for pair in pairs]
+        return DEFAULT_JUDGES.many(items)
+    return LEXICAL_JUDGES.many(items)
 
 
 def nli_available() -> bool:
@@ -290,9 +353,11 @@ def _speed_prompts(pairs: Sequence[StancePair]) -> list[str]:
     groups = [
         (c, e[:SPEED_PASSAGES_PER_CLAIM]) for c, e in evidence_by_claim.items() if len(e) >= SPEED_PASSAGES_PER_CLAIM
     ]
-    prompts = []
+    prompts: list[str] = []
     for first in range(0, len(groups) - SPEED_CLAIMS_PER_PROMPT + 1, SPEED_CLAIMS_PER_PROMPT):
-        claims, passages, claim_passages = [], [], {}
+        claims: list[ExtractedClaim] = []
+        passages: list[common_pb2.Passage] = []
+        claim_passages: dict[str, list[str]] = {}
         for offset, (claim, texts) in enumerate(groups[first : first + SPEED_CLAIMS_PER_PROMPT]):
             claim_id = f"claim_{offset + 1}"
             claims.append(ExtractedClaim(claim_id, claim, claim, "TECHNICAL"))
@@ -304,19 +369,100 @@ def _speed_prompts(pairs: Sequence[StancePair]) -> list[str]:
     return prompts
 
 
+# --- public benchmarks (evaluation only) ---------------------------------------------
+
+
+def wice_figures(items: Sequence[ArticleClaim], engines: Sequence[str], threshold: float) -> dict:
+    """Supported vs not on WiCE, each engine given the whole cited article as the knowledge store's
+    passages (its prefilter picks the windows); word overlap: the best passage's overlap."""
+    gold = [item.supported for item in items]
+    passages = [item.passages() for item in items]
+    systems: dict = {}
+    for engine in engines:
+        made = judge_items([(item.claim, parts) for item, parts in zip(items, passages)], engine)
+        systems[_system(engine)] = binary_scores(
+            gold, [j.verdict == VERIFIED for j in made], [support_score(j) for j in made]
+        )
+    overlaps = [max((word_overlap(i.claim, p.text) for p in parts), default=0.0) for i, parts in zip(items, passages)]
+    systems[_overlap_name(threshold)] = binary_scores(gold, [o >= threshold for o in overlaps], overlaps)
+    return {
+        "claims": len(items),
+        "passages": sum(len(parts) for parts in passages),
+        "gold_counts": dict(Counter(item.label for item in items)),
+        "systems": systems,
+    }
+
+
+def climate_fever_figures(pairs: Sequence[EvidencePair], engines: Sequence[str], threshold: float) -> dict:
+    """Every CLIMATE-FEVER (claim, evidence sentence) pair: three verdicts, as on Factcheck-Bench."""
+    gold = [pair.gold for pair in pairs]
+    systems: dict = {}
+    for engine in engines:
+        made = judgements(pairs, engine)
+        systems[_system(engine)] = _scores(gold, [j.verdict for j in made], [j.score for j in made])
+    overlaps = (word_overlap(pair.claim, pair.evidence) for pair in pairs)
+    systems[_overlap_name(threshold)] = _scores(gold, _overlap_verdicts(overlaps, threshold))
+    return {
+        "pairs": len(pairs),
+        "claims": len({pair.claim_id for pair in pairs}),
+        "gold_counts": dict(Counter(gold)),
+        "systems": systems,
+    }
+
+
+def _system(engine: str) -> str:
+    return LEXICAL if engine == "lexical" else NLI
+
+
+def _overlap_name(threshold: float) -> str:
+    return f"word overlap (>= {threshold:.2f})"
+
+
 # --- report -------------------------------------------------------------------------
 
+BENCHMARKS = ("factcheck-bench", "wice", "climate-fever", "speed")
+# What `python -m bench` (bench/RESULTS.md) runs: the project's own split and the speeds.
+DEFAULT_BENCHMARKS = ("factcheck-bench", "speed")
 
-def evaluate(directory: Path | None = None) -> dict:
-    """All figures: per split, the judge and the baselines' scores; and the speeds."""
+
+def evaluate(directory: Path | None = None, benchmarks: Sequence[str] = DEFAULT_BENCHMARKS) -> dict:
+    """The figures of the chosen benchmarks (BENCHMARKS): per system, its scores; and the speeds.
+
+    Factcheck-Bench is always read: its train split fixes the word-overlap threshold that every
+    benchmark's baseline uses (the public benchmarks are never tuned on)."""
     pairs = load_pairs(directory)
     train, test = split_by_claim(pairs)
+    engines = ["lexical", "nli"] if nli_available() else ["lexical"]
+    threshold = fit_overlap_threshold(train)
+    figures: dict = {"benchmarks": list(benchmarks), "overlap_threshold": threshold, "seconds": {}}
+    if "nli" in engines:
+        figures["nli_model"] = {"mb": model_size_mb(), "sha256": model_sha256()}
+    for benchmark in benchmarks:
+        started = time.perf_counter()
+        if benchmark == "factcheck-bench":
+            figures.update(factcheck_bench_figures(pairs, train, test, engines))
+        elif benchmark == "wice":
+            figures["wice"] = wice_figures(load_wice(), engines, threshold)
+        elif benchmark == "climate-fever":
+            figures["climate-fever"] = climate_fever_figures(load_climate_fever(), engines, threshold)
+        elif benchmark == "speed":
+            figures["judge_claims_per_s"] = judge_claims_per_second(pairs)
+            figures["engines"] = {engine: engine_speed_in_child(engine, directory) for engine in engines}
+        else:
+            raise ValueError(f"unknown benchmark {benchmark!r} (known: {', '.join(BENCHMARKS)})")
+        figures["seconds"][benchmark] = time.perf_counter() - started
+    return figures
+
+
+def factcheck_bench_figures(
+    pairs: Sequence[StancePair], train: Sequence[StancePair], test: Sequence[StancePair], engines: Sequence[str]
+) -> dict:
+    """Per split, the engines' and the baselines' scores on Factcheck-Bench."""
     figures: dict = {
         "pairs": {"all": len(pairs), "train": len(train), "test": len(test)},
         "claims": {"train": len({p.claim for p in train}), "test": len({p.claim for p in test})},
         "gold_counts": {name: dict(Counter(p.gold for p in part)) for name, part in (("test", test), ("all", pairs))},
     }
-    engines = ["lexical", "nli"] if nli_available() else ["lexical"]
     made = {engine: judgements(pairs, engine) for engine in engines}  # each pair judged once
     in_test = [is_test_claim(p.claim) for p in pairs]
     for name, part, keep in (
@@ -327,35 +473,77 @@ def evaluate(directory: Path | None = None) -> dict:
         systems: dict = {}
         for engine in engines:
             mine = [j for j, k in zip(made[engine], keep) if k]
-            systems[LEXICAL if engine == "lexical" else NLI] = _scores(
-                gold, [j.verdict for j in mine], [j.score for j in mine]
-            )
+            systems[_system(engine)] = _scores(gold, [j.verdict for j in mine], [j.score for j in mine])
         systems.update({system: _scores(gold, predicted) for system, predicted in _baselines(train, part).items()})
         figures[name] = systems
-    figures["judge_claims_per_s"] = judge_claims_per_second(pairs)
-    figures["engines"] = {engine: engine_speed_in_child(engine, directory) for engine in engines}
-    figures["engine_claims_per_s"] = figures["engines"]["lexical"]["claims_per_s"]
-    if "nli" in engines:
-        figures["nli_model_mb"] = model_size_mb()
     return figures
 
 
+def model_sha256() -> str:
+    from factcheck.engines.nli_model import MODEL_DIR
+
+    return hashlib.sha256((MODEL_DIR / "model.onnx").read_bytes()).hexdigest()
+
+
 def format_report(figures: dict) -> str:
+    lines: list[str] = []
+    if "nli_model" in figures:
+        model = figures["nli_model"]
+        lines += [f"entailment model: model.onnx {model['mb']:.1f} MB (int8 ONNX), sha256 {model['sha256'][:16]}", ""]
+    for benchmark in figures["benchmarks"]:
+        lines += _REPORTS[benchmark](figures)
+        lines += [f"({benchmark}: {figures['seconds'][benchmark]:.0f} s)", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _factcheck_bench_report(figures: dict) -> list[str]:
     lines = [
-        "local/checker on Factcheck-Bench subtask 3 (claim + evidence -> verdict)",
+        "== Factcheck-Bench subtask 3 (claim + evidence -> verdict) ==",
         f"pairs: {figures['pairs']['all']} (train {figures['pairs']['train']}, test {figures['pairs']['test']}; "
         f"split by claim: {figures['claims']['train']} / {figures['claims']['test']} claims)",
         f"test gold: {_counts(figures['gold_counts']['test'])}",
     ]
     for split in ("test", "full data (includes the train split)"):
-        lines += ["", f"== {split} =="]
-        lines += [f"{'system':<42}{'balanced acc':>14}{'accuracy':>10}{'ECE':>8}"]
-        for system, scores in figures[split].items():
-            ece = "-" if scores["ece"] is None else f"{scores['ece']:.1f}"
-            lines.append(f"{system:<42}{scores['balanced_accuracy']:>13.1f}%{scores['accuracy']:>9.1f}%{ece:>8}")
+        lines += ["", f"-- {split} --", *_three_way_table(figures[split])]
         for system, scores in figures[split].items():
             lines += ["", f"confusion, {system} (rows gold, columns predicted):", *_matrix_lines(scores["confusion"])]
-    lines += ["", f"speed: lexical judge {figures['judge_claims_per_s']:.0f} claims/s (1 passage each)"]
+    return lines
+
+
+def _wice_report(figures: dict) -> list[str]:
+    wice = figures["wice"]
+    counts = ", ".join(f"{label} {n}" for label, n in sorted(wice["gold_counts"].items()))
+    lines = [
+        "== WiCE claim-level test (public; evaluation only): supported vs not (partially/not supported) ==",
+        f"claims: {wice['claims']} ({counts}); the cited articles as {wice['passages']} passages "
+        "(the knowledge store's chunker); word overlap: the best passage's, threshold from Factcheck-Bench train",
+        f"{'system':<42}{'balanced acc':>14}{'accuracy':>10}{'AUC':>8}{'recall sup':>12}{'recall not':>12}",
+    ]
+    for system, scores in wice["systems"].items():
+        auc = "-" if scores["auc"] is None else f"{scores['auc']:.1f}"
+        lines.append(
+            f"{system:<42}{scores['balanced_accuracy']:>13.1f}%{scores['accuracy']:>9.1f}%{auc:>8}"
+            f"{scores['recall_supported']:>11.1f}%{scores['recall_not_supported']:>11.1f}%"
+        )
+    lines.append("AUC ranks the engines by their support score: 1 + p for VERIFIED, 1 - p otherwise.")
+    return lines
+
+
+def _climate_fever_report(figures: dict) -> list[str]:
+    climate = figures["climate-fever"]
+    return [
+        "== CLIMATE-FEVER (public; evaluation only): every claim / evidence-sentence pair ==",
+        f"pairs: {climate['pairs']} of {climate['claims']} claims; gold: {_counts(climate['gold_counts'])}",
+        *_three_way_table(climate["systems"]),
+    ]
+
+
+def _speed_report(figures: dict) -> list[str]:
+    lines = [
+        "== speed and memory ==",
+        f"lexical judge {figures['judge_claims_per_s']:.0f} claims/s (1 passage each); "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end",
+    ]
     for engine, measured in figures["engines"].items():
         lines.append(
             f"{ENGINES[engine].rsplit('.', 1)[1]:<16} {measured['claims_per_s']:>7.1f} claims/s, "
@@ -363,9 +551,29 @@ def format_report(figures: dict) -> str:
             f"({SPEED_CLAIMS_PER_PROMPT} claims a prompt, {SPEED_PASSAGES_PER_CLAIM} passages a claim), "
             f"peak memory {measured['peak_mb']:.0f} MB (own process)"
         )
-    if "nli_model_mb" in figures:
-        lines.append(f"entailment model file: {figures['nli_model_mb']:.1f} MB (int8 ONNX)")
-    return "\n".join(lines)
+    return lines
+
+
+_REPORTS = {
+    "factcheck-bench": _factcheck_bench_report,
+    "wice": _wice_report,
+    "climate-fever": _climate_fever_report,
+    "speed": _speed_report,
+}
+
+
+def _three_way_table(systems: dict) -> list[str]:
+    lines = [
+        f"{'system':<42}{'balanced acc':>14}{'accuracy':>10}{'ECE':>8}"
+        + "".join(f"{'recall ' + label[:5]:>14}" for label in LABELS)
+    ]
+    for system, scores in systems.items():
+        ece = "-" if scores["ece"] is None else f"{scores['ece']:.1f}"
+        recalls = "".join(
+            f"{scores['recall'][label]:>13.1f}%" if label in scores["recall"] else f"{'-':>14}" for label in LABELS
+        )
+        lines.append(f"{system:<42}{scores['balanced_accuracy']:>13.1f}%{scores['accuracy']:>9.1f}%{ece:>8}{recalls}")
+    return lines
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -380,16 +588,25 @@ def _matrix_lines(matrix: dict[str, dict[str, int]]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Print the report; exit status 2 when the data is missing."""
     parser = argparse.ArgumentParser(description="local/checker accuracy, calibration, speed and memory")
+    parser.add_argument(
+        "--benchmarks",
+        default=",".join(BENCHMARKS),
+        help=f"comma-separated, in order, from: {', '.join(BENCHMARKS)} (default: all)",
+    )
     parser.add_argument("--engine-speed", choices=sorted(ENGINES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.engine_speed:
         return _engine_speed_main(args.engine_speed)
+    benchmarks = [name.strip() for name in args.benchmarks.split(",") if name.strip()]
+    unknown = sorted(set(benchmarks) - set(BENCHMARKS))
+    if unknown or not benchmarks:
+        parser.error(f"--benchmarks: choose from {', '.join(BENCHMARKS)} (got {args.benchmarks!r})")
     try:
-        figures = evaluate()
+        figures = evaluate(benchmarks=benchmarks)
     except DataMissingError as error:
         print(error, file=sys.stderr)
         return 2
-    print(format_report(figures))
+    print(format_report(figures), end="")
     return 0
 
 

@@ -141,7 +141,7 @@ def citation_figures(pools: list[ClaimPool]) -> dict:
         tiers[cited.tier] += 1
         passages = {p.id: p for p in pool.passages}
         is_primary = cited.tier in ("supported", "partial") and cited.passage_id is not None
-        if is_primary:
+        if is_primary and cited.passage_id is not None:
             primary += 1
             verbatim += cited.quote in passages[cited.passage_id].text
             supporting += pool.stances[cited.passage_id] in SUPPORTING
@@ -161,12 +161,12 @@ def citation_figures(pools: list[ClaimPool]) -> dict:
         final = cited.passage_id if is_primary else None
         if kind == "replace":
             replace_total += 1
-            replace_before += bool(cited.passage_id) and pool.stances.get(cited.passage_id) in SUPPORTING
+            replace_before += bool(cited.passage_id) and pool.stances.get(cited.passage_id or "") in SUPPORTING
             replace_after += pool.stances[correction.corrected_span_id] in SUPPORTING
             final = correction.corrected_span_id
         elif kind == "remove":
             remove_total += 1
-            remove_right += pool.stances.get(cited.passage_id) not in SUPPORTING
+            remove_right += pool.stances.get(cited.passage_id or "") not in SUPPORTING
             final = None
         elif kind == "add_alternate":
             alternate_total += 1
@@ -204,6 +204,7 @@ def numeric_figures(items: list[dict]) -> dict:
     started = time.perf_counter()
     for item in items:
         profile = numeric_profile(item["claim"])
+        assert profile is not None and profile.figure is not None  # (the set's claims are numeric)
         answer = answer_from_text(item["claim"], profile.entity, item["evidence"])
         predicted = verify_answers("", profile.figure.raw, answer or "").match
         confusion[(item["match"], predicted)] += 1

@@ -1,5 +1,5 @@
 """How well calibrated the entailment agents' confidence is, and how accurate the entailment checker
-strategy is next to the default local checker, on the same labelled pairs.
+strategy is next to the lexical judge (local/checker-lexical), on the same labelled pairs.
 
 Data and split: Factcheck-Bench's claim-evidence stance pairs, the held-out test split of
 `bench/checker_accuracy.py` (by claim; the default judge was fitted on the other split). Gold:
@@ -11,7 +11,7 @@ Systems, each pair one claim against one passage:
   run_agent on the model client), mapped SUPPORTED -> VERIFIED, CONTRADICTED -> DISPUTED,
   NOT ENOUGH INFO -> UNVERIFIABLE. The source type is the same for every pair ("web page
   retrieved as evidence"): reliability never decides a verdict anyway.
-- default local checker: the built-in evidence judge (`judge.py`), as local/checker runs it.
+- lexical judge: the built-in lexical evidence judge (`judge.py`), as local/checker-lexical runs it.
 
 Calibration: the final confidence (0-100) read as the probability that the final verdict is
 right. Expected calibration error = sum over bins of (bin share) x |accuracy - mean confidence|,
@@ -187,9 +187,9 @@ def format_report(figures: dict) -> str:
         ]
         lines.append(f"  predicted {verdict:<13} " + ", ".join(cells))
     lines += ["", f"{'system':<34}{'balanced acc':>14}{'accuracy':>10}"]
-    for name, key in (("entailment agents strategy", "agents"), ("default local checker (judge)", "default")):
+    for name, key in (("entailment agents strategy", "agents"), ("lexical judge (local/checker-lexical)", "default")):
         lines.append(f"{name:<34}{figures[key]['balanced_accuracy']:>13.1f}%{figures[key]['accuracy']:>9.1f}%")
-    for name, key in (("entailment agents strategy", "agents"), ("default local checker", "default")):
+    for name, key in (("entailment agents strategy", "agents"), ("lexical judge (local/checker-lexical)", "default")):
         matrix = figures[key]["confusion"]
         lines += ["", f"confusion, {name} (rows gold, columns predicted):"]
         lines.append(f"{'':>14}" + "".join(f"{label:>14}" for label in LABELS))

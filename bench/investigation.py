@@ -33,6 +33,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -187,7 +188,7 @@ async def latency(url: str, models: FakeModelServer, contents: list[list[tuple[s
     (each claim alone: its searches and model calls one after another, no sharing)."""
     models.reset()
     models.set_latency("fake/investigator", MODEL_LATENCY_S)
-    rows = []
+    rows: list[dict[str, Any]] = []
     settings = inprocess_settings(models.base_url, url, **LOCAL)
     async with serve_everything(settings) as running, grpc.aio.insecure_channel(running.target) as channel:
         stub = factcheck_pb2_grpc.FactCheckServiceStub(channel)

@@ -29,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Set as AbstractSet
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -323,7 +324,12 @@ def main() -> None:
 
 
 def measure(
-    backends=BACKENDS, runs: int = 8, concurrency: int = 100, responses: int = 94, *, skip: set[str] = frozenset()
+    backends=BACKENDS,
+    runs: int = 8,
+    concurrency: int = 100,
+    responses: int = 94,
+    *,
+    skip: AbstractSet[str] = frozenset(),
 ) -> tuple[dict, dict, dict | None]:
     """Every section: (overhead by backend, the repeated text by backend, the Factcheck-Bench stream)."""
     overhead, repeat, stream = {}, {}, None

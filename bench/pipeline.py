@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -511,6 +512,7 @@ def start_profiler(pid: int, output: Path) -> subprocess.Popen:
     )
     time.sleep(1.0)  # attached before the round starts
     if process.poll() is not None:
+        assert process.stderr is not None  # (stderr=PIPE)
         raise RuntimeError(f"py-spy did not start: {process.stderr.read()}")
     return process
 
@@ -701,14 +703,16 @@ def markdown(repeats: Sequence[Measurement], *, heading: str = "###") -> list[st
         "|---|---|---|---|---|---|---|---|",
     ]
     for backend, level in [(r.backend, r.concurrency) for r in first.throughput]:
-        rows = [next(r for r in m.throughput if (r.backend, r.concurrency) == (backend, level)) for m in repeats]
+        throughput_rows = [
+            next(r for r in m.throughput if (r.backend, r.concurrency) == (backend, level)) for m in repeats
+        ]
         lines.append(
-            f"| {backend} | {level} | {_spread([r.runs_per_s for r in rows], lambda v: f'{v:.1f}')} "
-            f"| {_spread([r.p50_s for r in rows], lambda v: f'{v:.2f} s')} "
-            f"| {_spread([r.p99_s for r in rows], lambda v: f'{v:.2f} s')} "
-            f"| {_spread([r.errors for r in rows], lambda v: f'{v:.0f}')} "
-            f"| {_spread([r.gateway_cpu_s_per_run for r in rows], _ms)} "
-            f"| {_spread([r.gateway_peak_mb for r in rows], lambda v: f'{v:.0f} MB')} |"
+            f"| {backend} | {level} | {_spread([r.runs_per_s for r in throughput_rows], lambda v: f'{v:.1f}')} "
+            f"| {_spread([r.p50_s for r in throughput_rows], lambda v: f'{v:.2f} s')} "
+            f"| {_spread([r.p99_s for r in throughput_rows], lambda v: f'{v:.2f} s')} "
+            f"| {_spread([r.errors for r in throughput_rows], lambda v: f'{v:.0f}')} "
+            f"| {_spread([r.gateway_cpu_s_per_run for r in throughput_rows], _ms)} "
+            f"| {_spread([r.gateway_peak_mb for r in throughput_rows], lambda v: f'{v:.0f} MB')} |"
         )
     lines.append("")
 
@@ -726,23 +730,24 @@ def markdown(repeats: Sequence[Measurement], *, heading: str = "###") -> list[st
             added_prev = cpu_prev = None
             points_added, points_cpu = [], []
             for claims in sizes:
-                rows = [next(r for r in m.growth if (r.backend, r.claims) == (backend, claims)) for m in repeats]
-                added = [_median(r.gateway_s) - _median(r.floor_s) for r in rows]
-                cpu = [_median(r.gateway_cpu_s) for r in rows]
+                growth_rows = [next(r for r in m.growth if (r.backend, r.claims) == (backend, claims)) for m in repeats]
+                added = [_median(r.gateway_s) - _median(r.floor_s) for r in growth_rows]
+                cpu = [_median(r.gateway_cpu_s) for r in growth_rows]
                 step_added = step_cpu = "–"
                 if added_prev is not None:
                     extra = claims - added_prev[0]
                     step_added_values = [(a - b) / extra for a, b in zip(added, added_prev[1])]
+                    assert cpu_prev is not None  # (set with added_prev)
                     step_cpu_values = [(a - b) / extra for a, b in zip(cpu, cpu_prev[1])]
                     step_added = _spread(step_added_values, _us)
                     step_cpu = _spread(step_cpu_values, _us)
                 points_added.append((claims, statistics.median(added)))
                 points_cpu.append((claims, statistics.median(cpu)))
-                failed = sum(r.failed for r in rows)
+                failed = sum(r.failed for r in growth_rows)
                 lines.append(
-                    f"| {backend} | {claims} | {rows[0].content_chars} chars "
-                    f"| {_spread([_median(r.floor_s) for r in rows], _s)} "
-                    f"| {_spread([_median(r.gateway_s) for r in rows], _s)}{f' ({failed} failed)' if failed else ''} "
+                    f"| {backend} | {claims} | {growth_rows[0].content_chars} chars "
+                    f"| {_spread([_median(r.floor_s) for r in growth_rows], _s)} "
+                    f"| {_spread([_median(r.gateway_s) for r in growth_rows], _s)}{f' ({failed} failed)' if failed else ''} "
                     f"| {_spread(added, _ms)} | {step_added} | {_spread(cpu, _ms)} | {step_cpu} |"
                 )
                 added_prev, cpu_prev = (claims, added), (claims, cpu)
@@ -826,6 +831,10 @@ def _growth_verdicts(backend: str, what: str, points: list[tuple[int, float]]) -
     return [f"- {backend}, {what}: linear or better within the noise ({overall})."]
 
 
+def _repeat_progress(n: int, repeat: int, line: str) -> None:
+    print(f"[repeat {n + 1}/{repeat}] {line}", file=sys.stderr, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=8, help="latency rounds per title latency (0: skip)")
@@ -861,7 +870,7 @@ def main() -> None:
                 growth_runs=args.growth_runs,
                 growth_backends=growth_backends,
                 profile=args.profile if n == 0 else None,
-                progress=lambda line, n=n: print(f"[repeat {n + 1}/{args.repeat}] {line}", file=sys.stderr, flush=True),
+                progress=functools.partial(_repeat_progress, n, args.repeat),
             )
         )
     if args.save is not None:

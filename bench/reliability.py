@@ -164,7 +164,9 @@ def expected_rows(scenario: Scenario, status: str) -> set[str]:
 
 async def wait_done(store: StageStore, message_id: str) -> str:
     for _ in range(600):
-        status = store.get_message(message_id, tenant_id=DEFAULT_TENANT).status
+        record = store.get_message(message_id, tenant_id=DEFAULT_TENANT)
+        assert record is not None
+        status = record.status
         if status != "RUNNING":
             return status
         await asyncio.sleep(0.05)
@@ -499,7 +501,7 @@ async def _read(call, run: DurableRun, drops: list[int]) -> None:
 def stored_runs(store: StageStore, question: str) -> int:
     """How many runs the database holds for one request (each run's question carries its tag)."""
     with Session(store.engine) as session:
-        return session.scalar(select(func.count()).select_from(Message).where(Message.question == question))
+        return session.scalar(select(func.count()).select_from(Message).where(Message.question == question)) or 0
 
 
 def _status_name(value: int) -> str:
@@ -525,6 +527,7 @@ async def cancel_at(gateways: Gateways, store: StageStore, run: DurableRun) -> N
                 else:
                     run.errors.append(f"Cancel: {error.code().name}: {error.details()}")
                     return
+    assert run.message_id is not None  # (cancelled after its first event)
     run.rows_at_cancel = {row.id for row in await asyncio.to_thread(store.get_stages, run.message_id)}
 
 
@@ -552,6 +555,7 @@ async def kill_at(gateways: Gateways, store: StageStore, runs: list[DurableRun],
         for item in list(pending):
             message_id, mark = item
             record = await asyncio.to_thread(store.get_message, message_id, tenant_id=DEFAULT_TENANT)
+            assert record is not None
             now = time.monotonic()
             if mark.claimed_at is None and _owner_pid(record.lease_owner) != pid:  # another gateway's, or ended
                 mark.claimed_at, owners[id(mark)] = now, _owner_pid(record.lease_owner)
@@ -578,7 +582,7 @@ async def durable_round(
 ) -> list[DurableRun]:
     """A few concurrent runs with their faults (at most one gateway kill)."""
     kill = rng.random() < KILL_SHARE
-    runs = []
+    runs: list[DurableRun] = []
     for number in range(first_number, first_number + rng.choice((1, 2, 3))):
         run = DurableRun(number, await gateways.pick(rng), random.Random(rng.random()))
         if not (kill and not runs) and rng.random() < CANCEL_SHARE:  # the kill follows the first run: never held
@@ -587,7 +591,7 @@ async def durable_round(
             run.drops = [rng.randint(1, 8)] + ([rng.randint(1, 4)] if rng.random() < 0.5 else [])
         if rng.random() < EARLY_DROP_SHARE:  # it must retry Run with its request_id: it never saw the run's id
             run.drops.insert(0, 0)
-        models.plan(run.tag, KILL_LATENCY_S if kill else LATENCY_S, CANCEL_POINTS.get(run.cancel_after, set()))
+        models.plan(run.tag, KILL_LATENCY_S if kill else LATENCY_S, CANCEL_POINTS.get(run.cancel_after or "", set()))
         runs.append(run)
     work = [follow(gateways, run) for run in runs]
     work += [cancel_at(gateways, store, run) for run in runs if run.cancel_after]
@@ -622,6 +626,7 @@ async def check_run(
         return
     status = await wait_done(store, record.id)
     record = await asyncio.to_thread(store.get_message, record.id, tenant_id=DEFAULT_TENANT)
+    assert record is not None
     stages = await asyncio.to_thread(store.get_stages, record.id)
     stored = await asyncio.to_thread(store.events_after, record.id, 0, 100_000)
     async with grpc.aio.insecure_channel(gateways.target(await gateways.pick(run.rng))) as channel:

@@ -29,7 +29,7 @@ import tempfile
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from bench.data import read_jsonl
 from factcheck.security.tenants import DEFAULT_TENANT
@@ -89,7 +89,7 @@ def relevant_sentences() -> dict[str, list[str]]:
     return {claim: sorted(sentences) for claim, sentences in relevant.items() if sentences}
 
 
-def _postgres_url() -> tuple[str, callable]:
+def _postgres_url() -> tuple[str, Callable[[], None]]:
     import psycopg
 
     schema = f"bench_{uuid.uuid4().hex[:12]}"
@@ -104,7 +104,7 @@ def _postgres_url() -> tuple[str, callable]:
     return f"{POSTGRES_URL}?options=-csearch_path%3D{schema}", drop
 
 
-def _sqlite_url() -> tuple[str, callable]:
+def _sqlite_url() -> tuple[str, Callable[[], None]]:
     directory = tempfile.mkdtemp(prefix="factcheck-bench-", dir=os.environ.get("FACTCHECK_BENCH_TMP"))
     return f"sqlite:///{directory}/bench.db", lambda: shutil.rmtree(directory, ignore_errors=True)
 

@@ -93,7 +93,11 @@ def numeric_profile(claim: str, entity: str | None = None, figure=_NO_FIGURE) ->
     derivation = find_derivation(claim)
     if figure is None and derivation is None:
         return None
-    raw = figure.raw if figure is not None else derivation.details.get("phrase", "")
+    if figure is not None:
+        raw = figure.raw
+    else:
+        assert derivation is not None  # (checked above)
+        raw = derivation.details.get("phrase", "")
     cut = figure if figure is not None else claim.lower().find(raw.lower())
     return NumericProfile(figure, (entity or "").strip() or entity_reference(claim, cut), raw, derivation)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import string
+from typing import cast
 
 from factcheck.v1 import council_pb2
 
@@ -72,7 +73,7 @@ ERROR_TYPE_NAMES: dict[int, str] = {
 
 _NOT_LETTER = re.compile(r"[^a-z]+")
 # Error type names as models write them, after `_key` (letters only, lower case).
-_ERROR_TYPE_ALIASES: dict[str, int] = {
+_ERROR_TYPE_ALIASES: dict[str, ErrorType] = {
     "hallucinatedfact": council_pb2.ERROR_TYPE_HALLUCINATED_FACT,
     "hallucination": council_pb2.ERROR_TYPE_HALLUCINATED_FACT,
     "hallucinated": council_pb2.ERROR_TYPE_HALLUCINATED_FACT,
@@ -116,12 +117,12 @@ def rating_name(rating: int) -> str:
     return RATING_NAMES.get(rating, "UNSPECIFIED")
 
 
-def rating_from_name(name: str) -> int:
+def rating_from_name(name: str) -> AccuracyRating:
     """The rating a word names ("mostly accurate", "MOSTLY_ACCURATE", "**Mixed**"); UNSPECIFIED if none."""
     key = _NOT_LETTER.sub(" ", name.lower()).split()
     for rating, rating_words in RATING_NAMES.items():
         if key == rating_words.lower().split():
-            return rating
+            return cast(AccuracyRating, rating)  # a key of RATING_NAMES (keyed by int to look up any value)
     return council_pb2.ACCURACY_RATING_UNSPECIFIED
 
 
@@ -129,7 +130,7 @@ def error_type_name(error_type: int) -> str:
     return ERROR_TYPE_NAMES.get(error_type, "Other")
 
 
-def error_type_from_name(name: str) -> int:
+def error_type_from_name(name: str) -> ErrorType:
     """The error type a name means (tolerant, see the module docstring); OTHER when unknown."""
     key = _NOT_LETTER.sub("", name.lower())
     if key.startswith("the"):

@@ -7,7 +7,7 @@ Services work on these plain values; `to_proto`/`from_proto` cross the wire and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 from factcheck.v1 import common_pb2
 
@@ -21,24 +21,25 @@ def is_known_enum(enum_type, value: int) -> bool:
     return value != 0 and value in enum_type.values()
 
 
-def claim_type_to_proto(name: str) -> int:
-    return common_pb2.ClaimType.Value(f"CLAIM_TYPE_{name}")
+# The casts: protoc's .pyi make each enum's Value() return a plain int, where fields take the enum's type.
+def claim_type_to_proto(name: str) -> common_pb2.ClaimType:
+    return cast(common_pb2.ClaimType, common_pb2.ClaimType.Value(f"CLAIM_TYPE_{name}"))
 
 
 def claim_type_from_proto(value: int) -> str:
     return common_pb2.ClaimType.Name(value).removeprefix("CLAIM_TYPE_")
 
 
-def verdict_to_proto(name: str) -> int:
-    return common_pb2.Verdict.Value(f"VERDICT_{name}")
+def verdict_to_proto(name: str) -> common_pb2.Verdict:
+    return cast(common_pb2.Verdict, common_pb2.Verdict.Value(f"VERDICT_{name}"))
 
 
 def verdict_from_proto(value: int) -> str:
     return common_pb2.Verdict.Name(value).removeprefix("VERDICT_")
 
 
-def confidence_to_proto(name: str) -> int:
-    return common_pb2.Confidence.Value(f"CONFIDENCE_{name}")
+def confidence_to_proto(name: str) -> common_pb2.Confidence:
+    return cast(common_pb2.Confidence, common_pb2.Confidence.Value(f"CONFIDENCE_{name}"))
 
 
 def confidence_from_proto(value: int) -> str:

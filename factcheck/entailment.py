@@ -56,20 +56,20 @@ _VERDICT_TO_PROTO = {
     CONTRADICTED: pb.ENTAILMENT_VERDICT_CONTRADICTED,
     NOT_ENOUGH_INFO: pb.ENTAILMENT_VERDICT_NOT_ENOUGH_INFO,
 }
-_VERDICT_FROM_PROTO = {value: key for key, value in _VERDICT_TO_PROTO.items()}
+_VERDICT_FROM_PROTO: dict[int, str] = {value: key for key, value in _VERDICT_TO_PROTO.items()}
 _AUDITOR_TO_PROTO = {
     UNCHANGED: pb.AUDITOR_VERDICT_UNCHANGED,
     SUPPORTED: pb.AUDITOR_VERDICT_SUPPORTED,
     CONTRADICTED: pb.AUDITOR_VERDICT_CONTRADICTED,
     NOT_ENOUGH_INFO: pb.AUDITOR_VERDICT_NOT_ENOUGH_INFO,
 }
-_AUDITOR_FROM_PROTO = {value: key for key, value in _AUDITOR_TO_PROTO.items()}
+_AUDITOR_FROM_PROTO: dict[int, str] = {value: key for key, value in _AUDITOR_TO_PROTO.items()}
 _RATING_TO_PROTO = {
     "HIGH": pb.RELIABILITY_RATING_HIGH,
     "MEDIUM": pb.RELIABILITY_RATING_MEDIUM,
     "LOW": pb.RELIABILITY_RATING_LOW,
 }
-_RATING_FROM_PROTO = {value: key for key, value in _RATING_TO_PROTO.items()}
+_RATING_FROM_PROTO: dict[int, str] = {value: key for key, value in _RATING_TO_PROTO.items()}
 
 
 def quote(text: str) -> str:
@@ -82,7 +82,7 @@ def unquote(lines: list[str]) -> str:
     return "\n".join(line[2:] if line.startswith("> ") else line.removeprefix(">") for line in lines)
 
 
-def verdict_proto(name: str) -> int:
+def verdict_proto(name: str) -> pb.EntailmentVerdict:
     return _VERDICT_TO_PROTO[name]
 
 
@@ -90,7 +90,7 @@ def verdict_name(value: int) -> str:
     return _VERDICT_FROM_PROTO.get(value, "")
 
 
-def auditor_verdict_proto(name: str) -> int:
+def auditor_verdict_proto(name: str) -> pb.AuditorVerdict:
     return _AUDITOR_TO_PROTO[name]
 
 
@@ -98,7 +98,7 @@ def auditor_verdict_name(value: int) -> str:
     return _AUDITOR_FROM_PROTO.get(value, "")
 
 
-def rating_proto(name: str) -> int:
+def rating_proto(name: str) -> pb.ReliabilityRating:
     return _RATING_TO_PROTO[name]
 
 
@@ -211,40 +211,40 @@ def output_json(output: pb.EntailmentAgentOutput) -> dict[str, Any]:
     (dropped_paraphrases, enforced, rejected/rejection) under their own keys."""
     kind = output.WhichOneof("output")
     if kind == "extractor":
-        out = output.extractor
+        extractor = output.extractor
         return {
             "agent": "EXTRACTOR",
-            "statements": [{"id": s.id, "text": s.text} for s in out.statements],
-            "dropped_paraphrases": out.dropped_paraphrases,
+            "statements": [{"id": s.id, "text": s.text} for s in extractor.statements],
+            "dropped_paraphrases": extractor.dropped_paraphrases,
         }
     if kind == "reliability":
-        out = output.reliability
+        reliability = output.reliability
         return {
             "agent": "RELIABILITY",
-            "source_type": out.source_type,
-            "reliability": rating_name(out.reliability),
-            "confidence": out.confidence,
+            "source_type": reliability.source_type,
+            "reliability": rating_name(reliability.reliability),
+            "confidence": reliability.confidence,
         }
     if kind == "judge":
-        out = output.judge
+        judge = output.judge
         return {
             "agent": "ENTAILMENT_JUDGE",
-            "verdict": verdict_name(out.verdict),
-            "confidence": out.confidence,
-            "reasoning": list(out.reasoning),
-            "enforced": list(out.enforced),
+            "verdict": verdict_name(judge.verdict),
+            "confidence": judge.confidence,
+            "reasoning": list(judge.reasoning),
+            "enforced": list(judge.enforced),
         }
     if kind == "auditor":
-        out = output.auditor
-        data = {
+        auditor = output.auditor
+        data: dict[str, Any] = {
             "agent": "ADVERSARIAL_AUDITOR",
-            "final_verdict": auditor_verdict_name(out.final_verdict),
-            "confidence_adjustment": out.confidence_adjustment,
-            "auditor_reasoning": list(out.auditor_reasoning),
-            "rejected": out.rejected,
+            "final_verdict": auditor_verdict_name(auditor.final_verdict),
+            "confidence_adjustment": auditor.confidence_adjustment,
+            "auditor_reasoning": list(auditor.auditor_reasoning),
+            "rejected": auditor.rejected,
         }
-        if out.rejected:
-            data["rejection"] = out.rejection
+        if auditor.rejected:
+            data["rejection"] = auditor.rejection
         return data
     raise ValueError("empty agent output")
 

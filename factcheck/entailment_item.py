@@ -40,7 +40,9 @@ class AgentFailed(Exception):
 
 AgentCall = Callable[[pb.RunEntailmentAgentRequest], Awaitable[pb.RunEntailmentAgentResponse]]
 # Told of every agent's outcome as it comes: (agent, model, response or None, failure message or None).
-AgentListener = Callable[[int, str, "pb.RunEntailmentAgentResponse | None", "str | None"], Awaitable[None]]
+AgentListener = Callable[
+    ["pb.EntailmentAgent", str, "pb.RunEntailmentAgentResponse | None", "str | None"], Awaitable[None]
+]
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class AgentModels:
     judge: str
     auditor: str
 
-    def of(self, agent: int) -> str:
+    def of(self, agent: pb.EntailmentAgent) -> str:
         return {EXTRACTOR: self.extractor, RELIABILITY: self.reliability, JUDGE: self.judge, AUDITOR: self.auditor}[
             agent
         ]
@@ -58,16 +60,16 @@ class AgentModels:
 
 @dataclass
 class ItemOutcome:
-    responses: dict[int, pb.RunEntailmentAgentResponse] = field(default_factory=dict)
+    responses: dict[pb.EntailmentAgent, pb.RunEntailmentAgentResponse] = field(default_factory=dict)
     failures: list[pb.EntailmentAgentFailure] = field(default_factory=list)
     final: pb.EntailmentFinal | None = None
     error: str | None = None
 
-    def output(self, agent: int):
+    def output(self, agent: pb.EntailmentAgent):
         response = self.responses.get(agent)
         return None if response is None else getattr(response.output, response.output.WhichOneof("output"))
 
-    def failure_of(self, agent: int) -> str | None:
+    def failure_of(self, agent: pb.EntailmentAgent) -> str | None:
         return next((f.message for f in self.failures if f.agent == agent), None)
 
 
@@ -76,7 +78,7 @@ async def judge_item(
 ) -> ItemOutcome:
     outcome = ItemOutcome()
 
-    async def run(agent: int, request: pb.RunEntailmentAgentRequest) -> bool:
+    async def run(agent: pb.EntailmentAgent, request: pb.RunEntailmentAgentRequest) -> bool:
         model = models.of(agent)
         request.model = model
         try:
@@ -126,7 +128,7 @@ async def judge_item(
     return outcome
 
 
-def _name(agent: int) -> str:
+def _name(agent: pb.EntailmentAgent) -> str:
     return {EXTRACTOR: "Extractor", RELIABILITY: "Reliability", JUDGE: "Entailment judge", AUDITOR: "Auditor"}.get(
         agent, AGENT_NAMES.get(agent, "agent")
     )

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import grpc
 from google.protobuf import duration_pb2
@@ -324,6 +324,18 @@ def check_argument(condition: object, field: str, message: str, *, reason: str |
         raise InvalidArgument(message, field=field, reason=reason)
 
 
+# The longest question any service takes: the gateway's limit, and the checker's and reporter's.
+MAX_QUESTION_CHARS = 20_000
+
+
+def check_question(question: str) -> None:
+    """`question` is given and at most MAX_QUESTION_CHARS long (the council check and synthesis requests)."""
+    check_argument(question.strip(), "question", "question is required")
+    check_argument(
+        len(question) <= MAX_QUESTION_CHARS, "question", f"question must be at most {MAX_QUESTION_CHARS} characters"
+    )
+
+
 def check_ids(field: str, ids: list[str], noun: str) -> None:
     """Every item of `field` has an id, and no id repeats ("every passage needs an id", "passage ids must be unique")."""
     check_argument(all(ids), field, f"every {noun} needs an id")
@@ -359,7 +371,7 @@ def from_model_error(error: ModelError) -> ServiceError:
 def error_info_of(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
     """The ErrorInfo a failed call carried (e.g. a downstream service's reason and model), if any."""
     try:
-        status = rpc_status.from_call(error)
+        status = rpc_status.from_call(cast(grpc.Call, error))  # (a failed call's RpcError is also the Call)
     except ValueError:  # trailers that contradict the status: not ours
         return None
     for detail in status.details if status is not None else ():

@@ -89,6 +89,7 @@ def wrap_handler(
         behaviour, factory = handler.unary_stream, grpc.unary_stream_rpc_method_handler
     else:
         behaviour, factory = handler.unary_unary, grpc.unary_unary_rpc_method_handler
+    assert behaviour is not None  # (a handler has the behaviour of its kind)
     return factory(
         wrap_behaviour(behaviour, handler.response_streaming, around, wrap_context),
         request_deserializer=handler.request_deserializer if request_deserializer is _KEEP else request_deserializer,

@@ -27,7 +27,8 @@ def check(target: str, settings: Settings, service: str = "", timeout_s: float =
         channel = grpc.insecure_channel(target, options=options)
     with channel:
         try:
-            response = health_pb2_grpc.HealthStub(channel).Check(
+            # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+            response = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]
                 health_pb2.HealthCheckRequest(service=service), timeout=timeout_s
             )
         except grpc.RpcError as error:

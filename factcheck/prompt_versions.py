@@ -60,6 +60,12 @@ class VersionedPrompt(str):
         prompt.prompt_version = prompt_version
         return prompt
 
+    def __add__(self, section: str) -> VersionedPrompt:
+        """The prompt with `section` appended, still its template's version: the services append
+        their optional sections (CLAIM DETAIL, SUPPORT) to a built prompt, and a plain str would
+        lose the version the ledger and the cache read."""
+        return VersionedPrompt(str.__add__(self, section), self.prompt_version)
+
 
 def prompt_version_of(prompt: str) -> str:
     """The "name@version" of a prompt built by a versioned template; "" for any other text."""

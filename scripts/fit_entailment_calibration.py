@@ -54,7 +54,8 @@ def fit() -> dict:
     table = {}
     for verdict, points in observed.items():
         prior = sum(ok for _, ok in points) / len(points) if points else 0.5
-        rates, weights = [], []
+        rates: list[float] = []
+        weights: list[float] = []
         for b in range(BINS):
             members = [ok for score, ok in points if min(int(score * BINS), BINS - 1) == b]
             rates.append((sum(members) + PSEUDO_PAIRS * prior) / (len(members) + PSEUDO_PAIRS))

@@ -84,4 +84,4 @@ def generate_typescript() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -7,7 +7,8 @@ python3 -m venv .venv
 # Both distributions, editable: factcheck-api (api/: the generated code, factcheck.v1) and the suite.
 .venv/bin/pip install --quiet --disable-pip-version-check -e ./api -e '.[test]'
 
-# buf (from the npm registry) lints the protos in Buf's STANDARD style.
+# buf (from the npm registry) lints the protos in Buf's STANDARD style plus its COMMENTS rules (every
+# service, RPC, message, field and enum value documented).
 npm install --no-package-lock --no-audit --no-fund --loglevel=error
 npx --no-install buf lint
 # The wire contract only grows: nothing the last released contract has may change (DESIGN.md).
@@ -20,6 +21,11 @@ npx --no-install buf breaking --against contract/factcheck-api-0.1.0.binpb
 # ruff: imports, undefined names and formatting (configured in pyproject.toml).
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+# mypy: the whole code base's types, the generated factcheck.v1 through its .pyi ([tool.mypy] in pyproject.toml).
+.venv/bin/mypy factcheck bench scripts tests api/src
 
+# Two workers (pytest-xdist): much of the suite waits on service processes, sleeps and timeouts, so two
+# overlap well even on two cores. --dist loadfile keeps each module on one worker, so a module's suite
+# starts once. Arguments come after and win (`-n 0`: one process).
 # pytest exits 5 when it collects no test: `set -e` makes that a failure too.
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest -n 2 --dist loadfile "$@"

@@ -163,16 +163,16 @@ def train(pairs: Sequence[StancePair]) -> VerifierModel:
     rows = [[(v - m) / s for v, m, s in zip(row, means, scales)] for row in raw]
     labels = [LABELS.index(p.gold) for p in train_pairs]
     print(f"train split: {len(train_pairs)} pairs, {len(names)} features, {len(idf)} weighted stems")
-    means = tuple(round(m, 6) for m in means)
-    scales = tuple(round(s, 6) for s in scales)
+    rounded_means = tuple(round(m, 6) for m in means)
+    rounded_scales = tuple(round(s, 6) for s in scales)
 
     def make_model(weights: list[list[float]], bias: list[float]) -> VerifierModel:
         return VerifierModel(
             idf=idf,
             default_idf=default_idf,
             feature_names=tuple(names),
-            mean=means,
-            scale=scales,
+            mean=rounded_means,
+            scale=rounded_scales,
             weights={label: tuple(round(w, 6) for w in weights[c]) for c, label in enumerate(LABELS)},
             bias={label: round(bias[c], 6) for c, label in enumerate(LABELS)},
         )

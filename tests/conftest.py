@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -21,7 +21,7 @@ from psycopg import sql
 from factcheck.services.gateway.store import StageStore, upgrade_database
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from tests.fake_model_server import FakeModelServer
-from tests.processes import start_suite
+from tests.processes import Suite, start_suite
 
 # Server-level URL (libpq form) of the test PostgreSQL; override for other setups.
 POSTGRES_URL = os.environ.get("FACTCHECK_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -142,18 +142,73 @@ def suite_environment(fake_models: FakeModelServer, database_url: str) -> dict[s
     }
 
 
-@pytest.fixture(scope="module")
-def suite(fake_models, suite_database):
-    """The four services as separate processes, on the module's database (once per backend)."""
-    running = start_suite(suite_environment(fake_models, suite_database))
-    yield running
-    running.stop()
+# --- suites shared by several modules ---------------------------------------------------------------------
+# Starting four processes costs seconds of CPU. Modules that need no settings of their own and no empty
+# database share a suite for the whole session (per pytest-xdist worker) instead: their tests reset its
+# fake model server (`shared_fake_models`) before use and clean up what would change other modules' runs
+# (knowledge documents).
+
+
+class SharedSuites:
+    """Suites started on first use and kept until the session ends, one per (purpose, backend)."""
+
+    def __init__(self, models: FakeModelServer, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self._models = models
+        self._tmp_path_factory = tmp_path_factory
+        self._running: dict[tuple[str, str], tuple[Suite, str]] = {}
+        self._cleanup = ExitStack()
+
+    def get(self, purpose: str, backend: str) -> tuple[Suite, str]:
+        """The suite and its database URL."""
+        key = (purpose, backend)
+        if key not in self._running:
+            folder = self._tmp_path_factory.mktemp(f"{purpose}-{backend}")
+            database_url = self._cleanup.enter_context(fresh_database(backend, folder))
+            suite = start_suite(suite_environment(self._models, database_url))
+            self._cleanup.callback(suite.stop)
+            self._running[key] = (suite, database_url)
+        return self._running[key]
+
+    def stop(self) -> None:
+        self._cleanup.close()
+
+
+@pytest.fixture(scope="session")
+def shared_models() -> Iterator[FakeModelServer]:
+    """The fake model server of every shared suite."""
+    with FakeModelServer() as server:
+        yield server
 
 
 @pytest.fixture
-def store(suite_database) -> Iterator[StageStore]:
+def shared_fake_models(shared_models) -> FakeModelServer:
+    """`fake_models` in a module on a shared suite (`fake_models = conftest.shared_fake_models`)."""
+    return shared_models
+
+
+@pytest.fixture(scope="session")
+def shared_suites(shared_models, tmp_path_factory) -> Iterator[SharedSuites]:
+    suites = SharedSuites(shared_models, tmp_path_factory)
+    yield suites
+    suites.stop()
+
+
+@pytest.fixture(scope="module", params=DATABASE_BACKENDS)
+def shared_suite(request: pytest.FixtureRequest, shared_suites: SharedSuites) -> tuple[Suite, str]:
+    """The session's end-to-end suite on each backend, and its database."""
+    return shared_suites.get("e2e", request.param)
+
+
+@pytest.fixture(scope="module")
+def suite(shared_suite) -> Suite:
+    """The four services as separate processes (the shared suite, once per backend)."""
+    return shared_suite[0]
+
+
+@pytest.fixture
+def store(shared_suite) -> Iterator[StageStore]:
     """Direct access to the suite's database, to check the rows a run wrote."""
-    stage_store = StageStore(suite_database)
+    stage_store = StageStore(shared_suite[1])
     yield stage_store
     stage_store.close()
 

@@ -882,7 +882,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.send_header("Content-Length", str(len(answer.body)))
             # Headers and body in one send (what end_headers() and a second write would split).
-            self._headers_buffer.append(b"\r\n" + answer.body)
+            # (BaseHTTPRequestHandler's own buffer, which typeshed leaves out)
+            self._headers_buffer.append(b"\r\n" + answer.body)  # type: ignore[attr-defined]
             self.flush_headers()
         except OSError:  # the client gave up (e.g. its deadline passed)
             self.close_connection = True

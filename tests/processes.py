@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +26,7 @@ class ServiceProcess:
     _listening: threading.Event = field(default_factory=threading.Event)
 
     def _drain(self) -> None:
+        assert self.process.stdout is not None  # (started with stdout=PIPE)
         for line in self.process.stdout:
             self.output.append(line.rstrip("\n"))
             if self.address is None and " listening on " in line:
@@ -47,17 +48,54 @@ class ServiceProcess:
         return self.address.replace("0.0.0.0", "127.0.0.1")
 
     def stop(self, timeout: float = 15.0) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+        self.terminate()
         try:
             return self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
             return self.process.wait()
 
+    def terminate(self) -> None:
+        """SIGTERM, without waiting (`stop` waits)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
 
-def start_service(name: str, env: dict[str, str]) -> ServiceProcess:
+
+def stop_services(services: Iterable[ServiceProcess]) -> None:
+    """Stop several services at once: each shuts down gracefully, so stopping one after another adds up."""
+    services = list(services)
+    for service in services:
+        service.terminate()
+    for service in services:
+        service.stop()
+
+
+def start_service(name: str, env: Mapping[str, str]) -> ServiceProcess:
     """Run `python -m factcheck.services.<name>.main` listening on an ephemeral loopback port."""
+    service = _spawn_service(name, env)
+    service.wait_until_listening()
+    return service
+
+
+def start_services(
+    names: Iterable[str], env: Mapping[str, str], per_service: Mapping[str, Mapping[str, str]] | None = None
+) -> dict[str, ServiceProcess]:
+    """Start several services at once (most of a start is the interpreter importing, which overlaps
+    well), each with `env` plus its own `per_service` settings; if one fails to start, all are stopped."""
+    per_service = per_service or {}
+    services: dict[str, ServiceProcess] = {}
+    try:
+        for name in names:
+            services[name] = _spawn_service(name, {**env, **per_service.get(name, {})})
+        for service in services.values():
+            service.wait_until_listening()
+    except BaseException:
+        stop_services(services.values())
+        raise
+    return services
+
+
+def _spawn_service(name: str, env: Mapping[str, str]) -> ServiceProcess:
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "FACTCHECK_LISTEN": "127.0.0.1:0", **env}
     process = subprocess.Popen(
         [sys.executable, "-m", f"factcheck.services.{name}.main"],
@@ -68,9 +106,7 @@ def start_service(name: str, env: dict[str, str]) -> ServiceProcess:
         text=True,
         errors="replace",
     )
-    service = ServiceProcess(name, process)
-    service.wait_until_listening()
-    return service
+    return ServiceProcess(name, process)
 
 
 @dataclass
@@ -87,9 +123,10 @@ class Suite:
         return "\n".join(f"[{name}] {line}" for name, s in self.services.items() for line in s.output)
 
     def stop(self) -> None:
-        for name in ("gateway", "extractor", "checker", "reporter"):
-            if name in self.services:
-                self.services[name].stop()
+        """The gateway first (its runs call the others while it drains), then the rest at once."""
+        if "gateway" in self.services:
+            self.services["gateway"].stop()
+        stop_services(service for name, service in self.services.items() if name != "gateway")
 
 
 def start_suite(
@@ -105,11 +142,9 @@ def start_suite(
     `per_service` adds settings for single services (by name, "gateway" included).
     """
     per_service = per_service or {}
-    services: dict[str, ServiceProcess] = {}
+    names = ("extractor", "reporter") if checker_target else ("extractor", "checker", "reporter")
+    services = start_services(names, env, per_service)
     try:
-        names = ("extractor", "reporter") if checker_target else ("extractor", "checker", "reporter")
-        for name in names:
-            services[name] = start_service(name, {**env, **per_service.get(name, {})})
         gateway_env = {
             **env,
             "FACTCHECK_EXTRACTOR_TARGET": services["extractor"].target,

@@ -101,7 +101,7 @@ async def test_a_negative_budget_is_invalid(database_url, fake_models, budget, f
         with pytest.raises(grpc.aio.AioRpcError) as raised:
             [r async for r in stub.Run(request, timeout=30)]
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert f"budget.{field}" in raised.value.details()
+    assert f"budget.{field}" in (raised.value.details() or "")
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)

@@ -41,7 +41,7 @@ def checked_claims(fake_models, model: str) -> list[list[str]]:
     return [claim_ids_in_verify_prompt(r.prompt) for r in fake_models.requests_for(model)]
 
 
-def verdicts(events) -> dict:
+def verdicts(events) -> set:
     return {(c.claim_id, c.consensus_verdict) for c in payload(events, "all_checkers_complete").consensus}
 
 

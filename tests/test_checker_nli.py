@@ -1,22 +1,30 @@
-"""local/checker-nli: the lexical prefilter, clause splitting, the shipped int8 model, and the engine
-through the real prompt and parser; local/checker-lexical is the previous engine, unchanged."""
+"""local/checker's judge, the embedded entailment model (local/checker-nli is its alias): the lexical
+prefilter, clause splitting, the shipped int8 model, and the engine through the real prompts and
+parser; local/checker-lexical is the previous engine, with the lexical judge on every prompt."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+from typing import cast
 
 import pytest
 
 from factcheck.domain import ExtractedClaim
-from factcheck.engines import checker, checker_lexical, checker_nli, nli_judge, nli_model
+from factcheck.engines import checker, checker_lexical, checker_nli, entailment, investigator, nli_judge, nli_model
 from factcheck.engines.evidence_windows import claim_windows
-from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText
+from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge
 from factcheck.models.client import ModelClient
+from factcheck.services.checker.assessment import build_assessment_prompt
+from factcheck.services.checker.council_prompts import build_council_check_prompt
+from factcheck.services.checker.entailment.prompts import judge_prompt
 from factcheck.services.checker.prompts import build_verification_prompt
+from factcheck.services.checker.review import build_review_prompt
 from factcheck.services.checker.verifications import parse_verifications
 from factcheck.settings import Settings
-from factcheck.v1 import common_pb2
+from factcheck.v1 import citations_pb2, common_pb2, council_pb2
+from factcheck.v1 import entailment_pb2 as entailment_pb
 
 EIFFEL = (
     "The Eiffel Tower is a wrought-iron lattice tower in Paris. It is 330 metres tall. "
@@ -74,9 +82,19 @@ def test_a_claim_splits_into_its_clauses(claim, clauses):
 # --- the model ----------------------------------------------------------------------
 
 
-def test_importing_the_engine_loads_no_runtime():
+def test_a_process_that_judges_no_claim_against_a_passage_never_loads_the_runtime():
+    """The model is loaded on the first claim with a passage to read: importing every engine, and
+    answering prompts whose claims have no passages, loads neither onnxruntime nor tokenizers."""
     code = (
-        "import sys; import factcheck.engines.checker_nli, factcheck.engines.nli_model; "
+        "import sys\n"
+        "import factcheck.engines, factcheck.services.checker.main, factcheck.services.checker.service\n"
+        "from factcheck.engines import checker, checker_nli, council_checker, investigator, citation_review\n"
+        "from factcheck.engines import entailment, judges, nli_judge, nli_model\n"
+        "from factcheck.domain import ExtractedClaim\n"
+        "from factcheck.services.checker.prompts import build_verification_prompt\n"
+        "claim = ExtractedClaim('claim_1', 'The tower is 330 metres tall.', 'ctx', 'STATISTIC')\n"
+        "answer = checker.answer(build_verification_prompt([claim], 'The tower is 330 metres tall.'))\n"
+        "assert 'VERIFICATION claim_1: UNVERIFIABLE' in answer, answer\n"
         "print('onnxruntime' in sys.modules, 'tokenizers' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -104,8 +122,9 @@ def test_no_passage_or_no_content_words_is_unverifiable_without_calling_the_mode
         def scores(self, pairs):
             raise AssertionError("the model was called")
 
-    assert nli_judge.judge("The tower is tall.", [], Unused()).verdict == UNVERIFIABLE
-    assert nli_judge.judge("It is.", [PassageText("P1", EIFFEL)], Unused()).verdict == UNVERIFIABLE
+    unused = cast(nli_model.EntailmentModel, Unused())
+    assert nli_judge.judge("The tower is tall.", [], unused).verdict == UNVERIFIABLE
+    assert nli_judge.judge("It is.", [PassageText("P1", EIFFEL)], unused).verdict == UNVERIFIABLE
 
 
 class ScriptedModel:
@@ -124,34 +143,127 @@ class ScriptedModel:
         return out
 
 
+def scripted(by_key: dict[str, tuple[float, float, float, float]]) -> nli_model.EntailmentModel:
+    """A ScriptedModel, typed as the model it stands in for (the judge calls `scores` and reads `card`)."""
+    return cast(nli_model.EntailmentModel, ScriptedModel(by_key))
+
+
 def test_every_clause_must_be_supported_for_verified():
     passages = [PassageText("P1", CURIE, "Curie")]
     claim = "Marie Curie was born in Warsaw in 1867 and won the Nobel Prize in Chemistry in 1903."
-    both = ScriptedModel({"Marie Curie was born": (0.9, 0.02, 0.05, 0.03), "Marie Curie won": (0.9, 0.02, 0.05, 0.03)})
+    both = scripted({"Marie Curie was born": (0.9, 0.02, 0.05, 0.03), "Marie Curie won": (0.9, 0.02, 0.05, 0.03)})
     assert nli_judge.judge(claim, passages, both).verdict == VERIFIED
-    one = ScriptedModel({"and won": (0.9, 0.02, 0.05, 0.03), "Marie Curie was born": (0.9, 0.02, 0.05, 0.03)})
+    one = scripted({"and won": (0.9, 0.02, 0.05, 0.03), "Marie Curie was born": (0.9, 0.02, 0.05, 0.03)})
     judgement = nli_judge.judge(claim, passages, one)
     assert judgement.verdict == UNVERIFIABLE
     assert judgement.partial == 'not stated: "Marie Curie won the Nobel Prize in Chemistry in 1903"'
-    assert judgement.passage_id == "P1" and judgement.quote in CURIE
+    assert judgement.passage_id == "P1" and judgement.quote is not None and judgement.quote in CURIE
 
 
 def test_a_figure_conflict_stays_disputed_with_the_corrected_figure_unless_the_model_is_sure():
     passages = [PassageText("P1", EIFFEL, "Eiffel Tower")]
     claim = "The Eiffel Tower was completed in 1887 as the entrance to the World's Fair."
-    unsure = nli_judge.judge(claim, passages, ScriptedModel({"Eiffel": (0.6, 0.2, 0.1, 0.1)}))
-    assert unsure.verdict == DISPUTED and "1889 (not 1887)" in unsure.correction
-    sure = nli_judge.judge(claim, passages, ScriptedModel({"Eiffel": (0.95, 0.01, 0.02, 0.02)}))
+    unsure = nli_judge.judge(claim, passages, scripted({"Eiffel": (0.6, 0.2, 0.1, 0.1)}))
+    assert unsure.verdict == DISPUTED and "1889 (not 1887)" in (unsure.correction or "")
+    sure = nli_judge.judge(claim, passages, scripted({"Eiffel": (0.95, 0.01, 0.02, 0.02)}))
     assert sure.verdict == VERIFIED
+
+
+class WindowScriptedModel(ScriptedModel):
+    """Scores by a key in the window's text, with a combiner that always decides `verdict`."""
+
+    def __init__(self, by_key: dict[str, tuple[float, float, float, float]], verdict: str) -> None:
+        super().__init__(by_key)
+        labels = (VERIFIED, DISPUTED, UNVERIFIABLE)
+        self.card = {
+            "combiner": {
+                "features": [{"name": "coverage", "mean": 0.0, "scale": 1.0}],
+                "weights": {label: [0.0] for label in labels},
+                "bias": {label: 5.0 if label == verdict else 0.0 for label in labels},
+            }
+        }
+
+    def scores(self, pairs):
+        return super().scores([(window, claim) for claim, window in pairs])
+
+
+@pytest.mark.parametrize("verdict", [VERIFIED, DISPUTED])
+def test_a_combined_verdict_cites_a_window_that_shares_words_with_the_claim(verdict):
+    # The prefilter gives the unrelated passage a window too; the model scoring it higher than the
+    # passage about the claim must not make the verdict quote bananas.
+    passages = [PassageText("P1", BANANAS, "Bananas"), PassageText("P2", CURIE, "Curie")]
+    model = WindowScriptedModel({"Bananas": (0.3, 0.3, 0.2, 0.2), "Curie": (0.2, 0.2, 0.3, 0.3)}, verdict)
+    judgement = nli_judge.judge(
+        "Marie Curie was born in Warsaw in 1867.", passages, cast(nli_model.EntailmentModel, model)
+    )
+    assert judgement.verdict == verdict
+    assert judgement.passage_id == "P2" and judgement.quote is not None
+    assert judgement.quote in CURIE and "born in Warsaw in 1867" in judgement.quote
 
 
 def test_a_refuting_window_disputes_and_cites_it():
     passages = [PassageText("P1", BANANAS, "Bananas")]
-    judgement = nli_judge.judge(
-        "Bananas grow only in Europe.", passages, ScriptedModel({"Bananas": (0.1, 0.8, 0.05, 0.05)})
-    )
+    judgement = nli_judge.judge("Bananas grow only in Europe.", passages, scripted({"Bananas": (0.1, 0.8, 0.05, 0.05)}))
     assert judgement.verdict == DISPUTED
     assert judgement.passage_id == "P1" and judgement.correction == f"According to P1: {judgement.quote}"
+
+
+# --- several claims at a time -------------------------------------------------------
+
+
+CLAIMS_AND_PASSAGES = [
+    ("The Eiffel Tower was completed in 1889.", [EIFFEL, CURIE]),
+    ("Marie Curie was born in Warsaw in 1867 and won the Nobel Prize in Physics in 1903.", [CURIE, EIFFEL, BANANAS]),
+    ("The Eiffel Tower is 300 metres tall.", [EIFFEL]),
+    ("Bananas grow only in Europe.", [BANANAS, CURIE]),
+    ("Gustave Eiffel's company designed the tower.", [BANANAS, EIFFEL]),
+]
+
+
+def _items(claims_and_passages):
+    return [(c, [PassageText(f"P{i}", t, "Source") for i, t in enumerate(ts, 1)]) for c, ts in claims_and_passages]
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "4"])
+def test_claims_judged_side_by_side_get_exactly_their_own_judgements(monkeypatch, threads):
+    # A claim's windows stay one model batch whatever runs beside it, so nothing moves, not even the
+    # last bit of a probability (the int8 model's activation ranges are per batch: regrouping would).
+    monkeypatch.setenv(nli_model.THREADS_ENV, threads)
+    items = _items(CLAIMS_AND_PASSAGES)
+    alone = [nli_judge.judge(claim, passages) for claim, passages in items]
+    assert nli_judge.judge_claims(items) == alone
+    assert len({j.verdict for j in alone}) > 1  # the set is not one verdict throughout
+
+
+def test_claims_are_judged_side_by_side(monkeypatch):
+    monkeypatch.setenv(nli_model.THREADS_ENV, "2")
+    both_running = threading.Barrier(2, timeout=10)
+
+    class Meeting(ScriptedModel):
+        def scores(self, pairs):
+            both_running.wait()  # BrokenBarrierError unless the second claim is being judged meanwhile
+            return super().scores(pairs)
+
+    items = _items([("Bananas grow only in Europe.", [BANANAS]), ("The Eiffel Tower is 330 metres tall.", [EIFFEL])])
+    meeting = cast(nli_model.EntailmentModel, Meeting({"Bananas": (0.1, 0.8, 0.05, 0.05)}))
+    judged = nli_judge.judge_claims(items, meeting)
+    assert [j.verdict for j in judged] == [DISPUTED, UNVERIFIABLE]  # in the items' order
+
+
+def test_the_session_thread_count_does_not_change_the_scores():
+    pairs = [(claim, text) for claim, texts in CLAIMS_AND_PASSAGES for text in texts[:1]]
+    one_thread, two_threads = nli_model.EntailmentModel(threads=1), nli_model.EntailmentModel(threads=2)
+    for single, shared in zip(one_thread.scores(pairs), two_threads.scores(pairs)):
+        for a, b in zip(vars(single).values(), vars(shared).values()):
+            assert a == pytest.approx(b, abs=1e-6)
+
+
+def test_the_nli_engines_answer_is_the_same_on_one_thread_or_two(monkeypatch):
+    prompt = _prompt([c for c, _ in CLAIMS_AND_PASSAGES], [EIFFEL, CURIE, BANANAS])
+    monkeypatch.setenv(nli_model.THREADS_ENV, "1")
+    sequential = checker_nli.answer(prompt)
+    monkeypatch.setenv(nli_model.THREADS_ENV, "2")
+    assert checker_nli.answer(prompt) == sequential
 
 
 # --- the engines through the real prompt and parser ---------------------------------
@@ -164,16 +276,72 @@ def _prompt(claims: list[str], passages: list[str]) -> str:
     return build_verification_prompt(extracted, " ".join(claims), protos, listing)
 
 
-def test_the_lexical_engine_answers_as_local_checker_did():
-    prompt = _prompt(["The Eiffel Tower was completed in 1889."], [EIFFEL])
-    assert checker_lexical.answer(prompt) == checker.answer(prompt).replace("local/checker", "local/checker-lexical")
+CLAIM = "The Eiffel Tower was completed in 1889."
+
+
+def _every_judged_prompt() -> dict[str, str]:
+    """One prompt of each kind local/checker answers by judging a claim against passages."""
+    passage = common_pb2.Passage(id="P1", source_title="Eiffel", text=EIFFEL)
+    council = [council_pb2.LabelledResponse(label="Response A", text=CLAIM)]
+    review = citations_pb2.ReviewClaim(claim=common_pb2.Claim(id="claim_1", claim=CLAIM), cited_span_ids=["P1"])
+    pool = citations_pb2.PoolSpan(id="P1", source_id="eiffel", source_title="Eiffel", text=EIFFEL)
+    return {
+        "verification": _prompt([CLAIM], [EIFFEL]),
+        "council": build_council_check_prompt("When was it completed?", council, [passage]),
+        "assessment": build_assessment_prompt(CLAIM, [common_pb2.Passage(id="R1", source_title="Eiffel", text=EIFFEL)]),
+        "review": build_review_prompt([review], [pool]),
+    }
+
+
+def _record_model_calls(monkeypatch) -> list[tuple[str, str]]:
+    """The (claim, window) pairs the default model is asked from now on (a scripted stand-in answers)."""
+    asked: list[tuple[str, str]] = []
+
+    class Recording(ScriptedModel):
+        def scores(self, pairs):
+            asked.extend(pairs)
+            return super().scores(pairs)
+
+    monkeypatch.setattr(nli_judge, "default_model", lambda: Recording({}))
+    return asked
+
+
+@pytest.mark.parametrize("kind", ["verification", "council", "assessment", "review"])
+def test_every_prompt_of_local_checker_is_judged_by_the_model_and_of_checker_lexical_never(monkeypatch, kind):
+    prompt = _every_judged_prompt()[kind]
+    asked = _record_model_calls(monkeypatch)
+    checker_lexical.answer(prompt)
+    assert asked == []
+    checker.answer(prompt)
+    assert asked and all(claim == CLAIM for claim, _ in asked)
+    asked.clear()
+    assert checker_nli.answer(prompt).replace("local/checker-nli", "local/checker") == checker.answer(prompt)
+
+
+def test_local_investigator_and_local_entailments_judge_use_the_model_too(monkeypatch):
+    asked = _record_model_calls(monkeypatch)
+    investigator.answer(_every_judged_prompt()["assessment"])
+    assert asked
+    asked.clear()
+    statements = [entailment_pb.ExtractedStatement(id=1, text="It was completed in 1889 for the World's Fair.")]
+    entailment.answer(judge_prompt(entailment_pb.JudgeInput(claim=CLAIM, statements=statements)))
+    assert asked
+
+
+def test_the_lexical_engine_gives_the_lexical_judges_verdicts():
+    claims = ["The tower is 300 metres tall.", "The tower is 330 metres tall.", "Water boils at 100 degrees Celsius."]
+    answer = checker_lexical.answer(_prompt(claims, [EIFFEL, BANANAS]))
+    verifications = parse_verifications(answer, "local/checker-lexical", ["claim_1", "claim_2", "claim_3"])
+    passages = [PassageText("P1", EIFFEL, "Source"), PassageText("P2", BANANAS, "Source")]
+    assert [v.verdict for v in verifications] == [judge(c, passages).verdict for c in claims]
+    assert [v.verdict for v in verifications] == [DISPUTED, VERIFIED, UNVERIFIABLE]
 
 
 async def test_both_engines_are_registered_and_answer_in_the_spec_format():
     prompt = _prompt(["The Eiffel Tower was completed in 1889.", "Bananas are blue."], [EIFFEL, BANANAS])
     settings = Settings(model_base_url=None, model_api_key=None, model_providers={})
     async with ModelClient(settings) as client:
-        for model in ("local/checker-lexical", "local/checker-nli"):
+        for model in ("local/checker", "local/checker-lexical", "local/checker-nli"):
             completion = await client.complete(model, prompt, timeout_s=60)
             assert completion.text.count("\nVERIFICATION claim_") + completion.text.startswith("VERIFICATION") == 2
             assert "VERIFICATION SUMMARY:" in completion.text
@@ -191,13 +359,14 @@ def test_the_nli_engine_reports_partial_support_in_the_evidence_line(monkeypatch
     assert 'but not stated: "Marie Curie won the Nobel Prize in Chemistry in 1903".' in answer
 
 
-# --- the shipped model end to end (verdicts the lexical rules alone also reach) -------
+# --- the shipped model end to end (verdicts any reasonable entailment model gives) ---
 
 
 def test_the_shipped_model_verifies_a_claim_its_passage_states_and_cites_it():
     judgement = nli_judge.judge("The Eiffel Tower was completed in 1889.", [PassageText("P1", EIFFEL, "Eiffel")])
     assert judgement.verdict == VERIFIED
-    assert judgement.passage_id == "P1" and judgement.quote in EIFFEL and "1889" in judgement.quote
+    assert judgement.passage_id == "P1" and judgement.quote is not None
+    assert judgement.quote in EIFFEL and "1889" in judgement.quote
     assert 0.5 <= judgement.score <= 1.0
 
 
@@ -205,7 +374,7 @@ def test_the_shipped_model_keeps_the_figure_correction():
     claim = "The Eiffel Tower was completed in 1887 as the entrance to the World's Fair."
     judgement = nli_judge.judge(claim, [PassageText("P1", EIFFEL, "Eiffel")])
     assert judgement.verdict == DISPUTED
-    assert judgement.correction.startswith("The Eiffel Tower was completed in 1889 (not 1887)")
+    assert (judgement.correction or "").startswith("The Eiffel Tower was completed in 1889 (not 1887)")
 
 
 def test_the_shipped_model_finds_nothing_in_an_unrelated_passage():

@@ -10,10 +10,13 @@ from sqlalchemy.orm import Session
 
 from factcheck.services.gateway.store.models import CitationCorrectionRow, CitationRow, ClaimRow, EvidenceSpanRow
 from factcheck.v1 import citations_pb2, common_pb2, factcheck_pb2
+from tests import conftest
 from tests.conftest import CHECKERS, content_request, payload, run_events
 from tests.fake_model_server import extraction_levels, fail, review, verdicts
 
 pytestmark = pytest.mark.e2e
+# The session's shared suite (conftest.py), with its fake model server.
+fake_models = conftest.shared_fake_models
 
 CONTENT = (
     "The Paris Agreement was adopted in 2015 by 196 parties. "
@@ -183,4 +186,4 @@ async def test_citations_with_pipelined_is_invalid(gateway):
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await run_events(gateway, citation_request(pipelined=True))
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert "pipelined" in raised.value.details()
+    assert "pipelined" in (raised.value.details() or "")

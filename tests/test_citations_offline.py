@@ -122,10 +122,10 @@ async def test_offline_citations_end_to_end(database_url):
             assert (
                 session.scalar(select(func.count()).select_from(ClaimRow).where(ClaimRow.message_id == message_id)) == 4
             )
-            assert session.scalar(select(func.count()).select_from(CitationRow)) >= 1
-            assert session.scalar(select(func.count()).select_from(NumericClaimRow)) >= 1
+            assert (session.scalar(select(func.count()).select_from(CitationRow)) or 0) >= 1
+            assert (session.scalar(select(func.count()).select_from(NumericClaimRow)) or 0) >= 1
             row = session.get(VerificationSummaryRow, message_id)
-            assert row.total_claims == 4 and row.warning == summary.warning
+            assert row is not None and row.total_claims == 4 and row.warning == summary.warning
             assert (
                 session.scalar(select(func.count()).select_from(CitationCorrectionRow)) == summary.citation_corrections
             )

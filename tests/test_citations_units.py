@@ -88,14 +88,16 @@ def test_qa_compares_normalised_answers_within_the_stated_tolerance(claimed, sta
 
 
 def test_derived_figures_are_computed_with_their_computation():
-    assert find_derivation("Sales doubled between 2010 and 2015").details["factor"] == "2"
+    doubled = find_derivation("Sales doubled between 2010 and 2015")
+    assert doubled is not None and doubled.details["factor"] == "2"
     grew = find_derivation("Revenue grew 20% to $1.2 million")
-    assert grew.operation == "percent_change" and grew.details["factor"] == "1.2"
+    assert grew is not None and grew.operation == "percent_change" and grew.details["factor"] == "1.2"
     fell = find_derivation("Output fell by 25 percent")
-    assert fell.details["rate_percent"] == "-25" and fell.details["factor"] == "0.75"
+    assert fell is not None and fell.details["rate_percent"] == "-25" and fell.details["factor"] == "0.75"
     change = find_derivation("Membership rose from 8 million to 10 million")
-    assert change.operation == "change" and change.details["percent_change"] == "25"
-    assert main_figure("Revenue grew 20% to $1.2 million").value == 1.2e6  # the result, not the rate
+    assert change is not None and change.operation == "change" and change.details["percent_change"] == "25"
+    figure = main_figure("Revenue grew 20% to $1.2 million")
+    assert figure is not None and figure.value == 1.2e6  # the result, not the rate
     assert find_derivation("Paris is the capital of France") is None
 
 
@@ -140,10 +142,12 @@ def test_confidence_levels(claim, level):
 
 def test_numeric_profiles_name_the_entity_and_skip_plain_years():
     profile = numeric_profile("France's population was 67 million in 2020")
+    assert profile is not None and profile.figure is not None
     assert profile.figure.value == 67e6 and profile.entity == "France's population (2020)"
     assert numeric_profile("The treaty was signed in 1841") is None  # a year is a date, not a figure
     assert numeric_profile("Paris is the capital of France") is None
-    assert numeric_profile("Sales doubled").derivation.operation == "multiply"
+    doubled = numeric_profile("Sales doubled")
+    assert doubled is not None and doubled.derivation is not None and doubled.derivation.operation == "multiply"
 
 
 def test_detail_lines_are_read_per_claim_and_copies_of_the_content_are_not():

@@ -1,8 +1,8 @@
 """The `factcheck` command (check, show, list, kb) as a real process against the running suite.
 
-One suite on SQLite and one fake model server serve the whole module; the fake server is
-reset before each test. The command runs with stdout and stderr piped, so progress comes
-as plain lines on stderr and the report is plain text on stdout.
+One suite on SQLite and one fake model server serve the module and the other command-line modules;
+the fake server is reset before each test. The command runs with stdout and stderr piped, so progress
+comes as plain lines on stderr and the report is plain text on stdout.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from rich.console import Console
 
 from factcheck.cli import render
 from factcheck.v1 import common_pb2, factcheck_pb2
+from tests import conftest
 from tests.conftest import CHECKERS, FULL_SEQUENCE, suite_environment
 from tests.fake_model_server import fail, verdicts
-from tests.processes import ROOT, start_service, start_suite
+from tests.processes import ROOT, start_service
 from tests.test_html_report import make_result
 
 pytestmark = pytest.mark.e2e
@@ -42,12 +43,14 @@ CAUSES = [
 ]
 
 
+# One suite on SQLite for the command-line modules (test_cli*.py), kept for the session (conftest.py).
+fake_models = conftest.shared_fake_models
+
+
 @pytest.fixture(scope="module")
-def suite(fake_models, tmp_path_factory):
-    database = tmp_path_factory.mktemp("cli") / "factcheck.db"
-    running = start_suite(suite_environment(fake_models, f"sqlite:///{database}"))
-    yield running
-    running.stop()
+def suite(shared_suites):
+    suite, _ = shared_suites.get("cli", "sqlite")
+    return suite
 
 
 @pytest.fixture
@@ -370,9 +373,10 @@ def test_list_with_a_bad_page_token_is_an_invalid_request(factcheck):
 
 
 def rendered(result: factcheck_pb2.FactCheckResult) -> str:
-    console = Console(file=io.StringIO(), width=200, color_system=None)
+    output = io.StringIO()
+    console = Console(file=output, width=200, color_system=None)
     render.render_result(console, result)
-    return console.file.getvalue()
+    return output.getvalue()
 
 
 def test_disputed_claims_show_the_corrections_and_cited_passages():
@@ -393,7 +397,8 @@ def test_untrusted_text_cannot_restyle_or_drive_the_terminal():
 def test_an_event_kind_this_client_does_not_render_gets_a_generic_line(monkeypatch):
     monkeypatch.delitem(render._DESCRIBERS, "title_complete")
     event = factcheck_pb2.FactCheckEvent(title_complete=factcheck_pb2.TitleCompletePayload(title="x"))
-    assert render.describe_event(event).plain == "title     title complete"
+    line = render.describe_event(event)
+    assert line is not None and line.plain == "title     title complete"
 
 
 def test_the_final_events_are_progress_lines_with_their_causes():
@@ -409,15 +414,17 @@ def test_the_final_events_are_progress_lines_with_their_causes():
             factcheck_pb2.StageFailure(stage="store", code="UNAVAILABLE", message="database is locked\x1b[2J"),
         ],
     )
-    assert render.describe_event(factcheck_pb2.FactCheckEvent(error=error)).plain.splitlines() == [
+    failed = render.describe_event(factcheck_pb2.FactCheckEvent(error=error))
+    assert failed is not None
+    assert failed.plain.splitlines() == [
         "failed    All verification checkers failed.",
         "          verify_0 openai/gpt-4o: FAILED_PRECONDITION no endpoint configured for provider 'openai'",
         "          store: UNAVAILABLE database is locked[2J",  # no escape sequence reaches the terminal
     ]
     cancelled = factcheck_pb2.CancelledPayload(reason="Cancelled by the caller.")
-    assert render.describe_event(factcheck_pb2.FactCheckEvent(cancelled=cancelled)).plain == (
-        "cancelled Cancelled by the caller."
-    )
+    line = render.describe_event(factcheck_pb2.FactCheckEvent(cancelled=cancelled))
+    assert line is not None
+    assert line.plain == ("cancelled Cancelled by the caller.")
 
 
 def test_a_failed_result_explains_itself_in_the_terminal_and_the_html_page():
@@ -445,7 +452,7 @@ def test_retrieved_evidence_is_a_progress_line():
         response_time_ms=40,
     )
     line = render.describe_event(factcheck_pb2.FactCheckEvent(evidence_retrieved=evidence))
-    assert line.plain == "evidence  found 2 passages for 1 claim (bm25) in 0.0 s"
+    assert line is not None and line.plain == "evidence  found 2 passages for 1 claim (bm25) in 0.0 s"
 
 
 def test_an_event_with_a_field_this_client_does_not_know_is_skipped(capsys):
@@ -487,6 +494,8 @@ def test_kb_adds_lists_searches_and_deletes_documents(factcheck, tmp_path):
     assert deleted.returncode == 0 and "1 passages" in deleted.stdout
     missing = factcheck("kb", "delete", document_id)
     assert missing.returncode == 5 and "not found" in missing.stderr
+    for path in (folder / "paris.md", folder / "nested" / "everest.html"):  # the suite is shared: leave no documents
+        assert factcheck("kb", "delete", str(path)).returncode == 0
 
 
 def test_kb_add_refuses_unsupported_files(factcheck, tmp_path):

@@ -31,13 +31,15 @@ WRONG_CLAIM = "It was completed in 1899."
 CORRECTION = "It was completed in 1889 <b>March</b>."
 
 
-def rating(checker: str, index: int, value: int, self_rating: bool = False) -> council_pb2.CheckerRating:
+def rating(
+    checker: str, index: int, value: council_pb2.AccuracyRating, self_rating: bool = False
+) -> council_pb2.CheckerRating:
     return council_pb2.CheckerRating(
         fact_checker_model=checker, checker_index=index, rating=value, self_rating=self_rating
     )
 
 
-def claim(label: str, text: str, error_type: int, correction: str) -> council_pb2.InaccurateClaim:
+def claim(label: str, text: str, error_type: council_pb2.ErrorType, correction: str) -> council_pb2.InaccurateClaim:
     return council_pb2.InaccurateClaim(label=label, claim=text, error_type=error_type, correction=correction)
 
 
@@ -158,9 +160,10 @@ def make_council_result(*, synthesis: bool = True, excluded: bool = True) -> fac
 
 
 def rendered(result: factcheck_pb2.FactCheckResult) -> str:
-    console = Console(file=io.StringIO(), width=220, color_system=None)
+    output = io.StringIO()
+    console = Console(file=output, width=220, color_system=None)
     render.render_result(console, result)
-    return console.file.getvalue()
+    return output.getvalue()
 
 
 def flat(text: str) -> str:
@@ -256,7 +259,9 @@ def test_untrusted_council_text_cannot_drive_the_terminal():
 
 
 def line_of(**payload) -> str:
-    return render.describe_event(factcheck_pb2.FactCheckEvent(**payload)).plain
+    line = render.describe_event(factcheck_pb2.FactCheckEvent(**payload))
+    assert line is not None
+    return line.plain
 
 
 def test_council_events_are_progress_lines():
@@ -518,9 +523,10 @@ def test_list_shows_each_runs_mode():
         factcheck_pb2.ResultSummary(message_id="r2", question="q2", mode=factcheck_pb2.MODE_FACT_CHECK),
         factcheck_pb2.ResultSummary(message_id="r3", question="q3"),  # stored before modes existed
     ]
-    console = Console(file=io.StringIO(), width=160, color_system=None)
+    output = io.StringIO()
+    console = Console(file=output, width=160, color_system=None)
     console.print(results_table(rows))
-    lines = {line.split()[0]: line.split() for line in console.file.getvalue().splitlines() if line.strip()[:1] == "r"}
+    lines = {line.split()[0]: line.split() for line in output.getvalue().splitlines() if line.strip()[:1] == "r"}
     assert lines["r1"][2] == "council" and lines["r2"][2] == "fact-check" and lines["r3"][2] == "fact-check"
 
 

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.e2e
 # test_cli's suite (SQLite, fake models) and its console-script runner, for this module too.
 suite = test_cli.suite
 factcheck = test_cli.factcheck
+fake_models = test_cli.fake_models
 
 QUESTION = "When was the Eiffel Tower completed, and how tall is it?"
 ANSWERS = [

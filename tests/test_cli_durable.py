@@ -21,7 +21,7 @@ import pytest
 
 from tests.conftest import FULL_SEQUENCE, fresh_database, suite_environment
 from tests.fake_model_server import default_reply, delay, hold_until_closed
-from tests.processes import ServiceProcess, start_service
+from tests.processes import ServiceProcess, start_service, start_services, stop_services
 from tests.test_cli import CLAIMS, CONTENT, FACTCHECK, cli_environment, events_of, flat, kind_of
 from tests.test_durable_runs import DURABLE_SETTINGS
 
@@ -34,10 +34,9 @@ CLI_TIMEOUT_S = 120
 def workers(fake_models, tmp_path_factory):
     """Extractor, checker and reporter processes, shared by every gateway of the module."""
     env = {**suite_environment(fake_models, f"sqlite:///{tmp_path_factory.mktemp('workers') / 'unused.db'}")}
-    services = {name: start_service(name, env) for name in ("extractor", "checker", "reporter")}
+    services = start_services(("extractor", "checker", "reporter"), env)
     yield services
-    for service in services.values():
-        service.stop()
+    stop_services(services.values())
 
 
 def gateway_environment(fake_models, workers, database_url: str) -> dict[str, str]:
@@ -72,8 +71,7 @@ def start_gateway(fake_models, workers):
         return gateway
 
     yield start
-    for gateway in started:
-        gateway.stop()
+    stop_services(started)
 
 
 @pytest.fixture(autouse=True)

@@ -22,8 +22,8 @@ pytestmark = pytest.mark.e2e
 
 EXIT_BROKEN_PIPE = 141
 
-# test_cli's fixtures: one suite on SQLite with the fake models for this module, and the command.
-suite, factcheck = test_cli.suite, test_cli.factcheck
+# test_cli's fixtures: the shared suite on SQLite, its fake model server, and the command.
+suite, factcheck, fake_models = test_cli.suite, test_cli.factcheck, test_cli.fake_models
 
 
 def dead_target() -> str:
@@ -125,6 +125,7 @@ def test_kb_add_skips_an_empty_file_by_name_and_adds_the_rest(factcheck, tmp_pat
 
     only_empty = factcheck("kb", "add", str(folder / "empty.md"))
     assert only_empty.returncode == 2 and "no .txt, .md or .html files with text found" in only_empty.stderr
+    assert factcheck("kb", "delete", str(folder / "tides.md")).returncode == 0  # the suite is shared
 
 
 # --- kb list ------------------------------------------------------------------------------------------
@@ -158,6 +159,7 @@ def test_kb_search_json_lists_the_passages(factcheck, tmp_path):
     found = json.loads(factcheck("kb", "search", "--json", "Mauna Kea base").stdout)
     assert [p["source_id"] for p in found["passages"]][:1] == [str(path)]
     assert "10,210 metres" in found["passages"][0]["text"]
+    assert factcheck("kb", "delete", str(path)).returncode == 0  # the suite is shared
 
 
 # --- list --json --------------------------------------------------------------------------------------

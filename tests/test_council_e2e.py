@@ -3,16 +3,21 @@ models that answer, rate, vote, fail and misbehave (issue 15)."""
 
 from __future__ import annotations
 
+import functools
+
 import grpc
 import pytest
 
 from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.services.gateway.modes.council.stages import response_labels
 from factcheck.v1 import council_pb2, factcheck_pb2
+from tests import conftest
 from tests.conftest import CHECKERS, kinds, payload, run_events
 from tests.fake_model_server import council_answer, council_labels_in_prompt, fail, reply
 
 pytestmark = pytest.mark.e2e
+# The session's shared suite (conftest.py), with its fake model server.
+fake_models = conftest.shared_fake_models
 
 COUNCIL = ["fake/alpha", "fake/beta", "fake/gamma"]
 QUESTION = "When was the Eiffel Tower completed, and how tall is it?"
@@ -43,7 +48,7 @@ def supplied_request(answers: dict[str, str], **config) -> factcheck_pb2.RunRequ
 
 def script_answers(fake_models) -> None:
     for model, text in ANSWERS.items():
-        fake_models.script(model, reply(lambda prompt, text=text: _answer_or_rate(prompt, text)))
+        fake_models.script(model, reply(functools.partial(_answer_or_rate, text=text)))
 
 
 def _answer_or_rate(prompt: str, text: str) -> str:
@@ -343,4 +348,4 @@ async def test_invalid_council_requests_are_refused_before_any_event(gateway, re
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await run_events(gateway, request_)
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert field in raised.value.details() and text in raised.value.details()
+    assert field in (raised.value.details() or "") and text in (raised.value.details() or "")

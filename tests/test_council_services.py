@@ -3,6 +3,8 @@ scripted fake model server and, offline, the `local/` engines."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import grpc
 import pytest
 from google.rpc import error_details_pb2
@@ -76,7 +78,7 @@ async def status_of(call) -> tuple[grpc.StatusCode, str]:
     """The status code, and the field the google.rpc.BadRequest detail names ("" without one)."""
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await call
-    status = rpc_status.from_call(raised.value)
+    status = rpc_status.from_call(cast(grpc.Call, raised.value))  # (an AioRpcError has what from_call reads)
     fields = []
     for detail in status.details if status is not None else ():
         if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
@@ -229,11 +231,15 @@ async def test_synthesize_offline_with_the_local_reporter(reporter, fake_models)
         (dict(best_response=council_pb2.LabelledResponse(label="B", text="x")), "best_response.label"),
         (dict(best_response=council_pb2.LabelledResponse(label=B, text="")), "best_response.text"),
         (
-            dict(inaccurate_claims=[council_pb2.InaccurateClaim(label=B, claim="x", error_type=99)]),
+            dict(inaccurate_claims=[council_pb2.InaccurateClaim(label=B, claim="x", error_type=99)]),  # type: ignore[arg-type]  # an unknown number (proto3 keeps them; the .pyi admit members only)
             "inaccurate_claims[0].error_type",
         ),
         (
-            dict(inaccurate_claims=[council_pb2.InaccurateClaim(label=B, claim="", error_type=1)]),
+            dict(
+                inaccurate_claims=[
+                    council_pb2.InaccurateClaim(label=B, claim="", error_type=council_pb2.ERROR_TYPE_HALLUCINATED_FACT)
+                ]
+            ),
             "inaccurate_claims[0].claim",
         ),
     ],

@@ -24,7 +24,7 @@ from factcheck.v1 import citations_pb2, common_pb2, council_pb2, factcheck_pb2, 
 from factcheck.v1 import entailment_pb2 as pb
 from tests.conftest import DATABASE_BACKENDS, FULL_SEQUENCE, content_request, fresh_database, kinds, suite_environment
 from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, hold_until_closed, review, verdicts
-from tests.processes import ServiceProcess, start_service
+from tests.processes import ServiceProcess, start_service, start_services, stop_services
 
 pytestmark = pytest.mark.e2e
 
@@ -50,10 +50,9 @@ def database_url(backend, tmp_path_factory):
 def workers(fake_models, database_url):
     """Extractor, checker and reporter processes, shared by the module's gateways."""
     env = {**suite_environment(fake_models, database_url), **DURABLE_SETTINGS}
-    services = {name: start_service(name, env) for name in ("extractor", "checker", "reporter")}
+    services = start_services(("extractor", "checker", "reporter"), env)
     yield services
-    for service in services.values():
-        service.stop()
+    stop_services(services.values())
 
 
 @pytest.fixture
@@ -77,8 +76,7 @@ def start_gateway(fake_models, database_url, workers):
         return gateway
 
     yield start
-    for gateway in started:
-        gateway.stop()
+    stop_services(started)
 
 
 @pytest.fixture
@@ -119,11 +117,12 @@ def stage_types(store: StageStore, message_id: str) -> list[str]:
 
 async def wait_for_status(store: StageStore, message_id: str, timeout_s: float = 30.0) -> str:
     give_up = time.monotonic() + timeout_s
-    while (
-        status := store.get_message(message_id, tenant_id=ANY_TENANT).status
-    ) == "RUNNING" and time.monotonic() < give_up:
+    while True:
+        record = store.get_message(message_id, tenant_id=ANY_TENANT)
+        assert record is not None
+        if record.status != "RUNNING" or time.monotonic() >= give_up:
+            return record.status
         await asyncio.sleep(0.1)
-    return status
 
 
 # --- crash recovery ----------------------------------------------------------------------------------
@@ -257,7 +256,7 @@ async def test_cancel_mid_verify_stops_the_run_and_its_model_calls(start_gateway
     assert kinds(events)[-1] == "cancelled" and events[-1].cancelled.reason == "Cancelled by the caller."
     assert watched == events
     assert again.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert "CANCELLED" in again.value.details()
+    assert "CANCELLED" in (again.value.details() or "")
     assert result.status == factcheck_pb2.MESSAGE_STATUS_CANCELLED
     assert result.error_message == "Cancelled by the caller."
     assert stage_types(store, message_id) == ["extract"]  # no later stage rows
@@ -311,7 +310,9 @@ async def test_retrying_run_with_the_same_request_id_attaches_to_the_first_run(s
     assert len([r for r in fake_models.requests_for("fake/extractor") if r.kind == "extract"]) == 1
     assert store.find_by_request_id(request.request_id, tenant_id="default").id == first[0].message_id
     assert reused.value.code() == grpc.StatusCode.ALREADY_EXISTS
-    assert request.request_id in reused.value.details() and first[0].message_id in reused.value.details()
+    assert request.request_id in (reused.value.details() or "") and first[0].message_id in (
+        reused.value.details() or ""
+    )
     assert invalid.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 

@@ -147,8 +147,8 @@ async def test_a_second_invalid_answer_fails_the_agent(checker, fake_models):
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await checker.RunEntailmentAgent(judge_request("The trial enrolled 300 adults."))
     assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
-    assert "ENTAILMENT_JUDGE answer invalid after one repair attempt" in raised.value.details()
-    assert "confidence: Input should be less than or equal to 100" in raised.value.details()
+    assert "ENTAILMENT_JUDGE answer invalid after one repair attempt" in (raised.value.details() or "")
+    assert "confidence: Input should be less than or equal to 100" in (raised.value.details() or "")
     assert len(fake_models.requests) == 2
 
 
@@ -251,7 +251,7 @@ async def test_judge_reasoning_must_reference_existing_ids(checker, fake_models,
     fake_models.script("fake/judge", reply(judge_json(reasoning=reasoning)))
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await checker.RunEntailmentAgent(judge_request("The trial enrolled 300 adults.", "Side effects were mild."))
-    assert complaint in raised.value.details()
+    assert complaint in (raised.value.details() or "")
     assert complaint in fake_models.requests[1].prompt  # the repair prompt quoted it
 
 
@@ -267,7 +267,7 @@ async def test_no_statements_may_not_be_cited(checker, fake_models):
     fake_models.script("fake/judge", reply(judge_json("NOT ENOUGH INFO", 10, reasoning=["Statement 1 is silent."])))
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await checker.RunEntailmentAgent(judge_request())
-    assert "there are no statements" in raised.value.details()
+    assert "there are no statements" in (raised.value.details() or "")
 
 
 # --- the auditor's rules -----------------------------------------------------------------------------
@@ -369,7 +369,7 @@ async def _judge_over_grpc(checker, listener=None):
         try:
             return await checker.RunEntailmentAgent(request)
         except grpc.aio.AioRpcError as error:
-            raise AgentFailed(error.details()) from None
+            raise AgentFailed(error.details() or "") from None
 
     return await judge_item(ITEM, MODELS, call, listener)
 

@@ -32,24 +32,29 @@ def suite(fake_models, tmp_path_factory):
     running.stop()
 
 
-@pytest.fixture
-def entail(suite, fake_models, tmp_path):
-    fake_models.reset()
-    source = tmp_path / "source.txt"
-    source.write_text(SOURCE)
+class Entail:
+    """`factcheck entail` against the suite; `source` names a file holding SOURCE."""
 
-    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    def __init__(self, gateway_target: str, source: str) -> None:
+        self.gateway_target, self.source = gateway_target, source
+
+    def __call__(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(
             [str(FACTCHECK), "entail", *args],
             input=stdin,
             capture_output=True,
             text=True,
-            env=cli_environment(suite.gateway_target),
+            env=cli_environment(self.gateway_target),
             timeout=120,
         )
 
-    run.source = str(source)
-    return run
+
+@pytest.fixture
+def entail(suite, fake_models, tmp_path) -> Entail:
+    fake_models.reset()
+    source = tmp_path / "source.txt"
+    source.write_text(SOURCE)
+    return Entail(suite.gateway_target, str(source))
 
 
 def test_one_item_prints_verdict_confidence_reliability_and_the_auditors_reasons(entail):

@@ -22,7 +22,7 @@ EXCERPT = (
 )
 
 
-def _answer(agent: int, prompt: str, given) -> dict:
+def _answer(agent: pb.EntailmentAgent, prompt: str, given) -> dict:
     text = engine.answer(prompt)
     agent_output(agent, text, given)  # valid for the agent's schema and rules
     return json.loads(text)

@@ -128,6 +128,7 @@ async def test_reliability_never_changes_a_verdict_or_what_the_judges_see(client
 
     item = pb.EntailmentItem(claim=CLAIM, source_excerpt=EXCERPT, source_type=SOURCE_TYPE)
     varied = await judge_item(item, AgentModels(*(MODEL,) * 4), call)
+    assert varied.final is not None
     assert (varied.final.final_verdict, varied.final.final_confidence, varied.final.entailment_confidence) == (
         baseline.final.final_verdict,
         baseline.final.final_confidence,

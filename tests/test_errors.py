@@ -13,6 +13,7 @@ import json
 import logging
 import time
 import unicodedata
+from typing import Any, cast
 
 import grpc
 import pytest
@@ -63,9 +64,9 @@ TOKEN = "errors-test-token-0123456789abcdef"
 LONG_ID = "m" * 20_000
 
 
-def details_of(error: grpc.aio.AioRpcError) -> dict[str, object]:
+def details_of(error: grpc.aio.AioRpcError) -> dict[str, Any]:
     """The unpacked google.rpc details of a failed call, by type name."""
-    status = rpc_status.from_call(error)
+    status = rpc_status.from_call(cast(grpc.Call, error))  # (an AioRpcError has what from_call reads)
     assert status is not None, "no google.rpc.Status in the trailers"
     unpacked = {}
     for detail in status.details:
@@ -365,7 +366,9 @@ async def test_nul_characters_are_refused_before_the_database_sees_them(everythi
 async def test_health_watch_streams_on_a_server_with_every_interceptor(everything):
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-    call = health_pb2_grpc.HealthStub(everything).Watch(health_pb2.HealthCheckRequest(service=""), timeout=10)
+    # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+    stub = health_pb2_grpc.HealthStub(everything)
+    call = stub.Watch(health_pb2.HealthCheckRequest(service=""), timeout=10)  # type: ignore[attr-defined]
     first = await call.read()
     assert first.status == health_pb2.HealthCheckResponse.SERVING
     call.cancel()
@@ -414,7 +417,7 @@ async def test_unauthenticated_callers_get_unauthenticated_before_their_request_
         assert details_of(error)["google.rpc.ErrorInfo"].reason == "MISSING_OR_INVALID_TOKEN"
     error = await _raw_status(authenticated, method, TRUNCATED, (("authorization", f"Bearer {TOKEN}"),))
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert error.details().startswith("The request could not be decoded as factcheck.v1.")
+    assert (error.details() or "").startswith("The request could not be decoded as factcheck.v1.")
 
 
 async def test_undecodable_requests_are_invalid_argument_on_every_method_of_every_service(authenticated, caplog):
@@ -487,8 +490,8 @@ async def test_an_unexpected_exception_is_internal_with_an_error_id_in_the_one_l
     assert error.code() == grpc.StatusCode.INTERNAL
     info = details_of(error)["google.rpc.ErrorInfo"]
     error_id = info.metadata["error_id"]
-    assert info.reason == "INTERNAL_ERROR" and len(error_id) == 8 and error_id in error.details()
-    assert "injected bug" not in error.details()
+    assert info.reason == "INTERNAL_ERROR" and len(error_id) == 8 and error_id in (error.details() or "")
+    assert "injected bug" not in (error.details() or "")
     [logged] = [record for record in caplog.records if error_id in record.getMessage()]
     assert logged.levelno == logging.ERROR and logged.exc_info is not None
     assert not [record for record in caplog.records if "Unexpected" in record.getMessage()]  # grpc's own UNKNOWN
@@ -512,8 +515,8 @@ async def test_a_provider_error_with_a_lone_surrogate_ends_the_call_with_a_statu
     )
     assert time.monotonic() - started < 10
     assert error.code() == grpc.StatusCode.UNAVAILABLE
-    assert "fake/overloaded" in error.details()
-    error.details().encode("utf-8")
+    assert "fake/overloaded" in (error.details() or "")
+    (error.details() or "").encode("utf-8")
     info = details_of(error)["google.rpc.ErrorInfo"]
     assert (info.reason, info.metadata["http_status"]) == ("MODEL_UNAVAILABLE", "422")
     assert error_info_of(error) == info  # what the gateway reads from a failed downstream call

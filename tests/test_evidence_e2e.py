@@ -6,10 +6,13 @@ import grpc
 import pytest
 
 from factcheck.v1 import common_pb2, factcheck_pb2, knowledge_pb2, knowledge_pb2_grpc
+from tests import conftest
 from tests.conftest import CHECKERS, content_request, payload, run_events
 from tests.fake_model_server import fail, verdicts
 
 pytestmark = pytest.mark.e2e
+# The session's shared suite (conftest.py), with its fake model server.
+fake_models = conftest.shared_fake_models
 
 CONTENT = "The Paris Agreement was signed in 2015 by 196 countries. Mount Everest is 8,849 metres tall."
 PARIS = common_pb2.Source(
@@ -36,13 +39,19 @@ def knowledge(gateway_channel):
     return knowledge_pb2_grpc.KnowledgeServiceStub(gateway_channel)
 
 
+async def delete_every_document(knowledge) -> None:
+    while documents := (await knowledge.ListDocuments(knowledge_pb2.ListDocumentsRequest(page_size=100))).documents:
+        for document in documents:
+            await knowledge.DeleteDocument(knowledge_pb2.DeleteDocumentRequest(document_id=document.id))
+
+
 @pytest.fixture
 async def empty_store(knowledge):
-    """Start from an empty knowledge store; the suite's database is shared by the module."""
-    listing = await knowledge.ListDocuments(knowledge_pb2.ListDocumentsRequest(page_size=100))
-    for document in listing.documents:
-        await knowledge.DeleteDocument(knowledge_pb2.DeleteDocumentRequest(document_id=document.id))
-    return knowledge
+    """An empty knowledge store, emptied again afterwards: the suite is shared with other modules, whose
+    runs would retrieve what is left."""
+    await delete_every_document(knowledge)
+    yield knowledge
+    await delete_every_document(knowledge)
 
 
 async def test_request_sources_are_retrieved_cited_and_stored(gateway, store, fake_models, empty_store):
@@ -169,7 +178,7 @@ async def test_injection_inside_a_source_cannot_forge_a_verdict(gateway, fake_mo
 async def test_knowledge_service_rejects_bad_documents(knowledge, request_message, code, message):
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await knowledge.AddDocuments(request_message)
-    assert raised.value.code() == code and message in raised.value.details()
+    assert raised.value.code() == code and message in (raised.value.details() or "")
 
 
 async def test_knowledge_service_errors_are_clear(knowledge):

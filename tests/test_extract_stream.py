@@ -121,7 +121,7 @@ async def test_a_model_failure_after_some_claims_ends_the_stream_with_its_status
         async for message in call:
             received.append(message)
     assert [[c.id for c in m.claims] for m in received] == [["claim_1"]]
-    assert raised.value.code() == grpc.StatusCode.UNAVAILABLE and "broke after" in raised.value.details()
+    assert raised.value.code() == grpc.StatusCode.UNAVAILABLE and "broke after" in (raised.value.details() or "")
 
 
 @pytest.mark.parametrize(
@@ -132,7 +132,7 @@ async def test_model_failures_before_any_claim_map_to_grpc_codes(extractor, fake
     fake_models.script("fake/broken", behaviour)
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await stream(extractor, "fake/broken")
-    assert raised.value.code() == code and "fake/broken" in raised.value.details()
+    assert raised.value.code() == code and "fake/broken" in (raised.value.details() or "")
 
 
 async def test_the_callers_deadline_bounds_the_stream(extractor, fake_models):
@@ -156,4 +156,4 @@ async def test_bad_requests_are_invalid_arguments(extractor, request_message, ex
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         async for _ in extractor.ExtractStream(request_message):
             pass
-    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT and expected in raised.value.details()
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT and expected in (raised.value.details() or "")

@@ -159,13 +159,21 @@ async def test_wrong_claim_ids_are_dropped_and_missing_ones_unverifiable(gateway
 # --- hostile model output -------------------------------------------------------------------------------------
 
 
-async def test_ten_megabytes_of_checker_output(gateway, store, fake_models):
+async def test_ten_megabytes_of_checker_output(suite, store, fake_models, database):
     noise = "lorem ipsum VERIFICATION dolor: sit amet\n" * 250_000  # ~10 MB
+    fake_models.reset()
     fake_models.script(
         CHECKERS[0],
         reply(lambda prompt: noise + "VERIFICATION claim_1: DISPUTED\nEvidence: e\nCorrection: c\nConfidence: LOW\n"),
     )
-    events = await run_events(gateway, content_request())
+    # The module's 1.5 s stage timeout is too short for moving and parsing 10 MB on a busy machine
+    # (parallel test workers): this gateway gives the checker the default time.
+    gateway = second_gateway(suite, fake_models, database, FACTCHECK_STAGE_TIMEOUT_MS="120000")
+    try:
+        async with grpc.aio.insecure_channel(gateway.target) as channel:
+            events = await run_events(factcheck_pb2_grpc.FactCheckServiceStub(channel), content_request())
+    finally:
+        gateway.stop()
     assert kinds(events)[-1] == "complete"
     checker = next(e.checker_complete for e in events if e.checker_complete.model == CHECKERS[0])
     assert checker.verifications[0].verdict == common_pb2.VERDICT_DISPUTED
@@ -333,7 +341,7 @@ async def _wait_until(condition, timeout: float = 20.0) -> None:
     "request_message, message",
     [
         (content_request("x" * 1_500_000), "mode_config.content_to_check must be at most 1000000 characters"),
-        (factcheck_pb2.RunRequest(question="q", mode=9), "mode must be one of MODE_FACT_CHECK"),
+        (factcheck_pb2.RunRequest(question="q", mode=9), "mode must be one of MODE_FACT_CHECK"),  # type: ignore[arg-type]  # an unknown number (proto3 keeps them; the .pyi admit members only)
         (content_request(checker_models=["a/1", "a/2", "a/3", "a/4", "a/5"]), "1 to 4 models (got 5)"),
         (content_request(question=""), "Question or content description is required"),
     ],
@@ -342,7 +350,7 @@ async def test_bad_requests_get_invalid_argument(gateway, request_message, messa
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await run_events(gateway, request_message)
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert message in raised.value.details()
+    assert message in (raised.value.details() or "")
 
 
 async def test_a_gateway_started_without_its_database_refuses_runs_until_it_answers(fake_models, tmp_path, suite):

@@ -31,7 +31,7 @@ from factcheck.v1 import (
     reporter_pb2_grpc,
 )
 from tests.fake_model_server import FakeModelServer, reply
-from tests.processes import ServiceProcess, start_service
+from tests.processes import start_services, stop_services
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -134,19 +134,16 @@ def fake_models() -> Iterator[FakeModelServer]:
 
 
 @pytest.fixture(scope="module")
-def channel(fake_models) -> Iterator[grpc.Channel]:
+def channel(fake_models) -> Iterator[dict[str, grpc.Channel]]:
     env = {"FACTCHECK_MODEL_BASE_URL": fake_models.base_url, "FACTCHECK_MODEL_MAX_RETRIES": "0"}
-    services: list[ServiceProcess] = []
+    services = list(start_services(("extractor", "checker", "reporter"), env).values())
     try:
-        for name in ("extractor", "checker", "reporter"):
-            services.append(start_service(name, env))
         channels = [grpc.insecure_channel(service.target) for service in services]
         yield dict(zip(("extractor", "checker", "reporter"), channels))
         for each in channels:
             each.close()
     finally:
-        for service in services:
-            service.stop()
+        stop_services(services)
 
 
 # --- checker -------------------------------------------------------------------------------------

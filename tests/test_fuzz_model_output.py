@@ -50,7 +50,7 @@ from tests.fake_model_server import (
     raw_bytes,
     raw_response,
 )
-from tests.processes import ServiceProcess, start_service
+from tests.processes import ServiceProcess, start_services, stop_services
 
 SEED = int(os.environ.get("FACTCHECK_FUZZ_SEED", "12"))
 OUTPUTS_PER_KIND = 24
@@ -115,7 +115,7 @@ def _completion(content_json: str, usage_json: str = "{}", extra: str = "") -> b
 
 def _fuzzed_text_json(rng: random.Random, size: int) -> str:
     """A JSON string literal of protocol fragments, escapes (lone surrogates among them) and noise."""
-    parts = []
+    parts: list[str] = []
     while sum(map(len, parts)) < size:
         if rng.random() < 0.6:
             parts.append(rng.choice(PROTOCOL_FRAGMENTS))
@@ -228,7 +228,7 @@ def generate_outputs(seed: int) -> list[tuple[str, Behaviour]]:
         content_type = rng.choice(
             ["application/json", "application/json; charset=utf-16", "text/html", "", "\u00e9/\u00e9"]
         )
-        headers = (("Content-Type", content_type), ("Content-Encoding", encoding))
+        headers: tuple[tuple[str, str], ...] = (("Content-Type", content_type), ("Content-Encoding", encoding))
         add("content-encoding", _headers_answer(200, body, headers))
         codec = rng.choice(["utf-16", "utf-16-le", "utf-32", "utf-8-sig", "latin-1", "cp1252"])
         text = _completion('"caf\u00e9 \u2014 VERIFICATION claim_1: VERIFIED"').decode()
@@ -306,14 +306,11 @@ def services(fake_models) -> Iterator[dict[str, ServiceProcess]]:
         "FACTCHECK_MODEL_MAX_RETRIES": "1",
         "FACTCHECK_MODEL_BACKOFF_BASE_S": "0.01",
     }
-    running: dict[str, ServiceProcess] = {}
+    running = start_services(("extractor", "checker", "reporter"), env)
     try:
-        for name in ("extractor", "checker", "reporter"):
-            running[name] = start_service(name, env)
         yield running
     finally:
-        for service in running.values():
-            service.stop()
+        stop_services(running.values())
 
 
 CONTENT = "The Paris Agreement was signed in 2015 by 196 countries. Water boils at 100 C at sea level."
@@ -431,7 +428,8 @@ async def test_fuzzed_model_outputs_never_break_an_rpc(services, fake_models):
         for name, service in services.items():
             assert service.process.poll() is None, f"{name} died:\n" + "\n".join(service.output[-30:])
             health = health_pb2_grpc.HealthStub(channels[name])
-            reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=5)
+            # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+            reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=5)  # type: ignore[attr-defined]
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
         for rpc, call in _calls(channels, "fake/healthy").items():
             await call()

@@ -22,6 +22,7 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import grpc
 import pytest
@@ -29,6 +30,10 @@ from google.protobuf import descriptor as d
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha import reflection_pb2
+
+if TYPE_CHECKING:  # a message's descriptors are the C (upb) ones or the pure-Python ones
+    from google._upb._message import Descriptor as UpbDescriptor
+    from google._upb._message import FieldDescriptor as UpbFieldDescriptor
 
 from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
 from factcheck.server import new_server
@@ -46,9 +51,11 @@ from factcheck.v1 import (
     reporter_pb2_grpc,
     usage_pb2,
 )
-from tests.conftest import CONTENT, content_request
+from tests.conftest import CONTENT, content_request, suite_environment
+from tests.processes import start_suite
 
 pytestmark = pytest.mark.e2e
+
 
 SEED = int(os.environ.get("FACTCHECK_FUZZ_SEED", "20260112"))
 # Requests per fuzzed target; a time budget stops early on a slow machine (the counts say so).
@@ -387,7 +394,7 @@ class Fuzzer:
             for _ in range(rng.randint(0, 40))
         )
 
-    def number(self, descriptor_field: d.FieldDescriptor) -> int | float | bool:
+    def number(self, descriptor_field: d.FieldDescriptor | UpbFieldDescriptor) -> int | float | bool:
         rng = self.rng
         kind = descriptor_field.type
         if kind == d.FieldDescriptor.TYPE_BOOL:
@@ -417,7 +424,7 @@ class Fuzzer:
                     pass  # a value this field's Python type refuses; the wire strategies cover it
         return message
 
-    def _set_map_entry(self, container, entry: d.Descriptor, depth: int) -> None:
+    def _set_map_entry(self, container, entry: d.Descriptor | UpbDescriptor, depth: int) -> None:
         """One random entry of a map field (a map is a repeated entry message without `add`)."""
         key_field, value_field = entry.fields_by_name["key"], entry.fields_by_name["value"]
         key = self.string() if key_field.type == d.FieldDescriptor.TYPE_STRING else self.number(key_field)
@@ -429,10 +436,13 @@ class Fuzzer:
         else:
             container[key] = self.number(value_field)
 
-    def _set(self, message: Message, descriptor_field: d.FieldDescriptor, repeated: bool, depth: int) -> None:
+    def _set(
+        self, message: Message, descriptor_field: d.FieldDescriptor | UpbFieldDescriptor, repeated: bool, depth: int
+    ) -> None:
         name, kind = descriptor_field.name, descriptor_field.type
-        if kind == d.FieldDescriptor.TYPE_MESSAGE and descriptor_field.message_type.GetOptions().map_entry:
-            self._set_map_entry(getattr(message, name), descriptor_field.message_type, depth)
+        entry = descriptor_field.message_type
+        if kind == d.FieldDescriptor.TYPE_MESSAGE and entry is not None and entry.GetOptions().map_entry:
+            self._set_map_entry(getattr(message, name), entry, depth)
             return
         if kind == d.FieldDescriptor.TYPE_MESSAGE:
             if depth >= 3:
@@ -442,11 +452,13 @@ class Fuzzer:
             if not repeated:
                 target.SetInParent()
             return
+        value: str | bytes | int | float | bool
         if kind == d.FieldDescriptor.TYPE_STRING:
             value = self.string()
         elif kind == d.FieldDescriptor.TYPE_BYTES:
             value = self.rng.randbytes(self.rng.randint(0, 64))
         elif kind == d.FieldDescriptor.TYPE_ENUM:
+            assert descriptor_field.enum_type is not None  # (an enum field's)
             known = [v.number for v in descriptor_field.enum_type.values]
             value = self.rng.choice([*known, -1, 7, 99, 2**31 - 1])
         else:
@@ -537,24 +549,28 @@ class Report:
 
 
 async def _call(channel: grpc.aio.Channel, method: Method, payload: bytes) -> tuple[grpc.StatusCode, str]:
+    # (No serializers: bytes both ways, which the annotations tell mypy.)
+    unary_stream: grpc.aio.UnaryStreamMultiCallable[bytes, bytes]
     if method.path.endswith("/Watch"):  # a watch never ends: its first answer is the result
-        call = channel.unary_stream(method.path)(payload, timeout=method.timeout)
+        unary_stream = channel.unary_stream(method.path)
+        call = unary_stream(payload, timeout=method.timeout)
         try:
             await call.read()
             return grpc.StatusCode.OK, ""
         finally:
             call.cancel()
     if method.client_streaming:  # one request message, then the responses to it
-        call = channel.stream_stream(method.path)(iter([payload]), timeout=method.timeout)
-        async for _ in call:
+        stream_stream: grpc.aio.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(method.path)
+        async for _ in stream_stream(iter([payload]), timeout=method.timeout):
             pass
         return grpc.StatusCode.OK, ""
     if method.server_streaming:
-        call = channel.unary_stream(method.path)(payload, timeout=method.timeout)
-        async for _ in call:
+        unary_stream = channel.unary_stream(method.path)
+        async for _ in unary_stream(payload, timeout=method.timeout):
             pass
         return grpc.StatusCode.OK, ""
-    await channel.unary_unary(method.path)(payload, timeout=method.timeout)
+    unary_unary: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(method.path)
+    await unary_unary(payload, timeout=method.timeout)
     return grpc.StatusCode.OK, ""
 
 
@@ -618,11 +634,20 @@ async def assert_serving(target: str) -> None:
     from grpc_health.v1 import health_pb2_grpc
 
     async with grpc.aio.insecure_channel(target) as channel:
-        response = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+        response = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)  # type: ignore[attr-defined]
     assert response.status == health_pb2.HealthCheckResponse.SERVING
 
 
 # --- the tests -----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def suite(fake_models, suite_database):
+    """A suite of its own: the fuzzer leaves runs and documents behind, and runs still going."""
+    running = start_suite(suite_environment(fake_models, suite_database))
+    yield running
+    running.stop()
 
 
 async def test_fuzzed_requests_to_every_rpc_end_with_a_sound_status(suite, suite_database, fake_models):

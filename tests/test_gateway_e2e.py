@@ -1,7 +1,7 @@
 """The four services as separate processes, over real gRPC, against the fake model server.
 
-Every test runs on SQLite and on the real PostgreSQL: one suite per backend, shared by
-the module's tests; the fake model server is reset between tests.
+Every test runs on SQLite and on the real PostgreSQL: one suite per backend, shared with the
+other end-to-end modules (conftest.py); the fake model server is reset between tests.
 """
 
 from __future__ import annotations
@@ -11,10 +11,13 @@ import pytest
 
 from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
+from tests import conftest
 from tests.conftest import CHECKERS, CONTENT, FULL_SEQUENCE, content_request, kinds, payload, run_events
 from tests.fake_model_server import fail, raw_bytes, verdicts
 
 pytestmark = pytest.mark.e2e
+# The session's shared suite (conftest.py), with its fake model server.
+fake_models = conftest.shared_fake_models
 
 
 async def test_user_content_runs_the_full_sequence(gateway, store):
@@ -266,7 +269,7 @@ async def test_list_results_rejects_bad_paging(gateway, request_message, message
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await gateway.ListResults(request_message)
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert message in raised.value.details()
+    assert message in (raised.value.details() or "")
 
 
 async def test_invalid_requests_fail_before_any_event(gateway, fake_models):
@@ -278,5 +281,5 @@ async def test_invalid_requests_fail_before_any_event(gateway, fake_models):
         async for _ in call:
             pytest.fail("no event may be sent for an invalid request")
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert "Either contentToCheck or generatorModel must be provided" in raised.value.details()
+    assert "Either contentToCheck or generatorModel must be provided" in (raised.value.details() or "")
     assert fake_models.requests == []

@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _load_generator():
     spec = importlib.util.spec_from_file_location("generate_protos", ROOT / "scripts" / "generate_protos.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

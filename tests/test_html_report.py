@@ -49,7 +49,7 @@ REPORT_TEXT = (
 CITATION = common_pb2.Citation(passage_id="P1", source_title="Almanac <i>", quote="<b>finished</b> in 1889")
 
 
-def verification(model: str, verdict: int, evidence: str, correction: str | None = None, *citations):
+def verification(model: str, verdict: common_pb2.Verdict, evidence: str, correction: str | None = None, *citations):
     message = common_pb2.ClaimVerification(
         verdict=verdict,
         evidence=evidence,
@@ -212,11 +212,14 @@ def test_the_page_is_built_from_autoescaping_templates():
     """Issue 21: the page was hand-built strings with 34 esc() calls; now Jinja2 templates shipped as package data."""
     from factcheck.cli import html_page
 
-    assert html_page.templates.autoescape("fact_check.html.j2") is True
-    assert html_page.templates.get_template("fact_check.html.j2").filename.endswith("templates/fact_check.html.j2")
+    autoescape = html_page.templates.autoescape
+    assert callable(autoescape) and autoescape("fact_check.html.j2") is True
+    filename = html_page.templates.get_template("fact_check.html.j2").filename
+    assert filename is not None and filename.endswith("templates/fact_check.html.j2")
     from factcheck.cli import council_html
 
     for module in (html, council_html, html_page):
+        assert module.__file__ is not None
         source = Path(module.__file__).read_text()
         assert "esc(" not in source and "<section" not in source and "<td" not in source  # no markup in code
 
@@ -520,3 +523,34 @@ def test_chromium_markers_bars_sources_accordions_and_the_sticky_panel(chromium,
     # Scrolled 400 px into the content: the article has gone up, the panel stays at the top.
     assert seen["panel_position"] == "sticky"
     assert seen["article_top"] < -300 and seen["panel_top"] == 12
+
+
+# Opens every accordion, then measures how far any claim's checker table reaches past its box.
+OVERFLOW_PROBE = """<!DOCTYPE html><html><body style="margin:0"><pre id="out"></pre>
+<iframe src="report.html" style="width:1280px;height:700px;border:0" onload="
+  var d = this.contentDocument, w = this.contentWindow;
+  Array.prototype.forEach.call(d.querySelectorAll('details'), function (x) { x.open = true; });
+  var beyond = 0;
+  Array.prototype.forEach.call(d.querySelectorAll('details table'), function (t) {
+    var box = t.closest('details').getBoundingClientRect();
+    beyond = Math.max(beyond, t.getBoundingClientRect().right - box.right);
+  });
+  document.getElementById('out').textContent = JSON.stringify(
+    {beyond: Math.round(beyond), page: d.documentElement.scrollWidth, view: w.innerWidth});
+"></iframe></body></html>
+"""
+
+
+def test_chromium_a_long_cited_quote_wraps_inside_its_claim(chromium, tmp_path):
+    # A citation line holds the whole quote: it must wrap, not push the checker table past the page.
+    result = make_result()
+    quote = "The Paris Agreement is an international treaty on climate change, adopted in 2015. " * 4
+    result.verification.consensus[1].verdicts[0].citations[0].quote = quote
+    html.write_report(tmp_path / "report.html", result)
+    probe = tmp_path / "probe.html"
+    probe.write_text(OVERFLOW_PROBE)
+    dom = Page(
+        run_chromium(chromium, tmp_path / "profile", "--allow-file-access-from-files", "--dump-dom", probe.as_uri())
+    )
+    seen = json.loads(dom.text("out"))
+    assert seen["beyond"] <= 0 and seen["page"] <= seen["view"], seen

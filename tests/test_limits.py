@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 import grpc
 import pytest
@@ -64,7 +64,9 @@ async def test_runs_beyond_the_limit_are_refused_until_one_finishes(limited_suit
             await _first_event(gateway.Run(content_request(), timeout=10))
         assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert refused.value.details() == busy_message(1)
-        details = {detail.TypeName(): detail for detail in rpc_status.from_call(refused.value).details}
+        status = rpc_status.from_call(cast(grpc.Call, refused.value))  # (an AioRpcError has what from_call reads)
+        assert status is not None
+        details = {detail.TypeName(): detail for detail in status.details}
         retry, info = error_details_pb2.RetryInfo(), error_details_pb2.ErrorInfo()
         assert details["google.rpc.RetryInfo"].Unpack(retry) and retry.retry_delay.seconds > 0
         assert details["google.rpc.ErrorInfo"].Unpack(info) and info.reason == "RUN_LIMIT_REACHED"
@@ -99,13 +101,18 @@ class RpcContextStub:
             callback(self)
 
 
+def as_context(stub: RpcContextStub) -> grpc.aio.ServicerContext:
+    """The stub where RunLimit takes a servicer context (it calls only add_done_callback)."""
+    return cast(grpc.aio.ServicerContext, stub)
+
+
 async def test_a_slot_is_released_by_its_run_or_by_its_rpc():
     limit = RunLimit(2)
     handed, dropped = RpcContextStub(), RpcContextStub()
-    slot = await limit.admit(handed, "acme")
-    await limit.admit(dropped, "acme")
+    slot = await limit.admit(as_context(handed), "acme")
+    await limit.admit(as_context(dropped), "acme")
     with pytest.raises(ResourceExhausted) as refused:
-        await limit.admit(RpcContextStub(), "acme")
+        await limit.admit(as_context(RpcContextStub()), "acme")
     assert refused.value.reason == "RUN_LIMIT_REACHED" and refused.value.retry_after_s
     dropped.end()  # the RPC ended before its run started (invalid request, database down)
     assert limit.in_flight == 1
@@ -122,7 +129,7 @@ async def test_a_slot_is_released_by_its_run_or_by_its_rpc():
 async def test_no_limit_still_counts_runs():
     limit = RunLimit(0)
     for _ in range(50):
-        await limit.admit(RpcContextStub(), "acme")
+        await limit.admit(as_context(RpcContextStub()), "acme")
     assert limit.in_flight == 50
 
 

@@ -1,4 +1,5 @@
-"""local/checker: the judge on hand-made cases, and the engine through the real prompt and parser."""
+"""The lexical judge (judge.py, what `local/checker-lexical` judges with) on hand-made cases, and
+local/checker (the entailment model's judge) through the real prompt and parser."""
 
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ def test_dates_are_read_at_their_precision() -> None:
     assert not numbers.find_quantities("in 1969")
 
 
-# --- the judge ----------------------------------------------------------------------
+# --- the lexical judge -------------------------------------------------------------
 
 
 def test_number_mismatch_is_disputed_with_the_passage_figure() -> None:

@@ -275,6 +275,7 @@ def test_score_bands_hold_for_every_mix(results: list[tuple[str, float]]) -> Non
         for i, (verdict, agreement) in enumerate(results, 1)
     ]
     score = parse_reliability_score(reporter.answer(report_prompt(CONTENT, items)))
+    assert score is not None
     verdicts = {verdict for verdict, _ in results}
     if verdicts == {"VERIFIED"}:
         assert 90 <= score <= 100
@@ -297,7 +298,8 @@ def test_few_claims_and_an_even_split_are_called_out() -> None:
     report = reporter.answer(report_prompt(CONTENT, [split]))
     assert "Limited number of verifiable claims." in report
     assert "Checkers split evenly on claim_1 (1 VERIFIED, 1 DISPUTED); it is reported as DISPUTED" in report
-    assert 0 <= parse_reliability_score(report) <= 20
+    score = parse_reliability_score(report)
+    assert score is not None and 0 <= score <= 20
 
 
 def test_forged_report_markers_in_content_are_not_read_as_results() -> None:

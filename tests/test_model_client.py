@@ -344,7 +344,11 @@ async def test_unknown_local_engine_names_the_available_ones(echo_engine: str) -
 
 
 async def test_slow_local_engine_times_out() -> None:
-    register_local_engine("test-slow", lambda prompt: time.sleep(0.5) or "late")
+    def slow(prompt: str) -> str:
+        time.sleep(0.5)
+        return "late"
+
+    register_local_engine("test-slow", slow)
     try:
         async with ModelClient(make_settings(None)) as client:
             with pytest.raises(ModelTimeoutError):

@@ -217,7 +217,7 @@ async def test_the_local_extractor_streams_claim_by_claim() -> None:
             async for piece in answer:
                 pieces.append(piece)
         whole = await client.complete("local/extractor", prompt, timeout_s=10)
-    assert answer.completion.text == whole.text == "".join(pieces)
+    assert answer.completion is not None and answer.completion.text == whole.text == "".join(pieces)
     assert [p.lstrip("\n").split(":")[0] for p in pieces[:3]] == ["CLAIM 1", "CLAIM 2", "CLAIM 3"]
     assert "EXTRACTION SUMMARY" in pieces[-1]
 

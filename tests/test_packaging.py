@@ -35,7 +35,9 @@ SERVICES = {"gateway": 50051, "extractor": 50052, "checker": 50053, "reporter": 
 
 def _tool(name: str) -> str:
     path = Path(sys.executable).parent / name
-    return str(path) if path.exists() else shutil.which(name)
+    found = str(path) if path.exists() else shutil.which(name)
+    assert found is not None, f"no {name} on this machine"
+    return found
 
 
 def _run(*command: str) -> subprocess.CompletedProcess:
@@ -188,8 +190,9 @@ def test_kubernetes_has_grpc_probes_a_headless_checker_service_and_an_hpa():
 
 def test_the_dockerfile_builds_one_image_for_every_service():
     text = DOCKERFILE.read_text()
-    # The image has the optional extras its settings can turn on: traces, and local/checker-nli's runtime.
-    assert text.count("FROM ") == 1 and "'.[otel,nli]'" in text and "USER 10001" in text
+    # The image has the optional extra its settings can turn on: traces (the entailment model's runtime
+    # is a dependency of the package itself).
+    assert text.count("FROM ") == 1 and "'.[otel]'" in text and "USER 10001" in text
     # The suite's dependency factcheck-api is not on any registry: the image installs it from api/.
     assert "COPY api ./api" in text and "pip install ./api" in text
     for port in SERVICES.values():
@@ -298,18 +301,22 @@ def test_the_api_wheel_holds_only_the_contract_and_its_generated_code(wheels):
 def test_the_api_package_depends_only_on_grpcio_and_protobuf_in_ranges(wheels):
     metadata = _wheel_metadata(wheels["api"])
     assert (metadata["Name"], metadata["Version"]) == ("factcheck-api", API_PROJECT["version"])
-    requirements = {Requirement(line).name: Requirement(line) for line in metadata.get_all("Requires-Dist")}
+    requirements = {Requirement(line).name: Requirement(line) for line in metadata.get_all("Requires-Dist", [])}
     assert set(requirements) == {"grpcio", "protobuf"}
     for requirement in requirements.values():
         operators = {spec.operator for spec in requirement.specifier}
         assert operators == {">=", "<"}, f"{requirement}: a compatible range, not a pin"
     # The lower bounds are what the generated code checks at import (see api/pyproject.toml).
     generated = (ROOT / "api" / "src" / "factcheck" / "v1" / "factcheck_pb2_grpc.py").read_text()
-    grpc_generated = re.search(r"GRPC_GENERATED_VERSION = '([\d.]+)'", generated).group(1)
+    grpc_match = re.search(r"GRPC_GENERATED_VERSION = '([\d.]+)'", generated)
+    assert grpc_match is not None
+    grpc_generated = grpc_match.group(1)
     assert requirements["grpcio"].specifier.contains(grpc_generated)
     assert not requirements["grpcio"].specifier.contains(_just_below(grpc_generated))
     header = (ROOT / "api" / "src" / "factcheck" / "v1" / "factcheck_pb2.py").read_text()
-    protobuf_generated = re.search(r"# Protobuf Python Version: ([\d.]+)", header).group(1)
+    protobuf_match = re.search(r"# Protobuf Python Version: ([\d.]+)", header)
+    assert protobuf_match is not None
+    protobuf_generated = protobuf_match.group(1)
     assert requirements["protobuf"].specifier.contains(protobuf_generated)
     assert not requirements["protobuf"].specifier.contains(_just_below(protobuf_generated))
     # What this venv runs is inside the ranges.
@@ -332,13 +339,23 @@ def test_the_suite_wheel_leaves_the_generated_code_to_the_api_package(wheels):
         assert packages == {"factcheck"}, wheel.name
     assert "factcheck/services/gateway/main.py" in names
     assert "factcheck/services/gateway/migrations/env.py" in names  # package data travels with it
-    requirements = [Requirement(line) for line in _wheel_metadata(wheels["main"]).get_all("Requires-Dist")]
+    requirements = [Requirement(line) for line in _wheel_metadata(wheels["main"]).get_all("Requires-Dist", [])]
     [api] = [r for r in requirements if r.name == "factcheck-api"]
     assert api.specifier.contains(API_PROJECT["version"], prereleases=True)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     with zipfile.ZipFile(wheels["main"]) as archive:
         scripts = archive.read(entry_points).decode()
     assert "factcheck-gateway = factcheck.services.gateway.main:main" in scripts
+
+
+def test_the_suite_wheel_ships_the_entailment_model_and_requires_its_runtime(wheels):
+    # local/checker judges with the embedded model: a plain install (no extra) must have the files and the runtime.
+    names = _wheel_names(wheels["main"])
+    for name in ("model.onnx", "model.json", "vocab.txt"):
+        assert f"factcheck/engines/data/nli/{name}" in names
+    requirements = [Requirement(line) for line in _wheel_metadata(wheels["main"]).get_all("Requires-Dist") or []]
+    for runtime in ("onnxruntime", "tokenizers", "numpy"):
+        assert any(r.name == runtime and r.marker is None for r in requirements), runtime
 
 
 def test_both_wheels_unpacked_together_share_one_factcheck_package(wheels, tmp_path):

@@ -323,7 +323,7 @@ safe_field = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789 .,
 )
 def test_well_formed_extractions_read_as_the_spec_regex_reads_them(blocks):
     text = "".join(f"CLAIM {n}: {c}\nContext: {x}\nType: {case(t)}\n\n" for n, (c, x, t, case) in enumerate(blocks, 1))
-    by_spec = {}
+    by_spec: dict[str, tuple[str, str]] = {}
     for match in SPEC_CLAIM_RE.finditer(text):
         by_spec.setdefault(match.group(2).strip(), (match.group(3).strip(), match.group(4).upper()))
     assert [(c.claim, c.context, c.type) for c in parse_claims(text)] == [(k, *v) for k, v in by_spec.items()]
@@ -399,7 +399,7 @@ def test_located_offsets_always_fold_to_the_claim(content, claim_text, data):
         claim_text = content[i : data.draw(st.integers(i + 1, len(content)))].upper()
     [claim] = locate_claims([ExtractedClaim("claim_1", claim_text, "", "DATE")], content)
     if claim.start is not None:
-        assert 0 <= claim.start < claim.end <= len(content)
+        assert claim.end is not None and 0 <= claim.start < claim.end <= len(content)
         stripped = claim_text.strip().rstrip(".").rstrip()
         assert folded(content[claim.start : claim.end]) in {folded(claim_text), folded(stripped)}
 

@@ -52,8 +52,7 @@ def replicated(fake_models, tmp_path_factory):
         raise
     suite = Suite(services)
     yield suite
-    for service in services.values():
-        service.stop()
+    suite.stop()
 
 
 def test_calls_spread_over_every_checker_replica(replicated, fake_models):

@@ -92,7 +92,8 @@ def test_a_run_over_tls_with_a_token_completes_and_is_stored(secure_suite, pki, 
 def test_a_plaintext_client_cannot_talk_to_the_tls_gateway(secure_suite):
     with grpc.insecure_channel(secure_suite.gateway_target) as channel:
         with pytest.raises(grpc.RpcError) as raised:
-            health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
+            # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+            health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)  # type: ignore[attr-defined]
     assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
 
 
@@ -167,10 +168,12 @@ def test_every_gateway_rpc_needs_a_valid_token(secure_suite, pki, metadata):
 def test_health_and_reflection_need_no_token(secure_suite, pki):
     settings = tls_settings(pki, token=None)
     with open_gateway_channel(settings, secure_suite.gateway_target) as channel:
-        status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status
+        # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+        status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status  # type: ignore[attr-defined]
         assert status == health_pb2.HealthCheckResponse.SERVING
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-        responses = stub.ServerReflectionInfo(
+        # types-grpcio-reflection leaves the stub's methods untyped ("Incomplete").
+        responses = stub.ServerReflectionInfo(  # type: ignore[operator]
             iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5
         )
         names = [service.name for response in responses for service in response.list_services_response.service]
@@ -225,9 +228,13 @@ def test_settings_never_show_secrets():
 
 
 def test_the_log_filter_masks_every_secret_even_in_tracebacks():
-    records = []
-    handler = logging.Handler()
-    handler.emit = records.append
+    records: list[logging.LogRecord] = []
+
+    class Recording(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Recording()
     handler.addFilter(RedactSecrets([MODEL_KEY, TOKENS[0]]))
     logger = logging.getLogger("factcheck.test.redaction")
     logger.addHandler(handler)
@@ -240,7 +247,8 @@ def test_the_log_filter_masks_every_secret_even_in_tracebacks():
     finally:
         logger.removeHandler(handler)
     assert records[0].getMessage() == "calling with *** and ***"
-    assert MODEL_KEY not in records[1].exc_text and "bad key ***" in records[1].exc_text
+    exc_text = records[1].exc_text
+    assert exc_text is not None and MODEL_KEY not in exc_text and "bad key ***" in exc_text
 
 
 def test_the_token_check_compares_every_token():

@@ -34,19 +34,24 @@ CODE_UNDER_TEST = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str
 
 def _script(name: str) -> str:
     path = Path(sys.executable).parent / name
-    return str(path) if path.exists() else shutil.which(name)
+    found = str(path) if path.exists() else shutil.which(name)
+    assert found is not None, f"no {name} on this machine"
+    return found
 
 
 def _health(target: str, service: str = "") -> int:
     with grpc.insecure_channel(target) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
-        return stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=10).status
+        # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+        return stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=10).status  # type: ignore[attr-defined]
 
 
 def _watch_first(target: str, service: str = "") -> int:
     """The first status Health/Watch streams (then the watch is cancelled)."""
     with grpc.insecure_channel(target) as channel:
-        call = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service=service), timeout=10)
+        stub = health_pb2_grpc.HealthStub(channel)
+        # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+        call = stub.Watch(health_pb2.HealthCheckRequest(service=service), timeout=10)  # type: ignore[attr-defined]
         try:
             return next(call).status
         finally:
@@ -56,7 +61,8 @@ def _watch_first(target: str, service: str = "") -> int:
 def _reflected_services(target: str) -> list[str]:
     with grpc.insecure_channel(target) as channel:
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-        responses = stub.ServerReflectionInfo(
+        # types-grpcio-reflection leaves the stub's methods untyped ("Incomplete").
+        responses = stub.ServerReflectionInfo(  # type: ignore[operator]
             iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
         )
         return [service.name for response in responses for service in response.list_services_response.service]
@@ -102,8 +108,13 @@ def test_gateway_migrate_command(tmp_path):
 
 
 def _free_port_block(count: int = 4) -> int:
-    """A base port whose next `count` ports are free right now."""
-    for base in range(56000, 60000, 10):
+    """A base port whose next `count` ports are free right now.
+
+    Parallel pytest-xdist workers search disjoint ranges: two of them could otherwise both find
+    the same block free and race for it."""
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    first = 56000 + 500 * (worker % 8)
+    for base in range(first, first + 500, 10):
         sockets = []
         try:
             for port in range(base, base + count):
@@ -134,6 +145,7 @@ def test_factcheck_serve_starts_and_stops_the_suite(tmp_path):
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
+            assert process.stdout is not None  # (stdout=PIPE)
             line = process.stdout.readline()
             if not line:
                 break
@@ -178,6 +190,7 @@ def test_a_second_factcheck_serve_on_the_same_ports_fails_and_the_first_keeps_se
     env = {**CODE_UNDER_TEST, "FACTCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'fc.db'}"}
     command = [_script("factcheck"), "serve", "--base-port", str(base)]
     first = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert first.stdout is not None  # (stdout=PIPE)
     try:
         for line in first.stdout:
             if line.startswith("Press Ctrl-C"):

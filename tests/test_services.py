@@ -77,7 +77,7 @@ def reporter(channel):
 async def _status_of(call) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await call
-    return raised.value.code(), raised.value.details()
+    return raised.value.code(), raised.value.details() or ""
 
 
 # --- ExtractorService ------------------------------------------------------------------
@@ -274,12 +274,15 @@ async def test_verify_treats_missing_verdicts_as_unverifiable(checker, fake_mode
     "claims, expected",
     [
         ([], "claims must not be empty"),
-        ([common_pb2.Claim(id="claim_1", claim="x", type=99)], "claims[0].type"),
+        ([common_pb2.Claim(id="claim_1", claim="x", type=99)], "claims[0].type"),  # type: ignore[arg-type]  # an unknown number (proto3 keeps them; the .pyi admit members only)
         (
-            [common_pb2.Claim(id="claim_1", claim="x", type=1), common_pb2.Claim(id="claim_1", claim="y", type=1)],
+            [
+                common_pb2.Claim(id="claim_1", claim="x", type=common_pb2.CLAIM_TYPE_STATISTIC),
+                common_pb2.Claim(id="claim_1", claim="y", type=common_pb2.CLAIM_TYPE_STATISTIC),
+            ],
             "unique",
         ),
-        ([common_pb2.Claim(id="", claim="x", type=1)], "id"),
+        ([common_pb2.Claim(id="", claim="x", type=common_pb2.CLAIM_TYPE_STATISTIC)], "id"),
     ],
 )
 async def test_verify_rejects_bad_requests(checker, claims, expected):
@@ -374,7 +377,12 @@ async def test_a_bare_instruction_is_not_titled_the_content_is(reporter, fake_mo
 
 
 async def test_report_rejects_unknown_verdicts(reporter):
-    bad = common_pb2.ClaimConsensus(claim_id="claim_1", claim="x", type=1, consensus_verdict=42)
+    bad = common_pb2.ClaimConsensus(
+        claim_id="claim_1",
+        claim="x",
+        type=common_pb2.CLAIM_TYPE_STATISTIC,
+        consensus_verdict=42,  # type: ignore[arg-type]  # an unknown number (proto3 keeps them; the .pyi admit members only)
+    )
     code, details = await _status_of(reporter.Report(reporter_pb2.ReportRequest(model="fake/rep", consensus=[bad])))
     assert code == grpc.StatusCode.INVALID_ARGUMENT
     assert "consensus_verdict" in details

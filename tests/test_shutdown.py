@@ -15,7 +15,7 @@ from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.services.gateway.store import StageStore
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from tests.conftest import content_request, suite_environment
-from tests.processes import Suite, start_service
+from tests.processes import Suite, start_service, start_services
 
 pytestmark = pytest.mark.e2e
 
@@ -30,7 +30,7 @@ def database_url(tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def services(fake_models, database_url):
     env = suite_environment(fake_models, database_url)
-    running = Suite({name: start_service(name, env) for name in ("extractor", "checker", "reporter")})
+    running = Suite(start_services(("extractor", "checker", "reporter"), env))
     yield running
     running.stop()
 
@@ -56,7 +56,8 @@ def gateway(services, fake_models, database_url):
 def _health(target: str) -> str:
     with grpc.insecure_channel(target) as channel:
         try:
-            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=2).status
+            # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=2).status  # type: ignore[attr-defined]
         except grpc.RpcError as error:
             return error.code().name
     return health_pb2.HealthCheckResponse.ServingStatus.Name(status)

@@ -64,7 +64,7 @@ CLAIMS = [
 CHECKERS = ["google/gemini-2.5-pro", "openai/o3", "anthropic/claude-opus-4-6"]
 FIX = "Proposed in 1989; first website 1991."
 # Checker -> verdicts for claim_1..claim_3; the last checker skipped claim_3.
-VERDICTS = [
+VERDICTS: list[list[tuple[str, str, str | None]]] = [
     [("VERIFIED", "HIGH", None), ("VERIFIED", "HIGH", None), ("DISPUTED", "MEDIUM", FIX)],
     [("VERIFIED", "HIGH", None), ("DISPUTED", "LOW", "It was 'LOGIN'"), ("DISPUTED", "HIGH", FIX)],
     [("VERIFIED", "MEDIUM", None), ("VERIFIED", "MEDIUM", None)],
@@ -194,8 +194,9 @@ def test_concurrent_upgrades_do_not_collide(empty_database_url):
     ]
     try:
         for p in procs:  # wait until all have paid their import time, then start them together
-            assert p.stdout.readline() == "ready\n"
+            assert p.stdout is not None and p.stdout.readline() == "ready\n"
         for p in procs:
+            assert p.stdin is not None
             p.stdin.write("go\n")
             p.stdin.flush()
         errors = [p.communicate(timeout=60)[1] for p in procs]
@@ -421,6 +422,7 @@ def test_load_generated_run(store):
     store.set_title("msg-1", "Internet history")
     store.set_status("msg-1", "COMPLETE")
     result = load_result(store, "msg-1", TENANT)
+    assert result is not None
     record = store.get_message("msg-1", tenant_id=TENANT)
 
     assert (result.message_id, result.conversation_id, result.question) == (
@@ -457,7 +459,9 @@ def test_load_generated_run(store):
 
 def test_load_recomputes_consensus(store):
     write_full_run(store, "msg-1")
-    consensus = load_result(store, "msg-1", TENANT).verification.consensus
+    result = load_result(store, "msg-1", TENANT)
+    assert result is not None
+    consensus = result.verification.consensus
     expected = calculate_consensus(CLAIMS, [checker_verifications(i) for i in range(3)])
     assert list(consensus) == [c.to_proto() for c in expected]
     assert [(c.consensus_verdict, round(c.agreement_rate, 2)) for c in expected] == [
@@ -472,6 +476,7 @@ def test_load_recomputes_consensus(store):
 def test_load_user_provided_run(store):
     write_full_run(store, "msg-2", source="user_provided")
     result = load_result(store, "msg-2", TENANT)
+    assert result is not None
     assert result.content.source == factcheck_pb2.CONTENT_SOURCE_USER_PROVIDED
     assert result.content.text == "User text."
     assert not result.content.HasField("model") and not result.content.HasField("response_time_ms")
@@ -481,6 +486,7 @@ def test_load_user_provided_run(store):
 def test_load_with_missing_stages(store):
     store.create_message("m", "c", "q", request_config("generated"), tenant_id=TENANT)
     result = load_result(store, "m", TENANT)
+    assert result is not None
     assert result.status == factcheck_pb2.MESSAGE_STATUS_RUNNING
     assert not result.HasField("title")
     assert (result.content.source, result.content.text) == (factcheck_pb2.CONTENT_SOURCE_GENERATED, "")
@@ -500,6 +506,7 @@ def test_load_failed_run_without_checkers(store):
     write_extract(store, "m")
     store.set_status("m", "FAILED")
     result = load_result(store, "m", TENANT)
+    assert result is not None
     assert result.status == factcheck_pb2.MESSAGE_STATUS_FAILED
     assert [c.consensus_verdict for c in result.verification.consensus] == [common_pb2.VERDICT_UNVERIFIABLE] * 3
 
@@ -509,6 +516,7 @@ def test_load_no_claims_and_fallback_report(store):
     write_extract(store, "m", claims=[])
     write_report(store, "m", fallback=True, score=None)
     result = load_result(store, "m", TENANT)
+    assert result is not None
     assert len(result.extraction.claims) == 0 and len(result.verification.consensus) == 0
     assert not result.report.HasField("reliability_score")
     assert result.report.fallback is True

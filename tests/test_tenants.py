@@ -40,7 +40,7 @@ from factcheck.settings import Settings
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, knowledge_pb2, knowledge_pb2_grpc
 from tests.conftest import CONTENT, content_request, kinds, payload, suite_environment
 from tests.processes import ROOT, start_service, start_suite
-from tests.test_limits import RpcContextStub
+from tests.test_limits import RpcContextStub, as_context
 
 ACME_TOKEN, GLOBEX_TOKEN, BARE_TOKEN = "tok-a-3f9d1c", "tok-b-77e0aa", "tok-bare-5c1e92"
 AUTH_TOKENS = f"acme:{ACME_TOKEN},globex:{GLOBEX_TOKEN},{BARE_TOKEN}"
@@ -114,7 +114,8 @@ def test_a_run_is_seen_only_by_its_tenant(stores):
     assert [r.id for r in store.list_messages(10, None, tenant_id="acme")[0]] == ["run-a"]
     assert [r.id for r in store.list_messages(10, None, tenant_id="globex")[0]] == ["run-g"]
     assert store.list_messages(10, None, tenant_id="initech") == ([], None)
-    assert load_result(store, "run-a", "acme").message_id == "run-a"
+    result = load_result(store, "run-a", "acme")
+    assert result is not None and result.message_id == "run-a"
     assert load_result(store, "run-a", "globex") is None
 
 
@@ -164,21 +165,21 @@ def test_retrieval_searches_only_the_given_tenants_documents(stores):
 
 async def test_the_per_tenant_limit_refuses_only_the_busy_tenant():
     limit = RunLimit(3, per_tenant=2)
-    first = await limit.admit(RpcContextStub(), "acme")
-    await limit.admit(RpcContextStub(), "acme")
+    first = await limit.admit(as_context(RpcContextStub()), "acme")
+    await limit.admit(as_context(RpcContextStub()), "acme")
     with pytest.raises(ResourceExhausted) as refused:
-        await limit.admit(RpcContextStub(), "acme")
+        await limit.admit(as_context(RpcContextStub()), "acme")
     assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert str(refused.value) == tenant_busy_message(2, "acme")
     assert refused.value.reason == "TENANT_RUN_LIMIT_REACHED" and refused.value.retry_after_s
-    await limit.admit(RpcContextStub(), "globex")  # another tenant still runs
+    await limit.admit(as_context(RpcContextStub()), "globex")  # another tenant still runs
     with pytest.raises(ResourceExhausted) as full:
-        await limit.admit(RpcContextStub(), "initech")
+        await limit.admit(as_context(RpcContextStub()), "initech")
     assert str(full.value) == busy_message(3)  # the gateway's own limit comes first
     assert full.value.reason == "RUN_LIMIT_REACHED"
     first.release()
     assert limit.in_flight == 2 and limit.in_flight_by_tenant == {"acme": 1, "globex": 1}
-    await limit.admit(RpcContextStub(), "acme")
+    await limit.admit(as_context(RpcContextStub()), "acme")
 
 
 # --- migration 0003 on a database of revision 0002 --------------------------------------------------------
@@ -263,10 +264,12 @@ def test_an_upgrade_from_0002_keeps_every_run_and_document_for_the_default_tenan
     knowledge = KnowledgeStore(store.engine)
     try:
         record = store.get_message("old-run", tenant_id=DEFAULT_TENANT)
+        assert record is not None
         assert (record.tenant_id, record.status, record.title) == (DEFAULT_TENANT, "COMPLETE", "Old run")
         assert store.get_message("old-run", tenant_id="acme") is None
         assert [s.stage_type for s in store.get_stages("old-run")] == ["extract", "verify_0", "report"]
         result = load_result(store, "old-run", DEFAULT_TENANT)
+        assert result is not None
         assert [c.claim for c in result.extraction.claims] == [OLD_CLAIMS[0]["claim"]]
         assert result.report.reliability_score == 90 and len(result.verification.checkers) == 1
         assert [r.id for r in store.list_messages(10, None, tenant_id=DEFAULT_TENANT)[0]] == ["old-run"]
@@ -364,7 +367,7 @@ async def not_found(call) -> str:
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await call
     assert raised.value.code() == grpc.StatusCode.NOT_FOUND
-    return raised.value.details()
+    return raised.value.details() or ""
 
 
 @pytest.mark.e2e
@@ -564,7 +567,7 @@ async def test_a_busy_tenant_is_refused_while_another_tenant_still_runs(channel,
         await _first_event(gateway.Run(content_request(), timeout=10, metadata=as_tenant("acme")))
     assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert refused.value.details() == tenant_busy_message(1, "acme")
-    assert "FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT" in refused.value.details()
+    assert "FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT" in (refused.value.details() or "")
 
     other = await run_as(gateway, "globex", content_request())  # while acme's run is still going
     assert kinds(other)[-1] == "complete", tenant_suite.logs()

@@ -79,10 +79,12 @@ async def test_a_server_on_the_default_host_answers_over_ipv4_and_ipv6():
 
     checker = start_service("checker", {"FACTCHECK_LISTEN": "[::]:0"})
     try:
+        assert checker.address is not None
         port = checker.address.rsplit(":", 1)[1]
         for host in ("127.0.0.1", "[::1]"):
             async with grpc.aio.insecure_channel(f"{host}:{port}") as channel:
-                answer = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+                # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+                answer = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)  # type: ignore[attr-defined]
                 assert answer.status == health_pb2.HealthCheckResponse.SERVING
     finally:
         checker.stop()
@@ -131,7 +133,9 @@ async def test_an_unavailable_model_is_not_retried_again_by_the_channel():
         try:
             async with open_channel(f"127.0.0.1:{port}", settings) as channel:
                 request = checker_pb2.VerifyRequest(
-                    model="fake/down", content="x", claims=[common_pb2.Claim(id="claim_1", claim="x", type=1)]
+                    model="fake/down",
+                    content="x",
+                    claims=[common_pb2.Claim(id="claim_1", claim="x", type=common_pb2.CLAIM_TYPE_STATISTIC)],
                 )
                 with pytest.raises(grpc.aio.AioRpcError) as raised:
                     await checker_pb2_grpc.CheckerServiceStub(channel).Verify(request, timeout=10)

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CHECKERS, FULL_SEQUENCE, suite_environment
+from tests.conftest import CHECKERS, FULL_SEQUENCE
 from tests.fake_model_server import verdicts
-from tests.processes import ROOT, start_suite
+from tests.processes import ROOT
 
 pytestmark = pytest.mark.e2e
 
@@ -31,6 +31,12 @@ def npx(*args: str, cwd: Path = CLIENT, timeout: float = 300) -> subprocess.Comp
     done = subprocess.run(["npx", "--no-install", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
+
+
+def _node_directory() -> str:
+    node = shutil.which("node")
+    assert node is not None, "node is not installed"
+    return str(Path(node).parent)
 
 
 @pytest.fixture(scope="module")
@@ -62,18 +68,15 @@ def test_generated_typescript_matches_the_protos(node_packages, tmp_path):
     assert Path("factcheck/v1/factcheck.ts") in committed
 
 
-def test_the_example_runs_a_fact_check_from_node(example, fake_models, tmp_path):
-    fake_models.reset()
-    fake_models.script(CHECKERS[0], verdicts({"claim_1": "DISPUTED"}, correction="It was adopted in 2015."))
-    suite = start_suite(suite_environment(fake_models, f"sqlite:///{tmp_path / 'factcheck.db'}"))
-    try:
-        env = {"PATH": str(Path(shutil.which("node")).parent), "FACTCHECK_GATEWAY_TARGET": suite.gateway_target}
-        as_json = subprocess.run(
-            ["node", str(example), "--json", CONTENT], capture_output=True, text=True, env=env, timeout=120
-        )
-        plain = subprocess.run(["node", str(example), CONTENT], capture_output=True, text=True, env=env, timeout=120)
-    finally:
-        suite.stop()
+def test_the_example_runs_a_fact_check_from_node(example, shared_suites, shared_models):
+    suite, _ = shared_suites.get("cli", "sqlite")  # the command-line modules' suite (conftest.py)
+    shared_models.reset()
+    shared_models.script(CHECKERS[0], verdicts({"claim_1": "DISPUTED"}, correction="It was adopted in 2015."))
+    env = {"PATH": _node_directory(), "FACTCHECK_GATEWAY_TARGET": suite.gateway_target}
+    as_json = subprocess.run(
+        ["node", str(example), "--json", CONTENT], capture_output=True, text=True, env=env, timeout=120
+    )
+    plain = subprocess.run(["node", str(example), CONTENT], capture_output=True, text=True, env=env, timeout=120)
     assert as_json.returncode == 0, as_json.stderr
     events = [json.loads(line) for line in as_json.stdout.splitlines()]
     kinds = [snake(next(key for key in event if key not in ("messageId", "seq", "timestamp"))) for event in events]
@@ -92,7 +95,7 @@ def test_the_example_reports_an_unreachable_gateway(example):
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         target = f"127.0.0.1:{probe.getsockname()[1]}"
-    env = {"PATH": str(Path(shutil.which("node")).parent), "FACTCHECK_GATEWAY_TARGET": target}
+    env = {"PATH": _node_directory(), "FACTCHECK_GATEWAY_TARGET": target}
     done = subprocess.run(["node", str(example), "x"], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 3
     assert done.stderr.startswith(f"factcheck example: UNAVAILABLE from {target}: ")

@@ -290,8 +290,8 @@ async def test_every_rpc_ends_each_bad_answer_with_a_proper_status(stubs, server
                 error.code(),
                 error.details(),
             )
-            assert_safe_message(error.details())
-            assert model in error.details()
+            assert_safe_message(error.details() or "")
+            assert model in (error.details() or "")
         else:
             if name == "Report" and response.fallback:
                 assert not response.HasField("reliability_score")

@@ -38,7 +38,9 @@ def test_content_to_check_with_defaults():
 
 def test_no_mode_config_generates_with_the_default_generator():
     plan = validate_run_request(
-        factcheck_pb2.RunRequest(question="Why is the sky blue?", mode=1), SETTINGS, tenant_id=DEFAULT_TENANT
+        factcheck_pb2.RunRequest(question="Why is the sky blue?", mode=factcheck_pb2.MODE_FACT_CHECK),
+        SETTINGS,
+        tenant_id=DEFAULT_TENANT,
     )
     assert plan.generates and plan.generator_model == "local/generator"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from rich.text import Text
 
@@ -39,7 +39,7 @@ def _summarised(payload: citations_pb2.VerificationSummaryPayload) -> Text:
     return stage_line("cite", summary_text(payload.summary))
 
 
-DESCRIBERS: dict[str, Callable[[object], Text]] = {
+DESCRIBERS: dict[str, Callable[[Any], Text]] = {  # each takes its own event's payload
     "claim_verified": _verified,
     "numeric_claim_detected": _numeric,
     "citation_corrected": _corrected,

@@ -14,7 +14,12 @@ from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_c
 from factcheck.text_safety import excerpt
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2
 
-TIERS = {"supported": 1, "partial": 2, "unsupported": 3, "contradicted": 4}
+TIERS = {
+    "supported": citations_pb2.SUPPORT_TIER_SUPPORTED,
+    "partial": citations_pb2.SUPPORT_TIER_PARTIAL,
+    "unsupported": citations_pb2.SUPPORT_TIER_UNSUPPORTED,
+    "contradicted": citations_pb2.SUPPORT_TIER_CONTRADICTED,
+}
 VERDICTS = {
     "verified": common_pb2.VERDICT_VERIFIED,
     "disputed": common_pb2.VERDICT_DISPUTED,

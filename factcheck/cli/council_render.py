@@ -6,7 +6,7 @@ council_aggregate_complete); the report is de-anonymised.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from rich import box
 from rich.console import Console, Group
@@ -134,7 +134,7 @@ def _synthesised(payload: council_pb2.SynthesisCompletePayload) -> Text:
     )
 
 
-DESCRIBERS: dict[str, Callable[[object], Text]] = {
+DESCRIBERS: dict[str, Callable[[Any], Text]] = {  # each takes its own event's payload
     "respond_start": _respond_started,
     "response_complete": _response_arrived,
     "response_failed": _response_failed,

@@ -15,7 +15,7 @@ from factcheck.v1 import council_pb2, factcheck_pb2
 NONE = "—"
 # A claim whose type the checker left unset (or a newer server's type this client does not know).
 UNCLASSIFIED = "Unclassified"
-MODE_NAMES = {factcheck_pb2.MODE_FACT_CHECK: "fact-check", factcheck_pb2.MODE_COUNCIL: "council"}
+MODE_NAMES: dict[int, str] = {factcheck_pb2.MODE_FACT_CHECK: "fact-check", factcheck_pb2.MODE_COUNCIL: "council"}
 
 
 def rating_name(value: int) -> str:

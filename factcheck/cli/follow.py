@@ -169,6 +169,7 @@ class Follower:
             new_break = broken_since is None or self._progressed
             if new_break:
                 broken_since, backoff = now, BACKOFF_FIRST_S
+            assert broken_since is not None  # (set at the first break)
             remaining = self._reconnect_timeout_s - (now - broken_since)
             if remaining <= 0:
                 raise ConnectionLost(self.message_id, now - broken_since, error)

@@ -57,7 +57,9 @@ def _stub(channel) -> knowledge_pb2_grpc.KnowledgeServiceStub:
 
 
 def _batches(documents: list) -> list[list]:
-    batches, current, size = [], [], 0
+    batches: list[list] = []
+    current: list = []
+    size = 0
     for document in documents:
         length = len(document.text.encode("utf-8"))
         if current and (len(current) == BATCH_DOCUMENTS or size + length > BATCH_BYTES):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from rich import box
 from rich.console import Console, Group
@@ -253,7 +253,8 @@ def _stage_opened(stage: str, activity: str) -> Callable[[object], Text]:
     return lambda payload: stage_line(stage, activity)
 
 
-_DESCRIBERS: dict[str, Callable[[object], Text]] = {
+# Each describer takes its own event's payload (Any: the table holds them all).
+_DESCRIBERS: dict[str, Callable[[Any], Text]] = {
     "factcheck_start": _started,
     "generate_start": _stage_opened("generate", "generating content"),
     "generate_complete": _generated,
@@ -380,6 +381,7 @@ def _disputed(views: list[ClaimView]) -> Group:
         parts.append(Text.assemble((f"{claim.number}. ", "bold"), plain(claim.claim.claim, "bold")))
         if claim.correction:
             parts.append(Text.assemble(("   correction: ", "green"), plain(claim.correction)))
+        assert claim.consensus is not None  # (a disputed claim has its consensus)
         for verification in claim.consensus.verdicts:
             if view.verdict_name(verification.verdict) == "DISPUTED":
                 parts.extend(_dissent(verification))

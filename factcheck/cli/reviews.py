@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import cast
 
 from rich.console import Console
 from rich.table import Table
@@ -86,7 +87,8 @@ def run_decide(args: argparse.Namespace, channel) -> int:
         message_id=args.message_id, claim_id=args.claim_id, decision=args.decision, reason=args.reason
     )
     if getattr(args, "status", None):
-        request.status = investigation_pb2.InvestigationStatus.Value(f"INVESTIGATION_STATUS_{args.status}")
+        status = investigation_pb2.InvestigationStatus.Value(f"INVESTIGATION_STATUS_{args.status}")
+        request.status = cast(investigation_pb2.InvestigationStatus, status)  # (Value() is typed int)
     review = _stub(channel).DecideReview(request, timeout=UNARY_TIMEOUT_S).review
     in_force = status_name(review.status) if review.status else "the first pass's verdict"
     print(f"{review.claim_id} of {review.message_id}: {state_name(review.state)}; in force: {in_force}")

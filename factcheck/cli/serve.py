@@ -60,6 +60,7 @@ def _environment(ports: dict[str, int]) -> dict[str, str]:
 
 def _relay_output(service: ServiceProcess, ready: queue.Queue, echo: bool) -> None:
     """Prefix each line of a service's output with its name (when echoing); report the address it listens on."""
+    assert service.process.stdout is not None  # (started with stdout=PIPE)
     for line in service.process.stdout:
         line = line.rstrip("\n")
         if line.strip():

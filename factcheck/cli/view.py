@@ -119,11 +119,10 @@ def _overlaps(span: tuple[int, int], taken) -> bool:
 
 def segments(content: str, views: list[ClaimView]) -> list[tuple[str, ClaimView | None]]:
     """The content cut into plain pieces (None) and claim pieces, in reading order."""
-    located = sorted((view for view in views if view.span is not None), key=lambda view: view.span[0])
+    located = sorted(((view.span, view) for view in views if view.span is not None), key=lambda item: item[0][0])
     pieces: list[tuple[str, ClaimView | None]] = []
     position = 0
-    for view in located:
-        start, end = view.span
+    for (start, end), view in located:
         if start > position:
             pieces.append((content[position:start], None))
         pieces.append((content[start:end], view))

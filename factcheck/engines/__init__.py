@@ -10,13 +10,17 @@ imported on first use, so a process pays only for the engines it calls.
 |---|---|---|
 | local/generator | generator | the generate prompt, from its SOURCES passages |
 | local/extractor | extractor | the extraction prompt |
-| local/checker | checker | the verification prompt, against its EVIDENCE passages; the council fact-check prompt (council_checker) |
-| local/checker-lexical | checker_lexical | the same, always with the lexical judge |
-| local/checker-nli | checker_nli | the same, with the embedded entailment model (`nli_judge`; needs the `nli` extra) |
+| local/checker | checker | the verification prompt, against its EVIDENCE passages; the council fact-check prompt (council_checker), the evidence-assessment prompt (investigator) and the citation review prompt (citation_review); every claim judged by `judges.default_judge`, the embedded entailment model (`nli_judge`) |
+| local/checker-lexical | checker_lexical | the same prompts, every claim judged by the lexical judge (`judge`), the engine before the model |
+| local/checker-nli | checker_nli | an alias of local/checker (the model's opt-in name before it became the default) |
 | local/reporter | reporter | the report prompt, the title prompt (the reporter model writes titles) and the council synthesis prompt (synthesis) |
 | local/title | reporter | the title prompt |
-| local/entailment | entailment | the four entailment agents' prompts (seed 1), in their JSON |
-| local/investigator | investigator | the evidence-assessment prompt of the verification loop (local/checker answers it too) |
+| local/entailment | entailment | the four entailment agents' prompts (seed 1), in their JSON (its judge: `judges.default_judge`) |
+| local/investigator | investigator | the evidence-assessment prompt of the verification loop (local/checker answers it too), with `judges.default_judge` |
+
+Which judge decides whether passages state a claim is chosen in one place, `judges.py`. The
+entailment model is loaded on the first claim that has a passage to read, so a process that
+never judges one does not import onnxruntime.
 """
 
 from __future__ import annotations

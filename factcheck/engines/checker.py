@@ -16,10 +16,12 @@ Reading is structural, so text inside the prompt cannot pass for structure:
 The council fact-check prompt (it opens with `council_taxonomy.CHECK_OPENING`) is answered by
 `council_checker` instead.
 
-Each claim gets a judge: `judge.judge(claim, its passages)` (the lexical judge) for
-`local/checker` and `local/checker-lexical`, `nli_judge.judge` (the embedded entailment
-model) for `local/checker-nli`. The answer is the spec's VERIFICATION
-blocks plus the VERIFICATION SUMMARY. When the prompt had an evidence section each block
+Each claim is judged against its passages by the engine's judges (judges.py): `DEFAULT_JUDGES`,
+the embedded entailment model, for `local/checker` and its alias `local/checker-nli`;
+`LEXICAL_JUDGES` for `local/checker-lexical`. The same judge answers the council,
+evidence-assessment and citation review prompts (`Judges.one`); a verification prompt's claims
+are judged together (`Judges.many`: the model's side by side). The answer is the spec's
+VERIFICATION blocks plus the VERIFICATION SUMMARY. When the prompt had an evidence section each block
 also has a `Sources:` line, `[P2] "quote"` with the quote copied verbatim from the passage
 (or "none"). Without evidence every claim is UNVERIFIABLE: this engine has no knowledge
 of its own. Deterministic: the same prompt gives the same answer.
@@ -29,12 +31,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
 
 from factcheck.council_taxonomy import CHECK_OPENING
 from factcheck.engines import citation_review, council_checker, investigator
 from factcheck.engines.citation_review import quote_coverage
-from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText, judge
+from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText
+from factcheck.engines.judges import DEFAULT_JUDGES, Judges
 from factcheck.engines.prompt_text import parse_passages
 from factcheck.evidence_assessment import ASSESS_OPENING
 
@@ -42,7 +44,6 @@ _CLAIMS_MARKER = "CLAIMS TO VERIFY:"
 _EVIDENCE_MARKER = "EVIDENCE:"
 _LISTING_MARKER = "PASSAGES FOR EACH CLAIM:"
 _TAIL_MARKER = "For EACH claim, provide:"
-ClaimJudge = Callable[[str, Sequence[PassageText]], Judgement]
 _CLAIM_LINE = re.compile(r"^CLAIM (\S+): (.*)$")
 _LISTING_LINE = re.compile(r"^(\S+): (.*)$")
 
@@ -60,22 +61,29 @@ class VerificationRequest:
     low_confidence: frozenset[str] = field(default_factory=frozenset)
 
 
-def answer(prompt: str, judge_claim: ClaimJudge = judge, engine: str = "local/checker") -> str:
-    """The spec's VERIFICATION blocks and summary for every claim of the verification prompt, each
-    claim judged by `judge_claim`; the council prompt (seed 2) is answered by `council_checker`."""
+def answer(prompt: str, judges: Judges = DEFAULT_JUDGES, engine: str = "local/checker") -> str:
+    """The spec's VERIFICATION blocks and summary for every claim of the verification prompt, the
+    claims judged by `judges.many`; the council prompt (seed 2), the evidence-assessment prompt and
+    the citation review prompt are answered by their modules, with `judges.one`."""
     if prompt.startswith(CHECK_OPENING):
-        return council_checker.answer(prompt)
+        return council_checker.answer(prompt, judges.one)
     if prompt.startswith(ASSESS_OPENING):
-        return investigator.answer(prompt)
+        return investigator.answer(prompt, judges.one)
     if citation_review.is_review_prompt(prompt):
-        return citation_review.answer(prompt)
+        return citation_review.answer(prompt, judges.one)
     request = _with_support_section(read_verification_prompt(prompt), prompt)
-    blocks, verdicts = [], []
-    for claim_id, claim in request.claims:
-        passage_ids = [p for p in request.claim_passages.get(claim_id, ()) if p in request.passages]
-        judgement = judge_claim(claim, [request.passages[p] for p in passage_ids])
-        verdicts.append(judgement.verdict)
-        blocks.append(_block(claim_id, judgement, request, passage_ids, engine))
+    passage_ids = {
+        claim_id: [p for p in request.claim_passages.get(claim_id, ()) if p in request.passages]
+        for claim_id, _ in request.claims
+    }
+    judgements = judges.many(
+        [(claim, [request.passages[p] for p in passage_ids[claim_id]]) for claim_id, claim in request.claims]
+    )
+    blocks = [
+        _block(claim_id, judgement, request, passage_ids[claim_id], engine)
+        for (claim_id, _), judgement in zip(request.claims, judgements)
+    ]
+    verdicts = [judgement.verdict for judgement in judgements]
     summary = (
         "VERIFICATION SUMMARY:\n"
         f"Verified: {verdicts.count(VERIFIED)}\n"

@@ -1,14 +1,16 @@
-"""`local/checker-lexical`: the verification prompt judged by the lexical judge (`judge.judge`).
+"""`local/checker-lexical`: every prompt `local/checker` answers, judged by the lexical judge (`judge.judge`).
 
-The engine `local/checker` was before the embedded entailment model; kept so that a deployment
-can pin it (it needs no onnxruntime and is ~10x faster, see bench/checker_accuracy.py).
+The engine `local/checker` was before the embedded entailment model became its judge (issue 19):
+the verification, council, evidence-assessment and citation review prompts all judged by word
+alignment, figures, dates, names and negation. Kept so that a deployment can pin it (it loads
+no model and spends a fraction of the CPU per claim: bench/checker_accuracy.py).
 """
 
 from __future__ import annotations
 
 from factcheck.engines import checker
-from factcheck.engines.judge import judge
+from factcheck.engines.judges import LEXICAL_JUDGES
 
 
 def answer(prompt: str) -> str:
-    return checker.answer(prompt, judge, "local/checker-lexical")
+    return checker.answer(prompt, LEXICAL_JUDGES, "local/checker-lexical")

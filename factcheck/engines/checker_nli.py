@@ -1,13 +1,15 @@
-"""`local/checker-nli`: the verification prompt judged by the embedded entailment model (`nli_judge`).
+"""`local/checker-nli`: an alias of `local/checker`, whose judge is the embedded entailment model.
 
-Needs the runtime packages of the `nli` extra (onnxruntime, tokenizers, numpy); the model file
-ships in the package (factcheck/engines/data/nli/). Loaded on the first claim, not on import.
+It was the opt-in name of the model while `local/checker` was lexical; it stays so that
+configurations naming it keep working. Only the engine name in its Evidence lines differs.
+The model ships in the package (factcheck/engines/data/nli/) and is loaded on the first claim.
 """
 
 from __future__ import annotations
 
-from factcheck.engines import checker, nli_judge
+from factcheck.engines import checker
+from factcheck.engines.judges import DEFAULT_JUDGES
 
 
 def answer(prompt: str) -> str:
-    return checker.answer(prompt, nli_judge.judge, "local/checker-nli")
+    return checker.answer(prompt, DEFAULT_JUDGES, "local/checker-nli")

@@ -6,7 +6,8 @@ lines between "CLAIMS TO REVIEW:" and the first line that is exactly "EVIDENCE P
 from their "> "-quoted lines after it.
 
 Each claim is judged against every pool passage with the same judge as verification
-(factcheck/engines/judge.py); then:
+(judges.py: the embedded entailment model by default, the lexical judge for
+`local/checker-lexical`); then:
 - a passage that states the claim (VERIFIED) better than the cited ones → REPLACE with it;
 - the cited passage states it and another one states it about as well → ADD_ALTERNATE;
 - the cited passage states or contradicts it → KEEP;
@@ -23,7 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from factcheck.engines.judge import DISPUTED, VERIFIED, Judgement, PassageText, judge, term_stems
+from factcheck.engines.judge import DISPUTED, VERIFIED, Judgement, PassageText, term_stems
+from factcheck.engines.judges import ClaimJudge, default_judge
 from factcheck.engines.numbers import main_figure
 from factcheck.engines.prompt_text import parse_passages
 from factcheck.numeric_qa import answer_from_text, locate_answer, question_for, verify_answers
@@ -63,9 +65,9 @@ def is_review_prompt(prompt: str) -> bool:
     return prompt.startswith(REVIEW_OPENING)
 
 
-def answer(prompt: str) -> str:
+def answer(prompt: str, judge_claim: ClaimJudge = default_judge) -> str:
     claims, passages = _read(prompt)
-    blocks = [_review(claim, passages) for claim in claims]
+    blocks = [_review(claim, passages, judge_claim) for claim in claims]
     return "\n\n".join(blocks) + "\n"
 
 
@@ -89,8 +91,8 @@ def _read(prompt: str) -> tuple[list[_Claim], dict[str, PassageText]]:
     return claims, passages
 
 
-def _review(claim: _Claim, passages: dict[str, PassageText]) -> str:
-    judged = {pid: judge(claim.text, [p]) for pid, p in passages.items()}
+def _review(claim: _Claim, passages: dict[str, PassageText], judge_claim: ClaimJudge) -> str:
+    judged = {pid: judge_claim(claim.text, [p]) for pid, p in passages.items()}
     if claim.entity is not None:
         judged.update(_figure_statements(claim, passages, judged))
     coverage = {pid: quote_coverage(claim.text, j.quote or "") for pid, j in judged.items()}
@@ -165,7 +167,11 @@ def _figure_statements(claim: _Claim, passages: dict[str, PassageText], judged: 
     found = {}
     for pid, passage in passages.items():
         located = locate_answer(claim.text, claim.entity or "", passage.text)
-        if located is None or not verify_answers("", main_figure(claim.text).raw, located[0]).match:
+        if located is None:
+            continue
+        figure = main_figure(claim.text)
+        assert figure is not None  # (locate_answer answers only a claim with a figure)
+        if not verify_answers("", figure.raw, located[0]).match:
             continue
         if judged[pid].verdict != VERIFIED or judged[pid].score < FIGURE_MATCH_SCORE:
             found[pid] = Judgement(VERIFIED, "MEDIUM", None, pid, located[1], FIGURE_MATCH_SCORE)

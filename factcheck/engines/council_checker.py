@@ -9,7 +9,8 @@ text, so nothing inside a response can pass for another response, a passage or a
 
 For each response:
 1. its claims are extracted by the built-in extractor (`extractor.extract_claims`);
-2. each claim is judged against the passages by the built-in judge (`judge.judge`):
+2. each claim is judged against the passages by the engine's judge (judges.py: the embedded
+   entailment model for `local/checker`, the lexical judge for `local/checker-lexical`):
    VERIFIED, DISPUTED or UNVERIFIABLE; a claim the judge cannot settle is also checked for a
    wrong name (`_wrong_name`): a passage that states the rest of the claim (at least
    NAME_SWAP_COVERAGE of its other words) but names someone else, and not the claim's name;
@@ -66,10 +67,10 @@ from factcheck.engines.judge import (
     VERIFIED,
     Judgement,
     PassageText,
-    judge,
     name_stems,
     term_stems,
 )
+from factcheck.engines.judges import ClaimJudge, default_judge
 from factcheck.engines.prompt_text import parse_passages
 from factcheck.engines.sentences import split_sentences
 from factcheck.v1 import council_pb2
@@ -120,12 +121,12 @@ def is_council_check_prompt(prompt: str) -> bool:
     return read_council_check_prompt(prompt) is not None
 
 
-def answer(prompt: str) -> str:
+def answer(prompt: str, judge_claim: ClaimJudge = default_judge) -> str:
     """The analysis, the INACCURATE CLAIMS block and the FACT CHECK SUMMARY for the council prompt."""
     request = read_council_check_prompt(prompt)
     if request is None or not request.responses:
         return "The prompt lists no responses to fact-check, so there is nothing to rate."
-    results = [check_response(label, text, request.passages) for label, text in request.responses]
+    results = [check_response(label, text, request.passages, judge_claim) for label, text in request.responses]
     best = min(
         results,
         key=lambda r: (-RATING_SCORES[r.rating], r.count(DISPUTED), -r.count(VERIFIED), r.label),
@@ -164,13 +165,15 @@ def read_council_check_prompt(prompt: str) -> CouncilCheckPrompt | None:
     return CouncilCheckPrompt(tuple((label, "\n".join(text)) for label, text in responses), passages)
 
 
-def check_response(label: str, text: str, passages: tuple[PassageText, ...]) -> ResponseFindings:
-    """Every claim of one response, judged against the passages and classified."""
+def check_response(
+    label: str, text: str, passages: tuple[PassageText, ...], judge_claim: ClaimJudge = default_judge
+) -> ResponseFindings:
+    """Every claim of one response, judged against the passages by `judge_claim` and classified."""
     result = ResponseFindings(label)
     if text.strip() == NO_SOURCES_MESSAGE:
         return result  # local/generator's notice that it wrote nothing: no claims
     for claim in extract_claims(text):
-        result.findings.append(_finding(claim.text, passages))
+        result.findings.append(_finding(claim.text, passages, judge_claim))
     return result
 
 
@@ -195,8 +198,8 @@ def rate(verified: int, disputed: int, unverifiable: int) -> int:
     return council_pb2.ACCURACY_RATING_INACCURATE
 
 
-def _finding(claim: str, passages: tuple[PassageText, ...]) -> ClaimFinding:
-    judgement = judge(claim, passages) if passages else Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
+def _finding(claim: str, passages: tuple[PassageText, ...], judge_claim: ClaimJudge) -> ClaimFinding:
+    judgement = judge_claim(claim, passages) if passages else Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
     if judgement.verdict == DISPUTED:
         error_type = _ERROR_BY_CONFLICT.get(judgement.conflict or "", council_pb2.ERROR_TYPE_OTHER)
         return ClaimFinding(

@@ -8,7 +8,8 @@ sections, and the answer is the seed's JSON.
 - RELIABILITY: reads the source-type description: a caller's "authority" figure when given, else
   words of rigour ("peer-reviewed", "official statistics", ".gov") or of its absence ("anonymous",
   "forum", "blog"); anything else is MEDIUM with low certainty.
-- ENTAILMENT JUDGE: the built-in evidence judge (`judge.py`) on the statements as one passage:
+- ENTAILMENT JUDGE: the built-in evidence judge (`judges.default_judge`, the embedded entailment
+  model that `local/checker` judges with) on the statements as one passage:
   VERIFIED -> SUPPORTED, DISPUTED -> CONTRADICTED, UNVERIFIABLE -> NOT ENOUGH INFO; reasoning names
   the statement its quote is in. Confidence is calibrated: how often that verdict was right at
   that judge probability on Factcheck-Bench's train split (data/entailment_calibration.json,
@@ -28,7 +29,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from factcheck.engines.judge import DISPUTED, VERIFIED, PassageText, judge
+from factcheck.engines.judge import DISPUTED, VERIFIED, PassageText
+from factcheck.engines.judges import default_judge
 from factcheck.engines.sentences import STOPWORDS, content_words, sentence_spans, tokenize
 from factcheck.entailment import NOT_ENOUGH_INFO, PROMPT_OPENINGS, unquote
 from factcheck.v1 import entailment_pb2 as pb
@@ -134,7 +136,9 @@ def _statements(lines: list[str]) -> list[dict]:
 
 def _judge_verdict(lines: list[str]) -> str:
     line = next(line for line in lines if line.startswith("JUDGE VERDICT: "))
-    return re.match(r"JUDGE VERDICT: (.*?) \(confidence \d+\)$", line).group(1)
+    match = re.match(r"JUDGE VERDICT: (.*?) \(confidence \d+\)$", line)
+    assert match is not None  # (the prompt's line, as the prompt builder writes it)
+    return match.group(1)
 
 
 # --- the agents --------------------------------------------------------------------------------------
@@ -204,7 +208,7 @@ def judge_statements(claim: str, statements: list[dict]) -> dict:
 
 def judge_raw(claim: str, statements: list[dict]) -> tuple[str, float, str | None]:
     """The evidence judge on the statements as one passage: (seed verdict, its probability, its quote)."""
-    judgement = judge(claim, [PassageText("S", " ".join(s["text"] for s in statements))])
+    judgement = default_judge(claim, [PassageText("S", " ".join(s["text"] for s in statements))])
     verdict = {VERIFIED: "SUPPORTED", DISPUTED: "CONTRADICTED"}.get(judgement.verdict, NOT_ENOUGH_INFO)
     return verdict, judgement.score, judgement.quote
 

@@ -60,7 +60,7 @@ def generate(question: str, passages: list[Passage]) -> str:
 
 
 def _candidates(passages: list[Passage]) -> list[_Candidate]:
-    candidates = []
+    candidates: list[_Candidate] = []
     for passage in passages:
         for sentence in split_sentences(passage.text):
             text = " ".join(sentence.split())

@@ -1,6 +1,7 @@
 """`local/investigator` (and `local/checker`): answers the evidence-assessment prompt
-(factcheck/evidence_assessment.py) by judging the claim against each result alone with
-`judge.judge`: VERIFIED → SUPPORTS, DISPUTED → REFUTES, otherwise IRRELEVANT.
+(factcheck/evidence_assessment.py) by judging the claim against each result alone with the
+engine's judge (judges.py: the embedded entailment model by default, the lexical judge for
+`local/checker-lexical`): VERIFIED → SUPPORTS, DISPUTED → REFUTES, otherwise IRRELEVANT.
 
 A refutation is temporal when it rests on a figure or a date and the result is about a later
 year than any the claim names (its text names a later year, or its publication date is later):
@@ -19,8 +20,8 @@ from factcheck.engines.judge import (
     DISPUTED,
     VERIFIED,
     PassageText,
-    judge,
 )
+from factcheck.engines.judges import ClaimJudge, default_judge
 from factcheck.evidence_assessment import (
     ANSWER_MARKER,
     CLAIM_MARKER,
@@ -34,11 +35,11 @@ from factcheck.evidence_assessment import (
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 
 
-def answer(prompt: str) -> str:
+def answer(prompt: str, judge_claim: ClaimJudge = default_judge) -> str:
     claim, results = read_assessment_prompt(prompt)
     blocks = []
     for result_id, text, published in results:
-        judgement = judge(claim, [PassageText(result_id, text)])
+        judgement = judge_claim(claim, [PassageText(result_id, text)])
         stance, temporal = IRRELEVANT, False
         if judgement.verdict == VERIFIED:
             stance = SUPPORTS

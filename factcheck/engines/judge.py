@@ -276,7 +276,7 @@ def _claim_facts(claim: str, model: VerifierModel) -> _ClaimFacts:
         entities=entities,
         quantities=quantities,
         dates=dates,
-        compared_stems=frozenset(term_stems(" ".join(m.text for m in (*quantities, *dates))))
+        compared_stems=frozenset(term_stems(" ".join([*(q.text for q in quantities), *(d.text for d in dates)])))
         | _quantifier_stems(tokens),
         negated=_negates(tokens, frozenset(weights)),
         quantifier=_quantifier(tokens),

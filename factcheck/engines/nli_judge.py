@@ -25,15 +25,18 @@
    A window the model reads as PARTIAL is reported the same way.
 
 The quote
-is a verbatim piece of the deciding window (as `judge` quotes), so that it survives the
-answer's `Sources: [P1] "..."` line.
+is a verbatim piece of the deciding window (as `judge` quotes its windows), so that it
+survives the answer's `Sources: [P1] "..."` line: the shortest run of the window's sentences
+that still holds every claim word the window holds, so that the sentences added around the
+window for the model's context are not quoted unless they carry part of the claim.
 """
 
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from factcheck.engines import judge as lexical
 from factcheck.engines.evidence_windows import EvidenceWindow, claim_windows
@@ -49,7 +52,8 @@ from factcheck.engines.judge import (
     term_stems,
     window_quote,
 )
-from factcheck.engines.nli_model import EntailmentModel, EntailmentScores, default_model
+from factcheck.engines.nli_model import EntailmentModel, EntailmentScores, configured_threads, default_model
+from factcheck.engines.sentences import sentence_spans
 from factcheck.engines.verifier_model import VerifierModel
 
 # The model's P(SUPPORTED) above which a lexical figure/date conflict in the same passage is
@@ -82,6 +86,8 @@ class Reading:
 
 def judge(claim: str, passages: Sequence[PassageText], model: EntailmentModel | None = None) -> Judgement:
     """The verdict on `claim` given `passages` (see the module docstring)."""
+    if not passages or not term_stems(claim):  # nothing to read: the model is not even loaded
+        return Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
     model = model or default_model()
     reading = read(claim, passages, model)
     if reading is None:
@@ -94,6 +100,25 @@ def judge(claim: str, passages: Sequence[PassageText], model: EntailmentModel | 
         return rules  # the passage gives another figure or date: DISPUTED, with the corrected figure
     combiner = _combiner(model)
     return _combined(reading, model, combiner) if combiner else _by_rules(reading, model)
+
+
+def judge_claims(
+    items: Sequence[tuple[str, Sequence[PassageText]]], model: EntailmentModel | None = None
+) -> list[Judgement]:
+    """`judge(claim, passages)` for each item, in order, FACTCHECK_NLI_THREADS claims at a time.
+
+    The model's runs release the GIL, so one claim's run overlaps another's and the lexical
+    reading of the next; each claim's windows are still one batch of their own, so every
+    judgement is exactly what `judge` gives for that claim alone.
+    """
+    if not any(passages for _, passages in items):  # nothing to read: the model is not even loaded
+        return [judge(claim, passages) for claim, passages in items]
+    model = model or default_model()  # loaded once, before the workers share it
+    workers = min(len(items), configured_threads())
+    if workers <= 1:
+        return [judge(claim, passages, model) for claim, passages in items]
+    with ThreadPoolExecutor(workers, thread_name_prefix="nli-judge") as pool:
+        return list(pool.map(lambda item: judge(item[0], item[1], model), items))
 
 
 def read(claim: str, passages: Sequence[PassageText], model: EntailmentModel) -> Reading | None:
@@ -144,14 +169,25 @@ def _combined(reading: Reading, model: EntailmentModel, combiner: VerifierModel)
     verdict = max(probabilities, key=probabilities.__getitem__)
     windows, scores, rules = reading.windows, reading.scores, reading.rules
     if verdict == VERIFIED:
-        window, _ = max(zip(windows, scores), key=lambda ws: ws[1].supported)
+        window = _cited_window(windows, scores, lambda s: s.supported)
         return _supported(reading, model, window, probabilities[VERIFIED])
     if verdict == DISPUTED:
         if rules.verdict == DISPUTED:  # keeps the rules' correction ("in 2016 (not 2015)")
             return replace(rules, score=probabilities[DISPUTED], confidence=_confidence(probabilities[DISPUTED]))
-        window, _ = max(zip(windows, scores), key=lambda ws: ws[1].refuted)
+        window = _cited_window(windows, scores, lambda s: s.refuted)
         return _judgement(reading.claim, DISPUTED, window, probabilities[DISPUTED])
     return _unverifiable(reading, probabilities[UNVERIFIABLE])
+
+
+def _cited_window(
+    windows: list[EvidenceWindow], scores: list[EntailmentScores], probability: Callable[[EntailmentScores], float]
+) -> EvidenceWindow:
+    """The window a combined verdict cites: the model's surest among the windows that hold some of
+    the claim's content words. The prefilter gives every passage a window, so an unrelated passage's
+    window is among them, and the combiner's verdict may rest on the lexical readings rather than on
+    that window's score: a window sharing no word with the claim cannot be what states it."""
+    candidates = [(w, s) for w, s in zip(windows, scores) if w.coverage > 0] or list(zip(windows, scores))
+    return max(candidates, key=lambda ws: probability(ws[1]))[0]
 
 
 def _supported(reading: Reading, model: EntailmentModel, window: EvidenceWindow, probability: float) -> Judgement:
@@ -232,7 +268,7 @@ def _lexical_coverage(clause: str, text: str) -> float:
 
 
 def _judgement(claim: str, verdict: str, window: EvidenceWindow, probability: float) -> Judgement:
-    quote = window_quote(claim, window.passage.text, window.start, window.end)
+    quote = _quote(claim, window)
     return Judgement(
         verdict=verdict,
         confidence=_confidence(probability),
@@ -245,8 +281,29 @@ def _judgement(claim: str, verdict: str, window: EvidenceWindow, probability: fl
 
 
 def _partial(claim: str, window: EvidenceWindow, probability: float, missing: str) -> Judgement:
-    quote = window_quote(claim, window.passage.text, window.start, window.end)
+    quote = _quote(claim, window)
     return Judgement(UNVERIFIABLE, "LOW", None, window.passage.id, quote, probability, None, missing)
+
+
+def _quote(claim: str, window: EvidenceWindow) -> str | None:
+    """The window's quote (see the module docstring): its outer sentences are dropped while the
+    rest holds the same claim words."""
+    wanted = set(term_stems(claim))
+    text = window.passage.text
+    spans = [(window.start + a, window.start + b) for a, b in sentence_spans(window.text)]
+    if not spans:
+        return window_quote(claim, text, window.start, window.end)
+
+    def held(first: int, last: int) -> set[str]:
+        return wanted & set(term_stems(text[spans[first][0] : spans[last][1]]))
+
+    first, last = 0, len(spans) - 1
+    full = held(first, last)
+    while first < last and held(first + 1, last) == full:
+        first += 1
+    while last > first and held(first, last - 1) == full:
+        last -= 1
+    return window_quote(claim, text, spans[first][0], spans[last][1])
 
 
 def _confidence(probability: float) -> str:

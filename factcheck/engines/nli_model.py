@@ -5,9 +5,20 @@ int8 ONNX file in `data/nli/`, with its WordPiece vocabulary and `model.json` (l
 maximum length, the softmax temperature fitted on held-out pairs, and where the weights and
 the training data came from). Run with onnxruntime on the CPU; nothing is downloaded.
 
-The session is created on first use (importing this module loads nothing) and reused; it is
-safe to call from several threads. Its thread count is FACTCHECK_NLI_THREADS (default 2,
-the cores the suite is sized for), with no inter-op pool and no spinning threads.
+The session is created on first use (importing this module loads nothing) and reused by the
+whole process; it is safe to call from several threads. Each run uses one thread: a claim's
+windows are a batch of 3 short pairs, too small to split well (a second intra-op thread raised
+the CPU of a 3 x 80-token run from 24 to 27-33 ms). The cores are used by judging
+FACTCHECK_NLI_THREADS claims side by side instead (`nli_judge.judge_claims`; default 2, the
+cores the suite is sized for): 62 claims/s against 50 with two intra-op threads and one claim
+at a time (bench/checker_accuracy.py's engine benchmark, idle machine). No inter-op pool and
+no spinning threads.
+
+Batches are per claim and never regrouped: the int8 model quantizes each layer's activations
+with one range for the whole batch, so a pair's probabilities move (by up to 0.05 on the engine
+benchmark) when other pairs share its batch. Keeping a claim's windows one batch keeps every
+figure the model was calibrated and combined with. Batching more pairs would not be faster
+anyway: a run costs about the same per token at 3 pairs as at 30 (more when padded).
 """
 
 from __future__ import annotations
@@ -48,7 +59,7 @@ class EntailmentScores:
 class EntailmentModel:
     """One loaded model; `scores` is the only call."""
 
-    def __init__(self, directory: Path = MODEL_DIR, threads: int | None = None) -> None:
+    def __init__(self, directory: Path = MODEL_DIR, threads: int = 1) -> None:
         card_path, model_path, vocab_path = directory / "model.json", directory / "model.onnx", directory / "vocab.txt"
         if not (card_path.is_file() and model_path.is_file() and vocab_path.is_file()):
             raise EntailmentModelUnavailable(f"the entailment model is not installed in {directory}")
@@ -65,9 +76,12 @@ class EntailmentModel:
         self._tokenizer = BertWordPieceTokenizer(str(vocab_path), lowercase=True)
         self._tokenizer.enable_truncation(int(self.card["max_length"]), strategy="only_second")
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads or _threads_from_env()
+        options.intra_op_num_threads = threads  # per run; 1 unless asked (see the module docstring)
         options.inter_op_num_threads = 1
         options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+        # All of onnxruntime's graph fusions, as scripts/train_nli.py calibrated the model with: a
+        # lower level is slower and, with int8 activations, gives other logits.
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         # No busy-waiting between ops: on shared cores spinning threads burn CPU others need.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
@@ -97,7 +111,8 @@ class EntailmentModel:
         return [EntailmentScores(**{label: float(p) for label, p in zip(self._labels, row)}) for row in probabilities]
 
 
-def _threads_from_env() -> int:
+def configured_threads() -> int:
+    """How many claims are judged side by side: FACTCHECK_NLI_THREADS, else DEFAULT_THREADS."""
     value = os.environ.get(THREADS_ENV, "")
     return max(1, int(value)) if value.strip().isdigit() else DEFAULT_THREADS
 

@@ -569,6 +569,7 @@ class ModelClient:
         """The provider override for the id's prefix, else the default endpoint."""
         provider = model_id.split("/", 1)[0] if "/" in model_id else ""
         override = self._settings.model_providers.get(provider) if provider else None
+        base_url: str | None
         if override is not None:
             base_url, key = override.base_url, override.api_key
             max_concurrency = override.max_concurrency or self._settings.model_max_concurrency
@@ -745,13 +746,9 @@ def _parse_usage(usage: Any) -> TokenUsage:
     # OpenAI reports prompt-cache hits as prompt_tokens_details.cached_tokens.
     details = usage.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    valid_cached = isinstance(cached, int) and not isinstance(cached, bool) and 0 <= cached <= prompt
-    return TokenUsage(
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        total_tokens=total,
-        cached_tokens=cached if valid_cached else 0,
-    )
+    if not (isinstance(cached, int) and not isinstance(cached, bool) and 0 <= cached <= prompt):
+        cached = 0
+    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total, cached_tokens=cached)
 
 
 # --- reading untrusted bodies ------------------------------------------------------------

@@ -86,7 +86,7 @@ class ParsedCouncilCheck:
     """A fact-checker's summary: ratings by label (asked-for labels only, in label order),
     the MOST RELIABLE label ("" when none), the inaccurate claims and what was ignored."""
 
-    ratings: dict[str, int] = field(default_factory=dict)
+    ratings: dict[str, council_pb2.AccuracyRating] = field(default_factory=dict)
     most_reliable: str = ""
     inaccurate_claims: list[council_pb2.InaccurateClaim] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -146,11 +146,11 @@ def _blocks(lines: list[str]) -> tuple[list[list[str]], list[list[str]]]:
         if _SUMMARY_HEADER.match(line):
             current = []
             summaries.append(current)
-        elif _CLAIMS_HEADER.match(line):
+        elif header := _CLAIMS_HEADER.match(line):
             current = []
             claims.append(current)
             # "INACCURATE CLAIMS: Response A | ..." on the header line itself.
-            rest = line[_CLAIMS_HEADER.match(line).end() :]
+            rest = line[header.end() :]
             if "|" in rest:
                 current.append(rest)
         elif current is not None:
@@ -173,7 +173,7 @@ def _read_summary(
     block: list[str], labels: Sequence[str], echoes: _Echoes, result: ParsedCouncilCheck, warnings: _Warnings
 ) -> None:
     asked = set(labels)
-    found: dict[str, int] = {}
+    found: dict[str, council_pb2.AccuracyRating] = {}
     most_reliable_seen = False
     for line in block:
         if rating := _genuine_rating(line, echoes):
@@ -235,7 +235,9 @@ def _read_claims(
         cells = _genuine_claim(line, echoes)
         if cells is None:
             continue
-        label = LABEL_PREFIX + _LABEL_CELL.match(cells[0]).group(1).upper()
+        label_cell = _LABEL_CELL.match(cells[0])
+        assert label_cell is not None  # (_genuine_claim checked it)
+        label = LABEL_PREFIX + label_cell.group(1).upper()
         claim = _cell_text(cells[2])
         if not claim:
             continue

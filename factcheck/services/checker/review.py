@@ -200,6 +200,7 @@ def check_review(
             if found is None:
                 dropped += 1
                 continue
+            assert span is not None  # (found in it)
             fixed.corrected_quote = span.text[found[0] : found[1]]
             if item.corrected_span_id in cited:
                 if kind == citations_pb2.CORRECTION_TYPE_ADD_ALTERNATE:
@@ -214,15 +215,16 @@ def check_review(
         kept.append(fixed)
     checked = []
     for question in questions:
-        fixed = citations_pb2.ReviewedQuestion()
-        fixed.CopyFrom(question)
+        fixed_question = citations_pb2.ReviewedQuestion()
+        fixed_question.CopyFrom(question)
         span = pool.get(question.span_id)
         found = locate(span.text, question.evidence_answer) if span is not None and question.evidence_answer else None
         if found is None:
-            fixed.evidence_answer, fixed.span_id = "", ""
+            fixed_question.evidence_answer, fixed_question.span_id = "", ""
         else:
-            fixed.evidence_answer = span.text[found[0] : found[1]]
-        checked.append(fixed)
+            assert span is not None  # (found in it)
+            fixed_question.evidence_answer = span.text[found[0] : found[1]]
+        checked.append(fixed_question)
     return kept, checked, dropped
 
 

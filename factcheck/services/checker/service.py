@@ -7,7 +7,7 @@ import grpc
 
 from factcheck.council_taxonomy import MAX_RESPONSES, is_response_label
 from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary, is_known_enum
-from factcheck.errors import check_argument, check_ids
+from factcheck.errors import check_argument, check_ids, check_question
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.services.checker.assessment import build_assessment_prompt, parse_assessments
@@ -34,7 +34,6 @@ from factcheck.v1 import (
 )
 
 # Bounds on a council check (the gateway's own are tighter): one request must not swamp the model.
-MAX_QUESTION_CHARS = 20_000
 MAX_RESPONSE_CHARS = 50_000
 MAX_COUNCIL_PASSAGES = 100
 MAX_PASSAGE_CHARS = 20_000
@@ -93,7 +92,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
         claims = [ExtractedClaim.from_proto(claim) for claim in request.claims]
         prompt = build_verification_prompt(claims, request.content, list(request.passages), claim_passages)
         tiers = request.support_tiers and bool(request.passages)  # tiers rest on quotes: evidence only
-        if tiers:
+        if tiers:  # part of the verify template: the prompt keeps its version (VersionedPrompt.__add__)
             prompt += support_section(low_confidence_ids(request.profiles))
         completion = await self._client.complete(
             request.model, prompt, timeout_s=call_timeout_s(context, self._timeout_s)
@@ -223,12 +222,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
 
 
 def _check_council_request(request: council_pb2.CouncilCheckRequest) -> None:
-    check_argument(request.question.strip(), "question", "question is required")
-    check_argument(
-        len(request.question) <= MAX_QUESTION_CHARS,
-        "question",
-        f"question must be at most {MAX_QUESTION_CHARS} characters",
-    )
+    check_question(request.question)
     count = len(request.responses)
     check_argument(
         1 <= count <= MAX_RESPONSES, "responses", f"responses must list 1 to {MAX_RESPONSES} responses (got {count})"

@@ -91,6 +91,7 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
                     if first:
                         message.content, first = analysed, False
                     yield message
+        assert answer.completion is not None  # (set once the answer is read to its end)
         last = extractor_pb2.ExtractStreamResponse(
             claims=[claim.to_proto() for claim in claims.finish()],
             result=_extraction(request.model, shown, truncated, max_length, answer.completion, claims.claims),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import cast
 
 import grpc
 
@@ -59,11 +60,19 @@ def open_channels(settings: Settings) -> tuple[list[grpc.aio.Channel], Downstrea
     extractor = open_channel(settings.extractor_target, settings)
     checker = open_channel(settings.checker_target, settings, round_robin=True)
     reporter = open_channel(settings.reporter_target, settings)
-    # Each call carries its run's message_id, so the services' logs name the run too.
+    # Each call carries its run's message_id, so the services' logs name the run too. (The casts: a
+    # RunMetadataStub has every method of the stub it wraps.)
     downstream = Downstream(
-        extractor=RunMetadataStub(extractor_pb2_grpc.ExtractorServiceStub(extractor)),
-        checker=RunMetadataStub(checker_pb2_grpc.CheckerServiceStub(checker)),
-        reporter=RunMetadataStub(reporter_pb2_grpc.ReporterServiceStub(reporter)),
+        extractor=cast(
+            extractor_pb2_grpc.ExtractorServiceStub,
+            RunMetadataStub(extractor_pb2_grpc.ExtractorServiceStub(extractor)),
+        ),
+        checker=cast(
+            checker_pb2_grpc.CheckerServiceStub, RunMetadataStub(checker_pb2_grpc.CheckerServiceStub(checker))
+        ),
+        reporter=cast(
+            reporter_pb2_grpc.ReporterServiceStub, RunMetadataStub(reporter_pb2_grpc.ReporterServiceStub(reporter))
+        ),
     )
     return [extractor, checker, reporter], downstream
 

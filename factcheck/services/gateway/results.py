@@ -7,6 +7,7 @@ from its stage rows (factcheck/services/gateway/modes/*/result.py).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import cast
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -85,9 +86,11 @@ def response_time_of(stage: StageRecord | None) -> int:
     return (stage.response_time_ms if stage else None) or 0
 
 
-def _status(status: str) -> int:
+def _status(status: str) -> factcheck_pb2.MessageStatus:
     name = f"MESSAGE_STATUS_{status}"
-    return factcheck_pb2.MessageStatus.Value(name) if name in factcheck_pb2.MessageStatus.keys() else 0
+    if name not in factcheck_pb2.MessageStatus.keys():
+        return factcheck_pb2.MESSAGE_STATUS_UNSPECIFIED
+    return cast(factcheck_pb2.MessageStatus, factcheck_pb2.MessageStatus.Value(name))  # (Value() is typed int)
 
 
 def timestamp(value: datetime) -> Timestamp:

@@ -18,7 +18,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import grpc
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from factcheck.services.gateway.modes import Mode, Plan
 
 log = logging.getLogger("factcheck.gateway.run")
+
+PlanT = TypeVar("PlanT", bound="Plan")
 
 INTERNAL_ERROR = "The fact-check failed unexpectedly; the stages completed so far are stored."
 STORE_FAILED = "The results database stayed unavailable, so the run was stopped; stages stored before are kept."
@@ -87,10 +89,11 @@ class Downstream:
 
 
 @dataclass
-class Run:
-    """What every run knows, whatever its mode; a mode's own run class adds what its steps fill in."""
+class Run(Generic[PlanT]):
+    """What every run knows, whatever its mode; a mode's own run class adds what its steps fill in
+    (and names its plan's class: `Run` alone is any mode's run)."""
 
-    plan: Plan
+    plan: PlanT
     mode: Mode
     message_id: str
     conversation_id: str
@@ -133,7 +136,7 @@ class Run:
     def out_of_time(self) -> bool:
         return time.monotonic() >= self.deadline
 
-    async def emit(self, field_name: str, payload, **commit) -> None:
+    async def emit(self, field_name: str, payload, **parts) -> None:
         """Store the event (with `stage`, `title` or `final`, in one commit); it is seen once stored.
 
         Returns at once: the commit is queued behind the run's earlier ones (group-committed
@@ -145,7 +148,7 @@ class Run:
             return
         self.events.reserve(event)
         stored = (StoredEvent(event.seq, field_name, event.SerializeToString()),)
-        commit = RunCommit(self.message_id, self.owner, self.lease_s, stored, **commit, **self.take_ledger())
+        commit = RunCommit(self.message_id, self.owner, self.lease_s, stored, **parts, **self.take_ledger())
         previous = self._last_commit
         # Queued at once, not after the previous commit lands: consecutive commits of the run then
         # share a batch and one UPDATE. It stores nothing unless it continues what is stored.
@@ -186,8 +189,8 @@ class Run:
         self,
         stage: tuple[str, int],
         role: str,
-        model: str,
-        content: str,
+        model: str | None,
+        content: str | None,
         parsed_data: dict[str, Any],
         response_time_ms: int,
         event: tuple[str, Any],
@@ -259,6 +262,7 @@ async def title(run: Run, content: str) -> None:
     if run.stored_title is not None:
         return
     start_title(run, content)
+    assert run.title_call is not None  # (start_title started it)
     text = await run.title_call
     await run.emit("title_complete", factcheck_pb2.TitleCompletePayload(title=text), title=text)
 
@@ -271,7 +275,9 @@ def _failures_proto(failures: list[dict[str, str]]) -> list[factcheck_pb2.StageF
 
 
 async def finish(run: Run, status: str, stop_reason: str | None = None) -> None:
-    payload = factcheck_pb2.CompletePayload(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}"))
+    message_status = factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}")
+    # (the cast: protoc's .pyi type Value() as int, the field as the enum)
+    payload = factcheck_pb2.CompletePayload(status=cast(factcheck_pb2.MessageStatus, message_status))
     if stop_reason is not None:
         payload.stop_reason = stop_reason
     payload.usage.CopyFrom(run.ledger.spent.to_proto())  # the `complete` commit stores the last rows

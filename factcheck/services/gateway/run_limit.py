@@ -97,7 +97,8 @@ class RunLimit:
         self.in_flight += 1
         self.in_flight_by_tenant[tenant_id] += 1
         slot = RunSlot(self, tenant_id)
-        context.add_done_callback(slot._rpc_done)
+        # typeshed (types-grpcio) declares the callback type a plain class, which no function matches.
+        context.add_done_callback(slot._rpc_done)  # type: ignore[arg-type]
         return slot
 
     def _release(self, tenant_id: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from factcheck.errors import InvalidArgument
+from factcheck.errors import MAX_QUESTION_CHARS, InvalidArgument
 from factcheck.rpc import is_model_id
 from factcheck.services.gateway.knowledge.store import SourceDocument
 from factcheck.settings import Settings
@@ -21,7 +21,6 @@ from factcheck.v1 import common_pb2, factcheck_pb2
 
 TIMEOUT_MS_MIN, TIMEOUT_MS_MAX = 30_000, 180_000
 # Bounds that keep one request from swamping the suite.
-MAX_QUESTION_CHARS = 20_000
 MAX_CONVERSATION_ID_CHARS = 200
 # Per-request sources: bounded one by one and in total, so one request cannot swamp retrieval.
 MAX_SOURCES = 20
@@ -93,6 +92,7 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, 
     mode = MODES.get(request.mode)
     names = ", ".join(factcheck_pb2.Mode.Name(value) for value in MODES)
     check(mode is not None, "mode", f"mode must be one of {names}")
+    assert mode is not None  # (check raised)
     for other in MODES.values():
         if other is not mode and request.HasField(other.config_field):
             raise ValidationError(

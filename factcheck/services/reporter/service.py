@@ -8,7 +8,7 @@ import grpc
 
 from factcheck.council_taxonomy import is_response_label
 from factcheck.domain import ClaimConsensus, VerdictSummary, is_known_enum
-from factcheck.errors import check_argument
+from factcheck.errors import check_argument, check_question
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelError
 from factcheck.rpc import call_timeout_s, check_model_id
@@ -32,7 +32,6 @@ log = logging.getLogger("factcheck.reporter")
 # The spec's "Very few claims (1-2)" edge case.
 FEW_CLAIMS_MAX = 2
 # Bounds on a synthesis request: 8 fact-checkers may list a few dozen claims each.
-MAX_QUESTION_CHARS = 20_000
 MAX_RESPONSE_CHARS = 50_000
 MAX_SYNTHESIS_CLAIMS = 400
 MAX_CLAIM_CHARS = 5_000
@@ -167,12 +166,7 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
 
 
 def _check_synthesis_request(request: council_pb2.SynthesizeRequest) -> None:
-    check_argument(request.question.strip(), "question", "question is required")
-    check_argument(
-        len(request.question) <= MAX_QUESTION_CHARS,
-        "question",
-        f"question must be at most {MAX_QUESTION_CHARS} characters",
-    )
+    check_question(request.question)
     best = request.best_response
     check_argument(
         is_response_label(best.label),

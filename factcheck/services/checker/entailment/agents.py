@@ -34,7 +34,7 @@ from factcheck.v1 import entailment_pb2 as pb
 MAX_TEXT_CHARS = 100_000
 MAX_STATEMENTS = 500
 
-_AGENTS: dict[str, tuple[int, Callable[..., str]]] = {
+_AGENTS: dict[str, tuple[pb.EntailmentAgent, Callable[..., str]]] = {
     "extractor": (pb.ENTAILMENT_AGENT_EXTRACTOR, extractor_prompt),
     "reliability": (pb.ENTAILMENT_AGENT_RELIABILITY, reliability_prompt),
     "judge": (pb.ENTAILMENT_AGENT_JUDGE, judge_prompt),

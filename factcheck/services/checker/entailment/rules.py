@@ -17,6 +17,7 @@ A rule the server enforces itself, recording what it did:
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -53,7 +54,7 @@ class AnswerInvalid(Exception):
         self.message = message
 
 
-def parse_answer(agent: int, text: str) -> BaseModel:
+def parse_answer(agent: pb.EntailmentAgent, text: str) -> BaseModel:
     """The answer as its agent's schema: one standalone JSON object, exact fields, exact enums."""
     stripped = text.strip()
     if not (stripped.startswith("{") and stripped.endswith("}")):
@@ -116,7 +117,8 @@ def judge_output(answer: JudgeAnswer, given: pb.JudgeInput) -> pb.JudgeOutput:
         raise AnswerInvalid(f"reasoning references statement ids that do not exist ({listed}); {known}")
     if count and not references:
         raise AnswerInvalid('reasoning must reference the statement ids it relies on ("Statement 1 ...")')
-    verdict, confidence, enforced = answer.verdict, answer.confidence, []
+    verdict: str = answer.verdict
+    confidence, enforced = answer.confidence, []
     if count == 0 and (verdict != NOT_ENOUGH_INFO or confidence > EMPTY_SOURCE_CONFIDENCE):
         enforced.append(
             f"Empty source: no extractable statements, so {NOT_ENOUGH_INFO} with confidence at most "
@@ -147,13 +149,13 @@ def auditor_output(answer: AuditorAnswer, given: pb.AuditorInput) -> pb.AuditorO
     )
 
 
-def agent_output(agent: int, text: str, given) -> pb.EntailmentAgentOutput:
+def agent_output(agent: pb.EntailmentAgent, text: str, given) -> pb.EntailmentAgentOutput:
     """The validated output of `agent` for its input `given`, rules applied; AnswerInvalid if the model must fix it."""
-    answer = parse_answer(agent, text)
+    answer = parse_answer(agent, text)  # (the casts: an instance of the agent's model, ANSWERS[agent])
     if agent == pb.ENTAILMENT_AGENT_EXTRACTOR:
-        return pb.EntailmentAgentOutput(extractor=extractor_output(answer, given))
+        return pb.EntailmentAgentOutput(extractor=extractor_output(cast(ExtractorAnswer, answer), given))
     if agent == pb.ENTAILMENT_AGENT_RELIABILITY:
-        return pb.EntailmentAgentOutput(reliability=reliability_output(answer, given))
+        return pb.EntailmentAgentOutput(reliability=reliability_output(cast(ReliabilityAnswer, answer), given))
     if agent == pb.ENTAILMENT_AGENT_JUDGE:
-        return pb.EntailmentAgentOutput(judge=judge_output(answer, given))
-    return pb.EntailmentAgentOutput(auditor=auditor_output(answer, given))
+        return pb.EntailmentAgentOutput(judge=judge_output(cast(JudgeAnswer, answer), given))
+    return pb.EntailmentAgentOutput(auditor=auditor_output(cast(AuditorAnswer, answer), given))

@@ -63,7 +63,7 @@ _SCHEMA_NAMES = {
 }
 
 
-def response_format(agent: int) -> dict[str, Any]:
+def response_format(agent: pb.EntailmentAgent) -> dict[str, Any]:
     """The OpenAI structured-outputs `response_format` asking for the agent's schema."""
     schema = ANSWERS[agent].model_json_schema()
     return {"type": "json_schema", "json_schema": {"name": _SCHEMA_NAMES[agent], "strict": True, "schema": schema}}

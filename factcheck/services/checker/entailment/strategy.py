@@ -87,6 +87,7 @@ async def verify_with_agents(
                 job.cancel()
     items = [entry for claim in request.claims for entry in results[claim.id]]
     if items and all(entry.HasField("error") for entry in items):
+        assert call.first_error is not None  # (every item's error came from a failed call)
         raise call.first_error
     verifications = [_verification(claim.id, results[claim.id], request.model) for claim in request.claims]
     verifications, dropped = resolve_citations(verifications, passages)

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Engine, exists, select
 from sqlalchemy.orm import Session
 
+from factcheck.domain import claim_type_to_proto, verdict_to_proto
 from factcheck.services.gateway.results import timestamp
 from factcheck.services.gateway.store.models import (
     CitationCorrectionRow,
@@ -182,11 +183,11 @@ def _record(row: ClaimRow, numeric: NumericClaimRow | None) -> citations_pb2.Cla
         ),
         confidence_level=LEVEL_PROTOS.get(row.confidence_level or "", citations_pb2.CONFIDENCE_LEVEL_UNSPECIFIED),
         support=TIER_PROTOS.get(row.verification_verdict or "", citations_pb2.SUPPORT_TIER_UNSPECIFIED),
-        spec_verdict=common_pb2.Verdict.Value(f"VERDICT_{row.spec_verdict}") if row.spec_verdict else 0,
+        spec_verdict=verdict_to_proto(row.spec_verdict) if row.spec_verdict else common_pb2.VERDICT_UNSPECIFIED,
         verification_reasoning=row.verification_reasoning or "",
         abstained=row.abstained,
         created_at=timestamp(row.created_at),
-        spec_type=common_pb2.ClaimType.Value(f"CLAIM_TYPE_{row.spec_type}"),
+        spec_type=claim_type_to_proto(row.spec_type),
     )
     if row.position_start is not None and row.position_end is not None:
         record.position_start, record.position_end = row.position_start, row.position_end

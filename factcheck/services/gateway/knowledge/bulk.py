@@ -142,7 +142,9 @@ def _insert_documents(connection: Connection, batch: list[SourceDocument], tenan
 
 def _insert_passages(connection: Connection, rows: list[tuple]) -> None:
     if connection.dialect.name == "postgresql":
-        cursor = connection.connection.dbapi_connection.cursor()
+        dbapi_connection = connection.connection.dbapi_connection
+        assert dbapi_connection is not None  # (an open connection's)
+        cursor = dbapi_connection.cursor()
         with cursor.copy(f"COPY kb_passages ({', '.join(_PASSAGE_COLUMNS)}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)

@@ -30,7 +30,7 @@ CANDIDATE_FACTOR = 3
 @dataclass(frozen=True)
 class Candidate:
     document: SourceDocument
-    origin: int  # common_pb2.EvidenceOrigin
+    origin: common_pb2.EvidenceOrigin
     text: str
     start: int
     end: int

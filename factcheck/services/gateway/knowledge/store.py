@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass
 from datetime import datetime
 from itertools import combinations
 
-from sqlalchemy import Connection, Engine, bindparam, delete, exists, select, text
+from sqlalchemy import Connection, Engine, RowMapping, bindparam, delete, exists, select, text
 from sqlalchemy.orm import sessionmaker
 
 from factcheck.services.gateway.knowledge.chunking import chunk_text
@@ -193,6 +193,7 @@ class KnowledgeStore:
         if not terms or top_k < 1:
             return []
         with self._engine.connect() as connection:
+            index: _Index
             if connection.dialect.name == "sqlite":
                 index = _SqliteIndex(connection, tenant_id)
             else:
@@ -264,7 +265,7 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
 class _Index:
     """A backend's full-text index as a boolean filter over one tenant's passages."""
 
-    def keys(self, terms: list[str]) -> dict[str, object]:
+    def keys(self, terms: list[str]) -> Mapping[str, object]:
         """What the index matches for each term (terms it cannot match are left out)."""
         raise NotImplementedError
 
@@ -272,7 +273,7 @@ class _Index:
         """Estimated number of passages holding the key (lower is rarer)."""
         raise NotImplementedError
 
-    def corpus_idf(self, terms: list[str], keys: dict[str, object]) -> dict[str, float] | None:
+    def corpus_idf(self, terms: list[str], keys: Mapping[str, object]) -> dict[str, float] | None:
         """Each term's IDF over the whole store (from `rarity`), or None without statistics.
 
         A term the index leaves out (a PostgreSQL stopword) weighs nothing, as in the index.
@@ -306,7 +307,7 @@ class _Index:
         """(id, text) of the tenant's passages among `ids`."""
         raise NotImplementedError
 
-    def passages(self, ids: list[int]) -> list:
+    def passages(self, ids: list[int]) -> Sequence[RowMapping]:
         """The tenant's passages among `ids`, with their documents' metadata."""
         raise NotImplementedError
 
@@ -390,7 +391,7 @@ class _SqliteIndex(_Index):
             tuple(row) for row in self._connection.execute(_SQLITE_TEXTS, {"ids": ids, "tenant_id": self._tenant_id})
         ]
 
-    def passages(self, ids: list[int]) -> list:
+    def passages(self, ids: list[int]) -> Sequence[RowMapping]:
         # `+p.tenant_id`: look passages up by id; an index on tenant_id would scan the whole tenant.
         return self._connection.execute(_SQLITE_PASSAGES, {"ids": ids, "tenant_id": self._tenant_id}).mappings().all()
 
@@ -458,7 +459,7 @@ class _PostgresIndex(_Index):
             tuple(row) for row in self._connection.execute(_POSTGRES_TEXTS, {"ids": ids, "tenant_id": self._tenant_id})
         ]
 
-    def passages(self, ids: list[int]) -> list:
+    def passages(self, ids: list[int]) -> Sequence[RowMapping]:
         return self._connection.execute(_POSTGRES_PASSAGES, {"ids": ids, "tenant_id": self._tenant_id}).mappings().all()
 
 

@@ -35,7 +35,9 @@ def main() -> None:
     if connection is not None:
         run_online(connection)
         return
-    engine = create_db_engine(context.config.get_main_option("sqlalchemy.url"))
+    url = context.config.get_main_option("sqlalchemy.url")
+    assert url is not None  # (without a connection, the alembic.ini names the database)
+    engine = create_db_engine(url)
     try:
         with engine.begin() as connection:
             run_online(connection)

@@ -11,7 +11,12 @@ import grpc
 
 from factcheck.errors import FailedPrecondition, NotFound, Reason, check_argument
 from factcheck.security.tenants import caller_tenant
-from factcheck.services.gateway.modes.fact_check.investigate.records import STATUS_NAMES, status_value
+from factcheck.services.gateway.modes.fact_check.investigate.records import (
+    STATUS_NAMES,
+    flag_value,
+    review_state_value,
+    status_value,
+)
 from factcheck.services.gateway.results import timestamp
 from factcheck.services.gateway.reviews.store import (
     AlreadyDecided,
@@ -114,11 +119,12 @@ class ReviewService(investigation_pb2_grpc.ReviewServiceServicer):
 
 def _event_bytes(seq: int, decided: ReviewRecord) -> bytes:
     event = factcheck_pb2.FactCheckEvent(message_id=decided.message_id, seq=seq)
+    assert decided.decided_at is not None  # (a decided review's)
     event.timestamp.FromDatetime(decided.decided_at)
     event.review_decided.CopyFrom(
         investigation_pb2.ReviewDecidedPayload(
             claim_id=decided.claim_id,
-            state=investigation_pb2.ReviewState.Value(f"REVIEW_STATE_{decided.state}"),
+            state=review_state_value(decided.state),
             status=status_value(_in_force(decided)),
             reason=decided.reason or "",
         )
@@ -139,11 +145,11 @@ def review_proto(record: ReviewRecord) -> investigation_pb2.Review:
         message_id=record.message_id,
         claim_id=record.claim_id,
         claim=record.claim,
-        origin_flags=[investigation_pb2.DubiousFlag.Value(f"DUBIOUS_FLAG_{f}") for f in record.origin_flags],
+        origin_flags=[flag_value(f) for f in record.origin_flags],
         proposed_status=status_value(record.proposed_status),
         confidence=record.confidence,
         reasoning=record.reasoning,
-        state=investigation_pb2.ReviewState.Value(f"REVIEW_STATE_{record.state}"),
+        state=review_state_value(record.state),
         status=status_value(_in_force(record)),
         created_at=timestamp(record.created_at),
     )

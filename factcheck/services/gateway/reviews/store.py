@@ -12,10 +12,10 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import insert, select, text, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.orm import sessionmaker
 
 from factcheck.services.gateway.store.models import (
@@ -143,7 +143,7 @@ class ReviewStore:
                 InvestigationReview.message_id == message_id,
                 InvestigationReview.claim_id == claim_id,
             )
-            if session.bind.dialect.name == "postgresql":
+            if session.get_bind().dialect.name == "postgresql":
                 query = query.with_for_update()
             row = session.scalars(query).first()
             if row is None:
@@ -158,10 +158,13 @@ class ReviewStore:
             row.state, row.status, row.reason, row.decided_at = state, status, storable(reason), now
             decided = _record(row)
             seq = message.last_seq + 1
-            moved = session.execute(
-                update(Message)
-                .where(Message.id == message_id, Message.last_seq == message.last_seq)
-                .values(last_seq=seq, updated_at=now)
+            moved = cast(
+                CursorResult,  # (Session.execute is typed to return a Result; an UPDATE's is a CursorResult)
+                session.execute(
+                    update(Message)
+                    .where(Message.id == message_id, Message.last_seq == message.last_seq)
+                    .values(last_seq=seq, updated_at=now)
+                ),
             ).rowcount
             if moved != 1:
                 raise RunStillRunning(message_id)  # another write moved the sequence: try again
@@ -189,7 +192,7 @@ class ReviewStore:
             session.execute(
                 insert(Message.metadata.tables["deliberation_stages"]), [_stage_values(message_id, stage, now)]
             )
-            if session.bind.dialect.name == "postgresql":
+            if session.get_bind().dialect.name == "postgresql":
                 session.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": EVENTS_CHANNEL, "id": message_id})
         return decided
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, Engine, case, delete, func, literal, select
+from sqlalchemy import Connection, CursorResult, Engine, case, delete, func, literal, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import sessionmaker
 
@@ -141,7 +141,8 @@ class LedgerStore:
         if older_than is not None:
             statement = statement.where(CacheEntry.created_at < older_than)
         with self._sessions.begin() as session:
-            return session.execute(statement).rowcount or 0
+            # (Session.execute is typed to return a Result; a DELETE's is a CursorResult)
+            return cast(CursorResult, session.execute(statement)).rowcount or 0
 
 
 def upsert_cache_entries(session: Connection, rows: list[dict[str, Any]]) -> None:

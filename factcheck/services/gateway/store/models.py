@@ -6,8 +6,9 @@ these models must stay in step with them (a test compares the two).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -23,6 +24,7 @@ from sqlalchemy import (
     MetaData,
     PrimaryKeyConstraint,
     String,
+    Table,
     Text,
     UniqueConstraint,
     false,
@@ -133,6 +135,10 @@ NAMING_CONVENTION = {
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
+    if TYPE_CHECKING:
+        # Every model maps a Table (DeclarativeBase allows any FromClause): insert() and update() take it.
+        __table__: ClassVar[Table]
+
 
 class Message(Base):
     """One fact-check run: the request, its status and title. Stage rows hang off it."""
@@ -219,7 +225,7 @@ class DeliberationStage(Base):
 SEARCH_INDEX_NAMES = frozenset({"kb_passages_fts", "search_vector", "idx_kb_passages_search"})
 
 
-def include_in_schema_comparison(name: str | None, type_: str, parent_names: dict) -> bool:
+def include_in_schema_comparison(name: str | None, type_: str, parent_names: Mapping[Any, Any]) -> bool:
     """Alembic `include_name` hook: the hand-written full-text index is not part of the models."""
     return not (name is not None and (name in SEARCH_INDEX_NAMES or name.startswith("kb_passages_fts")))
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Protocol, Sequence
+from typing import Iterable, Protocol, Sequence, cast
 
 from factcheck.council_taxonomy import ERROR_TYPE_NAMES, RATING_SCORES
 from factcheck.v1 import council_pb2
@@ -47,11 +47,17 @@ class AggregateResponse:
 class FactCheck(Protocol):
     """A counted fact-check: `council_pb2.CouncilCheck` or `CouncilCheckCompletePayload`."""
 
-    model: str
-    checker_index: int
-    ratings: Sequence[council_pb2.ResponseRating]
-    most_reliable: str
-    inaccurate_claims: Sequence[council_pb2.InaccurateClaim]
+    # Read-only properties: the messages' repeated fields are their own container types.
+    @property
+    def model(self) -> str: ...
+    @property
+    def checker_index(self) -> int: ...
+    @property
+    def ratings(self) -> Sequence[council_pb2.ResponseRating]: ...
+    @property
+    def most_reliable(self) -> str: ...
+    @property
+    def inaccurate_claims(self) -> Sequence[council_pb2.InaccurateClaim]: ...
 
 
 def score_of(rating: int) -> int | None:
@@ -80,13 +86,14 @@ def compute_aggregate(
         return (average is None, -(average or 0.0), -item.most_reliable_votes, label)
 
     ordered = sorted(labels, key=order)
+    excluded_in_order = sorted(excluded, key=lambda item: item.checker_index)
     for item in (ranked[label] for label in ordered):
         item.rank = 1 + sum(1 for other in ranked.values() if _better_average(other, item))
 
     aggregate = council_pb2.CouncilAggregate(
         ranking=[ranked[label] for label in ordered],
         counted_fact_checkers=[check.model for check in checks],
-        excluded_fact_checkers=sorted(excluded, key=lambda item: item.checker_index),
+        excluded_fact_checkers=excluded_in_order,
         error_types=_error_counts(all_errors),
         exclude_self_ratings=exclude_self_ratings,
         label_to_model={response.label: response.model for response in responses},
@@ -108,7 +115,9 @@ def _ranked_response(
     response: AggregateResponse, checks: Sequence[FactCheck], exclude_self_ratings: bool
 ) -> council_pb2.RankedResponse:
     item = council_pb2.RankedResponse(label=response.label, model=response.model)
-    counted, own, others = [], [], []
+    counted: list[int] = []
+    own: list[int] = []
+    others: list[int] = []
     errors: Counter[int] = Counter()
     for check in checks:
         rating = next((r.rating for r in check.ratings if r.label == response.label), None)
@@ -157,14 +166,18 @@ def _rounded(value: float) -> float:
 def _error_counts(counts: Counter[int]) -> list[council_pb2.ErrorTypeCount]:
     known = [kind for kind in ERROR_TYPE_NAMES if counts.get(kind)]
     unknown = sorted(kind for kind in counts if kind not in ERROR_TYPE_NAMES and counts[kind])
-    return [council_pb2.ErrorTypeCount(error_type=kind, count=counts[kind]) for kind in (*known, *unknown)]
+    # The cast: proto3 enums are open (unknown numbers included), protoc's .pyi type the field as the enum.
+    return [
+        council_pb2.ErrorTypeCount(error_type=cast(council_pb2.ErrorType, kind), count=counts[kind])
+        for kind in (*known, *unknown)
+    ]
 
 
 def _checker_scores(check: FactCheck, labels: Sequence[str]) -> list[int] | None:
     """The checker's score for every response, in label order; None unless it rated them all."""
     scores = {r.label: score_of(r.rating) for r in check.ratings}
-    values = [scores.get(label) for label in labels]
-    return None if any(value is None for value in values) else values
+    values = [score for label in labels if (score := scores.get(label)) is not None]
+    return values if len(values) == len(labels) else None
 
 
 def kendall_w(score_rows: Sequence[Sequence[float] | None]) -> float | None:
@@ -175,7 +188,7 @@ def kendall_w(score_rows: Sequence[Sequence[float] | None]) -> float | None:
     n = len(rows[0]) if rows else 0
     if m < 2 or n < 2:
         return None
-    ranks = [_mid_ranks(row) for row in rows]
+    ranks = [mid_ranks(row) for row in rows]
     totals = [sum(rank[i] for rank in ranks) for i in range(n)]
     mean = m * (n + 1) / 2
     spread = sum((total - mean) ** 2 for total in totals)
@@ -186,7 +199,7 @@ def kendall_w(score_rows: Sequence[Sequence[float] | None]) -> float | None:
     return 12 * spread / denominator
 
 
-def _mid_ranks(scores: Sequence[float]) -> list[float]:
+def mid_ranks(scores: Sequence[float]) -> list[float]:
     """Rank 1 for the highest score; tied scores share the mean of their ranks."""
     order = sorted(range(len(scores)), key=lambda i: -scores[i])
     ranks = [0.0] * len(scores)

@@ -17,6 +17,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from google.protobuf.json_format import MessageToDict, ParseDict
@@ -72,7 +73,7 @@ class Answer:
 
 
 @dataclass
-class CouncilRun(Run):
+class CouncilRun(Run[CouncilPlan]):
     """A council run: what its steps fill in as they go."""
 
     answers: list[Answer] = field(default_factory=list)
@@ -155,7 +156,8 @@ async def _ask(run: CouncilRun, answer: Answer) -> Answer:
 
 
 async def _save_answer(run: CouncilRun, answer: Answer) -> None:
-    data = {"label": answer.label, "supplied": answer.supplied}
+    data: dict[str, Any] = {"label": answer.label, "supplied": answer.supplied}
+    event: tuple[str, Any]
     if answer.error is not None:
         data["error"] = answer.error
         event = ("response_failed", council_pb2.ResponseFailedPayload(label=answer.label, message=answer.error))
@@ -212,6 +214,7 @@ async def retrieve(run: CouncilRun) -> None:
     if (stored := run.stored.get(STAGE_COUNCIL_RETRIEVE[0])) is not None:
         run.evidence = stored_evidence(stored)
         return
+    assert run.retriever is not None  # the step runs only when has_evidence
     plan = run.council_plan
     queries = {
         f"{answer.label} #{number}": sentence
@@ -298,6 +301,7 @@ async def _save_check(run: CouncilRun, index: int, model: str, response, failure
         warnings=response.warnings,
     )
     data = MessageToDict(check)
+    event: tuple[str, Any]
     if not check.ratings:  # kept with its analysis, left out of the aggregate
         excluded = council_pb2.CouncilCheckFailedPayload(model=model, checker_index=index, message=NO_SUMMARY)
         run.excluded.append(excluded)
@@ -380,6 +384,7 @@ async def aggregate(run: CouncilRun) -> None:
 
 
 def _best_answer(run: CouncilRun) -> Answer:
+    assert run.aggregate is not None  # called from the aggregate step on
     top = run.aggregate.ranking[0].label if run.aggregate.ranking else run.answered()[0].label
     return next(answer for answer in run.answers if answer.label == top)
 

@@ -35,7 +35,7 @@ def _check_index(index: int) -> None:
         raise ValueError(f"item index out of range: {index}")
 
 
-def agent_stage(index: int, agent: int) -> tuple[str, int]:
+def agent_stage(index: int, agent: pb.EntailmentAgent) -> tuple[str, int]:
     _check_index(index)
     return f"{STAGE_PREFIX}{index}_{AGENT_KEYS[agent]}", BASE_ORDER + ORDERS_PER_ITEM * index + _SLOTS[agent]
 
@@ -45,7 +45,7 @@ def final_stage(index: int) -> tuple[str, int]:
     return f"{STAGE_PREFIX}{index}_{FINAL}", BASE_ORDER + ORDERS_PER_ITEM * index + 4
 
 
-def agent_role(agent: int) -> str:
+def agent_role(agent: pb.EntailmentAgent) -> str:
     return f"entailment_{AGENT_KEYS[agent]}"
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 
@@ -48,7 +49,7 @@ class ItemResult:
 
 
 @dataclass
-class EntailmentRun(Run):
+class EntailmentRun(Run[EntailmentPlan]):
     """An entailment run: each item's final output or error, by item index."""
 
     results: dict[int, ItemResult] = field(default_factory=dict)
@@ -114,7 +115,7 @@ async def _judge_one(run: EntailmentRun, index: int, models: AgentModels) -> Non
             run.failures.append(failure)
             raise AgentFailed(f"{failure['code']}: {failure['message']}") from None
 
-    async def listener(agent: int, model: str, response, failure: str | None) -> None:
+    async def listener(agent: pb.EntailmentAgent, model: str, response, failure: str | None) -> None:
         stage = agent_stage(index, agent)
         if response is None:
             await run.emit(
@@ -149,12 +150,14 @@ async def _judge_one(run: EntailmentRun, index: int, models: AgentModels) -> Non
     await _save_final(run, index, outcome)
 
 
-def _agent_of(request: pb.RunEntailmentAgentRequest) -> int:
+def _agent_of(request: pb.RunEntailmentAgentRequest) -> pb.EntailmentAgent:
     return getattr(pb, f"ENTAILMENT_AGENT_{request.WhichOneof('input').upper()}")
 
 
 async def _save_final(run: EntailmentRun, index: int, outcome: ItemOutcome) -> None:
     run.results[index] = ItemResult(final=outcome.final, error=outcome.error)
+    event: tuple[str, Any]
+    data: dict[str, Any]
     if outcome.final is None:
         event = ("entailment_item_failed", pb.EntailmentItemFailedPayload(item_index=index, message=outcome.error))
         data = {"error": outcome.error}

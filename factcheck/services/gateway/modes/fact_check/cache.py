@@ -157,8 +157,8 @@ def _merged(
     if not reused:
         return fresh
     answered = {v.claim_id: v for v in fresh.verifications}
-    verifications = [reused.get(claim.id) or answered.get(claim.id) for claim in request.claims]
-    verifications = [v for v in verifications if v is not None]
+    in_order = [reused.get(claim.id) or answered.get(claim.id) for claim in request.claims]
+    verifications = [v for v in in_order if v is not None]
     merged = checker_pb2.VerifyResponse()
     merged.CopyFrom(fresh)
     merged.model = request.model

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from google.protobuf.json_format import MessageToDict, ParseDict
 
-from factcheck.domain import ExtractedClaim, verdict_to_proto
+from factcheck.domain import ExtractedClaim, claim_type_to_proto, verdict_to_proto
 from factcheck.engines.numbers import find_quantities
 from factcheck.numeric_qa import question_for, verify_answers
 from factcheck.services.gateway.claims.tiers import CONTRADICTED, PARTIAL, SUPPORTED, UNSUPPORTED, Vote, decide_tier
@@ -300,11 +300,11 @@ def _claim_record(run, claim: ExtractedClaim, consensus, succeeded, pool: _Pool)
         claim_text=claim.claim,
         claim_type=profile.claim_type if profile is not None else citations_pb2.CITATION_CLAIM_TYPE_GENERAL,
         confidence_level=level,
-        support=TIER_PROTOS.get(decision.tier, citations_pb2.SUPPORT_TIER_UNSPECIFIED),
+        support=TIER_PROTOS.get(decision.tier or "", citations_pb2.SUPPORT_TIER_UNSPECIFIED),  # None: abstained
         spec_verdict=verdict_to_proto(consensus.consensus_verdict),
         verification_reasoning=reasoning,
         abstained=decision.abstained,
-        spec_type=common_pb2.ClaimType.Value(f"CLAIM_TYPE_{claim.type}"),
+        spec_type=claim_type_to_proto(claim.type),
         citations=[
             citations_pb2.CitationLink(evidence_span=span.proto, confidence_score=score, is_primary=primary)
             for span, score, primary in links
@@ -414,9 +414,9 @@ def _apply_review(
     citations; returns each correction with the rows that store it."""
     by_key = {record.claim_key: record for record in state.records}
     questions = {q.claim_id: q for q in review.questions} if review is not None else {}
-    for record in state.records:
-        if record.HasField("numeric_detail"):
-            _verify_numeric(record, questions.get(record.claim_key))
+    for numeric in state.records:
+        if numeric.HasField("numeric_detail"):
+            _verify_numeric(numeric, questions.get(numeric.claim_key))
     found = []
     for item in review.corrections if review is not None else ():
         record = by_key.get(item.claim_id)

@@ -88,7 +88,9 @@ class _Pipeline:
     def __init__(self, run: FactCheckRun, with_evidence: bool) -> None:
         self._run = run
         self._checkers = [_Checker(index, model) for index, model in enumerate(run.plan.checker_models)]
-        self.evidence: Evidence | None = Evidence(method=run.retriever.method) if with_evidence else None
+        # (with_evidence: there is a retriever, and something for it to search)
+        retriever = run.retriever if with_evidence else None
+        self.evidence: Evidence | None = Evidence(method=retriever.method) if retriever is not None else None
         self.retrieval_ms = 0
         self._claims: list[common_pb2.Claim] = []  # streamed so far, in order
         self._groups = 0  # claims_extracted events so far
@@ -157,6 +159,7 @@ class _Pipeline:
             factcheck_pb2.ClaimsExtractedPayload(claims=claims, batch=self._groups, total_claims=len(self._claims)),
         )
         if self.evidence is not None:
+            assert run.retriever is not None  # evidence is wanted only with one
             plan = run.plan
             started = time.monotonic()
             await asyncio.to_thread(

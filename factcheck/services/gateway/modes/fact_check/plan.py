@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from factcheck.services.gateway.knowledge.store import SourceDocument
 from factcheck.services.gateway.modes.fact_check.investigate.options import InvestigateOptions, plan_investigation
@@ -64,7 +64,7 @@ class RunPlan:
     checker_strategy: str = "default"
 
     @property
-    def checker_strategy_proto(self) -> int:
+    def checker_strategy_proto(self) -> entailment_pb2.CheckerStrategy:
         if self.checker_strategy == "entailment_agents":
             return entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
         return entailment_pb2.CHECKER_STRATEGY_DEFAULT
@@ -88,7 +88,7 @@ class RunPlan:
 
     def request_config(self) -> dict:
         """The run's configuration as stored in messages.request_config (spec's camelCase names)."""
-        config = {
+        config: dict[str, Any] = {
             "mode": self.mode_name,
             "contentSource": self.content_source,
             "generatorModel": self.generator_model,
@@ -146,6 +146,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
     extractor = config.extractor_model or settings.default_extractor_model
     reporter = config.reporter_model or settings.default_reporter_model
     if content is None:
+        assert generator is not None  # the default, when the request has neither
         check_model("mode_config.generator_model", generator)
     check_model("mode_config.extractor_model", extractor)
     for index, checker in enumerate(checkers):

@@ -26,6 +26,7 @@ from factcheck.services.gateway.evidence_stage import has_evidence, save_evidenc
 from factcheck.services.gateway.knowledge.retrieval import Evidence
 from factcheck.services.gateway.modes.fact_check import cache, citations
 from factcheck.services.gateway.modes.fact_check.investigate import step as investigate
+from factcheck.services.gateway.modes.fact_check.plan import RunPlan
 from factcheck.services.gateway.run import Run, RunFailed, rpc_error_text, rpc_failure, stored_data
 from factcheck.services.gateway.store import (
     ROLE_CHECKER,
@@ -59,12 +60,13 @@ class CheckerOutcome:
     def verifications(self) -> list[ClaimVerification]:
         """The response's verdicts as domain objects, converted once."""
         if self._verifications is None:
+            assert self.response is not None  # asked only of checkers that answered
             self._verifications = [ClaimVerification.from_proto(v) for v in self.response.verifications]
         return self._verifications
 
 
 @dataclass
-class FactCheckRun(Run):
+class FactCheckRun(Run[RunPlan]):
     """A fact-check run: what its steps fill in as they go."""
 
     content: str = ""
@@ -225,6 +227,7 @@ async def _question_passages(run: FactCheckRun) -> list:
     plan = run.plan
     if not await _has_evidence(run):
         return []
+    assert run.retriever is not None  # _has_evidence says so
     evidence = await asyncio.to_thread(
         run.retriever.retrieve,
         {"question": plan.question},
@@ -250,6 +253,7 @@ async def retrieve(run: FactCheckRun) -> None:
     if (stored := run.stored.get(STAGE_RETRIEVE[0])) is not None:
         run.evidence = stored_evidence(stored)
         return
+    assert run.retriever is not None  # the step runs only when _has_evidence
     started = time.monotonic()
     evidence = await asyncio.to_thread(
         run.retriever.for_claims,
@@ -363,18 +367,18 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
     run.consensus = calculate_consensus(run.claims, [o.verifications() for o in succeeded])
     run.consensus_protos = [item.to_proto() for item in run.consensus]  # once, for the event and the report
     metrics.record_verdicts(item.consensus_verdict for item in run.consensus)
-    failed = sorted((o for o in run.checkers if o.response is None), key=lambda o: o.index)
+    failed_checkers = []
+    for o in sorted((o for o in run.checkers if o.response is None), key=lambda o: o.index):
+        assert o.failure is not None  # a checker without a response has its failure
+        failed_checkers.append(
+            factcheck_pb2.CheckerFailure(
+                model=o.model, checker_index=o.index, message=f"{o.failure['code']}: {o.failure['message']}"
+            )
+        )
     await run.emit(
         "all_checkers_complete",
         factcheck_pb2.AllCheckersCompletePayload(
-            consensus=run.consensus_protos,
-            checker_count=len(succeeded),
-            failed_checkers=[
-                factcheck_pb2.CheckerFailure(
-                    model=o.model, checker_index=o.index, message=f"{o.failure['code']}: {o.failure['message']}"
-                )
-                for o in failed
-            ],
+            consensus=run.consensus_protos, checker_count=len(succeeded), failed_checkers=failed_checkers
         ),
     )
     await citations.after_verify(run)

@@ -35,16 +35,20 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/checker.proto";
 
+/** CheckerService.Verify: one checker model judges every claim (phase 2). */
 export interface VerifyRequest {
+  /** The checker model, "provider/name"; at most 200 characters. */
   model: string;
   /** The original content, for context. */
   content: string;
+  /** The claims to verify: at least one, unique ids, each with its text and a known type. */
   claims: Claim[];
   /**
    * Evidence, when retrieval ran: the passages, and which of them belong to which claim.
-   * With no evidence the prompt is exactly the spec's.
+   * With no evidence the prompt is exactly the spec's. Passage ids are unique.
    */
   passages: Passage[];
+  /** Per claim, the ids of its passages (every id must be one of passages). */
   evidence: ClaimEvidence[];
   /**
    * How to verify (default: the spec's prompt). ENTAILMENT_AGENTS needs passages; without them the
@@ -57,17 +61,28 @@ export interface VerifyRequest {
    * abstain unless a passage states them.
    */
   supportTiers: boolean;
+  /** With support_tiers: the claims' profiles from the extraction (ExtractResponse.profiles). */
   profiles: ClaimProfile[];
 }
 
+/** One checker's verdicts. */
 export interface VerifyResponse {
+  /** The checker model. */
   model: string;
   /** The model's raw verification text. */
   rawText: string;
   /** Exactly one verification per requested claim, in request order. */
   verifications: ClaimVerification[];
-  summary: VerdictSummary | undefined;
+  /** Verdict counts of verifications. */
+  summary:
+    | VerdictSummary
+    | undefined;
+  /**
+   * How long the model call (ENTAILMENT_AGENTS: all the agent calls) took, retries included,
+   * in milliseconds.
+   */
   responseTimeMs: string;
+  /** Tokens the model call used (ENTAILMENT_AGENTS: every agent call, summed). */
   usage:
     | TokenUsage
     | undefined;

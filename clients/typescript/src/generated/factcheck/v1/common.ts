@@ -13,12 +13,19 @@ export const protobufFileName = "factcheck/v1/common.proto";
 
 /** The kind of factual assertion a claim makes (spec: ExtractedClaim.type). */
 export enum ClaimType {
+  /** CLAIM_TYPE_UNSPECIFIED - Not set (never in an extraction; Verify refuses a claim without a known type). */
   CLAIM_TYPE_UNSPECIFIED = 0,
+  /** CLAIM_TYPE_STATISTIC - A number, percentage or statistic. */
   CLAIM_TYPE_STATISTIC = 1,
+  /** CLAIM_TYPE_DATE - When something happened. */
   CLAIM_TYPE_DATE = 2,
+  /** CLAIM_TYPE_ATTRIBUTION - Who said or did something ("X said Y"). */
   CLAIM_TYPE_ATTRIBUTION = 3,
+  /** CLAIM_TYPE_TECHNICAL - A technical fact: how something works or is built. */
   CLAIM_TYPE_TECHNICAL = 4,
+  /** CLAIM_TYPE_COMPARISON - A comparison or ranking. */
   CLAIM_TYPE_COMPARISON = 5,
+  /** CLAIM_TYPE_CAUSAL - A cause-and-effect assertion. */
   CLAIM_TYPE_CAUSAL = 6,
   UNRECOGNIZED = -1,
 }
@@ -77,9 +84,16 @@ export function claimTypeToJSON(object: ClaimType): string {
 
 /** A checker's (or the consensus) judgement of one claim. */
 export enum Verdict {
+  /** VERDICT_UNSPECIFIED - Not set (never in a verification or consensus). */
   VERDICT_UNSPECIFIED = 0,
+  /** VERDICT_VERIFIED - Accurate: the checker confirms it. */
   VERDICT_VERIFIED = 1,
+  /** VERDICT_DISPUTED - Inaccurate or misleading; a correction may come with it. */
   VERDICT_DISPUTED = 2,
+  /**
+   * VERDICT_UNVERIFIABLE - Cannot be determined with the knowledge (or evidence) available; also a claim the checker did
+   * not address.
+   */
   VERDICT_UNVERIFIABLE = 3,
   UNRECOGNIZED = -1,
 }
@@ -121,10 +135,15 @@ export function verdictToJSON(object: Verdict): string {
   }
 }
 
+/** How sure a checker is of its verdict (spec: HIGH / MEDIUM / LOW). */
 export enum Confidence {
+  /** CONFIDENCE_UNSPECIFIED - Not set (never in a verification or consensus). */
   CONFIDENCE_UNSPECIFIED = 0,
+  /** CONFIDENCE_HIGH - High confidence. */
   CONFIDENCE_HIGH = 1,
+  /** CONFIDENCE_MEDIUM - Medium confidence. */
   CONFIDENCE_MEDIUM = 2,
+  /** CONFIDENCE_LOW - Low confidence; also when the checker stated none or an unreadable one. */
   CONFIDENCE_LOW = 3,
   UNRECOGNIZED = -1,
 }
@@ -166,7 +185,9 @@ export function confidenceToJSON(object: Confidence): string {
   }
 }
 
+/** Where a passage came from. */
 export enum EvidenceOrigin {
+  /** EVIDENCE_ORIGIN_UNSPECIFIED - Not set: not from retrieval (e.g. a search result of the verification loop). */
   EVIDENCE_ORIGIN_UNSPECIFIED = 0,
   /** EVIDENCE_ORIGIN_REQUEST - From the request's mode_config.sources. */
   EVIDENCE_ORIGIN_REQUEST = 1,
@@ -215,24 +236,35 @@ export interface Claim {
   claim: string;
   /** The surrounding sentence, for reference. */
   context: string;
+  /** The kind of assertion. */
   type: ClaimType;
   /**
    * Character offsets [start_offset, end_offset) of the claim in the analysed
    * content (Python string indices, i.e. Unicode code points). Unset when the
    * claim text could not be located in the content.
    */
-  startOffset?: number | undefined;
+  startOffset?:
+    | number
+    | undefined;
+  /** End of the claim in the analysed content, exclusive (see start_offset); set with it. */
   endOffset?: number | undefined;
 }
 
 /** One checker's verdict on one claim. */
 export interface ClaimVerification {
+  /** The Claim.id it judges. */
   claimId: string;
+  /** The checker's verdict (UNVERIFIABLE when its answer did not address the claim). */
   verdict: Verdict;
+  /** The checker's reasoning; "Checker did not address this claim" when its answer had none. */
   evidence: string;
   /** Only set when the verdict is DISPUTED. */
-  correction?: string | undefined;
+  correction?:
+    | string
+    | undefined;
+  /** The checker's stated confidence (LOW when it stated none). */
   confidence: Confidence;
+  /** The checker model, "provider/name". */
   checkerModel: string;
   /** The evidence passages the checker relied on (only when the checker was given evidence). */
   citations: Citation[];
@@ -245,12 +277,25 @@ export interface ClaimVerification {
 
 /** The majority verdict of all checkers on one claim. */
 export interface ClaimConsensus {
+  /** The Claim.id. */
   claimId: string;
+  /** The claim's text (Claim.claim). */
   claim: string;
+  /** The claim's surrounding sentence (Claim.context). */
   context: string;
+  /** The claim's type (Claim.type). */
   type: ClaimType;
+  /** One verification per checker that produced a result, in checker order. */
   verdicts: ClaimVerification[];
+  /**
+   * The majority verdict. Ties: VERIFIED against DISPUTED is DISPUTED, a tie with UNVERIFIABLE goes
+   * to the other verdict, a three-way tie is DISPUTED; no checkers is UNVERIFIABLE.
+   */
   consensusVerdict: Verdict;
+  /**
+   * The most common confidence among the checkers that voted with the majority (a tie: the lower);
+   * LOW when the verdict itself came from a tie.
+   */
   consensusConfidence: Confidence;
   /** Percentage (0-100) of checkers agreeing with the consensus verdict. */
   agreementRate: number;
@@ -264,15 +309,24 @@ export interface ClaimConsensus {
 
 /** Verdict counts. */
 export interface VerdictSummary {
+  /** How many VERIFIED. */
   verified: number;
+  /** How many DISPUTED. */
   disputed: number;
+  /** How many UNVERIFIABLE. */
   unverifiable: number;
 }
 
-/** Token usage reported by the model for one call. */
+/**
+ * Token usage reported by the model for one call.
+ * `local/` engines estimate tokens as word counts; counts a provider did not report are 0.
+ */
 export interface TokenUsage {
+  /** Tokens of the prompt. */
   promptTokens: number;
+  /** Tokens of the answer. */
   completionTokens: number;
+  /** As the provider reported it, else prompt_tokens + completion_tokens. */
   totalTokens: number;
   /** Prompt tokens served from the provider's prompt cache (part of prompt_tokens). */
   cachedTokens: number;
@@ -280,12 +334,18 @@ export interface TokenUsage {
 
 /** A document to check claims against: supplied with a request or held in the knowledge store. */
 export interface Source {
-  /** Caller's id; when empty, the knowledge store derives one from the text. */
+  /**
+   * Caller's id, at most 255 characters, one line, unique within a request. When empty, the
+   * knowledge store derives one from the text; a request's sources are named source_1, source_2, ...
+   */
   id: string;
+  /** At most 500 characters, one line; empty: the id. */
   title: string;
+  /** Where the document lives, at most 2,000 characters, one line (may be empty). */
   url: string;
+  /** The document's text. Required; at most 200,000 characters (2 MB of text per request in all). */
   text: string;
-  /** ISO 8601 date or date-time, as the caller gave it. */
+  /** ISO 8601 date or date-time, as the caller gave it; at most 64 characters. */
   publishedAt?:
     | string
     | undefined;
@@ -297,22 +357,36 @@ export interface Source {
 export interface Passage {
   /** Label the checkers cite within one run or search ("P1", "P2", ...). */
   id: string;
+  /** The Source.id of the document it comes from. */
   sourceId: string;
+  /** The document's title. */
   sourceTitle: string;
+  /** The document's URL (may be empty). */
   sourceUrl: string;
+  /**
+   * The passage's text. From retrieval: whole sentences of its source, about 600 characters (a
+   * sentence over 1,200 is cut); from the verification loop's search: the result's text.
+   */
   text: string;
   /** Offsets [start_offset, end_offset) of the passage in its source's text. */
   startOffset: number;
+  /** End of the passage in its source's text, exclusive (see start_offset). */
   endOffset: number;
   /** Retrieval score, higher is more relevant; comparable within one retrieval only. */
   score: number;
+  /** Where the passage was found. */
   origin: EvidenceOrigin;
-  publishedAt?: string | undefined;
+  /** The source's Source.published_at, when it has one. */
+  publishedAt?:
+    | string
+    | undefined;
+  /** The source's Source.authority (0-1), when it has one. */
   authority?: number | undefined;
 }
 
 /** The passages retrieved for one claim. */
 export interface ClaimEvidence {
+  /** The Claim.id (in council mode: the sentence's query id, "Response A #1"). */
   claimId: string;
   /** Passage ids, most relevant first. */
   passageIds: string[];
@@ -320,13 +394,17 @@ export interface ClaimEvidence {
 
 /** A passage a checker cited, with the words it relied on. */
 export interface Citation {
+  /** The cited Passage.id ("P2"). */
   passageId: string;
+  /** The passage's Source.id. */
   sourceId: string;
+  /** The passage's source title. */
   sourceTitle: string;
   /** Exact text of the passage; empty when the checker cited the passage without quoting it. */
   quote: string;
   /** Offsets [start_offset, end_offset) of the quote (or of the whole passage) in the source's text. */
   startOffset: number;
+  /** End of the quote (or passage) in the source's text, exclusive (see start_offset). */
   endOffset: number;
 }
 

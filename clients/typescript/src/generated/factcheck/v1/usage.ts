@@ -24,10 +24,15 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/usage.proto";
 
+/** A key GetUsage groups calls by. */
 export enum UsageGroupBy {
+  /** USAGE_GROUP_BY_UNSPECIFIED - Not set (INVALID_ARGUMENT in group_by). */
   USAGE_GROUP_BY_UNSPECIFIED = 0,
+  /** USAGE_GROUP_BY_MODEL - The model id. */
   USAGE_GROUP_BY_MODEL = 1,
+  /** USAGE_GROUP_BY_STAGE - The kind of work: the RPC's name in snake case ("extract", "verify", "council_check", ...). */
   USAGE_GROUP_BY_STAGE = 2,
+  /** USAGE_GROUP_BY_MODE - The run's mode ("fact_check", "council", "entailment"). */
   USAGE_GROUP_BY_MODE = 3,
   /** USAGE_GROUP_BY_DAY - UTC calendar day, YYYY-MM-DD. */
   USAGE_GROUP_BY_DAY = 4,
@@ -91,14 +96,19 @@ export interface RunBudget {
 
 /** One model call as the service that made it reports it (x-factcheck-model-calls-bin trailer). */
 export interface ModelCall {
+  /** The model id, "provider/name". */
   model: string;
+  /** The part of the model id before "/". */
   provider: string;
+  /** Tokens of the prompt (0 when the call failed before an answer). */
   promptTokens: string;
+  /** Tokens of the answer. */
   completionTokens: string;
   /** Prompt tokens the provider served from its prompt cache (part of prompt_tokens). */
   cachedTokens: string;
   /** HTTP attempts the call took (1 = no retry). */
   attempts: number;
+  /** How long the whole call took, retries included, in milliseconds. */
   latencyMs: string;
   /** "ok", or the error type (e.g. "ModelProviderError(503)"). */
   outcome: string;
@@ -106,26 +116,35 @@ export interface ModelCall {
   promptVersion: string;
 }
 
+/** The x-factcheck-model-calls-bin trailer's value: every model call one RPC made. */
 export interface ModelCalls {
+  /** The calls, in the order they ended. */
   calls: ModelCall[];
 }
 
 /** A run's (or a group's) spending, summed over its ledger rows. */
 export interface RunUsage {
+  /** Prompt tokens, summed. */
   promptTokens: string;
+  /** Completion tokens, summed. */
   completionTokens: string;
+  /** Prompt tokens served from the providers' prompt caches (part of prompt_tokens). */
   cachedTokens: string;
+  /** Prompt + completion tokens. */
   totalTokens: string;
-  /** At the prices stored with each call. */
+  /** In US dollars, at the prices stored with each call. */
   costUsd: number;
+  /** Model calls made, failed ones included (cache hits are not calls). */
   calls: string;
+  /** Calls whose outcome was not "ok". */
   failedCalls: string;
   /** Verifications and extractions served from the verification cache instead of a model. */
   cacheHits: string;
 }
 
+/** UsageService.GetUsage: the caller's tenant's calls over a time range (at most 366 days). */
 export interface GetUsageRequest {
-  /** Calls at or after this time; unset: 30 days before end_time. */
+  /** Calls at or after this time; unset: 30 days before end_time. Must be before end_time. */
   startTime:
     | Date
     | undefined;
@@ -133,16 +152,21 @@ export interface GetUsageRequest {
   endTime:
     | Date
     | undefined;
-  /** Keys to group by, in order; empty: one row with the totals. */
+  /** Keys to group by, in order, each at most once; empty: one row with the totals. */
   groupBy: UsageGroupBy[];
 }
 
 /** One group: the keys asked for are set, the others empty. */
 export interface UsageRow {
+  /** The model id (with USAGE_GROUP_BY_MODEL). */
   model: string;
+  /** The stage (with USAGE_GROUP_BY_STAGE). */
   stage: string;
+  /** The mode (with USAGE_GROUP_BY_MODE). */
   mode: string;
+  /** The UTC day, YYYY-MM-DD (with USAGE_GROUP_BY_DAY). */
   day: string;
+  /** What the group's calls used and cost. */
   usage:
     | RunUsage
     | undefined;
@@ -150,16 +174,21 @@ export interface UsageRow {
   runs: string;
 }
 
+/** The usage of the range. */
 export interface GetUsageResponse {
+  /** One row per group, ordered by the keys. */
   rows: UsageRow[];
+  /** Every call of the range. */
   total: RunUsage | undefined;
 }
 
+/** UsageService.PurgeCache: delete the caller's tenant's verification-cache entries. */
 export interface PurgeCacheRequest {
   /** Only entries older than the cache's TTL (FACTCHECK_CACHE_TTL_S); false: every entry. */
   expiredOnly: boolean;
 }
 
+/** How many entries PurgeCache deleted. */
 export interface PurgeCacheResponse {
   /** How many entries were deleted. */
   purged: string;

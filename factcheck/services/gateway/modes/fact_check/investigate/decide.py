@@ -106,7 +106,8 @@ def temporal_refutation(refuting: Sequence[Assessed], supporting: Sequence[Asses
     supported_dates = [s.published_at for s in supporting if s.published_at]
     if not supported_dates:
         return True
-    return min(r.published_at for r in refuting) > max(supported_dates)  # ISO 8601 sorts as text
+    # ISO 8601 sorts as text (every refutation is dated: checked above).
+    return min(r.published_at for r in refuting if r.published_at) > max(supported_dates)
 
 
 def confidence_of(base: float, side: Sequence[Assessed]) -> tuple[float, tuple[Boost, ...]]:

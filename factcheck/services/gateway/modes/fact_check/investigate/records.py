@@ -4,16 +4,17 @@ the claim_investigated event, the summary, and FactCheckResult.investigation."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf.json_format import ParseDict
 
+from factcheck.domain import verdict_to_proto
 from factcheck.services.gateway.modes.fact_check.investigate.decide import CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE
 from factcheck.services.gateway.modes.fact_check.investigate.flags import CRITICAL, Candidate
 from factcheck.services.gateway.modes.fact_check.investigate.loop import FAILED, ClaimInvestigation
 from factcheck.v1 import common_pb2, investigation_pb2
 
-STATUS = {
+STATUS: dict[str, investigation_pb2.InvestigationStatus] = {
     CONFIRMED: investigation_pb2.INVESTIGATION_STATUS_CONFIRMED,
     REFUTED: investigation_pb2.INVESTIGATION_STATUS_REFUTED,
     SUPERSEDED: investigation_pb2.INVESTIGATION_STATUS_SUPERSEDED,
@@ -29,15 +30,20 @@ REVIEW_STATES = {
 }
 
 
-def flag_value(name: str) -> int:
-    return investigation_pb2.DubiousFlag.Value(f"DUBIOUS_FLAG_{name}")
+# The casts: protoc's .pyi make each enum's Value() return a plain int, where fields take the enum's type.
+def flag_value(name: str) -> investigation_pb2.DubiousFlag:
+    return cast(investigation_pb2.DubiousFlag, investigation_pb2.DubiousFlag.Value(f"DUBIOUS_FLAG_{name}"))
 
 
-def tier_value(name: str) -> int:
-    return investigation_pb2.ImpactTier.Value(f"IMPACT_TIER_{name}")
+def tier_value(name: str) -> investigation_pb2.ImpactTier:
+    return cast(investigation_pb2.ImpactTier, investigation_pb2.ImpactTier.Value(f"IMPACT_TIER_{name}"))
 
 
-def status_value(name: str | None) -> int:
+def review_state_value(name: str) -> investigation_pb2.ReviewState:
+    return cast(investigation_pb2.ReviewState, investigation_pb2.ReviewState.Value(f"REVIEW_STATE_{name}"))
+
+
+def status_value(name: str | None) -> investigation_pb2.InvestigationStatus:
     return STATUS.get(name or "", investigation_pb2.INVESTIGATION_STATUS_UNSPECIFIED)
 
 
@@ -64,6 +70,7 @@ def queued_proto(item: Mapping[str, Any]) -> investigation_pb2.QueuedClaim:
 def claim_json(work: ClaimInvestigation, human_review: bool) -> dict[str, Any]:
     candidate, decision = work.candidate, work.decision
     counted = set(decision.counted) if decision else set()
+    assert decision is not None  # a resolved claim's last query always decides
     return {
         **queue_json(candidate),
         "claim": candidate.claim.claim,
@@ -157,6 +164,7 @@ def status_in_force(claim: Mapping[str, Any], decided: Mapping[str, Any] | None)
     if state in ("NOT_REQUIRED", "APPROVED"):
         return claim["decision"]["status"]
     if state == "MODIFIED":
+        assert decided is not None  # review_state says MODIFIED only of a decision
         return decided["status"]
     return None
 
@@ -175,7 +183,7 @@ def result_proto(
             impact_tier=tier_value(claim["impactTier"]),
             fixability=claim["fixability"],
             priority=claim["priority"],
-            first_pass_verdict=common_pb2.Verdict.Value(f"VERDICT_{claim['firstPass']['verdict']}"),
+            first_pass_verdict=verdict_to_proto(claim["firstPass"]["verdict"]),
             proposed_status=status_value(decision["status"]),
             status=status_value(status_in_force(claim, decided)),
             reasoning=decision["reasoning"],
@@ -214,7 +222,10 @@ def _evidence(result: Mapping[str, Any]) -> investigation_pb2.AssessedEvidence:
         passage["publishedAt"] = result["publishedAt"]
     return investigation_pb2.AssessedEvidence(
         result=ParseDict(passage, common_pb2.Passage()),
-        stance=investigation_pb2.EvidenceStance.Value(f"EVIDENCE_STANCE_{result['stance']}"),
+        stance=cast(
+            investigation_pb2.EvidenceStance,
+            investigation_pb2.EvidenceStance.Value(f"EVIDENCE_STANCE_{result['stance']}"),
+        ),
         temporal=result["temporal"],
         reason=result["reason"],
         domain=result["domain"],

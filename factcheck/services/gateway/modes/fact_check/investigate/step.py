@@ -26,7 +26,7 @@ from factcheck.services.gateway.reviews.store import PendingReview, ReviewStore
 from factcheck.services.gateway.run import stored_data
 from factcheck.services.gateway.search.cache import SearchCache
 from factcheck.services.gateway.search.knowledge import KnowledgeSearch
-from factcheck.services.gateway.search.provider import KNOWLEDGE, SEARXNG
+from factcheck.services.gateway.search.provider import KNOWLEDGE, SEARXNG, SearchProvider
 from factcheck.services.gateway.search.searxng import SearxngSearch
 from factcheck.services.gateway.store.models import ROLE_INVESTIGATOR, STAGE_INVESTIGATE
 from factcheck.v1 import investigation_pb2
@@ -44,6 +44,7 @@ def applies(run: FactCheckRun) -> bool:
 
 async def investigate(run: FactCheckRun) -> None:
     options = run.plan.investigation
+    assert options is not None  # the steps run this stage only when it applies
     if (stored := run.stored.get(STAGE_INVESTIGATE[0])) is not None:
         data = stored_data(stored)
         await _store_reviews(run, data)
@@ -132,9 +133,10 @@ def _claim_passages(run: FactCheckRun) -> dict[str, list[str]]:
     return {cid: [texts[p] for p in ids if p in texts] for cid, ids in run.evidence.claim_passages.items()}
 
 
-def _providers(run: FactCheckRun, client: httpx.AsyncClient) -> list:
+def _providers(run: FactCheckRun, client: httpx.AsyncClient) -> list[SearchProvider]:
     options = run.plan.investigation
-    providers = []
+    assert options is not None  # called by investigate
+    providers: list[SearchProvider] = []
     for name in options.providers:
         if name == KNOWLEDGE and run.retriever is not None:
             providers.append(
@@ -184,6 +186,7 @@ def adjusted_consensus(consensus: Sequence[ClaimConsensus], claims: Sequence[Map
         if status is None:
             adjusted.append(item)
             continue
+        assert claim is not None  # a status comes only with its claim
         verdict = REPORT_VERDICT[status]
         confidence = claim["decision"]["confidence"]
         adjusted.append(

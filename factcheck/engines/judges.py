@@ -1,0 +1,53 @@
+"""Which judge the built-in engines ask "do these passages state this claim?" (one place).
+
+`default_judge` is the embedded entailment model (`nli_judge.judge`, issue 19): `local/checker`
+(and its alias `local/checker-nli`) on the verification, council, evidence-assessment and
+citation-review prompts, `local/investigator` and `local/entailment`'s judge all use it.
+`lexical_judge` (`judge.judge`, the engine before the model) is what `local/checker-lexical`
+pins on every prompt it answers.
+
+Both take (claim, passages) and return a `Judgement`; the model is loaded on the first claim
+that has a passage to read, not on import, so a process that checks nothing never loads
+onnxruntime. `DEFAULT_JUDGES` and `LEXICAL_JUDGES` pair each with its form for a whole prompt's
+claims (the model judges FACTCHECK_NLI_THREADS claims side by side: `nli_judge.judge_claims`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from factcheck.engines import judge as lexical
+from factcheck.engines import nli_judge
+from factcheck.engines.judge import Judgement, PassageText
+
+ClaimJudge = Callable[[str, Sequence[PassageText]], Judgement]
+# Judges every (claim, its passages) of a prompt, answers in order.
+ClaimsJudge = Callable[[Sequence[tuple[str, Sequence[PassageText]]]], list[Judgement]]
+
+
+def default_judge(claim: str, passages: Sequence[PassageText]) -> Judgement:
+    """The embedded entailment model's verdict on `claim` given `passages` (nli_judge.py)."""
+    return nli_judge.judge(claim, passages)
+
+
+def lexical_judge(claim: str, passages: Sequence[PassageText]) -> Judgement:
+    """The lexical judge's verdict (judge.py): `local/checker-lexical`."""
+    return lexical.judge(claim, passages)
+
+
+def lexical_judge_claims(items: Sequence[tuple[str, Sequence[PassageText]]]) -> list[Judgement]:
+    """The lexical judge on each claim in turn (it holds the GIL: threads would not help)."""
+    return [lexical.judge(claim, passages) for claim, passages in items]
+
+
+@dataclass(frozen=True)
+class Judges:
+    """An engine's judge for one claim (`one`) and for a prompt's claims (`many`)."""
+
+    one: ClaimJudge
+    many: ClaimsJudge
+
+
+DEFAULT_JUDGES = Judges(default_judge, nli_judge.judge_claims)
+LEXICAL_JUDGES = Judges(lexical_judge, lexical_judge_claims)
