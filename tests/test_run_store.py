@@ -177,8 +177,8 @@ def test_heartbeats_renew_leases_and_report_cancel_requests(store):
     first, second = new_run(store, lease_s=0.01), new_run(store, lease_s=0.01)
     new_run(store, owner="gw-b")
     store.request_cancel(second)
-    owned, cancelled = store.renew_leases("gw-a", 30, [first, second])
-    assert owned == {first, second} and cancelled == {second}
+    lost, cancelled = store.renew_leases("gw-a", 30, [first, second])
+    assert lost == set() and cancelled == {second}
     assert store.get_message(first, tenant_id=ANY_TENANT).lease_expires_at > datetime.now(UTC)
     assert store.claim_abandoned("gw-z", 30, 10) == []  # renewed, so nothing lapsed
 
@@ -191,10 +191,21 @@ def test_heartbeats_renew_only_the_runs_a_gateway_executes(store):
     created) is not kept alive by the heartbeat: it lapses and is resumed elsewhere."""
     executing, never_started, cancelled = (new_run(store, owner="g1", lease_s=0.0) for _ in range(3))
     store.request_cancel(cancelled)
-    owned, cancel_requested = store.renew_leases("g1", 60.0, [executing, cancelled, "unknown"])
-    assert (owned, cancel_requested) == ({executing, cancelled}, {cancelled})
+    lost, cancel_requested = store.renew_leases("g1", 60.0, [executing, cancelled, "unknown"])
+    assert (lost, cancel_requested) == (set(), {cancelled})
     assert [record.id for record in store.claim_abandoned("g2", 60.0, 10)] == [never_started]
     assert store.renew_leases("g1", 60.0, []) == (set(), set())
+
+
+def test_heartbeats_tell_runs_taken_over_from_runs_that_just_ended(store):
+    """Only a run another gateway claimed counts as lost: one whose final commit landed between the
+    heartbeat's snapshot and its query must be left to deliver its last events."""
+    taken, ended, kept = (new_run(store, owner="g1", lease_s=0.0) for _ in range(3))
+    [claimed] = [record.id for record in store.claim_abandoned("g2", 60.0, 10, exclude=[ended, kept])]
+    assert claimed == taken
+    store.commit_run(ended, "g1", 30, events=[event(1, "complete")], final=FinalState("COMPLETE"))
+    assert store.renew_leases("g1", 60.0, [taken, ended, kept]) == ({taken}, set())
+    assert store.get_message(kept, tenant_id=ANY_TENANT).lease_expires_at > datetime.now(UTC)
 
 
 def test_request_ids_are_unique_per_tenant(store):
@@ -240,6 +251,7 @@ def test_upgrading_a_database_from_before_durable_runs_keeps_its_runs(empty_data
     store = StageStore(empty_database_url)
     try:
         done = store.get_message("old-done", tenant_id=ANY_TENANT)
+        assert done is not None
         assert (done.status, done.title, done.last_seq, done.request_id) == ("COMPLETE", "t", 0, None)
         assert done.tenant_id == "default"
         assert [s.stage_type for s in store.get_stages("old-done")] == ["extract"]

@@ -69,8 +69,8 @@ class RunEvents:
         on_confirmed: Callable[[str], None] | None = None,
     ) -> None:
         self.message_id = message_id
+        self.start_seq = last_seq  # stored before this attempt of the run began
         self.last_seq = last_seq  # of the newest confirmed (stored) event
-        self.last_kind: str | None = None
         self._reserved_seq = last_seq  # of the newest event built and queued for storing
         self._unconfirmed: dict[int, str] = {}  # seq → key of events queued but not stored yet
         self._emitted = set(emitted_keys)
@@ -105,7 +105,6 @@ class RunEvents:
         self.last_seq = event.seq
         self._reserved_seq = max(self._reserved_seq, event.seq)
         self._unconfirmed.pop(event.seq, None)
-        self.last_kind = event.WhichOneof("event")
         self._emitted.add(event_key(event))
         self._queue.put_nowait(event)
         if self._on_confirmed is not None:
@@ -114,11 +113,6 @@ class RunEvents:
     def emitted(self, key: str) -> bool:
         """Whether the event with this key (`event_key`) was stored, by this attempt of the run or an earlier one."""
         return key in self._emitted
-
-    @property
-    def ended(self) -> bool:
-        """Whether the run's final event has been confirmed."""
-        return self.last_kind in TERMINAL_EVENTS
 
     def close(self) -> None:
         self._queue.put_nowait(None)
@@ -129,3 +123,19 @@ class RunEvents:
             yield event
             if event.WhichOneof("event") in TERMINAL_EVENTS:
                 return
+
+
+async def live_then_stored(
+    live: RunEvents, follow: Callable[[int], AsyncIterator[factcheck_pb2.FactCheckEvent]]
+) -> AsyncIterator[factcheck_pb2.FactCheckEvent]:
+    """A run's events as this gateway confirms them; if its task stops before the final one (its lease
+    was lost, the gateway is stopping), the rest as stored, by whichever gateway finishes it
+    (`follow(after_seq)`). Judged by what was delivered: a commit that lands after the task stopped
+    confirms its events behind the end of the live queue, where nobody reads them."""
+    last_seq, last_kind = live.start_seq, None
+    async for event in live:
+        last_seq, last_kind = event.seq, event.WhichOneof("event")
+        yield event
+    if last_kind not in TERMINAL_EVENTS:
+        async for event in follow(last_seq):
+            yield event

@@ -170,16 +170,16 @@ class RunRegistry:
             # only those are judged below: a run launched while the renewal ran is not in its answer.
             renewing = dict(self._runs)
             try:
-                owned, cancel_requested = await asyncio.to_thread(
+                lost, cancel_requested = await asyncio.to_thread(
                     self._store.renew_leases, self.owner, self._settings.run_lease_s, list(renewing)
                 )
             except SQLAlchemyError as error:
                 log.warning("could not renew run leases: %s", first_line(error))
                 continue
-            for message_id, (run, task) in renewing.items():
+            for message_id, (_run, task) in renewing.items():
                 if message_id in cancel_requested:
                     self.cancel_local(message_id, CANCELLED_BY_CALLER)
-                elif message_id not in owned and not task.done() and not run.events.ended:
+                elif message_id in lost and not task.done():
                     log.warning("%s: lease lost to another gateway; stopping here", message_id)
                     task.cancel()
 
@@ -261,6 +261,7 @@ class RunRegistry:
             event = events.build("cancelled", factcheck_pb2.CancelledPayload(reason=message))
         else:
             event = events.build("error", factcheck_pb2.ErrorPayload(message=message))
+        assert event is not None  # (built without emitted keys: never None)
         stored = [StoredEvent(event.seq, event.WhichOneof("event"), event.SerializeToString())]
         log.warning("%s: ending as %s: %s", record.id, status, message)
         try:

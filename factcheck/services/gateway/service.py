@@ -12,6 +12,8 @@ import hashlib
 import logging
 import uuid
 from collections.abc import AsyncIterator
+from functools import partial
+from typing import cast
 
 import grpc
 
@@ -19,10 +21,12 @@ from factcheck.errors import AlreadyExists, FailedPrecondition, NotFound, Reason
 from factcheck.observability.context import bind_message_id
 from factcheck.security.tenants import caller_tenant
 from factcheck.services.gateway.database_gate import DatabaseGate
+from factcheck.services.gateway.events import live_then_stored
 from factcheck.services.gateway.ledger.budget import run_budget
 from factcheck.services.gateway.modes import Plan, mode_named
 from factcheck.services.gateway.results import list_results, load_result
-from factcheck.services.gateway.run import CANCELLED_BY_CALLER, Run
+from factcheck.services.gateway.run import CANCELLED_BY_CALLER
+from factcheck.services.gateway.run import Run as ModeRun
 from factcheck.services.gateway.run_limit import RunLimit, RunSlot
 from factcheck.services.gateway.runs import RunRegistry
 from factcheck.services.gateway.store.store import (
@@ -153,16 +157,12 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             return
 
         bind_message_id(run.message_id)  # log lines of this call and of its run carry it
-        async for event in run.events:
+        async for event in live_then_stored(run.events, partial(self._follow, run.message_id)):
             yield factcheck_pb2.RunResponse(event=event)
-        if not run.events.ended:
-            # The run moved to another gateway (its lease was lost) or this one is stopping: follow it there.
-            async for event in self._follow(run.message_id, run.events.last_seq):
-                yield factcheck_pb2.RunResponse(event=event)
 
     async def _start_run(
         self, slot: RunSlot, request: factcheck_pb2.RunRequest, plan: Plan, request_id, fingerprint
-    ) -> Run:
+    ) -> ModeRun:  # (run.Run: in this class, `Run` is the RPC)
         """Store the new run and launch it; the slot goes to the run's task (or back, on failure).
 
         Without a request_id the first model call starts while the run's row is written (its
@@ -244,10 +244,12 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             await asyncio.wait([task], timeout=CANCEL_WAIT_S)
         else:
             self._registry.recover_soon()  # a run nobody executes is ended by the next recovery pass
-        record = await self._wait_until_finished(record.id)
-        return factcheck_pb2.CancelResponse(status=factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{record.status}"))
+        finished = await self._wait_until_finished(record.id)
+        assert finished is not None  # runs are never deleted
+        status = factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{finished.status}")
+        return factcheck_pb2.CancelResponse(status=cast(factcheck_pb2.MessageStatus, status))  # (Value() is typed int)
 
-    async def _wait_until_finished(self, message_id: str) -> MessageRecord:
+    async def _wait_until_finished(self, message_id: str) -> MessageRecord | None:
         """The run once it has stored a final status, or as it is after CANCEL_WAIT_S (another
         gateway may still be stopping it)."""
         loop = asyncio.get_running_loop()

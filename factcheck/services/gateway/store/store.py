@@ -10,12 +10,13 @@ import base64
 import binascii
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Engine, and_, bindparam, create_engine, event, func, insert, or_, select, text, update
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, CursorResult, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -453,7 +454,7 @@ class StageStore:
         owner: str,
         lease_s: float,
         *,
-        events: list[StoredEvent] = (),
+        events: Sequence[StoredEvent] = (),
         stage: StageRow | None = None,
         title: str | None = None,
         final: FinalState | None = None,
@@ -493,15 +494,23 @@ class StageStore:
                     statement, parameters = _fenced_update(_merged(commits, group), now)
                     if session.execute(statement, parameters).rowcount == 1:
                         for index in group:
-                            _rows_of(commits[index], now, event_rows, stage_rows, notify, other_rows, ledger_rows)
+                            _rows_of(
+                                _run_commit(commits, index),
+                                now,
+                                event_rows,
+                                stage_rows,
+                                notify,
+                                other_rows,
+                                ledger_rows,
+                            )
                         continue
                     # Each on its own fence: one of them may have landed already (a retry), or none may.
                 for index in group:
-                    statement, parameters = _fenced_update(commits[index], now)
+                    statement, parameters = _fenced_update(_run_commit(commits, index), now)
                     if session.execute(statement, parameters).rowcount != 1:
                         fenced_out.append(index)
                         continue
-                    _rows_of(commits[index], now, event_rows, stage_rows, notify, other_rows, ledger_rows)
+                    _rows_of(_run_commit(commits, index), now, event_rows, stage_rows, notify, other_rows, ledger_rows)
             if event_rows:
                 session.execute(_INSERT_EVENTS, event_rows)
             if stage_rows:
@@ -521,7 +530,7 @@ class StageStore:
                 )
         outcomes: list[LeaseLost | None] = [None] * len(commits)
         for index in fenced_out:
-            commit = commits[index]
+            commit = _run_commit(commits, index)
             if not self._already_committed(commit.message_id, commit.events, commit.final):
                 outcomes[index] = LeaseLost(commit.message_id)
         return outcomes
@@ -537,17 +546,25 @@ class StageStore:
             return final is not None and row.status == final.status
 
     def renew_leases(self, owner: str, lease_s: float, message_ids: list[str]) -> tuple[set[str], set[str]]:
-        """Extend the leases `owner` holds on these runs (the ones it executes); return (those it still
-        holds, those asked to cancel). A run it holds but does not execute is left to lapse, so that
-        recovery resumes it (a Run whose caller left while its row was being created is never started)."""
+        """Extend the leases `owner` holds on these runs (the ones it executes); return (those another
+        gateway took over, those asked to cancel). A run that has just ended is in neither: its final
+        commit released the lease, and stopping it now would cut off its own last events. A run it holds
+        but does not execute is left to lapse, so that recovery resumes it (a Run whose caller left
+        while its row was being created is never started)."""
         if not message_ids:
             return set(), set()
         now = utc_now()
-        owned = [Message.id.in_(list(message_ids)), Message.lease_owner == owner, Message.status == STATUS_RUNNING]
+        running = [Message.id.in_(list(message_ids)), Message.status == STATUS_RUNNING]
         with self._sessions.begin() as session:
-            session.execute(update(Message).where(*owned).values(lease_expires_at=now + timedelta(seconds=lease_s)))
-            rows = session.execute(select(Message.id, Message.cancel_requested).where(*owned)).all()
-        return {row.id for row in rows}, {row.id for row in rows if row.cancel_requested}
+            session.execute(
+                update(Message)
+                .where(*running, Message.lease_owner == owner)
+                .values(lease_expires_at=now + timedelta(seconds=lease_s))
+            )
+            query = select(Message.id, Message.lease_owner, Message.cancel_requested).where(*running)
+            rows = session.execute(query).all()
+        lost = {row.id for row in rows if row.lease_owner != owner}
+        return lost, {row.id for row in rows if row.lease_owner == owner and row.cancel_requested}
 
     def release_leases(self, owner: str, message_ids: list[str]) -> None:
         """Let other gateways resume these runs now (this one is shutting down without finishing them)."""
@@ -560,7 +577,9 @@ class StageStore:
                 .values(lease_expires_at=utc_now())
             )
 
-    def claim_abandoned(self, owner: str, lease_s: float, limit: int, exclude: list[str] = ()) -> list[MessageRecord]:
+    def claim_abandoned(
+        self, owner: str, lease_s: float, limit: int, exclude: Sequence[str] = ()
+    ) -> list[MessageRecord]:
         """Take over up to `limit` RUNNING runs whose lease lapsed (or that never had one).
 
         Each claim is one conditional UPDATE, so two gateways never both win the same run.
@@ -577,16 +596,19 @@ class StageStore:
         claimed = []
         for message_id in candidates:
             with self._sessions.begin() as session:
-                won = session.execute(
-                    update(Message)
-                    .where(Message.id == message_id, Message.status == STATUS_RUNNING, lapsed)
-                    .values(
-                        lease_owner=owner,
-                        lease_expires_at=now + timedelta(seconds=lease_s),
-                        resume_count=Message.resume_count + 1,
-                        updated_at=now,
-                    )
-                ).rowcount
+                won = cast(
+                    CursorResult,
+                    session.execute(
+                        update(Message)
+                        .where(Message.id == message_id, Message.status == STATUS_RUNNING, lapsed)
+                        .values(
+                            lease_owner=owner,
+                            lease_expires_at=now + timedelta(seconds=lease_s),
+                            resume_count=Message.resume_count + 1,
+                            updated_at=now,
+                        )
+                    ),
+                ).rowcount  # (Session.execute is typed to return a Result; an UPDATE's is a CursorResult)
             if won == 1:
                 record = self.get_message(message_id, tenant_id=ANY_TENANT)
                 if record is not None:
@@ -601,7 +623,7 @@ class StageStore:
                 .where(Message.id == message_id, Message.status == STATUS_RUNNING)
                 .values(cancel_requested=True)
             )
-            if session.bind.dialect.name == "postgresql":
+            if session.get_bind().dialect.name == "postgresql":
                 session.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": CANCEL_CHANNEL, "id": message_id})
         return self.get_message(message_id, tenant_id=ANY_TENANT)
 
@@ -617,7 +639,8 @@ class StageStore:
 
     def event_count(self, message_id: str) -> int:
         with self._sessions() as session:
-            return session.scalar(select(func.count()).select_from(RunEvent).where(RunEvent.message_id == message_id))
+            count = session.scalar(select(func.count()).select_from(RunEvent).where(RunEvent.message_id == message_id))
+            return count or 0
 
 
 # Notification channels on PostgreSQL (payload: the message id).
@@ -692,7 +715,7 @@ def _merged_runs(commits: list[RunCommit | NewRun]) -> list[list[int]]:
             continue
         group = open_group.get(commit.message_id)
         if group is not None and commit.events:
-            last = commits[group[-1]]
+            last = _run_commit(commits, group[-1])
             if last.owner == commit.owner and last.events[-1].seq + 1 == commit.events[0].seq:
                 group.append(index)
                 if commit.final is not None:
@@ -707,9 +730,16 @@ def _merged_runs(commits: list[RunCommit | NewRun]) -> list[list[int]]:
     return groups
 
 
+def _run_commit(commits: list[RunCommit | NewRun], index: int) -> RunCommit:
+    """The RunCommit at `index` (the groups of `_merged_runs` index only those)."""
+    commit = commits[index]
+    assert isinstance(commit, RunCommit)
+    return commit
+
+
 def _merged(commits: list[RunCommit | NewRun], group: list[int]) -> RunCommit:
     """One run's consecutive commits as one, for their single fenced UPDATE (the rows stay each commit's)."""
-    parts = [commits[index] for index in group]
+    parts = [_run_commit(commits, index) for index in group]
     last = parts[-1]
     titles = [part.title for part in parts if part.title is not None]
     return RunCommit(
