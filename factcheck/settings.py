@@ -96,6 +96,9 @@ class Settings(BaseSettings):
     model_names: dict[str, str] = Field(default_factory=dict)
     # Concurrent requests per provider.
     model_max_concurrency: int = Field(default=16, ge=1)
+    # The embedded entailment model (local/checker): how many of a prompt's claims are judged side
+    # by side, one onnxruntime thread each (factcheck/engines/nli_model.py). 2: the cores the suite is sized for.
+    nli_threads: int = Field(default=2, ge=1, le=64)
     # Whether the endpoint accepts `response_format: {"type": "json_schema", ...}` (structured outputs).
     # Callers with a schema (the entailment agents) then ask for it; otherwise they validate and repair.
     # Per provider: "structured_outputs" in FACTCHECK_MODEL_PROVIDERS.

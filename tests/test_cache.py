@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import text
 
 from factcheck import prompt_versions
+from factcheck.engines import nli_model
 from factcheck.services.gateway.store.ledger import LedgerStore
 from factcheck.services.gateway.store.store import StageStore
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, usage_pb2, usage_pb2_grpc
@@ -132,6 +133,29 @@ async def test_another_prompt_version_is_never_served(database_url, fake_models,
             assert [row[0] for row in stored] == ["verify@1"]
     finally:
         store.close()
+
+
+def cached_flags(events) -> list[bool]:
+    return [
+        v.cached
+        for e in events
+        if e.WhichOneof("event") == "checker_complete"
+        for v in e.checker_complete.verifications
+    ]
+
+
+async def test_an_embedded_engine_with_another_model_revision_is_never_served(database_url, fake_models, monkeypatch):
+    """local/checker's verdicts are the shipped entailment model's: after a retrained model (another
+    revision of its files) every claim is checked again, and what that run stores is served next."""
+    fake_models.reset()
+    settings = inprocess_settings(fake_models.base_url, database_url)
+    request = cached_request(checker_models=["local/checker"], sources=[SOURCE])
+    (first, again), _ = await runs(settings, request, request)
+    assert cached_flags(first) == [False] * 3 and cached_flags(again) == [True] * 3
+    monkeypatch.setattr(nli_model, "revision", lambda: "0" * 64)
+    (retrained, after), _ = await runs(settings, request, request)
+    assert cached_flags(retrained) == [False] * 3 and cached_flags(after) == [True] * 3
+    assert verdicts(retrained) == verdicts(first)  # the same files in fact: the same verdicts
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)

@@ -7,12 +7,24 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import cast
 
 import pytest
+from pydantic import ValidationError
 
 from factcheck.domain import ExtractedClaim
-from factcheck.engines import checker, checker_lexical, checker_nli, entailment, investigator, nli_judge, nli_model
+from factcheck.engines import (
+    checker,
+    checker_lexical,
+    checker_nli,
+    engine_revision,
+    entailment,
+    investigator,
+    nli_judge,
+    nli_model,
+)
 from factcheck.engines.evidence_windows import claim_windows
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge
 from factcheck.models.client import ModelClient
@@ -22,7 +34,7 @@ from factcheck.services.checker.entailment.prompts import judge_prompt
 from factcheck.services.checker.prompts import build_verification_prompt
 from factcheck.services.checker.review import build_review_prompt
 from factcheck.services.checker.verifications import parse_verifications
-from factcheck.settings import Settings
+from factcheck.settings import Settings, get_settings
 from factcheck.v1 import citations_pb2, common_pb2, council_pb2
 from factcheck.v1 import entailment_pb2 as entailment_pb
 
@@ -224,19 +236,63 @@ def _items(claims_and_passages):
     return [(c, [PassageText(f"P{i}", t, "Source") for i, t in enumerate(ts, 1)]) for c, ts in claims_and_passages]
 
 
+@pytest.fixture
+def nli_threads(monkeypatch):
+    """Set FACTCHECK_NLI_THREADS for this test (the settings are read once per process, then cached)."""
+
+    def use(count: str) -> None:
+        monkeypatch.setenv("FACTCHECK_NLI_THREADS", count)
+        get_settings.cache_clear()
+
+    yield use
+    get_settings.cache_clear()  # before monkeypatch restores the environment: the next read sees it
+
+
+def test_the_thread_count_is_a_setting_and_a_bad_one_is_refused(nli_threads):
+    nli_threads("3")
+    assert nli_model.configured_threads() == 3
+    for bad in ("0", "65", "two"):
+        with pytest.raises(ValidationError, match="nli_threads"):
+            Settings(nli_threads=bad)
+
+
+def test_concurrent_first_claims_load_the_model_once(monkeypatch):
+    loads = []
+
+    class CountedModel(nli_model.EntailmentModel):
+        def __init__(self) -> None:
+            loads.append(threading.get_ident())
+            time.sleep(0.05)  # a slow load: the other threads arrive meanwhile
+
+    monkeypatch.setattr(nli_model, "EntailmentModel", CountedModel)
+    monkeypatch.setattr(nli_model, "_loaded", None)
+    with ThreadPoolExecutor(4) as pool:
+        models = list(pool.map(lambda _: nli_model.default_model(), range(4)))
+    assert len(loads) == 1 and all(model is models[0] for model in models)
+
+
+def test_embedded_engines_judged_by_the_model_are_keyed_by_its_revision():
+    revision = nli_model.revision()
+    assert len(revision) == 64 and revision == nli_model.revision()
+    for model_id in ("local/checker", "local/checker-nli", "local/entailment", "local/investigator"):
+        assert engine_revision(model_id) == revision
+    for model_id in ("local/checker-lexical", "local/extractor", "local/reporter", "openai/checker", "checker"):
+        assert engine_revision(model_id) == ""
+
+
 @pytest.mark.parametrize("threads", ["1", "2", "4"])
-def test_claims_judged_side_by_side_get_exactly_their_own_judgements(monkeypatch, threads):
+def test_claims_judged_side_by_side_get_exactly_their_own_judgements(nli_threads, threads):
     # A claim's windows stay one model batch whatever runs beside it, so nothing moves, not even the
     # last bit of a probability (the int8 model's activation ranges are per batch: regrouping would).
-    monkeypatch.setenv(nli_model.THREADS_ENV, threads)
+    nli_threads(threads)
     items = _items(CLAIMS_AND_PASSAGES)
     alone = [nli_judge.judge(claim, passages) for claim, passages in items]
     assert nli_judge.judge_claims(items) == alone
     assert len({j.verdict for j in alone}) > 1  # the set is not one verdict throughout
 
 
-def test_claims_are_judged_side_by_side(monkeypatch):
-    monkeypatch.setenv(nli_model.THREADS_ENV, "2")
+def test_claims_are_judged_side_by_side(nli_threads):
+    nli_threads("2")
     both_running = threading.Barrier(2, timeout=10)
 
     class Meeting(ScriptedModel):
@@ -258,11 +314,11 @@ def test_the_session_thread_count_does_not_change_the_scores():
             assert a == pytest.approx(b, abs=1e-6)
 
 
-def test_the_nli_engines_answer_is_the_same_on_one_thread_or_two(monkeypatch):
+def test_the_nli_engines_answer_is_the_same_on_one_thread_or_two(nli_threads):
     prompt = _prompt([c for c, _ in CLAIMS_AND_PASSAGES], [EIFFEL, CURIE, BANANAS])
-    monkeypatch.setenv(nli_model.THREADS_ENV, "1")
+    nli_threads("1")
     sequential = checker_nli.answer(prompt)
-    monkeypatch.setenv(nli_model.THREADS_ENV, "2")
+    nli_threads("2")
     assert checker_nli.answer(prompt) == sequential
 
 

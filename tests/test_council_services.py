@@ -15,7 +15,7 @@ from factcheck.server import new_server
 from factcheck.services.checker.service import CheckerService
 from factcheck.services.reporter.service import ReporterService
 from factcheck.settings import Settings
-from factcheck.v1 import checker_pb2_grpc, common_pb2, council_pb2, reporter_pb2_grpc
+from factcheck.v1 import checker_pb2_grpc, common_pb2, council_pb2, investigation_pb2, reporter_pb2_grpc
 from tests.fake_model_server import FakeModelServer, council_answer, fail, reply
 
 A, B = "Response A", "Response B"
@@ -166,10 +166,37 @@ async def test_a_model_failure_is_a_status(checker, fake_models):
             "responses",
         ),
         (dict(passages=[EIFFEL, EIFFEL]), "passages"),
+        (dict(passages=[common_pb2.Passage(id="P1", text="x" * 20_001)]), "passages"),
     ],
 )
 async def test_council_check_validation(checker, fake_models, overrides, field):
     code, violated = await status_of(checker.CouncilCheck(council_request(**overrides)))
+    assert (code, violated) == (grpc.StatusCode.INVALID_ARGUMENT, field)
+    assert fake_models.requests == []
+
+
+def assess_request(**overrides) -> investigation_pb2.AssessEvidenceRequest:
+    values = dict(
+        model="fake/checker-a",
+        claim=common_pb2.Claim(id="claim_1", claim="The Eiffel Tower was completed in 1889."),
+        results=[EIFFEL],
+    )
+    return investigation_pb2.AssessEvidenceRequest(**{**values, **overrides})
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        (dict(claim=common_pb2.Claim(id="claim_1", claim=" ")), "claim.claim"),
+        (dict(results=[]), "results"),
+        (dict(results=[EIFFEL] * 51), "results"),
+        (dict(results=[EIFFEL, EIFFEL]), "results"),
+        (dict(results=[common_pb2.Passage(text="no id")]), "results"),
+        (dict(results=[common_pb2.Passage(id="R1", text="x" * 20_001)]), "results"),
+    ],
+)
+async def test_assess_evidence_validation(checker, fake_models, overrides, field):
+    code, violated = await status_of(checker.AssessEvidence(assess_request(**overrides)))
     assert (code, violated) == (grpc.StatusCode.INVALID_ARGUMENT, field)
     assert fake_models.requests == []
 

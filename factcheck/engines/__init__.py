@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 
-from factcheck.models.local import LocalEngine, LocalStreamEngine, register_local_engine
+from factcheck.models.local import LOCAL_PREFIX, LocalEngine, LocalStreamEngine, register_local_engine
 
 ENGINE_MODULES = {
     "generator": "generator",
@@ -60,6 +60,24 @@ def _lazy_stream(module_name: str) -> LocalStreamEngine:
             yield module.answer(prompt)
 
     return stream
+
+
+# The engines whose verdicts the entailment model decides (judges.DEFAULT_JUDGES): a new model changes them.
+MODEL_JUDGED_ENGINES = frozenset({"checker", "checker-nli", "entailment", "investigator"})
+
+
+def engine_revision(model_id: str) -> str:
+    """What else a model id's answers depend on, besides its prompt: for a `local/` engine judged by
+    the entailment model, that model's revision (`nli_model.revision`); "" for every other id.
+
+    The verification cache keys by it, so a retrained model (or local/checker's switch from the
+    lexical judge to the model) never serves an earlier engine's verdicts."""
+    name = model_id.removeprefix(LOCAL_PREFIX)
+    if name == model_id or name not in MODEL_JUDGED_ENGINES:
+        return ""
+    from factcheck.engines import nli_model  # (hashes the model's files once; loads nothing)
+
+    return nli_model.revision()
 
 
 for _name, _module in ENGINE_MODULES.items():

@@ -23,17 +23,17 @@ anyway: a run costs about the same per token at 3 pairs as at 30 (more when padd
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
+from factcheck.settings import get_settings
+
 MODEL_DIR = Path(__file__).with_name("data") / "nli"
-THREADS_ENV = "FACTCHECK_NLI_THREADS"
-DEFAULT_THREADS = 2
 # Pairs per onnxruntime call: big enough to amortise the call, small enough to bound memory.
 BATCH = 16
 
@@ -112,15 +112,35 @@ class EntailmentModel:
 
 
 def configured_threads() -> int:
-    """How many claims are judged side by side: FACTCHECK_NLI_THREADS, else DEFAULT_THREADS."""
-    value = os.environ.get(THREADS_ENV, "")
-    return max(1, int(value)) if value.strip().isdigit() else DEFAULT_THREADS
+    """How many claims are judged side by side (FACTCHECK_NLI_THREADS)."""
+    return get_settings().nli_threads
+
+
+_load_lock = threading.Lock()
+_loaded: EntailmentModel | None = None
+
+
+def default_model() -> EntailmentModel:
+    """The shipped model, loaded once per process (EntailmentModelUnavailable when it cannot be).
+
+    Behind a lock: two RPCs that judge their first claim at the same time load it once."""
+    global _loaded
+    with _load_lock:
+        if _loaded is None:
+            _loaded = EntailmentModel()
+        return _loaded
 
 
 @lru_cache(maxsize=1)
-def default_model() -> EntailmentModel:
-    """The shipped model, loaded once (EntailmentModelUnavailable when it cannot be)."""
-    return EntailmentModel()
+def revision() -> str:
+    """The shipped model's identity: the SHA-256 of its three files (weights, vocabulary, card
+    with its temperature). What the verification cache keys `local/` engines by, besides the prompt."""
+    digest = hashlib.sha256()
+    for name in ("model.json", "model.onnx", "vocab.txt"):
+        path = MODEL_DIR / name
+        digest.update(name.encode() + b"\0")
+        digest.update(path.read_bytes() if path.is_file() else b"(missing)")
+    return digest.hexdigest()
 
 
 def available() -> bool:

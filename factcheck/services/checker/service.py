@@ -3,6 +3,8 @@ fact-checker rates every anonymised response (council mode, seed 2)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import grpc
 
 from factcheck.council_taxonomy import MAX_RESPONSES, is_response_label
@@ -185,13 +187,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             "results",
             f"results must list 1 to {MAX_ASSESSED_RESULTS} results (got {count})",
         )
-        ids = [result.id for result in request.results]
-        check_ids("results", ids, "result")
-        check_argument(
-            all(len(result.text) <= MAX_PASSAGE_CHARS for result in request.results),
-            "results",
-            f"every result must be at most {MAX_PASSAGE_CHARS} characters",
-        )
+        _check_passages("results", request.results, "result")
         # Ids are labels the gateway chose (R1, R2, ...): renumber anything else so the answer format holds.
         labels = [f"R{index + 1}" for index in range(count)]
         relabelled = []
@@ -214,7 +210,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
                 investigation_pb2.EvidenceAssessment(
                     result_id=result_id, stance=_STANCES[a.stance], temporal=a.temporal, reason=a.reason
                 )
-                for result_id, a in zip(ids, assessments)
+                for result_id, a in zip((result.id for result in request.results), assessments)
             ],
             response_time_ms=completion.latency_ms,
             usage=completion.usage.to_proto(),
@@ -247,12 +243,16 @@ def _check_council_request(request: council_pb2.CouncilCheckRequest) -> None:
         "passages",
         f"passages may list at most {MAX_COUNCIL_PASSAGES} passages",
     )
-    ids = [passage.id for passage in request.passages]
-    check_ids("passages", ids, "passage")
+    _check_passages("passages", request.passages, "passage")
+
+
+def _check_passages(field: str, passages: Sequence[common_pb2.Passage], noun: str) -> None:
+    """Every passage has its own id and at most MAX_PASSAGE_CHARS characters of text."""
+    check_ids(field, [passage.id for passage in passages], noun)
     check_argument(
-        all(len(passage.text) <= MAX_PASSAGE_CHARS for passage in request.passages),
-        "passages",
-        f"every passage must be at most {MAX_PASSAGE_CHARS} characters",
+        all(len(passage.text) <= MAX_PASSAGE_CHARS for passage in passages),
+        field,
+        f"every {noun} must be at most {MAX_PASSAGE_CHARS} characters",
     )
 
 

@@ -1,7 +1,8 @@
 """The verification cache of fact-check mode (opt-in: mode_config.use_cache, FACTCHECK_CACHE_ENABLED).
 
-A claim already verified for this tenant by the same model, with the same prompt version and
-the same evidence, within FACTCHECK_CACHE_TTL_S, reuses that verification: the checker is sent
+A claim already verified for this tenant by the same model (for a `local/` engine judged by the
+embedded entailment model, the same model revision), with the same prompt version and the
+same evidence, within FACTCHECK_CACHE_TTL_S, reuses that verification: the checker is sent
 only the claims it has not verified before (no call at all when there are none). Extraction
 is cached the same way, by content, model, prompt version and length limit.
 
@@ -24,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from factcheck.domain import NOT_ADDRESSED_EVIDENCE, VerdictSummary
+from factcheck.engines import engine_revision
 from factcheck.observability import metrics
 from factcheck.prompt_versions import EXTRACT, VERIFY, version_label
 from factcheck.services.gateway.store.ledger import LedgerStore
@@ -46,13 +48,15 @@ def _digest(parts: list[Any]) -> str:
 def verification_key(
     model: str, prompt_version: str, claim: common_pb2.Claim, passages: list[common_pb2.Passage]
 ) -> str:
-    """What a verification depends on: the model, the prompt, the claim (with its sentence) and its evidence."""
+    """What a verification depends on: the model (for an embedded engine, its revision too), the
+    prompt, the claim (with its sentence) and its evidence."""
     evidence = [[p.source_id, p.source_title, p.text, p.published_at, p.authority] for p in passages]
-    return _digest([KIND_VERIFY, model, prompt_version, claim.claim, claim.context, claim.type, evidence])
+    engine = engine_revision(model)
+    return _digest([KIND_VERIFY, model, engine, prompt_version, claim.claim, claim.context, claim.type, evidence])
 
 
 def extraction_key(model: str, prompt_version: str, content: str, max_content_length: int) -> str:
-    return _digest([KIND_EXTRACT, model, prompt_version, content, max_content_length])
+    return _digest([KIND_EXTRACT, model, engine_revision(model), prompt_version, content, max_content_length])
 
 
 def _not_before(run) -> datetime:
