@@ -63,9 +63,9 @@ from factcheck.engines.judge import (
     CONFLICT_NAME,
     CONFLICT_QUANTIFIER,
     DISPUTED,
+    NOTHING_TO_READ,
     UNVERIFIABLE,
     VERIFIED,
-    Judgement,
     PassageText,
     name_stems,
     term_stems,
@@ -199,7 +199,7 @@ def rate(verified: int, disputed: int, unverifiable: int) -> int:
 
 
 def _finding(claim: str, passages: tuple[PassageText, ...], judge_claim: ClaimJudge) -> ClaimFinding:
-    judgement = judge_claim(claim, passages) if passages else Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
+    judgement = judge_claim(claim, passages) if passages else NOTHING_TO_READ
     if judgement.verdict == DISPUTED:
         error_type = _ERROR_BY_CONFLICT.get(judgement.conflict or "", council_pb2.ERROR_TYPE_OTHER)
         return ClaimFinding(

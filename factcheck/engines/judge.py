@@ -205,12 +205,16 @@ class Judgement:
     partial: str | None = None
 
 
+# The verdict when there is nothing to judge: no passage, or a claim without content words.
+NOTHING_TO_READ = Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
+
+
 def judge(claim: str, passages: Sequence[PassageText], model: VerifierModel | None = None) -> Judgement:
     """The verdict on `claim` given `passages` (see the module docstring)."""
     model = model or default_model()
     facts = _claim_facts(claim, model)
     if not passages or not facts.weights:
-        return Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
+        return NOTHING_TO_READ
     readings = [_Reading(m, model.probabilities(m.features)) for m in (_measure(facts, p) for p in passages)]
     return _decide(facts, readings)
 

@@ -45,6 +45,7 @@ from factcheck.engines.judge import (
     CONFLICT_FIGURE,
     CONFLICT_VERIFIER,
     DISPUTED,
+    NOTHING_TO_READ,
     UNVERIFIABLE,
     VERIFIED,
     Judgement,
@@ -86,12 +87,12 @@ class Reading:
 
 def judge(claim: str, passages: Sequence[PassageText], model: EntailmentModel | None = None) -> Judgement:
     """The verdict on `claim` given `passages` (see the module docstring)."""
-    if not passages or not term_stems(claim):  # nothing to read: the model is not even loaded
-        return Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
+    if _nothing_to_read(claim, passages):  # the model is not even loaded
+        return NOTHING_TO_READ
     model = model or default_model()
     reading = read(claim, passages, model)
     if reading is None:
-        return Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
+        return NOTHING_TO_READ
     rules = reading.rules
     if (
         _figure_conflict(rules)
@@ -124,7 +125,7 @@ def judge_claims(
 def read(claim: str, passages: Sequence[PassageText], model: EntailmentModel) -> Reading | None:
     """The model's scores for the claim's best windows and the lexical judge's verdict; None when
     there is nothing to read (no passage, or a claim without content words)."""
-    if not passages or not term_stems(claim):
+    if _nothing_to_read(claim, passages):
         return None
     windows = claim_windows(claim, passages)
     if not windows:
@@ -143,6 +144,10 @@ def read(claim: str, passages: Sequence[PassageText], model: EntailmentModel) ->
         "coverage": max(w.coverage for w in windows),
     }
     return Reading(claim, windows, scores, rules, features)
+
+
+def _nothing_to_read(claim: str, passages: Sequence[PassageText]) -> bool:
+    return not passages or not term_stems(claim)
 
 
 def _figure_conflict(rules: Judgement) -> bool:

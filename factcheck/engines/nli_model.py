@@ -34,6 +34,8 @@ from typing import Any, Sequence
 from factcheck.settings import get_settings
 
 MODEL_DIR = Path(__file__).with_name("data") / "nli"
+# The card (labels, maximum length, temperature, provenance), the weights and the vocabulary.
+MODEL_FILES = ("model.json", "model.onnx", "vocab.txt")
 # Pairs per onnxruntime call: big enough to amortise the call, small enough to bound memory.
 BATCH = 16
 
@@ -60,7 +62,7 @@ class EntailmentModel:
     """One loaded model; `scores` is the only call."""
 
     def __init__(self, directory: Path = MODEL_DIR, threads: int = 1) -> None:
-        card_path, model_path, vocab_path = directory / "model.json", directory / "model.onnx", directory / "vocab.txt"
+        card_path, model_path, vocab_path = (directory / name for name in MODEL_FILES)
         if not (card_path.is_file() and model_path.is_file() and vocab_path.is_file()):
             raise EntailmentModelUnavailable(f"the entailment model is not installed in {directory}")
         try:
@@ -136,7 +138,7 @@ def revision() -> str:
     """The shipped model's identity: the SHA-256 of its three files (weights, vocabulary, card
     with its temperature). What the verification cache keys `local/` engines by, besides the prompt."""
     digest = hashlib.sha256()
-    for name in ("model.json", "model.onnx", "vocab.txt"):
+    for name in MODEL_FILES:
         path = MODEL_DIR / name
         digest.update(name.encode() + b"\0")
         digest.update(path.read_bytes() if path.is_file() else b"(missing)")
@@ -147,5 +149,5 @@ def available() -> bool:
     """Whether the shipped model and its runtime are installed (loads nothing)."""
     import importlib.util
 
-    files = all((MODEL_DIR / name).is_file() for name in ("model.json", "model.onnx", "vocab.txt"))
+    files = all((MODEL_DIR / name).is_file() for name in MODEL_FILES)
     return files and all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "tokenizers", "numpy"))

@@ -31,7 +31,7 @@ def load_result(store: StageStore, message_id: str, tenant_id: str) -> factcheck
         message_id=message.id,
         conversation_id=message.conversation_id,
         question=message.question,
-        status=_status(message.status),
+        status=status_proto(message.status),
         title=message.title,
         created_at=timestamp(message.created_at),
         updated_at=timestamp(message.updated_at),
@@ -67,7 +67,7 @@ def message_summary(record: MessageRecord, usage: UsageTotals | None = None) -> 
         conversation_id=record.conversation_id,
         question=record.question,
         title=record.title,
-        status=_status(record.status),
+        status=status_proto(record.status),
         created_at=timestamp(record.created_at),
         updated_at=timestamp(record.updated_at),
         mode=mode_named(record.request_config.get("mode")).value,
@@ -86,7 +86,8 @@ def response_time_of(stage: StageRecord | None) -> int:
     return (stage.response_time_ms if stage else None) or 0
 
 
-def _status(status: str) -> factcheck_pb2.MessageStatus:
+def status_proto(status: str) -> factcheck_pb2.MessageStatus:
+    """A stored status (COMPLETE, ...) as the proto enum; UNSPECIFIED for a name it does not know."""
     name = f"MESSAGE_STATUS_{status}"
     if name not in factcheck_pb2.MessageStatus.keys():
         return factcheck_pb2.MESSAGE_STATUS_UNSPECIFIED

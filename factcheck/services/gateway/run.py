@@ -18,7 +18,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import grpc
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -28,6 +28,7 @@ from factcheck.services.gateway.events import RunEvents
 from factcheck.services.gateway.knowledge.retrieval import Retriever
 from factcheck.services.gateway.ledger.budget import BudgetExceeded
 from factcheck.services.gateway.ledger.ledger import RunLedger
+from factcheck.services.gateway.results import status_proto
 from factcheck.services.gateway.store import (
     STATUS_CANCELLED,
     STATUS_COMPLETE,
@@ -275,9 +276,7 @@ def _failures_proto(failures: list[dict[str, str]]) -> list[factcheck_pb2.StageF
 
 
 async def finish(run: Run, status: str, stop_reason: str | None = None) -> None:
-    message_status = factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{status}")
-    # (the cast: protoc's .pyi type Value() as int, the field as the enum)
-    payload = factcheck_pb2.CompletePayload(status=cast(factcheck_pb2.MessageStatus, message_status))
+    payload = factcheck_pb2.CompletePayload(status=status_proto(status))
     if stop_reason is not None:
         payload.stop_reason = stop_reason
     payload.usage.CopyFrom(run.ledger.spent.to_proto())  # the `complete` commit stores the last rows

@@ -13,7 +13,6 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from functools import partial
-from typing import cast
 
 import grpc
 
@@ -24,7 +23,7 @@ from factcheck.services.gateway.database_gate import DatabaseGate
 from factcheck.services.gateway.events import live_then_stored
 from factcheck.services.gateway.ledger.budget import run_budget
 from factcheck.services.gateway.modes import Plan, mode_named
-from factcheck.services.gateway.results import list_results, load_result
+from factcheck.services.gateway.results import list_results, load_result, status_proto
 from factcheck.services.gateway.run import CANCELLED_BY_CALLER
 from factcheck.services.gateway.run import Run as ModeRun
 from factcheck.services.gateway.run_limit import RunLimit, RunSlot
@@ -246,8 +245,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             self._registry.recover_soon()  # a run nobody executes is ended by the next recovery pass
         finished = await self._wait_until_finished(record.id)
         assert finished is not None  # runs are never deleted
-        status = factcheck_pb2.MessageStatus.Value(f"MESSAGE_STATUS_{finished.status}")
-        return factcheck_pb2.CancelResponse(status=cast(factcheck_pb2.MessageStatus, status))  # (Value() is typed int)
+        return factcheck_pb2.CancelResponse(status=status_proto(finished.status))
 
     async def _wait_until_finished(self, message_id: str) -> MessageRecord | None:
         """The run once it has stored a final status, or as it is after CANCEL_WAIT_S (another

@@ -506,11 +506,12 @@ class StageStore:
                         continue
                     # Each on its own fence: one of them may have landed already (a retry), or none may.
                 for index in group:
-                    statement, parameters = _fenced_update(_run_commit(commits, index), now)
+                    commit = _run_commit(commits, index)
+                    statement, parameters = _fenced_update(commit, now)
                     if session.execute(statement, parameters).rowcount != 1:
                         fenced_out.append(index)
                         continue
-                    _rows_of(_run_commit(commits, index), now, event_rows, stage_rows, notify, other_rows, ledger_rows)
+                    _rows_of(commit, now, event_rows, stage_rows, notify, other_rows, ledger_rows)
             if event_rows:
                 session.execute(_INSERT_EVENTS, event_rows)
             if stage_rows:
