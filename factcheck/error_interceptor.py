@@ -11,6 +11,8 @@ Installed innermost on every factcheck server (`factcheck.server.new_server`). F
 3. the behaviour runs; what it raises becomes the call's status:
    - a `ServiceError` (factcheck.errors): its code, sanitised message and details;
    - a `ModelError` (factcheck.models.errors): mapped by `errors.from_model_error`;
+   - `NotImplementedError` (what a generated servicer's method raises when a server does not
+     implement it): UNIMPLEMENTED, logged quietly, as grpc answers a method it does not know;
    - anything else is a bug: INTERNAL with a short error id, logged once with its
      traceback under that id. Never UNKNOWN, never UNAVAILABLE.
 
@@ -28,7 +30,15 @@ from typing import Any
 
 import grpc
 
-from factcheck.errors import MAX_MESSAGE_CHARS, Internal, InvalidArgument, Reason, ServiceError, from_model_error
+from factcheck.errors import (
+    MAX_MESSAGE_CHARS,
+    Internal,
+    InvalidArgument,
+    Reason,
+    ServiceError,
+    Unimplemented,
+    from_model_error,
+)
 from factcheck.grpc_handlers import map_requests, wrap_handler
 from factcheck.models import calls as model_calls
 from factcheck.models.errors import ModelError
@@ -48,6 +58,7 @@ _CALLER_FAULTS = {
     grpc.StatusCode.UNAUTHENTICATED,
     grpc.StatusCode.PERMISSION_DENIED,
     grpc.StatusCode.OUT_OF_RANGE,
+    grpc.StatusCode.UNIMPLEMENTED,
 }
 
 
@@ -63,12 +74,14 @@ def new_error_id() -> str:
     return secrets.token_hex(4)
 
 
-def as_service_error(error: Exception) -> ServiceError | None:
+def as_service_error(error: Exception, method: str = "") -> ServiceError | None:
     """The ServiceError an exception stands for, or None for a bug."""
     if isinstance(error, ServiceError):
         return error
     if isinstance(error, ModelError):
         return from_model_error(error)
+    if isinstance(error, NotImplementedError):
+        return Unimplemented(f"{method or 'This method'} is not implemented by this server.")
     return None
 
 
@@ -144,7 +157,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
             except grpc.aio.AbortError:
                 raise  # the behaviour ended the call itself
             except Exception as exc:
-                error = as_service_error(exc)
+                error = as_service_error(exc, method)
                 if error is None:
                     error_id = new_error_id()
                     log.error("%s: internal error %s: %s", method, error_id, excerpt(repr(exc), 300), exc_info=exc)

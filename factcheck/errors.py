@@ -110,6 +110,8 @@ class Reason:
     MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"
     MODEL_BAD_RESPONSE = "MODEL_BAD_RESPONSE"
     MODEL_EMPTY_RESPONSE = "MODEL_EMPTY_RESPONSE"
+    # UNIMPLEMENTED
+    METHOD_NOT_IMPLEMENTED = "METHOD_NOT_IMPLEMENTED"
     # INTERNAL
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
@@ -302,6 +304,13 @@ class Unavailable(ServiceError):
 
     code = grpc.StatusCode.UNAVAILABLE
     default_reason = Reason.DATABASE_UNAVAILABLE
+
+
+class Unimplemented(ServiceError):
+    """A method the server registers but does not implement (a generated servicer's default)."""
+
+    code = grpc.StatusCode.UNIMPLEMENTED
+    default_reason = Reason.METHOD_NOT_IMPLEMENTED
 
 
 class Internal(ServiceError):

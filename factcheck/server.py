@@ -11,11 +11,11 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from factcheck.error_interceptor import ErrorInterceptor
 from factcheck.grpc_options import CHANNEL_OPTIONS, MAX_MESSAGE_BYTES, server_options
+from factcheck.health_servicer import HealthServicer
 from factcheck.models.calls import ModelCallsServerInterceptor
 from factcheck.observability import metrics, tracing
 from factcheck.observability.interceptors import MessageIdServerInterceptor, ServerMetricsInterceptor

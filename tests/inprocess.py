@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_health.v1._async import HealthServicer
 
+from factcheck.health_servicer import HealthServicer
 from factcheck.models.client import ModelClient
 from factcheck.server import add_port, new_server
 from factcheck.services.checker.service import CheckerService

@@ -47,6 +47,7 @@ from factcheck.services.gateway.store_calls import call_store
 from factcheck.settings import Settings
 from factcheck.text_safety import excerpt, has_unsafe_characters
 from factcheck.v1 import (
+    council_pb2,
     extractor_pb2,
     extractor_pb2_grpc,
     factcheck_pb2,
@@ -495,6 +496,16 @@ async def test_an_unexpected_exception_is_internal_with_an_error_id_in_the_one_l
     [logged] = [record for record in caplog.records if error_id in record.getMessage()]
     assert logged.levelno == logging.ERROR and logged.exc_info is not None
     assert not [record for record in caplog.records if "Unexpected" in record.getMessage()]  # grpc's own UNKNOWN
+
+
+async def test_a_method_the_servicer_does_not_implement_is_unimplemented_not_internal(buggy, caplog):
+    """The generated servicer's default raises NotImplementedError: that is UNIMPLEMENTED, with no traceback."""
+    caplog.set_level(logging.INFO)
+    error = await failure(buggy.Synthesize(council_pb2.SynthesizeRequest(model="a/b", question="q"), timeout=10))
+    assert error.code() == grpc.StatusCode.UNIMPLEMENTED
+    assert details_of(error)["google.rpc.ErrorInfo"].reason == "METHOD_NOT_IMPLEMENTED"
+    assert "ReporterService/Synthesize" in (error.details() or "")
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR or record.exc_info]
 
 
 async def test_a_status_message_that_cannot_be_encoded_never_hangs_the_call(buggy):

@@ -58,6 +58,15 @@ def _watch_first(target: str, service: str = "") -> int:
             call.cancel()
 
 
+def _health_list(target: str) -> dict[str, int]:
+    """Health/List: every service the server reports on, with its status."""
+    with grpc.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        # types-grpcio-health-checking's HealthStub leaves out the methods it sets in __init__.
+        response = stub.List(health_pb2.HealthListRequest(), timeout=10)  # type: ignore[attr-defined]
+        return {name: status.status for name, status in response.statuses.items()}
+
+
 def _reflected_services(target: str) -> list[str]:
     with grpc.insecure_channel(target) as channel:
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
@@ -89,6 +98,9 @@ def test_console_script_serves_health_and_reflection_and_stops_on_sigterm(script
         assert _watch_first(target, service) == health_pb2.HealthCheckResponse.SERVING
         assert _watch_first(target, "no.such.Service") == health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
         assert set(_reflected_services(target)) >= {service, "grpc.health.v1.Health"}
+        # List is part of the health protocol too (grpc's reference servicer leaves it out).
+        served = [name for name in _reflected_services(target) if name.startswith("factcheck.")]
+        assert _health_list(target) == {name: health_pb2.HealthCheckResponse.SERVING for name in ["", *served]}
     finally:
         process.send_signal(signal.SIGTERM)
         code = process.wait(timeout=30)

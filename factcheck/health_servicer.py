@@ -1,0 +1,16 @@
+"""The `grpc.health.v1.Health` servicer every factcheck server registers: grpc's asyncio
+reference servicer (Check, Watch, graceful shutdown) plus `List`, which that one leaves out."""
+
+from __future__ import annotations
+
+from grpc_health.v1 import health_pb2
+from grpc_health.v1._async import HealthServicer as _ReferenceHealthServicer
+
+
+class HealthServicer(_ReferenceHealthServicer):
+    async def List(self, request: health_pb2.HealthListRequest, context) -> health_pb2.HealthListResponse:
+        """Every service this server reports on ("" is the whole server) with its status now."""
+        response = health_pb2.HealthListResponse()
+        for service, status in self._server_status.items():
+            response.statuses[service].status = status
+        return response
