@@ -206,6 +206,7 @@ def gateway_methods() -> list[Method]:
 
 def health_methods() -> list[Method]:
     seeds = (health_pb2.HealthCheckRequest(service=""), health_pb2.HealthCheckRequest(service="factcheck.v1.X"))
+    health_list = health_pb2.HealthListRequest  # type: ignore[attr-defined]  # (the stubs predate List)
     reflection = (
         reflection_pb2.ServerReflectionRequest(list_services=""),
         reflection_pb2.ServerReflectionRequest(file_containing_symbol="factcheck.v1.FactCheckService"),
@@ -213,7 +214,7 @@ def health_methods() -> list[Method]:
     return [
         Method("/grpc.health.v1.Health/Check", health_pb2.HealthCheckRequest, False, seeds),
         Method("/grpc.health.v1.Health/Watch", health_pb2.HealthCheckRequest, True, seeds),
-        Method("/grpc.health.v1.Health/List", health_pb2.HealthListRequest, False, (health_pb2.HealthListRequest(),)),
+        Method("/grpc.health.v1.Health/List", health_list, False, (health_list(),)),
         Method(
             "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
             reflection_pb2.ServerReflectionRequest,
