@@ -205,6 +205,8 @@ def _evidence(judgement: Judgement, request: VerificationRequest, passage_ids: l
             else "the prompt gave no evidence passages"
         )
         return f"Not checked: {reason}, and {engine} judges claims only against the passages it is given."
+    if judgement.failure:
+        return f"Not checked: {engine} failed on this claim ({_one_line(judgement.failure)}); the other claims keep their verdicts."
     if judgement.partial and judgement.passage_id in request.passages:
         passage = request.passages[judgement.passage_id]
         source = f"[{passage.id}] {_one_line(passage.title)}".rstrip()

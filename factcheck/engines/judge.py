@@ -59,6 +59,7 @@ from factcheck.engines.numbers import (
 )
 from factcheck.engines.sentences import STOPWORDS, sentence_spans, stem, tokenize
 from factcheck.engines.verifier_model import LABELS, VerifierModel, default_model
+from factcheck.text_safety import excerpt
 
 VERIFIED, DISPUTED, UNVERIFIABLE = "VERIFIED", "DISPUTED", "UNVERIFIABLE"
 # What a DISPUTED verdict rests on (`Judgement.conflict`), for callers that classify errors.
@@ -193,6 +194,7 @@ class Judgement:
     `conflict` says what a DISPUTED verdict rests on (one of the CONFLICT_ names), else None.
     `partial` is set when the evidence supports only part of the claim (the entailment checker):
     what is missing, in words, e.g. `not stated: "and won the 1998 award"`.
+    `failure` is set when the engine could not judge this claim at all (`unjudged`): why, in words.
     """
 
     verdict: str
@@ -203,10 +205,17 @@ class Judgement:
     score: float
     conflict: str | None = None
     partial: str | None = None
+    failure: str | None = None
 
 
 # The verdict when there is nothing to judge: no passage, or a claim without content words.
 NOTHING_TO_READ = Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0)
+
+
+def unjudged(error: Exception) -> Judgement:
+    """The verdict on a claim the engine failed on: UNVERIFIABLE, LOW, saying why (the other claims keep theirs)."""
+    detail = excerpt(f"{type(error).__name__}: {error}", 200)
+    return Judgement(UNVERIFIABLE, "LOW", None, None, None, 0.0, failure=detail)
 
 
 def judge(claim: str, passages: Sequence[PassageText], model: VerifierModel | None = None) -> Judgement:

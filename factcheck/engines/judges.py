@@ -14,31 +14,62 @@ claims (the model judges FACTCHECK_NLI_THREADS claims side by side: `nli_judge.j
 
 from __future__ import annotations
 
+import functools
+import logging
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, ParamSpec, Sequence
 
 from factcheck.engines import judge as lexical
 from factcheck.engines import nli_judge
-from factcheck.engines.judge import Judgement, PassageText
+from factcheck.engines.judge import Judgement, PassageText, unjudged
+from factcheck.engines.nli_model import EntailmentModelUnavailable
+
+log = logging.getLogger("factcheck.engines")
+P = ParamSpec("P")
 
 ClaimJudge = Callable[[str, Sequence[PassageText]], Judgement]
 # Judges every (claim, its passages) of a prompt, answers in order.
 ClaimsJudge = Callable[[Sequence[tuple[str, Sequence[PassageText]]]], list[Judgement]]
 
 
+def isolated(judge: Callable[P, Judgement]) -> Callable[P, Judgement]:
+    """`judge`, except that a claim it fails on gets `unjudged` (UNVERIFIABLE, saying why) instead of
+    failing the prompt and every other claim's verdict with it. A model that cannot be loaded at all
+    is no one claim's failure: that still fails the call."""
+
+    @functools.wraps(judge)
+    def judge_one(*args: P.args, **kwargs: P.kwargs) -> Judgement:
+        try:
+            return judge(*args, **kwargs)
+        except EntailmentModelUnavailable:
+            raise
+        except Exception as error:
+            log.warning("the judge failed on one claim: %r", error, exc_info=error)
+            return unjudged(error)
+
+    return judge_one
+
+
+@isolated
 def default_judge(claim: str, passages: Sequence[PassageText]) -> Judgement:
     """The embedded entailment model's verdict on `claim` given `passages` (nli_judge.py)."""
     return nli_judge.judge(claim, passages)
 
 
+@isolated
 def lexical_judge(claim: str, passages: Sequence[PassageText]) -> Judgement:
     """The lexical judge's verdict (judge.py): `local/checker-lexical`."""
     return lexical.judge(claim, passages)
 
 
+def default_judge_claims(items: Sequence[tuple[str, Sequence[PassageText]]]) -> list[Judgement]:
+    """The model's verdicts, FACTCHECK_NLI_THREADS claims side by side, each claim isolated."""
+    return nli_judge.judge_claims(items, judge_one=isolated(nli_judge.judge))
+
+
 def lexical_judge_claims(items: Sequence[tuple[str, Sequence[PassageText]]]) -> list[Judgement]:
     """The lexical judge on each claim in turn (it holds the GIL: threads would not help)."""
-    return [lexical.judge(claim, passages) for claim, passages in items]
+    return [lexical_judge(claim, passages) for claim, passages in items]
 
 
 @dataclass(frozen=True)
@@ -49,5 +80,5 @@ class Judges:
     many: ClaimsJudge
 
 
-DEFAULT_JUDGES = Judges(default_judge, nli_judge.judge_claims)
+DEFAULT_JUDGES = Judges(default_judge, default_judge_claims)
 LEXICAL_JUDGES = Judges(lexical_judge, lexical_judge_claims)

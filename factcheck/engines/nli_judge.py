@@ -22,7 +22,9 @@
    is VERIFIED only when each clause is stated by some window on its own (the model reads the
    clause as SUPPORTED, or the window holds every one of its content words); otherwise it is
    UNVERIFIABLE, and `Judgement.partial` says which clause the evidence does not state.
-   A window the model reads as PARTIAL is reported the same way.
+   A window the model reads as PARTIAL is reported the same way. A clause longer than the model
+   reads whole (it keeps about half its 128 tokens for the claim) is checked in pieces of
+   CLAIM_PIECE_WORDS words, so a long claim is VERIFIED only when every piece of it is stated.
 
 The quote
 is a verbatim piece of the deciding window (as `judge` quotes its windows), so that it
@@ -62,6 +64,9 @@ from factcheck.engines.verifier_model import VerifierModel
 FIGURE_OVERRIDE = 0.9
 # A clause needs this many content words to be checked on its own ("and died" is not a claim).
 CLAUSE_MIN_WORDS = 2
+# The longest piece of a claim checked on its own: about 40 tokens, within the half of the model's
+# 128 tokens a pair keeps for its claim (nli_model), so every piece is read whole.
+CLAIM_PIECE_WORDS = 30
 _VERB = (
     r"(?:\w+ed|is|are|was|were|has|have|had|won|became|made|wrote|built|took|gave|went|led|held|began|"
     r"died|served|received|remains|includes|contains|lies)"
@@ -104,22 +109,26 @@ def judge(claim: str, passages: Sequence[PassageText], model: EntailmentModel | 
 
 
 def judge_claims(
-    items: Sequence[tuple[str, Sequence[PassageText]]], model: EntailmentModel | None = None
+    items: Sequence[tuple[str, Sequence[PassageText]]],
+    model: EntailmentModel | None = None,
+    judge_one: Callable[[str, Sequence[PassageText], EntailmentModel | None], Judgement] | None = None,
 ) -> list[Judgement]:
-    """`judge(claim, passages)` for each item, in order, FACTCHECK_NLI_THREADS claims at a time.
+    """`judge(claim, passages)` for each item, in order, FACTCHECK_NLI_THREADS claims at a time
+    (`judge_one` in its place: judges.py's, which keeps one claim's failure to that claim).
 
     The model's runs release the GIL, so one claim's run overlaps another's and the lexical
     reading of the next; each claim's windows are still one batch of their own, so every
     judgement is exactly what `judge` gives for that claim alone.
     """
+    one = judge_one or judge
     if not any(passages for _, passages in items):  # nothing to read: the model is not even loaded
-        return [judge(claim, passages) for claim, passages in items]
+        return [one(claim, passages, None) for claim, passages in items]
     model = model or default_model()  # loaded once, before the workers share it
     workers = min(len(items), configured_threads())
     if workers <= 1:
-        return [judge(claim, passages, model) for claim, passages in items]
+        return [one(claim, passages, model) for claim, passages in items]
     with ThreadPoolExecutor(workers, thread_name_prefix="nli-judge") as pool:
-        return list(pool.map(lambda item: judge(item[0], item[1], model), items))
+        return list(pool.map(lambda item: one(item[0], item[1], model), items))
 
 
 def read(claim: str, passages: Sequence[PassageText], model: EntailmentModel) -> Reading | None:
@@ -241,6 +250,15 @@ def claim_clauses(claim: str) -> list[str]:
     return [c for c in clauses if c] or [claim]
 
 
+def claim_pieces(claim: str) -> list[str]:
+    """The claim's clauses, a clause over CLAIM_PIECE_WORDS words cut into runs of that many words."""
+    pieces = []
+    for clause in claim_clauses(claim):
+        words = clause.split()
+        pieces += [" ".join(words[i : i + CLAIM_PIECE_WORDS]) for i in range(0, len(words), CLAIM_PIECE_WORDS)]
+    return pieces or [claim]
+
+
 def _verdict(score: EntailmentScores) -> str:
     by = {VERIFIED: score.supported, DISPUTED: score.refuted, UNVERIFIABLE: score.unverifiable}
     return max(by, key=by.__getitem__)
@@ -251,8 +269,9 @@ def _passage_support(passage_id: str | None, windows: list[EvidenceWindow], scor
 
 
 def _unsupported_clause(claim: str, windows: list[EvidenceWindow], model: EntailmentModel) -> str | None:
-    """The first clause no window supports on its own, or None when every clause is supported."""
-    clauses = claim_clauses(claim)
+    """The first clause (or piece of a long one) no window supports on its own, or None when every
+    one is supported."""
+    clauses = claim_pieces(claim)
     if len(clauses) < 2:
         return None
     # A clause whose every word a window holds counts as stated without asking the model.

@@ -76,7 +76,11 @@ class EntailmentModel:
         self._temperature = float(self.card["temperature"])
         self._numpy = numpy
         self._tokenizer = BertWordPieceTokenizer(str(vocab_path), lowercase=True)
-        self._tokenizer.enable_truncation(int(self.card["max_length"]), strategy="only_second")
+        # A pair over max_length loses tokens from its longer side: the window's tail for any claim up
+        # to half the length (the same pairs `only_second` gave, which the model was calibrated on),
+        # and the claim's tail too for a longer claim, where `only_second` had no room left and failed.
+        # What the model cannot read of a long claim, nli_judge reads piece by piece.
+        self._tokenizer.enable_truncation(int(self.card["max_length"]), strategy="longest_first")
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads  # per run; 1 unless asked (see the module docstring)
         options.inter_op_num_threads = 1
