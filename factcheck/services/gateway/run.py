@@ -276,6 +276,7 @@ def _failures_proto(failures: list[dict[str, str]]) -> list[factcheck_pb2.StageF
 
 
 async def finish(run: Run, status: str, stop_reason: str | None = None) -> None:
+    await run.ledger.settle_calls()  # every call the run started is in the last commit (a title still under way)
     payload = factcheck_pb2.CompletePayload(status=status_proto(status))
     if stop_reason is not None:
         payload.stop_reason = stop_reason
@@ -292,6 +293,7 @@ async def fail(run: Run, message: str) -> None:
     the same event (same seq) is stored as soon as the database answers again. Until then
     the run stays this gateway's (its task, and so its lease, lives on).
     """
+    await run.ledger.settle_calls()  # the calls still under way are ledgered with the error event
     await run.settle()  # the commits under way land or fail; the error event follows the last stored one
     final = FinalState(STATUS_FAILED, error_message=message, failures=tuple(run.failures))
     event = run.events.build(
@@ -316,6 +318,7 @@ async def fail(run: Run, message: str) -> None:
 
 
 async def cancelled(run: Run) -> None:
+    await run.ledger.settle_calls()  # the calls Cancel cut short: `cancelled` rows, with estimated usage
     reason = run.cancel_reason or CANCELLED_BY_CALLER
     await run.emit(
         "cancelled",

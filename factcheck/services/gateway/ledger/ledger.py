@@ -5,8 +5,11 @@ call is checked against the run's budget before it starts (`BudgetExceeded` once
 and, when it ends, every model call the service reports in its `x-factcheck-model-calls-bin`
 trailer (failures included) becomes a ledger row, priced now. A call that ends without the
 trailer (the service was unreachable, the deadline passed) is one row with its status as the
-outcome and no tokens. Rows wait in the ledger until the run's next commit stores them
-(`take_rows`), so they are as durable as the stage rows.
+outcome and no tokens. A call the run cuts short (Cancel, a spent budget, the run's end: the
+trailer never comes) is one `cancelled` row with estimated usage, marked `usage_estimated`; a
+run's ending settles every call still under way first (`RunLedger.settle_calls`). Rows wait in
+the ledger until the run's next commit stores them (`take_rows`), so they are as durable as the
+stage rows.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from factcheck.models.calls import calls_from_metadata
 from factcheck.observability import metrics
 from factcheck.services.gateway.ledger.budget import UNLIMITED, Budget, BudgetExceeded
 from factcheck.services.gateway.ledger.pricing import Pricing
-from factcheck.services.gateway.ledger.totals import OUTCOME_CACHE_HIT, UsageTotals
+from factcheck.services.gateway.ledger.totals import OUTCOME_CACHE_HIT, OUTCOME_CANCELLED, UsageTotals
 from factcheck.v1 import usage_pb2
 
 # The ledger's `stage` of a call: what kind of work it paid for, from the RPC's name.
@@ -68,6 +71,8 @@ class RunLedger:
         self._versions: dict[tuple[str, str], set[str]] = {}
         # Why the budget refused a call, once it has.
         self.stop_reason: str | None = None
+        # Every call started and not yet ledgered (`StartedCall`): what `settle_calls` ends.
+        self.under_way: set[StartedCall] = set()
 
     # --- budget ----------------------------------------------------------------------------------------
 
@@ -99,6 +104,7 @@ class RunLedger:
                 "latency_ms": call.latency_ms,
                 "outcome": call.outcome[:64] or "ok",
                 "prompt_version": call.prompt_version[:64],
+                "usage_estimated": call.usage_estimated,
                 "input_price_per_million": price.input if price else None,
                 "output_price_per_million": price.output if price else None,
                 "cached_input_price_per_million": price.cached_input if price else None,
@@ -112,6 +118,21 @@ class RunLedger:
             method,
             usage_pb2.ModelCall(model=model or "unknown", attempts=1, latency_ms=latency_ms, outcome=outcome),
         )
+
+    async def settle_calls(self, wait_s: float = ROW_WAITS_FOR_CALL_S) -> None:
+        """Before a run's last commit: cancel every call still under way and wait (at most `wait_s`)
+        until each is ledgered, so that the last commit stores every call the run started. A call
+        that ended as the run stopped keeps what its service reported; the others are `cancelled`
+        rows with estimated usage (`StartedCall.record_cancelled`), also when no one awaits them."""
+        calls = list(self.under_way)
+        if not calls:
+            return
+        for call in calls:
+            if hasattr(call.grpc_call, "cancel") and not call.claimed:
+                call.grpc_call.cancel()
+        await asyncio.wait([asyncio.shield(call.recorded) for call in calls], timeout=wait_s)
+        for call in calls:
+            call.record_cancelled()  # no one was awaiting it (a claimed call records itself)
 
     def record_cache_hits(self, stage: str, model: str, prompt_version: str, count: int) -> None:
         """`count` answers reused from the cache: rows that cost nothing, counted as cache hits."""
@@ -132,6 +153,7 @@ class RunLedger:
                     "latency_ms": 0,
                     "outcome": OUTCOME_CACHE_HIT,
                     "prompt_version": prompt_version[:64],
+                    "usage_estimated": False,
                     "input_price_per_million": None,
                     "output_price_per_million": None,
                     "cached_input_price_per_million": None,
@@ -198,12 +220,12 @@ class LedgeredStub:
         def call(request, *args, **kwargs):
             ledger.check()
             model = getattr(request, "model", "")
-            started = time.monotonic()
+            size = request.ByteSize() if hasattr(request, "ByteSize") else 0
             grpc_call = target(request, *args, **kwargs)
-            ended = ledger.call_started(method, model)
+            started = StartedCall(ledger, method, model, grpc_call, size)
             if hasattr(grpc_call, "__await__"):
-                return _unary(grpc_call, ledger, method, model, started, ended)
-            return _LedgeredStream(grpc_call, ledger, method, model, started, ended)
+                return _unary(started)
+            return _LedgeredStream(started)
 
         return call
 
@@ -220,38 +242,94 @@ def _elapsed_ms(started: float) -> int:
     return int((time.monotonic() - started) * 1000)
 
 
-async def _record(ledger: RunLedger, method: str, model: str, started: float, grpc_call, error, ended) -> None:
+class StartedCall:
+    """One call a run started, ledgered exactly once whatever ends it: its service's report (the
+    trailer), its status when the service reported nothing, or, when the run cut it short before
+    the trailer came (Cancel, a spent budget, the run's end), a `cancelled` row whose prompt tokens
+    are estimated from the request's size and marked `usage_estimated` (no completion is known)."""
+
+    def __init__(self, ledger: RunLedger, method: str, model: str, grpc_call, request_bytes: int) -> None:
+        self.ledger, self.method, self.model, self.grpc_call = ledger, method, model, grpc_call
+        self.request_bytes = request_bytes
+        self.started = time.monotonic()
+        self.claimed = False  # a recording has begun: nothing else records this call
+        self.recorded = asyncio.get_running_loop().create_future()
+        self._row_ended = ledger.call_started(method, model)
+        ledger.under_way.add(self)
+
+    def _claim(self) -> bool:
+        if self.claimed:
+            return False
+        self.claimed = True
+        return True
+
+    def _done(self) -> None:
+        self.ledger.under_way.discard(self)
+        _end(self._row_ended)
+        if not self.recorded.done():
+            self.recorded.set_result(None)
+
+    async def ended(self, error: grpc.aio.AioRpcError | None) -> None:
+        """The RPC ended (`error` when it failed): its trailer's calls, or its status."""
+        if not self._claim():
+            return
+        try:
+            if error is not None:
+                reported = calls_from_metadata(error.trailing_metadata())
+            elif hasattr(self.grpc_call, "trailing_metadata"):
+                reported = calls_from_metadata(await self.grpc_call.trailing_metadata())
+            else:  # a test double: nothing to read
+                return
+            if reported is None:
+                if error is not None:
+                    self.ledger.record_unreported(self.method, self.model, error.code().name, _elapsed_ms(self.started))
+                return
+            for model_call in reported:
+                self.ledger.record_call(self.method, model_call)
+        finally:
+            self._done()
+
+    async def cut_short(self) -> None:
+        """The run stopped waiting (cancelled, or the reader left): the trailer if the RPC ended all
+        the same, else the RPC is cancelled and recorded as cancelled with estimated usage."""
+        call = self.grpc_call
+        if not self.claimed and hasattr(call, "done") and call.done() and not call.cancelled():
+            await self.ended(None)  # it ended as the run stopped: what the service reported
+            return
+        if hasattr(call, "cancel"):
+            call.cancel()
+        self.record_cancelled()
+
+    def record_cancelled(self) -> None:
+        if not self._claim():
+            return
+        try:
+            # About four bytes a token (factcheck.models.limits.estimate_tokens): the prompt is built from the request.
+            self.ledger.record_call(
+                self.method,
+                usage_pb2.ModelCall(
+                    model=self.model or "unknown",
+                    prompt_tokens=max(1, self.request_bytes // 4),
+                    attempts=1,
+                    latency_ms=_elapsed_ms(self.started),
+                    outcome=OUTCOME_CANCELLED,
+                    usage_estimated=True,
+                ),
+            )
+        finally:
+            self._done()
+
+
+async def _unary(started: StartedCall):
     try:
-        await _record_call(ledger, method, model, started, grpc_call, error)
-    finally:
-        _end(ended)
-
-
-async def _record_call(ledger: RunLedger, method: str, model: str, started: float, grpc_call, error) -> None:
-    if error is not None:
-        reported = calls_from_metadata(error.trailing_metadata())
-    elif hasattr(grpc_call, "trailing_metadata"):
-        reported = calls_from_metadata(await grpc_call.trailing_metadata())
-    else:  # a test double: nothing to read
-        return
-    if reported is None:
-        if error is not None:
-            ledger.record_unreported(method, model, error.code().name, _elapsed_ms(started))
-        return
-    for model_call in reported:
-        ledger.record_call(method, model_call)
-
-
-async def _unary(grpc_call, ledger: RunLedger, method: str, model: str, started: float, ended):
-    try:
-        response = await grpc_call
+        response = await started.grpc_call
     except grpc.aio.AioRpcError as error:
-        await _record(ledger, method, model, started, grpc_call, error, ended)
+        await started.ended(error)
         raise
-    except BaseException:  # cancelled: nothing reported to ledger
-        _end(ended)
+    except BaseException:  # cancelled: the run's task, or the call by `settle_calls`
+        await started.cut_short()
         raise
-    await _record(ledger, method, model, started, grpc_call, None, ended)
+    await started.ended(None)
     return response
 
 
@@ -263,10 +341,9 @@ def _end(ended) -> None:
 class _LedgeredStream:
     """A server-streaming call, ledgered when its stream ends (the trailer comes last)."""
 
-    def __init__(self, grpc_call, ledger: RunLedger, method: str, model: str, started: float, ended) -> None:
-        self._call = grpc_call
-        self._ledger = ledger
-        self._method, self._model, self._started, self._ended = method, model, started, ended
+    def __init__(self, started: StartedCall) -> None:
+        self._started = started
+        self._call = started.grpc_call
 
     def __getattr__(self, name: str):
         return getattr(self._call, name)
@@ -276,9 +353,9 @@ class _LedgeredStream:
             async for message in self._call:
                 yield message
         except grpc.aio.AioRpcError as error:
-            await _record(self._ledger, self._method, self._model, self._started, self._call, error, self._ended)
+            await self._started.ended(error)
             raise
-        except BaseException:  # cancelled, or the reader left: nothing reported to ledger
-            _end(self._ended)
+        except BaseException:  # cancelled, or the reader left
+            await self._started.cut_short()
             raise
-        await _record(self._ledger, self._method, self._model, self._started, self._call, None, self._ended)
+        await self._started.ended(None)

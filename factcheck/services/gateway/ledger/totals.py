@@ -9,6 +9,8 @@ from factcheck.v1 import usage_pb2
 OUTCOME_OK = "ok"
 # A verification or extraction reused from the cache: a ledger row without a model call.
 OUTCOME_CACHE_HIT = "cache_hit"
+# A call the run cut short before its service reported it (its usage is an estimate).
+OUTCOME_CANCELLED = "cancelled"
 
 
 @dataclass

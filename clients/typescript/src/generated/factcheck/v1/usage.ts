@@ -114,6 +114,11 @@ export interface ModelCall {
   outcome: string;
   /** The prompt template and its version, e.g. "verify@2". */
   promptVersion: string;
+  /**
+   * True when the token counts are the service's estimate, not the provider's report: a local
+   * engine, a provider that reports no usage, or a call cancelled or timed out before its end.
+   */
+  usageEstimated: boolean;
 }
 
 /** The x-factcheck-model-calls-bin trailer's value: every model call one RPC made. */
@@ -298,6 +303,7 @@ function createBaseModelCall(): ModelCall {
     latencyMs: "0",
     outcome: "",
     promptVersion: "",
+    usageEstimated: false,
   };
 }
 
@@ -329,6 +335,9 @@ export const ModelCall: MessageFns<ModelCall> = {
     }
     if (message.promptVersion !== "") {
       writer.uint32(74).string(message.promptVersion);
+    }
+    if (message.usageEstimated !== false) {
+      writer.uint32(80).bool(message.usageEstimated);
     }
     return writer;
   },
@@ -418,6 +427,14 @@ export const ModelCall: MessageFns<ModelCall> = {
             message.promptVersion = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.usageEstimated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -461,6 +478,11 @@ export const ModelCall: MessageFns<ModelCall> = {
         : isSet(object.prompt_version)
         ? globalThis.String(object.prompt_version)
         : "",
+      usageEstimated: isSet(object.usageEstimated)
+        ? globalThis.Boolean(object.usageEstimated)
+        : isSet(object.usage_estimated)
+        ? globalThis.Boolean(object.usage_estimated)
+        : false,
     };
   },
 
@@ -493,6 +515,9 @@ export const ModelCall: MessageFns<ModelCall> = {
     if (message.promptVersion !== "") {
       obj.promptVersion = message.promptVersion;
     }
+    if (message.usageEstimated !== false) {
+      obj.usageEstimated = message.usageEstimated;
+    }
     return obj;
   },
 
@@ -510,6 +535,7 @@ export const ModelCall: MessageFns<ModelCall> = {
     message.latencyMs = object.latencyMs ?? "0";
     message.outcome = object.outcome ?? "";
     message.promptVersion = object.promptVersion ?? "";
+    message.usageEstimated = object.usageEstimated ?? false;
     return message;
   },
 };
