@@ -263,11 +263,21 @@ async def test_no_statements_means_not_enough_info_at_most_20(checker, fake_mode
     assert "Empty source" in judge.enforced[0] and "SUPPORTED, 95" in judge.enforced[0]
 
 
-async def test_no_statements_may_not_be_cited(checker, fake_models):
-    fake_models.script("fake/judge", reply(judge_json("NOT ENOUGH INFO", 10, reasoning=["Statement 1 is silent."])))
-    with pytest.raises(grpc.aio.AioRpcError) as raised:
-        await checker.RunEntailmentAgent(judge_request())
-    assert "there are no statements" in (raised.value.details() or "")
+async def test_no_statements_the_rule_stands_whatever_the_judge_cites(checker, fake_models):
+    # The empty-source rule comes before validation: citing a statement that does not exist is not an error.
+    fake_models.script("fake/judge", reply(judge_json("SUPPORTED", 80, reasoning=["Statement 1 states it."])))
+    response = await checker.RunEntailmentAgent(judge_request())
+    judge = response.output.judge
+    assert (judge.verdict, judge.confidence, response.attempts) == (NEI, 20, 1)
+    assert "SUPPORTED, 80" in judge.enforced[0] and "cites statements that do not exist (1)" in judge.enforced[1]
+
+
+async def test_no_statements_an_unreadable_judge_answer_is_not_enough_info_too(checker, fake_models):
+    fake_models.script("fake/judge", reply("The claim is SUPPORTED."))
+    response = await checker.RunEntailmentAgent(judge_request())
+    judge = response.output.judge
+    assert (judge.verdict, judge.confidence, response.attempts) == (NEI, 0, 1)
+    assert "could not be read" in judge.enforced[0] and len(fake_models.requests) == 1
 
 
 # --- the auditor's rules -----------------------------------------------------------------------------

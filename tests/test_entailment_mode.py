@@ -161,6 +161,37 @@ async def test_every_item_failing_fails_the_run(everything, fake_models):
     assert any(f.stage == "entail_0_extractor" for f in events[-1].error.failures)
 
 
+async def test_no_statements_left_is_not_enough_info_even_when_the_judge_cites_one(everything, fake_models):
+    # The extractor's only statement is a paraphrase (dropped); the judge still cites "Statement 1".
+    def agents(prompt: str) -> str:
+        kind = classify(prompt)
+        if kind == "entail_extractor":
+            return json.dumps(
+                {"agent": "EXTRACTOR", "statements": [{"id": 1, "text": "The bridge was opened in 1932."}]}
+            )
+        if kind == "entail_judge":
+            return json.dumps(
+                {
+                    "agent": "ENTAILMENT_JUDGE",
+                    "verdict": "SUPPORTED",
+                    "confidence": 85,
+                    "reasoning": ["Statement 1 explicitly states the claim."],
+                }
+            )
+        return default_answer(prompt)
+
+    _, gateway = everything
+    fake_models.script(MODEL, reply(agents))
+    events = await run_events(gateway, entailment_request(SUPPORTED_ITEM))
+    assert _kinds(events)[-1] == "complete"
+    [item] = [e.entailment_item_complete for e in events if e.HasField("entailment_item_complete")]
+    assert item.final.final_verdict == pb.ENTAILMENT_VERDICT_NOT_ENOUGH_INFO and item.final.final_confidence <= 20
+    assert any(note.startswith("Empty source") for note in item.final.notes)
+    result = (await gateway.GetResult(factcheck_pb2.GetResultRequest(message_id=events[0].message_id))).result
+    [stored] = result.entailment.items
+    assert stored.final == item.final and stored.extractor.dropped_paraphrases == 1
+
+
 @pytest.mark.parametrize(
     "request_, field",
     [
