@@ -219,7 +219,9 @@ def judge_statements(claim: str, statements: list[dict]) -> dict:
     cited = _statement_of(quote, statements) if quote else None
     ids = ", ".join(str(s["id"]) for s in statements)
     band = evidence_band(claim, verdict, judgement.conflict, statements)
+    calibrated = calibrated_confidence(verdict, score)
     if band == WEAK and verdict != NOT_ENOUGH_INFO:
+        calibrated = 100 - calibrated  # the likelier the model's reading, the less certain "not enough info"
         which = f"Statement {ids} does" if len(statements) == 1 else f"Statements {ids} do"
         reasoning = [
             f"{which} not state or contradict the claim explicitly enough to tell a {verdict} reading from a "
@@ -236,7 +238,7 @@ def judge_statements(claim: str, statements: list[dict]) -> dict:
         reasoning = [f"Statements {ids} are incompatible with the claim."]
     else:
         reasoning = [f"Statements {ids} neither state nor contradict the claim explicitly."]
-    confidence = within_band(calibrated_confidence(verdict, score), band)
+    confidence = within_band(calibrated, band)
     return {"agent": "ENTAILMENT_JUDGE", "verdict": verdict, "confidence": confidence, "reasoning": reasoning}
 
 
