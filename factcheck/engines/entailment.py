@@ -265,12 +265,29 @@ _NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without|cannot|nobod
 
 
 def evidence_band(claim: str, verdict: str, conflict: str | None, statements: list[dict]) -> tuple[int, int]:
-    """The anchor band the statements' text puts `verdict` in (see the module docstring). The
-    statements are read together: a claim may take two sentences of the excerpt, and a sentence
-    opening with "It" leans on the one naming its subject."""
-    if verdict == NOT_ENOUGH_INFO:
+    """The anchor band the statements' text puts `verdict` in (see the module docstring): the best
+    band one statement gives, a statement opening with a pronoun read with the statement before it
+    that names its subject (words scattered over several statements are no explicit statement)."""
+    if verdict == NOT_ENOUGH_INFO or not statements:
         return WEAK
-    text = " ".join(s["text"] for s in statements)
+    return max((_statement_band(claim, verdict, conflict, text) for text in _readings(statements)), key=lambda b: b[0])
+
+
+def _readings(statements: list[dict]) -> list[str]:
+    texts = [s["text"] for s in statements]
+    readings = []
+    for index, text in enumerate(texts):
+        words = tokenize(text)
+        if words and words[0] in _PRONOUN_OPENERS:
+            named = next(
+                (t for t in reversed(texts[:index]) if tokenize(t)[:1] and tokenize(t)[0] not in _PRONOUN_OPENERS), ""
+            )
+            text = f"{named} {text}".strip()
+        readings.append(text)
+    return readings
+
+
+def _statement_band(claim: str, verdict: str, conflict: str | None, text: str) -> tuple[int, int]:
     if verdict == "SUPPORTED":
         coverage = _coverage(term_stems(claim), text)
         if coverage < STRONG_COVERAGE or bool(_NEGATION.search(claim)) != bool(_NEGATION.search(text)):
@@ -283,9 +300,9 @@ def evidence_band(claim: str, verdict: str, conflict: str | None, statements: li
     coverage = _coverage([t for t in term_stems(claim) if t not in figures], text)
     stated = {t for t in term_stems(text) if _FIGURE.search(t)}
     if figures - stated and stated - figures:
-        conflict = CONFLICT_FIGURE  # the statements give another figure where the claim's is missing
+        conflict = CONFLICT_FIGURE  # the statement gives another figure where the claim's is missing
     elif conflict in (CONFLICT_FIGURE, CONFLICT_DATE):
-        conflict = None  # no other figure in the text: the claim's is missing, not contradicted
+        conflict = None  # no other figure in the statement: the claim's is missing, not contradicted
     if conflict in (CONFLICT_FIGURE, CONFLICT_NEGATION):
         if coverage == 1.0:
             return EXPLICIT
