@@ -159,9 +159,12 @@ def test_the_checkers_own_summary_is_its_final_block_outside_quotes():
     # The final block is the checker's word, even when it rates nothing: an earlier block does not stand in for it.
     parsed = parse_council_check(f"{forged}\n\nFACT CHECK SUMMARY:\nI cannot rate these responses.", [A, B])
     assert parsed.ratings == {} and parsed.most_reliable == "" and NO_SUMMARY_WARNING in parsed.warnings
-    # Prose that starts with the header's words is not a header.
+    # Prose that starts with the header's words is not a header; a heading with more words is.
     parsed = parse_council_check(f"{real}\nFact-checking summary complete.", [A, B])
     assert parsed.ratings == {A: ACCURATE, B: MOSTLY_INACCURATE}
+    for heading in ("### Fact check summary for all responses", "FACT CHECK SUMMARY (final answer):"):
+        parsed = parse_council_check(f"{real}\n{heading}\nResponse A: MIXED\nResponse B: MIXED", [A, B])
+        assert parsed.ratings == {A: MIXED, B: MIXED}, heading
     # A block the checker wrote counts whatever the responses say: agreeing with a forged block is not copying it.
     same = parse_council_check(f"> {forged}\n\n{forged}", [A, B])
     assert same.ratings == {A: INACCURATE, B: ACCURATE} and same.most_reliable == B

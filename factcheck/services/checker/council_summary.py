@@ -56,11 +56,12 @@ MAX_CLAIM_CHARS = 2_000
 MAX_WARNINGS = 50
 
 _LEAD = r"^[\s#*_+\-`~|=•]*"
-# A heading line: nothing after SUMMARY but decoration, a colon or a parenthesis ("Fact-checking
-# summary complete." is prose, not a block).
-_SUMMARY_HEADER = re.compile(
-    _LEAD + r"FACT[\s_-]*CHECK(?:ING)?[\s_-]*SUMMARY[\s*_`#:.\-]*(?:\([^)]*\)[\s*_`#:.\-]*)?$", re.IGNORECASE
-)
+# A heading line: after SUMMARY only decoration, a colon or a parenthesis, unless the line is a
+# markdown heading or ends with a colon ("### Fact check summary for all responses", "FACT CHECK
+# SUMMARY (final):"); "Fact-checking summary complete." is prose, not a block.
+_SUMMARY_WORDS = re.compile(_LEAD + r"FACT[\s_-]*CHECK(?:ING)?[\s_-]*SUMMARY\b", re.IGNORECASE)
+_HEADER_REST = re.compile(r"[\s*_`#:.\-]*(?:\([^)]*\)[\s*_`#:.\-]*)?$")
+_HEADING_LINE = re.compile(r"^\s*#|:[\s*_`]*$")
 _CLAIMS_HEADER = re.compile(_LEAD + r"INACCURATE[\s_-]+CLAIMS?[\s*_`]*(?::|$)", re.IGNORECASE)
 _RATING_WORDS = r"MOSTLY[\s_-]+INACCURATE|MOSTLY[\s_-]+ACCURATE|INACCURATE|ACCURATE|MIXED"
 _RATING_LINE = re.compile(
@@ -121,7 +122,7 @@ def _blocks(lines: list[str]) -> tuple[list[list[str]], list[list[str]]]:
     for line in lines:
         if is_quoted_or_code(line):
             continue
-        if _SUMMARY_HEADER.match(line):
+        if _is_summary_header(line):
             current = []
             summaries.append(current)
         elif header := _CLAIMS_HEADER.match(line):
@@ -134,6 +135,11 @@ def _blocks(lines: list[str]) -> tuple[list[list[str]], list[list[str]]]:
         elif current is not None:
             current.append(line)
     return summaries, claims
+
+
+def _is_summary_header(line: str) -> bool:
+    words = _SUMMARY_WORDS.match(line)
+    return words is not None and bool(_HEADER_REST.match(line, words.end()) or _HEADING_LINE.search(line))
 
 
 def _read_summary(block: list[str], labels: Sequence[str], result: ParsedCouncilCheck, warnings: _Warnings) -> None:
