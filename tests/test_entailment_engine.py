@@ -137,6 +137,13 @@ ANCHOR_CASES = [
         PARTIAL,
     ),
     (
+        "another figure, perhaps another event",
+        "Arsenal won the league title in 1989.",
+        "Arsenal won their seventh league title in the 1952-53 season.",
+        "CONTRADICTED",
+        STRONG,
+    ),
+    (
         "figure, subject unresolved",
         "The museum holds 9,000 paintings.",
         "It holds 4,000 paintings.",

@@ -261,6 +261,7 @@ EXPLICIT, STRONG, PARTIAL, WEAK = (90, 100), (70, 89), (40, 69), (0, 39)
 STRONG_COVERAGE = 0.75
 PARTIAL_COVERAGE = 0.5
 _FIGURE = re.compile(r"\d")
+_RANGE = re.compile(r"\d\s*[-\u2013/]\s*\d")
 _NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without|cannot|nobody|nothing)\b|n't\b", re.I)
 
 
@@ -270,24 +271,29 @@ def evidence_band(claim: str, verdict: str, conflict: str | None, statements: li
     that names its subject (words scattered over several statements are no explicit statement)."""
     if verdict == NOT_ENOUGH_INFO or not statements:
         return WEAK
-    return max((_statement_band(claim, verdict, conflict, text) for text in _readings(statements)), key=lambda b: b[0])
+    return max(
+        (_statement_band(claim, verdict, conflict, own, text) for own, text in _readings(statements)),
+        key=lambda band: band[0],
+    )
 
 
-def _readings(statements: list[dict]) -> list[str]:
+def _readings(statements: list[dict]) -> list[tuple[str, str]]:
+    """(the statement, the statement read with the one naming its subject when it opens with a pronoun)."""
     texts = [s["text"] for s in statements]
     readings = []
     for index, text in enumerate(texts):
         words = tokenize(text)
+        reading = text
         if words and words[0] in _PRONOUN_OPENERS:
             named = next(
                 (t for t in reversed(texts[:index]) if tokenize(t)[:1] and tokenize(t)[0] not in _PRONOUN_OPENERS), ""
             )
-            text = f"{named} {text}".strip()
-        readings.append(text)
+            reading = f"{named} {text}".strip()
+        readings.append((text, reading))
     return readings
 
 
-def _statement_band(claim: str, verdict: str, conflict: str | None, text: str) -> tuple[int, int]:
+def _statement_band(claim: str, verdict: str, conflict: str | None, own: str, text: str) -> tuple[int, int]:
     if verdict == "SUPPORTED":
         coverage = _coverage(term_stems(claim), text)
         if coverage < STRONG_COVERAGE or bool(_NEGATION.search(claim)) != bool(_NEGATION.search(text)):
@@ -304,7 +310,7 @@ def _statement_band(claim: str, verdict: str, conflict: str | None, text: str) -
     elif conflict in (CONFLICT_FIGURE, CONFLICT_DATE):
         conflict = None  # no other figure in the statement: the claim's is missing, not contradicted
     if conflict in (CONFLICT_FIGURE, CONFLICT_NEGATION):
-        if coverage == 1.0:
+        if coverage == 1.0 and (conflict == CONFLICT_NEGATION or _same_slot_figure(claim, own)):
             return EXPLICIT
         return STRONG if coverage >= STRONG_COVERAGE else PARTIAL if coverage >= PARTIAL_COVERAGE else WEAK
     if conflict == CONFLICT_QUANTIFIER:
@@ -312,6 +318,26 @@ def _statement_band(claim: str, verdict: str, conflict: str | None, text: str) -
     if conflict == CONFLICT_NAME:
         return PARTIAL if coverage >= STRONG_COVERAGE else WEAK
     return WEAK  # the model's reading alone: nothing in the text the engine can point to
+
+
+def _same_slot_figure(claim: str, statement: str) -> bool:
+    """Whether the statement gives one other figure, where the claim gives its own: next to the same
+    word ("completed in 1889" against "completed in 1925"). A statement with several other figures
+    ("won their seventh title in 1952-53") or one elsewhere ("Crowe's 2005 film") may speak of another
+    event: a figure that differs is then no explicit contradiction."""
+    claim_words, words = _content_sequence(claim), _content_sequence(statement)
+    claimed = {w for w in claim_words if _FIGURE.search(w)}
+    others = [i for i, w in enumerate(words) if _FIGURE.search(w) and w not in claimed]
+    if len({words[i] for i in others}) != 1 or _RANGE.search(words[others[0]]):
+        return False  # several other figures, or a range ("1952-53"): perhaps another event
+    near = {w for i in others for w in words[max(i - 1, 0) : i] + words[i + 1 : i + 2]}
+    missing = [i for i, w in enumerate(claim_words) if w in claimed and w not in words]
+    return any(w in near for i in missing for w in claim_words[max(i - 1, 0) : i] + claim_words[i + 1 : i + 2])
+
+
+def _content_sequence(text: str) -> list[str]:
+    """The text's content stems in order (`term_stems` of each token)."""
+    return [stems[0] for token in tokenize(text) if (stems := term_stems(token))]
 
 
 def within_band(calibrated: int, band: tuple[int, int]) -> int:
