@@ -15,13 +15,16 @@ sections, and the answer is the seed's JSON.
   puts the verdict in a band (`evidence_band`), and the calibration (how often that verdict was
   right at that judge probability on Factcheck-Bench's train split, data/entailment_calibration.json,
   written by scripts/fit_entailment_calibration.py) only places it within that band:
-    90-100 explicit: SUPPORTED by statements holding every content word and figure of the claim,
-           with the same polarity and no hedge or weaker quantifier; CONTRADICTED by a figure, date
-           or negation conflict in statements holding every other content word of the claim;
-    70-89  strong: the same with most (STRONG_COVERAGE) of those words;
+    90-100 explicit: SUPPORTED by a statement (read with the one naming its subject when it opens
+           with a pronoun) holding every content word and figure of the claim, with the same
+           polarity and no hedge or weaker quantifier; CONTRADICTED by a negation conflict, or by
+           one other figure where the claim gives its own ("completed in 1889" against "completed
+           in 1925"), in a statement holding every other content word of the claim;
+    70-89  strong: the same with most (STRONG_COVERAGE) of those words, or a figure conflict that
+           may be another event's (several other figures, a range, a figure elsewhere);
     40-69  partial or qualified: SUPPORTED where the source hedges or narrows the claim;
-           CONTRADICTED by such a conflict in statements holding half the other words, by a weaker
-           quantifier, or by other names in statements holding most of the claim's other words;
+           CONTRADICTED by such a conflict in a statement holding half the other words, by a weaker
+           quantifier, or by other names in a statement holding most of the claim's other words;
     0-39   weak: NOT ENOUGH INFO, always. A SUPPORTED or CONTRADICTED reading the text does not back
            this far (missing words, the opposite polarity, a contradiction only the model reads) is
            NOT ENOUGH INFO too: the engine cannot tell it from a weak one, and a confident verdict
