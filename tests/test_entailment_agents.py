@@ -9,6 +9,8 @@ import json
 
 import grpc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from factcheck.entailment import (
     LOW_RELIABILITY_NOTE,
@@ -20,6 +22,7 @@ from factcheck.entailment import (
 from factcheck.entailment_item import AgentFailed, AgentModels, judge_item
 from factcheck.models.client import ModelClient
 from factcheck.server import new_server
+from factcheck.services.checker.entailment.rules import agent_output
 from factcheck.services.checker.service import CheckerService
 from factcheck.settings import ProviderOverride, Settings
 from factcheck.v1 import checker_pb2_grpc
@@ -278,6 +281,30 @@ async def test_no_statements_an_unreadable_judge_answer_is_not_enough_info_too(c
     judge = response.output.judge
     assert (judge.verdict, judge.confidence, response.attempts) == (NEI, 0, 1)
     assert "could not be read" in judge.enforced[0] and len(fake_models.requests) == 1
+
+
+judge_answers = st.one_of(
+    st.builds(
+        lambda verdict, confidence, reasoning: judge_json(verdict, confidence, reasoning=reasoning),
+        st.sampled_from(["SUPPORTED", "CONTRADICTED", "NOT ENOUGH INFO"]),
+        st.integers(min_value=0, max_value=100),
+        st.lists(
+            st.one_of(
+                st.sampled_from(["Statement 1 says so.", "Statements 2 and 3 agree.", "ID 4", "No statement."]),
+                st.text(max_size=40),
+            ),
+            max_size=3,
+        ),
+    ),
+    st.text(max_size=80),  # anything at all, JSON or not
+)
+
+
+@given(judge_answers)
+@settings(max_examples=200, deadline=None)
+def test_with_no_statements_any_judge_answer_is_not_enough_info_at_most_20(text):
+    output = agent_output(pb.ENTAILMENT_AGENT_JUDGE, text, pb.JudgeInput(claim=CLAIM)).judge
+    assert output.verdict == NEI and 0 <= output.confidence <= 20
 
 
 # --- the auditor's rules -----------------------------------------------------------------------------
