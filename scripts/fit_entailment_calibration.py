@@ -11,7 +11,9 @@ Per judge verdict, the judge's probability is cut into ten equal bins; each bin'
 often the verdict was right there (gold: completely-support -> SUPPORTED, refute -> CONTRADICTED,
 otherwise NOT ENOUGH INFO), shrunk toward the verdict's overall accuracy with five pseudo-pairs,
 then made non-decreasing in the probability (pool adjacent violators): a surer judge never gets
-a lower confidence.
+a lower confidence. The judge places this figure within the anchor band the text puts its verdict in
+(factcheck/engines/entailment.py, `within_band`): the table orders verdicts inside a band, it never
+moves one out of it.
 """
 
 from __future__ import annotations

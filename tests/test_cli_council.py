@@ -522,12 +522,27 @@ def test_list_shows_each_runs_mode():
         factcheck_pb2.ResultSummary(message_id="r1", question="q1", mode=factcheck_pb2.MODE_COUNCIL),
         factcheck_pb2.ResultSummary(message_id="r2", question="q2", mode=factcheck_pb2.MODE_FACT_CHECK),
         factcheck_pb2.ResultSummary(message_id="r3", question="q3"),  # stored before modes existed
+        factcheck_pb2.ResultSummary(message_id="r4", question="q4", mode=factcheck_pb2.MODE_ENTAILMENT),
     ]
     output = io.StringIO()
     console = Console(file=output, width=160, color_system=None)
     console.print(results_table(rows))
     lines = {line.split()[0]: line.split() for line in output.getvalue().splitlines() if line.strip()[:1] == "r"}
     assert lines["r1"][2] == "council" and lines["r2"][2] == "fact-check" and lines["r3"][2] == "fact-check"
+    assert lines["r4"][2] == "entailment"
+
+
+def test_every_mode_is_named_in_list_and_in_the_readmes_modes_table():
+    from pathlib import Path
+
+    modes = [value for name, value in factcheck_pb2.Mode.items() if value != factcheck_pb2.MODE_UNSPECIFIED]
+    names = [council_view.mode_name(mode) for mode in modes]
+    assert council_view.NONE not in names and len(set(names)) == len(modes)
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Modes\n", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"^\| `(MODE_\w+)` \|", section, re.MULTILINE) == [factcheck_pb2.Mode.Name(m) for m in modes]
+    documented = re.search(r"`list` has a `mode` column \(([^)]*)\)", readme)
+    assert documented is not None and all(f"`{name}`" in documented.group(1) for name in names)
 
 
 def test_taxonomy_names_cover_every_error_type():

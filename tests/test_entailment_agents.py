@@ -9,6 +9,8 @@ import json
 
 import grpc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from factcheck.entailment import (
     LOW_RELIABILITY_NOTE,
@@ -20,6 +22,7 @@ from factcheck.entailment import (
 from factcheck.entailment_item import AgentFailed, AgentModels, judge_item
 from factcheck.models.client import ModelClient
 from factcheck.server import new_server
+from factcheck.services.checker.entailment.rules import agent_output
 from factcheck.services.checker.service import CheckerService
 from factcheck.settings import ProviderOverride, Settings
 from factcheck.v1 import checker_pb2_grpc
@@ -263,11 +266,45 @@ async def test_no_statements_means_not_enough_info_at_most_20(checker, fake_mode
     assert "Empty source" in judge.enforced[0] and "SUPPORTED, 95" in judge.enforced[0]
 
 
-async def test_no_statements_may_not_be_cited(checker, fake_models):
-    fake_models.script("fake/judge", reply(judge_json("NOT ENOUGH INFO", 10, reasoning=["Statement 1 is silent."])))
-    with pytest.raises(grpc.aio.AioRpcError) as raised:
-        await checker.RunEntailmentAgent(judge_request())
-    assert "there are no statements" in (raised.value.details() or "")
+async def test_no_statements_the_rule_stands_whatever_the_judge_cites(checker, fake_models):
+    # The empty-source rule comes before validation: citing a statement that does not exist is not an error.
+    fake_models.script("fake/judge", reply(judge_json("SUPPORTED", 80, reasoning=["Statement 1 states it."])))
+    response = await checker.RunEntailmentAgent(judge_request())
+    judge = response.output.judge
+    assert (judge.verdict, judge.confidence, response.attempts) == (NEI, 20, 1)
+    assert "SUPPORTED, 80" in judge.enforced[0] and "cites statements that do not exist (1)" in judge.enforced[1]
+
+
+async def test_no_statements_an_unreadable_judge_answer_is_not_enough_info_too(checker, fake_models):
+    fake_models.script("fake/judge", reply("The claim is SUPPORTED."))
+    response = await checker.RunEntailmentAgent(judge_request())
+    judge = response.output.judge
+    assert (judge.verdict, judge.confidence, response.attempts) == (NEI, 0, 1)
+    assert "could not be read" in judge.enforced[0] and len(fake_models.requests) == 1
+
+
+judge_answers = st.one_of(
+    st.builds(
+        lambda verdict, confidence, reasoning: judge_json(verdict, confidence, reasoning=reasoning),
+        st.sampled_from(["SUPPORTED", "CONTRADICTED", "NOT ENOUGH INFO"]),
+        st.integers(min_value=0, max_value=100),
+        st.lists(
+            st.one_of(
+                st.sampled_from(["Statement 1 says so.", "Statements 2 and 3 agree.", "ID 4", "No statement."]),
+                st.text(max_size=40),
+            ),
+            max_size=3,
+        ),
+    ),
+    st.text(max_size=80),  # anything at all, JSON or not
+)
+
+
+@given(judge_answers)
+@settings(max_examples=200, deadline=None)
+def test_with_no_statements_any_judge_answer_is_not_enough_info_at_most_20(text):
+    output = agent_output(pb.ENTAILMENT_AGENT_JUDGE, text, pb.JudgeInput(claim=CLAIM)).judge
+    assert output.verdict == NEI and 0 <= output.confidence <= 20
 
 
 # --- the auditor's rules -----------------------------------------------------------------------------

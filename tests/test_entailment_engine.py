@@ -113,3 +113,82 @@ def test_the_auditor_leaves_not_enough_info_alone():
 def test_the_engine_refuses_other_prompts():
     with pytest.raises(ValueError):
         engine.answer("You are a fact-checker.")
+
+
+# --- the seed's confidence anchors -----------------------------------------------------------------------
+
+TOWER = (
+    "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is about 330 metres tall. "
+    "Parking nearby is expensive."
+)
+EXPLICIT, STRONG, PARTIAL, WEAK = (90, 100), (70, 89), (40, 69), (0, 39)
+ANCHOR_CASES = [
+    # (case, claim, excerpt, verdict, band)
+    ("verbatim support", "The Eiffel Tower was completed in 1889.", TOWER, "SUPPORTED", EXPLICIT),
+    ("verbatim across a pronoun", "The Eiffel Tower is about 330 metres tall.", TOWER, "SUPPORTED", EXPLICIT),
+    ("date contradiction", "The Eiffel Tower was completed in 1925.", TOWER, "CONTRADICTED", EXPLICIT),
+    ("figure contradiction", "The Eiffel Tower is about 500 metres tall.", TOWER, "CONTRADICTED", EXPLICIT),
+    ("close paraphrase", "The iron Eiffel Tower was completed in 1889.", TOWER, "SUPPORTED", STRONG),
+    (
+        "qualified source",
+        "The drug cures the disease.",
+        "Early trials suggest the drug may cure the disease.",
+        "SUPPORTED",
+        PARTIAL,
+    ),
+    (
+        "another figure, perhaps another event",
+        "Arsenal won the league title in 1989.",
+        "Arsenal won their seventh league title in the 1952-53 season.",
+        "CONTRADICTED",
+        STRONG,
+    ),
+    (
+        "figure, subject unresolved",
+        "The museum holds 9,000 paintings.",
+        "It holds 4,000 paintings.",
+        "CONTRADICTED",
+        PARTIAL,
+    ),
+    # What the engine cannot tell from a weak match: a low-band NOT ENOUGH INFO, never a verdict with a low number.
+    ("paraphrase by another verb", "The Eiffel Tower was finished in 1889.", TOWER, "NOT ENOUGH INFO", WEAK),
+    (
+        "the opposite polarity",
+        "The bridge is not open to cars.",
+        "The bridge is open to cars.",
+        "NOT ENOUGH INFO",
+        WEAK,
+    ),
+    (
+        "partial: one clause of two",
+        "The Eiffel Tower was completed in 1889 and won a prize in 1900.",
+        TOWER,
+        "NOT ENOUGH INFO",
+        WEAK,
+    ),
+    ("unrelated, shares a name", "The Eiffel Tower has a moon base.", TOWER, "NOT ENOUGH INFO", WEAK),
+    ("unrelated", "Volcanoes erupt lava.", TOWER, "NOT ENOUGH INFO", WEAK),
+]
+
+
+def _judge_on_the_extracted_statements(claim: str, excerpt: str) -> dict:
+    given = pb.ExtractorInput(claim=claim, source_excerpt=excerpt)
+    statements = _answer(pb.ENTAILMENT_AGENT_EXTRACTOR, extractor_prompt(given), given)["statements"]
+    judge_input = pb.JudgeInput(claim=claim, statements=[pb.ExtractedStatement(**s) for s in statements])
+    return _answer(pb.ENTAILMENT_AGENT_JUDGE, judge_prompt(judge_input), judge_input)
+
+
+@pytest.mark.parametrize(
+    ("case", "claim", "excerpt", "verdict", "band"), ANCHOR_CASES, ids=[c[0] for c in ANCHOR_CASES]
+)
+def test_the_judges_confidence_lies_in_the_anchor_band_of_the_textual_evidence(case, claim, excerpt, verdict, band):
+    data = _judge_on_the_extracted_statements(claim, excerpt)
+    assert data["verdict"] == verdict
+    assert band[0] <= data["confidence"] <= band[1], data
+
+
+@pytest.mark.parametrize("calibrated", [0, 1, 26, 47, 50, 99, 100])
+@pytest.mark.parametrize("band", [EXPLICIT, STRONG, PARTIAL, WEAK])
+def test_the_calibration_places_a_verdict_within_its_band_never_out_of_it(calibrated, band):
+    assert band[0] <= engine.within_band(calibrated, band) <= band[1]
+    assert engine.within_band(0, band) == band[0] and engine.within_band(100, band) == band[1]

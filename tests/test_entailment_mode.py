@@ -161,6 +161,63 @@ async def test_every_item_failing_fails_the_run(everything, fake_models):
     assert any(f.stage == "entail_0_extractor" for f in events[-1].error.failures)
 
 
+async def test_no_statements_left_is_not_enough_info_even_when_the_judge_cites_one(everything, fake_models):
+    # The extractor's only statement is a paraphrase (dropped); the judge still cites "Statement 1".
+    def agents(prompt: str) -> str:
+        kind = classify(prompt)
+        if kind == "entail_extractor":
+            return json.dumps(
+                {"agent": "EXTRACTOR", "statements": [{"id": 1, "text": "The bridge was opened in 1932."}]}
+            )
+        if kind == "entail_judge":
+            return json.dumps(
+                {
+                    "agent": "ENTAILMENT_JUDGE",
+                    "verdict": "SUPPORTED",
+                    "confidence": 85,
+                    "reasoning": ["Statement 1 explicitly states the claim."],
+                }
+            )
+        return default_answer(prompt)
+
+    _, gateway = everything
+    fake_models.script(MODEL, reply(agents))
+    events = await run_events(gateway, entailment_request(SUPPORTED_ITEM))
+    assert _kinds(events)[-1] == "complete"
+    [item] = [e.entailment_item_complete for e in events if e.HasField("entailment_item_complete")]
+    assert item.final.final_verdict == pb.ENTAILMENT_VERDICT_NOT_ENOUGH_INFO and item.final.final_confidence <= 20
+    assert any(note.startswith("Empty source") for note in item.final.notes)
+    result = (await gateway.GetResult(factcheck_pb2.GetResultRequest(message_id=events[0].message_id))).result
+    [stored] = result.entailment.items
+    assert stored.final == item.final and stored.extractor.dropped_paraphrases == 1
+
+
+async def test_the_offline_agents_confidence_lies_in_the_anchor_band_through_the_services(everything):
+    # Seed 1's anchors: explicit confirmation or contradiction is 90-100, whatever the fitted calibration says.
+    excerpt = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is about 330 metres tall."
+    items = [
+        pb.EntailmentItem(claim=claim, source_excerpt=excerpt, source_type="encyclopedia article")
+        for claim in (
+            "The Eiffel Tower was completed in 1889.",
+            "The Eiffel Tower was completed in 1925.",
+            "The Eiffel Tower was finished in 1889.",
+        )
+    ]
+    _, gateway = everything
+    events = await run_events(gateway, entailment_request(*items, model="local/entailment"))
+    assert _kinds(events)[-1] == "complete"
+    finals = {
+        e.entailment_item_complete.item_index: e.entailment_item_complete.final
+        for e in events
+        if e.HasField("entailment_item_complete")
+    }
+    got = [(finals[i].final_verdict, finals[i].final_confidence) for i in range(3)]
+    assert got[0][0] == pb.ENTAILMENT_VERDICT_SUPPORTED and 90 <= got[0][1] <= 100
+    assert got[1][0] == pb.ENTAILMENT_VERDICT_CONTRADICTED and 90 <= got[1][1] <= 100
+    # A reading the engine cannot tell from a weak match: a low-band NOT ENOUGH INFO.
+    assert got[2][0] == pb.ENTAILMENT_VERDICT_NOT_ENOUGH_INFO and got[2][1] <= 39
+
+
 @pytest.mark.parametrize(
     "request_, field",
     [

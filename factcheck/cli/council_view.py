@@ -15,7 +15,11 @@ from factcheck.v1 import council_pb2, factcheck_pb2
 NONE = "—"
 # A claim whose type the checker left unset (or a newer server's type this client does not know).
 UNCLASSIFIED = "Unclassified"
-MODE_NAMES: dict[int, str] = {factcheck_pb2.MODE_FACT_CHECK: "fact-check", factcheck_pb2.MODE_COUNCIL: "council"}
+MODE_NAMES: dict[int, str] = {
+    factcheck_pb2.MODE_FACT_CHECK: "fact-check",
+    factcheck_pb2.MODE_COUNCIL: "council",
+    factcheck_pb2.MODE_ENTAILMENT: "entailment",
+}
 
 
 def rating_name(value: int) -> str:
@@ -33,7 +37,7 @@ def error_type_order(name: str) -> int:
 
 
 def mode_name(mode: int) -> str:
-    """ "fact-check" or "council"; runs stored before modes existed are fact-checks."""
+    """ "fact-check", "council" or "entailment"; runs stored before modes existed are fact-checks."""
     return MODE_NAMES.get(mode, "fact-check" if mode == factcheck_pb2.MODE_UNSPECIFIED else NONE)
 
 

@@ -30,7 +30,7 @@ def add_parsers(commands) -> None:
 
     listing = commands.add_parser(
         "list",
-        help="list stored runs (fact-checks and councils), newest first",
+        help="list stored runs of every mode (fact-check, council, entailment), newest first",
         epilog="exit codes: 0 listed, 2 an invalid page token or size, 3 the gateway is unreachable",
     )
     listing.add_argument("--page-size", type=int, default=0, metavar="N", help="results per page, 1-100 (default 20)")

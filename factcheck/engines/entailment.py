@@ -11,9 +11,25 @@ sections, and the answer is the seed's JSON.
 - ENTAILMENT JUDGE: the built-in evidence judge (`judges.default_judge`, the embedded entailment
   model that `local/checker` judges with) on the statements as one passage:
   VERIFIED -> SUPPORTED, DISPUTED -> CONTRADICTED, UNVERIFIABLE -> NOT ENOUGH INFO; reasoning names
-  the statement its quote is in. Confidence is calibrated: how often that verdict was right at
-  that judge probability on Factcheck-Bench's train split (data/entailment_calibration.json,
-  written by scripts/fit_entailment_calibration.py). No statements: NOT ENOUGH INFO, confidence 10.
+  the statement its quote is in. The confidence follows the seed's mandatory anchors: the text
+  puts the verdict in a band (`evidence_band`), and the calibration (how often that verdict was
+  right at that judge probability on Factcheck-Bench's train split, data/entailment_calibration.json,
+  written by scripts/fit_entailment_calibration.py) only places it within that band:
+    90-100 explicit: SUPPORTED by a statement (read with the one naming its subject when it opens
+           with a pronoun) holding every content word and figure of the claim, with the same
+           polarity and no hedge or weaker quantifier; CONTRADICTED by a negation conflict, or by
+           one other figure where the claim gives its own ("completed in 1889" against "completed
+           in 1925"), in a statement holding every other content word of the claim;
+    70-89  strong: the same with most (STRONG_COVERAGE) of those words, or a figure conflict that
+           may be another event's (several other figures, a range, a figure elsewhere);
+    40-69  partial or qualified: SUPPORTED where the source hedges or narrows the claim;
+           CONTRADICTED by such a conflict in a statement holding half the other words, by a weaker
+           quantifier, or by other names in a statement holding most of the claim's other words;
+    0-39   weak: NOT ENOUGH INFO, always. A SUPPORTED or CONTRADICTED reading the text does not back
+           this far (missing words, the opposite polarity, a contradiction only the model reads) is
+           NOT ENOUGH INFO too: the engine cannot tell it from a weak one, and a confident verdict
+           with a low number would say two things at once.
+  No statements: NOT ENOUGH INFO, confidence 10.
 - ADVERSARIAL AUDITOR: in the excerpt's sentences that bear on the claim, a material ambiguity the
   claim does not share: a hedge or modal ("may", "suggests", "likely") under a definitive claim, a
   weaker quantifier than the claim's ("many" for "all"), or a sentence that opens with a pronoun
@@ -29,7 +45,18 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from factcheck.engines.judge import DISPUTED, VERIFIED, PassageText
+from factcheck.engines.judge import (
+    CONFLICT_DATE,
+    CONFLICT_FIGURE,
+    CONFLICT_NAME,
+    CONFLICT_NEGATION,
+    CONFLICT_QUANTIFIER,
+    DISPUTED,
+    VERIFIED,
+    Judgement,
+    PassageText,
+    term_stems,
+)
 from factcheck.engines.judges import default_judge
 from factcheck.engines.sentences import STOPWORDS, content_words, sentence_spans, tokenize
 from factcheck.entailment import NOT_ENOUGH_INFO, PROMPT_OPENINGS, unquote
@@ -191,10 +218,22 @@ def judge_statements(claim: str, statements: list[dict]) -> dict:
             "confidence": EMPTY_SOURCE_CONFIDENCE,
             "reasoning": ["No statements were extracted from the source."],
         }
-    verdict, score, quote = judge_raw(claim, statements)
+    verdict, score, quote, judgement = _judged(claim, statements)
     cited = _statement_of(quote, statements) if quote else None
     ids = ", ".join(str(s["id"]) for s in statements)
-    if verdict == "SUPPORTED" and cited:
+    band = evidence_band(claim, verdict, judgement.conflict, statements)
+    calibrated = calibrated_confidence(verdict, score)
+    if band == WEAK and verdict != NOT_ENOUGH_INFO:
+        calibrated = 100 - calibrated  # the likelier the model's reading, the less certain "not enough info"
+        which = f"Statement {ids} does" if len(statements) == 1 else f"Statements {ids} do"
+        reasoning = [
+            f"{which} not state or contradict the claim explicitly enough to tell a {verdict} reading from a "
+            "weak match."
+        ]
+        verdict = NOT_ENOUGH_INFO
+    elif verdict == "SUPPORTED" and cited and band == PARTIAL:
+        reasoning = [f'Statement {cited["id"]} states the claim only with a qualification: "{quote}".']
+    elif verdict == "SUPPORTED" and cited:
         reasoning = [f'Statement {cited["id"]} explicitly states the claim: "{quote}".']
     elif verdict == "CONTRADICTED" and cited:
         reasoning = [f'Statement {cited["id"]} contradicts the claim: "{quote}".']
@@ -202,15 +241,129 @@ def judge_statements(claim: str, statements: list[dict]) -> dict:
         reasoning = [f"Statements {ids} are incompatible with the claim."]
     else:
         reasoning = [f"Statements {ids} neither state nor contradict the claim explicitly."]
-    confidence = calibrated_confidence(verdict, score)
+    confidence = within_band(calibrated, band)
     return {"agent": "ENTAILMENT_JUDGE", "verdict": verdict, "confidence": confidence, "reasoning": reasoning}
 
 
 def judge_raw(claim: str, statements: list[dict]) -> tuple[str, float, str | None]:
     """The evidence judge on the statements as one passage: (seed verdict, its probability, its quote)."""
+    verdict, score, quote, _ = _judged(claim, statements)
+    return verdict, score, quote
+
+
+def _judged(claim: str, statements: list[dict]) -> tuple[str, float, str | None, Judgement]:
     judgement = default_judge(claim, [PassageText("S", " ".join(s["text"] for s in statements))])
     verdict = {VERIFIED: "SUPPORTED", DISPUTED: "CONTRADICTED"}.get(judgement.verdict, NOT_ENOUGH_INFO)
-    return verdict, judgement.score, judgement.quote
+    return verdict, judgement.score, judgement.quote, judgement
+
+
+# --- the seed's confidence anchors ---------------------------------------------------------------------
+
+EXPLICIT, STRONG, PARTIAL, WEAK = (90, 100), (70, 89), (40, 69), (0, 39)
+# Share of the claim's content words (stemmed, synonyms folded) a statement must hold.
+STRONG_COVERAGE = 0.75
+PARTIAL_COVERAGE = 0.5
+_FIGURE = re.compile(r"\d")
+_RANGE = re.compile(r"\d\s*[-\u2013/]\s*\d")
+_NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without|cannot|nobody|nothing)\b|n't\b", re.I)
+
+
+def evidence_band(claim: str, verdict: str, conflict: str | None, statements: list[dict]) -> tuple[int, int]:
+    """The anchor band the statements' text puts `verdict` in (see the module docstring): the best
+    band one statement gives, a statement opening with a pronoun read with the statement before it
+    that names its subject (words scattered over several statements are no explicit statement)."""
+    if verdict == NOT_ENOUGH_INFO or not statements:
+        return WEAK
+    return max(
+        (_statement_band(claim, verdict, conflict, own, text) for own, text in _readings(statements)),
+        key=lambda band: band[0],
+    )
+
+
+def _readings(statements: list[dict]) -> list[tuple[str, str]]:
+    """(the statement, the statement read with the one naming its subject when it opens with a pronoun)."""
+    texts = [s["text"] for s in statements]
+    readings = []
+    for index, text in enumerate(texts):
+        words = tokenize(text)
+        reading = text
+        if words and words[0] in _PRONOUN_OPENERS:
+            named = next(
+                (t for t in reversed(texts[:index]) if tokenize(t)[:1] and tokenize(t)[0] not in _PRONOUN_OPENERS), ""
+            )
+            reading = f"{named} {text}".strip()
+        readings.append((text, reading))
+    return readings
+
+
+def _statement_band(claim: str, verdict: str, conflict: str | None, own: str, text: str) -> tuple[int, int]:
+    if verdict == "SUPPORTED":
+        coverage = _coverage(term_stems(claim), text)
+        if coverage < STRONG_COVERAGE or bool(_NEGATION.search(claim)) != bool(_NEGATION.search(text)):
+            return WEAK  # words or figures of the claim missing, or the opposite polarity
+        if material_ambiguities(claim, text):
+            return PARTIAL  # the source hedges or narrows what the claim states
+        return EXPLICIT if coverage == 1.0 else STRONG
+    # CONTRADICTED: what the conflict is, and how much of the rest of the claim the statement states.
+    figures = {t for t in term_stems(claim) if _FIGURE.search(t)}
+    coverage = _coverage([t for t in term_stems(claim) if t not in figures], text)
+    stated = {t for t in term_stems(text) if _FIGURE.search(t)}
+    if figures - stated and stated - figures:
+        conflict = CONFLICT_FIGURE  # the statement gives another figure where the claim's is missing
+    elif conflict in (CONFLICT_FIGURE, CONFLICT_DATE):
+        conflict = None  # no other figure in the statement: the claim's is missing, not contradicted
+    if conflict in (CONFLICT_FIGURE, CONFLICT_NEGATION):
+        if coverage == 1.0 and (conflict == CONFLICT_NEGATION or _same_slot_figure(claim, own)):
+            return EXPLICIT
+        return STRONG if coverage >= STRONG_COVERAGE else PARTIAL if coverage >= PARTIAL_COVERAGE else WEAK
+    if conflict == CONFLICT_QUANTIFIER:
+        return PARTIAL if coverage >= PARTIAL_COVERAGE else WEAK
+    if conflict == CONFLICT_NAME:
+        return PARTIAL if coverage >= STRONG_COVERAGE else WEAK
+    return WEAK  # the model's reading alone: nothing in the text the engine can point to
+
+
+def _same_slot_figure(claim: str, statement: str) -> bool:
+    """Whether the statement gives one other figure, where the claim gives its own: next to the same
+    word ("completed in 1889" against "completed in 1925"). A statement with several other figures
+    ("won their seventh title in 1952-53") or one elsewhere ("Crowe's 2005 film") may speak of another
+    event: a figure that differs is then no explicit contradiction."""
+    claim_words, words = _content_sequence(claim), _content_sequence(statement)
+    claimed = {w for w in claim_words if _FIGURE.search(w)}
+    others = [i for i, w in enumerate(words) if _FIGURE.search(w) and w not in claimed]
+    if len({words[i] for i in others}) != 1 or _RANGE.search(words[others[0]]):
+        return False  # several other figures, or a range ("1952-53"): perhaps another event
+    near = {w for i in others for w in words[max(i - 1, 0) : i] + words[i + 1 : i + 2]}
+    missing = [i for i, w in enumerate(claim_words) if w in claimed and w not in words]
+    return any(w in near for i in missing for w in claim_words[max(i - 1, 0) : i] + claim_words[i + 1 : i + 2])
+
+
+def _content_sequence(text: str) -> list[str]:
+    """The text's content stems in order (`term_stems` of each token)."""
+    return [stems[0] for token in tokenize(text) if (stems := term_stems(token))]
+
+
+def within_band(calibrated: int, band: tuple[int, int]) -> int:
+    """The calibrated confidence (0-100) placed proportionally within `band`: the calibration orders
+    verdicts inside a band, it never moves one out of it."""
+    low, high = band
+    return low + round(max(0, min(100, calibrated)) * (high - low) / 100)
+
+
+def _coverage(wanted: list[str], text: str) -> float:
+    """The share of `wanted` (stems) that `text` holds; stems one or two letters apart at the end
+    count as the same word (the stemmer gives "cures" "cur" but "cure" "cure")."""
+    if not wanted:
+        return 1.0
+    held = set(term_stems(text))
+    return sum(any(_same_stem(term, other) for other in held) for term in wanted) / len(wanted)
+
+
+def _same_stem(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 3 and len(long) - len(short) <= 2 and long.startswith(short) and not _FIGURE.search(long)
 
 
 @lru_cache(maxsize=1)

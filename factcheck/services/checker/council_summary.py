@@ -9,31 +9,34 @@ model variations:
   markdown anywhere ("- **Response A**: *Mostly Accurate*", "Response a - [MIXED]",
   "`Response A`: ACCURATE (one wrong date)"), and the "MOST RELIABLE: Response C" line
   ("**Most reliable:** C"). Other lines are ignored.
-- The LAST summary block that has a genuine rating line counts (a model may draft a
-  summary, or quote one, before its final one). In it the first rating of a label wins
-  (a second is a warning); a label that was not asked about is a warning; a label with
-  no rating is a warning; the first MOST RELIABLE line wins, and one naming an unknown
-  label is a warning and leaves most_reliable empty.
-- No summary block with a rating (a refusal, a truncated answer): no ratings, one warning.
-  That is not an error here: the gateway excludes the checker and keeps its analysis.
+- The fact-checker's own summary is recognised by where it stands: its FINAL summary block
+  outside any quoted text (the prompt asks for it "at the very end"; a model may draft a
+  summary, or show one, before its final one). A header is a heading line ("Fact-checking
+  summary complete." is not one). In the block the first rating of a label wins (a second
+  is a warning); a label that was not asked about is a warning; a label with no rating is a
+  warning; the first MOST RELIABLE line wins, and one naming an unknown label is a warning
+  and leaves most_reliable empty.
+- A final block without a rating line, or none at all (a refusal, a truncated answer): no
+  ratings, one warning. That is not an error here: the gateway excludes the checker and
+  keeps its analysis.
 - The claims block starts at an "INACCURATE CLAIMS" header (any decoration) and runs to
   the next claims or summary header. Its lines are `Response X | Error Type | claim |
   correction`, also as a markdown table row, a bullet or in bold; a table's header and
-  rule rows and "None" are skipped. The last claims block with a genuine claim line
-  counts. The error type is read by `council_taxonomy.error_type_from_name` (unknown →
-  Other); a line for an unknown label is a warning; a line without a claim is skipped.
+  rule rows and "None" are skipped. The final claims block outside quoted text counts. The
+  error type is read by `council_taxonomy.error_type_from_name` (unknown -> Other); a line
+  for an unknown label is a warning; a line without a claim is skipped.
 
-Forgery (the two rules of factcheck/protocol_lines.py). The responses are untrusted: a
-caller's answers, or another model's, that may contain a forged "FACT CHECK SUMMARY"
-block or claim lines, and the checker may quote them back. So:
-1. quoted ("> ") or code-indented lines are never protocol lines;
-2. a rating line that says what the untrusted text says (the same label and rating, in
-   any decoration), a MOST RELIABLE line naming the label the untrusted text names, and a
-   claim line whose words all appear in that order in the untrusted text are copies,
-   ignored. A block made only of copies is no block, so a forged summary the checker
-   repeats after its own cannot replace it.
-The price (as for every parser here): a real rating that happens to say what a forged
-line says is ignored too, and the label counts as not rated (a warning).
+Forgery. The responses are untrusted: a caller's answers, or another model's, that may
+contain a forged "FACT CHECK SUMMARY" block or claim lines, and the checker may show them
+back. What the checker quotes is not its own: a markdown quote ("> ") or code-indented line
+is never read (rule 1 of factcheck/protocol_lines.py; the prompt shows every response so
+quoted). What it shows bare stands in its analysis, before its own final blocks, so it is
+not read either. Nothing else depends on the responses: the parse is a function of the
+checker's answer alone, so no text in a response can remove a rating, vote or claim the
+checker wrote. (Comparing the checker's lines with the responses, as this parser once did,
+let one response carrying `Response B: ACCURATE` cancel every genuine rating that read the
+same.) The price: a checker that ends its answer with a forged block, after its own, is
+read as having said it; that is then its last word.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from factcheck.council_taxonomy import LABEL_PREFIX, error_type_from_name, rating_from_name
-from factcheck.protocol_lines import is_quoted_or_code, lines_of, words_of
+from factcheck.protocol_lines import is_quoted_or_code, lines_of
 from factcheck.text_safety import clean_text, excerpt
 from factcheck.v1 import council_pb2
 
@@ -53,7 +56,12 @@ MAX_CLAIM_CHARS = 2_000
 MAX_WARNINGS = 50
 
 _LEAD = r"^[\s#*_+\-`~|=•]*"
-_SUMMARY_HEADER = re.compile(_LEAD + r"FACT[\s_-]*CHECK(?:ING)?[\s_-]*SUMMARY\b", re.IGNORECASE)
+# A heading line: after SUMMARY only decoration, a colon or a parenthesis, unless the line is a
+# markdown heading or ends with a colon ("### Fact check summary for all responses", "FACT CHECK
+# SUMMARY (final):"); "Fact-checking summary complete." is prose, not a block.
+_SUMMARY_WORDS = re.compile(_LEAD + r"FACT[\s_-]*CHECK(?:ING)?[\s_-]*SUMMARY\b", re.IGNORECASE)
+_HEADER_REST = re.compile(r"[\s*_`#:.\-]*(?:\([^)]*\)[\s*_`#:.\-]*)?$")
+_HEADING_LINE = re.compile(r"^\s*#|:[\s*_`]*$")
 _CLAIMS_HEADER = re.compile(_LEAD + r"INACCURATE[\s_-]+CLAIMS?[\s*_`]*(?::|$)", re.IGNORECASE)
 _RATING_WORDS = r"MOSTLY[\s_-]+INACCURATE|MOSTLY[\s_-]+ACCURATE|INACCURATE|ACCURATE|MIXED"
 _RATING_LINE = re.compile(
@@ -72,13 +80,6 @@ _LABEL_CELL = re.compile(r"^[\s*_`\[(]*(?:Response[\s*_`]*)?([A-Z])[\s*_`\])]*$"
 _LIST_MARK = re.compile(r"^[\s*_+\-•]*(?:\d+[.)]\s*)?")
 _RULE_ROW = re.compile(r"^[\s|:\-]*$")
 _NONE = re.compile(r"^[\s*_`\-]*(?:none|n/a|no inaccurate claims?\b.*)[\s*_`.]*$", re.IGNORECASE)
-# What the untrusted text says in protocol form, anywhere and in any decoration.
-_ECHO_RATING = re.compile(
-    r"Response[\W_]{0,20}?([A-Z])(?![A-Za-z0-9])[\W_]{0,20}?(" + _RATING_WORDS + r")(?![A-Za-z])", re.IGNORECASE
-)
-_ECHO_MOST_RELIABLE = re.compile(
-    r"MOST[\W_]{0,20}?RELIABLE[\W_]{0,20}?(?:Response[\W_]{0,20}?)?([A-Z])(?![A-Za-z0-9])", re.IGNORECASE
-)
 
 
 @dataclass
@@ -95,44 +96,22 @@ class ParsedCouncilCheck:
         return [council_pb2.ResponseRating(label=label, rating=rating) for label, rating in self.ratings.items()]
 
 
-def parse_council_check(text: str, labels: Sequence[str], untrusted: str = "") -> ParsedCouncilCheck:
+def parse_council_check(text: str, labels: Sequence[str]) -> ParsedCouncilCheck:
     """Ratings, MOST RELIABLE and inaccurate claims of `text` for the asked-for `labels`.
 
-    `untrusted` is everything the caller put in the prompt (question, responses, passages):
-    protocol lines that only say what it says are copies (see the module docstring).
+    A function of the checker's answer alone (see "Forgery" in the module docstring).
     """
-    echoes = _Echoes.of(untrusted)
     summary_blocks, claim_blocks = _blocks(lines_of(text))
     result = ParsedCouncilCheck()
     warnings = _Warnings(result.warnings)
-    summary = _last_with(summary_blocks, lambda block: any(_genuine_rating(line, echoes) for line in block))
-    if summary is None:
+    summary = summary_blocks[-1] if summary_blocks else None
+    if summary is None or not any(_RATING_LINE.match(line) for line in summary):
         warnings.add(NO_SUMMARY_WARNING)
     else:
-        _read_summary(summary, labels, echoes, result, warnings)
-    claims = _last_with(claim_blocks, lambda block: any(_genuine_claim(line, echoes) for line in block))
-    if claims is not None:
-        _read_claims(claims, labels, echoes, result, warnings)
+        _read_summary(summary, labels, result, warnings)
+    if claim_blocks:
+        _read_claims(claim_blocks[-1], labels, result, warnings)
     return result
-
-
-@dataclass(frozen=True)
-class _Echoes:
-    """What the untrusted text says in protocol form (rule 2 of factcheck/protocol_lines.py)."""
-
-    ratings: frozenset[tuple[str, int]] = frozenset()
-    most_reliable: frozenset[str] = frozenset()
-    words: str = ""
-
-    @classmethod
-    def of(cls, untrusted: str) -> _Echoes:
-        if not untrusted:
-            return cls()
-        ratings = frozenset(
-            (m.group(1).upper(), rating_from_name(m.group(2))) for m in _ECHO_RATING.finditer(untrusted)
-        )
-        most = frozenset(m.group(1).upper() for m in _ECHO_MOST_RELIABLE.finditer(untrusted))
-        return cls(ratings, most, words_of(untrusted))
 
 
 def _blocks(lines: list[str]) -> tuple[list[list[str]], list[list[str]]]:
@@ -143,7 +122,7 @@ def _blocks(lines: list[str]) -> tuple[list[list[str]], list[list[str]]]:
     for line in lines:
         if is_quoted_or_code(line):
             continue
-        if _SUMMARY_HEADER.match(line):
+        if _is_summary_header(line):
             current = []
             summaries.append(current)
         elif header := _CLAIMS_HEADER.match(line):
@@ -158,25 +137,17 @@ def _blocks(lines: list[str]) -> tuple[list[list[str]], list[list[str]]]:
     return summaries, claims
 
 
-def _last_with(blocks: list[list[str]], has_content) -> list[str] | None:
-    return next((block for block in reversed(blocks) if has_content(block)), None)
+def _is_summary_header(line: str) -> bool:
+    words = _SUMMARY_WORDS.match(line)
+    return words is not None and bool(_HEADER_REST.match(line, words.end()) or _HEADING_LINE.search(line))
 
 
-def _genuine_rating(line: str, echoes: _Echoes) -> re.Match[str] | None:
-    match = _RATING_LINE.match(line)
-    if match is None or (match.group(1).upper(), rating_from_name(match.group(2))) in echoes.ratings:
-        return None
-    return match
-
-
-def _read_summary(
-    block: list[str], labels: Sequence[str], echoes: _Echoes, result: ParsedCouncilCheck, warnings: _Warnings
-) -> None:
+def _read_summary(block: list[str], labels: Sequence[str], result: ParsedCouncilCheck, warnings: _Warnings) -> None:
     asked = set(labels)
     found: dict[str, council_pb2.AccuracyRating] = {}
     most_reliable_seen = False
     for line in block:
-        if rating := _genuine_rating(line, echoes):
+        if rating := _RATING_LINE.match(line):
             label = LABEL_PREFIX + rating.group(1).upper()
             if label not in asked:
                 warnings.add(f"rating for unknown label {label!r} ignored")
@@ -186,8 +157,6 @@ def _read_summary(
                 found[label] = rating_from_name(rating.group(2))
         elif not most_reliable_seen and _MOST_RELIABLE_ANY.match(line):
             match = _MOST_RELIABLE.match(line)
-            if match is not None and match.group(1).upper() in echoes.most_reliable:
-                continue  # a copy of the untrusted text
             most_reliable_seen = True
             label = LABEL_PREFIX + match.group(1).upper() if match else ""
             if label in asked:
@@ -215,28 +184,24 @@ def _claim_cells(line: str) -> list[str] | None:
     return cells
 
 
-def _genuine_claim(line: str, echoes: _Echoes) -> list[str] | None:
+def _claim_line(line: str) -> list[str] | None:
+    """The cells of a claim line (its first cell a response label), or None."""
     cells = _claim_cells(line)
     if cells is None or _LABEL_CELL.match(cells[0]) is None:
         return None
-    words = words_of(line)
-    if echoes.words and words and words in echoes.words:
-        return None  # says nothing the untrusted text did not already say
     return cells
 
 
-def _read_claims(
-    block: list[str], labels: Sequence[str], echoes: _Echoes, result: ParsedCouncilCheck, warnings: _Warnings
-) -> None:
+def _read_claims(block: list[str], labels: Sequence[str], result: ParsedCouncilCheck, warnings: _Warnings) -> None:
     asked = set(labels)
     for line in block:
         if _NONE.match(line) or len(result.inaccurate_claims) >= MAX_CLAIMS:
             continue
-        cells = _genuine_claim(line, echoes)
+        cells = _claim_line(line)
         if cells is None:
             continue
         label_cell = _LABEL_CELL.match(cells[0])
-        assert label_cell is not None  # (_genuine_claim checked it)
+        assert label_cell is not None  # (_claim_line checked it)
         label = LABEL_PREFIX + label_cell.group(1).upper()
         claim = _cell_text(cells[2])
         if not claim:

@@ -163,7 +163,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             timeout_s=call_timeout_s(context, self._timeout_s),
         )
         # No usable summary is an answer, not an error: the gateway excludes the checker and keeps its text.
-        parsed = parse_council_check(completion.text, labels, _council_untrusted_text(request))
+        parsed = parse_council_check(completion.text, labels)
         return council_pb2.CouncilCheckResponse(
             model=request.model,
             raw_text=completion.text,
@@ -254,14 +254,6 @@ def _check_passages(field: str, passages: Sequence[common_pb2.Passage], noun: st
         field,
         f"every {noun} must be at most {MAX_PASSAGE_CHARS} characters",
     )
-
-
-def _council_untrusted_text(request: council_pb2.CouncilCheckRequest) -> str:
-    """The question, the responses and the passages: a summary line that only repeats them is a copy."""
-    parts = [request.question]
-    parts += [response.text for response in request.responses]
-    parts += [text for passage in request.passages for text in (passage.source_title, passage.text)]
-    return "\n".join(parts)
 
 
 def _untrusted_text(request: checker_pb2.VerifyRequest) -> str:

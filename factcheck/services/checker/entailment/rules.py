@@ -9,7 +9,10 @@ A rule the server enforces itself, recording what it did:
   counted (`dropped_paraphrases`); the kept ones are renumbered 1..n. Verbatim means a substring of
   the excerpt, with runs of whitespace compared as one space (a JSON string cannot hold the excerpt's
   raw line breaks unescaped, and models re-wrap them).
-- judge: with no statements the verdict is NOT ENOUGH INFO and the confidence at most 20 (`enforced`).
+- judge: with no statements (seed 1's empty-source rule) the verdict is NOT ENOUGH INFO and the
+  confidence at most 20 whatever the judge said, and the rule comes before any validation: an
+  answer that cites statements that do not exist, or that cannot be read at all, is not repaired
+  and does not fail the item (there is nothing it could change); `enforced` says what was overruled.
 - auditor: an output breaking its rules (`factcheck.entailment.audit_rejection`) is kept, marked
   `rejected` with the reason, and never applied.
 """
@@ -107,7 +110,39 @@ def referenced_ids(reasoning: list[str]) -> set[int]:
     return found
 
 
+def empty_source_judge_output(text: str) -> pb.JudgeOutput:
+    """The judge's output when there are no statements: NOT ENOUGH INFO, confidence at most 20,
+    whatever the answer says or whether it can be read (seed 1, edge case rule 1)."""
+    try:
+        answer = cast(JudgeAnswer, parse_answer(pb.ENTAILMENT_AGENT_JUDGE, text))
+    except AnswerInvalid as invalid:
+        return pb.JudgeOutput(
+            verdict=verdict_proto(NOT_ENOUGH_INFO),
+            confidence=0,
+            enforced=[
+                f"Empty source: no extractable statements, so {NOT_ENOUGH_INFO}; the judge's answer could not be "
+                f"read ({invalid.message}), so confidence 0."
+            ],
+        )
+    enforced = []
+    if answer.verdict != NOT_ENOUGH_INFO or answer.confidence > EMPTY_SOURCE_CONFIDENCE:
+        enforced.append(
+            f"Empty source: no extractable statements, so {NOT_ENOUGH_INFO} with confidence at most "
+            f"{EMPTY_SOURCE_CONFIDENCE} (the judge answered {answer.verdict}, {answer.confidence})."
+        )
+    if cited := sorted(referenced_ids(answer.reasoning)):
+        listed = ", ".join(str(n) for n in cited[:10])
+        enforced.append(f"The judge's reasoning cites statements that do not exist ({listed}): there are none.")
+    return pb.JudgeOutput(
+        verdict=verdict_proto(NOT_ENOUGH_INFO),
+        confidence=min(answer.confidence, EMPTY_SOURCE_CONFIDENCE),
+        reasoning=answer.reasoning,
+        enforced=enforced,
+    )
+
+
 def judge_output(answer: JudgeAnswer, given: pb.JudgeInput) -> pb.JudgeOutput:
+    """The judge's output on one or more statements (`empty_source_judge_output` when there are none)."""
     count = len(given.statements)
     references = referenced_ids(answer.reasoning)
     unknown = sorted(number for number in references if not 1 <= number <= count)
@@ -117,16 +152,8 @@ def judge_output(answer: JudgeAnswer, given: pb.JudgeInput) -> pb.JudgeOutput:
         raise AnswerInvalid(f"reasoning references statement ids that do not exist ({listed}); {known}")
     if count and not references:
         raise AnswerInvalid('reasoning must reference the statement ids it relies on ("Statement 1 ...")')
-    verdict: str = answer.verdict
-    confidence, enforced = answer.confidence, []
-    if count == 0 and (verdict != NOT_ENOUGH_INFO or confidence > EMPTY_SOURCE_CONFIDENCE):
-        enforced.append(
-            f"Empty source: no extractable statements, so {NOT_ENOUGH_INFO} with confidence at most "
-            f"{EMPTY_SOURCE_CONFIDENCE} (the judge answered {verdict}, {confidence})."
-        )
-        verdict, confidence = NOT_ENOUGH_INFO, min(confidence, EMPTY_SOURCE_CONFIDENCE)
     return pb.JudgeOutput(
-        verdict=verdict_proto(verdict), confidence=confidence, reasoning=answer.reasoning, enforced=enforced
+        verdict=verdict_proto(answer.verdict), confidence=answer.confidence, reasoning=answer.reasoning
     )
 
 
@@ -151,6 +178,8 @@ def auditor_output(answer: AuditorAnswer, given: pb.AuditorInput) -> pb.AuditorO
 
 def agent_output(agent: pb.EntailmentAgent, text: str, given) -> pb.EntailmentAgentOutput:
     """The validated output of `agent` for its input `given`, rules applied; AnswerInvalid if the model must fix it."""
+    if agent == pb.ENTAILMENT_AGENT_JUDGE and not given.statements:
+        return pb.EntailmentAgentOutput(judge=empty_source_judge_output(text))
     answer = parse_answer(agent, text)  # (the casts: an instance of the agent's model, ANSWERS[agent])
     if agent == pb.ENTAILMENT_AGENT_EXTRACTOR:
         return pb.EntailmentAgentOutput(extractor=extractor_output(cast(ExtractorAnswer, answer), given))
