@@ -56,6 +56,7 @@ _NO_CLAIMS = re.compile(
 )
 
 # Why an answer without claims is not the spec's "no verifiable claims" (the extract stage's failure).
+EMPTY_EXTRACTION = "the extractor's answer was empty (not the claim format's EXTRACTION SUMMARY with Total claims: 0)"
 UNREADABLE_EXTRACTION = (
     "the extractor's answer is not in the claim format: no CLAIM n / Context / Type block, "
     "and no EXTRACTION SUMMARY with Total claims: 0"

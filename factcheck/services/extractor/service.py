@@ -12,6 +12,7 @@ from factcheck.errors import Reason, Unavailable, answer_unreadable, check_argum
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.services.extractor.claims import (
+    EMPTY_EXTRACTION,
     MAX_CONTENT_LENGTH_DEFAULT,
     UNREADABLE_EXTRACTION,
     ClaimStream,
@@ -117,7 +118,7 @@ def _check_readable(model: str, answer: str, shown: str, claims: list[ExtractedC
     if repeats_prompt(answer, EXTRACTION_INSTRUCTIONS, shown):
         raise answer_unreadable(model, f"extractor: {REPEATS_PROMPT}")
     if not claims and not says_no_claims(answer, shown):
-        raise answer_unreadable(model, UNREADABLE_EXTRACTION)
+        raise answer_unreadable(model, UNREADABLE_EXTRACTION if answer.strip() else EMPTY_EXTRACTION)
 
 
 def _checked_content(
