@@ -22,7 +22,7 @@ from factcheck.services.gateway.modes.fact_check.steps import EXTRACTION_FAILED
 from factcheck.v1 import common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc, investigation_pb2
 from tests import conftest
 from tests.conftest import CHECKERS, content_request, kinds, payload, run_events
-from tests.fake_model_server import FakeModelServer, extraction_content, reply, verdicts
+from tests.fake_model_server import FakeModelServer, echo, extraction_content, reply, verdicts
 from tests.inprocess import inprocess_settings, serve_everything
 
 pytestmark = pytest.mark.e2e
@@ -32,11 +32,6 @@ fake_models = conftest.shared_fake_models
 # What Gemma 3 270M answered to the extraction prompt (issue 26, item 2).
 PLACEHOLDERS = "[value]\n[summary]"
 UNREADABLE_VERIFICATION = "Checker did not address this claim (answer not in the required format)"
-
-
-def echo() -> reply:
-    """A model that answers with its prompt."""
-    return reply(lambda prompt: prompt)
 
 
 async def result_of(gateway, message_id: str) -> factcheck_pb2.FactCheckResult:
