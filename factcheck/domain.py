@@ -141,6 +141,17 @@ class Citation:
 
 # The evidence of a verification the checker's answer did not contain (so it is never cached).
 NOT_ADDRESSED_EVIDENCE = "Checker did not address this claim"
+# The reason added when the checker's answer (or the claim's block in it) could not be read at all.
+NOT_IN_FORMAT = "answer not in the required format"
+
+
+def not_addressed_evidence(reason: str | None = None) -> str:
+    """The evidence of a claim the checker did not address: "Checker did not address this claim (reason)"."""
+    return f"{NOT_ADDRESSED_EVIDENCE} ({reason})" if reason else NOT_ADDRESSED_EVIDENCE
+
+
+def is_not_addressed(evidence: str) -> bool:
+    return evidence.startswith(NOT_ADDRESSED_EVIDENCE)
 
 
 @dataclass(frozen=True)

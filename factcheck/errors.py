@@ -110,6 +110,7 @@ class Reason:
     MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"
     MODEL_BAD_RESPONSE = "MODEL_BAD_RESPONSE"
     MODEL_EMPTY_RESPONSE = "MODEL_EMPTY_RESPONSE"
+    MODEL_ANSWER_UNREADABLE = "MODEL_ANSWER_UNREADABLE"
     # UNIMPLEMENTED
     METHOD_NOT_IMPLEMENTED = "METHOD_NOT_IMPLEMENTED"
     # INTERNAL
@@ -375,6 +376,16 @@ def from_model_error(error: ModelError) -> ServiceError:
     if isinstance(error, ModelProviderError) and error.status_code is not None:
         metadata["http_status"] = str(error.status_code)
     return Unavailable(message, reason=Reason.MODEL_UNAVAILABLE, metadata=metadata, retry_after_s=MODEL_RETRY_AFTER_S)
+
+
+def answer_unreadable(model: str, cause: str) -> ServiceError:
+    """The status of a model answer that came back but cannot be read in the role's format (or repeats
+    its prompt): the stage failed, which is not the same as a well-formed empty answer."""
+    return Unavailable(
+        f"model {excerpt(model, 100)}: {excerpt(cause, 400)}",
+        reason=Reason.MODEL_ANSWER_UNREADABLE,
+        metadata={"model": model},
+    )
 
 
 def error_info_of(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:

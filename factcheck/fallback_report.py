@@ -16,14 +16,23 @@ NO_CLAIMS_REPORT = "No verifiable factual claims were identified in this content
 NO_CLAIMS_NOTE = "No verifiable claims identified"
 
 
-def build_fallback_report(consensus: Sequence[ClaimConsensus]) -> str:
-    """Spec, edge case "Reporter model fails": the raw consensus as a markdown table, so the run still has a report."""
+def build_fallback_report(consensus: Sequence[ClaimConsensus], reason: str | None = None) -> str:
+    """Spec, edge case "Reporter model fails": the raw consensus as a markdown table, so the run still has a report.
+
+    `reason`: why the reporter's answer was not used, when the model did answer (the answer could not be
+    read as a report); without one, the report model was unavailable.
+    """
+    if reason:
+        heading = "## Consensus Results (reporter's answer not used)"
+        why = f"The report model's answer could not be used as the report ({markdown_cell(reason)})"
+    else:
+        heading, why = "## Consensus Results (reporter unavailable)", "The report model was unavailable"
     lines = [
         "# Fact-Check Report",
         "",
-        "## Consensus Results (reporter unavailable)",
+        heading,
         "",
-        "The report model was unavailable, so this is the checkers' consensus for each claim, without commentary.",
+        f"{why}, so this is the checkers' consensus for each claim, without commentary.",
         "",
     ]
     if not consensus:

@@ -20,7 +20,7 @@ request asked for.
 
 Scripting: `server.script(model_id, *behaviours)` queues behaviours for one model id;
 each request to that model consumes the next one and the last one repeats. Behaviours
-are built with `reply`, `default_reply`, `verdicts`, `delay`, `fail`, `garbage`,
+are built with `reply`, `default_reply`, `echo`, `verdicts`, `delay`, `fail`, `garbage`,
 `bad_shape`, `hang`, `disconnect`, `raw_bytes` (any status, body and headers) and
 `raw_response` (the whole HTTP response as bytes, however malformed) and `sse` (server-sent events
 as given, then a clean end, a dropped connection or a hang). `server.set_latency(kind_or_model, s)`
@@ -66,6 +66,7 @@ __all__ = [
     "default_reply",
     "delay",
     "disconnect",
+    "echo",
     "fail",
     "garbage",
     "hang",
@@ -223,6 +224,11 @@ def reply(text: str | Callable[[str], str], *, usage: Mapping[str, int] | None =
         return completion_answer(request.model, answer, usage, prompt=request.prompt)
 
     return Behaviour(f"reply({text!r:.40})", action)
+
+
+def echo() -> Behaviour:
+    """A model that answers with its own prompt (small models do)."""
+    return reply(lambda prompt: prompt)
 
 
 def default_reply() -> Behaviour:

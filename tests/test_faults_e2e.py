@@ -194,11 +194,13 @@ async def test_empty_and_invalid_utf8_output(gateway, fake_models):
     assert by_model[CHECKERS[1]].verifications[0].verdict == common_pb2.VERDICT_VERIFIED
 
 
-async def test_empty_extraction_output_is_the_no_claims_case(gateway, fake_models):
+async def test_empty_extraction_output_is_an_extraction_failure_not_the_no_claims_case(gateway, fake_models):
+    # The spec's empty extraction says so ("Total claims: 0"); an empty answer says nothing (issue 26).
     fake_models.script("fake/extractor", reply(""))
     events = await run_events(gateway, content_request())
-    assert "verify_start" not in kinds(events)
-    assert payload(events, "report_complete").summary.note == "No verifiable claims identified"
+    assert "verify_start" not in kinds(events) and "report_complete" not in kinds(events)
+    [failure] = payload(events, "error").failures
+    assert failure.stage == "extract" and "the extractor's answer was empty" in failure.message
 
 
 async def test_content_cannot_forge_a_checker_verdict(gateway, fake_models):

@@ -19,11 +19,13 @@ from hypothesis import strategies as st
 from factcheck.domain import (
     CLAIM_TYPES,
     CONFIDENCES,
+    NOT_IN_FORMAT,
     VERDICTS,
     ClaimConsensus,
     ClaimVerification,
     ExtractedClaim,
     VerdictSummary,
+    not_addressed_evidence,
 )
 from factcheck.services.checker.prompts import build_verification_prompt
 from factcheck.services.checker.verifications import NOT_ADDRESSED_EVIDENCE, parse_verifications
@@ -484,6 +486,32 @@ def test_a_block_without_any_verdict_counts_as_not_addressed_and_a_later_one_can
     assert (v.verdict, v.evidence, v.confidence) == ("VERIFIED", "sure", "HIGH")
 
 
+# What a small model writes instead of the format (issue 26): the claim is not addressed, and the caller
+# is told the answer was not in the required format, unlike a well-formed answer that skipped the claim.
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "[value]\n[summary]",
+        "The claims are mostly accurate.",
+        "VERIFICATION claim_1:\nEvidence: unsure, it may be right\nConfidence: LOW\n",  # a block with no verdict
+    ],
+)
+def test_an_answer_not_in_the_format_says_so_for_each_claim(answer):
+    [v] = parse_verifications(answer, "m/x", ["claim_1"])
+    assert (v.verdict, v.evidence) == (
+        "UNVERIFIABLE",
+        "Checker did not address this claim (answer not in the required format)",
+    )
+
+
+def test_a_well_formed_answer_that_skips_a_claim_is_plain_not_addressed():
+    text = "VERIFICATION claim_1: VERIFIED\nEvidence: ok\nConfidence: HIGH\nVERIFICATION claim_9: DISPUTED\n"
+    assert [v.evidence for v in parse_verifications(text, "m/x", ["claim_1", "claim_2"])] == [
+        "ok",
+        NOT_ADDRESSED_EVIDENCE,
+    ]
+
+
 @pytest.mark.parametrize("empty", ["N/A", '"N/A"', "n/a.", "None", "none", "\u2014", "-", "", "**N/A**"])
 def test_empty_corrections_become_none(empty):
     text = f"VERIFICATION claim_1: DISPUTED\nEvidence: wrong\nCorrection: {empty}\nConfidence: LOW\n"
@@ -623,8 +651,10 @@ def test_well_formed_verifications_read_as_the_spec_regex_reads_them(blocks):
     parsed = {
         v.claim_id: (v.verdict, v.evidence, v.correction, v.confidence) for v in parse_verifications(text, "m", ids)
     }
+    # Without a single block the answer is not in the format at all, and the caller is told so.
+    missing = NOT_ADDRESSED_EVIDENCE if blocks else not_addressed_evidence(NOT_IN_FORMAT)
     for claim_id in ids:
-        assert parsed[claim_id] == by_spec.get(claim_id, ("UNVERIFIABLE", NOT_ADDRESSED_EVIDENCE, None, "LOW"))
+        assert parsed[claim_id] == by_spec.get(claim_id, ("UNVERIFIABLE", missing, None, "LOW"))
 
 
 def test_parsers_stay_linear_with_huge_untrusted_text_and_adversarial_lines():

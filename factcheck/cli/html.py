@@ -126,10 +126,11 @@ def render_page(result: factcheck_pb2.FactCheckResult) -> str:
         **header_context(result, title),
         gauge=gauge(score),
         claims=claims,
+        no_claims=view.no_claims_text(result),
         consensus_rate=view.consensus_rate(views),
         verdict_counts=[{"verdict": v, "count": c} for v, c in view.verdict_counts(views).items()],
         verdicts=view.VERDICTS,
-        fallback=result.report.fallback,
+        fallback=view.fallback_text(result.report.fallback_reason) if result.report.fallback else None,
         content_source=view.content_source(result),
         segments=[
             {"text": piece, "claim": None if claim is None else rows_by_number[claim.number]}

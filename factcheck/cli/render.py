@@ -215,7 +215,7 @@ def _reported(payload: factcheck_pb2.ReportCompletePayload) -> Text:
         note = payload.summary.note if payload.summary.HasField("note") else "no score"
         line = stage_line("report", f"{note} ({payload.model}, {took})")
     if payload.fallback:
-        line.append("; the reporter failed, the report is the consensus table", style="yellow")
+        line.append(f"; {view.fallback_text(payload.fallback_reason)}", style="yellow")
     return line
 
 
@@ -293,7 +293,7 @@ def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> No
     if (citations := citations_render.summary_line(result)) is not None:
         console.print(citations)
     if not views:
-        console.print(Text("No verifiable claims were identified in this content.", style="yellow"))
+        console.print(Text(view.no_claims_text(result), style="yellow"))
     else:
         section(console, "Evidence", _evidence_table(views))
     disputed = [claim for claim in views if claim.verdict == "DISPUTED"]
@@ -339,7 +339,7 @@ def _score(result: factcheck_pb2.FactCheckResult) -> Text:
         line.append("░" * (SCORE_BAR_CELLS - filled), style="dim")
         line.append(f"  {view.score_label(score)}")
     if result.report.fallback:
-        line.append("  (the reporter failed; the report is the consensus table)", style="yellow")
+        line.append(f"  ({view.fallback_text(result.report.fallback_reason)})", style="yellow")
     return line
 
 

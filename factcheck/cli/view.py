@@ -198,6 +198,23 @@ def status_note(result: factcheck_pb2.FactCheckResult) -> str | None:
     return note
 
 
+# ExtractionResult.model of a run whose extraction was never stored.
+_NOT_EXTRACTED = ("", "unknown")
+
+
+def no_claims_text(result: factcheck_pb2.FactCheckResult) -> str:
+    """What a result without claims says: none were found, or the extraction never finished (a failed
+    extraction is not "no verifiable claims")."""
+    if result.extraction.model in _NOT_EXTRACTED:
+        return "No claims: the extraction did not finish."
+    return "No verifiable claims were identified in this content."
+
+
+def fallback_text(reason: str) -> str:
+    """What a fallback report says of itself: the consensus table, and why the reporter's answer was not used."""
+    return f"the report is the consensus table: {reason or 'the reporter failed'}"
+
+
 def failure_text(failure: factcheck_pb2.StageFailure) -> str:
     """ "verify_0 openai/gpt-4o: FAILED_PRECONDITION no endpoint configured for provider 'openai'" """
     where = f"{failure.stage} {failure.model}" if failure.model else failure.stage

@@ -5,6 +5,9 @@ Protocol lines are read as every parser reads them (factcheck/protocol_lines.py)
 indented line is never one, and an ASSESSMENT line that says what the claim or a result says
 in protocol form is a copy of untrusted text, not the model's judgement. A result the model
 did not judge (or judged only in a copy) is IRRELEVANT: no evidence is the conservative side.
+An answer that judges none of the results is not an assessment at all: the checker service
+fails the call (MODEL_ANSWER_UNREADABLE), so the investigation never reads "no relevant
+evidence" into a model it could not understand.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from factcheck.text_safety import clean_text, excerpt
 from factcheck.v1 import common_pb2
 
 MAX_REASON_CHARS = 300
+UNREADABLE_ASSESSMENT = "the assessment could not be read: no ASSESSMENT line judges any of the results"
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class Assessment:
     stance: str  # SUPPORTS / REFUTES / IRRELEVANT
     temporal: bool
     reason: str
+    read: bool = True  # False: the answer had no readable ASSESSMENT line for it (IRRELEVANT by default)
 
 
 def build_assessment_prompt(claim: str, results: list[common_pb2.Passage]) -> str:
@@ -100,14 +105,14 @@ def parse_assessments(text: str, result_ids: list[str], untrusted: str) -> list[
             current["reason"] = excerpt(clean_text(match.group(1).strip()), MAX_REASON_CHARS)
     close()
     return [
-        _only_refutations_are_temporal(found.get(result_id) or Assessment(result_id, IRRELEVANT, False, ""))
+        _only_refutations_are_temporal(found.get(result_id) or Assessment(result_id, IRRELEVANT, False, "", read=False))
         for result_id in result_ids
     ]
 
 
 def _only_refutations_are_temporal(assessment: Assessment) -> Assessment:
     if assessment.temporal and assessment.stance != "REFUTES":
-        return Assessment(assessment.result_id, assessment.stance, False, assessment.reason)
+        return Assessment(assessment.result_id, assessment.stance, False, assessment.reason, assessment.read)
     return assessment
 
 

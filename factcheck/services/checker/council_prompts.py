@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from factcheck import prompt_versions
+from factcheck.answer_echo import instruction_lines
 from factcheck.council_taxonomy import (
     CHECK_OPENING,
     CLAIMS_HEADER,
@@ -120,6 +121,13 @@ ERROR_TYPE_DEFINITIONS: dict[int, str] = {
     council_pb2.ERROR_TYPE_LOGICAL_FALLACY: "Faulty reasoning leading to wrong conclusion",
     council_pb2.ERROR_TYPE_OTHER: "Doesn't fit above categories",
 }
+
+
+# What a fact-checker's answer never repeats (factcheck/answer_echo.py): the instructions, not the
+# examples of the answer's own format (an answer may well say "Response A: MOSTLY ACCURATE").
+COUNCIL_CHECK_INSTRUCTIONS = instruction_lines(
+    CHECK_OPENING, *(part.split("Example of the correct format")[0] for part in (_TASK, _CLAIMS_EXTENSION))
+)
 
 
 @prompt_versions.versioned(prompt_versions.COUNCIL_CHECK)

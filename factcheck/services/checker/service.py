@@ -7,14 +7,15 @@ from collections.abc import Sequence
 
 import grpc
 
+from factcheck.answer_echo import REPEATS_PROMPT, repeats_prompt
 from factcheck.council_taxonomy import MAX_RESPONSES, is_response_label
 from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary, is_known_enum
-from factcheck.errors import check_argument, check_ids, check_question
+from factcheck.errors import answer_unreadable, check_argument, check_ids, check_question
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
-from factcheck.services.checker.assessment import build_assessment_prompt, parse_assessments
+from factcheck.services.checker.assessment import UNREADABLE_ASSESSMENT, build_assessment_prompt, parse_assessments
 from factcheck.services.checker.citations import resolve_citations
-from factcheck.services.checker.council_prompts import build_council_check_prompt
+from factcheck.services.checker.council_prompts import COUNCIL_CHECK_INSTRUCTIONS, build_council_check_prompt
 from factcheck.services.checker.council_summary import parse_council_check
 from factcheck.services.checker.entailment.agents import check_agent_request, run_agent
 from factcheck.services.checker.entailment.strategy import verify_with_agents
@@ -162,6 +163,10 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             build_council_check_prompt(request.question, list(request.responses), list(request.passages)),
             timeout_s=call_timeout_s(context, self._timeout_s),
         )
+        untrusted = _council_untrusted_text(request)
+        if repeats_prompt(completion.text, COUNCIL_CHECK_INSTRUCTIONS, untrusted):
+            # Not an answer at all: the gateway reports the fact-checker as failed, with this cause.
+            raise answer_unreadable(request.model, f"fact-checker: {REPEATS_PROMPT}")
         # No usable summary is an answer, not an error: the gateway excludes the checker and keeps its text.
         parsed = parse_council_check(completion.text, labels)
         return council_pb2.CouncilCheckResponse(
@@ -203,6 +208,8 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
         )
         untrusted = "\n".join([request.claim.claim, *(t for r in request.results for t in (r.source_title, r.text))])
         assessments = parse_assessments(completion.text, labels, untrusted)
+        if not any(a.read for a in assessments):
+            raise answer_unreadable(request.model, UNREADABLE_ASSESSMENT)
         return investigation_pb2.AssessEvidenceResponse(
             model=request.model,
             raw_text=completion.text,

@@ -51,7 +51,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from factcheck.domain import NOT_ADDRESSED_EVIDENCE, Citation, ClaimVerification
+from factcheck.domain import (  # noqa: F401  (NOT_ADDRESSED_EVIDENCE: re-exported for callers)
+    NOT_ADDRESSED_EVIDENCE,
+    NOT_IN_FORMAT,
+    Citation,
+    ClaimVerification,
+    not_addressed_evidence,
+)
 from factcheck.protocol_lines import is_quoted_or_code, lines_of
 
 DEFAULT_CONFIDENCE = "LOW"
@@ -108,6 +114,8 @@ def parse_verifications(
     id_by_number = _ids_by_number(expected_claim_ids)
     echoes = _Echoes.of(untrusted)
     found: dict[str, ClaimVerification] = {}
+    opened: set[str] = set()  # claims with a block, read or not
+    any_header = False  # whether the answer has the format's headers at all
     block: _Block | None = None
     for line in lines_of(text):
         if is_quoted_or_code(line):
@@ -120,6 +128,9 @@ def parse_verifications(
             _commit(block, model, found, supports)
             claim_id = id_by_number.get(_number_key(header.group(1)))
             block = _Block.open(claim_id, header) if claim_id and claim_id not in found else None
+            any_header = True
+            if claim_id:
+                opened.add(claim_id)
         elif block is None:
             continue
         elif (label := _LABEL.match(line)) and not echoes.says_label(label):
@@ -127,7 +138,13 @@ def parse_verifications(
         else:
             block.add_text(line)
     _commit(block, model, found, supports)
-    return [found.get(claim_id) or _not_addressed(claim_id, model) for claim_id in expected_claim_ids]
+    # A claim whose block has no readable verdict, or any claim of an answer without one readable
+    # block, was not addressed because the answer is not in the format: the caller is told so.
+    return [
+        found.get(claim_id)
+        or not_addressed(claim_id, model, NOT_IN_FORMAT if claim_id in opened or not any_header else None)
+        for claim_id in expected_claim_ids
+    ]
 
 
 @dataclass(frozen=True)
@@ -274,11 +291,12 @@ def _says_nothing(correction: str) -> bool:
     return correction.strip().strip("\"'\u201c\u201d\u2018\u2019*`[]().").strip().lower() in _NO_CORRECTION
 
 
-def _not_addressed(claim_id: str, model: str) -> ClaimVerification:
+def not_addressed(claim_id: str, model: str, reason: str | None = None) -> ClaimVerification:
+    """The spec's verification of a claim the checker did not address (UNVERIFIABLE, LOW), with why when known."""
     return ClaimVerification(
         claim_id=claim_id,
         verdict="UNVERIFIABLE",
-        evidence=NOT_ADDRESSED_EVIDENCE,
+        evidence=not_addressed_evidence(reason),
         correction=None,
         confidence=DEFAULT_CONFIDENCE,
         checker_model=model,

@@ -47,6 +47,20 @@ _SUMMARY = re.compile(_LEAD + r"EXTRACTION\s+SUMMARY\b", re.IGNORECASE)
 # What the content says in protocol form: a CLAIM phrase (number optional) and the rest of its line.
 _ECHO_CLAIM = re.compile(r"CLAIM(?:[\s#*_]{0,20}?(\d+))?[\s*_]{0,20}?[:.)\-\u2013\u2014]([^\n]*)", re.IGNORECASE)
 _ECHO_SUMMARY = re.compile(r"EXTRACTION[\W_]{0,20}?SUMMARY", re.IGNORECASE)
+# A well-formed empty extraction: the summary's "Total claims: 0", or a line saying there are none.
+# Found by one scan of the whole answer (a line at a time would be slow on a huge one).
+_NO_CLAIMS = re.compile(
+    r"^[ \t>#*_+\-]*(?:Total[ \t]+claims[*_]*[ \t]*:[ \t*_`\[]*0+\b"
+    r"|(?:there[ \t]+(?:are|were)[ \t]+)?no[ \t]+(?:verifiable[ \t]+)?(?:factual[ \t]+)?claims\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+# Why an answer without claims is not the spec's "no verifiable claims" (the extract stage's failure).
+EMPTY_EXTRACTION = "the extractor's answer was empty (not the claim format's EXTRACTION SUMMARY with Total claims: 0)"
+UNREADABLE_EXTRACTION = (
+    "the extractor's answer is not in the claim format: no CLAIM n / Context / Type block, "
+    "and no EXTRACTION SUMMARY with Total claims: 0"
+)
 
 _QUOTE_PAIRS = (('"', '"'), ("\u201c", "\u201d"), ("[", "]"))
 
@@ -75,6 +89,27 @@ def _parse(text: str, reader: _Reader) -> tuple[list[ExtractedClaim], bool]:
         # A claim without a Context line is its own context.
         claims.append(ExtractedClaim(f"claim_{len(claims) + 1}", claim, context or claim, claim_type))
     return claims, bool(strict)
+
+
+def says_no_claims(text: str, content: str = "") -> bool:
+    """Whether an answer without claims is the well-formed empty extraction (seed 0, edge case "No
+    verifiable claims found"): its summary says "Total claims: 0", or a line says there are no claims.
+
+    Such lines count only as protocol lines (not quoted, not copied from `content`), so content that
+    says "There are no verifiable claims here", echoed back, is still an unreadable answer.
+    """
+    text = text.replace("\r", "\n")
+    copied: set[str] | None = None
+    for match in _NO_CLAIMS.finditer(text):
+        end = text.find("\n", match.start())
+        line = text[match.start() : end if end >= 0 else len(text)]
+        if is_quoted_or_code(line):
+            continue
+        if copied is None:
+            copied = {words_of(line) for line in lines_of(content)} if content else set()
+        if words_of(line) not in copied:
+            return True
+    return False
 
 
 class ClaimStream:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from factcheck import prompt_versions
+from factcheck.answer_echo import instruction_lines
 from factcheck.evidence_text import PASSAGE_INJECTION_NOTE, format_passage
 from factcheck.v1 import common_pb2
 
@@ -57,6 +58,11 @@ Type: [type]
 EXTRACTION SUMMARY:
 Total claims: [count]
 By type: [breakdown]"""
+
+
+# The templates' own sentences: an answer holding them repeats its prompt (factcheck/answer_echo.py).
+GENERATE_INSTRUCTIONS = instruction_lines(_GENERATE_TEMPLATE)
+EXTRACTION_INSTRUCTIONS = instruction_lines(_EXTRACTION_TEMPLATE)
 
 
 @prompt_versions.versioned(prompt_versions.GENERATE)

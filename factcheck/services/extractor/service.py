@@ -6,21 +6,27 @@ from collections.abc import AsyncIterator
 
 import grpc
 
+from factcheck.answer_echo import REPEATS_PROMPT, repeats_prompt
 from factcheck.domain import Completion, ExtractedClaim
-from factcheck.errors import Reason, Unavailable, check_argument
+from factcheck.errors import Reason, Unavailable, answer_unreadable, check_argument
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.services.extractor.claims import (
+    EMPTY_EXTRACTION,
     MAX_CONTENT_LENGTH_DEFAULT,
+    UNREADABLE_EXTRACTION,
     ClaimStream,
     locate_claims,
     parse_claims,
+    says_no_claims,
     truncate_content,
     type_breakdown,
     with_truncation_note,
 )
 from factcheck.services.extractor.profiles import claim_profiles
 from factcheck.services.extractor.prompts import (
+    EXTRACTION_INSTRUCTIONS,
+    GENERATE_INSTRUCTIONS,
     build_extraction_prompt,
     build_generate_prompt,
     build_profiled_extraction_prompt,
@@ -52,6 +58,8 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
                 reason=Reason.MODEL_EMPTY_RESPONSE,
                 metadata={"model": request.model},
             )
+        if repeats_prompt(content, GENERATE_INSTRUCTIONS, request.question):
+            raise answer_unreadable(request.model, f"generator: {REPEATS_PROMPT}")
         return extractor_pb2.GenerateResponse(
             model=request.model,
             content=content,
@@ -68,6 +76,7 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
             request.model, prompt, timeout_s=call_timeout_s(context, self._timeout_s)
         )
         claims = locate_claims(parse_claims(completion.text, shown), shown)
+        _check_readable(request.model, completion.text, shown, claims)
         response = _extraction(request.model, shown, truncated, max_length, completion, claims)
         if request.profiles:
             response.profiles.extend(claim_profiles(claims, completion.text, shown))
@@ -92,13 +101,24 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
                         message.content, first = analysed, False
                     yield message
         assert answer.completion is not None  # (set once the answer is read to its end)
+        final = claims.finish()
+        _check_readable(request.model, answer.completion.text, shown, claims.claims)
         last = extractor_pb2.ExtractStreamResponse(
-            claims=[claim.to_proto() for claim in claims.finish()],
+            claims=[claim.to_proto() for claim in final],
             result=_extraction(request.model, shown, truncated, max_length, answer.completion, claims.claims),
         )
         if first:
             last.content = analysed
         yield last
+
+
+def _check_readable(model: str, answer: str, shown: str, claims: list[ExtractedClaim]) -> None:
+    """An answer that repeats the prompt, or holds no claims without saying there are none, is not an
+    extraction: the stage fails (MODEL_ANSWER_UNREADABLE) rather than report "no verifiable claims"."""
+    if repeats_prompt(answer, EXTRACTION_INSTRUCTIONS, shown):
+        raise answer_unreadable(model, f"extractor: {REPEATS_PROMPT}")
+    if not claims and not says_no_claims(answer, shown):
+        raise answer_unreadable(model, UNREADABLE_EXTRACTION if answer.strip() else EMPTY_EXTRACTION)
 
 
 def _checked_content(

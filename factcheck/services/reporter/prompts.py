@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from factcheck import prompt_versions
+from factcheck.answer_echo import instruction_lines
 from factcheck.council_taxonomy import (
     SYNTHESIS_CONTEXT_MARKER,
     SYNTHESIS_CORRECTIONS_MARKER,
@@ -16,6 +17,7 @@ from factcheck.council_taxonomy import (
 )
 from factcheck.domain import ClaimConsensus, ClaimVerification, VerdictSummary
 from factcheck.evidence_text import quote_lines
+from factcheck.protocol_lines import lines_of
 from factcheck.services.reporter.report import agreement_percent, cited_sources, markdown_cell
 from factcheck.v1 import council_pb2
 
@@ -86,6 +88,11 @@ QUESTION:
 
 CONTENT:
 {content}"""
+
+
+# What a report never repeats (factcheck/answer_echo.py): the opening and the layout's [placeholders]
+# (its headings, table and methodology lines a real report does repeat).
+REPORT_INSTRUCTIONS = instruction_lines(_HEAD, *(line for line in lines_of(_MIDDLE + _TAIL) if line.startswith("[")))
 
 
 @prompt_versions.versioned(prompt_versions.REPORT)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 
+from factcheck.answer_echo import REPEATS_PROMPT, repeats_prompt
 from factcheck.fallback_report import (  # noqa: F401  (re-exported: the reporter's own vocabulary)
     NO_CLAIMS_NOTE,
     NO_CLAIMS_REPORT,
@@ -46,6 +47,48 @@ _ECHO_SCORE = re.compile(
 _TITLE_LABEL = re.compile(r"^title\s*[:\-\u2013\u2014]\s*", re.IGNORECASE)
 _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
 _TRAILING_PUNCTUATION = ".,;:-\u2013\u2014\u2026"
+
+
+# A claim named by number: "CLAIM 3", "claim_3", "Claim #3" (the prompt names them "CLAIM claim_3").
+_CLAIM_NUMBER = re.compile(r"(?<![a-z])claim[\s_#]*(\d{1,6})(?!\d)", re.IGNORECASE)
+NO_SCORE = "the report has no Overall Reliability Score"
+UNKNOWN_CLAIMS = "the report names claims that do not exist ({names})"
+
+
+def report_problem(
+    text: str, score: int | None, claim_ids: list[str], instructions: tuple[str, ...], untrusted: str = ""
+) -> str | None:
+    """Why the reporter's answer cannot be taken as the report (None: it can).
+
+    Seed 0's report has an "Overall Reliability Score" and speaks of the run's claims only, so a
+    report without a score (`score` is what `parse_reliability_score` read), one naming claim
+    numbers the run does not have (a small model inventing claims), or one that repeats its
+    prompt (`instructions`: factcheck/answer_echo.py) is replaced by the fallback table. Claim
+    numbers the untrusted text (content, claims, evidence) itself names are not counted.
+    """
+    if repeats_prompt(text, instructions, untrusted):
+        return REPEATS_PROMPT
+    if score is None:
+        return NO_SCORE
+    known = {_claim_number(claim_id) for claim_id in claim_ids}
+    known |= {_claim_number(match.group(1)) for match in _CLAIM_NUMBER.finditer(untrusted)}
+    unknown: list[str] = []
+    for line in lines_of(text):
+        if is_quoted_or_code(line):
+            continue
+        for match in _CLAIM_NUMBER.finditer(line):
+            number = _claim_number(match.group(1))
+            if number not in known and number not in unknown:
+                unknown.append(number)
+    if unknown:
+        names = ", ".join(f"claim_{number}" for number in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+        return UNKNOWN_CLAIMS.format(names=names)
+    return None
+
+
+def _claim_number(text: str) -> str:
+    digits = re.search(r"(\d+)$", text)
+    return (digits.group(1).lstrip("0") or "0") if digits else text
 
 
 def parse_reliability_score(text: str, untrusted: str = "") -> int | None:

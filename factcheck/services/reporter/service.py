@@ -12,7 +12,12 @@ from factcheck.errors import check_argument, check_question
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelError
 from factcheck.rpc import call_timeout_s, check_model_id
-from factcheck.services.reporter.prompts import build_report_prompt, build_synthesis_prompt, build_title_prompt
+from factcheck.services.reporter.prompts import (
+    REPORT_INSTRUCTIONS,
+    build_report_prompt,
+    build_synthesis_prompt,
+    build_title_prompt,
+)
 from factcheck.services.reporter.report import (
     FEW_CLAIMS_NOTE,
     NO_CLAIMS_NOTE,
@@ -21,6 +26,7 @@ from factcheck.services.reporter.report import (
     build_fallback_report,
     clean_title,
     parse_reliability_score,
+    report_problem,
 )
 from factcheck.settings import Settings
 from factcheck.text_safety import excerpt
@@ -105,12 +111,23 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
             log.warning("report model failed, writing the fallback table: %s", error)
             response.report_text = build_fallback_report(consensus)
             response.fallback = True
+            response.fallback_reason = f"the report model failed: {excerpt(error.message, 200)}"
             return response
 
-        response.report_text = completion.text
         response.response_time_ms = completion.latency_ms
         response.usage.CopyFrom(completion.usage.to_proto())
-        score = parse_reliability_score(completion.text, _untrusted_text(request))
+        untrusted = _untrusted_text(request)
+        score = parse_reliability_score(completion.text, untrusted)
+        ids = [item.claim_id for item in consensus]
+        problem = report_problem(completion.text, score, ids, REPORT_INSTRUCTIONS, untrusted)
+        if problem is not None:
+            # An answer that is not a report is not shown as one: the spec's fallback, saying why.
+            log.warning("report model's answer not used (%s); writing the fallback table", problem)
+            response.report_text = build_fallback_report(consensus, reason=problem)
+            response.fallback = True
+            response.fallback_reason = f"the report model's answer could not be read: {problem}"
+            return response
+        response.report_text = completion.text
         if score is not None:
             response.reliability_score = score
         return response

@@ -391,20 +391,22 @@ class ReportSummary(_message.Message):
     def __init__(self, verified: _Optional[int] = ..., disputed: _Optional[int] = ..., unverifiable: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
 
 class ReportCompletePayload(_message.Message):
-    __slots__ = ("model", "reliability_score", "summary", "response_time_ms", "report_text", "fallback")
+    __slots__ = ("model", "reliability_score", "summary", "response_time_ms", "report_text", "fallback", "fallback_reason")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     RELIABILITY_SCORE_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     REPORT_TEXT_FIELD_NUMBER: _ClassVar[int]
     FALLBACK_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_REASON_FIELD_NUMBER: _ClassVar[int]
     model: str
     reliability_score: int
     summary: ReportSummary
     response_time_ms: int
     report_text: str
     fallback: bool
-    def __init__(self, model: _Optional[str] = ..., reliability_score: _Optional[int] = ..., summary: _Optional[_Union[ReportSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., report_text: _Optional[str] = ..., fallback: _Optional[bool] = ...) -> None: ...
+    fallback_reason: str
+    def __init__(self, model: _Optional[str] = ..., reliability_score: _Optional[int] = ..., summary: _Optional[_Union[ReportSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., report_text: _Optional[str] = ..., fallback: _Optional[bool] = ..., fallback_reason: _Optional[str] = ...) -> None: ...
 
 class TitleCompletePayload(_message.Message):
     __slots__ = ("title",)
@@ -634,17 +636,19 @@ class VerificationResult(_message.Message):
     def __init__(self, checkers: _Optional[_Iterable[_Union[CheckerResult, _Mapping]]] = ..., consensus: _Optional[_Iterable[_Union[_common_pb2.ClaimConsensus, _Mapping]]] = ...) -> None: ...
 
 class ReportResult(_message.Message):
-    __slots__ = ("model", "reliability_score", "report_text", "summary", "response_time_ms", "fallback")
+    __slots__ = ("model", "reliability_score", "report_text", "summary", "response_time_ms", "fallback", "fallback_reason")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     RELIABILITY_SCORE_FIELD_NUMBER: _ClassVar[int]
     REPORT_TEXT_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     FALLBACK_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_REASON_FIELD_NUMBER: _ClassVar[int]
     model: str
     reliability_score: int
     report_text: str
     summary: _common_pb2.VerdictSummary
     response_time_ms: int
     fallback: bool
-    def __init__(self, model: _Optional[str] = ..., reliability_score: _Optional[int] = ..., report_text: _Optional[str] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., fallback: _Optional[bool] = ...) -> None: ...
+    fallback_reason: str
+    def __init__(self, model: _Optional[str] = ..., reliability_score: _Optional[int] = ..., report_text: _Optional[str] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., fallback: _Optional[bool] = ..., fallback_reason: _Optional[str] = ...) -> None: ...

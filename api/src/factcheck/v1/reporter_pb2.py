@@ -26,7 +26,7 @@ from factcheck.v1 import common_pb2 as factcheck_dot_v1_dot_common__pb2
 from factcheck.v1 import council_pb2 as factcheck_dot_v1_dot_council__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x66\x61\x63tcheck/v1/reporter.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x19\x66\x61\x63tcheck/v1/common.proto\x1a\x1a\x66\x61\x63tcheck/v1/council.proto\"\xbe\x01\n\rReportRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12/\n\tconsensus\x18\x03 \x03(\x0b\x32\x1c.factcheck.v1.ClaimConsensus\x12\x14\n\x0ctotal_claims\x18\x04 \x01(\x05\x12\x15\n\rchecker_count\x18\x05 \x01(\x05\x12\x17\n\x0f\x65xtractor_model\x18\x06 \x01(\t\x12\x16\n\x0e\x63hecker_models\x18\x07 \x03(\t\"\xaa\x02\n\x0eReportResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x13\n\x0breport_text\x18\x02 \x01(\t\x12\x1e\n\x11reliability_score\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12-\n\x07summary\x18\x04 \x01(\x0b\x32\x1c.factcheck.v1.VerdictSummary\x12\x11\n\x04note\x18\x05 \x01(\tH\x01\x88\x01\x01\x12\x10\n\x08\x66\x61llback\x18\x06 \x01(\x08\x12\x1e\n\x16\x61verage_agreement_rate\x18\x07 \x01(\x01\x12\x18\n\x10response_time_ms\x18\x08 \x01(\x03\x12\'\n\x05usage\x18\t \x01(\x0b\x32\x18.factcheck.v1.TokenUsageB\x14\n\x12_reliability_scoreB\x07\n\x05_note\"@\n\x0cTitleRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t\"p\n\rTitleResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x18\n\x10response_time_ms\x18\x03 \x01(\x03\x12\'\n\x05usage\x18\x04 \x01(\x0b\x32\x18.factcheck.v1.TokenUsage2\xe9\x01\n\x0fReporterService\x12\x43\n\x06Report\x12\x1b.factcheck.v1.ReportRequest\x1a\x1c.factcheck.v1.ReportResponse\x12@\n\x05Title\x12\x1a.factcheck.v1.TitleRequest\x1a\x1b.factcheck.v1.TitleResponse\x12O\n\nSynthesize\x12\x1f.factcheck.v1.SynthesizeRequest\x1a .factcheck.v1.SynthesizeResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x66\x61\x63tcheck/v1/reporter.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x19\x66\x61\x63tcheck/v1/common.proto\x1a\x1a\x66\x61\x63tcheck/v1/council.proto\"\xbe\x01\n\rReportRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12/\n\tconsensus\x18\x03 \x03(\x0b\x32\x1c.factcheck.v1.ClaimConsensus\x12\x14\n\x0ctotal_claims\x18\x04 \x01(\x05\x12\x15\n\rchecker_count\x18\x05 \x01(\x05\x12\x17\n\x0f\x65xtractor_model\x18\x06 \x01(\t\x12\x16\n\x0e\x63hecker_models\x18\x07 \x03(\t\"\xc3\x02\n\x0eReportResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x13\n\x0breport_text\x18\x02 \x01(\t\x12\x1e\n\x11reliability_score\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12-\n\x07summary\x18\x04 \x01(\x0b\x32\x1c.factcheck.v1.VerdictSummary\x12\x11\n\x04note\x18\x05 \x01(\tH\x01\x88\x01\x01\x12\x10\n\x08\x66\x61llback\x18\x06 \x01(\x08\x12\x1e\n\x16\x61verage_agreement_rate\x18\x07 \x01(\x01\x12\x18\n\x10response_time_ms\x18\x08 \x01(\x03\x12\'\n\x05usage\x18\t \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\x12\x17\n\x0f\x66\x61llback_reason\x18\n \x01(\tB\x14\n\x12_reliability_scoreB\x07\n\x05_note\"@\n\x0cTitleRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x03 \x01(\t\"p\n\rTitleResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x18\n\x10response_time_ms\x18\x03 \x01(\x03\x12\'\n\x05usage\x18\x04 \x01(\x0b\x32\x18.factcheck.v1.TokenUsage2\xe9\x01\n\x0fReporterService\x12\x43\n\x06Report\x12\x1b.factcheck.v1.ReportRequest\x1a\x1c.factcheck.v1.ReportResponse\x12@\n\x05Title\x12\x1a.factcheck.v1.TitleRequest\x1a\x1b.factcheck.v1.TitleResponse\x12O\n\nSynthesize\x12\x1f.factcheck.v1.SynthesizeRequest\x1a .factcheck.v1.SynthesizeResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,11 +36,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REPORTREQUEST']._serialized_start=101
   _globals['_REPORTREQUEST']._serialized_end=291
   _globals['_REPORTRESPONSE']._serialized_start=294
-  _globals['_REPORTRESPONSE']._serialized_end=592
-  _globals['_TITLEREQUEST']._serialized_start=594
-  _globals['_TITLEREQUEST']._serialized_end=658
-  _globals['_TITLERESPONSE']._serialized_start=660
-  _globals['_TITLERESPONSE']._serialized_end=772
-  _globals['_REPORTERSERVICE']._serialized_start=775
-  _globals['_REPORTERSERVICE']._serialized_end=1008
+  _globals['_REPORTRESPONSE']._serialized_end=617
+  _globals['_TITLEREQUEST']._serialized_start=619
+  _globals['_TITLEREQUEST']._serialized_end=683
+  _globals['_TITLERESPONSE']._serialized_start=685
+  _globals['_TITLERESPONSE']._serialized_end=797
+  _globals['_REPORTERSERVICE']._serialized_start=800
+  _globals['_REPORTERSERVICE']._serialized_end=1033
 # @@protoc_insertion_point(module_scope)

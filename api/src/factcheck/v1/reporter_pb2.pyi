@@ -27,7 +27,7 @@ class ReportRequest(_message.Message):
     def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., consensus: _Optional[_Iterable[_Union[_common_pb2.ClaimConsensus, _Mapping]]] = ..., total_claims: _Optional[int] = ..., checker_count: _Optional[int] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ReportResponse(_message.Message):
-    __slots__ = ("model", "report_text", "reliability_score", "summary", "note", "fallback", "average_agreement_rate", "response_time_ms", "usage")
+    __slots__ = ("model", "report_text", "reliability_score", "summary", "note", "fallback", "average_agreement_rate", "response_time_ms", "usage", "fallback_reason")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     REPORT_TEXT_FIELD_NUMBER: _ClassVar[int]
     RELIABILITY_SCORE_FIELD_NUMBER: _ClassVar[int]
@@ -37,6 +37,7 @@ class ReportResponse(_message.Message):
     AVERAGE_AGREEMENT_RATE_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_REASON_FIELD_NUMBER: _ClassVar[int]
     model: str
     report_text: str
     reliability_score: int
@@ -46,7 +47,8 @@ class ReportResponse(_message.Message):
     average_agreement_rate: float
     response_time_ms: int
     usage: _common_pb2.TokenUsage
-    def __init__(self, model: _Optional[str] = ..., report_text: _Optional[str] = ..., reliability_score: _Optional[int] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., note: _Optional[str] = ..., fallback: _Optional[bool] = ..., average_agreement_rate: _Optional[float] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ...) -> None: ...
+    fallback_reason: str
+    def __init__(self, model: _Optional[str] = ..., report_text: _Optional[str] = ..., reliability_score: _Optional[int] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., note: _Optional[str] = ..., fallback: _Optional[bool] = ..., average_agreement_rate: _Optional[float] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ..., fallback_reason: _Optional[str] = ...) -> None: ...
 
 class TitleRequest(_message.Message):
     __slots__ = ("model", "question", "content")

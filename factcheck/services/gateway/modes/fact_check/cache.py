@@ -24,7 +24,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from factcheck.domain import NOT_ADDRESSED_EVIDENCE, VerdictSummary
+from factcheck.domain import VerdictSummary, is_not_addressed
 from factcheck.engines import engine_revision
 from factcheck.observability import metrics
 from factcheck.prompt_versions import EXTRACT, VERIFY, version_label
@@ -125,7 +125,7 @@ async def verify(run, request: checker_pb2.VerifyRequest) -> checker_pb2.VerifyR
                     run, KIND_VERIFY, keys[v.claim_id], model, label, _storable(v, claim_passages.get(v.claim_id, []))
                 )
                 for v in fresh.verifications
-                if v.claim_id in wanted and v.evidence != NOT_ADDRESSED_EVIDENCE
+                if v.claim_id in wanted and not is_not_addressed(v.evidence)
             ]
     return _merged(request, fresh, reused)
 

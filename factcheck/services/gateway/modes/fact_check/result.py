@@ -136,4 +136,5 @@ def _report(report: StageRecord | None) -> factcheck_pb2.ReportResult:
         summary=VerdictSummary.from_json(data).to_proto(),
         response_time_ms=response_time_of(report),
         fallback=bool(data.get("fallback", False)),
+        fallback_reason=str(data.get("fallbackReason", "")),
     )

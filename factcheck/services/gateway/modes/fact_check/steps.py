@@ -16,7 +16,14 @@ from typing import Any
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim, VerdictSummary
+from factcheck.domain import (
+    NOT_IN_FORMAT,
+    ClaimConsensus,
+    ClaimVerification,
+    ExtractedClaim,
+    VerdictSummary,
+    not_addressed_evidence,
+)
 from factcheck.entailment import claim_entailment_from_json, claim_entailment_json
 from factcheck.fallback_report import NO_CLAIMS_NOTE, NO_CLAIMS_REPORT, average_agreement_rate, build_fallback_report
 from factcheck.observability import metrics
@@ -27,7 +34,7 @@ from factcheck.services.gateway.knowledge.retrieval import Evidence
 from factcheck.services.gateway.modes.fact_check import cache, citations
 from factcheck.services.gateway.modes.fact_check.investigate import step as investigate
 from factcheck.services.gateway.modes.fact_check.plan import RunPlan
-from factcheck.services.gateway.run import Run, RunFailed, rpc_error_text, rpc_failure, stored_data
+from factcheck.services.gateway.run import Run, RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
 from factcheck.services.gateway.store import (
     ROLE_CHECKER,
     ROLE_EXTRACTOR,
@@ -46,6 +53,7 @@ log = logging.getLogger("factcheck.gateway.fact_check")
 
 EXTRACTION_FAILED = "Claim extraction failed. Cannot proceed with verification."
 ALL_CHECKERS_FAILED = "All verification checkers failed."
+UNREADABLE_VERIFICATION = not_addressed_evidence(NOT_IN_FORMAT)
 
 
 @dataclass
@@ -335,6 +343,10 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
                 continue
             response = outcome.response
             verifications = outcome.verifications()
+            if unread := sum(1 for v in verifications if v.evidence == UNREADABLE_VERIFICATION):
+                # Counted as UNVERIFIABLE (spec), and named as the checker's failure to answer in the format.
+                cause = f"{NOT_IN_FORMAT} for {unread} of {len(verifications)} claims"
+                run.failures.append(stage_failure(verify_stage(outcome.index)[0], outcome.model, "UNREADABLE", cause))
             summary = VerdictSummary.from_proto(response.summary)
             data = _verification_data(run, verifications, summary, response.dropped_citations, response.entailment)
             citations.verify_data(run, data, response)
@@ -420,7 +432,8 @@ async def _request_report(run: FactCheckRun) -> reporter_pb2.ReportResponse:
         )
     except grpc.aio.AioRpcError as error:
         log.warning("%s: reporter failed (%s); writing the fallback table", run.message_id, rpc_error_text(error))
-        run.failures.append(rpc_failure(STAGE_REPORT[0], plan.reporter_model, error))
+        failure = rpc_failure(STAGE_REPORT[0], plan.reporter_model, error)
+        run.failures.append(failure)
         summary = VerdictSummary.count(item.consensus_verdict for item in run.consensus)
         if not run.consensus:
             return reporter_pb2.ReportResponse(
@@ -431,6 +444,7 @@ async def _request_report(run: FactCheckRun) -> reporter_pb2.ReportResponse:
             report_text=build_fallback_report(run.consensus),
             summary=summary.to_proto(),
             fallback=True,
+            fallback_reason=f"the reporter failed: {failure['code']}: {failure['message']}",
             average_agreement_rate=average_agreement_rate(run.consensus),
         )
 
@@ -442,6 +456,9 @@ async def report(run: FactCheckRun) -> None:
         return
     await run.emit("report_start", factcheck_pb2.ReportStartPayload())
     response = await _request_report(run)
+    if response.fallback and response.fallback_reason and not any(f["stage"] == STAGE_REPORT[0] for f in run.failures):
+        # The reporter answered, but with the fallback (its model failed, or its answer was not a report).
+        run.failures.append(stage_failure(STAGE_REPORT[0], plan.reporter_model, "FALLBACK", response.fallback_reason))
     report_text = response.report_text
     if run.investigation is not None:
         report_text += investigate.report_section(run.investigation)
@@ -457,6 +474,8 @@ async def report(run: FactCheckRun) -> None:
         "averageAgreementRate": response.average_agreement_rate,
         "fallback": response.fallback,
     }
+    if response.fallback_reason:
+        parsed["fallbackReason"] = response.fallback_reason
     if note is not None:
         parsed["note"] = note
     citations.report_data(run, parsed)
@@ -476,6 +495,7 @@ async def report(run: FactCheckRun) -> None:
         response_time_ms=response.response_time_ms,
         report_text=report_text,
         fallback=response.fallback,
+        fallback_reason=response.fallback_reason,
     )
     if score is not None:
         payload.reliability_score = score

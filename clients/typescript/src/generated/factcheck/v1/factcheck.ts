@@ -762,6 +762,11 @@ export interface ReportCompletePayload {
   reportText: string;
   /** True when the reporter failed and report_text is the fallback consensus table. */
   fallback: boolean;
+  /**
+   * With fallback: why the reporter's answer was not used (the reporter failed, or its answer could not be
+   * read as a report: no reliability score, claims that do not exist, the prompt repeated).
+   */
+  fallbackReason: string;
 }
 
 /** The run's title (spec: title_complete). */
@@ -1050,6 +1055,8 @@ export interface ReportResult {
   responseTimeMs: string;
   /** True when the reporter failed and report_text is the fallback consensus table. */
   fallback: boolean;
+  /** With fallback: why the reporter's answer was not used. */
+  fallbackReason: string;
 }
 
 function createBaseFactCheckConfig(): FactCheckConfig {
@@ -4952,6 +4959,7 @@ function createBaseReportCompletePayload(): ReportCompletePayload {
     responseTimeMs: "0",
     reportText: "",
     fallback: false,
+    fallbackReason: "",
   };
 }
 
@@ -4974,6 +4982,9 @@ export const ReportCompletePayload: MessageFns<ReportCompletePayload> = {
     }
     if (message.fallback !== false) {
       writer.uint32(48).bool(message.fallback);
+    }
+    if (message.fallbackReason !== "") {
+      writer.uint32(58).string(message.fallbackReason);
     }
     return writer;
   },
@@ -5039,6 +5050,14 @@ export const ReportCompletePayload: MessageFns<ReportCompletePayload> = {
             message.fallback = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.fallbackReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5071,6 +5090,11 @@ export const ReportCompletePayload: MessageFns<ReportCompletePayload> = {
         ? globalThis.String(object.report_text)
         : "",
       fallback: isSet(object.fallback) ? globalThis.Boolean(object.fallback) : false,
+      fallbackReason: isSet(object.fallbackReason)
+        ? globalThis.String(object.fallbackReason)
+        : isSet(object.fallback_reason)
+        ? globalThis.String(object.fallback_reason)
+        : "",
     };
   },
 
@@ -5094,6 +5118,9 @@ export const ReportCompletePayload: MessageFns<ReportCompletePayload> = {
     if (message.fallback !== false) {
       obj.fallback = message.fallback;
     }
+    if (message.fallbackReason !== "") {
+      obj.fallbackReason = message.fallbackReason;
+    }
     return obj;
   },
 
@@ -5110,6 +5137,7 @@ export const ReportCompletePayload: MessageFns<ReportCompletePayload> = {
     message.responseTimeMs = object.responseTimeMs ?? "0";
     message.reportText = object.reportText ?? "";
     message.fallback = object.fallback ?? false;
+    message.fallbackReason = object.fallbackReason ?? "";
     return message;
   },
 };
@@ -7586,6 +7614,7 @@ function createBaseReportResult(): ReportResult {
     summary: undefined,
     responseTimeMs: "0",
     fallback: false,
+    fallbackReason: "",
   };
 }
 
@@ -7608,6 +7637,9 @@ export const ReportResult: MessageFns<ReportResult> = {
     }
     if (message.fallback !== false) {
       writer.uint32(48).bool(message.fallback);
+    }
+    if (message.fallbackReason !== "") {
+      writer.uint32(58).string(message.fallbackReason);
     }
     return writer;
   },
@@ -7673,6 +7705,14 @@ export const ReportResult: MessageFns<ReportResult> = {
             message.fallback = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.fallbackReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7705,6 +7745,11 @@ export const ReportResult: MessageFns<ReportResult> = {
         ? globalThis.String(object.response_time_ms)
         : "0",
       fallback: isSet(object.fallback) ? globalThis.Boolean(object.fallback) : false,
+      fallbackReason: isSet(object.fallbackReason)
+        ? globalThis.String(object.fallbackReason)
+        : isSet(object.fallback_reason)
+        ? globalThis.String(object.fallback_reason)
+        : "",
     };
   },
 
@@ -7728,6 +7773,9 @@ export const ReportResult: MessageFns<ReportResult> = {
     if (message.fallback !== false) {
       obj.fallback = message.fallback;
     }
+    if (message.fallbackReason !== "") {
+      obj.fallbackReason = message.fallbackReason;
+    }
     return obj;
   },
 
@@ -7744,6 +7792,7 @@ export const ReportResult: MessageFns<ReportResult> = {
       : undefined;
     message.responseTimeMs = object.responseTimeMs ?? "0";
     message.fallback = object.fallback ?? false;
+    message.fallbackReason = object.fallbackReason ?? "";
     return message;
   },
 };

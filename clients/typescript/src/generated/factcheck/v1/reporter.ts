@@ -68,7 +68,11 @@ export interface ReportResponse {
   /** How long the model call took, retries included, in milliseconds. */
   responseTimeMs: string;
   /** Tokens the model call used. */
-  usage: TokenUsage | undefined;
+  usage:
+    | TokenUsage
+    | undefined;
+  /** With fallback: why the model's report was not used, e.g. "the report has no Overall Reliability Score". */
+  fallbackReason: string;
 }
 
 /** ReporterService.Title: a short title for a run. */
@@ -295,6 +299,7 @@ function createBaseReportResponse(): ReportResponse {
     averageAgreementRate: 0,
     responseTimeMs: "0",
     usage: undefined,
+    fallbackReason: "",
   };
 }
 
@@ -326,6 +331,9 @@ export const ReportResponse: MessageFns<ReportResponse> = {
     }
     if (message.usage !== undefined) {
       TokenUsage.encode(message.usage, writer.uint32(74).fork()).join();
+    }
+    if (message.fallbackReason !== "") {
+      writer.uint32(82).string(message.fallbackReason);
     }
     return writer;
   },
@@ -415,6 +423,14 @@ export const ReportResponse: MessageFns<ReportResponse> = {
             message.usage = TokenUsage.decode(reader, reader.uint32());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.fallbackReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -454,6 +470,11 @@ export const ReportResponse: MessageFns<ReportResponse> = {
         ? globalThis.String(object.response_time_ms)
         : "0",
       usage: isSet(object.usage) ? TokenUsage.fromJSON(object.usage) : undefined,
+      fallbackReason: isSet(object.fallbackReason)
+        ? globalThis.String(object.fallbackReason)
+        : isSet(object.fallback_reason)
+        ? globalThis.String(object.fallback_reason)
+        : "",
     };
   },
 
@@ -486,6 +507,9 @@ export const ReportResponse: MessageFns<ReportResponse> = {
     if (message.usage !== undefined) {
       obj.usage = TokenUsage.toJSON(message.usage);
     }
+    if (message.fallbackReason !== "") {
+      obj.fallbackReason = message.fallbackReason;
+    }
     return obj;
   },
 
@@ -507,6 +531,7 @@ export const ReportResponse: MessageFns<ReportResponse> = {
     message.usage = (object.usage !== undefined && object.usage !== null)
       ? TokenUsage.fromPartial(object.usage)
       : undefined;
+    message.fallbackReason = object.fallbackReason ?? "";
     return message;
   },
 };
