@@ -263,6 +263,15 @@ def _check_passages(field: str, passages: Sequence[common_pb2.Passage], noun: st
     )
 
 
+def _council_untrusted_text(request: council_pb2.CouncilCheckRequest) -> str:
+    """The question, the responses and the passages: the content the fact-checker was shown, which an
+    answer may quote without echoing the prompt."""
+    parts = [request.question]
+    parts += [response.text for response in request.responses]
+    parts += [text for passage in request.passages for text in (passage.source_title, passage.text)]
+    return "\n".join(parts)
+
+
 def _untrusted_text(request: checker_pb2.VerifyRequest) -> str:
     """Everything the caller put in the prompt: a checker line that only repeats it is not a verdict."""
     parts = [request.content]
