@@ -32,7 +32,7 @@ class RunBudget(_message.Message):
     def __init__(self, max_cost_usd: _Optional[float] = ..., max_tokens: _Optional[int] = ...) -> None: ...
 
 class ModelCall(_message.Message):
-    __slots__ = ("model", "provider", "prompt_tokens", "completion_tokens", "cached_tokens", "attempts", "latency_ms", "outcome", "prompt_version")
+    __slots__ = ("model", "provider", "prompt_tokens", "completion_tokens", "cached_tokens", "attempts", "latency_ms", "outcome", "prompt_version", "usage_estimated")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
     PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
@@ -42,6 +42,7 @@ class ModelCall(_message.Message):
     LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     PROMPT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    USAGE_ESTIMATED_FIELD_NUMBER: _ClassVar[int]
     model: str
     provider: str
     prompt_tokens: int
@@ -51,7 +52,8 @@ class ModelCall(_message.Message):
     latency_ms: int
     outcome: str
     prompt_version: str
-    def __init__(self, model: _Optional[str] = ..., provider: _Optional[str] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., cached_tokens: _Optional[int] = ..., attempts: _Optional[int] = ..., latency_ms: _Optional[int] = ..., outcome: _Optional[str] = ..., prompt_version: _Optional[str] = ...) -> None: ...
+    usage_estimated: bool
+    def __init__(self, model: _Optional[str] = ..., provider: _Optional[str] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., cached_tokens: _Optional[int] = ..., attempts: _Optional[int] = ..., latency_ms: _Optional[int] = ..., outcome: _Optional[str] = ..., prompt_version: _Optional[str] = ..., usage_estimated: _Optional[bool] = ...) -> None: ...
 
 class ModelCalls(_message.Message):
     __slots__ = ("calls",)
@@ -60,7 +62,7 @@ class ModelCalls(_message.Message):
     def __init__(self, calls: _Optional[_Iterable[_Union[ModelCall, _Mapping]]] = ...) -> None: ...
 
 class RunUsage(_message.Message):
-    __slots__ = ("prompt_tokens", "completion_tokens", "cached_tokens", "total_tokens", "cost_usd", "calls", "failed_calls", "cache_hits")
+    __slots__ = ("prompt_tokens", "completion_tokens", "cached_tokens", "total_tokens", "cost_usd", "calls", "failed_calls", "cache_hits", "estimated_calls")
     PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
     CACHED_TOKENS_FIELD_NUMBER: _ClassVar[int]
@@ -69,6 +71,7 @@ class RunUsage(_message.Message):
     CALLS_FIELD_NUMBER: _ClassVar[int]
     FAILED_CALLS_FIELD_NUMBER: _ClassVar[int]
     CACHE_HITS_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATED_CALLS_FIELD_NUMBER: _ClassVar[int]
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int
@@ -77,7 +80,8 @@ class RunUsage(_message.Message):
     calls: int
     failed_calls: int
     cache_hits: int
-    def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., cached_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., calls: _Optional[int] = ..., failed_calls: _Optional[int] = ..., cache_hits: _Optional[int] = ...) -> None: ...
+    estimated_calls: int
+    def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., cached_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., calls: _Optional[int] = ..., failed_calls: _Optional[int] = ..., cache_hits: _Optional[int] = ..., estimated_calls: _Optional[int] = ...) -> None: ...
 
 class GetUsageRequest(_message.Message):
     __slots__ = ("start_time", "end_time", "group_by")

@@ -313,6 +313,8 @@ class ModelCallRecord(Base):
     # "ok", the model error's type, a gRPC status name when the service reported nothing, or "cache_hit".
     outcome: Mapped[str] = mapped_column(String(64), nullable=False)
     prompt_version: Mapped[str] = mapped_column(String(64), nullable=False, default="")
+    # The token counts are the service's estimate (no usage reported, a local engine, a call cut short).
+    usage_estimated: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
     input_price_per_million: Mapped[float | None] = mapped_column(Float, nullable=True)
     output_price_per_million: Mapped[float | None] = mapped_column(Float, nullable=True)
     cached_input_price_per_million: Mapped[float | None] = mapped_column(Float, nullable=True)

@@ -114,6 +114,11 @@ export interface ModelCall {
   outcome: string;
   /** The prompt template and its version, e.g. "verify@2". */
   promptVersion: string;
+  /**
+   * True when the token counts are the service's estimate, not the provider's report: a local
+   * engine, a provider that reports no usage, or a call cancelled or timed out before its end.
+   */
+  usageEstimated: boolean;
 }
 
 /** The x-factcheck-model-calls-bin trailer's value: every model call one RPC made. */
@@ -140,6 +145,8 @@ export interface RunUsage {
   failedCalls: string;
   /** Verifications and extractions served from the verification cache instead of a model. */
   cacheHits: string;
+  /** Calls whose token counts are estimates (ModelCall.usage_estimated), not the providers' reports. */
+  estimatedCalls: string;
 }
 
 /** UsageService.GetUsage: the caller's tenant's calls over a time range (at most 366 days). */
@@ -298,6 +305,7 @@ function createBaseModelCall(): ModelCall {
     latencyMs: "0",
     outcome: "",
     promptVersion: "",
+    usageEstimated: false,
   };
 }
 
@@ -329,6 +337,9 @@ export const ModelCall: MessageFns<ModelCall> = {
     }
     if (message.promptVersion !== "") {
       writer.uint32(74).string(message.promptVersion);
+    }
+    if (message.usageEstimated !== false) {
+      writer.uint32(80).bool(message.usageEstimated);
     }
     return writer;
   },
@@ -418,6 +429,14 @@ export const ModelCall: MessageFns<ModelCall> = {
             message.promptVersion = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.usageEstimated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -461,6 +480,11 @@ export const ModelCall: MessageFns<ModelCall> = {
         : isSet(object.prompt_version)
         ? globalThis.String(object.prompt_version)
         : "",
+      usageEstimated: isSet(object.usageEstimated)
+        ? globalThis.Boolean(object.usageEstimated)
+        : isSet(object.usage_estimated)
+        ? globalThis.Boolean(object.usage_estimated)
+        : false,
     };
   },
 
@@ -493,6 +517,9 @@ export const ModelCall: MessageFns<ModelCall> = {
     if (message.promptVersion !== "") {
       obj.promptVersion = message.promptVersion;
     }
+    if (message.usageEstimated !== false) {
+      obj.usageEstimated = message.usageEstimated;
+    }
     return obj;
   },
 
@@ -510,6 +537,7 @@ export const ModelCall: MessageFns<ModelCall> = {
     message.latencyMs = object.latencyMs ?? "0";
     message.outcome = object.outcome ?? "";
     message.promptVersion = object.promptVersion ?? "";
+    message.usageEstimated = object.usageEstimated ?? false;
     return message;
   },
 };
@@ -593,6 +621,7 @@ function createBaseRunUsage(): RunUsage {
     calls: "0",
     failedCalls: "0",
     cacheHits: "0",
+    estimatedCalls: "0",
   };
 }
 
@@ -621,6 +650,9 @@ export const RunUsage: MessageFns<RunUsage> = {
     }
     if (message.cacheHits !== "0") {
       writer.uint32(64).int64(message.cacheHits);
+    }
+    if (message.estimatedCalls !== "0") {
+      writer.uint32(72).int64(message.estimatedCalls);
     }
     return writer;
   },
@@ -702,6 +734,14 @@ export const RunUsage: MessageFns<RunUsage> = {
             message.cacheHits = reader.int64().toString();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.estimatedCalls = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -752,6 +792,11 @@ export const RunUsage: MessageFns<RunUsage> = {
         : isSet(object.cache_hits)
         ? globalThis.String(object.cache_hits)
         : "0",
+      estimatedCalls: isSet(object.estimatedCalls)
+        ? globalThis.String(object.estimatedCalls)
+        : isSet(object.estimated_calls)
+        ? globalThis.String(object.estimated_calls)
+        : "0",
     };
   },
 
@@ -781,6 +826,9 @@ export const RunUsage: MessageFns<RunUsage> = {
     if (message.cacheHits !== "0") {
       obj.cacheHits = message.cacheHits;
     }
+    if (message.estimatedCalls !== "0") {
+      obj.estimatedCalls = message.estimatedCalls;
+    }
     return obj;
   },
 
@@ -797,6 +845,7 @@ export const RunUsage: MessageFns<RunUsage> = {
     message.calls = object.calls ?? "0";
     message.failedCalls = object.failedCalls ?? "0";
     message.cacheHits = object.cacheHits ?? "0";
+    message.estimatedCalls = object.estimatedCalls ?? "0";
     return message;
   },
 };
