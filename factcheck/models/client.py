@@ -44,9 +44,28 @@ problems, timeouts and 5xx/429 are retried; a 2xx body that cannot be read (not 
 wrong shape, too deep, too big, an undecodable Content-Encoding) is final, as is any
 other 4xx. Provider error text is quoted only as a redacted `text_safety.excerpt`.
 
-Streaming (`stream`): the same call with `"stream": true`; the provider's server-sent
-events (`data: {chat.completion.chunk}` ... `data: [DONE]`) are read as they arrive and
-each `choices[0].delta.content` is handed on, cleaned like a whole answer. The same
+Bounds: every call sends an output limit (`max_tokens` and/or `max_completion_tokens`, from
+the caller's `output_limits.OutputLimit`, scaled and capped by the settings) and its stop
+sequences. With a context window configured, a prompt is estimated before it is sent: the
+output limit is lowered to the room left, and a prompt that leaves none is refused
+(`ModelPromptTooLongError`) without a request.
+
+Negotiation: `response_format` goes out in the provider's form (json_schema, llama.cpp's
+json_object with a schema, json_object, none); an error answer that names a field the
+request sent (`response_format`, `stream_options`) is a refusal, not a failure: the request
+is sent again at once without it or in the next simpler form, and the client remembers the
+provider's form for later calls. Refusals are never retried with backoff.
+
+Usage: a provider that reports none gets an estimate (about four characters a token), and
+so does a call that ended without an answer after reaching the provider (cancelled, timed
+out, broken): its prompt and the text received so far. The call's record says it is
+estimated (`ModelCall.usage_estimated`).
+
+Streaming: every remote request asks `"stream": true` (and `stream_options.include_usage`),
+so that a cancelled or timed-out call closes its connection and the server stops generating;
+the provider's server-sent events (`data: {chat.completion.chunk}` ... `data: [DONE]`) are
+read as they arrive and, for `stream`, each `choices[0].delta.content` is handed on, cleaned
+like a whole answer. The same
 deadline, limits, retries and errors apply, with one difference: once a piece of the
 answer has been handed on, nothing is retried (a retry would write a different answer),
 so a failure after the first piece is final. A provider that ignores `stream` and
