@@ -306,7 +306,8 @@ def _sources_lines(prompt: str, cite: str) -> dict[str, str]:
 
 
 def plain(behaviour: Behaviour | None = None) -> Behaviour:
-    """Like `behaviour` (default answer), but never streamed: a provider that ignores `"stream": true`."""
+    """Like `behaviour` (default answer), but never streamed nor cut at the output limit: a provider
+    that ignores `"stream": true` and `max_tokens`."""
     inner = behaviour or default_reply()
 
     def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer | None:
