@@ -48,6 +48,7 @@ from tests.fake_model_server import (
     reply,
 )
 from tests.inprocess import inprocess_settings, serve_everything
+from tests.test_entailment_agents import _checker, extractor_json, extractor_request
 
 MODEL = "acme/model-1"
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -199,6 +200,34 @@ async def test_a_refusal_of_stream_options_is_learnt_and_usage_estimated(server:
     assert ["stream_options" in r.body for r in server.requests] == [True, False, False]
     assert first.text == "Hello there" and first.usage.completion_tokens == 3  # 11 characters
     assert [(c.outcome, c.usage_estimated) for c in recorded] == [("ok", True), ("ok", True)]
+
+
+async def test_an_entailment_agent_negotiates_with_a_llama_cpp_server(fake_models):
+    """Through a real checker RPC: the agent asks for its schema, the server refuses json_schema once,
+    the agent's answer comes in llama.cpp's form and validates; the next agent call asks in that form."""
+    fake_models.reset()
+    fake_models.script("fake/extractor", refuse_json_schema(reply(extractor_json("The trial enrolled 300 adults."))))
+    settings = Settings(
+        model_base_url=fake_models.base_url,
+        model_structured_outputs=True,
+        model_max_retries=4,
+        model_backoff_base_s=0.01,
+        stage_timeout_ms=10_000,
+    )
+    client, server, target = await _checker(settings)
+    try:
+        async with grpc.aio.insecure_channel(target) as channel:
+            stub = checker_pb2_grpc.CheckerServiceStub(channel)
+            first = await stub.RunEntailmentAgent(extractor_request())
+            second = await stub.RunEntailmentAgent(extractor_request())
+    finally:
+        await server.stop(None)
+        await client.aclose()
+    for response in (first, second):
+        assert response.attempts == 1 and response.structured
+        assert [s.text for s in response.output.extractor.statements] == ["The trial enrolled 300 adults."]
+    assert [form_of(r) for r in fake_models.requests] == ["json_schema", "json_object_schema", "json_object_schema"]
+    assert fake_models.requests[1].response_format["schema"]["additionalProperties"] is False
 
 
 # --- 5. cancellation reaches the model ------------------------------------------------------------------
