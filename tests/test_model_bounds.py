@@ -144,6 +144,19 @@ async def test_output_limit_settings_scale_override_cap_and_name_the_field(serve
     assert "max_tokens" not in default.body and default.body["max_completion_tokens"] == 16384
 
 
+async def test_an_answer_cut_at_its_limit_says_so(server: FakeModelServer) -> None:
+    server.script(MODEL, reply(LONG_ANSWER))
+    async with client_for(server) as client:
+        cut = await client.complete(MODEL, "Title this", timeout_s=5, limit=output_limits.title())
+        whole = await client.complete(MODEL, "Title this", timeout_s=5)
+        server.script(MODEL, plain(reply(LONG_ANSWER)))
+        plain_whole = await client.complete(MODEL, "Title this", timeout_s=5, limit=output_limits.title())
+    assert cut.text == " ".join(LONG_ANSWER.split()[:32])
+    assert cut.finish_reason == "length" and cut.cut_at_limit
+    assert whole.finish_reason == "stop" and not whole.cut_at_limit
+    assert plain_whole.finish_reason == "stop"  # a provider that ignores the limit (and says so)
+
+
 def test_unknown_roles_in_the_output_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown roles titel"):
         Settings(model_output_tokens={"titel": 10})

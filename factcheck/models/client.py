@@ -183,6 +183,8 @@ class _CallStats:
     reached: bool = False
     received: list[str] = field(default_factory=list)
     reported: TokenUsage | None = None
+    # The provider's finish reason of the answer ("stop", "length", ...), when it gave one.
+    finish_reason: str = ""
 
 
 # What `next` returns once a local engine's stream is exhausted.
@@ -379,7 +381,9 @@ class ModelClient:
                 _log_call(model_id, prompt, stats, latency_ms)
                 _observe_call(span, model_id, stats, elapsed)
                 _report_call(model_id, prompt, stats, latency_ms)
-        return Completion(text=text, usage=usage, latency_ms=latency_ms, model=model_id)
+        return Completion(
+            text=text, usage=usage, latency_ms=latency_ms, model=model_id, finish_reason=stats.finish_reason
+        )
 
     # --- local engines -------------------------------------------------------------
 
@@ -659,10 +663,10 @@ class ModelClient:
         if not 200 <= response.status_code < 300:
             stats.reached = False  # an error answer: nothing generated
         if body.problem is None and len(body.data) > _THREAD_PARSE_BYTES:
-            text, usage = await asyncio.to_thread(self._interpret, endpoint, model_id, response, body, payload)
+            text, usage, finish = await asyncio.to_thread(self._interpret, endpoint, model_id, response, body, payload)
         else:
-            text, usage = self._interpret(endpoint, model_id, response, body, payload)
-        stats.received = [text]
+            text, usage, finish = self._interpret(endpoint, model_id, response, body, payload)
+        stats.received, stats.finish_reason = [text], finish
         if streamed is not None:  # a provider that ignored "stream": its whole answer is one piece
             streamed(text)
         return text, usage
@@ -699,7 +703,8 @@ class ModelClient:
                         return "".join(parts), stats.reported
                     piece, chunk_usage, finish = self._parse_chunk(endpoint, model_id, event)
                     stats.reported = chunk_usage or stats.reported
-                    finished = finished or finish
+                    if finish:
+                        finished, stats.finish_reason = True, finish
                     if piece:
                         parts.append(piece)
                         if streamed is not None:
@@ -728,8 +733,8 @@ class ModelClient:
             raise ModelProviderError(model_id, message)
         raise _RetryableFailure(ModelProviderError(model_id, message))
 
-    def _parse_chunk(self, endpoint: _Endpoint, model_id: str, event: str) -> tuple[str, TokenUsage | None, bool]:
-        """(text, usage if reported, whether a finish reason was given) of one `chat.completion.chunk`."""
+    def _parse_chunk(self, endpoint: _Endpoint, model_id: str, event: str) -> tuple[str, TokenUsage | None, str]:
+        """(text, usage if reported, the finish reason or "") of one `chat.completion.chunk`."""
         if _json_too_deep(event):
             raise ModelMalformedResponseError(model_id, f"a streamed chunk nests deeper than {MAX_JSON_DEPTH} levels")
         try:
@@ -748,7 +753,7 @@ class ModelClient:
         if not isinstance(choices, list):
             raise ModelMalformedResponseError(model_id, "a streamed chunk has no choices")
         if not choices:  # e.g. the closing chunk that only reports usage
-            return "", usage, False
+            return "", usage, ""
         choice = choices[0]
         delta = choice.get("delta") if isinstance(choice, dict) else None
         if not isinstance(delta, dict):
@@ -757,12 +762,13 @@ class ModelClient:
         text = "" if content is None else _content_text(content)
         if text is None:
             raise ModelMalformedResponseError(model_id, "choices[0].delta.content of a streamed chunk is not text")
-        return clean_text(text), usage, bool(choice.get("finish_reason"))
+        return clean_text(text), usage, _finish_reason_of(choice)
 
     def _interpret(
         self, endpoint: _Endpoint, model_id: str, response: httpx.Response, body: _Body, payload: dict[str, Any]
-    ) -> tuple[str, TokenUsage | None]:
-        """Map an HTTP answer to a result, a refusal of a request field, a retryable failure or a final error."""
+    ) -> tuple[str, TokenUsage | None, str]:
+        """Map an HTTP answer to a result (text, usage, finish reason), a refusal of a request field,
+        a retryable failure or a final error."""
         status = response.status_code
         if 200 <= status < 300:
             if body.problem is not None:
@@ -784,8 +790,9 @@ class ModelClient:
             raise _RetryableFailure(error, retry_after)
         raise error
 
-    def _parse_completion(self, model_id: str, body: bytes) -> tuple[str, TokenUsage | None]:
-        """Read `choices[0].message.content` and `usage` (None when absent) from a chat completion body."""
+    def _parse_completion(self, model_id: str, body: bytes) -> tuple[str, TokenUsage | None, str]:
+        """Read `choices[0].message.content`, `usage` (None when absent) and the finish reason from a
+        chat completion body."""
         text = _decode_body(body)
         if _json_too_deep(text):
             raise ModelMalformedResponseError(model_id, f"response JSON nests deeper than {MAX_JSON_DEPTH} levels")
@@ -801,7 +808,8 @@ class ModelClient:
         if content is None:
             raise ModelMalformedResponseError(model_id, "choices[0].message.content is missing or not text")
         usage = data.get("usage")
-        return clean_text(content), _parse_usage(usage) if isinstance(usage, dict) else None
+        reported = _parse_usage(usage) if isinstance(usage, dict) else None
+        return clean_text(content), reported, _finish_reason_of(choices[0])
 
     # --- helpers -------------------------------------------------------------------
 
@@ -1141,6 +1149,12 @@ def _max_depth(brackets: bytes, limit: int) -> int:
     return peak
 
 
+def _finish_reason_of(choice: Any) -> str:
+    """A choice's finish reason: a short word, or "" when absent or odd."""
+    reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+    return excerpt(reason, 32) if isinstance(reason, str) and reason else ""
+
+
 def _refused_field(body: bytes, payload: dict[str, Any]) -> str | None:
     """The optional request field an error answer refuses, when it names one the request sent
     (response_format first: the more specific words)."""
@@ -1229,10 +1243,11 @@ def _log_call(model_id: str, prompt: str, stats: _CallStats, latency_ms: int) ->
     level = logging.INFO if stats.outcome == "ok" else logging.WARNING
     log.log(
         level,
-        "model call model=%s outcome=%s latency_ms=%d attempts=%d prompt_chars=%d",
+        "model call model=%s outcome=%s latency_ms=%d attempts=%d prompt_chars=%d finish=%s",
         model_id,
         stats.outcome,
         latency_ms,
         stats.attempts,
         len(prompt),
+        stats.finish_reason or "-",
     )
