@@ -323,3 +323,11 @@ class Completion:
     usage: TokenUsage = field(default_factory=TokenUsage)
     latency_ms: int = 0
     model: str = ""
+    # Why the model stopped, as the provider said ("stop", "length": cut at the output limit, ...);
+    # "" when it did not say (local engines).
+    finish_reason: str = ""
+
+    @property
+    def cut_at_limit(self) -> bool:
+        """The answer ended because it reached its output limit, not because the model finished it."""
+        return self.finish_reason == "length"

@@ -39,6 +39,7 @@ from factcheck.models.errors import (
     ModelError,
     ModelMalformedResponseError,
     ModelNotConfiguredError,
+    ModelPromptTooLongError,
     ModelProviderError,
     ModelRateLimitedError,
     ModelTimeoutError,
@@ -96,6 +97,7 @@ class Reason:
     CONCURRENT_UPDATE = "CONCURRENT_UPDATE"
     # FAILED_PRECONDITION
     MODEL_NOT_CONFIGURED = "MODEL_NOT_CONFIGURED"
+    MODEL_PROMPT_TOO_LONG = "MODEL_PROMPT_TOO_LONG"
     RUN_ALREADY_FINISHED = "RUN_ALREADY_FINISHED"
     REVIEW_ALREADY_DECIDED = "REVIEW_ALREADY_DECIDED"
     RUN_STILL_RUNNING = "RUN_STILL_RUNNING"
@@ -369,6 +371,8 @@ def from_model_error(error: ModelError) -> ServiceError:
         return ResourceExhausted(message, reason=Reason.MODEL_RATE_LIMITED, metadata=metadata, retry_after_s=retry)
     if isinstance(error, ModelNotConfiguredError):
         return FailedPrecondition(message, reason=Reason.MODEL_NOT_CONFIGURED, metadata=metadata)
+    if isinstance(error, ModelPromptTooLongError):
+        return FailedPrecondition(message, reason=Reason.MODEL_PROMPT_TOO_LONG, metadata=metadata)
     if isinstance(error, ModelMalformedResponseError):
         return Unavailable(
             message, reason=Reason.MODEL_BAD_RESPONSE, metadata=metadata, retry_after_s=MODEL_RETRY_AFTER_S

@@ -11,18 +11,30 @@ import grpc
 from factcheck.errors import InvalidArgument
 from factcheck.text_safety import excerpt
 
-# Leave the caller a little of its deadline to receive our answer (or our error).
-DEADLINE_MARGIN_S = 0.05
+# The model call's deadline fires this long before the RPC's, so that the caller receives our
+# error (the model client's message, naming the model and its deadline) before its own deadline
+# answers a bare "Deadline Exceeded": a twentieth of what is left, at least a quarter of a
+# second (a busy event loop, a model server holding the CPU), at most two seconds, and never more
+# than half of what is left.
+DEADLINE_MARGIN_MIN_S = 0.25
+DEADLINE_MARGIN_MAX_S = 2.0
+DEADLINE_MARGIN_SHARE = 0.05
 MAX_MODEL_ID_CHARS = 200
 
 
+def deadline_margin_s(remaining_s: float) -> float:
+    """How long before the RPC's deadline its model call must end (see DEADLINE_MARGIN_MIN_S)."""
+    margin = min(max(remaining_s * DEADLINE_MARGIN_SHARE, DEADLINE_MARGIN_MIN_S), DEADLINE_MARGIN_MAX_S)
+    return min(margin, remaining_s / 2)
+
+
 def call_timeout_s(context: grpc.aio.ServicerContext, default_timeout_s: float) -> float:
-    """The model call may take what is left of the RPC's deadline: the caller's per-stage timeout
-    decides. Only a call without a deadline gets this service's own default."""
+    """The model call may take what is left of the RPC's deadline, less a margin: the caller's
+    per-stage timeout decides. Only a call without a deadline gets this service's own default."""
     remaining = context.time_remaining()
     if remaining is None:
         return default_timeout_s
-    return max(remaining - DEADLINE_MARGIN_S, 0.001)
+    return max(remaining - deadline_margin_s(remaining), 0.001)
 
 
 def is_model_id(model: str) -> bool:

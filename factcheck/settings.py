@@ -17,6 +17,15 @@ from factcheck.security.tenants import tenant_tokens
 DEFAULT_PORTS = {"gateway": 50051, "extractor": 50052, "checker": 50053, "reporter": 50054}
 
 
+# How `response_format` is sent, most structured first (the client steps down on a refusal):
+# OpenAI's {"type": "json_schema", "json_schema": {...}}; llama-cpp-python's
+# {"type": "json_object", "schema": {...}}; {"type": "json_object"} (JSON, no schema); none.
+StructuredOutputFormat = Literal["json_schema", "json_object_schema", "json_object", "none"]
+# The request field of the output limit: "max_tokens" (most servers), "max_completion_tokens"
+# (OpenAI's reasoning models), or both.
+MaxTokensField = Literal["max_tokens", "max_completion_tokens", "both"]
+
+
 class ProviderOverride(BaseModel):
     """Endpoint for one provider prefix (the part of a model id before '/')."""
 
@@ -28,6 +37,16 @@ class ProviderOverride(BaseModel):
     tokens_per_minute: float | None = Field(default=None, ge=0)
     # Whether this provider accepts `response_format` with a JSON schema; unset: the global setting.
     structured_outputs: bool | None = None
+    # The form of `response_format` tried first (see Settings.model_structured_output_format); unset: the global one.
+    structured_output_format: StructuredOutputFormat | None = None
+    # Most output tokens any call to this provider may ask for; unset: FACTCHECK_MODEL_MAX_OUTPUT_TOKENS.
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    # Which request field carries the output limit; unset: FACTCHECK_MODEL_MAX_TOKENS_FIELD.
+    max_tokens_field: MaxTokensField | None = None
+    # The models' context window in tokens (prompt + answer); unset: FACTCHECK_MODEL_CONTEXT_WINDOW.
+    context_window: int | None = Field(default=None, ge=1)
+    # Whether streams ask for usage (`stream_options.include_usage`); unset: FACTCHECK_MODEL_STREAM_USAGE.
+    stream_usage: bool | None = None
     # The model name the endpoint expects. Routers (OpenRouter) take the caller's id as it is
     # ("openai/o3"); a direct OpenAI, vLLM or Ollama endpoint wants its own name: `strip_prefix`
     # sends "o3", `model_names` maps a caller's id to any name ("openai/o3" -> "o3-2025-04-16").
@@ -103,6 +122,24 @@ class Settings(BaseSettings):
     # Callers with a schema (the entailment agents) then ask for it; otherwise they validate and repair.
     # Per provider: "structured_outputs" in FACTCHECK_MODEL_PROVIDERS.
     model_structured_outputs: bool = False
+    # The form of `response_format` tried first: "json_schema", "json_object_schema" (llama.cpp's
+    # Python server), "json_object" or "none". A provider that refuses one (an HTTP error naming
+    # response_format) is asked again at once in the next form, and the client remembers it.
+    model_structured_output_format: StructuredOutputFormat = "json_schema"
+    # Output limits (factcheck/models/output_limits.py): every call asks for at most its role's
+    # tokens times the scale (or the role's entry in model_output_tokens, JSON {"report": 6000}),
+    # never more than model_max_output_tokens (a provider's "max_output_tokens" replaces it).
+    model_max_output_tokens: int = Field(default=16384, ge=1)
+    model_output_tokens_scale: float = Field(default=1.0, gt=0, le=100)
+    model_output_tokens: dict[str, int] = Field(default_factory=dict)
+    model_max_tokens_field: MaxTokensField = "max_tokens"
+    # The models' context window in tokens (unset: not checked). A prompt whose estimate (about
+    # four characters a token) leaves no room for an answer is refused before it is sent; a
+    # smaller room lowers the output limit to fit. Per provider: "context_window".
+    model_context_window: int | None = Field(default=None, ge=1)
+    # Ask streams for their usage (stream_options.include_usage); a provider that refuses it is
+    # asked without it, and its calls are ledgered with estimated tokens.
+    model_stream_usage: bool = True
     # Retries after the first attempt on 429, 5xx and connection errors (within the call's deadline).
     model_max_retries: int = Field(default=4, ge=0)
     # First backoff delay; doubles per retry, with full jitter.
@@ -251,6 +288,18 @@ class Settings(BaseSettings):
     def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("model_output_tokens")
+    @classmethod
+    def _output_roles_are_known(cls, value: dict[str, int]) -> dict[str, int]:
+        from factcheck.models.output_limits import ROLES  # (imports this module)
+
+        unknown = sorted(set(value) - set(ROLES))
+        if unknown:
+            raise ValueError(f"unknown roles {', '.join(unknown)} (known: {', '.join(ROLES)})")
+        if any(tokens < 1 for tokens in value.values()):
+            raise ValueError("every role's output limit must be at least 1 token")
         return value
 
     @field_validator("auth_tokens")

@@ -28,11 +28,21 @@ adds a fixed delay before answering (a model id wins over a kind). Everything is
 thread-safe.
 
 Streaming: a request with `"stream": true` gets its answer text as server-sent events
-(`chat.completion.chunk`s, one per token, then a usage chunk and `data: [DONE]`), unless
-the behaviour is `plain(...)` (a provider that ignores `stream`). With
+(`chat.completion.chunk`s, one per token, then, when the request asked with
+`stream_options.include_usage`, a usage chunk, and `data: [DONE]`), unless the behaviour is
+`plain(...)` (a provider that ignores `stream`). With
 `server.set_token_rate(kind_or_model, tokens_per_s)` the model writes at that fixed rate:
 a streamed answer sends each token when it is written, a plain answer comes whole once the
-last token is written. A token is a word with the whitespace before it.
+last token is written. A token is a word with the whitespace before it. While it streams,
+the server watches the connection: a client that goes away stops the writing at once, and
+`server.disconnects` records it (model, time, tokens written), as llama.cpp's server stops
+generating. `server.generated_tokens()` is every token the model wrote, streamed or not.
+
+Like a real server, the model honours the request's output limit (`max_tokens` or
+`max_completion_tokens`: the answer is cut there, finish reason "length") and its `stop`
+sequences (the answer ends before the first one). `refuse_json_schema()` answers as
+llama-cpp-python does to a `json_schema` response_format (HTTP 500, "Input should be 'text' or
+'json_object'"); `refuse_stream_options()` as a server that takes no `stream_options`.
 
 Standalone: `python -m tests.fake_model_server --port 8089` serves the defaults.
 """
@@ -73,6 +83,8 @@ __all__ = [
     "raw_bytes",
     "raw_response",
     "plain",
+    "refuse_json_schema",
+    "refuse_stream_options",
     "reply",
     "sse",
     "tokens_of",
@@ -157,6 +169,9 @@ class HttpAnswer:
     text: str | None = None
     events: tuple[str, ...] | None = None
     ending: str = "done"
+    finish_reason: str = "stop"
+    # The usage a completion reports (streamed too, when the request asks for it).
+    usage: Mapping[str, int] | None = None
 
 
 # A behaviour's action: given the request and the server's stop event, the answer to
@@ -178,8 +193,11 @@ class Behaviour:
         return f"<Behaviour {self.name}>"
 
 
-def completion_answer(model: str, text: str, usage: Mapping[str, int] | None = None, *, prompt: str = "") -> HttpAnswer:
+def completion_answer(
+    model: str, text: str, usage: Mapping[str, int] | None = None, *, prompt: str = "", finish_reason: str = "stop"
+) -> HttpAnswer:
     """A 200 OpenAI chat completion carrying `text`; usage defaults to word counts."""
+    scripted = dict(usage) if usage is not None else None
     if usage is None:
         prompt_tokens, completion_tokens = len(prompt.split()), len(text.split())
         usage = {
@@ -192,10 +210,10 @@ def completion_answer(model: str, text: str, usage: Mapping[str, int] | None = N
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}],
         "usage": dict(usage),
     }
-    return HttpAnswer(200, json.dumps(payload).encode(), text=text)
+    return HttpAnswer(200, json.dumps(payload).encode(), text=text, finish_reason=finish_reason, usage=scripted)
 
 
 def tokens_of(text: str) -> list[str]:
@@ -203,12 +221,13 @@ def tokens_of(text: str) -> list[str]:
     return re.findall(r"\s*\S+|\s+\Z", text)
 
 
-def chunk_event(model: str, content: str | None = None, *, finish: bool = False, role: bool = False) -> str:
-    """One `chat.completion.chunk` event's data."""
+def chunk_event(model: str, content: str | None = None, *, finish: bool | str = False, role: bool = False) -> str:
+    """One `chat.completion.chunk` event's data (`finish`: True for "stop", or the finish reason)."""
     delta: dict[str, Any] = {"role": "assistant"} if role else {}
     if content is not None:
         delta["content"] = content
-    choice = {"index": 0, "delta": delta, "finish_reason": "stop" if finish else None}
+    reason = finish if isinstance(finish, str) else ("stop" if finish else None)
+    choice = {"index": 0, "delta": delta, "finish_reason": reason}
     payload = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model, "choices": [choice]}
     return json.dumps(payload)
 
@@ -293,7 +312,8 @@ def _sources_lines(prompt: str, cite: str) -> dict[str, str]:
 
 
 def plain(behaviour: Behaviour | None = None) -> Behaviour:
-    """Like `behaviour` (default answer), but never streamed: a provider that ignores `"stream": true`."""
+    """Like `behaviour` (default answer), but never streamed nor cut at the output limit: a provider
+    that ignores `"stream": true` and `max_tokens`."""
     inner = behaviour or default_reply()
 
     def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer | None:
@@ -415,6 +435,65 @@ def hold_until_closed(limit_s: float = 60.0) -> Behaviour:
         return None
 
     return Behaviour(f"hold_until_closed({limit_s})", action)
+
+
+# What llama-cpp-python's server answers to {"type": "json_schema", ...} (it takes 'text' or 'json_object').
+LLAMA_CPP_JSON_SCHEMA_ERROR = (
+    "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be 'text' or "
+    "'json_object' [type=literal_error, input_value='json_schema', input_type=str]"
+)
+
+
+def refuse_json_schema(then: Behaviour | None = None) -> Behaviour:
+    """Like llama-cpp-python's server: HTTP 500 to a `json_schema` response_format; any other
+    request (json_object with or without a schema, none) is answered like `then` (default answer)."""
+    follow = then or default_reply()
+    body = json.dumps({"error": {"message": LLAMA_CPP_JSON_SCHEMA_ERROR, "type": "internal_server_error"}}).encode()
+
+    def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer | None:
+        form = request.response_format
+        if form is not None and form.get("type") == "json_schema":
+            return HttpAnswer(500, body)
+        return follow(request, stop)
+
+    return Behaviour(f"refuse_json_schema(then={follow.name})", action)
+
+
+def refuse_stream_options(then: Behaviour | None = None) -> Behaviour:
+    """A server that takes no `stream_options`: HTTP 400 naming it; otherwise like `then`."""
+    follow = then or default_reply()
+    body = json.dumps({"error": {"message": "Unrecognized request argument supplied: stream_options"}}).encode()
+
+    def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer | None:
+        if "stream_options" in request.body:
+            return HttpAnswer(400, body)
+        return follow(request, stop)
+
+    return Behaviour(f"refuse_stream_options(then={follow.name})", action)
+
+
+def output_limit_of(body: Mapping[str, Any]) -> int | None:
+    """The request's output limit (max_completion_tokens, else max_tokens), if it sent a valid one."""
+    for key in ("max_completion_tokens", "max_tokens"):
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def bounded(request: RecordedRequest, text: str) -> tuple[str, str]:
+    """(the text the model writes, its finish reason) under the request's stop sequences and output limit."""
+    stops = request.body.get("stop")
+    stops = [stops] if isinstance(stops, str) else stops if isinstance(stops, list) else []
+    reason = "stop"
+    for stop_text in stops:
+        if isinstance(stop_text, str) and stop_text and stop_text in text:
+            text = text[: text.index(stop_text)]
+    limit = output_limit_of(request.body)
+    tokens = tokens_of(text)
+    if limit is not None and len(tokens) > limit:
+        text, reason = "".join(tokens[:limit]), "length"
+    return text, reason
 
 
 def disconnect() -> Behaviour:
@@ -811,13 +890,14 @@ class _Handler(BaseHTTPRequestHandler):
         elif answer.events is not None:
             self._send_events(answer.events, answer.ending)
         elif answer.text is not None and answer.status == 200 and request.body.get("stream") is True:
-            self._stream_text(request, answer.text, self.server.owner.token_rate(request))
+            self._stream_text(request, answer, self.server.owner.token_rate(request))
         else:
             self._send(answer)
 
-    def _send_events(self, events, ending: str, schedule=None) -> None:
+    def _send_events(self, events, ending: str, schedule=None, request: RecordedRequest | None = None) -> None:
         """Server-sent events, one chunk of the chunked body each (TCP_NODELAY: each goes out at once);
-        `schedule` gives, per event, the time.monotonic() to send it at."""
+        `schedule` gives, per event, the time.monotonic() to send it at. Between events the
+        connection is watched: a client that closed it ends the answer (and is recorded)."""
         stop = self.server.owner._stop
         try:
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -827,7 +907,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for index, data in enumerate(events):
-                if schedule is not None and stop.wait(max(schedule[index] - time.monotonic(), 0)):
+                if schedule is not None and self._wait_or_gone(schedule[index], request, index):
                     self.close_connection = True
                     return
                 frame = f"data: {data}\n\n".encode()
@@ -841,36 +921,71 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:  # the client gave up
             self.close_connection = True
 
-    def _stream_text(self, request: RecordedRequest, text: str, tokens_per_s: float) -> None:
-        """`text` as chat.completion.chunks, one per token (at `tokens_per_s` when it is set)."""
+    def _wait_or_gone(self, until: float, request: RecordedRequest | None, index: int) -> bool:
+        """Wait until `until` (monotonic); True when the server stops or the client closed the
+        connection meanwhile (then recorded in `disconnects`, with the tokens written: `index` - 1)."""
+        stop = self.server.owner._stop
+        while True:
+            if stop.is_set():
+                return True
+            left = until - time.monotonic()
+            if left <= 0:
+                return False
+            readable, _, _ = select.select([self.connection], [], [], min(left, 0.02))
+            if readable:
+                try:
+                    gone = self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    gone = True
+                if gone:
+                    if request is not None:
+                        written = max(index - 1, 0)
+                        self.server.owner._disconnected(request, written, getattr(self, "_answer_tokens", written))
+                    return True
+
+    def _stream_text(self, request: RecordedRequest, answer: HttpAnswer, tokens_per_s: float) -> None:
+        """`text` as chat.completion.chunks, one per token (at `tokens_per_s` when it is set); the
+        usage chunk only when the request asked for it (stream_options.include_usage)."""
+        text, finish_reason = answer.text or "", answer.finish_reason
         model, tokens, prompt_tokens = request.model, tokens_of(text), len(request.prompt.split())
+        usage = (
+            dict(answer.usage)
+            if answer.usage is not None
+            else {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": len(tokens),
+                "total_tokens": prompt_tokens + len(tokens),
+            }
+        )
+        options = request.body.get("stream_options")
+        with_usage = isinstance(options, dict) and options.get("include_usage") is True
+        self._answer_tokens = len(tokens)
         events = [chunk_event(model, "", role=True)]
         events += [chunk_event(model, token) for token in tokens]
         events += [
-            chunk_event(model, finish=True),
+            chunk_event(model, finish=finish_reason),
             json.dumps(
                 {
                     "id": "chatcmpl-fake",
                     "object": "chat.completion.chunk",
                     "model": model,
                     "choices": [],
-                    "usage": {
-                        "prompt_tokens": prompt_tokens,
-                        "completion_tokens": len(tokens),
-                        "total_tokens": prompt_tokens + len(tokens),
-                    },
+                    "usage": usage,
                 }
             ),
             "[DONE]",
         ]
-        self.server.owner._count_usage(events[-2].encode())
+        if with_usage:
+            self.server.owner._count_usage(events[-2].encode())
+        else:
+            del events[-2]
         schedule = None
         if tokens_per_s:
             start = time.monotonic()
             written = [start + (i + 1) / tokens_per_s for i in range(len(tokens))]
             last = written[-1] if written else start
-            schedule = [start, *written, last, last, last]
-        self._send_events(events, "done", schedule)
+            schedule = [start, *written] + [last] * (len(events) - len(tokens) - 1)
+        self._send_events(events, "done", schedule, request)
 
     def _send(self, answer: HttpAnswer) -> None:
         if answer.status == 200 and not answer.raw:
@@ -928,6 +1043,15 @@ def _recorded(payload: dict[str, Any], headers: Any) -> RecordedRequest:
     )
 
 
+@dataclass(frozen=True)
+class Disconnect:
+    """A client that closed its connection while its answer was being streamed."""
+
+    model: str
+    time: float  # time.monotonic() when the server noticed
+    tokens_written: int
+
+
 class FakeModelServer:
     """A scripted OpenAI-compatible server on 127.0.0.1. Use as a context manager."""
 
@@ -944,6 +1068,8 @@ class FakeModelServer:
         self._peak: dict[str, int] = {}
         self._peak_total = 0
         self._usage: dict[str, dict[str, int]] = {}
+        self._disconnects: list[Disconnect] = []
+        self._generated_tokens: dict[str, int] = {}
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -1030,6 +1156,31 @@ class FakeModelServer:
             self._peak.clear()
             self._peak_total = 0
             self._usage.clear()
+            self._disconnects.clear()
+            self._generated_tokens.clear()
+
+    @property
+    def disconnects(self) -> list[Disconnect]:
+        """Streams whose client closed the connection before the answer's end, in order."""
+        with self._lock:
+            return list(self._disconnects)
+
+    def generated_tokens(self, model_id: str | None = None) -> int:
+        """Tokens the model wrote (all models, or one): what it would take to write every answer
+        in full, less what a client that went away mid-stream spared it."""
+        with self._lock:
+            return sum(n for model, n in self._generated_tokens.items() if model_id is None or model == model_id)
+
+    def _generated(self, request: RecordedRequest, tokens: int) -> None:
+        with self._lock:
+            self._generated_tokens[request.model] = self._generated_tokens.get(request.model, 0) + tokens
+
+    def _disconnected(self, request: RecordedRequest, tokens_written: int, answer_tokens: int) -> None:
+        """The client went away after `tokens_written` of the answer's tokens: the model stops there."""
+        with self._lock:
+            self._disconnects.append(Disconnect(request.model, time.monotonic(), tokens_written))
+            spared = max(answer_tokens - tokens_written, 0)
+            self._generated_tokens[request.model] = self._generated_tokens.get(request.model, 0) - spared
 
     def reported_usage(self, model_id: str | None = None) -> dict[str, int]:
         """The token usage the server reported in its successful answers (all models, or one):
@@ -1077,6 +1228,11 @@ class FakeModelServer:
             if latency and self._stop.wait(latency):
                 return None
             answer = behaviour(request, self._stop)
+            if answer is not None and answer.text is not None and answer.status == 200 and not answer.raw:
+                text, reason = bounded(request, answer.text)
+                if (text, reason) != (answer.text, answer.finish_reason):
+                    answer = completion_answer(request.model, text, prompt=request.prompt, finish_reason=reason)
+                self._generated(request, len(tokens_of(answer.text or "")))
             rate = self.token_rate(request)
             if answer is not None and answer.text is not None and rate and request.body.get("stream") is not True:
                 # A plain answer comes once its last token is written.

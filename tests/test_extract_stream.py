@@ -78,7 +78,8 @@ async def test_claims_arrive_while_the_model_writes_and_the_result_equals_extrac
     whole = await extractor.Extract(extractor_pb2.ExtractRequest(model="fake/extractor", content=CONTENT))
     assert without_timing(last.result) == without_timing(whole)
     assert last.result.raw_text == extraction_text(CONTENT) and last.result.usage.completion_tokens > 0
-    assert [r.body.get("stream") for r in fake_models.requests] == [True, None]
+    # Both stream on the wire (so that a cancelled call stops the server); only ExtractStream hands pieces on.
+    assert [r.body.get("stream") for r in fake_models.requests] == [True, True]
 
 
 async def test_a_provider_that_does_not_stream_gives_every_claim_at_once(extractor, fake_models):

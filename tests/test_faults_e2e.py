@@ -19,7 +19,7 @@ from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.services.gateway.run import STORE_FAILED
 from factcheck.v1 import common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc
 from tests.conftest import CHECKERS, content_request, kinds, payload, run_events, suite_environment
-from tests.fake_model_server import FakeModelServer, delay, raw_bytes, reply
+from tests.fake_model_server import FakeModelServer, delay, plain, raw_bytes, reply
 from tests.processes import start_service, start_suite
 
 pytestmark = pytest.mark.e2e
@@ -162,9 +162,14 @@ async def test_wrong_claim_ids_are_dropped_and_missing_ones_unverifiable(gateway
 async def test_ten_megabytes_of_checker_output(suite, store, fake_models, database):
     noise = "lorem ipsum VERIFICATION dolor: sit amet\n" * 250_000  # ~10 MB
     fake_models.reset()
+    # A provider that ignores both the output limit and "stream": one 10 MB body.
     fake_models.script(
         CHECKERS[0],
-        reply(lambda prompt: noise + "VERIFICATION claim_1: DISPUTED\nEvidence: e\nCorrection: c\nConfidence: LOW\n"),
+        plain(
+            reply(
+                lambda prompt: noise + "VERIFICATION claim_1: DISPUTED\nEvidence: e\nCorrection: c\nConfidence: LOW\n"
+            )
+        ),
     )
     # The module's 1.5 s stage timeout is too short for moving and parsing 10 MB on a busy machine
     # (parallel test workers): this gateway gives the checker the default time.

@@ -113,17 +113,25 @@ async def test_success_returns_text_usage_and_latency(server: FakeModelServer) -
     assert completion.latency_ms >= 40
     assert completion.model == MODEL
     (request,) = server.requests
-    assert request.body == {"model": MODEL, "messages": [{"role": "user", "content": "Say hello"}]}
+    # Always streamed (a cancelled call then stops the server), always bounded, usage asked for.
+    assert request.body == {
+        "model": MODEL,
+        "messages": [{"role": "user", "content": "Say hello"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_tokens": 16384,
+    }
 
 
-async def test_content_parts_are_joined_and_missing_usage_is_zero(server: FakeModelServer) -> None:
+async def test_content_parts_are_joined_and_missing_usage_is_estimated(server: FakeModelServer) -> None:
     parts = b'[{"type": "text", "text": "Hello "}, {"type": "text", "text": "world"}]'
     body = b'{"choices": [{"message": {"content": ' + parts + b"}}]}"
     server.script(MODEL, raw_bytes(body))
     async with ModelClient(make_settings(server.base_url)) as client:
         completion = await client.complete(MODEL, "hi", timeout_s=5)
     assert completion.text == "Hello world"
-    assert completion.usage.total_tokens == 0
+    # No usage reported: about four characters a token, plus the chat template's few.
+    assert completion.usage == TokenUsage(prompt_tokens=1 + 16, completion_tokens=3, total_tokens=20)
 
 
 async def test_provider_overrides_choose_endpoint_and_key() -> None:

@@ -8,7 +8,8 @@ status when it fails (`factcheck.error_interceptor.abort_with` adds `trailer()`)
 
 from __future__ import annotations
 
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 
 import grpc
@@ -26,6 +27,17 @@ def record(call: usage_pb2.ModelCall) -> None:
     calls = _calls.get()
     if calls is not None:
         calls.append(call)
+
+
+@contextmanager
+def collected() -> Iterator[list[usage_pb2.ModelCall]]:
+    """The model calls that end inside the block, as an RPC's trailer would carry them (outside an RPC)."""
+    found: list[usage_pb2.ModelCall] = []
+    token = _calls.set(found)
+    try:
+        yield found
+    finally:
+        _calls.reset(token)
 
 
 def trailer() -> tuple[tuple[str, bytes], ...]:

@@ -44,9 +44,28 @@ problems, timeouts and 5xx/429 are retried; a 2xx body that cannot be read (not 
 wrong shape, too deep, too big, an undecodable Content-Encoding) is final, as is any
 other 4xx. Provider error text is quoted only as a redacted `text_safety.excerpt`.
 
-Streaming (`stream`): the same call with `"stream": true`; the provider's server-sent
-events (`data: {chat.completion.chunk}` ... `data: [DONE]`) are read as they arrive and
-each `choices[0].delta.content` is handed on, cleaned like a whole answer. The same
+Bounds: every call sends an output limit (`max_tokens` and/or `max_completion_tokens`, from
+the caller's `output_limits.OutputLimit`, scaled and capped by the settings) and its stop
+sequences. With a context window configured, a prompt is estimated before it is sent: the
+output limit is lowered to the room left, and a prompt that leaves none is refused
+(`ModelPromptTooLongError`) without a request.
+
+Negotiation: `response_format` goes out in the provider's form (json_schema, llama.cpp's
+json_object with a schema, json_object, none); an error answer that names a field the
+request sent (`response_format`, `stream_options`) is a refusal, not a failure: the request
+is sent again at once without it or in the next simpler form, and the client remembers the
+provider's form for later calls. Refusals are never retried with backoff.
+
+Usage: a provider that reports none gets an estimate (about four characters a token), and
+so does a call that ended without an answer after reaching the provider (cancelled, timed
+out, broken): its prompt and the text received so far. The call's record says it is
+estimated (`ModelCall.usage_estimated`).
+
+Streaming: every remote request asks `"stream": true` (and `stream_options.include_usage`),
+so that a cancelled or timed-out call closes its connection and the server stops generating;
+the provider's server-sent events (`data: {chat.completion.chunk}` ... `data: [DONE]`) are
+read as they arrive and, for `stream`, each `choices[0].delta.content` is handed on, cleaned
+like a whole answer. The same
 deadline, limits, retries and errors apply, with one difference: once a piece of the
 answer has been handed on, nothing is retried (a retry would write a different answer),
 so a failure after the first piece is final. A provider that ignores `stream` and
@@ -60,33 +79,36 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import dataclasses
 import json
 import logging
 import math
 import random
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
 import httpx
 
 from factcheck.domain import Completion, TokenUsage
-from factcheck.models import calls
+from factcheck.models import calls, output_limits
 from factcheck.models.errors import (
     ModelError,
     ModelMalformedResponseError,
     ModelNotConfiguredError,
+    ModelPromptTooLongError,
     ModelProviderError,
     ModelRateLimitedError,
     ModelTimeoutError,
 )
 from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, estimate_tokens
 from factcheck.models.local import LOCAL_PREFIX, get_local_engine, get_local_stream_engine
+from factcheck.models.output_limits import OutputLimit
 from factcheck.observability import metrics, tracing
 from factcheck.prompt_versions import prompt_version_of
-from factcheck.settings import Settings, wire_model_name
+from factcheck.settings import MaxTokensField, Settings, StructuredOutputFormat, wire_model_name
 from factcheck.text_safety import clean_text, excerpt
 from factcheck.v1 import usage_pb2
 
@@ -112,6 +134,22 @@ MAX_TOKEN_COUNT = 2**31 - 1
 _MAX_RETRY_AFTER_S = 3600.0
 # Bodies larger than this are parsed in a worker thread, so that the event loop stays responsive.
 _THREAD_PARSE_BYTES = 1024 * 1024
+# The forms of `response_format`, most structured first: a refusal steps down to the next.
+STRUCTURED_OUTPUT_FORMATS: tuple[StructuredOutputFormat, ...] = (
+    "json_schema",
+    "json_object_schema",
+    "json_object",
+    "none",
+)
+# Words by which an error answer says which request field it refuses (checked in its body's head).
+_REFUSAL_MARKERS = {
+    "response_format": ("response_format", "json_schema", "json_object"),
+    "stream_options": ("stream_options", "include_usage"),
+}
+_REFUSAL_HEAD_CHARS = 4096
+# Tokens a chat template adds around the prompt (role markers), and the least room an answer needs.
+_TEMPLATE_TOKENS = 16
+_MIN_ANSWER_TOKENS = 16
 
 
 @dataclass(frozen=True)
@@ -124,6 +162,11 @@ class _Endpoint:
     max_concurrency: int
     # The model name the endpoint expects (the caller's id, or its mapped name: ProviderOverride.wire_model).
     wire_model: str
+    # Output limits: the most any call may ask for, and the request field(s) that carry it.
+    max_output_tokens: int = 16384
+    max_tokens_field: MaxTokensField = "max_tokens"
+    # The context window in tokens, when it is known.
+    context_window: int | None = None
 
 
 @dataclass
@@ -133,6 +176,15 @@ class _CallStats:
     attempts: int = 0
     outcome: str = "ok"
     usage: TokenUsage | None = None
+    # Whether `usage` was counted here (the provider reported none) rather than reported.
+    estimated: bool = False
+    # Whether the last attempt reached the provider and was not refused (so it may have used tokens),
+    # and what it had answered so far: the usage of a call that ends without an answer.
+    reached: bool = False
+    received: list[str] = field(default_factory=list)
+    reported: TokenUsage | None = None
+    # The provider's finish reason of the answer ("stop", "length", ...), when it gave one.
+    finish_reason: str = ""
 
 
 # What `next` returns once a local engine's stream is exhausted.
@@ -152,6 +204,16 @@ class _Streamed:
         if piece:
             self.started = True
             self._emit(piece)
+
+
+class _Refused(Exception):
+    """The provider refused a request field it does not take (`field`: "response_format" or
+    "stream_options"): ask again at once without it, or in a simpler form."""
+
+    def __init__(self, field_name: str, error: ModelError) -> None:
+        super().__init__(error.message)
+        self.field = field_name
+        self.error = error
 
 
 class _RetryableFailure(Exception):
@@ -178,6 +240,10 @@ class ModelClient:
         self._semaphores: dict[str, asyncio.Semaphore] = {}
         self._limits = RateLimits(settings)
         self._secrets = _configured_secrets(settings)
+        # What each provider was found to take: its form of response_format, and whether its
+        # streams may be asked for usage (learnt from its refusals, kept for the process's life).
+        self._formats: dict[str, StructuredOutputFormat] = {}
+        self._stream_usage: dict[str, bool] = {}
 
     async def __aenter__(self) -> ModelClient:
         return self
@@ -190,17 +256,27 @@ class ModelClient:
         await self._http.aclose()
 
     async def complete(
-        self, model_id: str, prompt: str, *, timeout_s: float, response_format: dict[str, Any] | None = None
+        self,
+        model_id: str,
+        prompt: str,
+        *,
+        timeout_s: float,
+        limit: OutputLimit | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> Completion:
         """Answer `prompt` with `model_id` within `timeout_s` seconds, retries included.
 
+        `limit` (from `factcheck.models.output_limits`) bounds the answer: its tokens, as the
+        settings scale and cap them, go out as `max_tokens`, its stop sequences as `stop`; without
+        one the call asks for at most FACTCHECK_MODEL_MAX_OUTPUT_TOKENS.
         `response_format` (an OpenAI `{"type": "json_schema", ...}` object) is sent only to an endpoint
-        that `supports_structured_outputs`; elsewhere it is ignored, so callers validate the answer anyway.
+        that `supports_structured_outputs`, in the form the provider takes (down to none at all),
+        so callers validate the answer anyway.
         Raises a `ModelError` subclass on any failure. `latency_ms` covers the whole call.
         """
         if response_format is not None and not self.supports_structured_outputs(model_id):
             response_format = None
-        return await self._call(model_id, prompt, timeout_s, None, response_format)
+        return await self._call(model_id, prompt, timeout_s, None, response_format, limit)
 
     def supports_structured_outputs(self, model_id: str) -> bool:
         """Whether calls to `model_id` send `response_format`: the provider override's
@@ -214,7 +290,47 @@ class ModelClient:
             return override.structured_outputs
         return self._settings.model_structured_outputs
 
-    def stream(self, model_id: str, prompt: str, *, timeout_s: float) -> CompletionStream:
+    def context_window(self, model_id: str) -> int | None:
+        """The context window (tokens) of `model_id`'s provider, when the settings give one."""
+        if model_id.startswith(LOCAL_PREFIX):
+            return None
+        provider = model_id.split("/", 1)[0] if "/" in model_id else ""
+        override = self._settings.model_providers.get(provider) if provider else None
+        if override is not None and override.context_window is not None:
+            return override.context_window
+        return self._settings.model_context_window
+
+    def output_tokens(self, model_id: str, limit: OutputLimit | None) -> int:
+        """The output limit a call of `model_id` with `limit` asks for (settings applied)."""
+        provider = model_id.split("/", 1)[0] if "/" in model_id else ""
+        override = self._settings.model_providers.get(provider) if provider else None
+        ceiling = self._settings.model_max_output_tokens
+        if override is not None and override.max_output_tokens is not None:
+            ceiling = override.max_output_tokens
+        return self._resolve_limit(limit, ceiling).max_tokens
+
+    def prompt_budget(self, model_id: str, limit: OutputLimit | None) -> int | None:
+        """The most prompt tokens (by `limits.estimate_tokens`) a call of `model_id` should send, so
+        that its context window keeps room for the answer: `limit`'s tokens, or a third of the
+        window when that is less (the client lowers the answer's limit to the room left). None
+        when no context window is configured."""
+        window = self.context_window(model_id)
+        if window is None:
+            return None
+        answer = min(self.output_tokens(model_id, limit), window // 3)
+        return max(window - answer - _TEMPLATE_TOKENS, 0)
+
+    def _resolve_limit(self, limit: OutputLimit | None, ceiling: int) -> OutputLimit:
+        return output_limits.resolve(
+            limit,
+            overrides=self._settings.model_output_tokens,
+            scale=self._settings.model_output_tokens_scale,
+            ceiling=ceiling,
+        )
+
+    def stream(
+        self, model_id: str, prompt: str, *, timeout_s: float, limit: OutputLimit | None = None
+    ) -> CompletionStream:
         """`complete`, with the answer's pieces as the model writes them:
 
             async with client.stream(model, prompt, timeout_s=30) as answer:
@@ -224,7 +340,7 @@ class ModelClient:
 
         Iterating raises the `ModelError` of a failed call. Leaving the block early cancels it.
         """
-        return CompletionStream(lambda emit: self._call(model_id, prompt, timeout_s, emit))
+        return CompletionStream(lambda emit: self._call(model_id, prompt, timeout_s, emit, None, limit))
 
     async def _call(
         self,
@@ -233,6 +349,7 @@ class ModelClient:
         timeout_s: float,
         emit: _Emit | None,
         response_format: dict[str, Any] | None = None,
+        limit: OutputLimit | None = None,
     ) -> Completion:
         """One model call, streamed to `emit` when it is given: deadline, retries, metrics, log and span."""
         loop = asyncio.get_running_loop()
@@ -246,15 +363,17 @@ class ModelClient:
                     text, usage = await self._complete_local(model_id, prompt, deadline, stats, streamed)
                 else:
                     text, usage = await self._complete_remote(
-                        model_id, prompt, deadline, timeout_s, stats, streamed, response_format
+                        model_id, prompt, deadline, timeout_s, stats, streamed, response_format, limit
                     )
                 stats.usage = usage
             except ModelError as exc:
                 stats.outcome = _outcome_of(exc)
                 span.set_error(exc.message)
+                _usage_so_far(prompt, stats)
                 raise
             except asyncio.CancelledError:
                 stats.outcome = "cancelled"
+                _usage_so_far(prompt, stats)
                 raise
             finally:
                 elapsed = loop.time() - started
@@ -262,7 +381,9 @@ class ModelClient:
                 _log_call(model_id, prompt, stats, latency_ms)
                 _observe_call(span, model_id, stats, elapsed)
                 _report_call(model_id, prompt, stats, latency_ms)
-        return Completion(text=text, usage=usage, latency_ms=latency_ms, model=model_id)
+        return Completion(
+            text=text, usage=usage, latency_ms=latency_ms, model=model_id, finish_reason=stats.finish_reason
+        )
 
     # --- local engines -------------------------------------------------------------
 
@@ -295,6 +416,7 @@ class ModelClient:
         if not isinstance(text, str):
             raise ModelMalformedResponseError(model_id, f"local engine returned {type(text).__name__}, not str")
         text = clean_text(text)
+        stats.estimated = True
         return text, _estimate_usage(prompt, text)
 
     async def _stream_local(self, model_id: str, engine, prompt: str, streamed: _Streamed) -> str:
@@ -320,28 +442,125 @@ class ModelClient:
         stats: _CallStats,
         streamed: _Streamed | None = None,
         response_format: dict[str, Any] | None = None,
+        limit: OutputLimit | None = None,
     ) -> tuple[str, TokenUsage]:
         """Attempt, and retry retryable failures with backoff, until success or the deadline
-        (streamed: only until the first piece of the answer was handed on)."""
+        (streamed to a caller: only until the first piece of the answer was handed on).
+
+        Every request streams, so that a call that is cancelled or times out closes its
+        connection and the server stops writing. A refused request field (`_Refused`) is
+        dropped or simplified and the request sent again at once: a refusal is no failure to
+        wait out. A provider that reports no usage gets an estimate, marked as one.
+        """
         endpoint = self._endpoint_for(model_id)
-        payload: dict[str, Any] = {"model": endpoint.wire_model, "messages": [{"role": "user", "content": prompt}]}
-        if streamed is not None:
-            payload["stream"] = True
-        if response_format is not None:
-            payload["response_format"] = response_format
+        bound = self._fit_context_window(
+            endpoint, model_id, prompt, self._resolve_limit(limit, endpoint.max_output_tokens)
+        )
         headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
         loop = asyncio.get_running_loop()
+        retries = 0
         while True:
+            payload, form = self._payload(endpoint, prompt, bound, response_format)
             stats.attempts += 1
             try:
-                return await self._attempt(endpoint, model_id, payload, headers, deadline, timeout_s, streamed)
+                text, usage = await self._attempt(
+                    endpoint, model_id, payload, headers, deadline, timeout_s, stats, streamed
+                )
+            except _Refused as refusal:
+                if not self._learn_refusal(endpoint.provider, refusal.field, payload, form):
+                    raise refusal.error from None
+                continue
             except _RetryableFailure as failure:
-                if stats.attempts > self._settings.model_max_retries or (streamed is not None and streamed.started):
+                retries += 1
+                if retries > self._settings.model_max_retries or (streamed is not None and streamed.started):
                     raise failure.error from None
-                wait = self._backoff_s(stats.attempts, failure.retry_after_s)
+                wait = self._backoff_s(retries, failure.retry_after_s)
                 if loop.time() + wait >= deadline:
                     raise self._give_up_at_deadline(model_id, failure.error, deadline, timeout_s) from None
                 await asyncio.sleep(wait)
+                continue
+            if usage is None:
+                stats.estimated = True
+                usage = _estimate_remote_usage(prompt, text)
+            return text, usage
+
+    def _payload(
+        self, endpoint: _Endpoint, prompt: str, bound: OutputLimit, response_format: dict[str, Any] | None
+    ) -> tuple[dict[str, Any], StructuredOutputFormat | None]:
+        """The request body, in the forms the provider takes (as far as the client knows yet), and
+        the form of `response_format` it uses (None without one)."""
+        payload: dict[str, Any] = {
+            "model": endpoint.wire_model,
+            "messages": [{"role": "user", "content": prompt}],
+            "stream": True,
+        }
+        if self._asks_stream_usage(endpoint.provider):
+            payload["stream_options"] = {"include_usage": True}
+        if endpoint.max_tokens_field in ("max_tokens", "both"):
+            payload["max_tokens"] = bound.max_tokens
+        if endpoint.max_tokens_field in ("max_completion_tokens", "both"):
+            payload["max_completion_tokens"] = bound.max_tokens
+        if bound.stop:
+            payload["stop"] = list(bound.stop)
+        form: StructuredOutputFormat | None = None
+        if response_format is not None:
+            form = self._structured_output_format(endpoint.provider)
+            converted = _in_format(response_format, form)
+            if converted is not None:
+                payload["response_format"] = converted
+        return payload, form
+
+    def _asks_stream_usage(self, provider: str) -> bool:
+        if provider in self._stream_usage:
+            return self._stream_usage[provider]
+        override = self._settings.model_providers.get(provider)
+        if override is not None and override.stream_usage is not None:
+            return override.stream_usage
+        return self._settings.model_stream_usage
+
+    def _structured_output_format(self, provider: str) -> StructuredOutputFormat:
+        if provider in self._formats:
+            return self._formats[provider]
+        override = self._settings.model_providers.get(provider)
+        if override is not None and override.structured_output_format is not None:
+            return override.structured_output_format
+        return self._settings.model_structured_output_format
+
+    def _learn_refusal(
+        self, provider: str, field_name: str, payload: dict[str, Any], form: StructuredOutputFormat | None
+    ) -> bool:
+        """Remember what the provider refused, so that this and later calls ask without it;
+        False when the refused field was not even sent (the refusal is then final)."""
+        if field_name == "response_format" and "response_format" in payload and form is not None:
+            simpler = STRUCTURED_OUTPUT_FORMATS[STRUCTURED_OUTPUT_FORMATS.index(form) + 1]
+            known = self._structured_output_format(provider)
+            if STRUCTURED_OUTPUT_FORMATS.index(known) < STRUCTURED_OUTPUT_FORMATS.index(simpler):
+                self._formats[provider] = simpler
+                log.warning("provider %s refused response_format %s: using %s from now on", provider, form, simpler)
+            return True
+        if field_name == "stream_options" and "stream_options" in payload:
+            if self._stream_usage.get(provider, True):
+                log.warning("provider %s refused stream_options: its usage is estimated from now on", provider)
+            self._stream_usage[provider] = False
+            return True
+        return False
+
+    def _fit_context_window(self, endpoint: _Endpoint, model_id: str, prompt: str, bound: OutputLimit) -> OutputLimit:
+        """The output limit lowered to the room the prompt leaves in the context window; a prompt
+        that leaves too little is refused here rather than by the server."""
+        window = endpoint.context_window
+        if window is None:
+            return bound
+        prompt_tokens = estimate_tokens(prompt) + _TEMPLATE_TOKENS
+        room = window - prompt_tokens
+        if room < min(_MIN_ANSWER_TOKENS, bound.max_tokens):
+            raise ModelPromptTooLongError(
+                model_id,
+                f"the prompt (about {prompt_tokens} tokens) leaves no room for an answer in the "
+                f"{window}-token context window of provider {endpoint.provider!r}: shorten the input, "
+                "or use a model with a larger context window",
+            )
+        return dataclasses.replace(bound, max_tokens=room) if room < bound.max_tokens else bound
 
     async def _attempt(
         self,
@@ -351,18 +570,21 @@ class ModelClient:
         headers: dict[str, str],
         deadline: float,
         timeout_s: float,
+        stats: _CallStats,
         streamed: _Streamed | None = None,
-    ) -> tuple[str, TokenUsage]:
+    ) -> tuple[str, TokenUsage | None]:
         """One HTTP request within the provider's rate limits (when it has any)."""
         limits = self._limits.for_provider(endpoint.provider)
         if limits is None:
-            return await self._request(endpoint, model_id, payload, headers, deadline, timeout_s, streamed)
+            return await self._request(endpoint, model_id, payload, headers, deadline, timeout_s, stats, streamed)
         estimate = estimate_tokens(payload["messages"][0]["content"])
         await self._admit(limits, endpoint.provider, model_id, estimate, deadline)
         used: int | None = None
         try:
-            text, usage = await self._request(endpoint, model_id, payload, headers, deadline, timeout_s, streamed)
-            used = usage.total_tokens
+            text, usage = await self._request(
+                endpoint, model_id, payload, headers, deadline, timeout_s, stats, streamed
+            )
+            used = usage.total_tokens if usage is not None else estimate + estimate_tokens(text)
             return text, usage
         finally:
             limits.settle(estimate, used)
@@ -390,39 +612,47 @@ class ModelClient:
         headers: dict[str, str],
         deadline: float,
         timeout_s: float,
+        stats: _CallStats,
         streamed: _Streamed | None = None,
-    ) -> tuple[str, TokenUsage]:
-        """One HTTP request, bounded by the call's deadline. Raises _RetryableFailure to retry.
+    ) -> tuple[str, TokenUsage | None]:
+        """One HTTP request, bounded by the call's deadline. Raises _RetryableFailure to retry,
+        _Refused to ask again without a field.
 
-        Streamed, a 2xx `text/event-stream` answer is read event by event (`_read_events`);
-        any other answer is read whole, as without streaming.
+        A 2xx `text/event-stream` answer is read event by event (`_read_events`); any other
+        answer is read whole (a provider that ignores "stream"). Usage is None when the
+        provider reported none.
         """
         loop = asyncio.get_running_loop()
         remaining = max(deadline - loop.time(), 0.001)
         # httpx's own timeout is a backstop; the asyncio deadline is what normally fires.
         timeout = httpx.Timeout(remaining + 1.0, connect=min(remaining, _CONNECT_TIMEOUT_S))
+        stats.received, stats.reported, stats.reached = [], None, False
         try:
             async with asyncio.timeout_at(deadline):
                 async with self._semaphore(endpoint.provider, endpoint.max_concurrency):
+                    stats.reached = True  # from here on the provider may be working on it
                     async with self._http.stream(
                         "POST", endpoint.url, json=payload, headers=headers, timeout=timeout
                     ) as response:
-                        if streamed is not None and _is_event_stream(response):
-                            return await self._read_events(endpoint, model_id, response, streamed)
+                        if _is_event_stream(response):
+                            return await self._read_events(endpoint, model_id, response, stats, streamed)
                         body = await _read_body(response)
         except TimeoutError:
             raise _deadline_exceeded(model_id, timeout_s) from None
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            stats.reached = False
             raise ModelNotConfiguredError(
                 model_id, f"invalid base URL for provider {endpoint.provider!r}: {self._excerpt(str(exc))}"
             ) from None
         except httpx.TimeoutException as exc:
             if loop.time() >= deadline:
                 raise _deadline_exceeded(model_id, timeout_s) from None
+            stats.reached = not isinstance(exc, httpx.ConnectTimeout)
             message = f"request to provider {endpoint.provider!r} timed out ({type(exc).__name__})"
             error = ModelProviderError(model_id, message)
             raise _RetryableFailure(error) from None
         except httpx.TransportError as exc:
+            stats.reached = not isinstance(exc, httpx.ConnectError)
             detail = self._excerpt(f"{type(exc).__name__}: {exc}")
             error = ModelProviderError(model_id, f"cannot reach provider {endpoint.provider!r}: {detail}")
             raise _RetryableFailure(error) from None
@@ -430,25 +660,34 @@ class ModelClient:
             detail = self._excerpt(f"{type(exc).__name__}: {exc}")
             error = ModelProviderError(model_id, f"request to provider {endpoint.provider!r} failed: {detail}")
             raise _RetryableFailure(error) from None
+        if not 200 <= response.status_code < 300:
+            stats.reached = False  # an error answer: nothing generated
         if body.problem is None and len(body.data) > _THREAD_PARSE_BYTES:
-            text, usage = await asyncio.to_thread(self._interpret, endpoint, model_id, response, body)
+            text, usage, finish = await asyncio.to_thread(self._interpret, endpoint, model_id, response, body, payload)
         else:
-            text, usage = self._interpret(endpoint, model_id, response, body)
+            text, usage, finish = self._interpret(endpoint, model_id, response, body, payload)
+        stats.received, stats.finish_reason = [text], finish
         if streamed is not None:  # a provider that ignored "stream": its whole answer is one piece
             streamed(text)
         return text, usage
 
     async def _read_events(
-        self, endpoint: _Endpoint, model_id: str, response: httpx.Response, streamed: _Streamed
-    ) -> tuple[str, TokenUsage]:
-        """A 2xx server-sent-events answer: each chunk's text handed on as it arrives.
+        self,
+        endpoint: _Endpoint,
+        model_id: str,
+        response: httpx.Response,
+        stats: _CallStats,
+        streamed: _Streamed | None = None,
+    ) -> tuple[str, TokenUsage | None]:
+        """A 2xx server-sent-events answer: each chunk's text handed on as it arrives (kept in
+        `stats.received`, with any usage reported so far in `stats.reported`).
 
-        A connection that breaks before the first piece is retried like any other; after
-        it, the failure is final (`_complete_remote`).
+        A connection that breaks before the first piece is handed on is retried like any
+        other; after it, the failure is final (`_complete_remote`).
         """
         events = _EventStream()
-        parts: list[str] = []
-        usage: TokenUsage | None = None
+        parts = stats.received
+        started = streamed is not None and streamed.started
         finished = False
         size = 0
         try:
@@ -461,13 +700,16 @@ class ModelClient:
                     )
                 for event in events.feed(data):
                     if event == "[DONE]":
-                        return "".join(parts), usage or TokenUsage()
+                        return "".join(parts), stats.reported
                     piece, chunk_usage, finish = self._parse_chunk(endpoint, model_id, event)
-                    usage = chunk_usage or usage
-                    finished = finished or finish
+                    stats.reported = chunk_usage or stats.reported
+                    if finish:
+                        finished, stats.finish_reason = True, finish
                     if piece:
                         parts.append(piece)
-                        streamed(piece)
+                        if streamed is not None:
+                            streamed(piece)
+                            started = True
         except httpx.DecodingError:
             encoding = excerpt(response.headers.get("content-encoding", "none"), 40)
             raise ModelMalformedResponseError(
@@ -476,7 +718,7 @@ class ModelClient:
                 f"(Content-Encoding: {encoding})",
             ) from None
         except httpx.TransportError as exc:
-            if not streamed.started:
+            if not started:
                 raise
             detail = self._excerpt(f"{type(exc).__name__}: {exc}")
             raise ModelProviderError(
@@ -485,14 +727,14 @@ class ModelClient:
                 f"characters: {detail}",
             ) from None
         if finished:  # a provider that ends its stream without [DONE]
-            return "".join(parts), usage or TokenUsage()
+            return "".join(parts), stats.reported
         message = f"the stream from provider {endpoint.provider!r} ended before the answer was complete"
-        if streamed.started:
+        if started:
             raise ModelProviderError(model_id, message)
         raise _RetryableFailure(ModelProviderError(model_id, message))
 
-    def _parse_chunk(self, endpoint: _Endpoint, model_id: str, event: str) -> tuple[str, TokenUsage | None, bool]:
-        """(text, usage if reported, whether a finish reason was given) of one `chat.completion.chunk`."""
+    def _parse_chunk(self, endpoint: _Endpoint, model_id: str, event: str) -> tuple[str, TokenUsage | None, str]:
+        """(text, usage if reported, the finish reason or "") of one `chat.completion.chunk`."""
         if _json_too_deep(event):
             raise ModelMalformedResponseError(model_id, f"a streamed chunk nests deeper than {MAX_JSON_DEPTH} levels")
         try:
@@ -511,7 +753,7 @@ class ModelClient:
         if not isinstance(choices, list):
             raise ModelMalformedResponseError(model_id, "a streamed chunk has no choices")
         if not choices:  # e.g. the closing chunk that only reports usage
-            return "", usage, False
+            return "", usage, ""
         choice = choices[0]
         delta = choice.get("delta") if isinstance(choice, dict) else None
         if not isinstance(delta, dict):
@@ -520,12 +762,13 @@ class ModelClient:
         text = "" if content is None else _content_text(content)
         if text is None:
             raise ModelMalformedResponseError(model_id, "choices[0].delta.content of a streamed chunk is not text")
-        return clean_text(text), usage, bool(choice.get("finish_reason"))
+        return clean_text(text), usage, _finish_reason_of(choice)
 
     def _interpret(
-        self, endpoint: _Endpoint, model_id: str, response: httpx.Response, body: _Body
-    ) -> tuple[str, TokenUsage]:
-        """Map an HTTP answer to a result, a retryable failure or a final error."""
+        self, endpoint: _Endpoint, model_id: str, response: httpx.Response, body: _Body, payload: dict[str, Any]
+    ) -> tuple[str, TokenUsage | None, str]:
+        """Map an HTTP answer to a result (text, usage, finish reason), a refusal of a request field,
+        a retryable failure or a final error."""
         status = response.status_code
         if 200 <= status < 300:
             if body.problem is not None:
@@ -541,12 +784,15 @@ class ModelClient:
         error = ModelProviderError(
             model_id, f"provider {endpoint.provider!r} answered HTTP {status}: {detail}", status_code=status
         )
+        if refused := _refused_field(body.data, payload):
+            raise _Refused(refused, error)
         if status >= 500:
             raise _RetryableFailure(error, retry_after)
         raise error
 
-    def _parse_completion(self, model_id: str, body: bytes) -> tuple[str, TokenUsage]:
-        """Read `choices[0].message.content` and `usage` from a chat completion body."""
+    def _parse_completion(self, model_id: str, body: bytes) -> tuple[str, TokenUsage | None, str]:
+        """Read `choices[0].message.content`, `usage` (None when absent) and the finish reason from a
+        chat completion body."""
         text = _decode_body(body)
         if _json_too_deep(text):
             raise ModelMalformedResponseError(model_id, f"response JSON nests deeper than {MAX_JSON_DEPTH} levels")
@@ -561,7 +807,9 @@ class ModelClient:
         content = _content_text(message.get("content")) if isinstance(message, dict) else None
         if content is None:
             raise ModelMalformedResponseError(model_id, "choices[0].message.content is missing or not text")
-        return clean_text(content), _parse_usage(data.get("usage"))
+        usage = data.get("usage")
+        reported = _parse_usage(usage) if isinstance(usage, dict) else None
+        return clean_text(content), reported, _finish_reason_of(choices[0])
 
     # --- helpers -------------------------------------------------------------------
 
@@ -570,10 +818,14 @@ class ModelClient:
         provider = model_id.split("/", 1)[0] if "/" in model_id else ""
         override = self._settings.model_providers.get(provider) if provider else None
         base_url: str | None
+        max_output_tokens = self._settings.model_max_output_tokens
+        max_tokens_field = self._settings.model_max_tokens_field
         if override is not None:
             base_url, key = override.base_url, override.api_key
             max_concurrency = override.max_concurrency or self._settings.model_max_concurrency
             wire_model = override.wire_model(model_id)
+            max_output_tokens = override.max_output_tokens or max_output_tokens
+            max_tokens_field = override.max_tokens_field or max_tokens_field
         else:
             base_url, key = self._settings.model_base_url, self._settings.model_api_key
             max_concurrency = self._settings.model_max_concurrency
@@ -589,7 +841,14 @@ class ModelClient:
         secret = key.get_secret_value() if key is not None else None
         url = base_url.rstrip("/") + _CHAT_PATH
         return _Endpoint(
-            provider=provider, url=url, api_key=secret or None, max_concurrency=max_concurrency, wire_model=wire_model
+            provider=provider,
+            url=url,
+            api_key=secret or None,
+            max_concurrency=max_concurrency,
+            wire_model=wire_model,
+            max_output_tokens=max_output_tokens,
+            max_tokens_field=max_tokens_field,
+            context_window=self.context_window(model_id),
         )
 
     def _semaphore(self, provider: str, max_concurrency: int) -> asyncio.Semaphore:
@@ -890,6 +1149,55 @@ def _max_depth(brackets: bytes, limit: int) -> int:
     return peak
 
 
+def _finish_reason_of(choice: Any) -> str:
+    """A choice's finish reason: a short word, or "" when absent or odd."""
+    reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+    return excerpt(reason, 32) if isinstance(reason, str) and reason else ""
+
+
+def _refused_field(body: bytes, payload: dict[str, Any]) -> str | None:
+    """The optional request field an error answer refuses, when it names one the request sent
+    (response_format first: the more specific words)."""
+    head = body[:_REFUSAL_HEAD_CHARS].decode("utf-8", "replace").lower()
+    for name, markers in _REFUSAL_MARKERS.items():
+        if name in payload and any(marker in head for marker in markers):
+            return name
+    return None
+
+
+def _in_format(response_format: dict[str, Any], form: StructuredOutputFormat) -> dict[str, Any] | None:
+    """An OpenAI json_schema `response_format` in the provider's form (None: send none)."""
+    if form == "none":
+        return None
+    if form == "json_schema" or response_format.get("type") != "json_schema":
+        return response_format if form == "json_schema" else {"type": "json_object"}
+    if form == "json_object_schema":
+        spec = response_format.get("json_schema")
+        schema = spec.get("schema") if isinstance(spec, dict) else None
+        return {"type": "json_object", "schema": schema} if isinstance(schema, dict) else {"type": "json_object"}
+    return {"type": "json_object"}
+
+
+def _estimate_remote_usage(prompt: str, text: str) -> TokenUsage:
+    """A provider that reports no usage: about four characters a token (`limits.estimate_tokens`)."""
+    prompt_tokens = estimate_tokens(prompt) + _TEMPLATE_TOKENS
+    completion_tokens = math.ceil(len(text) / 4)
+    return TokenUsage(prompt_tokens, completion_tokens, prompt_tokens + completion_tokens)
+
+
+def _usage_so_far(prompt: str, stats: _CallStats) -> None:
+    """The usage of a call that ended without an answer (failed, timed out, cancelled): what the
+    provider reported so far, else an estimate of the prompt and the text received, when the
+    request reached the provider; nothing (no usage) when it never did."""
+    if stats.usage is not None or not stats.reached:
+        return
+    if stats.reported is not None:
+        stats.usage = stats.reported
+        return
+    stats.estimated = True
+    stats.usage = _estimate_remote_usage(prompt, "".join(stats.received))
+
+
 def _estimate_usage(prompt: str, text: str) -> TokenUsage:
     """Local engines have no tokenizer: estimate tokens as whitespace-separated words."""
     prompt_tokens, completion_tokens = len(prompt.split()), len(text.split())
@@ -925,6 +1233,7 @@ def _report_call(model_id: str, prompt: str, stats: _CallStats, latency_ms: int)
             latency_ms=latency_ms,
             outcome=stats.outcome,
             prompt_version=prompt_version_of(prompt),
+            usage_estimated=stats.estimated,
         )
     )
 
@@ -934,10 +1243,11 @@ def _log_call(model_id: str, prompt: str, stats: _CallStats, latency_ms: int) ->
     level = logging.INFO if stats.outcome == "ok" else logging.WARNING
     log.log(
         level,
-        "model call model=%s outcome=%s latency_ms=%d attempts=%d prompt_chars=%d",
+        "model call model=%s outcome=%s latency_ms=%d attempts=%d prompt_chars=%d finish=%s",
         model_id,
         stats.outcome,
         latency_ms,
         stats.attempts,
         len(prompt),
+        stats.finish_reason or "-",
     )

@@ -65,3 +65,8 @@ class ModelMalformedResponseError(ModelError):
 
 class ModelNotConfiguredError(ModelError):
     """No endpoint is configured for a non-local model, or the local engine is unknown."""
+
+
+class ModelPromptTooLongError(ModelError):
+    """The prompt cannot fit the model's context window (FACTCHECK_MODEL_CONTEXT_WINDOW) with room
+    for an answer: refused before it was sent."""

@@ -46,6 +46,7 @@ from factcheck.council_taxonomy import (
     TASK_MARKER,
 )
 from factcheck.evidence_text import PASSAGE_INJECTION_NOTE, format_passage, quote_lines
+from factcheck.models.limits import estimate_tokens
 from factcheck.v1 import common_pb2, council_pb2
 
 _HEAD = f"""{CHECK_OPENING}
@@ -148,3 +149,64 @@ def build_council_check_prompt(
         for number, kind in enumerate(ERROR_TYPE_NAMES, 1)
     )
     return prompt + _TASK + _CLAIMS_EXTENSION.format(error_types=", ".join(names), error_type_list=definitions)
+
+
+# Ends a response cut to fit the checker model's context window (inside its quoted lines).
+TRUNCATION_NOTE = (
+    "[Response cut here: its last {omitted} characters did not fit the fact-checker model's context window. "
+    "Judge only the part shown; the cut is not an error of the response.]"
+)
+# Each response keeps at least this much, however small the window (the call is then refused instead).
+_MIN_RESPONSE_CHARS = 200
+_FIT_ROUNDS = 4
+
+
+def fit_council_responses(
+    question: str,
+    responses: Sequence[council_pb2.LabelledResponse],
+    passages: Sequence[common_pb2.Passage],
+    max_prompt_tokens: int,
+) -> list[council_pb2.LabelledResponse]:
+    """The responses, the longest cut first (each ending with TRUNCATION_NOTE), so that the council
+    prompt's estimate (`limits.estimate_tokens`, what the model client checks) is at most
+    `max_prompt_tokens`; unchanged when it fits. The question, instructions and passages are kept."""
+    fitted = list(responses)
+    for _ in range(_FIT_ROUNDS):
+        excess = estimate_tokens(build_council_check_prompt(question, fitted, passages)) - max_prompt_tokens
+        if excess <= 0:
+            break
+        lengths = [len(response.text) for response in responses]
+        # What the responses may keep in all: the excess in characters, with room for the notes.
+        keep = sum(len(r.text) for r in fitted) - excess * 4 - len(TRUNCATION_NOTE) * len(responses) - 64
+        shares = _water_fill(lengths, max(keep, 0))
+        fitted = [_cut(response, share) for response, share in zip(responses, shares)]
+    return fitted
+
+
+def _water_fill(lengths: list[int], total: int) -> list[int]:
+    """Per-response character shares summing to at most `total`: short responses keep everything,
+    the long ones share the rest equally (never below _MIN_RESPONSE_CHARS)."""
+    shares = [0] * len(lengths)
+    left, remaining = total, sorted(range(len(lengths)), key=lambda i: lengths[i])
+    while remaining:
+        share = left // len(remaining)
+        index = remaining[0]
+        if lengths[index] <= share:
+            shares[index] = lengths[index]
+            left -= lengths[index]
+            remaining.pop(0)
+            continue
+        for index in remaining:
+            shares[index] = max(share, _MIN_RESPONSE_CHARS)
+        break
+    return shares
+
+
+def _cut(response: council_pb2.LabelledResponse, chars: int) -> council_pb2.LabelledResponse:
+    if len(response.text) <= chars:
+        return response
+    head = response.text[:chars]
+    if " " in head[chars // 2 :]:  # end at a word
+        head = head[: head.rindex(" ")]
+    note = TRUNCATION_NOTE.format(omitted=len(response.text) - len(head))
+    return council_pb2.LabelledResponse(label=response.label, text=f"{head.rstrip()} …\n{note}")

@@ -11,11 +11,16 @@ from factcheck.answer_echo import REPEATS_PROMPT, repeats_prompt
 from factcheck.council_taxonomy import MAX_RESPONSES, is_response_label
 from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary, is_known_enum
 from factcheck.errors import answer_unreadable, check_argument, check_ids, check_question
+from factcheck.models import output_limits
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.services.checker.assessment import UNREADABLE_ASSESSMENT, build_assessment_prompt, parse_assessments
 from factcheck.services.checker.citations import resolve_citations
-from factcheck.services.checker.council_prompts import COUNCIL_CHECK_INSTRUCTIONS, build_council_check_prompt
+from factcheck.services.checker.council_prompts import (
+    COUNCIL_CHECK_INSTRUCTIONS,
+    build_council_check_prompt,
+    fit_council_responses,
+)
 from factcheck.services.checker.council_summary import parse_council_check
 from factcheck.services.checker.entailment.agents import check_agent_request, run_agent
 from factcheck.services.checker.entailment.strategy import verify_with_agents
@@ -98,7 +103,10 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
         if tiers:  # part of the verify template: the prompt keeps its version (VersionedPrompt.__add__)
             prompt += support_section(low_confidence_ids(request.profiles))
         completion = await self._client.complete(
-            request.model, prompt, timeout_s=call_timeout_s(context, self._timeout_s)
+            request.model,
+            prompt,
+            timeout_s=call_timeout_s(context, self._timeout_s),
+            limit=output_limits.verify(len(claims)),
         )
         words: dict[str, str] = {}
         verifications, dropped = resolve_citations(
@@ -133,6 +141,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             request.model,
             build_review_prompt(list(request.claims), list(request.pool)),
             timeout_s=call_timeout_s(context, self._timeout_s),
+            limit=output_limits.review(len(claims)),
         )
         corrections, questions = parse_review(completion.text, list(claims), review_untrusted_text(request))
         corrections, questions, dropped = check_review(corrections, questions, claims, pool)
@@ -158,10 +167,16 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
         check_model_id("model", request.model)
         _check_council_request(request)
         labels = [response.label for response in request.responses]
+        limit = output_limits.council_check(len(request.responses))
+        responses, passages = list(request.responses), list(request.passages)
+        if (budget := self._client.prompt_budget(request.model, limit)) is not None:
+            # A small context window: the answers are cut (with a note in the prompt), not the call refused.
+            responses = fit_council_responses(request.question, responses, passages, budget)
         completion = await self._client.complete(
             request.model,
-            build_council_check_prompt(request.question, list(request.responses), list(request.passages)),
+            build_council_check_prompt(request.question, responses, passages),
             timeout_s=call_timeout_s(context, self._timeout_s),
+            limit=limit,
         )
         untrusted = _council_untrusted_text(request)
         if repeats_prompt(completion.text, COUNCIL_CHECK_INSTRUCTIONS, untrusted):
@@ -205,6 +220,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             request.model,
             build_assessment_prompt(request.claim.claim, relabelled),
             timeout_s=call_timeout_s(context, self._timeout_s),
+            limit=output_limits.assess(count),
         )
         untrusted = "\n".join([request.claim.claim, *(t for r in request.results for t in (r.source_title, r.text))])
         assessments = parse_assessments(completion.text, labels, untrusted)

@@ -9,6 +9,7 @@ import grpc
 from factcheck.answer_echo import REPEATS_PROMPT, repeats_prompt
 from factcheck.domain import Completion, ExtractedClaim
 from factcheck.errors import Reason, Unavailable, answer_unreadable, check_argument
+from factcheck.models import output_limits
 from factcheck.models.client import ModelClient
 from factcheck.rpc import call_timeout_s, check_model_id
 from factcheck.services.extractor.claims import (
@@ -50,6 +51,7 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
             request.model,
             build_generate_prompt(request.question, list(request.passages)),
             timeout_s=call_timeout_s(context, self._timeout_s),
+            limit=output_limits.generate(),
         )
         content = completion.text.strip()
         if not content:
@@ -73,7 +75,10 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
         shown, truncated, max_length = _checked_content(request)
         prompt = build_profiled_extraction_prompt(shown) if request.profiles else build_extraction_prompt(shown)
         completion = await self._client.complete(
-            request.model, prompt, timeout_s=call_timeout_s(context, self._timeout_s)
+            request.model,
+            prompt,
+            timeout_s=call_timeout_s(context, self._timeout_s),
+            limit=output_limits.extract(shown),
         )
         claims = locate_claims(parse_claims(completion.text, shown), shown)
         _check_readable(request.model, completion.text, shown, claims)
@@ -92,7 +97,10 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
         claims = ClaimStream(shown)
         first = True
         async with self._client.stream(
-            request.model, build_extraction_prompt(shown), timeout_s=call_timeout_s(context, self._timeout_s)
+            request.model,
+            build_extraction_prompt(shown),
+            timeout_s=call_timeout_s(context, self._timeout_s),
+            limit=output_limits.extract(shown),
         ) as answer:
             async for piece in answer:
                 if found := claims.feed(piece):

@@ -9,6 +9,7 @@ import grpc
 from factcheck.council_taxonomy import is_response_label
 from factcheck.domain import ClaimConsensus, VerdictSummary, is_known_enum
 from factcheck.errors import check_argument, check_question
+from factcheck.models import output_limits
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelError
 from factcheck.rpc import call_timeout_s, check_model_id
@@ -104,7 +105,10 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
         )
         try:
             completion = await self._client.complete(
-                request.model, prompt, timeout_s=call_timeout_s(context, self._timeout_s)
+                request.model,
+                prompt,
+                timeout_s=call_timeout_s(context, self._timeout_s),
+                limit=output_limits.report(len(consensus), request.content),
             )
         except ModelError as error:
             # Spec: reporter failure → the raw consensus table, fallback = true.
@@ -148,6 +152,7 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
                 request.model,
                 build_title_prompt(question, request.content),
                 timeout_s=call_timeout_s(context, self._timeout_s),
+                limit=output_limits.title(),
             )
         except ModelError as error:
             # A title is cosmetic: a failed title call must not fail the run.
@@ -173,6 +178,7 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
                 request.aggregate if request.HasField("aggregate") else None,
             ),
             timeout_s=call_timeout_s(context, self._timeout_s),
+            limit=output_limits.synthesize(request.best_response.text),
         )
         return council_pb2.SynthesizeResponse(
             model=request.model,

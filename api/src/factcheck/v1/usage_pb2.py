@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x66\x61\x63tcheck/v1/usage.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"_\n\tRunBudget\x12\x19\n\x0cmax_cost_usd\x18\x01 \x01(\x01H\x00\x88\x01\x01\x12\x17\n\nmax_tokens\x18\x02 \x01(\x03H\x01\x88\x01\x01\x42\x0f\n\r_max_cost_usdB\r\n\x0b_max_tokens\"\xdd\x01\n\tModelCall\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x15\n\rprompt_tokens\x18\x03 \x01(\x03\x12\x19\n\x11\x63ompletion_tokens\x18\x04 \x01(\x03\x12\x15\n\rcached_tokens\x18\x05 \x01(\x03\x12\x10\n\x08\x61ttempts\x18\x06 \x01(\x05\x12\x12\n\nlatency_ms\x18\x07 \x01(\x03\x12\x0f\n\x07outcome\x18\x08 \x01(\t\x12\x16\n\x0eprompt_version\x18\t \x01(\t\x12\x17\n\x0fusage_estimated\x18\n \x01(\x08\"4\n\nModelCalls\x12&\n\x05\x63\x61lls\x18\x01 \x03(\x0b\x32\x17.factcheck.v1.ModelCall\"\xb4\x01\n\x08RunUsage\x12\x15\n\rprompt_tokens\x18\x01 \x01(\x03\x12\x19\n\x11\x63ompletion_tokens\x18\x02 \x01(\x03\x12\x15\n\rcached_tokens\x18\x03 \x01(\x03\x12\x14\n\x0ctotal_tokens\x18\x04 \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\x05 \x01(\x01\x12\r\n\x05\x63\x61lls\x18\x06 \x01(\x03\x12\x14\n\x0c\x66\x61iled_calls\x18\x07 \x01(\x03\x12\x12\n\ncache_hits\x18\x08 \x01(\x03\"\x9d\x01\n\x0fGetUsageRequest\x12.\n\nstart_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08group_by\x18\x03 \x03(\x0e\x32\x1a.factcheck.v1.UsageGroupBy\"x\n\x08UsageRow\x12\r\n\x05model\x18\x01 \x01(\t\x12\r\n\x05stage\x18\x02 \x01(\t\x12\x0c\n\x04mode\x18\x03 \x01(\t\x12\x0b\n\x03\x64\x61y\x18\x04 \x01(\t\x12%\n\x05usage\x18\x05 \x01(\x0b\x32\x16.factcheck.v1.RunUsage\x12\x0c\n\x04runs\x18\x06 \x01(\x03\"_\n\x10GetUsageResponse\x12$\n\x04rows\x18\x01 \x03(\x0b\x32\x16.factcheck.v1.UsageRow\x12%\n\x05total\x18\x02 \x01(\x0b\x32\x16.factcheck.v1.RunUsage\")\n\x11PurgeCacheRequest\x12\x14\n\x0c\x65xpired_only\x18\x01 \x01(\x08\"$\n\x12PurgeCacheResponse\x12\x0e\n\x06purged\x18\x01 \x01(\x03*\x93\x01\n\x0cUsageGroupBy\x12\x1e\n\x1aUSAGE_GROUP_BY_UNSPECIFIED\x10\x00\x12\x18\n\x14USAGE_GROUP_BY_MODEL\x10\x01\x12\x18\n\x14USAGE_GROUP_BY_STAGE\x10\x02\x12\x17\n\x13USAGE_GROUP_BY_MODE\x10\x03\x12\x16\n\x12USAGE_GROUP_BY_DAY\x10\x04\x32\xaa\x01\n\x0cUsageService\x12I\n\x08GetUsage\x12\x1d.factcheck.v1.GetUsageRequest\x1a\x1e.factcheck.v1.GetUsageResponse\x12O\n\nPurgeCache\x12\x1f.factcheck.v1.PurgeCacheRequest\x1a .factcheck.v1.PurgeCacheResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x66\x61\x63tcheck/v1/usage.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"_\n\tRunBudget\x12\x19\n\x0cmax_cost_usd\x18\x01 \x01(\x01H\x00\x88\x01\x01\x12\x17\n\nmax_tokens\x18\x02 \x01(\x03H\x01\x88\x01\x01\x42\x0f\n\r_max_cost_usdB\r\n\x0b_max_tokens\"\xdd\x01\n\tModelCall\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08provider\x18\x02 \x01(\t\x12\x15\n\rprompt_tokens\x18\x03 \x01(\x03\x12\x19\n\x11\x63ompletion_tokens\x18\x04 \x01(\x03\x12\x15\n\rcached_tokens\x18\x05 \x01(\x03\x12\x10\n\x08\x61ttempts\x18\x06 \x01(\x05\x12\x12\n\nlatency_ms\x18\x07 \x01(\x03\x12\x0f\n\x07outcome\x18\x08 \x01(\t\x12\x16\n\x0eprompt_version\x18\t \x01(\t\x12\x17\n\x0fusage_estimated\x18\n \x01(\x08\"4\n\nModelCalls\x12&\n\x05\x63\x61lls\x18\x01 \x03(\x0b\x32\x17.factcheck.v1.ModelCall\"\xcd\x01\n\x08RunUsage\x12\x15\n\rprompt_tokens\x18\x01 \x01(\x03\x12\x19\n\x11\x63ompletion_tokens\x18\x02 \x01(\x03\x12\x15\n\rcached_tokens\x18\x03 \x01(\x03\x12\x14\n\x0ctotal_tokens\x18\x04 \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\x05 \x01(\x01\x12\r\n\x05\x63\x61lls\x18\x06 \x01(\x03\x12\x14\n\x0c\x66\x61iled_calls\x18\x07 \x01(\x03\x12\x12\n\ncache_hits\x18\x08 \x01(\x03\x12\x17\n\x0f\x65stimated_calls\x18\t \x01(\x03\"\x9d\x01\n\x0fGetUsageRequest\x12.\n\nstart_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08group_by\x18\x03 \x03(\x0e\x32\x1a.factcheck.v1.UsageGroupBy\"x\n\x08UsageRow\x12\r\n\x05model\x18\x01 \x01(\t\x12\r\n\x05stage\x18\x02 \x01(\t\x12\x0c\n\x04mode\x18\x03 \x01(\t\x12\x0b\n\x03\x64\x61y\x18\x04 \x01(\t\x12%\n\x05usage\x18\x05 \x01(\x0b\x32\x16.factcheck.v1.RunUsage\x12\x0c\n\x04runs\x18\x06 \x01(\x03\"_\n\x10GetUsageResponse\x12$\n\x04rows\x18\x01 \x03(\x0b\x32\x16.factcheck.v1.UsageRow\x12%\n\x05total\x18\x02 \x01(\x0b\x32\x16.factcheck.v1.RunUsage\")\n\x11PurgeCacheRequest\x12\x14\n\x0c\x65xpired_only\x18\x01 \x01(\x08\"$\n\x12PurgeCacheResponse\x12\x0e\n\x06purged\x18\x01 \x01(\x03*\x93\x01\n\x0cUsageGroupBy\x12\x1e\n\x1aUSAGE_GROUP_BY_UNSPECIFIED\x10\x00\x12\x18\n\x14USAGE_GROUP_BY_MODEL\x10\x01\x12\x18\n\x14USAGE_GROUP_BY_STAGE\x10\x02\x12\x17\n\x13USAGE_GROUP_BY_MODE\x10\x03\x12\x16\n\x12USAGE_GROUP_BY_DAY\x10\x04\x32\xaa\x01\n\x0cUsageService\x12I\n\x08GetUsage\x12\x1d.factcheck.v1.GetUsageRequest\x1a\x1e.factcheck.v1.GetUsageResponse\x12O\n\nPurgeCache\x12\x1f.factcheck.v1.PurgeCacheRequest\x1a .factcheck.v1.PurgeCacheResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'factcheck.v1.usage_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_USAGEGROUPBY']._serialized_start=1094
-  _globals['_USAGEGROUPBY']._serialized_end=1241
+  _globals['_USAGEGROUPBY']._serialized_start=1119
+  _globals['_USAGEGROUPBY']._serialized_end=1266
   _globals['_RUNBUDGET']._serialized_start=75
   _globals['_RUNBUDGET']._serialized_end=170
   _globals['_MODELCALL']._serialized_start=173
@@ -41,17 +41,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MODELCALLS']._serialized_start=396
   _globals['_MODELCALLS']._serialized_end=448
   _globals['_RUNUSAGE']._serialized_start=451
-  _globals['_RUNUSAGE']._serialized_end=631
-  _globals['_GETUSAGEREQUEST']._serialized_start=634
-  _globals['_GETUSAGEREQUEST']._serialized_end=791
-  _globals['_USAGEROW']._serialized_start=793
-  _globals['_USAGEROW']._serialized_end=913
-  _globals['_GETUSAGERESPONSE']._serialized_start=915
-  _globals['_GETUSAGERESPONSE']._serialized_end=1010
-  _globals['_PURGECACHEREQUEST']._serialized_start=1012
-  _globals['_PURGECACHEREQUEST']._serialized_end=1053
-  _globals['_PURGECACHERESPONSE']._serialized_start=1055
-  _globals['_PURGECACHERESPONSE']._serialized_end=1091
-  _globals['_USAGESERVICE']._serialized_start=1244
-  _globals['_USAGESERVICE']._serialized_end=1414
+  _globals['_RUNUSAGE']._serialized_end=656
+  _globals['_GETUSAGEREQUEST']._serialized_start=659
+  _globals['_GETUSAGEREQUEST']._serialized_end=816
+  _globals['_USAGEROW']._serialized_start=818
+  _globals['_USAGEROW']._serialized_end=938
+  _globals['_GETUSAGERESPONSE']._serialized_start=940
+  _globals['_GETUSAGERESPONSE']._serialized_end=1035
+  _globals['_PURGECACHEREQUEST']._serialized_start=1037
+  _globals['_PURGECACHEREQUEST']._serialized_end=1078
+  _globals['_PURGECACHERESPONSE']._serialized_start=1080
+  _globals['_PURGECACHERESPONSE']._serialized_end=1116
+  _globals['_USAGESERVICE']._serialized_start=1269
+  _globals['_USAGESERVICE']._serialized_end=1439
 # @@protoc_insertion_point(module_scope)

@@ -62,7 +62,7 @@ class ModelCalls(_message.Message):
     def __init__(self, calls: _Optional[_Iterable[_Union[ModelCall, _Mapping]]] = ...) -> None: ...
 
 class RunUsage(_message.Message):
-    __slots__ = ("prompt_tokens", "completion_tokens", "cached_tokens", "total_tokens", "cost_usd", "calls", "failed_calls", "cache_hits")
+    __slots__ = ("prompt_tokens", "completion_tokens", "cached_tokens", "total_tokens", "cost_usd", "calls", "failed_calls", "cache_hits", "estimated_calls")
     PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
     CACHED_TOKENS_FIELD_NUMBER: _ClassVar[int]
@@ -71,6 +71,7 @@ class RunUsage(_message.Message):
     CALLS_FIELD_NUMBER: _ClassVar[int]
     FAILED_CALLS_FIELD_NUMBER: _ClassVar[int]
     CACHE_HITS_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATED_CALLS_FIELD_NUMBER: _ClassVar[int]
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int
@@ -79,7 +80,8 @@ class RunUsage(_message.Message):
     calls: int
     failed_calls: int
     cache_hits: int
-    def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., cached_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., calls: _Optional[int] = ..., failed_calls: _Optional[int] = ..., cache_hits: _Optional[int] = ...) -> None: ...
+    estimated_calls: int
+    def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., cached_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., calls: _Optional[int] = ..., failed_calls: _Optional[int] = ..., cache_hits: _Optional[int] = ..., estimated_calls: _Optional[int] = ...) -> None: ...
 
 class GetUsageRequest(_message.Message):
     __slots__ = ("start_time", "end_time", "group_by")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from factcheck.entailment import AGENT_NAMES
 from factcheck.errors import check_argument
+from factcheck.models import output_limits
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelMalformedResponseError
 from factcheck.rpc import check_model_id
@@ -86,14 +87,19 @@ async def run_agent(
     schema = response_format(agent) if structured else None
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
-    completion = await client.complete(model, prompt, timeout_s=timeout_s, response_format=schema)
+    limit = output_limits.entailment_agent(len(given.statements) if kind == "judge" else 0)
+    completion = await client.complete(model, prompt, timeout_s=timeout_s, limit=limit, response_format=schema)
     completions = [completion]
     try:
         output = agent_output(agent, completion.text, given)
     except AnswerInvalid as first:
         remaining = max(deadline - loop.time(), 0.001)
         completion = await client.complete(
-            model, repair_prompt(prompt, completion.text, first.message), timeout_s=remaining, response_format=schema
+            model,
+            repair_prompt(prompt, completion.text, first.message),
+            timeout_s=remaining,
+            limit=limit,
+            response_format=schema,
         )
         completions.append(completion)
         try:

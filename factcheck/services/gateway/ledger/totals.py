@@ -23,6 +23,8 @@ class UsageTotals:
     calls: int = 0
     failed_calls: int = 0
     cache_hits: int = 0
+    # Calls whose token counts are estimates, not the providers' reports.
+    estimated_calls: int = 0
 
     def add_row(self, row: dict) -> None:
         """Count one ledger row (model_calls columns)."""
@@ -37,6 +39,8 @@ class UsageTotals:
         self.calls += 1
         if row["outcome"] != OUTCOME_OK:
             self.failed_calls += 1
+        if row.get("usage_estimated"):
+            self.estimated_calls += 1
 
     def add(self, other: UsageTotals) -> None:
         for name in self.__dataclass_fields__:
@@ -52,4 +56,5 @@ class UsageTotals:
             calls=self.calls,
             failed_calls=self.failed_calls,
             cache_hits=self.cache_hits,
+            estimated_calls=self.estimated_calls,
         )

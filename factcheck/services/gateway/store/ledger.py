@@ -35,6 +35,7 @@ def _sums() -> list:
         func.coalesce(func.sum(case((is_call, 1), else_=0)), 0).label("calls"),
         func.coalesce(func.sum(case((is_call & (_CALLS.outcome != OUTCOME_OK), 1), else_=0)), 0).label("failed_calls"),
         func.coalesce(func.sum(case((_CALLS.outcome == OUTCOME_CACHE_HIT, 1), else_=0)), 0).label("cache_hits"),
+        func.coalesce(func.sum(case((is_call & _CALLS.usage_estimated, 1), else_=0)), 0).label("estimated_calls"),
     ]
 
 
@@ -48,6 +49,7 @@ def _totals(row: Any) -> UsageTotals:
         calls=int(row.calls),
         failed_calls=int(row.failed_calls),
         cache_hits=int(row.cache_hits),
+        estimated_calls=int(row.estimated_calls),
     )
 
 

@@ -145,6 +145,8 @@ export interface RunUsage {
   failedCalls: string;
   /** Verifications and extractions served from the verification cache instead of a model. */
   cacheHits: string;
+  /** Calls whose token counts are estimates (ModelCall.usage_estimated), not the providers' reports. */
+  estimatedCalls: string;
 }
 
 /** UsageService.GetUsage: the caller's tenant's calls over a time range (at most 366 days). */
@@ -619,6 +621,7 @@ function createBaseRunUsage(): RunUsage {
     calls: "0",
     failedCalls: "0",
     cacheHits: "0",
+    estimatedCalls: "0",
   };
 }
 
@@ -647,6 +650,9 @@ export const RunUsage: MessageFns<RunUsage> = {
     }
     if (message.cacheHits !== "0") {
       writer.uint32(64).int64(message.cacheHits);
+    }
+    if (message.estimatedCalls !== "0") {
+      writer.uint32(72).int64(message.estimatedCalls);
     }
     return writer;
   },
@@ -728,6 +734,14 @@ export const RunUsage: MessageFns<RunUsage> = {
             message.cacheHits = reader.int64().toString();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.estimatedCalls = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -778,6 +792,11 @@ export const RunUsage: MessageFns<RunUsage> = {
         : isSet(object.cache_hits)
         ? globalThis.String(object.cache_hits)
         : "0",
+      estimatedCalls: isSet(object.estimatedCalls)
+        ? globalThis.String(object.estimatedCalls)
+        : isSet(object.estimated_calls)
+        ? globalThis.String(object.estimated_calls)
+        : "0",
     };
   },
 
@@ -807,6 +826,9 @@ export const RunUsage: MessageFns<RunUsage> = {
     if (message.cacheHits !== "0") {
       obj.cacheHits = message.cacheHits;
     }
+    if (message.estimatedCalls !== "0") {
+      obj.estimatedCalls = message.estimatedCalls;
+    }
     return obj;
   },
 
@@ -823,6 +845,7 @@ export const RunUsage: MessageFns<RunUsage> = {
     message.calls = object.calls ?? "0";
     message.failedCalls = object.failedCalls ?? "0";
     message.cacheHits = object.cacheHits ?? "0";
+    message.estimatedCalls = object.estimatedCalls ?? "0";
     return message;
   },
 };
