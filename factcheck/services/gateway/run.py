@@ -67,6 +67,8 @@ STORE_RETRY_BUDGET_S = 20.0
 STORE_RETRY_FIRST_DELAY_S, STORE_RETRY_MAX_DELAY_S = 0.1, 2.0
 # A run's last word (FAILED after a database outage) is retried until the database is back.
 FINAL_WRITE_MAX_DELAY_S = 5.0
+# Lease checks before one call, when each answer comes back older than the term it guarantees.
+LEASE_CHECKS = 3
 # Causes quoted in failures stay short: they travel in events, statuses and table cells.
 MAX_CAUSE_CHARS = 300
 
@@ -218,11 +220,17 @@ class Run(Generic[PlanT]):
         (asyncio.CancelledError): the call is never made, and the run's other calls are cancelled."""
         if self._recording is not None and not self._recording.done():
             return  # its row, leased to this gateway, is being written: no other gateway can hold it yet
-        if self._proving is None or self._proving.done():
-            self._proving = asyncio.ensure_future(self._check_lease())
-        state = await asyncio.shield(self._proving)
-        if state == LEASE_HELD:
-            return
+        for attempt in range(LEASE_CHECKS):
+            if self._proving is None or self._proving.done():
+                self._proving = asyncio.ensure_future(self._check_lease())
+            state, checked_at = await asyncio.shield(self._proving)
+            if state != LEASE_HELD:
+                break
+            # A held answer guarantees the lease for half its term from the check. One older than that
+            # (the process was paused, e.g. SIGSTOP, after the check) proves nothing now: ask again
+            # (a few times: on a database that slow, checks that always come back late are accepted).
+            if time.monotonic() - checked_at < self.lease_s / 2 or attempt == LEASE_CHECKS - 1:
+                return
         if state == LEASE_CANCEL_REQUESTED:
             if self.cancel_reason is None:
                 self.cancel_reason = CANCELLED_BY_CALLER
@@ -232,15 +240,18 @@ class Run(Generic[PlanT]):
         self.stop_here(state)
         raise asyncio.CancelledError
 
-    async def _check_lease(self) -> str:
-        """The lease check, retried while the database is unreachable (as writes are), then RunFailed."""
+    async def _check_lease(self) -> tuple[str, float]:
+        """The lease's state and the time.monotonic() its check started; retried while the database is
+        unreachable (as writes are), then RunFailed."""
         deadline = time.monotonic() + self.store_retry_budget_s
         delay = STORE_RETRY_FIRST_DELAY_S
         while True:
+            started = time.monotonic()
             try:
-                return await asyncio.to_thread(
+                state = await asyncio.to_thread(
                     self.store.check_lease, self.message_id, self.owner, self.lease_token, self.lease_s
                 )
+                return state, started
             except (OperationalError, InterfaceError) as error:
                 if time.monotonic() + delay > deadline:
                     self.failures.append(stage_failure("store", None, "UNAVAILABLE", first_line(error)))
