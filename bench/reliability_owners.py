@@ -121,6 +121,7 @@ class OwnerTally:
     paused_runs: int = 0
     paused_correct: int = 0
     taken_over: int = 0
+    not_ended_while_paused: int = 0  # e.g. SQLite: the owner was paused holding the database's write lock
     stored_stages_at_pause: int = 0
     duplicate_calls: int = 0  # stored or taken-over stages asked again (goal 0)
     in_flight_at_pause: int = 0  # calls answered to the paused owner, then asked by the new owner
@@ -214,6 +215,10 @@ async def paused_owner(
     for request in models.requests(tag):
         (before if request.time < woken_at else after)[(request.model, request.kind)] += 1
     duplicates = 0
+    last = watched[-1].WhichOneof("event") if watched else None
+    if last != "complete":  # not finished while its owner was paused: who asked what after the wake is unknown
+        tally.not_ended_while_paused += 1
+        before, after = before + after, Counter()
     for stage, key in STAGE_CALLS.items():
         if stage in stored:  # stored before the pause: asked once, never again
             duplicates += before[key] - 1 + after[key]
@@ -225,7 +230,6 @@ async def paused_owner(
     rows, answered = await asyncio.to_thread(_ledger_rows, store, message_id), models.answered_for(tag)
     tally.ledger_rows += rows
     tally.answered_calls += answered
-    last = watched[-1].WhichOneof("event") if watched else None
     ok = record.status == "COMPLETE" and last == "complete" and duplicates == 0 and process.poll() is None
     tally.paused_correct += ok
     if not ok or rows != answered:
@@ -341,6 +345,7 @@ def owner_rows(tallies: list[OwnerTally]) -> list[tuple[str, list[str]]]:
         row("paused-owner runs (SIGSTOP, take-over, SIGCONT)", lambda t: t.paused_runs),
         row("  correct (COMPLETE once, by the other replica)", lambda t: f"{t.paused_correct}/{t.paused_runs}"),
         row("  taken over by the other replica", lambda t: t.taken_over),
+        row("  not finished while the owner was paused", lambda t: t.not_ended_while_paused),
         row(
             "  duplicate model calls, stored or taken-over stages",
             lambda t: f"{t.duplicate_calls} (stages stored at the pause: {t.stored_stages_at_pause})",
