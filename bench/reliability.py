@@ -20,7 +20,17 @@ event once), the events the client saw (exactly the stored ones, in order, once 
 calls repeated for stages stored before a kill (fake model server requests), and the time from
 the SIGKILL to the run's first new event.
 
-    python -m bench.reliability [--runs 60] [--rounds 24] [--seed 1] [--backend sqlite|postgresql|both|none]
+Part 3, gateways that stop answering for their runs (bench/reliability_owners.py), once per database,
+two replicas: an owner paused (SIGSTOP) mid-run, its run taken over and finished by the other
+replica, then woken (SIGCONT); and Cancel on one replica of a run whose gateway was SIGKILLed, with
+the default lease. It reports duplicate model calls for stored or taken-over stages (goal 0), the
+time from Cancel to `cancelled` (goal under 2 s) and ledger rows against the calls the fake model
+server answered (goal equal).
+
+    python -m bench.reliability [--runs 60] [--rounds 24] [--owner-rounds 4] [--seed 1]
+                                [--backend sqlite|postgresql|both|none]
+
+(`--runs 0` leaves part 1 out, `--rounds 0` part 2, `--owner-rounds 0` part 3.)
 """
 
 from __future__ import annotations
@@ -43,6 +53,8 @@ import grpc
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from bench.reliability_owners import OwnerTally, gateways_that_stop_answering, owner_rows
+from bench.reliability_owners import column as owner_column
 from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.services.gateway.events import TERMINAL_EVENTS, event_key
 from factcheck.services.gateway.store import StageStore
@@ -753,8 +765,9 @@ async def durable_runs(backend: str, rounds: int, seed: int) -> DurableTally:
 
 @dataclass
 class Report:
-    downstream: Tally
+    downstream: Tally | None
     durable: list[DurableTally]
+    owners: list[OwnerTally] = field(default_factory=list)
 
 
 def _p50_max(values: list[float]) -> str:
@@ -803,45 +816,56 @@ def _column(t: DurableTally) -> str:
     return f"{'SQLite' if t.backend == 'sqlite' else 'PostgreSQL'}, {t.gateways}"
 
 
-def print_report(report: Report) -> None:
-    tally = report.downstream
-    print("Downstream faults (SQLite, one gateway, two checker replicas)")
-    print(f"  runs                         {tally.runs}")
-    by_fault = ", ".join(f"{k} {v}" for k, v in sorted(tally.by_fault.items()))
-    print(f"  faults injected              {tally.faults}  ({by_fault})")
-    print(f"  correct terminal state       {tally.correct}/{tally.runs}")
-    print(f"  stage rows lost              {tally.rows_lost}")
-    print(f"  stage rows duplicated        {tally.rows_duplicated}")
-    for line in tally.wrong[:10]:
-        print("    wrong:", line)
-    if not report.durable:
-        return
-    print()
-    print("Durable runs: gateway kills and restarts, reconnecting watchers, cancellations")
-    rows = durable_rows(report.durable)
+def _print_table(rows: list[tuple[str, list[str]]], columns: list[str]) -> None:
     width = max(len(label) for label, _ in rows) + 2
-    columns = [_column(t) for t in report.durable]
     widths = [max(len(c), 12) + 2 for c in columns]
     print("  " + " " * width + "".join(c.rjust(w) for c, w in zip(columns, widths)))
     for label, values in rows:
         print("  " + label.ljust(width) + "".join(v.rjust(w) for v, w in zip(values, widths)))
-    for t in report.durable:
-        for line in t.wrong[:10]:
-            print(f"    wrong ({t.backend}):", line)
-        for line in t.notes[:10]:
-            print(f"    resumed without a kill ({t.backend}):", line)
+
+
+def print_report(report: Report) -> None:
+    tally = report.downstream
+    if tally is not None:
+        print("Downstream faults (SQLite, one gateway, two checker replicas)")
+        print(f"  runs                         {tally.runs}")
+        by_fault = ", ".join(f"{k} {v}" for k, v in sorted(tally.by_fault.items()))
+        print(f"  faults injected              {tally.faults}  ({by_fault})")
+        print(f"  correct terminal state       {tally.correct}/{tally.runs}")
+        print(f"  stage rows lost              {tally.rows_lost}")
+        print(f"  stage rows duplicated        {tally.rows_duplicated}")
+        for line in tally.wrong[:10]:
+            print("    wrong:", line)
+    if report.durable:
+        print()
+        print("Durable runs: gateway kills and restarts, reconnecting watchers, cancellations")
+        _print_table(durable_rows(report.durable), [_column(t) for t in report.durable])
+        for t in report.durable:
+            for line in t.wrong[:10]:
+                print(f"    wrong ({t.backend}):", line)
+            for line in t.notes[:10]:
+                print(f"    resumed without a kill ({t.backend}):", line)
+    if report.owners:
+        print()
+        print("Gateways that stop answering: a paused owner woken after the take-over, Cancel after a kill")
+        _print_table(owner_rows(report.owners), [owner_column(t) for t in report.owners])
+        for o in report.owners:
+            for line in o.wrong[:10]:
+                print(f"    wrong ({o.backend}):", line)
 
 
 def markdown(report: Report) -> list[str]:
     """The reliability section of bench/RESULTS.md (below its heading)."""
     tally = report.downstream
-    lines = [
-        f"Downstream faults (SQLite, one gateway, two checker replicas): {tally.runs} runs, {tally.faults} faults "
-        f"injected; correct terminal state {tally.correct}/{tally.runs}; stage rows lost {tally.rows_lost}, "
-        f"duplicated {tally.rows_duplicated}.",
-    ]
+    lines = []
+    if tally is not None:
+        lines.append(
+            f"Downstream faults (SQLite, one gateway, two checker replicas): {tally.runs} runs, {tally.faults} "
+            f"faults injected; correct terminal state {tally.correct}/{tally.runs}; stage rows lost "
+            f"{tally.rows_lost}, duplicated {tally.rows_duplicated}."
+        )
     if not report.durable:
-        return lines
+        return lines + owner_markdown(report.owners)
     settings = ", ".join(f"{k} {v}" for k, v in DURABLE_SETTINGS.items())
     lines += [
         "",
@@ -863,26 +887,48 @@ def markdown(report: Report) -> list[str]:
         "without a kill: their lease lapsed with no kill, e.g. a Run dropped by its client while the gateway "
         "was recording it (leased but never started; recovery takes it over once its lease lapses).",
     ]
+    return lines + owner_markdown(report.owners)
+
+
+def owner_markdown(owners: list[OwnerTally]) -> list[str]:
+    if not owners:
+        return []
+    lines = [
+        "",
+        "Gateways that stop answering for their runs (two replicas per database): an owner paused (SIGSTOP) "
+        "mid-run, after the fast checker's result or elsewhere, while the slow checker's call is in flight; the "
+        "other replica takes the run over (lease 1.5 s) and finishes it; the paused gateway is woken (SIGCONT) "
+        "and watched for 3 s. And Cancel on one replica of a run whose gateway was SIGKILLed mid-verify, with "
+        "the default lease (30 s), recovery and poll settings, while a watcher follows the run there.",
+        "",
+        "| | " + " | ".join(owner_column(t) for t in owners) + " |",
+        "|---|" + "---|" * len(owners),
+    ]
+    lines += [f"| {label.strip()} | " + " | ".join(values) + " |" for label, values in owner_rows(owners)]
     return lines
 
 
-def measure(runs: int, rounds: int, seed: int, backends: tuple[str, ...]) -> Report:
-    downstream = asyncio.run(downstream_faults(runs, seed))
-    durable = [asyncio.run(durable_runs(backend, rounds, seed)) for backend in backends]
-    return Report(downstream, durable)
+def measure(runs: int, rounds: int, seed: int, backends: tuple[str, ...], owner_rounds: int = 4) -> Report:
+    downstream = asyncio.run(downstream_faults(runs, seed)) if runs else None
+    durable = [asyncio.run(durable_runs(backend, rounds, seed)) for backend in backends] if rounds else []
+    owners = [asyncio.run(gateways_that_stop_answering(backend, owner_rounds)) for backend in backends if owner_rounds]
+    return Report(downstream, durable, owners)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=60, help="runs with downstream faults")
     parser.add_argument("--rounds", type=int, default=24, help="rounds of durable runs per database")
+    parser.add_argument(
+        "--owner-rounds", type=int, default=4, help="paused-owner and cancel-after-kill runs per database"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both", "none"], default="both")
     parser.add_argument("--markdown", action="store_true", help="also print the section of bench/RESULTS.md")
     args = parser.parse_args()
     backends = {"both": ("sqlite", "postgresql"), "none": ()}.get(args.backend, (args.backend,))
     started = time.monotonic()
-    report = measure(args.runs, args.rounds, args.seed, backends)
+    report = measure(args.runs, args.rounds, args.seed, backends, args.owner_rounds)
     print_report(report)
     print(f"\ntime {time.monotonic() - started:.0f} s")
     if args.markdown:

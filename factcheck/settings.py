@@ -246,7 +246,8 @@ class Settings(BaseSettings):
     # A run resumed more often than this (it keeps killing its gateways) ends FAILED.
     max_run_resumes: int = Field(default=3, ge=0)
     # Watch re-reads stored events at least this often when no notification wakes it (another
-    # replica on SQLite, or a lost PostgreSQL notification).
+    # replica on SQLite, or a lost PostgreSQL notification); a gateway checks as often whether the
+    # runs it executes were taken over, ended or asked to cancel elsewhere (RunRegistry._check_loop).
     watch_poll_s: float = Field(default=1.0, gt=0)
 
     # --- scale-out -------------------------------------------------------------------------

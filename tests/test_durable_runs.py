@@ -8,6 +8,7 @@ tests kill them); the extractor, checker and reporter are shared by the module.
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 import uuid
 from contextlib import asynccontextmanager
@@ -22,7 +23,15 @@ from factcheck.services.gateway.store.models import CitationCorrectionRow, Claim
 from factcheck.services.gateway.store.store import ANY_TENANT
 from factcheck.v1 import citations_pb2, common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc
 from factcheck.v1 import entailment_pb2 as pb
-from tests.conftest import DATABASE_BACKENDS, FULL_SEQUENCE, content_request, fresh_database, kinds, suite_environment
+from tests.conftest import (
+    CHECKERS,
+    DATABASE_BACKENDS,
+    FULL_SEQUENCE,
+    content_request,
+    fresh_database,
+    kinds,
+    suite_environment,
+)
 from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, hold_until_closed, review, verdicts
 from tests.processes import ServiceProcess, start_service, start_services, stop_services
 
@@ -165,6 +174,44 @@ async def test_a_run_whose_gateway_is_killed_is_resumed_from_its_stored_stages(
     assert resumed_after_s < 30
 
 
+async def test_a_paused_gateway_whose_run_was_taken_over_asks_no_model_again_when_it_wakes(
+    start_gateway, fake_models, store
+):
+    """Two replicas on one database. The owner is paused (SIGSTOP) once the fast checker has answered, while
+    the slow one is still asked; the other replica takes the run over and finishes it; then the owner
+    wakes (SIGCONT) with the slow checker's answer waiting. It must see that the run is no longer its
+    own before it pays for another call: the report is asked once in all, and no stored stage twice."""
+    fake_models.script("fake/checker-b", delay(5))  # every checker-b call takes 5 s
+    owner, other = start_gateway(), start_gateway()
+    async with connect(owner) as stub:
+        call = stub.Run(content_request(), timeout=90)
+        before_pause = await read_until(call, "checker_complete")
+        message_id = before_pause[0].message_id
+        owner.process.send_signal(signal.SIGSTOP)
+        try:
+            async with connect(other) as other_stub:
+                watched = await asyncio.wait_for(watch_all(other_stub, message_id), timeout=60)
+        finally:
+            owner.process.send_signal(signal.SIGCONT)
+        await asyncio.sleep(3)  # the owner is awake: whatever it would still do, it has done by now
+        call.cancel()
+
+    assert kinds(watched) == FULL_SEQUENCE
+    assert_gap_free(watched)
+    assert watched[: len(before_pause)] == before_pause
+    record = store.get_message(message_id, tenant_id=ANY_TENANT)
+    assert (record.status, record.resume_count) == ("COMPLETE", 1)
+    assert stage_types(store, message_id) == ["extract", "verify_0", "verify_1", "report"]
+    asked = {model: [r.kind for r in fake_models.requests_for(model)] for model in ("fake/extractor", *CHECKERS)}
+    reporter = [r.kind for r in fake_models.requests_for("fake/reporter")]
+    assert reporter.count("report") == 1, reporter
+    assert asked["fake/extractor"] == ["extract"]
+    assert asked["fake/checker-a"] == ["verify"]  # stored before the pause: never asked again
+    # In flight when the owner was paused (answered to nobody), then asked by the replica that took over.
+    assert asked["fake/checker-b"] == ["verify", "verify"]
+    assert owner.process.poll() is None  # it stopped the run, not itself
+
+
 async def test_a_run_resumed_too_often_ends_failed_with_its_reason(start_gateway, fake_models, store):
     gateway = start_gateway(FACTCHECK_MAX_RUN_RESUMES="0")
     fake_models.script("fake/checker-b", delay(120), default_reply())
@@ -281,6 +328,44 @@ async def test_cancel_from_another_replica(start_gateway, fake_models, store):
     assert_gap_free(events)
 
 
+async def test_cancel_of_a_run_whose_gateway_was_killed_ends_it_at_once(start_gateway, fake_models, store):
+    """The owner is SIGKILLed mid-verify with a 20 s lease left. Cancel on the other replica answers
+    CANCELLED within seconds (not once the lease lapses), and a watcher there ends with `cancelled`."""
+    for checker in CHECKERS:
+        fake_models.script(checker, hold_until_closed())
+    long_lease = {"FACTCHECK_RUN_LEASE_S": "20"}
+    owner, other = start_gateway(**long_lease), start_gateway(**long_lease)
+    async with connect(owner) as stub:
+        before_kill = await read_until(stub.Run(content_request(), timeout=60), "verify_start")
+    message_id = before_kill[0].message_id
+    owner.process.kill()
+    owner.process.wait()
+
+    async with connect(other) as stub:
+        watcher = asyncio.create_task(watch_all(stub, message_id))
+        await asyncio.sleep(0.5)
+        assert not watcher.done()  # it follows the (orphaned) run
+        asked_at = time.monotonic()
+        cancelled = await stub.Cancel(factcheck_pb2.CancelRequest(message_id=message_id), timeout=30)
+        answered_s = time.monotonic() - asked_at
+        watched = await asyncio.wait_for(watcher, timeout=10)
+        watcher_ended_s = time.monotonic() - asked_at
+        result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=message_id))).result
+
+    assert cancelled.status == factcheck_pb2.MESSAGE_STATUS_CANCELLED
+    assert answered_s < 5, answered_s  # the lease had about 20 s left
+    assert watcher_ended_s < 6, watcher_ended_s
+    assert kinds(watched) == kinds(before_kill) + ["cancelled"]
+    assert watched[: len(before_kill)] == before_kill
+    assert_gap_free(watched)
+    assert watched[-1].cancelled.reason == "Cancelled by the caller."
+    assert result.status == factcheck_pb2.MESSAGE_STATUS_CANCELLED
+    assert result.error_message == "Cancelled by the caller."
+    assert stage_types(store, message_id) == ["extract"]
+    record = store.get_message(message_id, tenant_id=ANY_TENANT)
+    assert (record.lease_owner, record.resume_count) == (None, 0)  # ended in the store, not resumed first
+
+
 # --- idempotent Run ------------------------------------------------------------------------------------
 
 
@@ -324,6 +409,31 @@ async def test_concurrent_runs_with_one_request_id_start_one_run(start_gateway, 
         streams = await asyncio.gather(*[read_until(stub.Run(request, timeout=60), "complete") for _ in range(4)])
     assert len({events[0].message_id for events in streams}) == 1
     assert all(kinds(events) == FULL_SEQUENCE for events in streams)
+    assert len([r for r in fake_models.requests_for("fake/extractor") if r.kind == "extract"]) == 1
+
+
+@pytest.mark.parametrize("limit", ["FACTCHECK_MAX_CONCURRENT_RUNS", "FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT"])
+async def test_a_retried_run_attaches_to_its_own_run_at_the_run_limit(limit, start_gateway, fake_models):
+    """At the limit a new run is refused, but a Run retried with the request_id of the tenant's running run
+    attaches to it: it starts nothing, so it counts against no limit."""
+    fake_models.set_latency("verify", 1.0)
+    gateway = start_gateway(**{limit: "1"})
+    request = content_request()
+    request.request_id = str(uuid.uuid4())
+    async with connect(gateway) as stub:
+        call = stub.Run(request, timeout=60)
+        first = await read_until(call, "extract_complete")
+        call.cancel()  # the stream breaks; the run goes on, holding the only slot
+        another = content_request()
+        another.request_id = str(uuid.uuid4())
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await read_until(stub.Run(another, timeout=60), "complete")
+        retried = await read_until(stub.Run(request, timeout=60), "complete")
+
+    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert limit in (refused.value.details() or "")
+    assert kinds(retried) == FULL_SEQUENCE
+    assert retried[: len(first)] == first  # the same run, replayed from its first event
     assert len([r for r in fake_models.requests_for("fake/extractor") if r.kind == "extract"]) == 1
 
 

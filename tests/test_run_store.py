@@ -20,6 +20,10 @@ from factcheck.services.gateway.store import StageStore, upgrade_database
 from factcheck.services.gateway.store.migrate import alembic_config
 from factcheck.services.gateway.store.store import (
     ANY_TENANT,
+    LEASE_CANCEL_REQUESTED,
+    LEASE_ENDED,
+    LEASE_HELD,
+    LEASE_LOST,
     FinalState,
     LeaseLost,
     RequestIdTaken,
@@ -206,6 +210,64 @@ def test_heartbeats_tell_runs_taken_over_from_runs_that_just_ended(store):
     store.commit_run(ended, "g1", 30, events=[event(1, "complete")], final=FinalState("COMPLETE"))
     assert store.renew_leases("g1", 60.0, [taken, ended, kept]) == ({taken}, set())
     assert store.get_message(kept, tenant_id=ANY_TENANT).lease_expires_at > datetime.now(UTC)
+
+
+def test_a_lease_check_proves_owner_and_fencing_token_and_renews_a_lapsing_lease(store):
+    """What a gateway checks before every model call it would pay for."""
+    held, lapsing, cancelled = new_run(store), new_run(store, lease_s=0.0), new_run(store)
+    store.request_cancel(cancelled)
+    assert store.check_lease(held, "gw-a", 0, 30) == LEASE_HELD
+    assert store.check_lease(held, "gw-b", 0, 30) == LEASE_LOST  # another gateway's name
+    assert store.check_lease(held, "gw-a", 1, 30) == LEASE_LOST  # an older claim of the same gateway
+    assert store.check_lease(cancelled, "gw-a", 0, 30) == LEASE_CANCEL_REQUESTED
+    assert store.check_lease("unknown", "gw-a", 0, 30) == LEASE_LOST
+    # A lapsed lease nobody claimed yet is renewed by the check (the same race a claim runs), so no
+    # other gateway can claim it right after a held answer.
+    assert store.check_lease(lapsing, "gw-a", 0, 30) == LEASE_HELD
+    assert store.claim_abandoned("gw-z", 30, 10) == []
+
+    taken = new_run(store, lease_s=0.0)
+    [claimed] = store.claim_abandoned("gw-z", 30, 10)
+    assert claimed.id == taken and claimed.resume_count == 1
+    assert store.check_lease(taken, "gw-a", 0, 30) == LEASE_LOST
+    assert store.check_lease(taken, "gw-z", 1, 30) == LEASE_HELD
+    store.commit_run(held, "gw-a", 30, events=[event(1, "complete")], final=FinalState("COMPLETE"))
+    assert store.check_lease(held, "gw-a", 0, 30) == LEASE_LOST  # ended
+
+
+def test_lease_states_name_the_runs_a_gateway_must_stop(store):
+    mine, taken, ended, cancelled = (new_run(store, owner="g1", lease_s=0.0) for _ in range(4))
+    [claimed] = store.claim_abandoned("g2", 30, 10, exclude=[mine, ended, cancelled])
+    assert claimed.id == taken
+    store.commit_run(ended, "g1", 30, events=[event(1, "complete")], final=FinalState("COMPLETE"))
+    store.request_cancel(cancelled)
+    assert store.lease_states("g1", [mine, taken, ended, cancelled, "unknown"]) == {
+        taken: LEASE_LOST,
+        ended: LEASE_ENDED,
+        cancelled: LEASE_CANCEL_REQUESTED,
+    }
+    assert store.lease_states("g1", []) == {}
+
+
+def test_a_run_is_ended_unattended_only_where_its_sequence_still_stands(store):
+    """Cancel of a run whose gateway does not answer: ends it whoever holds the lease, unless the run
+    stored an event meanwhile (the caller reads again and retries) or has ended."""
+    run = new_run(store, owner="gw-dead")
+    store.commit_run(run, "gw-dead", 30, events=[event(1), event(2)])
+    cancelled = FinalState("CANCELLED", error_message="Cancelled by the caller.")
+    assert not store.end_unattended(run, 1, [event(2, "cancelled")], cancelled)  # stale: seq 2 is stored
+    assert store.end_unattended(run, 2, [event(3, "cancelled")], cancelled)
+    record = store.get_message(run, tenant_id=ANY_TENANT)
+    assert (record.status, record.last_seq, record.lease_owner, record.error_message) == (
+        "CANCELLED",
+        3,
+        None,
+        "Cancelled by the caller.",
+    )
+    assert [e.event_type for e in store.events_after(run, 0)] == ["extract_start", "extract_start", "cancelled"]
+    assert not store.end_unattended(run, 3, [event(4, "cancelled")], cancelled)  # already ended
+    with pytest.raises(LeaseLost):  # the owner, should it come back, stores nothing more
+        store.commit_run(run, "gw-dead", 30, events=[event(4, "complete")], final=FinalState("COMPLETE"))
 
 
 def test_request_ids_are_unique_per_tenant(store):

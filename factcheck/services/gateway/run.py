@@ -36,7 +36,16 @@ from factcheck.services.gateway.store import (
     STATUS_PARTIAL,
     StageStore,
 )
-from factcheck.services.gateway.store.store import FinalState, LeaseLost, RunCommit, StageRecord, StageRow, StoredEvent
+from factcheck.services.gateway.store.store import (
+    LEASE_CANCEL_REQUESTED,
+    LEASE_HELD,
+    FinalState,
+    LeaseLost,
+    RunCommit,
+    StageRecord,
+    StageRow,
+    StoredEvent,
+)
 from factcheck.services.gateway.store.writer import StoreWriter
 from factcheck.text_safety import excerpt, first_line
 from factcheck.title_subject import title_question
@@ -58,6 +67,8 @@ STORE_RETRY_BUDGET_S = 20.0
 STORE_RETRY_FIRST_DELAY_S, STORE_RETRY_MAX_DELAY_S = 0.1, 2.0
 # A run's last word (FAILED after a database outage) is retried until the database is back.
 FINAL_WRITE_MAX_DELAY_S = 5.0
+# Lease checks before one call, when each answer comes back older than the term it guarantees.
+LEASE_CHECKS = 3
 # Causes quoted in failures stay short: they travel in events, statuses and table cells.
 MAX_CAUSE_CHARS = 300
 
@@ -124,6 +135,16 @@ class Run(Generic[PlanT]):
     ledger: RunLedger = field(default_factory=RunLedger)
     # Verification-cache entries the run paid for, stored with its next commit.
     cache_entries: list[dict[str, Any]] = field(default_factory=list)
+    # The lease's fencing token: the run's resume_count when this gateway got it (0: it started it).
+    lease_token: int = 0
+    # The run's task (RunRegistry.launch); stopped when the run turns out to be no longer this gateway's.
+    task: asyncio.Task | None = field(default=None, repr=False)
+    # Set once the run queued its own final commit: a finished row is then its own doing, not a Cancel's.
+    ending: bool = False
+    # The lease check under way, shared by the calls that start meanwhile.
+    _proving: asyncio.Future | None = field(default=None, repr=False)
+    # The write of a new run's messages row (`store_after`), while it is under way.
+    _recording: asyncio.Future | None = field(default=None, repr=False)
 
     @property
     def tenant_id(self) -> str:
@@ -147,6 +168,8 @@ class Run(Generic[PlanT]):
         event = self.events.build(field_name, payload)
         if event is None:  # an earlier attempt of this run stored it
             return
+        if parts.get("final") is not None:
+            self.ending = True
         self.events.reserve(event)
         stored = (StoredEvent(event.seq, field_name, event.SerializeToString()),)
         commit = RunCommit(self.message_id, self.owner, self.lease_s, stored, **parts, **self.take_ledger())
@@ -161,8 +184,12 @@ class Run(Generic[PlanT]):
     ) -> None:
         if previous is not None:
             await previous  # the run's commits land in order; an earlier failure stops the later ones
-        if await first_attempt is not None:
-            await self.write(commit)  # retried (or its LeaseLost raised) now that the previous one landed
+        try:
+            if await first_attempt is not None:
+                await self.write(commit)  # retried (or its LeaseLost raised) now that the previous one landed
+        except LeaseLost:
+            self.stop_here("its commit was refused")  # its calls in flight stop now, not at its next flush
+            raise
         self.events.confirm(event)
 
     def take_ledger(self) -> dict[str, Any]:
@@ -173,6 +200,7 @@ class Run(Generic[PlanT]):
     def store_after(self, first: asyncio.Future) -> None:
         """Store nothing of the run before `first` (the write of its messages row) has landed."""
         self._last_commit = first
+        self._recording = first
 
     async def flush(self) -> None:
         """Wait until everything emitted is stored; raises RunFailed or LeaseLost if it cannot be."""
@@ -185,6 +213,60 @@ class Run(Generic[PlanT]):
             await asyncio.gather(asyncio.shield(self._last_commit), return_exceptions=True)
             self._last_commit = None
         self.events.rewind()
+
+    async def prove_lease(self) -> None:
+        """Before a call the run pays for: prove it is still this gateway's to run (lease and fencing
+        token, StageStore.check_lease). If it is not, or a Cancel asked it to stop, the run stops here
+        (asyncio.CancelledError): the call is never made, and the run's other calls are cancelled."""
+        if self._recording is not None and not self._recording.done():
+            return  # its row, leased to this gateway, is being written: no other gateway can hold it yet
+        for attempt in range(LEASE_CHECKS):
+            if self._proving is None or self._proving.done():
+                self._proving = asyncio.ensure_future(self._check_lease())
+            state, checked_at = await asyncio.shield(self._proving)
+            if state != LEASE_HELD:
+                break
+            # A held answer guarantees the lease for half its term from the check. One older than that
+            # (the process was paused, e.g. SIGSTOP, after the check) proves nothing now: ask again
+            # (a few times: on a database that slow, checks that always come back late are accepted).
+            if time.monotonic() - checked_at < self.lease_s / 2 or attempt == LEASE_CHECKS - 1:
+                return
+        if state == LEASE_CANCEL_REQUESTED:
+            if self.cancel_reason is None:
+                self.cancel_reason = CANCELLED_BY_CALLER
+            log.info("%s: cancel requested; stopping before the next model call", self.message_id)
+        else:
+            log.warning("%s: no longer this gateway's run; stopping before the next model call", self.message_id)
+        self.stop_here(state)
+        raise asyncio.CancelledError
+
+    async def _check_lease(self) -> tuple[str, float]:
+        """The lease's state and the time.monotonic() its check started; retried while the database is
+        unreachable (as writes are), then RunFailed."""
+        deadline = time.monotonic() + self.store_retry_budget_s
+        delay = STORE_RETRY_FIRST_DELAY_S
+        while True:
+            started = time.monotonic()
+            try:
+                state = await asyncio.to_thread(
+                    self.store.check_lease, self.message_id, self.owner, self.lease_token, self.lease_s
+                )
+                return state, started
+            except (OperationalError, InterfaceError) as error:
+                if time.monotonic() + delay > deadline:
+                    self.failures.append(stage_failure("store", None, "UNAVAILABLE", first_line(error)))
+                    raise RunFailed(STORE_FAILED) from error
+                log.warning("%s: lease check failed, retrying in %.1fs: %s", self.message_id, delay, error)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, STORE_RETRY_MAX_DELAY_S)
+
+    def stop_here(self, why: str) -> None:
+        """Cancel the run's task (and so every call it has in flight), unless this is that task itself,
+        which stops by the exception it raises next."""
+        task = self.task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            log.info("%s: stopping the run here (%s)", self.message_id, why)
+            task.cancel()
 
     async def save_stage(
         self,
@@ -295,6 +377,7 @@ async def fail(run: Run, message: str) -> None:
     """
     await run.ledger.settle_calls()  # the calls still under way are ledgered with the error event
     await run.settle()  # the commits under way land or fail; the error event follows the last stored one
+    run.ending = True
     final = FinalState(STATUS_FAILED, error_message=message, failures=tuple(run.failures))
     event = run.events.build(
         "error", factcheck_pb2.ErrorPayload(message=message, failures=_failures_proto(run.failures))

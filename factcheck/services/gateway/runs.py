@@ -22,9 +22,11 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from factcheck.observability import metrics
 from factcheck.observability.context import open_run_context
 from factcheck.services.gateway.events import RunEvents, event_key
 from factcheck.services.gateway.knowledge.retrieval import Retriever
+from factcheck.services.gateway.lease import fenced
 from factcheck.services.gateway.ledger.budget import UNLIMITED, Budget, run_budget
 from factcheck.services.gateway.ledger.ledger import RunLedger, ledgered
 from factcheck.services.gateway.ledger.pricing import Pricing
@@ -34,7 +36,17 @@ from factcheck.services.gateway.run import CANCELLED_BY_CALLER, Downstream, Run,
 from factcheck.services.gateway.run_limit import RunLimit
 from factcheck.services.gateway.store import STATUS_CANCELLED, STATUS_FAILED
 from factcheck.services.gateway.store.ledger import LedgerStore
-from factcheck.services.gateway.store.store import FinalState, LeaseLost, MessageRecord, StageStore, StoredEvent
+from factcheck.services.gateway.store.store import (
+    ANY_TENANT,
+    LEASE_CANCEL_REQUESTED,
+    LEASE_ENDED,
+    LEASE_LOST,
+    FinalState,
+    LeaseLost,
+    MessageRecord,
+    StageStore,
+    StoredEvent,
+)
 from factcheck.services.gateway.store.writer import StoreWriter
 from factcheck.services.gateway.validation import ValidationError, validate_run_request
 from factcheck.services.gateway.watch import EventHub
@@ -51,6 +63,8 @@ TOO_MANY_RESUMES = (
     "The run was stopped: it lost its gateway {count} time(s) and FACTCHECK_MAX_RUN_RESUMES allows {limit} resume(s)."
 )
 CANCELLED_WHILE_ABANDONED = "Cancelled by the caller while no gateway was running it."
+# Tries to end a run whose gateway does not answer a Cancel (each lost to a commit of the run).
+UNATTENDED_CANCEL_ATTEMPTS = 5
 
 
 def gateway_owner_id() -> str:
@@ -95,14 +109,16 @@ class RunRegistry:
         emitted_keys: frozenset[str] = frozenset(),
         budget: Budget = UNLIMITED,
         spent: UsageTotals | None = None,
+        lease_token: int = 0,
     ) -> Run:
         """The run, its every downstream call ledgered and budget-checked (`spent`: what earlier
-        attempts of a resumed run used)."""
+        attempts of a resumed run used), and started only once the run's lease is proven
+        (`lease_token`: the run's resume_count when this gateway got it)."""
         mode = mode_named(plan.mode_name)
         ledger = RunLedger(
             tenant_id=plan.tenant_id, mode=plan.mode_name, pricing=self._pricing, budget=budget, spent=spent
         )
-        return mode.run_class(
+        run = mode.run_class(
             plan=plan,
             mode=mode,
             message_id=message_id,
@@ -117,7 +133,10 @@ class RunRegistry:
             writer=self.writer,
             retriever=self._retriever,
             store_retry_budget_s=self._settings.store_retry_budget_s,
+            lease_token=lease_token,
         )
+        run.downstream = fenced(run.downstream, run.prove_lease)
+        return run
 
     def launch(self, run: Run) -> asyncio.Task:
         # The run's task (and the calls and tasks it starts) carries the run's own log context,
@@ -125,6 +144,7 @@ class RunRegistry:
         context = contextvars.copy_context()
         context.run(open_run_context, run.message_id)
         task = asyncio.get_running_loop().create_task(execute(run), name=f"run-{run.message_id}", context=context)
+        run.task = task
         self._runs[run.message_id] = (run, task)
         task.add_done_callback(lambda _: self._runs.pop(run.message_id, None))
         return task
@@ -142,6 +162,30 @@ class RunRegistry:
             task.cancel()
         return task
 
+    async def end_unattended(self, message_id: str) -> MessageRecord | None:
+        """End a RUNNING run as CANCELLED in the store, whichever gateway holds it (Cancel of a run whose
+        gateway did not act on the request: it died, or is paused). Its `cancelled` event continues the
+        stored sequence, so watchers on every replica end with it; a gateway still executing the run
+        finds it ended at its next lease check or commit and stops. Returns the run as it is then
+        (still RUNNING only if it kept storing events faster than this could end it)."""
+        record = None
+        for _ in range(UNATTENDED_CANCEL_ATTEMPTS):
+            record = await asyncio.to_thread(self._store.get_message, message_id, tenant_id=ANY_TENANT)
+            if record is None or record.finished:
+                return record
+            events = RunEvents(record.id, last_seq=record.last_seq)
+            event = events.build("cancelled", factcheck_pb2.CancelledPayload(reason=CANCELLED_BY_CALLER))
+            assert event is not None  # (built without emitted keys: never None)
+            stored = [StoredEvent(event.seq, "cancelled", event.SerializeToString())]
+            final = FinalState(STATUS_CANCELLED, error_message=CANCELLED_BY_CALLER, failures=record.failures)
+            if await asyncio.to_thread(self._store.end_unattended, record.id, record.last_seq, stored, final):
+                log.warning("%s: cancelled in the store; its gateway did not act on the request", record.id)
+                metrics.record_run(STATUS_CANCELLED)
+                self._hub.notify(record.id)
+                self.cancel_local(record.id, CANCELLED_BY_CALLER)  # (a run of this gateway stuck storing its end)
+                return await asyncio.to_thread(self._store.get_message, record.id, tenant_id=ANY_TENANT)
+        return record
+
     def on_cancel_notification(self, message_id: str) -> None:
         """Another replica's Cancel flagged a run; stop it if it runs here."""
         self.cancel_local(message_id, CANCELLED_BY_CALLER)
@@ -157,6 +201,7 @@ class RunRegistry:
         self.writer.start()
         self._loops = [
             loop.create_task(self._heartbeat_loop(), name="run-lease-heartbeat"),
+            loop.create_task(self._check_loop(), name="run-lease-check"),
             loop.create_task(self._recovery_loop(database_ready), name="run-recovery"),
         ]
 
@@ -181,6 +226,31 @@ class RunRegistry:
                     self.cancel_local(message_id, CANCELLED_BY_CALLER)
                 elif message_id in lost and not task.done():
                     log.warning("%s: lease lost to another gateway; stopping here", message_id)
+                    task.cancel()
+
+    async def _check_loop(self) -> None:
+        """Every FACTCHECK_WATCH_POLL_S (a read, far more often than the renewal): stop at once the runs
+        executing here that another gateway took over, that ended without this gateway (a Cancel on
+        another replica ended a run it thought dead), or that a Cancel asked to stop (on SQLite no
+        notification says so). Their calls in flight are cancelled with them."""
+        while True:
+            await asyncio.sleep(self._settings.watch_poll_s)
+            if not self._runs:
+                continue
+            checking = dict(self._runs)
+            try:
+                states = await asyncio.to_thread(self._store.lease_states, self.owner, list(checking))
+            except SQLAlchemyError as error:
+                log.warning("could not check run leases: %s", first_line(error))
+                continue
+            for message_id, state in states.items():
+                run, task = checking[message_id]
+                if task.done():
+                    continue
+                if state == LEASE_CANCEL_REQUESTED:
+                    self.cancel_local(message_id, CANCELLED_BY_CALLER)
+                elif state == LEASE_LOST or (state == LEASE_ENDED and not run.ending):
+                    log.warning("%s: the run is no longer this gateway's (%s); stopping here", message_id, state)
                     task.cancel()
 
     async def _recovery_loop(self, database_ready: Callable[[], Awaitable[None]]) -> None:
@@ -242,6 +312,7 @@ class RunRegistry:
             emitted_keys=frozenset(_keys(stored_events)),
             budget=run_budget(request, settings, record.tenant_id),
             spent=spent.get(record.id),
+            lease_token=record.resume_count,
         )
         run.stored = {stage.stage_type: stage for stage in stages}
         run.stored_title = record.title

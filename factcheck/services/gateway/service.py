@@ -16,7 +16,7 @@ from functools import partial
 
 import grpc
 
-from factcheck.errors import AlreadyExists, FailedPrecondition, NotFound, Reason, Unavailable, check_argument
+from factcheck.errors import Aborted, AlreadyExists, FailedPrecondition, NotFound, Reason, Unavailable, check_argument
 from factcheck.observability.context import bind_message_id
 from factcheck.security.tenants import caller_tenant
 from factcheck.services.gateway.database_gate import DatabaseGate
@@ -58,9 +58,14 @@ REQUEST_ID_REUSED = (
     "request_id {request_id} was already used for a different request (run {message_id}); "
     "send the same request to attach to that run, or a new request_id to start another."
 )
-# How long Cancel waits for the run to store its CANCELLED status before answering.
+# How long Cancel waits for a run of this gateway to store its CANCELLED status.
 CANCEL_WAIT_S = 10.0
-CANCEL_POLL_S = 0.2
+# How long Cancel waits for another gateway executing the run to store CANCELLED (it hears of the request
+# at once on PostgreSQL, within FACTCHECK_WATCH_POLL_S on SQLite) before ending the run in the store itself:
+# that gateway may have died or be paused, and its lease may have most of its term left.
+CANCEL_OWNER_GRACE_S = 1.0
+CANCEL_POLL_S = 0.1
+STILL_STOPPING = "The run kept storing events while it was being cancelled; send Cancel again."
 
 
 def request_fingerprint(request: factcheck_pb2.RunRequest) -> str:
@@ -115,6 +120,13 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         self, request: factcheck_pb2.RunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[factcheck_pb2.RunResponse]:
         tenant_id = caller_tenant()
+        if self.run_limit.refusal(tenant_id) is not None and request.HasField("request_id"):
+            # A retried Run at the limit: attaching to the run its request_id started counts against no limit.
+            existing = await self._run_of_request_id(request, tenant_id)
+            if existing is not None:
+                async for response in self._attach(request, existing):
+                    yield response
+                return
         # Concurrent-run limits: RESOURCE_EXHAUSTED beyond FACTCHECK_MAX_CONCURRENT_RUNS or, for this
         # tenant, FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT (run_limit.py).
         slot = await self.run_limit.admit(context, tenant_id)
@@ -143,20 +155,44 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         except RequestIdTaken as taken:
             # A retried Run: follow the run that request_id started (never a second one).
             existing = await asyncio.to_thread(self._store.get_message, taken.message_id, tenant_id=tenant_id)
-            if existing is None or existing.request_sha256 != fingerprint:
+            if existing is None:
                 raise AlreadyExists(
                     REQUEST_ID_REUSED.format(request_id=request_id, message_id=taken.message_id),
                     reason=Reason.REQUEST_ID_REUSED,
                     resource_type="factcheck.v1.FactCheckResult",
                     resource_name=taken.message_id,
                 ) from None
-            bind_message_id(existing.id)
-            async for event in self._follow(existing.id, 0):
-                yield factcheck_pb2.RunResponse(event=event)
+            async for response in self._attach(request, existing):
+                yield response
             return
 
         bind_message_id(run.message_id)  # log lines of this call and of its run carry it
         async for event in live_then_stored(run.events, partial(self._follow, run.message_id)):
+            yield factcheck_pb2.RunResponse(event=event)
+
+    async def _run_of_request_id(self, request: factcheck_pb2.RunRequest, tenant_id: str) -> MessageRecord | None:
+        """The tenant's run that this request's request_id started, if there is one (None for an id that
+        is not a canonical UUID: Run refuses it later)."""
+        if not _valid_request_id(request.request_id):
+            return None
+        return await call_store(
+            DATABASE_UNAVAILABLE, self._store.find_by_request_id, request.request_id, tenant_id=tenant_id
+        )
+
+    async def _attach(
+        self, request: factcheck_pb2.RunRequest, existing: MessageRecord
+    ) -> AsyncIterator[factcheck_pb2.RunResponse]:
+        """A retried Run: the events of the run its request_id started, from the first (ALREADY_EXISTS when
+        that run was started by a different request)."""
+        if existing.request_sha256 != request_fingerprint(request):
+            raise AlreadyExists(
+                REQUEST_ID_REUSED.format(request_id=request.request_id, message_id=existing.id),
+                reason=Reason.REQUEST_ID_REUSED,
+                resource_type="factcheck.v1.FactCheckResult",
+                resource_name=existing.id,
+            )
+        bind_message_id(existing.id)
+        async for event in self._follow(existing.id, 0):
             yield factcheck_pb2.RunResponse(event=event)
 
     async def _start_run(
@@ -241,17 +277,25 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
         task = self._registry.cancel_local(record.id, CANCELLED_BY_CALLER)
         if task is not None:
             await asyncio.wait([task], timeout=CANCEL_WAIT_S)
-        else:
-            self._registry.recover_soon()  # a run nobody executes is ended by the next recovery pass
-        finished = await self._wait_until_finished(record.id)
+        finished = await self._wait_until_finished(record.id, CANCEL_OWNER_GRACE_S)
+        if finished is not None and not finished.finished:
+            # Its gateway did not act on the request (dead, or paused): end it in the store now rather
+            # than when its lease lapses, so that the caller and every watcher learn it at once.
+            try:
+                finished = await self._registry.end_unattended(record.id)
+            except OUTAGES as error:
+                raise Unavailable(
+                    RESULTS_UNAVAILABLE, reason=Reason.DATABASE_UNAVAILABLE, retry_after_s=DATABASE_RETRY_AFTER_S
+                ) from error
         assert finished is not None  # runs are never deleted
+        if not finished.finished:
+            raise Aborted(STILL_STOPPING, retry_after_s=CANCEL_POLL_S)
         return factcheck_pb2.CancelResponse(status=status_proto(finished.status))
 
-    async def _wait_until_finished(self, message_id: str) -> MessageRecord | None:
-        """The run once it has stored a final status, or as it is after CANCEL_WAIT_S (another
-        gateway may still be stopping it)."""
+    async def _wait_until_finished(self, message_id: str, wait_s: float) -> MessageRecord | None:
+        """The run once it has stored a final status, or as it is after `wait_s`."""
         loop = asyncio.get_running_loop()
-        give_up = loop.time() + CANCEL_WAIT_S
+        give_up = loop.time() + wait_s
         while True:
             record = await asyncio.to_thread(self._store.get_message, message_id, tenant_id=ANY_TENANT)
             if record is None or record.finished or loop.time() >= give_up:

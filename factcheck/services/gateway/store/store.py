@@ -165,6 +165,10 @@ class RunCommit:
     cache_entries: tuple[dict[str, Any], ...] = ()
 
 
+# What a gateway finds about a run it executes (`StageStore.check_lease`, `StageStore.lease_states`).
+LEASE_HELD, LEASE_LOST, LEASE_ENDED, LEASE_CANCEL_REQUESTED = "held", "lost", "ended", "cancel_requested"
+
+
 class LeaseLost(Exception):
     """The run is no longer this gateway's to write (another one resumed it, or it has ended)."""
 
@@ -566,6 +570,106 @@ class StageStore:
             rows = session.execute(query).all()
         lost = {row.id for row in rows if row.lease_owner != owner}
         return lost, {row.id for row in rows if row.lease_owner == owner and row.cancel_requested}
+
+    def check_lease(self, message_id: str, owner: str, token: int, lease_s: float) -> str:
+        """Whether `owner` still holds the run under fencing token `token` (the run's resume_count when
+        this owner got it): LEASE_HELD, LEASE_CANCEL_REQUESTED (held, but a Cancel asked it to stop) or
+        LEASE_LOST (another gateway claimed it, or the run has ended). A gateway asks before every model
+        call it would pay for. A lease with less than half its term left is renewed by the same
+        conditional UPDATE a claim races with, so a held answer means no other gateway can hold it now."""
+        now = utc_now()
+        fresh = (Message.lease_expires_at > now + timedelta(seconds=lease_s / 2)).label("fresh")
+        query = select(Message.status, Message.lease_owner, Message.resume_count, Message.cancel_requested, fresh)
+        with self._sessions() as session:
+            row = session.execute(query.where(Message.id == message_id)).one_or_none()
+        if row is None or row.status != STATUS_RUNNING or row.lease_owner != owner or (row.resume_count or 0) != token:
+            return LEASE_LOST
+        if row.cancel_requested:
+            return LEASE_CANCEL_REQUESTED
+        if row.fresh:
+            return LEASE_HELD
+        with self._sessions.begin() as session:
+            renewed = cast(
+                CursorResult,
+                session.execute(
+                    update(Message)
+                    .where(
+                        Message.id == message_id,
+                        Message.lease_owner == owner,
+                        Message.resume_count == token,
+                        Message.status == STATUS_RUNNING,
+                    )
+                    .values(lease_expires_at=now + timedelta(seconds=lease_s))
+                ),
+            ).rowcount
+        return LEASE_HELD if renewed == 1 else LEASE_LOST
+
+    def lease_states(self, owner: str, message_ids: list[str]) -> dict[str, str]:
+        """For runs `owner` executes, those it should stop now (a read, no renewal): LEASE_LOST (another
+        gateway holds it), LEASE_ENDED (no longer RUNNING: it ended itself, or a Cancel ended it) or
+        LEASE_CANCEL_REQUESTED. Runs it still holds undisturbed are left out."""
+        if not message_ids:
+            return {}
+        query = select(Message.id, Message.status, Message.lease_owner, Message.cancel_requested).where(
+            Message.id.in_(list(message_ids))
+        )
+        with self._sessions() as session:
+            rows = session.execute(query).all()
+        states: dict[str, str] = {}
+        for row in rows:
+            if row.status != STATUS_RUNNING:
+                states[row.id] = LEASE_ENDED
+            elif row.lease_owner != owner:
+                states[row.id] = LEASE_LOST
+            elif row.cancel_requested:
+                states[row.id] = LEASE_CANCEL_REQUESTED
+        return states
+
+    def end_unattended(
+        self, message_id: str, expected_seq: int, events: Sequence[StoredEvent], final: FinalState
+    ) -> bool:
+        """End a RUNNING run whichever gateway holds its lease, if its last stored event is still
+        `expected_seq` (Cancel of a run whose gateway does not act on the request: it died, or is
+        paused). One conditional UPDATE, so it either lands before the owner's next commit (which then
+        finds the run ended and stores nothing) or stores nothing itself. Returns whether it landed."""
+        now = utc_now()
+        with self.engine.begin() as session:
+            ended = session.execute(
+                update(_MESSAGES)
+                .where(
+                    _MESSAGES.c.id == message_id,
+                    _MESSAGES.c.status == STATUS_RUNNING,
+                    _MESSAGES.c.last_seq == expected_seq,
+                )
+                .values(
+                    status=final.status,
+                    error_message=storable(final.error_message),
+                    failures=storable(list(final.failures)) or None,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    last_seq=events[-1].seq if events else expected_seq,
+                    updated_at=now,
+                )
+            ).rowcount
+            if ended != 1:
+                return False
+            if events:
+                session.execute(
+                    _INSERT_EVENTS,
+                    [
+                        {
+                            "message_id": message_id,
+                            "seq": e.seq,
+                            "event_type": e.event_type,
+                            "payload": e.payload,
+                            "created_at": now,
+                        }
+                        for e in events
+                    ],
+                )
+            if session.dialect.name == "postgresql":
+                session.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": EVENTS_CHANNEL, "id": message_id})
+        return True
 
     def release_leases(self, owner: str, message_ids: list[str]) -> None:
         """Let other gateways resume these runs now (this one is shutting down without finishing them)."""
