@@ -71,6 +71,7 @@ class Found:
             self.result.text,
             self.result.title,
             self.result.published_at,
+            self.domain,
         )
 
     def to_json(self, counted: set[str]) -> dict[str, Any]:
