@@ -12,6 +12,8 @@ import math
 
 import grpc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from factcheck.claim_profile import HIGH, LOW, MEDIUM, confidence_level, profile
 from factcheck.engines.judge import PassageText
@@ -70,6 +72,38 @@ def test_the_unit_is_the_counted_noun(text, value, unit):
     figure = normalise_figure(text)
     assert figure is not None, text
     assert math.isclose(figure.value, value, rel_tol=1e-9) and figure.unit == unit, (figure.raw, figure.unit)
+
+
+ADJECTIVES = [
+    "public",
+    "maritime",
+    "new",
+    "full-time",
+    "high-speed",
+    "historic",
+    "small",
+    "trained",
+    "local",
+    "electric",
+]
+NOUNS = {"libraries": "library", "objects": "object", "parks": "park", "employees": "employee", "trains": "train"}
+NOUNS |= {"ferries": "ferry", "schools": "school", "people": "people", "bridges": "bridge", "passengers": "passenger"}
+FIGURES = {"14": 14, "4,000": 4000, "about 30": 30, "3.2 million": 3.2e6, "twenty": 20, "more than 250": 250}
+TAILS = ["", " in 2020", " opened last year", ", the city says", " were counted"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(FIGURES)),
+    st.lists(st.sampled_from(ADJECTIVES), max_size=2, unique=True),
+    st.sampled_from(sorted(NOUNS)),
+    st.sampled_from(TAILS),
+)
+def test_any_adjectives_before_the_counted_noun_leave_the_noun_as_the_unit(figure, adjectives, noun, tail):
+    text = f"The region has {figure} {' '.join([*adjectives, noun])}{tail}."
+    found = normalise_figure(text)
+    assert found is not None and found.unit == NOUNS[noun], (text, found)
+    assert math.isclose(found.value, FIGURES[figure]) and found.raw.endswith(noun)
 
 
 def test_the_raw_figure_spans_the_noun_phrase_it_counts():

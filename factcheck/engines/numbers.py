@@ -480,6 +480,15 @@ def _plural(word: str) -> bool:
     )
 
 
+def _verb_after_noun(word: str, text: str, end: int) -> bool:
+    """An "-ed" word inside the phrase is a verb that ends it ("1 library opened in 2020") unless a plural
+    noun follows it ("14 public trained doctors"); a hyphened one is an adjective ("high-speed")."""
+    if not word.endswith("ed") or "-" in word:
+        return False
+    following = _PHRASE_WORD.match(text, end)
+    return following is None or not _plural(following.group("word").lower())
+
+
 def _counted_noun(text: str, position: int) -> tuple[str, int] | None:
     """The noun a figure counts, the head of the phrase after it, and where that noun ends: "14 public
     libraries" → "libraries", "4,000 maritime objects" → "objects", "250 full-time employees" → "employees".
@@ -488,13 +497,13 @@ def _counted_noun(text: str, position: int) -> tuple[str, int] | None:
     words: list[tuple[str, int]] = []
     while len(words) < _MAX_PHRASE_WORDS and (match := _PHRASE_WORD.match(text, position)):
         word = match.group("word").lower()
-        if word in _PHRASE_STOPS or word in _SCALES or (words and word.endswith("ed")):
+        if word in _PHRASE_STOPS or word in _SCALES or (words and _verb_after_noun(word, text, match.end())):
             break
         words.append((word, match.end()))
         position = match.end()
         if _plural(word) or word in _KNOWN:
             break
-    while words and (words[-1][0].endswith(("ed", "ing")) and not _plural(words[-1][0])):
+    while words and words[-1][0].endswith(("ed", "ing")) and "-" not in words[-1][0] and not _plural(words[-1][0]):
         words.pop()  # "20 trained" / "3 leading": not what is counted
     return words[-1] if words else None
 
