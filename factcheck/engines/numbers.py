@@ -4,8 +4,10 @@
 "45 per cent", "12 km", "ten", "between 10 and 20", "10-20", "about 300", "more than
 5,000 people". Each becomes a `Quantity` holding an interval [low, high] in base units
 (km → metres, tonnes → kilograms, "2 billion" → 2e9), the unit it counts (a known
-measure, a currency, "%", or the noun that follows, singularised: "196 countries" →
-"country"), and whether it was hedged ("about", "nearly", "~").
+measure, a currency, "%", or the counted noun: the head of the noun phrase that follows,
+singularised: "196 countries" → "country", "14 public libraries" → "library", "a 12-storey
+tower" → "storey"), and whether it was hedged ("about", "nearly", "~"). "a third of", "two
+thirds of" and "half of" are shares, in %.
 
 `find_dates(text)` reads "March 8, 1841", "8 March 1841", "March 1841", "2019-04-09",
 bare years ("in 1969") and decades ("the 1980s") as `DateMention`s. Year-like numbers
@@ -18,7 +20,7 @@ a round "200,000" allows 5%; a hedged one 10%) and bounds are intervals ("more t
 at all, so "196 countries" is never contradicted by "55 parties".
 
 Limits: English only; no conversion between unit families (miles and km are compared,
-miles and hours are not); fractions ("three quarters"), ordinals and spelled-out
+miles and hours are not); fractions other than "<count> <part> of" shares, ordinals and spelled-out
 compound numbers beyond "twenty-one" style are not read; a four-digit number from 1000
 to 2099 with no unit is taken for a year.
 """
@@ -408,7 +410,11 @@ def _read_quantity(head: re.Match[str]) -> Quantity | None:
         currency, unit = unit, ""
     if post and (unit or currency and _singular(post.group("post").lower()) in _CURRENCIES):
         end = post.end()
-    elif not currency and (hyphened := _HYPHEN_UNIT.match(text, end)):
+    elif (
+        not currency
+        and (hyphened := _HYPHEN_UNIT.match(text, end))
+        and hyphened.group("word").lower() not in _PHRASE_STOPS
+    ):
         # "a 5-kilometre trail", "a 12-storey tower": the hyphened word is what is counted.
         unit, factor = _noun_unit(hyphened.group("word").lower())
         end = hyphened.end()
@@ -573,7 +579,8 @@ def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
 #
 # One figure of a claim or a span, normalised: value and interval in base units, the unit spelled
 # out ("USD", "%", "m"), and every assumption made to get there, so a stored comparison says why it
-# matched. Derived figures ("doubled", "grew 20%", "fell from 8 to 6") are recognised as computed.
+# matched. A figure the claim derives from another (a change with no result, a share of another figure,
+# a difference, a sum) is computed; a figure stated outright is not (`find_derivation`).
 
 CURRENCY_CODES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "inr": "INR"}
 # Relative tolerance of a QA comparison, on top of each figure's own rounding.
