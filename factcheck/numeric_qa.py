@@ -143,14 +143,25 @@ def locate_answer(claim: str, entity: str, text: str) -> tuple[str, str] | None:
         # against "The company employs 4,500 people.") may answer too, but only with a figure counting the
         # same thing; a sentence about another named subject ("Globex employs ...") never does.
         referring = [s for s in sentences if refers_back(s)]
-        found = _closest(claimed, years, referring, same_thing_only=True)
+        found = _closest(claimed, years, referring, same_thing_only=True, measure=_measure_words(entity))
     return found
 
 
+def _measure_words(entity: str) -> set[str]:
+    """The entity's lower-case content words: what a bare count measures ("population" of "The population
+    of France (2021)")."""
+    return {w for w in re.findall(r"\b[a-z][a-z-]{2,}\b", entity) if w not in _FUNCTION_WORDS}
+
+
+_FUNCTION_WORDS = frozenset("the and for from with into onto over under about was were has had have its their".split())
+
+
 def _closest(
-    claimed: Figure, years: set[int], sentences: list[str], *, same_thing_only: bool
+    claimed: Figure, years: set[int], sentences: list[str], *, same_thing_only: bool, measure: set[str] = frozenset()
 ) -> tuple[str, str] | None:
-    """The figure of `sentences` closest to the claimed one among those that may answer it, with its sentence."""
+    """The figure of `sentences` closest to the claimed one among those that may answer it, with its sentence.
+    `same_thing_only`: a figure answers only when it counts the same named thing, or, for a bare count, when
+    the sentence names every word of what the claim measures (`measure`)."""
     best: tuple[float, str, str] | None = None
     for sentence in sentences:
         sentence_years = {d.year for d in find_dates(sentence)}
@@ -160,7 +171,15 @@ def _closest(
             figure = figure_of(quantity)
             if claimed.unit and figure.unit and claimed.unit != figure.unit:
                 continue
-            if same_thing_only and not (claimed.unit and claimed.unit == figure.unit):
+            if same_thing_only and not (
+                (claimed.unit and claimed.unit == figure.unit)
+                or (
+                    not claimed.unit
+                    and not figure.unit
+                    and measure
+                    and all(re.search(rf"\b{re.escape(w)}", sentence.lower()) for w in measure)
+                )
+            ):
                 continue
             if bool(claimed.unit == "%") != bool(figure.unit == "%"):
                 continue

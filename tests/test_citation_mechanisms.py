@@ -193,6 +193,21 @@ def test_numeric_qa_finds_a_figure_that_is_there(passage, answer):
     assert answer_from_text(ACME, "Acme Corp", passage) == answer
 
 
+@pytest.mark.parametrize(
+    "passage, answer",
+    [
+        ("France lies in Europe. In 2021 its population was 82 million.", "82 million"),
+        ("France lies in Europe. The population was 82 million in 2021.", "82 million"),
+        ("In 2021 the population of Chile was 82 million. France is a republic.", None),  # another subject
+        ("France lies in Europe. In 2021 it had 82 million tourists.", None),  # counts something else
+        ("France lies in Europe. In 2019 its population was 80 million.", None),  # another year
+    ],
+)
+def test_a_bare_count_answers_from_a_sentence_that_refers_back_and_names_the_measure(passage, answer):
+    claim = "The population of France was 82 million in 2021."
+    assert answer_from_text(claim, "The population of France (2021)", passage) == answer
+
+
 def test_the_span_is_the_sentence_that_states_the_claim():
     passage = "Acme Corp is a maker of anvils. The company employs 4,500 people in Denver. Denver has many parks."
     judgement = default_judge(ACME, [PassageText("P1", passage, "Acme Corp profile")])
