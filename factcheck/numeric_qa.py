@@ -157,7 +157,12 @@ _FUNCTION_WORDS = frozenset("the and for from with into onto over under about wa
 
 
 def _closest(
-    claimed: Figure, years: set[int], sentences: list[str], *, same_thing_only: bool, measure: set[str] = frozenset()
+    claimed: Figure,
+    years: set[int],
+    sentences: list[str],
+    *,
+    same_thing_only: bool,
+    measure: frozenset[str] | set[str] = frozenset(),
 ) -> tuple[str, str] | None:
     """The figure of `sentences` closest to the claimed one among those that may answer it, with its sentence.
     `same_thing_only`: a figure answers only when it counts the same named thing, or, for a bare count, when
