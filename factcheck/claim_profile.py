@@ -3,7 +3,8 @@
 Confidence levels route verification (factcheck/services/gateway/modes/fact_check/citations.py):
 - HIGH: a direct quote, or an exact figure or full date stated as fact;
 - LOW: hedged ("may", "reportedly", "about"), comparative ("more than", "-er than",
-  superlatives) or synthetic (totals, averages, conclusions: "overall", "therefore") claims;
+  superlatives) or synthetic (totals, averages, conclusions: "overall", "therefore") claims.
+  Ordinals are not comparisons: "in its first year", "the third bridge" state a plain fact;
 - MEDIUM: everything else (paraphrased facts).
 
 A model may state the level (the extraction prompt's "Level:" line); `confidence_level` is
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from factcheck.engines.numbers import Derivation, Figure, find_dates, find_derivation, main_figure
+from factcheck.engines.numbers import GROWTH_PHRASE, Derivation, Figure, find_dates, find_derivation, main_figure
 
 HIGH, MEDIUM, LOW = "HIGH", "MEDIUM", "LOW"
 LEVELS = (HIGH, MEDIUM, LOW)
@@ -31,8 +32,8 @@ _HEDGED = re.compile(
     re.IGNORECASE,
 )
 _COMPARATIVE = re.compile(
-    r"\b(more|less|fewer|greater|higher|lower|larger|smaller|better|worse|bigger|faster|slower)\s+than\b|"
-    r"\b\w+er than\b|\b(most|least|largest|smallest|biggest|highest|lowest|best|worst|first|only)\b|"
+    r"\b(more|less|fewer|greater|higher|lower|larger|smaller|better|worse|bigger|faster|slower)\s+(?:\w+\s+){0,3}?than\b|"
+    r"\b\w+er than\b|\b(most|least|largest|smallest|biggest|highest|lowest|best|worst|only)\b|"
     r"\b(compared (?:to|with)|outpaced|surpassed|exceeded|ranks?|ranked)\b",
     re.IGNORECASE,
 )
@@ -46,7 +47,12 @@ _EXACT_FIGURE = re.compile(r"\d[\d,]*\.\d+|\b\d{1,3}(?:,\d{3})+\b|\b\d*[1-9]\d*\
 _TRAILING_FILLER = re.compile(
     r"(?:\b(?:was|were|is|are|has|have|had|reached|totalled|totaled|totals|stood at|stands at|amounted to|"
     r"of|at|to|by|about|around|nearly|almost|approximately|roughly|some|over|more than|less than|"
-    r"grew|rose|fell|increased|decreased|declined|dropped|an estimated|estimated|reported|with|had a|has a)\s*)+$",
+    r"grew|rose|fell|increased|decreased|declined|dropped|an estimated|estimated|reported|with|had a|has a|"
+    # verbs that state a count ("Acme Corp employs 4,500 people" is about Acme Corp's workforce)
+    r"employs?|employed|carr(?:y|ies|ied)|holds?|held|houses?|housed|hosts?|hosted|serves?|served|"
+    r"receives?|received|welcomed|welcomes|attracts?|attracted|sells?|sold|produces?|produced|owns?|owned|"
+    r"operates?|operated|contains?|contained|includes?|included|records?|recorded|counts?|counted|"
+    r"numbers?|numbered|spends?|spent|earns?|earned|raised|makes?|made|built|builds?|lists?|listed)\s*)+$",
     re.IGNORECASE,
 )
 
@@ -113,7 +119,8 @@ def entity_reference(claim: str, figure: Figure | int) -> str:
     ("France's population was 67 million in 2020" → "France's population (2020)"); the words after
     it when nothing precedes it ("45% of voters backed it" → "voters backed it")."""
     start, end = (figure, figure) if isinstance(figure, int) else (figure.start, figure.end)
-    head = _LEADING_FILLER.sub("", claim[:start].strip(" ,;:-"))
+    # "Revenue grew 12% to $1.2 billion" is about revenue: the rate of change is not part of the entity.
+    head = _LEADING_FILLER.sub("", GROWTH_PHRASE.sub("", claim[:start]).strip(" ,;:-"))
     head = _TRAILING_FILLER.sub("", head).strip(" ,;:-")
     if not head:
         head = _OF.sub("", claim[end:].strip(" .,;:"))

@@ -9,6 +9,9 @@ is empty ("not stated") never matches. The result is the seed's QAVerificationRe
 `answer_from_text` is the built-in answerer (local/checker, and the benchmark's baseline):
 the figure of the text that counts the same thing as the claim's, in a sentence that names
 the claim's entity and (when the claim has one) its year, closest in value to the claim's.
+When no sentence naming the entity states the figure, a sentence that refers back to it ("The
+company employs 4,500 people." for "Acme Corp") answers with a figure counting the same thing
+("4,500 people"); a bare count, another unit or a sentence about another named subject does not.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from factcheck.engines.numbers import (
     main_figure,
     normalise_figure,
 )
-from factcheck.engines.sentences import sentence_spans
+from factcheck.engines.sentences import refers_back, sentence_spans
 
 _NAME = re.compile(r"\b[A-Z][\w&.\-]*[A-Za-z0-9]")
 _GENERIC_CAPITALS = frozenset(
@@ -132,18 +135,56 @@ def locate_answer(claim: str, entity: str, text: str) -> tuple[str, str] | None:
         return None
     years = {d.year for d in find_dates(claim)}
     names = entity_names(entity, claim)
+    sentences = [text[start:end] for start, end in sentence_spans(text)]
+    naming = [s for s in sentences if all(re.search(rf"\b{re.escape(n)}", s.lower()) for n in names)]
+    found = _closest(claimed, years, naming, same_thing_only=False)
+    if found is None and names:
+        # A sentence that refers back to the entity without naming it ("Acme Corp employs 4,500 people."
+        # against "The company employs 4,500 people.") may answer too, but only with a figure counting the
+        # same thing; a sentence about another named subject ("Globex employs ...") never does.
+        referring = [s for s in sentences if refers_back(s)]
+        found = _closest(claimed, years, referring, same_thing_only=True, measure=_measure_words(entity))
+    return found
+
+
+def _measure_words(entity: str) -> set[str]:
+    """The entity's lower-case content words: what a bare count measures ("population" of "The population
+    of France (2021)")."""
+    return {w for w in re.findall(r"\b[a-z][a-z-]{2,}\b", entity) if w not in _FUNCTION_WORDS}
+
+
+_FUNCTION_WORDS = frozenset("the and for from with into onto over under about was were has had have its their".split())
+
+
+def _closest(
+    claimed: Figure,
+    years: set[int],
+    sentences: list[str],
+    *,
+    same_thing_only: bool,
+    measure: frozenset[str] | set[str] = frozenset(),
+) -> tuple[str, str] | None:
+    """The figure of `sentences` closest to the claimed one among those that may answer it, with its sentence.
+    `same_thing_only`: a figure answers only when it counts the same named thing, or, for a bare count, when
+    the sentence names every word of what the claim measures (`measure`)."""
     best: tuple[float, str, str] | None = None
-    for start, end in sentence_spans(text):
-        sentence = text[start:end]
-        lowered = sentence.lower()
-        if names and not all(re.search(rf"\b{re.escape(n)}", lowered) for n in names):
-            continue
+    for sentence in sentences:
         sentence_years = {d.year for d in find_dates(sentence)}
         if years and sentence_years and not years & sentence_years:
             continue
         for quantity in find_quantities(sentence):
             figure = figure_of(quantity)
             if claimed.unit and figure.unit and claimed.unit != figure.unit:
+                continue
+            if same_thing_only and not (
+                (claimed.unit and claimed.unit == figure.unit)
+                or (
+                    not claimed.unit
+                    and not figure.unit
+                    and measure
+                    and all(re.search(rf"\b{re.escape(w)}", sentence.lower()) for w in measure)
+                )
+            ):
                 continue
             if bool(claimed.unit == "%") != bool(figure.unit == "%"):
                 continue

@@ -580,6 +580,21 @@ def assessments(rules: Mapping[str, str], default: str = "IRRELEVANT") -> Behavi
     return reply(text_for)
 
 
+def assessments_by_claim(rules: Mapping[str, Mapping[str, str]], default: str = "IRRELEVANT") -> Behaviour:
+    """`assessments` per claim: the rules of the first key that occurs in the prompt's claim (the text
+    before its RESULTS block); a claim no key names gets `default` for every result."""
+
+    def text_for(prompt: str) -> str:
+        claim = prompt[: prompt.rfind("\nRESULTS:\n")]
+        chosen = next((r for key, r in rules.items() if key in claim), {})
+        stances = {}
+        for rid, text in assess_results_in_prompt(prompt):
+            stances[rid] = next((stance for key, stance in chosen.items() if key in text), default)
+        return assessment_text(stances)
+
+    return reply(text_for)
+
+
 def council_labels_in_prompt(prompt: str) -> list[str]:
     """The "Response X" labels of a council fact-check prompt, in order (after its last responses line)."""
     marker = "Here are the responses from different models (anonymized):\n"

@@ -46,6 +46,7 @@ class FakeSearxng:
     def __init__(self, min_shared: int = 2) -> None:
         self.min_shared = min_shared
         self.results: list[FakeResult] = []
+        self.raw: list[object] = []
         self.queries: list[str] = []
         self._status: int | None = None
         self._lock = threading.Lock()
@@ -55,6 +56,12 @@ class FakeSearxng:
         with self._lock:
             self.results.append(FakeResult(url, title, content, published))
 
+    def add_raw(self, item: object) -> None:
+        """An item sent as it is, in every answer after the matching results: for malformed items
+        (a title that is an object, a content that is a list, an item that is not an object)."""
+        with self._lock:
+            self.raw.append(item)
+
     def fail_with(self, status: int | None) -> None:
         with self._lock:
             self._status = status
@@ -62,6 +69,7 @@ class FakeSearxng:
     def reset(self) -> None:
         with self._lock:
             self.results.clear()
+            self.raw.clear()
             self.queries.clear()
             self._status = None
 
@@ -70,7 +78,7 @@ class FakeSearxng:
         assert self._server is not None
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def answer(self, query: str) -> list[dict]:
+    def answer(self, query: str) -> list[object]:
         wanted = _words(query)
         scored = []
         with self._lock:
@@ -78,8 +86,9 @@ class FakeSearxng:
                 shared = len(wanted & _words(f"{result.title} {result.content}"))
                 if shared >= min(self.min_shared, len(wanted)) and shared:
                     scored.append((-shared, index, result))
+            raw = list(self.raw)
         scored.sort()
-        return [
+        matched: list[object] = [
             {
                 "url": r.url,
                 "title": r.title,
@@ -90,6 +99,7 @@ class FakeSearxng:
             }
             for s, _, r in scored
         ]
+        return matched + raw
 
     def __enter__(self) -> FakeSearxng:
         fake = self

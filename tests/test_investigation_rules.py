@@ -18,7 +18,7 @@ from factcheck.services.gateway.modes.fact_check.investigate.loop import (
     run_batches,
 )
 from factcheck.services.gateway.search.cache import SearchCache
-from factcheck.services.gateway.search.provider import SearchResult
+from factcheck.services.gateway.search.provider import SearchPage, SearchResult
 
 
 def claim(cid: str, text: str) -> ExtractedClaim:
@@ -287,10 +287,10 @@ class CountingProvider:
     def __init__(self) -> None:
         self.calls = 0
 
-    async def search(self, query: str, limit: int) -> list[SearchResult]:
+    async def search(self, query: str, limit: int) -> SearchPage:
         self.calls += 1
         await asyncio.sleep(0.01)
-        return [SearchResult(key=query, title=query, url="", text=query, provider=self.name)]
+        return SearchPage((SearchResult(key=query, title=query, url="", text=query, provider=self.name),))
 
 
 async def test_search_results_are_cached_per_run_and_query():

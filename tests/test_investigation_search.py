@@ -22,10 +22,11 @@ async def test_searxng_adapter_reads_the_json_api_and_keeps_only_web_results():
         searx.add("https://apnews.com/a", "Bridge traffic 2019 (dup)", "The bridge carried vehicles again.")
         async with httpx.AsyncClient() as client:
             provider = SearxngSearch(searx.base_url, client, timeout_s=5)
-            results = await provider.search('"bridge traffic" vehicles', 5)
-            assert [(r.url, r.published_at, r.provider) for r in results] == [
+            page = await provider.search('"bridge traffic" vehicles', 5)
+            assert [(r.url, r.published_at, r.provider) for r in page.results] == [
                 ("https://apnews.com/a", "2020-01-01", "searxng")
             ]
+            assert page.dropped == 1  # the ftp:// item; the duplicate URL is skipped, not counted
             assert searx.queries == ['"bridge traffic" vehicles']
             searx.fail_with(502)
             with pytest.raises(SearchFailed, match="HTTP 502"):
@@ -33,6 +34,38 @@ async def test_searxng_adapter_reads_the_json_api_and_keeps_only_web_results():
         async with httpx.AsyncClient() as client:
             with pytest.raises(SearchFailed, match="unreachable"):
                 await SearxngSearch("http://127.0.0.1:9", client, timeout_s=2).search("bridge", 5)
+
+
+GOOD = {"url": "https://apnews.com/ok", "title": "Gorlan bridge", "content": "The Gorlan bridge opened in 1990."}
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"url": "https://x.example/1", "title": {"a": 1}, "content": "Gorlan bridge text"},
+        {"url": "https://x.example/2", "title": "Gorlan bridge", "content": ["Gorlan", 7]},
+        {"url": "https://x.example/3", "title": 7, "content": "Gorlan bridge"},
+        {"url": "https://x.example/4", "title": "Gorlan", "content": "bridge", "publishedDate": 2020},
+        {"url": "https://x.example/5", "title": True, "content": None},
+        {"url": ["https://x.example/6"], "title": "Gorlan", "content": "bridge"},
+        {"url": 6, "title": "Gorlan", "content": "bridge"},
+        {"url": "javascript:alert(1)", "title": "Gorlan", "content": "bridge"},
+        {"url": "https://x.example/9", "title": "", "content": ""},
+        {"url": "https://x.example/10"},
+        ["https://x.example/11", "Gorlan"],
+        "https://x.example/12 Gorlan bridge",
+        7,
+        None,
+    ],
+)
+async def test_malformed_result_items_are_dropped_and_counted_never_stringified(item):
+    with FakeSearxng() as searx:
+        searx.add_raw(GOOD)
+        searx.add_raw(item)
+        async with httpx.AsyncClient() as client:
+            page = await SearxngSearch(searx.base_url, client, timeout_s=5).search("Gorlan bridge", 5)
+    assert [r.url for r in page.results] == ["https://apnews.com/ok"] and page.dropped == 1
+    assert page.results[0].title == "Gorlan bridge" and "{" not in page.results[0].text
 
 
 def results(*texts: str) -> list[common_pb2.Passage]:

@@ -29,6 +29,10 @@ def state_name(value: int) -> str:
 # --- progress lines -----------------------------------------------------------------------------
 
 
+def tier_name(tier: int) -> str:
+    return investigation_pb2.ImpactTier.Name(tier).removeprefix("IMPACT_TIER_")
+
+
 def describers(line, clean) -> dict:
     """Progress lines for render.Progress; `line(stage, *parts)` and `clean(text)` are the renderer's."""
 
@@ -48,6 +52,10 @@ def describers(line, clean) -> dict:
         ]
         if payload.pending_review:
             parts.append(Text(" pending review", style="bold yellow"))
+        if payload.reassessed_impact_tier and payload.reassessed_impact_tier != payload.impact_tier:
+            parts.append(f" impact {tier_name(payload.impact_tier)} → {tier_name(payload.reassessed_impact_tier)}")
+        if payload.dropped_results:
+            parts.append(Text(f" {payload.dropped_results} malformed results dropped", style="yellow"))
         parts.append(f" — {clean(payload.reasoning)}")
         return line(STAGE, *parts)
 
@@ -57,7 +65,8 @@ def describers(line, clean) -> dict:
             STAGE,
             f"{s.investigated} investigated: {s.confirmed} confirmed, {s.refuted} refuted, {s.superseded} superseded, "
             f"{s.unverifiable} unverifiable; {s.pending_review} pending review "
-            f"({s.searches} searches, {s.model_calls} model calls, {payload.response_time_ms / 1000:.1f} s)",
+            f"({s.searches} searches, {s.model_calls} model calls, {payload.response_time_ms / 1000:.1f} s)"
+            + (f"; {s.dropped_results} malformed search results dropped" if s.dropped_results else ""),
         )
 
     def decided(payload: investigation_pb2.ReviewDecidedPayload) -> Text:

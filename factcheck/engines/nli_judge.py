@@ -30,7 +30,9 @@ The quote
 is a verbatim piece of the deciding window (as `judge` quotes its windows), so that it
 survives the answer's `Sources: [P1] "..."` line: the shortest run of the window's sentences
 that still holds every claim word the window holds, so that the sentences added around the
-window for the model's context are not quoted unless they carry part of the claim.
+window for the model's context are not quoted unless they carry part of the claim; a leading
+sentence that carries only the claim's names is dropped too when the next one refers back to
+them ("The company ..."): the span is the minimal text that states the claim.
 """
 
 from __future__ import annotations
@@ -52,11 +54,12 @@ from factcheck.engines.judge import (
     VERIFIED,
     Judgement,
     PassageText,
+    name_stems,
     term_stems,
     window_quote,
 )
 from factcheck.engines.nli_model import EntailmentModel, EntailmentScores, configured_threads, default_model
-from factcheck.engines.sentences import sentence_spans
+from factcheck.engines.sentences import refers_back, sentence_spans
 from factcheck.engines.verifier_model import VerifierModel
 
 # The model's P(SUPPORTED) above which a lexical figure/date conflict in the same passage is
@@ -327,6 +330,15 @@ def _quote(claim: str, window: EvidenceWindow) -> str | None:
         first += 1
     while last > first and held(first, last - 1) == full:
         last -= 1
+    # A leading sentence that adds only the claim's names goes too when the rest refers back to them
+    # ("Acme Corp makes anvils. The company employs 4,500 people." quotes the second sentence).
+    names = set().union(*name_stems(claim))
+    while (
+        first < last
+        and refers_back(text[spans[first + 1][0] : spans[last][1]])
+        and held(first, last) - held(first + 1, last) <= names
+    ):
+        first += 1
     return window_quote(claim, text, spans[first][0], spans[last][1])
 
 

@@ -4,8 +4,10 @@
 "45 per cent", "12 km", "ten", "between 10 and 20", "10-20", "about 300", "more than
 5,000 people". Each becomes a `Quantity` holding an interval [low, high] in base units
 (km → metres, tonnes → kilograms, "2 billion" → 2e9), the unit it counts (a known
-measure, a currency, "%", or the noun that follows, singularised: "196 countries" →
-"country"), and whether it was hedged ("about", "nearly", "~").
+measure, a currency, "%", or the counted noun: the head of the noun phrase that follows,
+singularised: "196 countries" → "country", "14 public libraries" → "library", "a 12-storey
+tower" → "storey"), and whether it was hedged ("about", "nearly", "~"). "a third of", "two
+thirds of" and "half of" are shares, in %.
 
 `find_dates(text)` reads "March 8, 1841", "8 March 1841", "March 1841", "2019-04-09",
 bare years ("in 1969") and decades ("the 1980s") as `DateMention`s. Year-like numbers
@@ -18,7 +20,7 @@ a round "200,000" allows 5%; a hedged one 10%) and bounds are intervals ("more t
 at all, so "196 countries" is never contradicted by "55 parties".
 
 Limits: English only; no conversion between unit families (miles and km are compared,
-miles and hours are not); fractions ("three quarters"), ordinals and spelled-out
+miles and hours are not); fractions other than "<count> <part> of" shares, ordinals and spelled-out
 compound numbers beyond "twenty-one" style are not read; a four-digit number from 1000
 to 2099 with no unit is taken for a year.
 """
@@ -295,16 +297,52 @@ def find_dates(text: str) -> list[DateMention]:
 def find_quantities(text: str) -> list[Quantity]:
     """Figures in `text` other than dates and years, in order."""
     date_spans = [(d.start, d.end) for d in find_dates(text)]
-    found = []
+    fractions = _fractions(text)
+    taken = date_spans + [(f.start, f.end) for f in fractions]
+    found = list(fractions)
     position = 0
     while head := _HEAD.search(text, position):
         position = head.end()
-        if _overlaps(head.span("amount"), date_spans):
+        if _overlaps(head.span("amount"), taken):
             continue
         quantity = _read_quantity(head)
         if quantity is not None:
             found.append(quantity)
             position = quantity.end
+    return sorted(found, key=lambda q: q.start)
+
+
+_FRACTION_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10}
+_FRACTION = re.compile(
+    r"(?<![\w$])(?:(?P<pre>about|nearly|almost|roughly|around|more than|over|less than|under)\s+)?"
+    r"(?:(?P<count>a|one|two|three|four|nine)\s+(?P<part>halves|half|thirds?|quarters?|fifths?|tenths?)|(?P<half>half))"
+    r"(?=\s+of\b)",
+    re.IGNORECASE,
+)
+_FRACTION_WORD = re.compile(r"\b(?:half|halves|thirds?|quarters?|fifths?|tenths?)\b", re.IGNORECASE)
+_FRACTION_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "nine": 9}
+
+
+def _fractions(text: str) -> list[Quantity]:
+    """ "a third of", "two thirds of", "half of": a share, as a percentage (the form a source states it in)."""
+    found = []
+    for match in _FRACTION.finditer(text):
+        if match.group("half"):
+            share = 50.0
+        else:
+            part = match.group("part").lower()
+            denominator = _FRACTION_DENOMINATORS.get(part) or _FRACTION_DENOMINATORS[part.rstrip("s")]
+            share = 100.0 * _FRACTION_COUNTS[match.group("count").lower()] / denominator
+        prefix = (match.group("pre") or "").lower()
+        low, high = share, share
+        if prefix in _LOWER_BOUNDS:
+            high = math.inf
+        elif prefix in _UPPER_BOUNDS:
+            low = -math.inf
+        approximate = prefix in _HEDGES
+        # A fraction is a round share: "a third" stands for 30-36%, as a writer rounds.
+        tolerance = max(0.1 * share, 1.0) if approximate else max(0.05 * share, 1.0)
+        found.append(Quantity(low, high, "%", approximate, match.group(0), *match.span(), tolerance))
     return found
 
 
@@ -372,6 +410,17 @@ def _read_quantity(head: re.Match[str]) -> Quantity | None:
         currency, unit = unit, ""
     if post and (unit or currency and _singular(post.group("post").lower()) in _CURRENCIES):
         end = post.end()
+    elif (
+        not currency
+        and (hyphened := _HYPHEN_UNIT.match(text, end))
+        and hyphened.group("word").lower() not in _PHRASE_STOPS
+    ):
+        # "a 5-kilometre trail", "a 12-storey tower": the hyphened word is what is counted.
+        unit, factor = _noun_unit(hyphened.group("word").lower())
+        end = hyphened.end()
+    elif not currency and (noun := _counted_noun(text, end)) is not None:
+        unit, factor = _noun_unit(noun[0])
+        end = noun[1]
     tolerance = max(low[1], high[1]) * factor
     low_value, high_value = low[0] * factor, high[0] * factor
     if prefix in _LOWER_BOUNDS:
@@ -386,8 +435,17 @@ def _read_quantity(head: re.Match[str]) -> Quantity | None:
     return Quantity(low_value, high_value, currency or unit, approximate, text[start:end], start, end, tolerance)
 
 
+# Words that follow a figure without being what it counts ("5 of the", "10 in 2019").
+_NOT_UNITS = frozenset(
+    "a an and are as at be but by for from had has have in into is it its of on or over per "
+    "than that the their then these they this those to under was were which while who with "
+    "million billion trillion thousand hundred".split()
+)
+
+
 def _unit(post: str | None) -> tuple[str, float]:
-    """(normalised unit, factor to the family's base unit) of the word after a figure."""
+    """(normalised unit, factor to the family's base unit) of a known measure or currency after a figure;
+    ("", 1) for any other word (what a figure counts then is `_counted_noun`'s)."""
     if not post:
         return "", 1.0
     word = " ".join(post.lower().split())
@@ -396,17 +454,64 @@ def _unit(post: str | None) -> tuple[str, float]:
             return _UNITS[candidate]
         if candidate in _CURRENCIES:
             return _CURRENCIES[candidate], 1.0
-    if word.isalpha() and word not in _NOT_UNITS:
-        return _singular(word), 1.0
     return "", 1.0
 
 
-# Words that follow a figure without being what it counts ("5 of the", "10 in 2019").
-_NOT_UNITS = frozenset(
-    "a an and are as at be but by for from had has have in into is it its of on or over per "
-    "than that the their then these they this those to under was were which while who with "
-    "million billion trillion thousand hundred".split()
+def _noun_unit(word: str) -> tuple[str, float]:
+    """A counted word as a unit: a known measure or currency normalised, any other noun singularised."""
+    return _unit(word) if word in _KNOWN else (_singular(word), 1.0)
+
+
+_KNOWN = frozenset({*_UNITS, *_CURRENCIES, *(f"{w}s" for w in _UNITS), *(f"{w}s" for w in _CURRENCIES)})
+_HYPHEN_UNIT = re.compile(r"-(?P<word>[A-Za-z]{2,})\b")
+_PHRASE_WORD = re.compile(r"[ \t]+(?P<word>[A-Za-z]+(?:-[A-Za-z]+)*)\b(?!')")
+# Plurals that do not end in -s, and nouns counted as they are ("4,500 people", "250 staff").
+_PLURAL_NOUNS = frozenset(
+    "people persons children men women staff personnel police cattle sheep deer fish aircraft data media feet "
+    "teeth mice geese".split()
 )
+# Words after a figure that end the phrase it counts ("14 libraries opened", "5 will be", "30 each").
+_PHRASE_STOPS = _NOT_UNITS | frozenset(
+    "is are was were be been being has have had will would can could may might must shall should do does did "
+    "also still only just each every all both more less most least not no so if when where after before since "
+    "until during across between among per via times".split()
+)
+# A noun phrase counted by a figure holds at most this many words ("3 high-speed electric trains").
+_MAX_PHRASE_WORDS = 4
+
+
+def _plural(word: str) -> bool:
+    return word in _PLURAL_NOUNS or (
+        len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ous"))
+    )
+
+
+def _verb_after_noun(word: str, text: str, end: int) -> bool:
+    """An "-ed" word inside the phrase is a verb that ends it ("1 library opened in 2020") unless a plural
+    noun follows it ("14 public trained doctors"); a hyphened one is an adjective ("high-speed")."""
+    if not word.endswith("ed") or "-" in word:
+        return False
+    following = _PHRASE_WORD.match(text, end)
+    return following is None or not _plural(following.group("word").lower())
+
+
+def _counted_noun(text: str, position: int) -> tuple[str, int] | None:
+    """The noun a figure counts, the head of the phrase after it, and where that noun ends: "14 public
+    libraries" → "libraries", "4,000 maritime objects" → "objects", "250 full-time employees" → "employees".
+    English puts the counted noun last in its phrase: the phrase ends at its first plural noun, before a
+    function word or a verb-like "-ed" word, or at punctuation; None when no word follows the figure."""
+    words: list[tuple[str, int]] = []
+    while len(words) < _MAX_PHRASE_WORDS and (match := _PHRASE_WORD.match(text, position)):
+        word = match.group("word").lower()
+        if word in _PHRASE_STOPS or word in _SCALES or (words and _verb_after_noun(word, text, match.end())):
+            break
+        words.append((word, match.end()))
+        position = match.end()
+        if _plural(word) or word in _KNOWN:
+            break
+    while words and words[-1][0].endswith(("ed", "ing")) and "-" not in words[-1][0] and not _plural(words[-1][0]):
+        words.pop()  # "20 trained" / "3 leading": not what is counted
+    return words[-1] if words else None
 
 
 @lru_cache(maxsize=4096)
@@ -474,7 +579,8 @@ def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
 #
 # One figure of a claim or a span, normalised: value and interval in base units, the unit spelled
 # out ("USD", "%", "m"), and every assumption made to get there, so a stored comparison says why it
-# matched. Derived figures ("doubled", "grew 20%", "fell from 8 to 6") are recognised as computed.
+# matched. A figure the claim derives from another (a change with no result, a share of another figure,
+# a difference, a sum) is computed; a figure stated outright is not (`find_derivation`).
 
 CURRENCY_CODES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "inr": "INR"}
 # Relative tolerance of a QA comparison, on top of each figure's own rounding.
@@ -487,6 +593,8 @@ _GROWTH = re.compile(
     r"(?:\s+by)?\s+(?P<amount>(?:about\s+|nearly\s+|almost\s+|roughly\s+)?\d+(?:\.\d+)?)\s*(?:%|per\s?cent\b|percent\b)",
     re.IGNORECASE,
 )
+# "grew 12%", "fell by 3 per cent": a rate of change (public: the claim profile cuts it from an entity).
+GROWTH_PHRASE = _GROWTH
 _FROM_TO = re.compile(
     r"\bfrom\s+(?P<a>[$€£¥₹]?\s?\d[\d,.]*(?:\s*(?:million|billion|thousand|trillion|bn|m|k))?)\s+to\s+"
     r"(?P<b>[$€£¥₹]?\s?\d[\d,.]*(?:\s*(?:million|billion|thousand|trillion|bn|m|k))?)",
@@ -555,7 +663,9 @@ def figure_of(quantity: Quantity) -> Figure:
         value = low
     if quantity.approximate:
         assumptions["approximation"] = "hedged figure: ±10% allowed"
-    if unit == "%":
+    if unit == "%" and _FRACTION_WORD.search(text):
+        assumptions["fraction"] = f"'{text}' read as a share of {value:.3g}%"
+    elif unit == "%":
         assumptions["percent"] = "percent kept as a number of percent (45% → 45)"
     if unit in ("m", "kg", "m2", "s", "w", "wh") and _unit_word(text):
         assumptions["unit"] = f"converted to base unit {unit}"
@@ -575,7 +685,8 @@ def normalise_figure(text: str) -> Figure | None:
 
 
 def main_figure(text: str) -> Figure | None:
-    """The figure a claim asserts: for "grew 20% to 1.2 million" the result, not the rate."""
+    """The figure a claim asserts: for "grew 20% to 1.2 million" and "rose from 8 to 10 million" the
+    result, not the rate or the starting point."""
     quantities = find_quantities(text)
     if not quantities:
         return None
@@ -584,15 +695,59 @@ def main_figure(text: str) -> Figure | None:
         rest = [q for q in quantities if not (growth.start() <= q.start < growth.end())]
         if rest:
             return figure_of(rest[-1])
-    return figure_of(quantities[-1] if _FROM_TO.search(text) else quantities[0])
+    change = _FROM_TO.search(text)
+    if change and _CHANGE_VERB.search(text, 0, change.start()):
+        # "rose from 8 to 10 million" is a change, not a range: the claim asserts where it ended.
+        offset = change.start("b")
+        result = find_quantities(change.group("b"))
+        if result:
+            q = result[0]
+            shifted = Quantity(
+                q.low, q.high, q.unit, q.approximate, q.text, q.start + offset, q.end + offset, q.tolerance
+            )
+            return figure_of(shifted)
+    if summed := _sum_of(text, quantities):
+        return figure_of(summed[1])
+    return figure_of(quantities[-1] if change else quantities[0])
+
+
+_CHANGE_VERB = re.compile(
+    r"\b(?:grew|grown|rose|risen|increased|climbed|jumped|fell|fallen|dropped|declined|decreased|shrank|shrunk|"
+    r"went|changed|moved|soared|plunged|slipped|edged|expanded|contracted|cut|raised|lowered|reduced)\b",
+    re.IGNORECASE,
+)
+_SHARE_OF = re.compile(
+    r"(?P<share>\d+(?:\.\d+)?\s*(?:%|per\s?cent\b|percent\b))\s+of\s+(?:the\s+|its\s+|their\s+|a\s+)?"
+    r"(?:\w+\s+){0,2}?(?P<whole>[$€£¥₹]?\s?\d[\d,.]*(?:\s*(?:million|billion|thousand|trillion|bn|m|k)\b)?)",
+    re.IGNORECASE,
+)
+_DIFFERENCE = re.compile(
+    r"(?P<diff>[$€£¥₹]?\s?\d[\d,.]*(?:\s*(?:million|billion|thousand|trillion|bn|m|k)\b)?(?:\s*%)?)\s+"
+    r"(?:\w+\s+)?(?:more|fewer|less|higher|lower|above|below)\s+than\s+(?:the\s+)?(?:\w+\s+){0,2}?"
+    r"(?P<base>[$€£¥₹]?\s?\d[\d,.]*(?:\s*(?:million|billion|thousand|trillion|bn|m|k)\b)?)|"
+    r"\b(?:up|down)\s+(?P<diff2>[$€£¥₹]?\s?\d[\d,.]*(?:\s*(?:million|billion|thousand|trillion|bn|m|k)\b)?)\s+"
+    r"(?:from|on)\s+(?:the\s+)?(?:\w+\s+){0,2}?(?P<base2>[$€£¥₹]?\s?\d[\d,.]*"
+    r"(?:\s*(?:million|billion|thousand|trillion|bn|m|k)\b)?)",
+    re.IGNORECASE,
+)
+_TOTAL = re.compile(r"\b(?:combined|in total|altogether|together|a total of|totalling|totaling|sum of)\b", re.I)
 
 
 def find_derivation(text: str) -> Derivation | None:
-    """How a claim's figure is computed, when it is: "doubled" (×2), "grew 20%" (×1.2), "from A to B"."""
+    """How the figure a claim asserts is computed, when the text derives it from other figures rather than
+    stating it: a change with no result stated ("doubled", "grew 20%"), a percentage of another figure
+    ("25% of the $4bn budget"), a difference ("$2m more than the $5m of 2019", "up 3 from 12") or a sum
+    ("3 in Lyon and 4 in Nice, 7 in total"). A figure stated outright is direct, whatever else the claim
+    says about it: in "revenue grew 12% to $1.2 billion" the $1.2 billion is stated, and in "rose from 8
+    to 10 million" the 10 million is."""
+    asserted = main_figure(text)
     if match := _MULTIPLIER.search(text):
-        word = match.group(1).lower()
-        return Derivation("multiply", {"operation": "multiply", "factor": f"{_MULTIPLIERS[word]:g}", "phrase": word})
-    if match := _GROWTH.search(text):
+        if asserted is None:
+            word = match.group(1).lower()
+            return Derivation(
+                "multiply", {"operation": "multiply", "factor": f"{_MULTIPLIERS[word]:g}", "phrase": word}
+            )
+    if (match := _GROWTH.search(text)) and (asserted is None or match.start() <= asserted.start < match.end()):
         rate = float(re.sub(r"[^\d.]", "", match.group("amount")))
         sign = -1 if match.group("verb").lower() in _DOWN_VERBS else 1
         factor = 1 + sign * rate / 100
@@ -605,20 +760,50 @@ def find_derivation(text: str) -> Derivation | None:
                 "phrase": match.group(0),
             },
         )
-    if match := _FROM_TO.search(text):
-        before, after = normalise_figure(match.group("a")), normalise_figure(match.group("b"))
-        if before and after and before.value:
-            change = (after.value - before.value) / before.value * 100
+    if match := _SHARE_OF.search(text):
+        share, whole = normalise_figure(match.group("share")), normalise_figure(match.group("whole"))
+        if share is not None and whole is not None and whole.unit != "%":
             return Derivation(
-                "change",
+                "percent_of",
                 {
-                    "operation": "change",
-                    "from": match.group("a").strip(),
-                    "to": match.group("b").strip(),
-                    "percent_change": f"{change:.4g}",
+                    "operation": "percent_of",
+                    "percent": match.group("share").strip(),
+                    "of": match.group("whole").strip(),
+                    "result": f"{share.value / 100 * whole.value:.6g}",
+                    "phrase": match.group(0),
                 },
             )
+    if (match := _DIFFERENCE.search(text)) and (
+        asserted is None
+        or match.start() <= asserted.start < (match.end("diff") if match.group("diff") else match.end("diff2"))
+    ):
+        difference = match.group("diff") or match.group("diff2")
+        base = match.group("base") or match.group("base2")
+        return Derivation(
+            "difference",
+            {
+                "operation": "difference",
+                "difference": difference.strip(),
+                "from": base.strip(),
+                "phrase": match.group(0),
+            },
+        )
+    if summed := _sum_of(text, find_quantities(text)):
+        parts, total = summed
+        return Derivation("sum", {"operation": "sum", "parts": " + ".join(p.text for p in parts), "total": total.text})
     return None
+
+
+def _sum_of(text: str, quantities: list[Quantity]) -> tuple[list[Quantity], Quantity] | None:
+    """(parts, total) when the claim adds figures up ("3 ... and 4 ..., 7 in total"): its last figure is
+    the sum of the others, and a word says so."""
+    if not _TOTAL.search(text) or len(quantities) < 3:
+        return None
+    *parts, total = quantities
+    if not all(p.unit in (total.unit, "") and p.low == p.high for p in parts) or total.low != total.high:
+        return None
+    added = sum(p.low for p in parts)
+    return (parts, total) if abs(added - total.low) <= max(total.tolerance, sum(p.tolerance for p in parts)) else None
 
 
 @dataclass(frozen=True)

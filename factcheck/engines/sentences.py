@@ -13,6 +13,8 @@ Public API (keep it small; the local checker imports from here):
   `tokenize()` output rather than `content_words()`.
 - `content_words(text) -> list[str]`: `tokenize()` minus `STOPWORDS` and single-letter
   tokens, each reduced by `stem()`.
+- `refers_back(sentence) -> bool`: whether the sentence's subject points back to something
+  named before it (a pronoun, or "the/this <common noun>": "The company employs ...").
 - `stem(word) -> str`: a light suffix stripper ("studies" -> "study", "signed" -> "sign")
   good enough for lexical overlap, not a linguistic stemmer.
 
@@ -184,3 +186,18 @@ def _full_stop_ends_sentence(word: str, next_word: str) -> bool:
     if ambiguous:
         return next_word.lower() in _SENTENCE_OPENERS
     return True
+
+
+# A pronoun, or a determiner and a common (lower-case) noun, opening the sentence.
+_REFERS_BACK = re.compile(
+    r"\s*(?:(?i:in|by|as of|since)\s+\d{4},?\s+)?"  # a date may come first: "In 2021 its population ..."
+    r"(?:(?i:it|its|they|their|he|she|his|her)\b|(?i:the|this|that|these|those)\s+[a-z][\w-]*\b"
+    r"(?!\s+(?:of|in|for)\s+(?:the\s+)?[A-Z]))"  # "the population of Chile" names its own subject
+)
+
+
+def refers_back(sentence: str) -> bool:
+    """True when the sentence opens (after a date, if any) with a pronoun or "the/this <common noun>" ("The
+    company employs ...", "In 2021 its population ..."), so what it is about was named before it, not in
+    it; "the population of Chile" names its own subject."""
+    return _REFERS_BACK.match(sentence) is not None

@@ -28,8 +28,9 @@ REPEATED_EVENTS: dict[str, tuple[str, ...]] = {
     # pipelined fact-check runs
     "claims_extracted": ("batch",),
     "checker_batch_complete": ("checker_index", "batch"),
-    # fact-check runs with `investigate`; review_decided comes after the run ended, once per claim
-    "claim_investigated": ("claim_id",),
+    # fact-check runs with `investigate`; review_decided comes after the run ended, once per claim. A claim
+    # whose status a resolved contradiction changes is reported again, with its new status.
+    "claim_investigated": ("claim_id", "status"),
     "review_decided": ("claim_id",),
     # council runs
     "response_complete": ("label",),

@@ -425,7 +425,7 @@ class ReviewCitationsResponse(_message.Message):
     def __init__(self, model: _Optional[str] = ..., raw_text: _Optional[str] = ..., corrections: _Optional[_Iterable[_Union[ReviewedCorrection, _Mapping]]] = ..., questions: _Optional[_Iterable[_Union[ReviewedQuestion, _Mapping]]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ..., dropped: _Optional[int] = ...) -> None: ...
 
 class ListClaimsRequest(_message.Message):
-    __slots__ = ("page_size", "page_token", "message_id", "support", "spec_verdict", "claim_type", "numeric", "warning", "source_id", "created_after", "created_before")
+    __slots__ = ("page_size", "page_token", "message_id", "support", "spec_verdict", "claim_type", "numeric", "warning", "source_id", "created_after", "created_before", "confidence_level")
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -437,6 +437,7 @@ class ListClaimsRequest(_message.Message):
     SOURCE_ID_FIELD_NUMBER: _ClassVar[int]
     CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
     CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_LEVEL_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
     message_id: str
@@ -448,7 +449,8 @@ class ListClaimsRequest(_message.Message):
     source_id: str
     created_after: _timestamp_pb2.Timestamp
     created_before: _timestamp_pb2.Timestamp
-    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., message_id: _Optional[str] = ..., support: _Optional[_Union[SupportTier, str]] = ..., spec_verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., claim_type: _Optional[_Union[CitationClaimType, str]] = ..., numeric: _Optional[bool] = ..., warning: _Optional[bool] = ..., source_id: _Optional[str] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    confidence_level: ConfidenceLevel
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., message_id: _Optional[str] = ..., support: _Optional[_Union[SupportTier, str]] = ..., spec_verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., claim_type: _Optional[_Union[CitationClaimType, str]] = ..., numeric: _Optional[bool] = ..., warning: _Optional[bool] = ..., source_id: _Optional[str] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., confidence_level: _Optional[_Union[ConfidenceLevel, str]] = ...) -> None: ...
 
 class ListClaimsResponse(_message.Message):
     __slots__ = ("claims", "next_page_token")

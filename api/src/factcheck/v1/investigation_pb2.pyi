@@ -55,6 +55,18 @@ class ReviewDecision(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REVIEW_DECISION_APPROVE: _ClassVar[ReviewDecision]
     REVIEW_DECISION_REJECT: _ClassVar[ReviewDecision]
     REVIEW_DECISION_MODIFY: _ClassVar[ReviewDecision]
+
+class ContradictionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CONTRADICTION_KIND_UNSPECIFIED: _ClassVar[ContradictionKind]
+    CONTRADICTION_KIND_TEMPORAL: _ClassVar[ContradictionKind]
+    CONTRADICTION_KIND_FACTUAL: _ClassVar[ContradictionKind]
+
+class ContradictionRole(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CONTRADICTION_ROLE_UNSPECIFIED: _ClassVar[ContradictionRole]
+    CONTRADICTION_ROLE_WINNER: _ClassVar[ContradictionRole]
+    CONTRADICTION_ROLE_LOSER: _ClassVar[ContradictionRole]
 DUBIOUS_FLAG_UNSPECIFIED: DubiousFlag
 DUBIOUS_FLAG_PHANTOM: DubiousFlag
 DUBIOUS_FLAG_FOG: DubiousFlag
@@ -82,6 +94,12 @@ REVIEW_DECISION_UNSPECIFIED: ReviewDecision
 REVIEW_DECISION_APPROVE: ReviewDecision
 REVIEW_DECISION_REJECT: ReviewDecision
 REVIEW_DECISION_MODIFY: ReviewDecision
+CONTRADICTION_KIND_UNSPECIFIED: ContradictionKind
+CONTRADICTION_KIND_TEMPORAL: ContradictionKind
+CONTRADICTION_KIND_FACTUAL: ContradictionKind
+CONTRADICTION_ROLE_UNSPECIFIED: ContradictionRole
+CONTRADICTION_ROLE_WINNER: ContradictionRole
+CONTRADICTION_ROLE_LOSER: ContradictionRole
 
 class AssessEvidenceRequest(_message.Message):
     __slots__ = ("model", "claim", "results")
@@ -146,7 +164,7 @@ class InvestigationStartPayload(_message.Message):
     def __init__(self, queue: _Optional[_Iterable[_Union[QueuedClaim, _Mapping]]] = ..., batch_size: _Optional[int] = ..., providers: _Optional[_Iterable[str]] = ..., investigator_model: _Optional[str] = ...) -> None: ...
 
 class ClaimInvestigatedPayload(_message.Message):
-    __slots__ = ("claim_id", "claim", "origin_flags", "status", "reasoning", "confidence", "impact_tier", "pending_review", "succeeded_variant", "searches", "model_calls", "batch")
+    __slots__ = ("claim_id", "claim", "origin_flags", "status", "reasoning", "confidence", "impact_tier", "pending_review", "succeeded_variant", "searches", "model_calls", "batch", "dropped_results", "reassessed_impact_tier", "contradictions")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     CLAIM_FIELD_NUMBER: _ClassVar[int]
     ORIGIN_FLAGS_FIELD_NUMBER: _ClassVar[int]
@@ -159,6 +177,9 @@ class ClaimInvestigatedPayload(_message.Message):
     SEARCHES_FIELD_NUMBER: _ClassVar[int]
     MODEL_CALLS_FIELD_NUMBER: _ClassVar[int]
     BATCH_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_RESULTS_FIELD_NUMBER: _ClassVar[int]
+    REASSESSED_IMPACT_TIER_FIELD_NUMBER: _ClassVar[int]
+    CONTRADICTIONS_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     claim: str
     origin_flags: _containers.RepeatedScalarFieldContainer[DubiousFlag]
@@ -171,10 +192,13 @@ class ClaimInvestigatedPayload(_message.Message):
     searches: int
     model_calls: int
     batch: int
-    def __init__(self, claim_id: _Optional[str] = ..., claim: _Optional[str] = ..., origin_flags: _Optional[_Iterable[_Union[DubiousFlag, str]]] = ..., status: _Optional[_Union[InvestigationStatus, str]] = ..., reasoning: _Optional[str] = ..., confidence: _Optional[float] = ..., impact_tier: _Optional[_Union[ImpactTier, str]] = ..., pending_review: _Optional[bool] = ..., succeeded_variant: _Optional[str] = ..., searches: _Optional[int] = ..., model_calls: _Optional[int] = ..., batch: _Optional[int] = ...) -> None: ...
+    dropped_results: int
+    reassessed_impact_tier: ImpactTier
+    contradictions: _containers.RepeatedCompositeFieldContainer[ContradictionLink]
+    def __init__(self, claim_id: _Optional[str] = ..., claim: _Optional[str] = ..., origin_flags: _Optional[_Iterable[_Union[DubiousFlag, str]]] = ..., status: _Optional[_Union[InvestigationStatus, str]] = ..., reasoning: _Optional[str] = ..., confidence: _Optional[float] = ..., impact_tier: _Optional[_Union[ImpactTier, str]] = ..., pending_review: _Optional[bool] = ..., succeeded_variant: _Optional[str] = ..., searches: _Optional[int] = ..., model_calls: _Optional[int] = ..., batch: _Optional[int] = ..., dropped_results: _Optional[int] = ..., reassessed_impact_tier: _Optional[_Union[ImpactTier, str]] = ..., contradictions: _Optional[_Iterable[_Union[ContradictionLink, _Mapping]]] = ...) -> None: ...
 
 class InvestigationSummary(_message.Message):
-    __slots__ = ("investigated", "confirmed", "refuted", "superseded", "unverifiable", "pending_review", "searches", "model_calls", "batches", "failed")
+    __slots__ = ("investigated", "confirmed", "refuted", "superseded", "unverifiable", "pending_review", "searches", "model_calls", "batches", "failed", "dropped_results")
     INVESTIGATED_FIELD_NUMBER: _ClassVar[int]
     CONFIRMED_FIELD_NUMBER: _ClassVar[int]
     REFUTED_FIELD_NUMBER: _ClassVar[int]
@@ -185,6 +209,7 @@ class InvestigationSummary(_message.Message):
     MODEL_CALLS_FIELD_NUMBER: _ClassVar[int]
     BATCHES_FIELD_NUMBER: _ClassVar[int]
     FAILED_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_RESULTS_FIELD_NUMBER: _ClassVar[int]
     investigated: int
     confirmed: int
     refuted: int
@@ -195,7 +220,8 @@ class InvestigationSummary(_message.Message):
     model_calls: int
     batches: int
     failed: int
-    def __init__(self, investigated: _Optional[int] = ..., confirmed: _Optional[int] = ..., refuted: _Optional[int] = ..., superseded: _Optional[int] = ..., unverifiable: _Optional[int] = ..., pending_review: _Optional[int] = ..., searches: _Optional[int] = ..., model_calls: _Optional[int] = ..., batches: _Optional[int] = ..., failed: _Optional[int] = ...) -> None: ...
+    dropped_results: int
+    def __init__(self, investigated: _Optional[int] = ..., confirmed: _Optional[int] = ..., refuted: _Optional[int] = ..., superseded: _Optional[int] = ..., unverifiable: _Optional[int] = ..., pending_review: _Optional[int] = ..., searches: _Optional[int] = ..., model_calls: _Optional[int] = ..., batches: _Optional[int] = ..., failed: _Optional[int] = ..., dropped_results: _Optional[int] = ...) -> None: ...
 
 class InvestigationCompletePayload(_message.Message):
     __slots__ = ("summary", "response_time_ms")
@@ -228,14 +254,28 @@ class ConfidenceBoost(_message.Message):
     def __init__(self, source: _Optional[str] = ..., authority: _Optional[float] = ..., boost: _Optional[float] = ...) -> None: ...
 
 class InvestigationQuery(_message.Message):
-    __slots__ = ("variant", "query", "result_ids")
+    __slots__ = ("variant", "query", "result_ids", "dropped_results")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     RESULT_IDS_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_RESULTS_FIELD_NUMBER: _ClassVar[int]
     variant: str
     query: str
     result_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, variant: _Optional[str] = ..., query: _Optional[str] = ..., result_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    dropped_results: int
+    def __init__(self, variant: _Optional[str] = ..., query: _Optional[str] = ..., result_ids: _Optional[_Iterable[str]] = ..., dropped_results: _Optional[int] = ...) -> None: ...
+
+class ContradictionLink(_message.Message):
+    __slots__ = ("claim_id", "role", "kind", "reasoning")
+    CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    claim_id: str
+    role: ContradictionRole
+    kind: ContradictionKind
+    reasoning: str
+    def __init__(self, claim_id: _Optional[str] = ..., role: _Optional[_Union[ContradictionRole, str]] = ..., kind: _Optional[_Union[ContradictionKind, str]] = ..., reasoning: _Optional[str] = ...) -> None: ...
 
 class AssessedEvidence(_message.Message):
     __slots__ = ("result", "stance", "temporal", "reason", "domain", "owner", "independent", "provider")
@@ -258,7 +298,7 @@ class AssessedEvidence(_message.Message):
     def __init__(self, result: _Optional[_Union[_common_pb2.Passage, _Mapping]] = ..., stance: _Optional[_Union[EvidenceStance, str]] = ..., temporal: _Optional[bool] = ..., reason: _Optional[str] = ..., domain: _Optional[str] = ..., owner: _Optional[str] = ..., independent: _Optional[bool] = ..., provider: _Optional[str] = ...) -> None: ...
 
 class InvestigatedClaim(_message.Message):
-    __slots__ = ("claim_id", "claim", "origin_flags", "impact_tier", "fixability", "priority", "first_pass_verdict", "proposed_status", "status", "reasoning", "base_confidence", "confidence", "confidence_breakdown", "succeeded_variant", "queries", "evidence", "review_state", "review_reason")
+    __slots__ = ("claim_id", "claim", "origin_flags", "impact_tier", "fixability", "priority", "first_pass_verdict", "proposed_status", "status", "reasoning", "base_confidence", "confidence", "confidence_breakdown", "succeeded_variant", "queries", "evidence", "review_state", "review_reason", "reassessed_impact_tier", "impact_reasoning", "contradictions")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     CLAIM_FIELD_NUMBER: _ClassVar[int]
     ORIGIN_FLAGS_FIELD_NUMBER: _ClassVar[int]
@@ -277,6 +317,9 @@ class InvestigatedClaim(_message.Message):
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     REVIEW_STATE_FIELD_NUMBER: _ClassVar[int]
     REVIEW_REASON_FIELD_NUMBER: _ClassVar[int]
+    REASSESSED_IMPACT_TIER_FIELD_NUMBER: _ClassVar[int]
+    IMPACT_REASONING_FIELD_NUMBER: _ClassVar[int]
+    CONTRADICTIONS_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     claim: str
     origin_flags: _containers.RepeatedScalarFieldContainer[DubiousFlag]
@@ -295,7 +338,10 @@ class InvestigatedClaim(_message.Message):
     evidence: _containers.RepeatedCompositeFieldContainer[AssessedEvidence]
     review_state: ReviewState
     review_reason: str
-    def __init__(self, claim_id: _Optional[str] = ..., claim: _Optional[str] = ..., origin_flags: _Optional[_Iterable[_Union[DubiousFlag, str]]] = ..., impact_tier: _Optional[_Union[ImpactTier, str]] = ..., fixability: _Optional[float] = ..., priority: _Optional[float] = ..., first_pass_verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., proposed_status: _Optional[_Union[InvestigationStatus, str]] = ..., status: _Optional[_Union[InvestigationStatus, str]] = ..., reasoning: _Optional[str] = ..., base_confidence: _Optional[float] = ..., confidence: _Optional[float] = ..., confidence_breakdown: _Optional[_Iterable[_Union[ConfidenceBoost, _Mapping]]] = ..., succeeded_variant: _Optional[str] = ..., queries: _Optional[_Iterable[_Union[InvestigationQuery, _Mapping]]] = ..., evidence: _Optional[_Iterable[_Union[AssessedEvidence, _Mapping]]] = ..., review_state: _Optional[_Union[ReviewState, str]] = ..., review_reason: _Optional[str] = ...) -> None: ...
+    reassessed_impact_tier: ImpactTier
+    impact_reasoning: str
+    contradictions: _containers.RepeatedCompositeFieldContainer[ContradictionLink]
+    def __init__(self, claim_id: _Optional[str] = ..., claim: _Optional[str] = ..., origin_flags: _Optional[_Iterable[_Union[DubiousFlag, str]]] = ..., impact_tier: _Optional[_Union[ImpactTier, str]] = ..., fixability: _Optional[float] = ..., priority: _Optional[float] = ..., first_pass_verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., proposed_status: _Optional[_Union[InvestigationStatus, str]] = ..., status: _Optional[_Union[InvestigationStatus, str]] = ..., reasoning: _Optional[str] = ..., base_confidence: _Optional[float] = ..., confidence: _Optional[float] = ..., confidence_breakdown: _Optional[_Iterable[_Union[ConfidenceBoost, _Mapping]]] = ..., succeeded_variant: _Optional[str] = ..., queries: _Optional[_Iterable[_Union[InvestigationQuery, _Mapping]]] = ..., evidence: _Optional[_Iterable[_Union[AssessedEvidence, _Mapping]]] = ..., review_state: _Optional[_Union[ReviewState, str]] = ..., review_reason: _Optional[str] = ..., reassessed_impact_tier: _Optional[_Union[ImpactTier, str]] = ..., impact_reasoning: _Optional[str] = ..., contradictions: _Optional[_Iterable[_Union[ContradictionLink, _Mapping]]] = ...) -> None: ...
 
 class InvestigationResult(_message.Message):
     __slots__ = ("claims", "summary", "response_time_ms", "investigator_model")

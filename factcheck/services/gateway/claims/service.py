@@ -27,6 +27,12 @@ TIER_NAMES = {
     citations_pb2.SUPPORT_TIER_CONTRADICTED: "contradicted",
 }
 
+LEVEL_NAMES = {
+    citations_pb2.CONFIDENCE_LEVEL_HIGH: "high",
+    citations_pb2.CONFIDENCE_LEVEL_MEDIUM: "medium",
+    citations_pb2.CONFIDENCE_LEVEL_LOW: "low",
+}
+
 
 class ClaimsService(citations_pb2_grpc.ClaimsServiceServicer):
     def __init__(self, store: ClaimsStore) -> None:
@@ -86,6 +92,15 @@ def claim_filter_of(request: citations_pb2.ListClaimsRequest) -> ClaimFilter:
         }
         check_argument(request.claim_type in names, "claim_type", "claim_type must be GENERAL or NUMERIC")
         claim_type = names[request.claim_type]
+    confidence_level = None
+    if request.confidence_level:
+        check_argument(
+            request.confidence_level in LEVEL_NAMES,
+            "confidence_level",
+            "confidence_level must be CONFIDENCE_LEVEL_HIGH, CONFIDENCE_LEVEL_MEDIUM or CONFIDENCE_LEVEL_LOW "
+            "(or unset for any level)",
+        )
+        confidence_level = LEVEL_NAMES[request.confidence_level]
     after = _moment(request, "created_after")
     before = _moment(request, "created_before")
     if after is not None and before is not None:
@@ -95,6 +110,7 @@ def claim_filter_of(request: citations_pb2.ListClaimsRequest) -> ClaimFilter:
         support=support,
         spec_verdict=spec_verdict,
         claim_type=claim_type,
+        confidence_level=confidence_level,
         numeric=request.numeric if request.HasField("numeric") else None,
         warning=request.warning if request.HasField("warning") else None,
         source_id=resource_id("source_id", request.source_id) if request.HasField("source_id") else None,

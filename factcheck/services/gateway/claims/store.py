@@ -54,6 +54,7 @@ class ClaimFilter:
     support: str | None = None
     spec_verdict: str | None = None
     claim_type: str | None = None
+    confidence_level: str | None = None
     numeric: bool | None = None
     warning: bool | None = None
     source_id: str | None = None
@@ -63,6 +64,8 @@ class ClaimFilter:
     def fingerprint(self) -> str:
         """Ties a page token to the filters it was made for (AIP-158: other filters, other listing)."""
         values = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in self.__dict__.items()}
+        if values["confidence_level"] is None:
+            del values["confidence_level"]  # a filter added later: tokens of listings without it stay valid
         return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
 
     def conditions(self) -> list[Any]:
@@ -76,6 +79,8 @@ class ClaimFilter:
             found.append(c.spec_verdict == self.spec_verdict)
         if self.claim_type is not None:
             found.append(c.claim_type == self.claim_type)
+        if self.confidence_level is not None:
+            found.append(c.confidence_level == self.confidence_level)
         if self.numeric is not None:
             has_numeric = exists().where(NumericClaimRow.claim_id == c.id)
             found.append(has_numeric if self.numeric else ~has_numeric)

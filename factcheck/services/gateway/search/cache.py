@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from factcheck.services.gateway.search.provider import SearchProvider, SearchResult
+from factcheck.services.gateway.search.provider import SearchPage, SearchProvider
 
 
 class SearchCache:
@@ -14,11 +14,11 @@ class SearchCache:
         self.calls = 0  # searches actually sent
         self.hits = 0
 
-    async def search(self, provider: SearchProvider, query: str, limit: int) -> list[SearchResult]:
+    async def search(self, provider: SearchProvider, query: str, limit: int) -> SearchPage:
         key = (provider.name, query, limit)
         if key in self._answers:
             self.hits += 1
-            return list(await asyncio.shield(self._answers[key]))
+            return await asyncio.shield(self._answers[key])
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self._answers[key] = future
         try:
@@ -32,4 +32,4 @@ class SearchCache:
                 future.exception()  # retrieved: no "never retrieved" warning when nobody else waits
             raise
         future.set_result(answer)
-        return list(answer)
+        return answer

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from factcheck.engines.sentences import tokenize
 from factcheck.services.gateway.knowledge.retrieval import Retriever
 from factcheck.services.gateway.knowledge.store import SourceDocument
-from factcheck.services.gateway.search.provider import KNOWLEDGE, SearchResult
+from factcheck.services.gateway.search.provider import KNOWLEDGE, SearchPage, SearchResult
 
 
 class KnowledgeSearch:
@@ -22,10 +22,10 @@ class KnowledgeSearch:
         self._use_store = use_store
         self._tenant_id = tenant_id
 
-    async def search(self, query: str, limit: int) -> list[SearchResult]:
+    async def search(self, query: str, limit: int) -> SearchPage:
         terms = " ".join(tokenize(query.replace('"', " ")))  # full-text search has no phrase syntax
         if not terms:
-            return []
+            return SearchPage(())
         evidence = await asyncio.to_thread(
             self._retriever.retrieve,
             {"query": terms},
@@ -50,4 +50,4 @@ class KnowledgeSearch:
                     authority=p.authority if p.HasField("authority") else None,
                 )
             )
-        return results
+        return SearchPage(tuple(results))

@@ -25,7 +25,16 @@ class SearchResult:
     authority: float | None = None  # the document's own, when it has one
 
 
+@dataclass(frozen=True)
+class SearchPage:
+    """One answer of a provider: the results it kept, and how many items it dropped as malformed (a field
+    of the wrong type, a URL that is not http(s), nothing to read): the caller reports that count."""
+
+    results: tuple[SearchResult, ...]
+    dropped: int = 0
+
+
 class SearchProvider(Protocol):
     name: str
 
-    async def search(self, query: str, limit: int) -> list[SearchResult]: ...
+    async def search(self, query: str, limit: int) -> SearchPage: ...

@@ -5,14 +5,18 @@ deployments that run one (self-hosted metasearch). The instance must allow `form
     GET {FACTCHECK_SEARXNG_URL}/search?q=...&format=json  →  {"results": [{"url", "title", "content",
                                                               "publishedDate", "engine", ...}, ...]}
 
-Only http(s) results with a title or a snippet are kept; snippets are the evidence text.
+The answer is untrusted input: an item is kept only when it is an object whose `url` is an http(s)
+URL and whose `title`, `content` and `publishedDate` are text (or absent), with a title or a
+snippet to read; snippets are the evidence text. Any other item is dropped unread and counted
+(`SearchPage.dropped`), never turned into text: `{"a":1}` is not a title. A repeated URL is
+skipped as a duplicate, not counted.
 """
 
 from __future__ import annotations
 
 import httpx
 
-from factcheck.services.gateway.search.provider import SEARXNG, SearchFailed, SearchResult
+from factcheck.services.gateway.search.provider import SEARXNG, SearchFailed, SearchPage, SearchResult
 from factcheck.text_safety import clean_text, excerpt
 
 MAX_SNIPPET_CHARS = 2_000
@@ -27,7 +31,7 @@ class SearxngSearch:
         self._timeout_s = timeout_s
         self._language = language
 
-    async def search(self, query: str, limit: int) -> list[SearchResult]:
+    async def search(self, query: str, limit: int) -> SearchPage:
         params = {"q": query, "format": "json"}
         if self._language:
             params["language"] = self._language
@@ -46,18 +50,16 @@ class SearxngSearch:
             raise SearchFailed("searxng answer has no results list")
         results: list[SearchResult] = []
         seen: set[str] = set()
+        dropped = 0
         for item in items:
-            if not isinstance(item, dict):
+            fields = _fields(item)
+            if fields is None:
+                dropped += 1
                 continue
-            url = item.get("url")
-            if not isinstance(url, str) or not url.startswith(("http://", "https://")) or url in seen:
-                continue
-            title = clean_text(str(item.get("title") or ""))
-            text = clean_text(str(item.get("content") or ""))
-            if not (title or text):
+            url, title, text, published = fields
+            if url in seen:
                 continue
             seen.add(url)
-            published = item.get("publishedDate")
             results.append(
                 SearchResult(
                     key=f"{SEARXNG}:{url}",
@@ -66,9 +68,34 @@ class SearxngSearch:
                     text=(text or title)[:MAX_SNIPPET_CHARS],
                     provider=SEARXNG,
                     source_id=url,
-                    published_at=published[:32] if isinstance(published, str) and published else None,
+                    published_at=published[:32] if published else None,
                 )
             )
             if len(results) >= limit:
                 break
-        return results
+        return SearchPage(tuple(results), dropped)
+
+
+def _text_field(item: dict, name: str) -> str | None:
+    """The item's field as text ("" when absent or null); None when it is something else (a number, an
+    object, a list): such an item is malformed."""
+    value = item.get(name)
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else None
+
+
+def _fields(item: object) -> tuple[str, str, str, str] | None:
+    """(url, title, snippet, published date) of a well-formed result item, cleaned; None when malformed."""
+    if not isinstance(item, dict):
+        return None
+    url = item.get("url")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        return None
+    title, content, published = (_text_field(item, name) for name in ("title", "content", "publishedDate"))
+    if title is None or content is None or published is None:
+        return None
+    title, content = clean_text(title), clean_text(content)
+    if not (title or content):
+        return None
+    return url, title, content, published

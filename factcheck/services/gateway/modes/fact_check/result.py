@@ -50,9 +50,9 @@ def fill_fact_check_result(
             for data in (stored_data(s) for s in stages if s.stage_type.startswith(REVIEW_PREFIX))
             if data.get("claimId")
         }
-        result.investigation.CopyFrom(
-            records.result_proto(stored_data(investigate), decisions, response_time_of(investigate))
-        )
+        data = stored_data(investigate)
+        result.investigation.CopyFrom(records.result_proto(data, decisions, response_time_of(investigate)))
+        result.report.report_text = records.report_text_with_decisions(result.report.report_text, data, decisions)
     citations.fill_result(result, stages)
 
 

@@ -32,6 +32,7 @@ from factcheck.services.gateway.consensus import calculate_consensus
 from factcheck.services.gateway.evidence_stage import has_evidence, save_evidence, stored_evidence
 from factcheck.services.gateway.knowledge.retrieval import Evidence
 from factcheck.services.gateway.modes.fact_check import cache, citations
+from factcheck.services.gateway.modes.fact_check.investigate import records
 from factcheck.services.gateway.modes.fact_check.investigate import step as investigate
 from factcheck.services.gateway.modes.fact_check.plan import RunPlan
 from factcheck.services.gateway.run import Run, RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
@@ -461,7 +462,7 @@ async def report(run: FactCheckRun) -> None:
         run.failures.append(stage_failure(STAGE_REPORT[0], plan.reporter_model, "FALLBACK", response.fallback_reason))
     report_text = response.report_text
     if run.investigation is not None:
-        report_text += investigate.report_section(run.investigation)
+        report_text += records.report_section(run.investigation)
     score = response.reliability_score if response.HasField("reliability_score") else None
     note = response.note if response.HasField("note") else None
     parsed: dict[str, Any] = {

@@ -717,7 +717,15 @@ export interface ListClaimsRequest {
     | Date
     | undefined;
   /** Only claims stored before this time. */
-  createdBefore: Date | undefined;
+  createdBefore:
+    | Date
+    | undefined;
+  /**
+   * Only claims stated at this confidence level (routing analysis: with message_id, one run's claims
+   * per level; the support rate of a level is the share of its claims with support SUPPORTED).
+   * CONFIDENCE_LEVEL_UNSPECIFIED means any level; other values outside the enum are INVALID_ARGUMENT.
+   */
+  confidenceLevel: ConfidenceLevel;
 }
 
 /** One page of claims. */
@@ -4629,6 +4637,7 @@ function createBaseListClaimsRequest(): ListClaimsRequest {
     sourceId: undefined,
     createdAfter: undefined,
     createdBefore: undefined,
+    confidenceLevel: 0,
   };
 }
 
@@ -4666,6 +4675,9 @@ export const ListClaimsRequest: MessageFns<ListClaimsRequest> = {
     }
     if (message.createdBefore !== undefined) {
       Timestamp.encode(toTimestamp(message.createdBefore), writer.uint32(90).fork()).join();
+    }
+    if (message.confidenceLevel !== 0) {
+      writer.uint32(96).int32(message.confidenceLevel);
     }
     return writer;
   },
@@ -4771,6 +4783,14 @@ export const ListClaimsRequest: MessageFns<ListClaimsRequest> = {
             message.createdBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.confidenceLevel = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4828,6 +4848,11 @@ export const ListClaimsRequest: MessageFns<ListClaimsRequest> = {
         : isSet(object.created_before)
         ? fromJsonTimestamp(object.created_before)
         : undefined,
+      confidenceLevel: isSet(object.confidenceLevel)
+        ? confidenceLevelFromJSON(object.confidenceLevel)
+        : isSet(object.confidence_level)
+        ? confidenceLevelFromJSON(object.confidence_level)
+        : 0,
     };
   },
 
@@ -4866,6 +4891,9 @@ export const ListClaimsRequest: MessageFns<ListClaimsRequest> = {
     if (message.createdBefore !== undefined) {
       obj.createdBefore = message.createdBefore.toISOString();
     }
+    if (message.confidenceLevel !== 0) {
+      obj.confidenceLevel = confidenceLevelToJSON(message.confidenceLevel);
+    }
     return obj;
   },
 
@@ -4885,6 +4913,7 @@ export const ListClaimsRequest: MessageFns<ListClaimsRequest> = {
     message.sourceId = object.sourceId ?? undefined;
     message.createdAfter = object.createdAfter ?? undefined;
     message.createdBefore = object.createdBefore ?? undefined;
+    message.confidenceLevel = object.confidenceLevel ?? 0;
     return message;
   },
 };

@@ -349,6 +349,92 @@ export function reviewDecisionToJSON(object: ReviewDecision): string {
   }
 }
 
+/** How two contradicting claims of a run differ (seed 4). */
+export enum ContradictionKind {
+  /** CONTRADICTION_KIND_UNSPECIFIED - Not classified. */
+  CONTRADICTION_KIND_UNSPECIFIED = 0,
+  /** CONTRADICTION_KIND_TEMPORAL - Both were true at their own dates: the earlier one is SUPERSEDED. */
+  CONTRADICTION_KIND_TEMPORAL = 1,
+  /** CONTRADICTION_KIND_FACTUAL - One of them was never true: it is REFUTED (also when it is unclear which kind it is). */
+  CONTRADICTION_KIND_FACTUAL = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function contradictionKindFromJSON(object: any): ContradictionKind {
+  switch (object) {
+    case 0:
+    case "CONTRADICTION_KIND_UNSPECIFIED":
+      return ContradictionKind.CONTRADICTION_KIND_UNSPECIFIED;
+    case 1:
+    case "CONTRADICTION_KIND_TEMPORAL":
+      return ContradictionKind.CONTRADICTION_KIND_TEMPORAL;
+    case 2:
+    case "CONTRADICTION_KIND_FACTUAL":
+      return ContradictionKind.CONTRADICTION_KIND_FACTUAL;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ContradictionKind.UNRECOGNIZED;
+  }
+}
+
+export function contradictionKindToJSON(object: ContradictionKind): string {
+  switch (object) {
+    case ContradictionKind.CONTRADICTION_KIND_UNSPECIFIED:
+      return "CONTRADICTION_KIND_UNSPECIFIED";
+    case ContradictionKind.CONTRADICTION_KIND_TEMPORAL:
+      return "CONTRADICTION_KIND_TEMPORAL";
+    case ContradictionKind.CONTRADICTION_KIND_FACTUAL:
+      return "CONTRADICTION_KIND_FACTUAL";
+    case ContradictionKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** A claim's side of a resolved contradiction. */
+export enum ContradictionRole {
+  /** CONTRADICTION_ROLE_UNSPECIFIED - Not resolved. */
+  CONTRADICTION_ROLE_UNSPECIFIED = 0,
+  /** CONTRADICTION_ROLE_WINNER - This claim was CONFIRMED; the other one lost. */
+  CONTRADICTION_ROLE_WINNER = 1,
+  /** CONTRADICTION_ROLE_LOSER - The other claim was CONFIRMED; this one is SUPERSEDED (temporal) or REFUTED (factual). */
+  CONTRADICTION_ROLE_LOSER = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function contradictionRoleFromJSON(object: any): ContradictionRole {
+  switch (object) {
+    case 0:
+    case "CONTRADICTION_ROLE_UNSPECIFIED":
+      return ContradictionRole.CONTRADICTION_ROLE_UNSPECIFIED;
+    case 1:
+    case "CONTRADICTION_ROLE_WINNER":
+      return ContradictionRole.CONTRADICTION_ROLE_WINNER;
+    case 2:
+    case "CONTRADICTION_ROLE_LOSER":
+      return ContradictionRole.CONTRADICTION_ROLE_LOSER;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ContradictionRole.UNRECOGNIZED;
+  }
+}
+
+export function contradictionRoleToJSON(object: ContradictionRole): string {
+  switch (object) {
+    case ContradictionRole.CONTRADICTION_ROLE_UNSPECIFIED:
+      return "CONTRADICTION_ROLE_UNSPECIFIED";
+    case ContradictionRole.CONTRADICTION_ROLE_WINNER:
+      return "CONTRADICTION_ROLE_WINNER";
+    case ContradictionRole.CONTRADICTION_ROLE_LOSER:
+      return "CONTRADICTION_ROLE_LOSER";
+    case ContradictionRole.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** CheckerService.AssessEvidence: one claim's new search results, to judge. */
 export interface AssessEvidenceRequest {
   /** The investigator model, "provider/name"; at most 200 characters. */
@@ -445,6 +531,21 @@ export interface ClaimInvestigatedPayload {
   modelCalls: number;
   /** 1, 2, ... in the order batches ran. */
   batch: number;
+  /**
+   * Search result items dropped unread because they were malformed (a field that is not text, a URL
+   * that is not http(s), nothing to read): they are never evidence.
+   */
+  droppedResults: number;
+  /**
+   * The impact tier re-assessed with the evidence once the claim is CONFIRMED (seed 4); UNSPECIFIED
+   * when it was not re-assessed. It differs from impact_tier when the evidence promoted or demoted it.
+   */
+  reassessedImpactTier: ImpactTier;
+  /**
+   * The claim's contradictions with other claims of the run that the investigation resolved. A claim
+   * whose status a resolution changes (the loser) is reported again with the new status and its links.
+   */
+  contradictions: ContradictionLink[];
 }
 
 /** What the verification loop did, as its stage ended (proposed statuses; decisions do not change it). */
@@ -469,6 +570,8 @@ export interface InvestigationSummary {
   batches: number;
   /** Claims whose investigation failed twice (counted as UNVERIFIABLE). */
   failed: number;
+  /** Search result items dropped as malformed, over every claim (see ClaimInvestigatedPayload). */
+  droppedResults: number;
 }
 
 /** The verification loop finished (before report_start). */
@@ -511,6 +614,20 @@ export interface InvestigationQuery {
   query: string;
   /** Ids of the results it found (InvestigatedClaim.evidence). */
   resultIds: string[];
+  /** Result items the providers answered for it that were dropped as malformed (never evidence). */
+  droppedResults: number;
+}
+
+/** One resolved contradiction, as seen from one of its two claims (each links to the other). */
+export interface ContradictionLink {
+  /** The other claim's Claim.id. */
+  claimId: string;
+  /** This claim's side. */
+  role: ContradictionRole;
+  /** Temporal or factual. */
+  kind: ContradictionKind;
+  /** One line: why this kind, and what it did to the loser. */
+  reasoning: string;
 }
 
 /** One search result of a claim, with its assessment. */
@@ -575,7 +692,18 @@ export interface InvestigatedClaim {
   /** Where the outcome stands with human review. */
   reviewState: ReviewState;
   /** The reviewer's reason, once decided. */
-  reviewReason?: string | undefined;
+  reviewReason?:
+    | string
+    | undefined;
+  /**
+   * The impact tier re-assessed with the evidence once CONFIRMED (UNSPECIFIED when not re-assessed);
+   * impact_tier stays the tier it was queued with.
+   */
+  reassessedImpactTier: ImpactTier;
+  /** Why the re-assessed tier is what it is (promoted, demoted or unchanged, and on what evidence). */
+  impactReasoning: string;
+  /** Its contradictions with other claims of the run, resolved (ClaimInvestigatedPayload.contradictions). */
+  contradictions: ContradictionLink[];
 }
 
 /** The verification loop's stored outcome, with review decisions applied. */
@@ -1327,6 +1455,9 @@ function createBaseClaimInvestigatedPayload(): ClaimInvestigatedPayload {
     searches: 0,
     modelCalls: 0,
     batch: 0,
+    droppedResults: 0,
+    reassessedImpactTier: 0,
+    contradictions: [],
   };
 }
 
@@ -1371,6 +1502,15 @@ export const ClaimInvestigatedPayload: MessageFns<ClaimInvestigatedPayload> = {
     }
     if (message.batch !== 0) {
       writer.uint32(96).int32(message.batch);
+    }
+    if (message.droppedResults !== 0) {
+      writer.uint32(104).int32(message.droppedResults);
+    }
+    if (message.reassessedImpactTier !== 0) {
+      writer.uint32(112).int32(message.reassessedImpactTier);
+    }
+    for (const v of message.contradictions) {
+      ContradictionLink.encode(v!, writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -1494,6 +1634,30 @@ export const ClaimInvestigatedPayload: MessageFns<ClaimInvestigatedPayload> = {
             message.batch = reader.int32();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.droppedResults = reader.int32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.reassessedImpactTier = reader.int32() as any;
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.contradictions.push(ContradictionLink.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1544,6 +1708,19 @@ export const ClaimInvestigatedPayload: MessageFns<ClaimInvestigatedPayload> = {
         ? globalThis.Number(object.model_calls)
         : 0,
       batch: isSet(object.batch) ? globalThis.Number(object.batch) : 0,
+      droppedResults: isSet(object.droppedResults)
+        ? globalThis.Number(object.droppedResults)
+        : isSet(object.dropped_results)
+        ? globalThis.Number(object.dropped_results)
+        : 0,
+      reassessedImpactTier: isSet(object.reassessedImpactTier)
+        ? impactTierFromJSON(object.reassessedImpactTier)
+        : isSet(object.reassessed_impact_tier)
+        ? impactTierFromJSON(object.reassessed_impact_tier)
+        : 0,
+      contradictions: globalThis.Array.isArray(object?.contradictions)
+        ? object.contradictions.map((e: any) => ContradictionLink.fromJSON(e))
+        : [],
     };
   },
 
@@ -1585,6 +1762,15 @@ export const ClaimInvestigatedPayload: MessageFns<ClaimInvestigatedPayload> = {
     if (message.batch !== 0) {
       obj.batch = Math.round(message.batch);
     }
+    if (message.droppedResults !== 0) {
+      obj.droppedResults = Math.round(message.droppedResults);
+    }
+    if (message.reassessedImpactTier !== 0) {
+      obj.reassessedImpactTier = impactTierToJSON(message.reassessedImpactTier);
+    }
+    if (message.contradictions?.length) {
+      obj.contradictions = message.contradictions.map((e) => ContradictionLink.toJSON(e));
+    }
     return obj;
   },
 
@@ -1605,6 +1791,9 @@ export const ClaimInvestigatedPayload: MessageFns<ClaimInvestigatedPayload> = {
     message.searches = object.searches ?? 0;
     message.modelCalls = object.modelCalls ?? 0;
     message.batch = object.batch ?? 0;
+    message.droppedResults = object.droppedResults ?? 0;
+    message.reassessedImpactTier = object.reassessedImpactTier ?? 0;
+    message.contradictions = object.contradictions?.map((e) => ContradictionLink.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1621,6 +1810,7 @@ function createBaseInvestigationSummary(): InvestigationSummary {
     modelCalls: 0,
     batches: 0,
     failed: 0,
+    droppedResults: 0,
   };
 }
 
@@ -1655,6 +1845,9 @@ export const InvestigationSummary: MessageFns<InvestigationSummary> = {
     }
     if (message.failed !== 0) {
       writer.uint32(80).int32(message.failed);
+    }
+    if (message.droppedResults !== 0) {
+      writer.uint32(88).int32(message.droppedResults);
     }
     return writer;
   },
@@ -1752,6 +1945,14 @@ export const InvestigationSummary: MessageFns<InvestigationSummary> = {
             message.failed = reader.int32();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.droppedResults = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1784,6 +1985,11 @@ export const InvestigationSummary: MessageFns<InvestigationSummary> = {
         : 0,
       batches: isSet(object.batches) ? globalThis.Number(object.batches) : 0,
       failed: isSet(object.failed) ? globalThis.Number(object.failed) : 0,
+      droppedResults: isSet(object.droppedResults)
+        ? globalThis.Number(object.droppedResults)
+        : isSet(object.dropped_results)
+        ? globalThis.Number(object.dropped_results)
+        : 0,
     };
   },
 
@@ -1819,6 +2025,9 @@ export const InvestigationSummary: MessageFns<InvestigationSummary> = {
     if (message.failed !== 0) {
       obj.failed = Math.round(message.failed);
     }
+    if (message.droppedResults !== 0) {
+      obj.droppedResults = Math.round(message.droppedResults);
+    }
     return obj;
   },
 
@@ -1837,6 +2046,7 @@ export const InvestigationSummary: MessageFns<InvestigationSummary> = {
     message.modelCalls = object.modelCalls ?? 0;
     message.batches = object.batches ?? 0;
     message.failed = object.failed ?? 0;
+    message.droppedResults = object.droppedResults ?? 0;
     return message;
   },
 };
@@ -2155,7 +2365,7 @@ export const ConfidenceBoost: MessageFns<ConfidenceBoost> = {
 };
 
 function createBaseInvestigationQuery(): InvestigationQuery {
-  return { variant: "", query: "", resultIds: [] };
+  return { variant: "", query: "", resultIds: [], droppedResults: 0 };
 }
 
 export const InvestigationQuery: MessageFns<InvestigationQuery> = {
@@ -2168,6 +2378,9 @@ export const InvestigationQuery: MessageFns<InvestigationQuery> = {
     }
     for (const v of message.resultIds) {
       writer.uint32(26).string(v!);
+    }
+    if (message.droppedResults !== 0) {
+      writer.uint32(32).int32(message.droppedResults);
     }
     return writer;
   },
@@ -2209,6 +2422,14 @@ export const InvestigationQuery: MessageFns<InvestigationQuery> = {
             message.resultIds.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.droppedResults = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2230,6 +2451,11 @@ export const InvestigationQuery: MessageFns<InvestigationQuery> = {
         : globalThis.Array.isArray(object?.result_ids)
         ? object.result_ids.map((e: any) => globalThis.String(e))
         : [],
+      droppedResults: isSet(object.droppedResults)
+        ? globalThis.Number(object.droppedResults)
+        : isSet(object.dropped_results)
+        ? globalThis.Number(object.dropped_results)
+        : 0,
     };
   },
 
@@ -2244,6 +2470,9 @@ export const InvestigationQuery: MessageFns<InvestigationQuery> = {
     if (message.resultIds?.length) {
       obj.resultIds = message.resultIds;
     }
+    if (message.droppedResults !== 0) {
+      obj.droppedResults = Math.round(message.droppedResults);
+    }
     return obj;
   },
 
@@ -2255,6 +2484,128 @@ export const InvestigationQuery: MessageFns<InvestigationQuery> = {
     message.variant = object.variant ?? "";
     message.query = object.query ?? "";
     message.resultIds = object.resultIds?.map((e) => e) || [];
+    message.droppedResults = object.droppedResults ?? 0;
+    return message;
+  },
+};
+
+function createBaseContradictionLink(): ContradictionLink {
+  return { claimId: "", role: 0, kind: 0, reasoning: "" };
+}
+
+export const ContradictionLink: MessageFns<ContradictionLink> = {
+  encode(message: ContradictionLink, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.claimId !== "") {
+      writer.uint32(10).string(message.claimId);
+    }
+    if (message.role !== 0) {
+      writer.uint32(16).int32(message.role);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(24).int32(message.kind);
+    }
+    if (message.reasoning !== "") {
+      writer.uint32(34).string(message.reasoning);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ContradictionLink {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseContradictionLink();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.claimId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.role = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reasoning = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ContradictionLink {
+    return {
+      claimId: isSet(object.claimId)
+        ? globalThis.String(object.claimId)
+        : isSet(object.claim_id)
+        ? globalThis.String(object.claim_id)
+        : "",
+      role: isSet(object.role) ? contradictionRoleFromJSON(object.role) : 0,
+      kind: isSet(object.kind) ? contradictionKindFromJSON(object.kind) : 0,
+      reasoning: isSet(object.reasoning) ? globalThis.String(object.reasoning) : "",
+    };
+  },
+
+  toJSON(message: ContradictionLink): unknown {
+    const obj: any = {};
+    if (message.claimId !== "") {
+      obj.claimId = message.claimId;
+    }
+    if (message.role !== 0) {
+      obj.role = contradictionRoleToJSON(message.role);
+    }
+    if (message.kind !== 0) {
+      obj.kind = contradictionKindToJSON(message.kind);
+    }
+    if (message.reasoning !== "") {
+      obj.reasoning = message.reasoning;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ContradictionLink>, I>>(base?: I): ContradictionLink {
+    return ContradictionLink.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ContradictionLink>, I>>(object: I): ContradictionLink {
+    const message = createBaseContradictionLink();
+    message.claimId = object.claimId ?? "";
+    message.role = object.role ?? 0;
+    message.kind = object.kind ?? 0;
+    message.reasoning = object.reasoning ?? "";
     return message;
   },
 };
@@ -2471,6 +2822,9 @@ function createBaseInvestigatedClaim(): InvestigatedClaim {
     evidence: [],
     reviewState: 0,
     reviewReason: undefined,
+    reassessedImpactTier: 0,
+    impactReasoning: "",
+    contradictions: [],
   };
 }
 
@@ -2533,6 +2887,15 @@ export const InvestigatedClaim: MessageFns<InvestigatedClaim> = {
     }
     if (message.reviewReason !== undefined) {
       writer.uint32(146).string(message.reviewReason);
+    }
+    if (message.reassessedImpactTier !== 0) {
+      writer.uint32(152).int32(message.reassessedImpactTier);
+    }
+    if (message.impactReasoning !== "") {
+      writer.uint32(162).string(message.impactReasoning);
+    }
+    for (const v of message.contradictions) {
+      ContradictionLink.encode(v!, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -2704,6 +3067,30 @@ export const InvestigatedClaim: MessageFns<InvestigatedClaim> = {
             message.reviewReason = reader.string();
             continue;
           }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.reassessedImpactTier = reader.int32() as any;
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.impactReasoning = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.contradictions.push(ContradictionLink.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2780,6 +3167,19 @@ export const InvestigatedClaim: MessageFns<InvestigatedClaim> = {
         : isSet(object.review_reason)
         ? globalThis.String(object.review_reason)
         : undefined,
+      reassessedImpactTier: isSet(object.reassessedImpactTier)
+        ? impactTierFromJSON(object.reassessedImpactTier)
+        : isSet(object.reassessed_impact_tier)
+        ? impactTierFromJSON(object.reassessed_impact_tier)
+        : 0,
+      impactReasoning: isSet(object.impactReasoning)
+        ? globalThis.String(object.impactReasoning)
+        : isSet(object.impact_reasoning)
+        ? globalThis.String(object.impact_reasoning)
+        : "",
+      contradictions: globalThis.Array.isArray(object?.contradictions)
+        ? object.contradictions.map((e: any) => ContradictionLink.fromJSON(e))
+        : [],
     };
   },
 
@@ -2839,6 +3239,15 @@ export const InvestigatedClaim: MessageFns<InvestigatedClaim> = {
     if (message.reviewReason !== undefined) {
       obj.reviewReason = message.reviewReason;
     }
+    if (message.reassessedImpactTier !== 0) {
+      obj.reassessedImpactTier = impactTierToJSON(message.reassessedImpactTier);
+    }
+    if (message.impactReasoning !== "") {
+      obj.impactReasoning = message.impactReasoning;
+    }
+    if (message.contradictions?.length) {
+      obj.contradictions = message.contradictions.map((e) => ContradictionLink.toJSON(e));
+    }
     return obj;
   },
 
@@ -2865,6 +3274,9 @@ export const InvestigatedClaim: MessageFns<InvestigatedClaim> = {
     message.evidence = object.evidence?.map((e) => AssessedEvidence.fromPartial(e)) || [];
     message.reviewState = object.reviewState ?? 0;
     message.reviewReason = object.reviewReason ?? undefined;
+    message.reassessedImpactTier = object.reassessedImpactTier ?? 0;
+    message.impactReasoning = object.impactReasoning ?? "";
+    message.contradictions = object.contradictions?.map((e) => ContradictionLink.fromPartial(e)) || [];
     return message;
   },
 };

@@ -7,9 +7,10 @@ FACTCHECK_INVESTIGATE_AUTHORITY (a JSON object, domain → authority; a domain m
 its subdomains).
 
 Independence: results count once per owner (a media group's outlets share one; a domain's
-owner is its registrable domain unless the owner table names another), and the same story
-syndicated to several outlets counts once: texts whose word shingles overlap by
-NEAR_DUPLICATE or more are one story, credited to its most authoritative copy.
+owner is its registrable domain unless the owner table names another), the same story
+syndicated to several outlets counts once (texts whose word shingles overlap by
+NEAR_DUPLICATE or more are one story), and sources citing each other (a text that names
+another result's site) count once: each such group is credited to its most authoritative member.
 """
 
 from __future__ import annotations
@@ -129,19 +130,38 @@ def near_duplicates(a: frozenset, b: frozenset) -> bool:
     return len(a & b) / min(len(a), len(b)) >= NEAR_DUPLICATE
 
 
-def independent_groups(items: Sequence[tuple[str, float, str]]) -> list[int]:
-    """Given (owner, authority, text) per result, the indexes that count: one per owner and per story,
-    each the most authoritative of its group (earlier wins ties)."""
-    order = sorted(range(len(items)), key=lambda i: (-items[i][1], i))
-    kept: list[int] = []
-    kept_shingles: list[frozenset] = []
-    owners: set[str] = set()
-    for index in order:
-        owner, _, text = items[index]
-        story = shingles(text)
-        if owner in owners or any(near_duplicates(story, other) for other in kept_shingles):
-            continue
-        kept.append(index)
-        kept_shingles.append(story)
-        owners.add(owner)
-    return sorted(kept)
+def cites(text: str, domain: str) -> bool:
+    """True when `text` names the outlet `domain` ("... according to example-blog.com", a link to it)."""
+    site = registrable(domain) if domain else ""
+    return bool(site) and re.search(rf"(?<![\w-]){re.escape(site)}(?![\w-])", text.lower()) is not None
+
+
+def independent_groups(items: Sequence[tuple[str, float, str] | tuple[str, float, str, str]]) -> list[int]:
+    """Given (owner, authority, text[, domain]) per result, the indexes that count: one per group, each the
+    most authoritative of its group (earlier wins ties). Results are one group when they share an owner,
+    are copies of one story (syndicated, maybe trimmed), or one cites the other's outlet (blog posts
+    quoting each other are one voice), and so on transitively."""
+    count = len(items)
+    parent = list(range(count))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    stories = [shingles(item[2]) for item in items]
+    domains = [item[3] if len(item) > 3 else "" for item in items]
+    for i in range(count):
+        for j in range(i + 1, count):
+            if (
+                items[i][0] == items[j][0]
+                or near_duplicates(stories[i], stories[j])
+                or cites(items[i][2], domains[j])
+                or cites(items[j][2], domains[i])
+            ):
+                parent[root(j)] = root(i)
+    best: dict[int, int] = {}
+    for index in sorted(range(count), key=lambda i: (-items[i][1], i)):
+        best.setdefault(root(index), index)
+    return sorted(best.values())

@@ -8,7 +8,11 @@ Over the independent relevant results found so far (one per owner and per story,
   assessment AND is dated, and later than every dated supporting result (both were true at their
   own dates). Anything short of that, a mix of temporal and factual refutations included, is REFUTED.
 - Both sides meet the bar: a temporal refutation (as above) still gives SUPERSEDED; otherwise the
-  side with more summed authority wins, and a tie is UNVERIFIABLE ("evidence conflicts").
+  stronger side by the same rule wins, never by summed scores (`standing`): a side with a source of
+  authority >= 0.85 beats one without (five blog posts citing each other are worth less than one AP
+  report); then more independent high-authority sources; then more independent sources of news
+  authority (>= 0.5), then more independent sources. Equal standing is UNVERIFIABLE ("evidence
+  conflicts"): two authoritative sources that disagree settle nothing.
 - Neither side meets the bar: undecided, and the next query variant runs; after the last one the
   claim is UNVERIFIABLE ("verification exhausted").
 
@@ -50,6 +54,7 @@ class Assessed:
     text: str
     title: str = ""
     published_at: str | None = None
+    domain: str = ""  # the result's site: sources that cite each other count once
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,7 @@ def boost_for(authority: float) -> float:
 def counted(results: Sequence[Assessed], stance: str) -> list[Assessed]:
     """The independent results of one stance: one per owner and per syndicated story."""
     side = [r for r in results if r.stance == stance]
-    return [side[i] for i in independent_groups([(r.owner, r.authority, r.text) for r in side])]
+    return [side[i] for i in independent_groups([(r.owner, r.authority, r.text, r.domain) for r in side])]
 
 
 def meets_bar(side: Sequence[Assessed]) -> str | None:
@@ -97,6 +102,26 @@ def meets_bar(side: Sequence[Assessed]) -> str | None:
     if len(side) >= MIN_INDEPENDENT:
         return RULE_INDEPENDENT
     return None
+
+
+def standing(side: Sequence[Assessed]) -> tuple[bool, int, int, int]:
+    """How strong one side's independent evidence is, compared tier by tier, highest tier first (no sums):
+    whether it has a source of authority >= 0.85, how many it has, how many of news authority or more,
+    how many in all."""
+    high = sum(1 for r in side if r.authority >= HIGH_AUTHORITY)
+    news = sum(1 for r in side if r.authority >= NEWS)
+    return high > 0, high, news, len(side)
+
+
+def _why_stronger(winner: Sequence[Assessed], loser: Sequence[Assessed]) -> str:
+    ours, theirs = standing(winner), standing(loser)
+    if ours[0] != theirs[0]:
+        return "a source of authority >= 0.85 stands on its own against lower-authority"
+    if ours[1] != theirs[1]:
+        return f"{ours[1]} independent high-authority sources against {theirs[1]} from"
+    if ours[2] != theirs[2]:
+        return f"{ours[2]} independent sources of news authority or more against {theirs[2]} from"
+    return f"{ours[3]} independent sources against {theirs[3]} from"
 
 
 def temporal_refutation(refuting: Sequence[Assessed], supporting: Sequence[Assessed]) -> bool:
@@ -150,17 +175,27 @@ def decide(results: Sequence[Assessed], base: float, *, exhausted: bool) -> Deci
     if refute_rule and not support_rule:
         return outcome(REFUTED, refute_rule, f"Refuted by {named(refuting)} ({refute_rule}).", refuting)
     if support_rule and refute_rule:
-        support_weight = sum(r.authority for r in supporting)
-        refute_weight = sum(r.authority for r in refuting)
-        if support_weight > refute_weight:
+        support_standing, refute_standing = standing(supporting), standing(refuting)
+        if support_standing > refute_standing:
             return outcome(
-                CONFIRMED, support_rule, f"Confirmed by {named(supporting)}; outweighs {named(refuting)}.", supporting
+                CONFIRMED,
+                support_rule,
+                f"Confirmed by {named(supporting)}; {_why_stronger(supporting, refuting)} {named(refuting)}.",
+                supporting,
             )
-        if refute_weight > support_weight:
+        if refute_standing > support_standing:
             return outcome(
-                REFUTED, refute_rule, f"Refuted by {named(refuting)}; outweighs {named(supporting)}.", refuting
+                REFUTED,
+                refute_rule,
+                f"Refuted by {named(refuting)}; {_why_stronger(refuting, supporting)} {named(supporting)}.",
+                refuting,
             )
-        return outcome(UNVERIFIABLE, "evidence conflicts", "Equally strong sources support and refute it.", ())
+        return outcome(
+            UNVERIFIABLE,
+            "evidence conflicts",
+            f"Sources of equal standing support ({named(supporting)}) and refute ({named(refuting)}) it.",
+            (),
+        )
     if not exhausted:
         return None
     if supporting or refuting:

@@ -158,10 +158,14 @@ def evidence_contradicts_itself(claim: str, passages: Sequence[str]) -> bool:
     return any(not (a & b) for i, a in enumerate(figure_sets) for b in figure_sets[i + 1 :])
 
 
-def impact_tier(claim: str, flags: set[str], question: str) -> str:
+def addresses_question(claim: str, question: str) -> bool:
+    """The claim's content words are QUESTION_OVERLAP or more in the run's question."""
     wanted = content_stems(claim)
-    addresses = bool(wanted) and len(wanted & content_stems(question)) / len(wanted) >= QUESTION_OVERLAP
-    return CRITICAL if addresses or ANOMALY in flags else LESS_CRITICAL
+    return bool(wanted) and len(wanted & content_stems(question)) / len(wanted) >= QUESTION_OVERLAP
+
+
+def impact_tier(claim: str, flags: set[str], question: str) -> str:
+    return CRITICAL if addresses_question(claim, question) or ANOMALY in flags else LESS_CRITICAL
 
 
 def fixability(claim: str, flags: set[str]) -> float:

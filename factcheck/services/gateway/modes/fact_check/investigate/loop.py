@@ -71,6 +71,7 @@ class Found:
             self.result.text,
             self.result.title,
             self.result.published_at,
+            self.domain,
         )
 
     def to_json(self, counted: set[str]) -> dict[str, Any]:
@@ -108,6 +109,7 @@ class ClaimInvestigation:
     batch: int = 0
     attempts: int = 0
     failure: str | None = None
+    dropped_results: int = 0  # malformed search result items, never evidence
 
 
 @dataclass
@@ -142,13 +144,15 @@ class Investigator:
         for number, variant in enumerate(variants, start=1):
             new: list[Found] = []
             ids: list[str] = []
+            dropped = 0
             for provider in self._providers:
                 work.searches += 1
                 try:
-                    results = await self._cache.search(provider, variant.query, self._settings.results_per_query)
+                    page = await self._cache.search(provider, variant.query, self._settings.results_per_query)
                 except SearchFailed as error:
                     raise InvestigationFailed(f"{provider.name}: {error}") from error
-                for result in results:
+                dropped += page.dropped
+                for result in page.results:
                     if result.key not in seen:
                         found = self._found(f"E{len(seen) + 1}", result)
                         seen[result.key] = found
@@ -157,7 +161,10 @@ class Investigator:
             if new:
                 await self._judge(work, new)
                 work.found.extend(new)
-            work.queries.append({"variant": variant.variant, "query": variant.query, "resultIds": ids})
+            work.queries.append(
+                {"variant": variant.variant, "query": variant.query, "resultIds": ids, "droppedResults": dropped}
+            )
+            work.dropped_results += dropped
             decision = decide([f.assessed() for f in work.found], base, exhausted=number == len(variants))
             if decision is not None:
                 work.decision = decision

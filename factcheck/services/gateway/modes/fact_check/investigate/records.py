@@ -11,6 +11,7 @@ from google.protobuf.json_format import ParseDict
 from factcheck.domain import verdict_to_proto
 from factcheck.services.gateway.modes.fact_check.investigate.decide import CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE
 from factcheck.services.gateway.modes.fact_check.investigate.flags import CRITICAL, Candidate
+from factcheck.services.gateway.modes.fact_check.investigate.impact import ImpactReassessment
 from factcheck.services.gateway.modes.fact_check.investigate.loop import FAILED, ClaimInvestigation
 from factcheck.v1 import common_pb2, investigation_pb2
 
@@ -67,10 +68,15 @@ def queued_proto(item: Mapping[str, Any]) -> investigation_pb2.QueuedClaim:
     )
 
 
-def claim_json(work: ClaimInvestigation, human_review: bool) -> dict[str, Any]:
+def claim_json(
+    work: ClaimInvestigation, human_review: bool, impact: ImpactReassessment | None = None
+) -> dict[str, Any]:
+    """The claim's stored record. A person reviews a claim that was CRITICAL when queued or once
+    re-assessed (`impact`, for a confirmed claim)."""
     candidate, decision = work.candidate, work.decision
     counted = set(decision.counted) if decision else set()
     assert decision is not None  # a resolved claim's last query always decides
+    critical = candidate.impact_tier == CRITICAL or (impact is not None and impact.tier == CRITICAL)
     return {
         **queue_json(candidate),
         "claim": candidate.claim.claim,
@@ -93,13 +99,16 @@ def claim_json(work: ClaimInvestigation, human_review: bool) -> dict[str, Any]:
             "refuting": list(decision.refuting),
         },
         "succeededVariant": work.succeeded_variant,
-        "reviewRequired": human_review and candidate.impact_tier == CRITICAL,
+        "reviewRequired": human_review and critical,
+        "reassessedImpact": {"tier": impact.tier, "reasoning": impact.reasoning} if impact else None,
+        "contradictionLinks": [],
         "searches": work.searches,
         "modelCalls": work.model_calls,
         "elapsedMs": work.elapsed_ms,
         "batch": work.batch,
         "attempts": work.attempts,
         "failure": work.failure,
+        "droppedResults": work.dropped_results,
     }
 
 
@@ -118,7 +127,33 @@ def event_proto(claim: Mapping[str, Any]) -> investigation_pb2.ClaimInvestigated
         searches=claim["searches"],
         model_calls=claim["modelCalls"],
         batch=claim["batch"],
+        dropped_results=claim.get("droppedResults", 0),
+        reassessed_impact_tier=_reassessed_tier(claim),
+        contradictions=contradiction_protos(claim),
     )
+
+
+def _reassessed_tier(claim: Mapping[str, Any]) -> investigation_pb2.ImpactTier:
+    reassessed = claim.get("reassessedImpact")
+    return tier_value(reassessed["tier"]) if reassessed else investigation_pb2.IMPACT_TIER_UNSPECIFIED
+
+
+def contradiction_protos(claim: Mapping[str, Any]) -> list[investigation_pb2.ContradictionLink]:
+    return [
+        investigation_pb2.ContradictionLink(
+            claim_id=link["claimId"],
+            role=cast(
+                investigation_pb2.ContradictionRole,
+                investigation_pb2.ContradictionRole.Value(f"CONTRADICTION_ROLE_{link['role']}"),
+            ),
+            kind=cast(
+                investigation_pb2.ContradictionKind,
+                investigation_pb2.ContradictionKind.Value(f"CONTRADICTION_KIND_{link['kind']}"),
+            ),
+            reasoning=link["reasoning"],
+        )
+        for link in claim.get("contradictionLinks", [])
+    ]
 
 
 def summary_json(claims: Sequence[Mapping[str, Any]], batches: int, search_calls: int) -> dict[str, Any]:
@@ -134,6 +169,7 @@ def summary_json(claims: Sequence[Mapping[str, Any]], batches: int, search_calls
         "modelCalls": sum(c["modelCalls"] for c in claims),
         "batches": batches,
         "failed": sum(1 for c in claims if c["decision"]["rule"] == FAILED),
+        "droppedResults": sum(c.get("droppedResults", 0) for c in claims),
     }
 
 
@@ -149,6 +185,7 @@ def summary_proto(summary: Mapping[str, Any]) -> investigation_pb2.Investigation
         model_calls=summary.get("modelCalls", 0),
         batches=summary.get("batches", 0),
         failed=summary.get("failed", 0),
+        dropped_results=summary.get("droppedResults", 0),
     )
 
 
@@ -192,11 +229,19 @@ def result_proto(
             confidence_breakdown=[investigation_pb2.ConfidenceBoost(**b) for b in decision["breakdown"]],
             succeeded_variant=claim["succeededVariant"],
             queries=[
-                investigation_pb2.InvestigationQuery(variant=q["variant"], query=q["query"], result_ids=q["resultIds"])
+                investigation_pb2.InvestigationQuery(
+                    variant=q["variant"],
+                    query=q["query"],
+                    result_ids=q["resultIds"],
+                    dropped_results=q.get("droppedResults", 0),
+                )
                 for q in claim["queries"]
             ],
             evidence=[_evidence(r) for r in claim["results"]],
             review_state=REVIEW_STATES[review_state(claim, decided)],
+            reassessed_impact_tier=_reassessed_tier(claim),
+            impact_reasoning=(claim.get("reassessedImpact") or {}).get("reasoning", ""),
+            contradictions=contradiction_protos(claim),
         )
         if decided and decided.get("reason"):
             item.review_reason = decided["reason"]
@@ -233,3 +278,43 @@ def _evidence(result: Mapping[str, Any]) -> investigation_pb2.AssessedEvidence:
         independent=result["independent"],
         provider=result["provider"],
     )
+
+
+def report_section(data: Mapping[str, Any], decisions: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """The report's Investigation section: every investigated claim's status and where it stands with
+    review. Written with the report (every review pending) and written again, from the stored decisions,
+    whenever the result is read: a decided review never reads "pending"."""
+    claims = data.get("claims", [])
+    if not claims:
+        return ""
+    decisions = decisions or {}
+    lines = ["", "", "## Investigation", ""]
+    for c in claims:
+        decision, decided = c["decision"], decisions.get(c["claimId"])
+        flags = ", ".join(c["flags"]) or "split or unverifiable vote"
+        state = review_state(c, decided)
+        status, note = decision["status"], ""
+        if state == "PENDING":
+            note = " (pending human review)"
+        elif decided is not None and state == "APPROVED":
+            note = f" (approved by human review: {decided.get('reason', '')})"
+        elif decided is not None and state == "REJECTED":
+            note = f" (rejected by human review, the first pass's verdict stands: {decided.get('reason', '')})"
+        elif decided is not None and state == "MODIFIED":
+            status = decided["status"]
+            note = f" (set by human review, proposed {decision['status']}: {decided.get('reason', '')})"
+        lines.append(
+            f"- {c['claimId']}: {status}{note}, confidence {decision['confidence']:.2f} "
+            f"(origin: {flags}). {decision['reasoning']}"
+        )
+    if decisions:
+        lines += ["", "Review decisions made after the report was written are shown in this section only."]
+    return "\n".join(lines)
+
+
+def report_text_with_decisions(text: str, data: Mapping[str, Any], decisions: Mapping[str, Mapping[str, Any]]) -> str:
+    """The stored report text with its Investigation section written again from the review decisions."""
+    written = report_section(data)
+    if not decisions or not written or not text.endswith(written):
+        return text
+    return text[: len(text) - len(written)] + report_section(data, decisions)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from factcheck.domain import ClaimConsensus
-from factcheck.services.gateway.modes.fact_check.investigate import records
+from factcheck.services.gateway.modes.fact_check.investigate import contradictions, impact, records
 from factcheck.services.gateway.modes.fact_check.investigate.decide import CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE
 from factcheck.services.gateway.modes.fact_check.investigate.flags import select_candidates
 from factcheck.services.gateway.modes.fact_check.investigate.loop import Investigator, LoopSettings, run_batches
@@ -65,7 +65,16 @@ async def investigate(run: FactCheckRun) -> None:
     claims: dict[str, dict[str, Any]] = {}
 
     async def resolved(work) -> None:
-        claim = records.claim_json(work, options.human_review)
+        decision = work.decision
+        confirming = [f.result.text for f in work.found if decision is not None and f.id in decision.supporting]
+        reassessed = impact.reassess(
+            work.candidate.claim.claim,
+            work.candidate.impact_tier,
+            decision.status if decision is not None else "",
+            confirming,
+            run.plan.question,
+        )
+        claim = records.claim_json(work, options.human_review, reassessed)
         claims[claim["claimId"]] = claim
         await run.emit("claim_investigated", records.event_proto(claim))
 
@@ -87,6 +96,10 @@ async def investigate(run: FactCheckRun) -> None:
         )
         _, batches = await run_batches(investigator, queue, options.batch_size, resolved)
     ordered = [claims[q["claimId"]] for q in queued if q["claimId"] in claims]
+    # Contradictions between the claims are resolved once both sides are known; a loser's status changes,
+    # so its outcome is reported again (the last claim_investigated of a claim is the one in force).
+    for claim_id in contradictions.resolve(ordered):
+        await run.emit("claim_investigated", records.event_proto(claims[claim_id]))
     summary = records.summary_json(ordered, batches, cache.calls)
     elapsed_ms = int((time.monotonic() - started) * 1000)
     data = {
@@ -198,20 +211,3 @@ def adjusted_consensus(consensus: Sequence[ClaimConsensus], claims: Sequence[Map
             )
         )
     return adjusted
-
-
-def report_section(data: Mapping[str, Any]) -> str:
-    """The report's Investigation section: every investigated claim's status; pending ones are marked."""
-    claims = data.get("claims", [])
-    if not claims:
-        return ""
-    lines = ["", "", "## Investigation", ""]
-    for c in claims:
-        decision = c["decision"]
-        flags = ", ".join(c["flags"]) or "split or unverifiable vote"
-        pending = " (pending human review)" if c["reviewRequired"] else ""
-        lines.append(
-            f"- {c['claimId']}: {decision['status']}{pending}, confidence {decision['confidence']:.2f} "
-            f"(origin: {flags}). {decision['reasoning']}"
-        )
-    return "\n".join(lines)
