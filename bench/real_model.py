@@ -34,8 +34,8 @@ MODEL = "llama/gemma-3-270m"
 CONTENT = "The Eiffel Tower in Paris was completed in 1889. It is about 330 metres tall."
 
 
-def settings(proxy: RecordingProxy, database_url: str) -> dict[str, str]:
-    providers = {"llama": {"base_url": proxy.base_url, "strip_prefix": True}}
+def settings(proxy: RecordingProxy, database_url: str, n_ctx: int) -> dict[str, str]:
+    providers = {"llama": {"base_url": proxy.base_url, "strip_prefix": True, "context_window": n_ctx}}
     return {
         "FACTCHECK_MODEL_PROVIDERS": json.dumps(providers),
         "FACTCHECK_DATABASE_URL": database_url,
@@ -96,7 +96,7 @@ def main() -> None:
         RecordingProxy(server.base_url) as proxy,
     ):
         database_url = f"sqlite:///{Path(folder) / 'factcheck.db'}"
-        suite = start_suite(settings(proxy, database_url))
+        suite = start_suite(settings(proxy, database_url, args.n_ctx))
         try:
             cpu_before = cpu_seconds(server.pid)
             started = time.monotonic()
@@ -131,7 +131,7 @@ def main() -> None:
     print("ledger rows (stage, prompt, completion, attempts, outcome):")
     for row in rows:
         mapping = row._mapping
-        estimated = " (estimated)" if mapping.get("estimated") else ""
+        estimated = " (estimated)" if mapping.get("usage_estimated") else ""
         print(
             f"  {mapping['stage']:<10} {mapping['prompt_tokens']:>6} {mapping['completion_tokens']:>6} "
             f"{mapping['attempts']:>3} {mapping['outcome']}{estimated}"
