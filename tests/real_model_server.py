@@ -138,6 +138,7 @@ class LlamaServer:
 
     process: subprocess.Popen
     port: int
+    command: list[str]
     output: list[str] = field(default_factory=list)
 
     @property
@@ -179,17 +180,22 @@ class LlamaServer:
             "--interrupt_requests",
             "false",
         ]
-        process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
-        )
-        server = cls(process, port)
+        server = cls(_spawn(command), port, command)
         threading.Thread(target=server._drain, daemon=True).start()
         server._wait_ready()
         return server
 
+    def restart(self) -> None:
+        """A fresh server on the same port (what it was generating is dropped); `pid` changes."""
+        self.stop()
+        self.process = _spawn(self.command)
+        threading.Thread(target=self._drain, daemon=True).start()
+        self._wait_ready()
+
     def _drain(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
+        process = self.process
+        assert process.stdout is not None
+        for line in process.stdout:
             self.output.append(line.rstrip("\n"))
             del self.output[:-200]
 
@@ -222,6 +228,10 @@ class LlamaServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def _spawn(command: list[str]) -> subprocess.Popen:
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
 
 
 # --- the recording proxy --------------------------------------------------------------------------------
