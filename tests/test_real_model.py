@@ -456,14 +456,14 @@ async def test_entailment_structured_output(gateway, proxy, database_url, mark):
         c for c in agents if (c.response_format or {}).get("type") == "json_object" and "schema" in c.response_format
     ]
     assert constrained, "no agent call reached llama.cpp in its dialect (json_object with a schema)\n" + run.describe()
-    for call in constrained:
-        if call.status != 200 or not call.delivered:
-            continue
+    answered = [c for c in constrained if c.status == 200 and c.delivered]
+    # Every grammar-constrained answer is JSON of its schema (an answer cut at its output limit is not).
+    assert answered, "no grammar-constrained answer came back\n" + run.describe()
+    for call in answered:
         try:
             jsonschema.validate(json.loads(call.text), call.response_format["schema"])
         except (ValueError, jsonschema.ValidationError) as error:
             pytest.fail(f"a grammar-constrained answer does not validate ({error}): {call.describe()}")
-    assert "entailment_item_complete" in run.kinds(), run.describe()
     assert_common(run)
 
 
