@@ -407,7 +407,8 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             except OSError:
                 closed = True
             if closed:
-                if not done.is_set():
+                # A client may close as soon as it has the finish reason, before the proxy has read the end.
+                if not done.is_set() and call.finish_reason is None:
                     call.client_closed_at = time.monotonic()
                     if upstream.sock is not None:
                         try:
