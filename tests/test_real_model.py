@@ -259,7 +259,9 @@ def assert_ledgered(run: Finished) -> None:
         for c in run.calls
         if c.generated_tokens and not (c.delivered and c.status == 200 and c.completion_tokens is not None)
     ]
-    estimated = [r for r in rows if _is_estimated(r) and r["completion_tokens"]]
+    # A call the gateway cut short never sends its trailer: its row estimates the prompt from the request's
+    # size and cannot know what the model wrote before the cut, so an estimated row may count no completion.
+    estimated = [r for r in rows if _is_estimated(r)]
     if len(estimated) < len(unreported):
         problems.append(
             f"{len(unreported)} calls generated tokens the suite never got a count of, "
@@ -421,8 +423,8 @@ async def test_council(gateway, proxy, database_url, mark):
     run = await run_to_end(gateway, request, database_url, proxy, mark)
     generate_prompts = [c.prompt for c in run.calls if classify(c.prompt) == "generate"]
     for answer in run.of_kind("response_complete"):
-        echoed = [prompt for prompt in generate_prompts if _echoes(answer.response, prompt)]
-        assert not echoed, f"an echo of the prompt accepted as a council answer: {answer.response[:200]!r}"
+        echoed = [prompt for prompt in generate_prompts if _echoes(answer.text, prompt)]
+        assert not echoed, f"an echo of the prompt accepted as a council answer: {answer.text[:200]!r}"
     assert_common(run)
 
 
