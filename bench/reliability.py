@@ -40,7 +40,6 @@ import asyncio
 import random
 import re
 import signal
-import statistics
 import tempfile
 import threading
 import time
@@ -53,7 +52,7 @@ import grpc
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from bench.reliability_owners import OwnerTally, gateways_that_stop_answering, owner_rows
+from bench.reliability_owners import OwnerTally, gateways_that_stop_answering, owner_rows, p50_max
 from bench.reliability_owners import column as owner_column
 from factcheck.security.tenants import DEFAULT_TENANT
 from factcheck.services.gateway.events import TERMINAL_EVENTS, event_key
@@ -770,12 +769,6 @@ class Report:
     owners: list[OwnerTally] = field(default_factory=list)
 
 
-def _p50_max(values: list[float]) -> str:
-    if not values:
-        return "–"
-    return f"{statistics.median(values):.2f} s / {max(values):.2f} s"
-
-
 def durable_rows(tallies: list[DurableTally]) -> list[tuple[str, list[str]]]:
     """The durable-runs table: one row per figure, one column per backend."""
 
@@ -806,8 +799,8 @@ def durable_rows(tallies: list[DurableTally]) -> list[tuple[str, list[str]]]:
         row("events lost / duplicated, store", lambda t: f"{t.store_lost} / {t.store_duplicated}"),
         row("gaps in stored seq", lambda t: t.store_gaps),
         row("repeated model calls, stored stages", lambda t: f"{t.repeated_calls} (of {t.stages_before_kill})"),
-        row("kill to claimed by a gateway, p50 / max", lambda t: _p50_max(t.claim_s)),
-        row("kill to resumed (next event), p50 / max", lambda t: _p50_max(t.resume_s)),
+        row("kill to claimed by a gateway, p50 / max", lambda t: p50_max(t.claim_s)),
+        row("kill to resumed (next event), p50 / max", lambda t: p50_max(t.resume_s)),
         row("time", lambda t: f"{t.seconds:.0f} s"),
     ]
 

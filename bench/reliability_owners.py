@@ -329,7 +329,8 @@ async def gateways_that_stop_answering(backend: str, rounds: int) -> OwnerTally:
     return tally
 
 
-def _p50_max(values: list[float]) -> str:
+def p50_max(values: list[float]) -> str:
+    """Median and maximum of durations in seconds, or a dash for none."""
     if not values:
         return "–"
     return f"{statistics.median(values):.2f} s / {max(values):.2f} s"
@@ -354,8 +355,8 @@ def owner_rows(tallies: list[OwnerTally]) -> list[tuple[str, list[str]]]:
         row("  unstored stages asked by both owners (before the pause)", lambda t: t.in_flight_at_pause),
         row("cancel-after-kill runs (default lease)", lambda t: t.cancel_runs),
         row("  correct (Cancel CANCELLED, watcher ends cancelled)", lambda t: f"{t.cancel_correct}/{t.cancel_runs}"),
-        row("  Cancel to its answer, p50 / max", lambda t: _p50_max(t.cancel_answer_s)),
-        row("  Cancel to the watcher's `cancelled`, p50 / max", lambda t: _p50_max(t.cancel_watcher_s)),
+        row("  Cancel to its answer, p50 / max", lambda t: p50_max(t.cancel_answer_s)),
+        row("  Cancel to the watcher's `cancelled`, p50 / max", lambda t: p50_max(t.cancel_watcher_s)),
         row("ledger rows / calls the fake server answered", lambda t: f"{t.ledger_rows} / {t.answered_calls}"),
         row("time", lambda t: f"{t.seconds:.0f} s"),
     ]

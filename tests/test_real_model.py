@@ -122,7 +122,12 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="module")
 def real_suite(proxy: RecordingProxy, database_url: str) -> Iterator[Suite]:
-    suite = start_suite({**provider_settings(proxy), "FACTCHECK_DATABASE_URL": database_url})
+    # Shorter answers than the defaults for the roles a small model fills to the limit (a few paragraphs of
+    # answer, a council fact-check, a synthesis): the invariants hold at any limit, and the tier stays minutes.
+    tier_limits = {
+        "FACTCHECK_MODEL_OUTPUT_TOKENS": json.dumps({"generate": 160, "council_check": 512, "synthesize": 192})
+    }
+    suite = start_suite({**provider_settings(proxy), **tier_limits, "FACTCHECK_DATABASE_URL": database_url})
     yield suite
     suite.stop()
 
