@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from factcheck.services.gateway.store import StageStore
-from factcheck.services.gateway.store.models import CitationCorrectionRow, ClaimRow
+from factcheck.services.gateway.store.models import CitationCorrectionRow, ClaimRow, ModelCallRecord
 from factcheck.services.gateway.store.store import ANY_TENANT
 from factcheck.v1 import citations_pb2, common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc
 from factcheck.v1 import entailment_pb2 as pb
@@ -210,6 +210,12 @@ async def test_a_paused_gateway_whose_run_was_taken_over_asks_no_model_again_whe
     # In flight when the owner was paused (answered to nobody), then asked by the replica that took over.
     assert asked["fake/checker-b"] == ["verify", "verify"]
     assert owner.process.poll() is None  # it stopped the run, not itself
+    # Every call a provider answered is ledgered, the woken owner's too (its commits are refused).
+    with Session(store.engine) as session:
+        query = select(ModelCallRecord.stage, ModelCallRecord.attempts, ModelCallRecord.outcome)
+        rows = session.execute(query.where(ModelCallRecord.message_id == message_id)).all()
+    served = {model: [r.kind for r in fake_models.requests_for(model)] for model in (*asked, "fake/reporter")}
+    assert sum(row.attempts for row in rows) == sum(map(len, served.values())), (rows, served)
 
 
 async def test_a_run_resumed_too_often_ends_failed_with_its_reason(start_gateway, fake_models, store):

@@ -182,15 +182,23 @@ class Run(Generic[PlanT]):
     async def _store_after(
         self, previous: asyncio.Future | None, commit: RunCommit, event, first_attempt: asyncio.Future
     ) -> None:
-        if previous is not None:
-            await previous  # the run's commits land in order; an earlier failure stops the later ones
         try:
+            if previous is not None:
+                await previous  # the run's commits land in order; an earlier failure stops the later ones
             if await first_attempt is not None:
                 await self.write(commit)  # retried (or its LeaseLost raised) now that the previous one landed
         except LeaseLost:
+            # The calls it paid for happened all the same: they are ledgered when the run stops here.
+            self.ledger.return_rows(commit.model_calls)
             self.stop_here("its commit was refused")  # its calls in flight stop now, not at its next flush
             raise
         self.events.confirm(event)
+
+    async def commits_settled(self, timeout_s: float = 5.0) -> None:
+        """Wait (at most `timeout_s`) until the run's queued commits have landed or been refused, without
+        raising what stopped them."""
+        if self._last_commit is not None:
+            await asyncio.wait([self._last_commit], timeout=timeout_s)
 
     def take_ledger(self) -> dict[str, Any]:
         """The ledger rows and cache entries to store with the next commit."""
@@ -436,10 +444,13 @@ async def execute(run: Run) -> None:
         await _end_quietly(run, _budget_spent(run, spent.reason))
     except asyncio.CancelledError:
         if run.cancel_reason is None:
-            raise  # lease lost or shutting down: the run is another gateway's (or a later start's) to finish
+            # Lease lost or shutting down: the run is another gateway's (or a later start's) to finish.
+            await _ledger_unowned_calls(run)
+            raise
         await _end_quietly(run, cancelled(run))
     except LeaseLost:
         log.warning("%s: another gateway took the run over; this one stops", run.message_id)
+        await _ledger_unowned_calls(run)
     except RunFailed as failure:
         if run.ledger.stop_reason is not None:  # it failed because its calls were refused: the budget ended it
             await _end_quietly(run, _budget_spent(run, run.ledger.stop_reason))
@@ -455,6 +466,33 @@ async def execute(run: Run) -> None:
         run.events.close()
 
 
+async def _ledger_unowned_calls(run: Run) -> None:
+    """The run stops on a gateway that no longer holds it: its commits are refused, but every call it
+    started reached (or may have reached) a provider and is part of the tenant's spending. Those rows
+    are stored without the lease's fence: they record what this gateway paid for, not the run's state,
+    and no other gateway has them (each commit hands its rows out once). Shielded: the run's task is
+    often cancelled again meanwhile (a refused commit stops it too), and that must not lose the rows."""
+    task = asyncio.ensure_future(_store_unowned_calls(run))
+    _UNOWNED_LEDGER_WRITES.add(task)
+    task.add_done_callback(_UNOWNED_LEDGER_WRITES.discard)
+    await asyncio.shield(task)
+
+
+# The writes `_ledger_unowned_calls` started (referenced until done, so none is collected mid-way).
+_UNOWNED_LEDGER_WRITES: set[asyncio.Future] = set()
+
+
+async def _store_unowned_calls(run: Run) -> None:
+    try:
+        await run.ledger.settle_calls()
+        await run.commits_settled()  # a commit refused after the run stopped hands its rows back
+        if rows := run.ledger.take_rows():
+            await asyncio.to_thread(run.store.record_model_calls, run.message_id, rows)
+            log.info("%s: ledgered %d calls of a run this gateway no longer holds", run.message_id, len(rows))
+    except Exception:  # the database is down too: the rows are lost with this process, as before
+        log.exception("%s: could not ledger the calls of a run this gateway no longer holds", run.message_id)
+
+
 async def _budget_spent(run: Run, reason: str) -> None:
     """The run's budget stopped it: PARTIAL, with the reason, keeping every stored row."""
     log.warning("%s: %s", run.message_id, reason)
@@ -468,5 +506,6 @@ async def _end_quietly(run: Run, ending) -> None:
         await ending
     except LeaseLost:
         log.warning("%s: another gateway took the run over; this one stops", run.message_id)
+        await _ledger_unowned_calls(run)
     except RunFailed:
         log.error("%s: could not store the run's end; its lease will lapse and recovery will end it", run.message_id)

@@ -18,6 +18,7 @@ import asyncio
 import dataclasses
 import re
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -178,6 +179,10 @@ class RunLedger:
         """The rows to store with the run's next commit (each is handed out once)."""
         rows, self._pending = tuple(self._pending), []
         return rows
+
+    def return_rows(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Rows taken for a commit that was refused: pending again, to be stored another way."""
+        self._pending[:0] = rows
 
     def call_started(self, method: str, model: str) -> asyncio.Future | None:
         """Note a call under way (resolve the future when it is ledgered)."""

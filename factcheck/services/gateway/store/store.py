@@ -540,6 +540,13 @@ class StageStore:
                 outcomes[index] = LeaseLost(commit.message_id)
         return outcomes
 
+    def record_model_calls(self, message_id: str, rows: Sequence[dict[str, Any]]) -> None:
+        """Ledger rows of a run outside its fenced commits: the calls a gateway paid for after it lost
+        the run (its commits are refused, its spending happened)."""
+        now = utc_now()
+        with self.engine.begin() as session:
+            session.execute(_INSERT_MODEL_CALLS, [{**row, "message_id": message_id, "created_at": now} for row in rows])
+
     def _already_committed(self, message_id: str, events, final: FinalState | None) -> bool:
         with self._sessions() as session:
             row = session.get(Message, message_id)
