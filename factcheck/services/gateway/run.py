@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("factcheck.gateway.run")
 
 PlanT = TypeVar("PlanT", bound="Plan")
+T = TypeVar("T")
 
 INTERNAL_ERROR = "The fact-check failed unexpectedly; the stages completed so far are stored."
 STORE_FAILED = "The results database stayed unavailable, so the run was stopped; stages stored before are kept."
@@ -251,22 +253,15 @@ class Run(Generic[PlanT]):
     async def _check_lease(self) -> tuple[str, float]:
         """The lease's state and the time.monotonic() its check started; retried while the database is
         unreachable (as writes are), then RunFailed."""
-        deadline = time.monotonic() + self.store_retry_budget_s
-        delay = STORE_RETRY_FIRST_DELAY_S
-        while True:
+
+        async def check() -> tuple[str, float]:
             started = time.monotonic()
-            try:
-                state = await asyncio.to_thread(
-                    self.store.check_lease, self.message_id, self.owner, self.lease_token, self.lease_s
-                )
-                return state, started
-            except (OperationalError, InterfaceError) as error:
-                if time.monotonic() + delay > deadline:
-                    self.failures.append(stage_failure("store", None, "UNAVAILABLE", first_line(error)))
-                    raise RunFailed(STORE_FAILED) from error
-                log.warning("%s: lease check failed, retrying in %.1fs: %s", self.message_id, delay, error)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, STORE_RETRY_MAX_DELAY_S)
+            state = await asyncio.to_thread(
+                self.store.check_lease, self.message_id, self.owner, self.lease_token, self.lease_s
+            )
+            return state, started
+
+        return await self._retrying("lease check", check)
 
     def stop_here(self, why: str) -> None:
         """Cancel the run's task (and so every call it has in flight), unless this is that task itself,
@@ -301,18 +296,22 @@ class Run(Generic[PlanT]):
         Every commit is idempotent (`commit_runs` recognises a commit that already landed),
         so a retry after a commit that did land never duplicates anything.
         """
+        await self._retrying("database write", lambda: self.writer.commit(commit), until_stored=until_stored)
+
+    async def _retrying(self, what: str, operation: Callable[[], Awaitable[T]], *, until_stored: bool = False) -> T:
+        """`operation`, retried with backoff while the database is unreachable or locked, for the run's
+        store_retry_budget_s (then RunFailed, the cause among its failures), or forever `until_stored`."""
         deadline = None if until_stored else time.monotonic() + self.store_retry_budget_s
         delay = STORE_RETRY_FIRST_DELAY_S
         max_delay = FINAL_WRITE_MAX_DELAY_S if until_stored else STORE_RETRY_MAX_DELAY_S
         while True:
             try:
-                await self.writer.commit(commit)
-                return
+                return await operation()
             except (OperationalError, InterfaceError) as error:
                 if deadline is not None and time.monotonic() + delay > deadline:
                     self.failures.append(stage_failure("store", None, "UNAVAILABLE", first_line(error)))
                     raise RunFailed(STORE_FAILED) from error
-                log.warning("%s: database write failed, retrying in %.1fs: %s", self.message_id, delay, error)
+                log.warning("%s: %s failed, retrying in %.1fs: %s", self.message_id, what, delay, error)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, max_delay)
 
