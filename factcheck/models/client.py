@@ -284,30 +284,25 @@ class ModelClient:
         which read only the prompt."""
         if model_id.startswith(LOCAL_PREFIX):
             return False
-        provider = model_id.split("/", 1)[0] if "/" in model_id else ""
-        override = self._settings.model_providers.get(provider) if provider else None
-        if override is not None and override.structured_outputs is not None:
-            return override.structured_outputs
-        return self._settings.model_structured_outputs
+        return self._provider_setting(_provider_of(model_id), "structured_outputs")
 
     def context_window(self, model_id: str) -> int | None:
         """The context window (tokens) of `model_id`'s provider, when the settings give one."""
         if model_id.startswith(LOCAL_PREFIX):
             return None
-        provider = model_id.split("/", 1)[0] if "/" in model_id else ""
-        override = self._settings.model_providers.get(provider) if provider else None
-        if override is not None and override.context_window is not None:
-            return override.context_window
-        return self._settings.model_context_window
+        return self._provider_setting(_provider_of(model_id), "context_window")
 
     def output_tokens(self, model_id: str, limit: OutputLimit | None) -> int:
         """The output limit a call of `model_id` with `limit` asks for (settings applied)."""
-        provider = model_id.split("/", 1)[0] if "/" in model_id else ""
-        override = self._settings.model_providers.get(provider) if provider else None
-        ceiling = self._settings.model_max_output_tokens
-        if override is not None and override.max_output_tokens is not None:
-            ceiling = override.max_output_tokens
+        ceiling = self._provider_setting(_provider_of(model_id), "max_output_tokens")
         return self._resolve_limit(limit, ceiling).max_tokens
+
+    def _provider_setting(self, provider: str, name: str) -> Any:
+        """A provider's own value of setting `name` (its FACTCHECK_MODEL_PROVIDERS entry), else the
+        global FACTCHECK_MODEL_<NAME>."""
+        override = self._settings.model_providers.get(provider) if provider else None
+        value = getattr(override, name) if override is not None else None
+        return value if value is not None else getattr(self._settings, f"model_{name}")
 
     def prompt_budget(self, model_id: str, limit: OutputLimit | None) -> int | None:
         """The most prompt tokens (by `limits.estimate_tokens`) a call of `model_id` should send, so
@@ -513,18 +508,12 @@ class ModelClient:
     def _asks_stream_usage(self, provider: str) -> bool:
         if provider in self._stream_usage:
             return self._stream_usage[provider]
-        override = self._settings.model_providers.get(provider)
-        if override is not None and override.stream_usage is not None:
-            return override.stream_usage
-        return self._settings.model_stream_usage
+        return self._provider_setting(provider, "stream_usage")
 
     def _structured_output_format(self, provider: str) -> StructuredOutputFormat:
         if provider in self._formats:
             return self._formats[provider]
-        override = self._settings.model_providers.get(provider)
-        if override is not None and override.structured_output_format is not None:
-            return override.structured_output_format
-        return self._settings.model_structured_output_format
+        return self._provider_setting(provider, "structured_output_format")
 
     def _learn_refusal(
         self, provider: str, field_name: str, payload: dict[str, Any], form: StructuredOutputFormat | None
@@ -815,7 +804,7 @@ class ModelClient:
 
     def _endpoint_for(self, model_id: str) -> _Endpoint:
         """The provider override for the id's prefix, else the default endpoint."""
-        provider = model_id.split("/", 1)[0] if "/" in model_id else ""
+        provider = _provider_of(model_id)
         override = self._settings.model_providers.get(provider) if provider else None
         base_url: str | None
         max_output_tokens = self._settings.model_max_output_tokens
@@ -1251,3 +1240,8 @@ def _log_call(model_id: str, prompt: str, stats: _CallStats, latency_ms: int) ->
         len(prompt),
         stats.finish_reason or "-",
     )
+
+
+def _provider_of(model_id: str) -> str:
+    """The provider prefix of a model id (the part before '/'), or "" for an id without one."""
+    return model_id.split("/", 1)[0] if "/" in model_id else ""
