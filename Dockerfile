@@ -1,6 +1,6 @@
 # One image for the whole suite; the command picks the service:
 #   factcheck-gateway | factcheck-gateway migrate | factcheck-extractor | factcheck-checker | factcheck-reporter
-# Health checks use `python -m factcheck.healthcheck HOST:PORT` (it speaks TLS when FACTCHECK_TLS is on).
+# Health checks use `python -m factcheck.kit.healthcheck HOST:PORT` (it speaks TLS when FACTCHECK_TLS is on).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -60,7 +60,7 @@ def retrieval_table(results: list[dict]) -> str:
     notes = [
         "",
         "Query: one claim through the Retriever (store candidates, BM25 over the pool, top 3), 300 claims, "
-        "3 passes: median pass (lowest–highest). Load: `bulk_load` (factcheck/services/gateway/knowledge/bulk.py). "
+        "3 passes: median pass (lowest–highest). Load: `bulk_load` (services/gateway/factcheck_gateway/knowledge/bulk.py). "
         "1M passages: `python -m bench --million` or `python -m bench.retrieval --million`.",
         "",
         *(f"- {line}" for line in retrieval.growth(results)),

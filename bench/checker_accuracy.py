@@ -181,7 +181,7 @@ def binary_scores(gold: Sequence[bool], predicted: Sequence[bool], ranking: Sequ
 def roc_auc(gold: Sequence[bool], ranking: Sequence[float]) -> float | None:
     """P(a random supported item ranks above a random unsupported one), ties counting half, in
     percent (the Mann-Whitney U statistic); None without both kinds of item."""
-    from factcheck.services.gateway.modes.council.aggregate import mid_ranks
+    from factcheck_gateway.modes.council.aggregate import mid_ranks
 
     ranks = mid_ranks([-value for value in ranking])  # rank 1 for the lowest; ties share their mean rank
     positives = sum(gold)
@@ -242,7 +242,7 @@ def expected_calibration_error(gold: Sequence[str], verdicts: Sequence[str], pro
 
 def word_overlap(claim: str, evidence: str) -> float:
     """Share of the claim's distinct non-stopword words that occur in the evidence."""
-    from factcheck.engines.sentences import STOPWORDS
+    from factcheck.text.sentences import STOPWORDS
 
     words = {w for w in _WORD.findall(claim.lower()) if w not in STOPWORDS}
     return len(words & set(_WORD.findall(evidence.lower()))) / len(words) if words else 0.0
@@ -343,9 +343,9 @@ def model_size_mb() -> float:
 
 
 def _speed_prompts(pairs: Sequence[StancePair]) -> list[str]:
-    from factcheck.domain import ExtractedClaim
-    from factcheck.services.checker.prompts import build_verification_prompt
+    from factcheck.core.domain import ExtractedClaim
     from factcheck.v1 import common_pb2
+    from factcheck_checker.verification_prompts import build_verification_prompt
 
     evidence_by_claim: dict[str, list[str]] = {}
     for pair in pairs:

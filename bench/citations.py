@@ -5,14 +5,14 @@
    verifier behind local/checker was fitted on the train split: the headline is the held-out test split).
    Each claim is checked once with all its evidence passages as the run's pool, through the code a run
    uses: the verification prompt with the SUPPORT section, `local/checker`'s answer, the parser, the
-   verbatim-quote check (factcheck/services/checker/citations.py) and the per-checker tier rules
-   (factcheck/services/checker/support.py). A claim's primary citation is its first kept citation when its tier
+   verbatim-quote check (services/checker/factcheck_checker/citations.py) and the per-checker tier rules
+   (services/checker/factcheck_checker/support.py). A claim's primary citation is its first kept citation when its tier
    is SUPPORTED or PARTIAL. Precision: the share of primary citations whose quote occurs verbatim in
    the cited passage (by construction: the figure checks it) and whose passage supports the claim
    (gold stance completely-support or partially-support; "strict": completely-support only).
    Baseline: cite, for every claim, the passage with the highest word overlap with the claim.
 2. The correction pass over the same pools (`local/checker` answering the review prompt, checked by
-   factcheck/services/checker/review.py): how often each correction type fires, and for REPLACE whether the new
+   services/checker/factcheck_checker/review.py): how often each correction type fires, and for REPLACE whether the new
    passage supports the claim better than the old one (gold stances), and precision after corrections.
 3. Numeric QA on the generated set (bench/numeric_qa_set.py, 620 items): claim → numeric profile (entity)
    → `answer_from_text` on the passage → `verify_answers`; precision and recall of `match`, per variant.
@@ -31,17 +31,17 @@ from dataclasses import dataclass
 
 from bench import numeric_qa_set
 from bench.checker_accuracy import STANCE_FILE, DataMissingError, data_dir, is_test_claim, word_overlap
-from factcheck.claim_profile import numeric_profile
-from factcheck.domain import ExtractedClaim
+from factcheck.core.claim_profile import numeric_profile
+from factcheck.core.domain import ExtractedClaim
+from factcheck.core.numeric_qa import answer_from_text, verify_answers
 from factcheck.engines import checker as local_checker
-from factcheck.engines.numbers import compare_figures, figure_of, find_quantities
-from factcheck.numeric_qa import answer_from_text, verify_answers
-from factcheck.services.checker.citations import resolve_citations
-from factcheck.services.checker.prompts import build_verification_prompt
-from factcheck.services.checker.review import build_review_prompt, check_review, parse_review
-from factcheck.services.checker.support import claim_supports, support_section
-from factcheck.services.checker.verifications import parse_verifications
+from factcheck.text.numbers import compare_figures, figure_of, find_quantities
 from factcheck.v1 import citations_pb2, common_pb2
+from factcheck_checker.citations import resolve_citations
+from factcheck_checker.review import build_review_prompt, check_review, parse_review
+from factcheck_checker.support import claim_supports, support_section
+from factcheck_checker.verification_prompts import build_verification_prompt
+from factcheck_checker.verifications import parse_verifications
 
 SUPPORTING = {"completely-support", "partially-support"}
 MAX_PASSAGES_PER_CLAIM = 10

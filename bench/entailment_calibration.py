@@ -7,7 +7,7 @@ completely-support -> VERIFIED, refute -> DISPUTED, partially-support and irrele
 
 Systems, each pair one claim against one passage:
 - entailment agents: the four local/entailment agents through the same runner, rules and
-  aggregation as CheckerService's ENTAILMENT_AGENTS strategy (factcheck.entailment_item with
+  aggregation as CheckerService's ENTAILMENT_AGENTS strategy (factcheck.core.entailment_agents with
   run_agent on the model client), mapped SUPPORTED -> VERIFIED, CONTRADICTED -> DISPUTED,
   NOT ENOUGH INFO -> UNVERIFIABLE. The source type is the same for every pair ("web page
   retrieved as evidence"): reliability never decides a verdict anyway.
@@ -56,13 +56,13 @@ class Judged:
 
 
 async def agent_judgements(pairs: Sequence[StancePair]) -> list[Judged]:
-    from factcheck.entailment import verdict_name
-    from factcheck.entailment_item import AgentFailed, AgentModels, judge_item
+    from factcheck.core.entailment_agents import AgentFailed, AgentModels, judge_item
+    from factcheck.core.entailment_rules import verdict_name
+    from factcheck.kit.settings import Settings
     from factcheck.models.client import ModelClient
     from factcheck.models.errors import ModelError
-    from factcheck.services.checker.entailment.agents import run_agent
-    from factcheck.settings import Settings
     from factcheck.v1 import entailment_pb2 as pb
+    from factcheck_checker.entailment.agents import run_agent
 
     models = AgentModels(*(MODEL,) * 4)
     slots = asyncio.Semaphore(CONCURRENCY)

@@ -38,11 +38,11 @@ from typing import Any
 import grpc
 
 from bench.data import read_jsonl
-from factcheck.services.gateway.knowledge.bulk import bulk_load
-from factcheck.services.gateway.knowledge.store import SourceDocument
-from factcheck.services.gateway.store.migrate import upgrade_database
-from factcheck.services.gateway.store.store import StageStore
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, investigation_pb2
+from factcheck_gateway.knowledge.bulk import bulk_load
+from factcheck_gateway.knowledge.passage_store import SourceDocument
+from factcheck_gateway.store.migrate import upgrade_database
+from factcheck_gateway.store.stage_store import StageStore
 from tests.fake_model_server import FakeModelServer
 from tests.inprocess import inprocess_settings, serve_everything
 

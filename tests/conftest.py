@@ -18,8 +18,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from factcheck.services.gateway.store import StageStore, upgrade_database
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.store import StageStore, upgrade_database
 from tests.fake_model_server import FakeModelServer
 from tests.processes import Suite, start_suite
 

@@ -1,5 +1,5 @@
 """Every factcheck service on one in-process grpc.aio server, built as the real servers are
-(`factcheck.server.new_server`: options, interceptors, health), for tests that need every RPC
+(`factcheck.kit.server.new_server`: options, interceptors, health), for tests that need every RPC
 on a given database without starting processes."""
 
 from __future__ import annotations
@@ -11,26 +11,10 @@ from dataclasses import dataclass
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from factcheck.health_servicer import HealthServicer
+from factcheck.kit.health_servicer import HealthServicer
+from factcheck.kit.server import add_port, new_server
+from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
-from factcheck.server import add_port, new_server
-from factcheck.services.checker.service import CheckerService
-from factcheck.services.extractor.service import ExtractorService
-from factcheck.services.gateway.claims.service import ClaimsService
-from factcheck.services.gateway.claims.store import ClaimsStore
-from factcheck.services.gateway.database_gate import DatabaseGate
-from factcheck.services.gateway.knowledge.retrieval import Retriever
-from factcheck.services.gateway.knowledge.service import KnowledgeService
-from factcheck.services.gateway.knowledge.store import KnowledgeStore
-from factcheck.services.gateway.ledger.service import UsageService
-from factcheck.services.gateway.main import start_fact_check_service
-from factcheck.services.gateway.reviews.service import ReviewService
-from factcheck.services.gateway.reviews.store import ReviewStore
-from factcheck.services.gateway.run import Downstream
-from factcheck.services.gateway.service import FactCheckService
-from factcheck.services.gateway.store.store import StageStore
-from factcheck.services.reporter.service import ReporterService
-from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2_grpc,
     citations_pb2_grpc,
@@ -41,6 +25,22 @@ from factcheck.v1 import (
     reporter_pb2_grpc,
     usage_pb2_grpc,
 )
+from factcheck_checker.checker_service import CheckerService
+from factcheck_extractor.extractor_service import ExtractorService
+from factcheck_gateway.claims.claim_store import ClaimsStore
+from factcheck_gateway.knowledge.passage_store import KnowledgeStore
+from factcheck_gateway.knowledge.retrieval import Retriever
+from factcheck_gateway.main import start_fact_check_service
+from factcheck_gateway.reviews.review_store import ReviewStore
+from factcheck_gateway.runs.database_gate import DatabaseGate
+from factcheck_gateway.runs.run import Downstream
+from factcheck_gateway.servicers.claims import ClaimsService
+from factcheck_gateway.servicers.fact_check import FactCheckService
+from factcheck_gateway.servicers.knowledge import KnowledgeService
+from factcheck_gateway.servicers.reviews import ReviewService
+from factcheck_gateway.servicers.usage import UsageService
+from factcheck_gateway.store.stage_store import StageStore
+from factcheck_reporter.reporter_service import ReporterService
 
 SERVICE_NAMES = (
     "factcheck.v1.FactCheckService",

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from factcheck.answer_echo import instruction_lines, repeats_prompt
-from factcheck.domain import ClaimConsensus, ClaimVerification
-from factcheck.services.checker.council_prompts import COUNCIL_CHECK_INSTRUCTIONS, build_council_check_prompt
-from factcheck.services.extractor.claims import says_no_claims
-from factcheck.services.extractor.prompts import (
+from factcheck.core.domain import ClaimConsensus, ClaimVerification
+from factcheck.text.answer_echo import instruction_lines, repeats_prompt
+from factcheck.v1 import council_pb2
+from factcheck_checker.council_prompts import COUNCIL_CHECK_INSTRUCTIONS, build_council_check_prompt
+from factcheck_extractor.claims import says_no_claims
+from factcheck_extractor.extraction_prompts import (
     EXTRACTION_INSTRUCTIONS,
     GENERATE_INSTRUCTIONS,
     build_extraction_prompt,
     build_generate_prompt,
 )
-from factcheck.services.reporter.prompts import REPORT_INSTRUCTIONS, build_report_prompt
-from factcheck.services.reporter.report import parse_reliability_score, report_problem
-from factcheck.v1 import council_pb2
+from factcheck_reporter.report import parse_reliability_score, report_problem
+from factcheck_reporter.report_prompts import REPORT_INSTRUCTIONS, build_report_prompt
 from tests.fake_model_server import council_answer, report_text
 from tests.test_parsers import SPEC_EXTRACTION
 

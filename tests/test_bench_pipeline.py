@@ -45,19 +45,24 @@ def test_profile_summary_by_library_own_time_and_project_functions(tmp_path):
     profile = tmp_path / "profile.txt"
     commit = (
         "process 1:python;thread (0x1);_worker (concurrent/futures/thread.py:83);"
-        "Run._commit (factcheck/services/gateway/pipeline.py:183);"
-        "StageStore.commit_run (factcheck/services/gateway/store/store.py:446);"
+        "Run._commit (services/gateway/factcheck_gateway/pipeline.py:183);"
+        "StageStore.commit_run (services/gateway/factcheck_gateway/store/stage_store.py:446);"
         "DefaultDialect.do_execute (/v/lib/python3.11/site-packages/sqlalchemy/engine/default.py:924)"
     )
-    loop = "process 1:python;thread (0x2);main (factcheck/services/gateway/main.py:120);select (selectors.py:468)"
+    loop = (
+        "process 1:python;thread (0x2);main (services/gateway/factcheck_gateway/main.py:120);select (selectors.py:468)"
+    )
     profile.write_text(f"{commit} 6\n{loop} 4\nnot a sample line\n")
     summary = pipeline.summarise_profile(profile)
     assert summary.samples == 10
-    assert dict(summary.groups) == {"database: SQLAlchemy": 0.6, "gateway code (factcheck/services/gateway)": 0.4}
+    assert dict(summary.groups) == {
+        "database: SQLAlchemy": 0.6,
+        "gateway code (services/gateway/factcheck_gateway)": 0.4,
+    }
     assert summary.own[0] == ("DefaultDialect.do_execute (sqlalchemy/engine/default.py)", 0.6)
     project = dict(summary.project)
-    assert project["Run._commit (factcheck/services/gateway/pipeline.py)"] == 0.6
-    assert project["main (factcheck/services/gateway/main.py)"] == 0.4
+    assert project["Run._commit (services/gateway/factcheck_gateway/pipeline.py)"] == 0.6
+    assert project["main (services/gateway/factcheck_gateway/main.py)"] == 0.4
     assert dict(summary.threads) == {"worker threads (asyncio.to_thread)": 0.6, "other threads": 0.4}
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from factcheck.services.gateway.store.ledger import LedgerStore
-from factcheck.services.gateway.store.store import StageStore
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc, usage_pb2
+from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.store.stage_store import StageStore
 from tests.conftest import content_request, kinds, payload
 from tests.inprocess import inprocess_settings, serve_everything
 from tests.test_council_e2e import council_request, script_answers

@@ -8,11 +8,11 @@ import grpc
 import pytest
 from sqlalchemy import text
 
-from factcheck import prompt_versions
+from factcheck.core import prompt_versions
 from factcheck.engines import nli_model
-from factcheck.services.gateway.store.ledger import LedgerStore
-from factcheck.services.gateway.store.store import StageStore
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, usage_pb2, usage_pb2_grpc
+from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.store.stage_store import StageStore
 from tests.conftest import CONTENT, content_request, kinds, payload
 from tests.fake_model_server import claim_ids_in_verify_prompt
 from tests.inprocess import inprocess_settings, serve_everything

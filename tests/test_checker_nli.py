@@ -14,7 +14,7 @@ from typing import cast
 import pytest
 from pydantic import ValidationError
 
-from factcheck.domain import ExtractedClaim
+from factcheck.core.domain import ExtractedClaim
 from factcheck.engines import (
     checker,
     checker_lexical,
@@ -27,16 +27,16 @@ from factcheck.engines import (
 )
 from factcheck.engines.evidence_windows import claim_windows
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge
+from factcheck.kit.settings import Settings, get_settings
 from factcheck.models.client import ModelClient
-from factcheck.services.checker.assessment import build_assessment_prompt
-from factcheck.services.checker.council_prompts import build_council_check_prompt
-from factcheck.services.checker.entailment.prompts import judge_prompt
-from factcheck.services.checker.prompts import build_verification_prompt
-from factcheck.services.checker.review import build_review_prompt
-from factcheck.services.checker.verifications import parse_verifications
-from factcheck.settings import Settings, get_settings
 from factcheck.v1 import citations_pb2, common_pb2, council_pb2
 from factcheck.v1 import entailment_pb2 as entailment_pb
+from factcheck_checker.assessment import build_assessment_prompt
+from factcheck_checker.council_prompts import build_council_check_prompt
+from factcheck_checker.entailment.agent_prompts import judge_prompt
+from factcheck_checker.review import build_review_prompt
+from factcheck_checker.verification_prompts import build_verification_prompt
+from factcheck_checker.verifications import parse_verifications
 
 EIFFEL = (
     "The Eiffel Tower is a wrought-iron lattice tower in Paris. It is 330 metres tall. "
@@ -99,11 +99,11 @@ def test_a_process_that_judges_no_claim_against_a_passage_never_loads_the_runtim
     answering prompts whose claims have no passages, loads neither onnxruntime nor tokenizers."""
     code = (
         "import sys\n"
-        "import factcheck.engines, factcheck.services.checker.main, factcheck.services.checker.service\n"
+        "import factcheck.engines, factcheck_checker.main, factcheck_checker.checker_service\n"
         "from factcheck.engines import checker, checker_nli, council_checker, investigator, citation_review\n"
         "from factcheck.engines import entailment, judges, nli_judge, nli_model\n"
-        "from factcheck.domain import ExtractedClaim\n"
-        "from factcheck.services.checker.prompts import build_verification_prompt\n"
+        "from factcheck.core.domain import ExtractedClaim\n"
+        "from factcheck_checker.verification_prompts import build_verification_prompt\n"
         "claim = ExtractedClaim('claim_1', 'The tower is 330 metres tall.', 'ctx', 'STATISTIC')\n"
         "answer = checker.answer(build_verification_prompt([claim], 'The tower is 330 metres tall.'))\n"
         "assert 'VERIFICATION claim_1: UNVERIFIABLE' in answer, answer\n"

@@ -8,7 +8,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from factcheck.cli.html import render_page
-from factcheck.services.gateway.store.models import (
+from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.store.models import (
     CitationCorrectionRow,
     CitationRow,
     ClaimRow,
@@ -16,8 +17,7 @@ from factcheck.services.gateway.store.models import (
     NumericClaimRow,
     VerificationSummaryRow,
 )
-from factcheck.services.gateway.store.store import StageStore
-from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.store.stage_store import StageStore
 from tests.inprocess import inprocess_settings, serve_everything
 
 SOURCES = [

@@ -8,17 +8,17 @@ import math
 
 import pytest
 
-from factcheck.claim_profile import confidence_level, numeric_profile
-from factcheck.domain import Citation, ClaimVerification
-from factcheck.engines.numbers import compare_figures, find_derivation, main_figure, normalise_figure
-from factcheck.numeric_qa import answer_from_text, verify_answers
-from factcheck.services.checker.review import check_review, parse_review
-from factcheck.services.checker.support import claim_supports
-from factcheck.services.checker.verifications import parse_verifications
-from factcheck.services.extractor.profiles import read_detail_lines
-from factcheck.services.gateway.claims.tiers import Vote, decide_tier
-from factcheck.services.gateway.modes.fact_check.citations import summarise
+from factcheck.core.claim_profile import confidence_level, numeric_profile
+from factcheck.core.domain import Citation, ClaimVerification
+from factcheck.core.numeric_qa import answer_from_text, verify_answers
+from factcheck.text.numbers import compare_figures, find_derivation, main_figure, normalise_figure
 from factcheck.v1 import citations_pb2, common_pb2
+from factcheck_checker.review import check_review, parse_review
+from factcheck_checker.support import claim_supports
+from factcheck_checker.verifications import parse_verifications
+from factcheck_extractor.profiles import read_detail_lines
+from factcheck_gateway.claims.tiers import Vote, decide_tier
+from factcheck_gateway.modes.fact_check.citations import summarise
 
 # --- the normaliser ----------------------------------------------------------------------------------------
 

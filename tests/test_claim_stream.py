@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factcheck.engines.extractor import answer as local_extractor_answer
-from factcheck.services.extractor.claims import ClaimStream, locate_claims, parse_claims
-from factcheck.services.extractor.prompts import build_extraction_prompt
+from factcheck_extractor.claims import ClaimStream, locate_claims, parse_claims
+from factcheck_extractor.extraction_prompts import build_extraction_prompt
 from tests.fake_model_server import extraction_text
 
 CONTENT = (

@@ -235,7 +235,7 @@ def test_content_is_titled_by_its_subject_not_the_default_question(factcheck, fa
 
 
 def test_the_default_database_is_in_the_users_data_directory(monkeypatch, tmp_path):
-    from factcheck.settings import Settings
+    from factcheck.kit.settings import Settings
 
     for name in ("FACTCHECK_DATABASE_URL", "FACTCHECK_DATA_DIR"):
         monkeypatch.delenv(name, raising=False)

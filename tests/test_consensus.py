@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from factcheck.domain import ClaimVerification, ExtractedClaim
-from factcheck.services.gateway.consensus import MISSING_EVIDENCE, calculate_consensus
+from factcheck.core.domain import ClaimVerification, ExtractedClaim
+from factcheck_gateway.consensus import MISSING_EVIDENCE, calculate_consensus
 
 CLAIM = ExtractedClaim(id="claim_1", claim="ARPANET launched in 1969", context="ARPANET launched in 1969.", type="DATE")
 

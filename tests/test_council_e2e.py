@@ -8,9 +8,9 @@ import functools
 import grpc
 import pytest
 
-from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.services.gateway.modes.council.stages import response_labels
+from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import council_pb2, factcheck_pb2
+from factcheck_gateway.modes.council.stages import response_labels
 from tests import conftest
 from tests.conftest import CHECKERS, kinds, payload, run_events
 from tests.fake_model_server import council_answer, council_labels_in_prompt, fail, reply

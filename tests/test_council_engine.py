@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from factcheck.council_taxonomy import (
+from factcheck.core.council_taxonomy import (
     CLAIMS_HEADER,
     ERROR_TYPE_NAMES,
     error_type_from_name,
@@ -18,11 +18,11 @@ from factcheck.engines.checker import answer as local_checker
 from factcheck.engines.generator import NO_SOURCES_MESSAGE
 from factcheck.engines.generator import answer as local_generator
 from factcheck.engines.reporter import answer as local_reporter
-from factcheck.services.checker.council_prompts import build_council_check_prompt
-from factcheck.services.checker.council_summary import NO_SUMMARY_WARNING, parse_council_check
-from factcheck.services.gateway.modes.council.aggregate import AggregateResponse, compute_aggregate, kendall_w
-from factcheck.services.reporter.prompts import build_synthesis_prompt
 from factcheck.v1 import common_pb2, council_pb2
+from factcheck_checker.council_prompts import build_council_check_prompt
+from factcheck_checker.council_summary import NO_SUMMARY_WARNING, parse_council_check
+from factcheck_gateway.modes.council.aggregate import AggregateResponse, compute_aggregate, kendall_w
+from factcheck_reporter.report_prompts import build_synthesis_prompt
 
 A, B, C = "Response A", "Response B", "Response C"
 LABELS = [A, B, C]

@@ -18,14 +18,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from factcheck.council_taxonomy import response_label
+from factcheck.core.council_taxonomy import response_label
+from factcheck.kit.server import new_server
+from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
-from factcheck.server import new_server
-from factcheck.services.checker.council_prompts import build_council_check_prompt
-from factcheck.services.checker.council_summary import parse_council_check
-from factcheck.services.checker.service import CheckerService
-from factcheck.settings import Settings
 from factcheck.v1 import checker_pb2_grpc, council_pb2
+from factcheck_checker.checker_service import CheckerService
+from factcheck_checker.council_prompts import build_council_check_prompt
+from factcheck_checker.council_summary import parse_council_check
 from tests.fake_model_server import FakeModelServer, council_answer, reply
 
 RATINGS = ["ACCURATE", "MOSTLY ACCURATE", "MIXED", "MOSTLY INACCURATE", "INACCURATE"]

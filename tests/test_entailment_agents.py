@@ -12,21 +12,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from factcheck.entailment import (
+from factcheck.core.entailment_agents import AgentFailed, AgentModels, judge_item
+from factcheck.core.entailment_rules import (
     LOW_RELIABILITY_NOTE,
     RELIABILITY_NOTE,
     accepted_audit,
     aggregate,
     final_json,
 )
-from factcheck.entailment_item import AgentFailed, AgentModels, judge_item
+from factcheck.kit.server import new_server
+from factcheck.kit.settings import ProviderOverride, Settings
 from factcheck.models.client import ModelClient
-from factcheck.server import new_server
-from factcheck.services.checker.entailment.rules import agent_output
-from factcheck.services.checker.service import CheckerService
-from factcheck.settings import ProviderOverride, Settings
 from factcheck.v1 import checker_pb2_grpc
 from factcheck.v1 import entailment_pb2 as pb
+from factcheck_checker.checker_service import CheckerService
+from factcheck_checker.entailment.rules import agent_output
 from tests.fake_model_server import FakeModelServer, fail, reply
 
 CLAIM = "The vaccine prevented all infections in the trial."

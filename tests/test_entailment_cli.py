@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from factcheck.entailment import LOW_RELIABILITY_NOTE, RELIABILITY_NOTE
+from factcheck.core.entailment_rules import LOW_RELIABILITY_NOTE, RELIABILITY_NOTE
 from tests.conftest import suite_environment
 from tests.fake_model_server import classify, default_answer, reply
 from tests.processes import start_suite

@@ -8,14 +8,14 @@ import json
 import pytest
 
 from factcheck.engines import entailment as engine
-from factcheck.services.checker.entailment.prompts import (
+from factcheck.v1 import entailment_pb2 as pb
+from factcheck_checker.entailment.agent_prompts import (
     auditor_prompt,
     extractor_prompt,
     judge_prompt,
     reliability_prompt,
 )
-from factcheck.services.checker.entailment.rules import agent_output
-from factcheck.v1 import entailment_pb2 as pb
+from factcheck_checker.entailment.rules import agent_output
 
 EXCERPT = (
     "The museum opened in 1887 in the old customs house.\nIt holds about 4,000 paintings. Parking is free on Sundays."

@@ -8,13 +8,13 @@ import itertools
 
 import pytest
 
-from factcheck.entailment import aggregate
-from factcheck.entailment_item import AgentFailed, AgentModels, judge_item
+from factcheck.core.entailment_agents import AgentFailed, AgentModels, judge_item
+from factcheck.core.entailment_rules import aggregate
+from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelError
-from factcheck.services.checker.entailment.agents import run_agent
-from factcheck.settings import Settings
 from factcheck.v1 import entailment_pb2 as pb
+from factcheck_checker.entailment.agents import run_agent
 from tests.fake_model_server import FakeModelServer, default_reply, fail, reply
 
 CLAIM = "Lake Zorvath freezes over every winter."

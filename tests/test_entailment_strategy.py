@@ -10,13 +10,13 @@ import json
 import grpc
 import pytest
 
+from factcheck.kit.server import new_server
+from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
-from factcheck.server import new_server
-from factcheck.services.checker.entailment.strategy import confidence_band
-from factcheck.services.checker.service import CheckerService
-from factcheck.settings import Settings
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, factcheck_pb2, factcheck_pb2_grpc
 from factcheck.v1 import entailment_pb2 as pb
+from factcheck_checker.checker_service import CheckerService
+from factcheck_checker.entailment.strategy import confidence_band
 from tests.conftest import content_request, payload, run_events
 from tests.fake_model_server import FakeModelServer, classify, default_answer, fail, reply
 from tests.inprocess import inprocess_settings, serve_everything

@@ -22,7 +22,7 @@ from grpc_status import rpc_status
 from hypothesis import given
 from hypothesis import strategies as st
 
-from factcheck.errors import (
+from factcheck.kit.errors import (
     DOMAIN,
     FailedPrecondition,
     InvalidArgument,
@@ -34,6 +34,9 @@ from factcheck.errors import (
     error_info_of,
     from_model_error,
 )
+from factcheck.kit.rpc import is_model_id
+from factcheck.kit.server import new_server
+from factcheck.kit.settings import Settings
 from factcheck.models.errors import (
     ModelMalformedResponseError,
     ModelNotConfiguredError,
@@ -41,11 +44,7 @@ from factcheck.models.errors import (
     ModelRateLimitedError,
     ModelTimeoutError,
 )
-from factcheck.rpc import is_model_id
-from factcheck.server import new_server
-from factcheck.services.gateway.store_calls import call_store
-from factcheck.settings import Settings
-from factcheck.text_safety import excerpt, has_unsafe_characters
+from factcheck.text.text_safety import excerpt, has_unsafe_characters
 from factcheck.v1 import (
     council_pb2,
     extractor_pb2,
@@ -57,6 +56,7 @@ from factcheck.v1 import (
     reporter_pb2,
     reporter_pb2_grpc,
 )
+from factcheck_gateway.runs.database_calls import call_store
 from tests.conftest import content_request
 from tests.fake_model_server import FakeModelServer, fail
 from tests.inprocess import inprocess_settings, serve_everything
@@ -211,7 +211,7 @@ class _Rollback(Exception):
 async def test_a_lost_race_is_retried_then_aborted_not_unavailable():
     from sqlalchemy.exc import IntegrityError, OperationalError
 
-    from factcheck.errors import Aborted
+    from factcheck.kit.errors import Aborted
 
     attempts = []
 

@@ -15,9 +15,9 @@ import time
 import grpc
 import pytest
 
-from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.services.gateway.run import STORE_FAILED
+from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.runs.run import STORE_FAILED
 from tests.conftest import CHECKERS, content_request, kinds, payload, run_events, suite_environment
 from tests.fake_model_server import FakeModelServer, delay, plain, raw_bytes, reply
 from tests.processes import start_service, start_suite
@@ -45,7 +45,7 @@ def suite(fake_models, database):
 
 @pytest.fixture
 def store(database):
-    from factcheck.services.gateway.store import StageStore
+    from factcheck_gateway.store import StageStore
 
     stage_store = StageStore(f"sqlite:///{database}")
     yield stage_store

@@ -4,7 +4,7 @@ by the model in every decoration, moves no verdict, adds no claim and changes no
 Property tests (hypothesis) run through the real services (processes, over gRPC) with the
 scripted fake model on loopback: the fake model reads the content out of the prompt it
 receives and quotes its lines back, decorated, at places chosen by hypothesis, inside an
-otherwise valid answer. The rules are those of factcheck/protocol_lines.py.
+otherwise valid answer. The rules are those of factcheck/text/protocol_lines.py.
 """
 
 from __future__ import annotations
@@ -17,10 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from factcheck.domain import VERDICTS, ClaimConsensus, ClaimVerification, ExtractedClaim, verdict_from_proto
-from factcheck.services.checker.verifications import parse_verifications
-from factcheck.services.extractor.claims import parse_claims
-from factcheck.services.reporter.report import parse_reliability_score
+from factcheck.core.domain import VERDICTS, ClaimConsensus, ClaimVerification, ExtractedClaim, verdict_from_proto
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,
@@ -30,6 +27,9 @@ from factcheck.v1 import (
     reporter_pb2,
     reporter_pb2_grpc,
 )
+from factcheck_checker.verifications import parse_verifications
+from factcheck_extractor.claims import parse_claims
+from factcheck_reporter.report import parse_reliability_score
 from tests.fake_model_server import FakeModelServer, reply
 from tests.processes import start_services, stop_services
 

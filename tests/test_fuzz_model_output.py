@@ -30,7 +30,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
+from factcheck.core.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,

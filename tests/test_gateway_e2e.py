@@ -9,7 +9,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from factcheck.security.tenants import DEFAULT_TENANT
+from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
 from tests import conftest
 from tests.conftest import CHECKERS, CONTENT, FULL_SEQUENCE, content_request, kinds, payload, run_events

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from factcheck.services.gateway.modes.fact_check.investigate import authority, decide
-from factcheck.services.gateway.modes.fact_check.investigate.decide import REFUTES, SUPPORTS, Assessed
+from factcheck_gateway.modes.fact_check.investigate import authority, decide
+from factcheck_gateway.modes.fact_check.investigate.decide import REFUTES, SUPPORTS, Assessed
 
 CONFIRMED, REFUTED, UNVERIFIABLE = decide.CONFIRMED, decide.REFUTED, decide.UNVERIFIABLE
 STORY = "The mayor announced that the new bridge across the river will open to traffic next spring."

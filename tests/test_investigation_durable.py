@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from factcheck.services.gateway.store.store import ANY_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck_gateway.store.stage_store import ANY_TENANT
 from tests import test_durable_runs as durable
 from tests.conftest import kinds
 from tests.fake_model_server import default_reply, delay, verdicts

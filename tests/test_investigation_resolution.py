@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from factcheck.services.gateway.modes.fact_check.investigate import contradictions, impact, records
-from factcheck.services.gateway.modes.fact_check.investigate.decide import CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE
-from factcheck.services.gateway.modes.fact_check.investigate.flags import CRITICAL, LESS_CRITICAL
+from factcheck_gateway.modes.fact_check.investigate import contradictions, impact, records
+from factcheck_gateway.modes.fact_check.investigate.decide import CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE
+from factcheck_gateway.modes.fact_check.investigate.flags import CRITICAL, LESS_CRITICAL
 
 QUESTION = "Is the Gorlan harbour safe for ferries?"
 CLAIM = "The Gorlan bridge carried 112,000 vehicles per day in 2019."

@@ -8,17 +8,17 @@ from typing import cast
 
 import pytest
 
-from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
-from factcheck.services.gateway.modes.fact_check.investigate import authority, decide, flags, queries
-from factcheck.services.gateway.modes.fact_check.investigate.decide import Assessed
-from factcheck.services.gateway.modes.fact_check.investigate.loop import (
+from factcheck.core.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
+from factcheck_gateway.modes.fact_check.investigate import authority, decide, flags, queries
+from factcheck_gateway.modes.fact_check.investigate.decide import Assessed
+from factcheck_gateway.modes.fact_check.investigate.loop import (
     ClaimInvestigation,
     InvestigationFailed,
     Investigator,
     run_batches,
 )
-from factcheck.services.gateway.search.cache import SearchCache
-from factcheck.services.gateway.search.provider import SearchPage, SearchResult
+from factcheck_gateway.search.cache import SearchCache
+from factcheck_gateway.search.provider import SearchPage, SearchResult
 
 
 def claim(cid: str, text: str) -> ExtractedClaim:

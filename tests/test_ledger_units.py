@@ -5,16 +5,16 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from factcheck.core.prompt_versions import PROMPT_VERSIONS, prompt_version_of, version_label
+from factcheck.kit.settings import Settings
 from factcheck.models.calls import MODEL_CALLS_METADATA, calls_from_metadata
-from factcheck.prompt_versions import PROMPT_VERSIONS, prompt_version_of, version_label
-from factcheck.services.checker.prompts import build_verification_prompt
-from factcheck.services.extractor.prompts import build_extraction_prompt, build_profiled_extraction_prompt
-from factcheck.services.gateway.ledger.budget import Budget, BudgetExceeded, run_budget
-from factcheck.services.gateway.ledger.ledger import RunLedger, stage_of
-from factcheck.services.gateway.ledger.pricing import Pricing
-from factcheck.services.gateway.ledger.totals import UsageTotals
-from factcheck.settings import Settings
 from factcheck.v1 import factcheck_pb2, usage_pb2
+from factcheck_checker.verification_prompts import build_verification_prompt
+from factcheck_extractor.extraction_prompts import build_extraction_prompt, build_profiled_extraction_prompt
+from factcheck_gateway.ledger.budget import Budget, BudgetExceeded, run_budget
+from factcheck_gateway.ledger.pricing import Pricing
+from factcheck_gateway.ledger.run_ledger import RunLedger, stage_of
+from factcheck_gateway.ledger.totals import UsageTotals
 
 
 def test_prices_come_from_the_model_then_its_provider_and_local_models_are_free():

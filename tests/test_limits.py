@@ -11,15 +11,15 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from factcheck.errors import ResourceExhausted
-from factcheck.grpc_options import MAX_MESSAGE_BYTES
+from factcheck.kit.errors import ResourceExhausted
+from factcheck.kit.grpc_options import MAX_MESSAGE_BYTES
+from factcheck.kit.observability import metrics
+from factcheck.kit.settings import ProviderOverride, Settings
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelRateLimitedError
 from factcheck.models.limits import LimitExceeded, TokenBucket
-from factcheck.observability import metrics
-from factcheck.services.gateway.run_limit import RunLimit, busy_message
-from factcheck.settings import ProviderOverride, Settings
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.runs.concurrency_limit import RunLimit, busy_message
 from tests.conftest import content_request, suite_environment
 from tests.fake_model_server import FakeModelServer, reply
 from tests.processes import start_service, start_suite

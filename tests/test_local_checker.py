@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from factcheck.domain import ExtractedClaim
-from factcheck.engines import checker, numbers
+from factcheck.core.domain import ExtractedClaim
+from factcheck.engines import checker
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge, passage_features
 from factcheck.engines.verifier_model import default_model
+from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
-from factcheck.services.checker.prompts import build_verification_prompt
-from factcheck.services.checker.verifications import parse_verifications
-from factcheck.settings import Settings
+from factcheck.text import numbers
 from factcheck.v1 import common_pb2
+from factcheck_checker.verification_prompts import build_verification_prompt
+from factcheck_checker.verifications import parse_verifications
 
 EIFFEL = "The Eiffel Tower is 300 metres tall. It was completed in 1889 for the World's Fair in Paris."
 PARIS = "The Paris Agreement is a treaty on climate change. It was signed in 2016 in New York."

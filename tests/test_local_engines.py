@@ -14,18 +14,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from factcheck.domain import VERDICTS, ClaimConsensus, ClaimVerification
+from factcheck.core.domain import VERDICTS, ClaimConsensus, ClaimVerification
 from factcheck.engines import extractor, generator, reporter
 from factcheck.engines.prompt_text import report_request
-from factcheck.engines.sentences import content_words, split_sentences, tokenize
-from factcheck.evidence_text import PASSAGE_INJECTION_NOTE
+from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
-from factcheck.services.extractor.claims import locate_claims, parse_claims
-from factcheck.services.extractor.prompts import build_extraction_prompt, build_generate_prompt
-from factcheck.services.reporter.prompts import build_report_prompt, build_title_prompt
-from factcheck.services.reporter.report import TITLE_MAX_CHARS, clean_title, parse_reliability_score
-from factcheck.settings import Settings
+from factcheck.text.evidence_text import PASSAGE_INJECTION_NOTE
+from factcheck.text.sentences import content_words, split_sentences, tokenize
 from factcheck.v1 import common_pb2
+from factcheck_extractor.claims import locate_claims, parse_claims
+from factcheck_extractor.extraction_prompts import build_extraction_prompt, build_generate_prompt
+from factcheck_reporter.report import TITLE_MAX_CHARS, clean_title, parse_reliability_score
+from factcheck_reporter.report_prompts import build_report_prompt, build_title_prompt
 
 ARPANET = (
     "ARPANET was funded by the U.S. Department of Defense in 1969. "
@@ -409,9 +409,9 @@ def test_engines_do_not_import_services() -> None:
 
 
 def test_local_report_names_the_cited_sources_in_its_evidence_table():
-    from factcheck.domain import Citation, ClaimConsensus, ClaimVerification
+    from factcheck.core.domain import Citation, ClaimConsensus, ClaimVerification
     from factcheck.engines import reporter
-    from factcheck.services.reporter.prompts import build_report_prompt
+    from factcheck_reporter.report_prompts import build_report_prompt
 
     citation = Citation("P1", "un", "UN: The Paris Agreement", "adopted in 2015", 10, 25)
     verification = ClaimVerification(

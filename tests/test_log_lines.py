@@ -11,14 +11,14 @@ import sys
 import grpc
 import pytest
 
-from factcheck.observability.logs import (
+from factcheck.kit.observability.logs import (
     QUIET_LIBRARY_LOGGERS,
     TEXT_FORMAT,
     JsonFormatter,
     OneLineFormatter,
     configure_logging,
 )
-from factcheck.settings import Settings
+from factcheck.kit.settings import Settings
 from factcheck.v1 import extractor_pb2, extractor_pb2_grpc
 from tests.fake_model_server import FakeModelServer, fail
 from tests.processes import start_service

@@ -12,14 +12,14 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from factcheck.domain import ExtractedClaim
+from factcheck.core.domain import ExtractedClaim
 from factcheck.engines import checker, nli_judge
 from factcheck.engines.judge import UNVERIFIABLE, VERIFIED, Judgement, PassageText
 from factcheck.engines.judges import Judges, isolated
-from factcheck.services.checker.prompts import build_verification_prompt
-from factcheck.services.checker.verifications import parse_verifications
-from factcheck.services.gateway.modes.entailment.plan import MAX_CLAIM_CHARS
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
+from factcheck_checker.verification_prompts import build_verification_prompt
+from factcheck_checker.verifications import parse_verifications
+from factcheck_gateway.modes.entailment.plan import MAX_CLAIM_CHARS
 from tests.processes import start_service
 
 EIFFEL = (

@@ -15,16 +15,13 @@ from typing import Any, Iterator
 import grpc
 import pytest
 
-from factcheck.errors import error_info_of
+from factcheck.kit.errors import error_info_of
+from factcheck.kit.rpc import call_timeout_s
+from factcheck.kit.settings import ProviderOverride, Settings
 from factcheck.models import calls, output_limits
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelPromptTooLongError, ModelProviderError, ModelTimeoutError
 from factcheck.models.limits import estimate_tokens
-from factcheck.rpc import call_timeout_s
-from factcheck.services.checker.council_prompts import TRUNCATION_NOTE
-from factcheck.services.gateway.store.ledger import LedgerStore
-from factcheck.services.gateway.store.store import StageStore
-from factcheck.settings import ProviderOverride, Settings
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,
@@ -35,6 +32,9 @@ from factcheck.v1 import (
     usage_pb2,
     usage_pb2_grpc,
 )
+from factcheck_checker.council_prompts import TRUNCATION_NOTE
+from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.store.stage_store import StageStore
 from tests.conftest import content_request, kinds
 from tests.fake_model_server import (
     Behaviour,

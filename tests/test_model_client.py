@@ -11,7 +11,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from factcheck.domain import TokenUsage
+from factcheck.core.domain import TokenUsage
+from factcheck.kit.settings import ProviderOverride, Settings
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import (
     ModelError,
@@ -22,7 +23,6 @@ from factcheck.models.errors import (
     ModelTimeoutError,
 )
 from factcheck.models.local import get_local_engine, register_local_engine, unregister_local_engine
-from factcheck.settings import ProviderOverride, Settings
 from tests.fake_model_server import (
     DEFAULT_TITLE,
     FakeModelServer,

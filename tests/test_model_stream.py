@@ -10,6 +10,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import (
     ModelMalformedResponseError,
@@ -18,7 +19,6 @@ from factcheck.models.errors import (
     ModelTimeoutError,
 )
 from factcheck.models.local import register_local_engine, unregister_local_engine
-from factcheck.settings import Settings
 from tests.fake_model_server import (
     FakeModelServer,
     chunk_event,
@@ -207,7 +207,7 @@ async def test_local_engines_stream_their_pieces() -> None:
 
 
 async def test_the_local_extractor_streams_claim_by_claim() -> None:
-    from factcheck.services.extractor.prompts import build_extraction_prompt
+    from factcheck_extractor.extraction_prompts import build_extraction_prompt
 
     content = "The Eiffel Tower was completed in 1889. It is about 330 metres tall. Paris has 2 million people."
     prompt = build_extraction_prompt(content)

@@ -16,7 +16,7 @@ import time
 import grpc
 import pytest
 
-from factcheck.observability.context import bind_message_id, close_run_context, current_message_id, open_run_context
+from factcheck.kit.observability.context import bind_message_id, close_run_context, current_message_id, open_run_context
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from tests.conftest import content_request, suite_environment
 from tests.fake_otlp_collector import FakeCollector
@@ -171,11 +171,11 @@ def test_logs_are_json_lines_with_the_message_id_and_the_trace_id(observed, coll
 def test_without_an_endpoint_opentelemetry_is_not_even_imported():
     code = (
         "import sys\n"
-        "from factcheck.settings import Settings\n"
-        "from factcheck.observability import tracing\n"
-        "import factcheck.services.gateway.main, factcheck.services.checker.main, factcheck.models.client\n"
+        "from factcheck.kit.settings import Settings\n"
+        "from factcheck.kit.observability import tracing\n"
+        "import factcheck_gateway.main, factcheck_checker.main, factcheck.models.client\n"
         "tracing.setup(Settings(), 'x')\n"
-        "from factcheck.channels import open_channel\n"
+        "from factcheck.kit.channels import open_channel\n"
         "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
     )
     env = {key: value for key, value in os.environ.items() if not key.startswith(("FACTCHECK_", "OTEL_"))}

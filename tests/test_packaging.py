@@ -24,7 +24,7 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 
-from factcheck.settings import Settings
+from factcheck.kit.settings import Settings
 from tests.processes import ROOT, Suite, start_service, start_suite
 
 COMPOSE = ROOT / "docker-compose.yml"
@@ -152,7 +152,13 @@ def test_compose_runs_postgres_a_migration_and_the_four_services_with_grpc_healt
     for name, port in SERVICES.items():
         service = services[name]
         assert service["command"][0] == f"factcheck-{name}" and service["command"][0] in scripts
-        assert service["healthcheck"]["test"] == ["CMD", "python", "-m", "factcheck.healthcheck", f"localhost:{port}"]
+        assert service["healthcheck"]["test"] == [
+            "CMD",
+            "python",
+            "-m",
+            "factcheck.kit.healthcheck",
+            f"localhost:{port}",
+        ]
         assert service["environment"]["FACTCHECK_LISTEN"] == f"0.0.0.0:{port}"
     # `--scale checker=3` needs a checker without a fixed name or host port.
     assert "container_name" not in services["checker"] and "ports" not in services["checker"]
@@ -203,13 +209,13 @@ def test_the_dockerfile_builds_one_image_for_every_service():
 def test_the_container_health_check_command(tmp_path):
     checker = start_service("checker", {"FACTCHECK_DATABASE_URL": f"sqlite:///{tmp_path / 'fc.db'}"})
     try:
-        ok = _run(sys.executable, "-m", "factcheck.healthcheck", checker.target)
+        ok = _run(sys.executable, "-m", "factcheck.kit.healthcheck", checker.target)
         assert (ok.returncode, ok.stdout.strip()) == (0, "SERVING"), ok.stderr
-        unknown = _run(sys.executable, "-m", "factcheck.healthcheck", checker.target, "--service", "nope")
+        unknown = _run(sys.executable, "-m", "factcheck.kit.healthcheck", checker.target, "--service", "nope")
         assert (unknown.returncode, unknown.stdout.strip()) == (1, "NOT_FOUND")
     finally:
         checker.stop()
-    down = _run(sys.executable, "-m", "factcheck.healthcheck", checker.target, "--timeout", "1")
+    down = _run(sys.executable, "-m", "factcheck.kit.healthcheck", checker.target, "--timeout", "1")
     assert down.returncode == 1 and down.stdout.strip() in {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
 
 
@@ -337,15 +343,15 @@ def test_the_suite_wheel_leaves_the_generated_code_to_the_api_package(wheels):
     for wheel in wheels.values():
         packages = {n.split("/", 1)[0] for n in _wheel_names(wheel) if ".dist-info/" not in n}
         assert packages == {"factcheck"}, wheel.name
-    assert "factcheck/services/gateway/main.py" in names
-    assert "factcheck/services/gateway/migrations/env.py" in names  # package data travels with it
+    assert "services/gateway/factcheck_gateway/main.py" in names
+    assert "services/gateway/factcheck_gateway/migrations/env.py" in names  # package data travels with it
     requirements = [Requirement(line) for line in _wheel_metadata(wheels["main"]).get_all("Requires-Dist", [])]
     [api] = [r for r in requirements if r.name == "factcheck-api"]
     assert api.specifier.contains(API_PROJECT["version"], prereleases=True)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     with zipfile.ZipFile(wheels["main"]) as archive:
         scripts = archive.read(entry_points).decode()
-    assert "factcheck-gateway = factcheck.services.gateway.main:main" in scripts
+    assert "factcheck-gateway = factcheck_gateway.main:main" in scripts
 
 
 def test_the_suite_wheel_ships_the_entailment_model_and_requires_its_runtime(wheels):
@@ -364,7 +370,7 @@ def test_both_wheels_unpacked_together_share_one_factcheck_package(wheels, tmp_p
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(target)
     probe = (
-        "import factcheck, factcheck.v1.factcheck_pb2 as api, factcheck.settings as settings;"
+        "import factcheck, factcheck.v1.factcheck_pb2 as api, factcheck.kit.settings as settings;"
         "print(api.__file__); print(settings.__file__)"
     )
     # Outside the checkout, with the unpacked wheels first on the path (the dependencies come from this venv).
@@ -437,6 +443,6 @@ def test_a_fresh_virtualenv_with_only_the_api_package_calls_a_running_suite(
     assert answer["status"] == "MESSAGE_STATUS_COMPLETE" and answer["claims"] >= 1
     # Only the contract is there: the suite's own code is not.
     missing = subprocess.run(
-        [api_only_venv, "-c", "import factcheck.settings"], capture_output=True, text=True, cwd=tmp_path, timeout=60
+        [api_only_venv, "-c", "import factcheck.kit.settings"], capture_output=True, text=True, cwd=tmp_path, timeout=60
     )
-    assert missing.returncode != 0 and "No module named 'factcheck.settings'" in missing.stderr
+    assert missing.returncode != 0 and "No module named 'factcheck.kit.settings'" in missing.stderr

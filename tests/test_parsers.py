@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from factcheck.domain import (
+from factcheck.core.domain import (
     CLAIM_TYPES,
     CONFIDENCES,
     NOT_IN_FORMAT,
@@ -27,9 +27,9 @@ from factcheck.domain import (
     VerdictSummary,
     not_addressed_evidence,
 )
-from factcheck.services.checker.prompts import build_verification_prompt
-from factcheck.services.checker.verifications import NOT_ADDRESSED_EVIDENCE, parse_verifications
-from factcheck.services.extractor.claims import (
+from factcheck_checker.verification_prompts import build_verification_prompt
+from factcheck_checker.verifications import NOT_ADDRESSED_EVIDENCE, parse_verifications
+from factcheck_extractor.claims import (
     MAX_CONTENT_LENGTH_DEFAULT,
     locate_claims,
     parse_claims,
@@ -37,9 +37,8 @@ from factcheck.services.extractor.claims import (
     type_breakdown,
     with_truncation_note,
 )
-from factcheck.services.extractor.prompts import build_extraction_prompt, build_generate_prompt
-from factcheck.services.reporter.prompts import build_report_prompt, build_title_prompt
-from factcheck.services.reporter.report import (
+from factcheck_extractor.extraction_prompts import build_extraction_prompt, build_generate_prompt
+from factcheck_reporter.report import (
     FEW_CLAIMS_NOTE,
     NO_CLAIMS_NOTE,
     NO_CLAIMS_REPORT,
@@ -48,6 +47,7 @@ from factcheck.services.reporter.report import (
     clean_title,
     parse_reliability_score,
 )
+from factcheck_reporter.report_prompts import build_report_prompt, build_title_prompt
 
 # --- the spec's examples (section G row contents) --------------------------------------------------
 

@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.services.gateway.store.store import ANY_TENANT
+from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck_gateway.store.stage_store import ANY_TENANT
 from tests import test_durable_runs as durable
 from tests.conftest import CHECKERS, FULL_SEQUENCE, content_request, kinds, payload
 from tests.fake_model_server import CLOSED_BY_CLIENT, default_reply, delay, fail, hold_until_closed, verdicts

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from factcheck.services.gateway.events import RunEvents, live_then_stored
 from factcheck.v1 import factcheck_pb2
+from factcheck_gateway.runs.events import RunEvents, live_then_stored
 
 MESSAGE_ID = "00000000-0000-4000-8000-000000000001"
 KINDS = ["factcheck_start", "extract_start", "report_start", "complete"]

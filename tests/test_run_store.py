@@ -16,9 +16,9 @@ import pytest
 from alembic import command
 from sqlalchemy import create_engine, text
 
-from factcheck.services.gateway.store import StageStore, upgrade_database
-from factcheck.services.gateway.store.migrate import alembic_config
-from factcheck.services.gateway.store.store import (
+from factcheck_gateway.store import StageStore, upgrade_database
+from factcheck_gateway.store.migrate import alembic_config
+from factcheck_gateway.store.stage_store import (
     ANY_TENANT,
     LEASE_CANCEL_REQUESTED,
     LEASE_ENDED,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from factcheck.grpc_options import server_options
-from factcheck.settings import Settings
+from factcheck.kit.grpc_options import server_options
+from factcheck.kit.settings import Settings
 from factcheck.v1 import factcheck_pb2_grpc
 from tests.conftest import content_request, suite_environment
 from tests.ops_support import metrics_url, sample_value, scrape

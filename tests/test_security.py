@@ -17,11 +17,11 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from factcheck.channels import open_gateway_channel
-from factcheck.security.auth import UNAUTHENTICATED_MESSAGE, BearerTokenCheck
-from factcheck.security.secrets import RedactSecrets
-from factcheck.security.tls import TLSConfigError, server_credentials
-from factcheck.settings import Settings
+from factcheck.kit.channels import open_gateway_channel
+from factcheck.kit.security.auth import UNAUTHENTICATED_MESSAGE, BearerTokenCheck
+from factcheck.kit.security.secrets import RedactSecrets
+from factcheck.kit.security.tls import TLSConfigError, server_credentials
+from factcheck.kit.settings import Settings
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,
@@ -266,7 +266,7 @@ def test_the_services_say_how_they_are_secured(secure_suite):
 def test_the_container_health_check_speaks_mtls_with_the_services_settings(secure_suite, pki):
     target = secure_suite.services["checker"].target
     env = {key: value for key, value in os.environ.items() if not key.startswith("FACTCHECK_")}
-    command = [sys.executable, "-m", "factcheck.healthcheck", target]
+    command = [sys.executable, "-m", "factcheck.kit.healthcheck", target]
     with_certificate = subprocess.run(
         command, env={**env, **pki["internal"].env()}, capture_output=True, text=True, timeout=60
     )

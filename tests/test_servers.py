@@ -183,7 +183,7 @@ def test_a_second_server_on_a_taken_port_fails_to_start_and_says_which(tmp_path)
     try:
         address = first.target
         second = subprocess.run(
-            [sys.executable, "-m", "factcheck.services.checker.main"],
+            [sys.executable, "-m", "factcheck_checker.main"],
             cwd=ROOT,
             env={**CODE_UNDER_TEST, "FACTCHECK_LISTEN": address},
             capture_output=True,

@@ -5,14 +5,10 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
+from factcheck.core.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
+from factcheck.kit.server import new_server
+from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
-from factcheck.server import new_server
-from factcheck.services.checker.service import CheckerService
-from factcheck.services.extractor.service import ExtractorService
-from factcheck.services.reporter.report import clean_title
-from factcheck.services.reporter.service import ReporterService
-from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,
@@ -22,6 +18,10 @@ from factcheck.v1 import (
     reporter_pb2,
     reporter_pb2_grpc,
 )
+from factcheck_checker.checker_service import CheckerService
+from factcheck_extractor.extractor_service import ExtractorService
+from factcheck_reporter.report import clean_title
+from factcheck_reporter.reporter_service import ReporterService
 from tests.fake_model_server import FakeModelServer, delay, fail, hang, reply, verdicts
 
 CONTENT = (

@@ -11,9 +11,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.services.gateway.store import StageStore
+from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.store import StageStore
 from tests.conftest import content_request, suite_environment
 from tests.processes import Suite, start_service, start_services
 

@@ -14,11 +14,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.exc import IntegrityError
 
-from factcheck.domain import ClaimVerification, ExtractedClaim, VerdictSummary
-from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.services.gateway.consensus import calculate_consensus
-from factcheck.services.gateway.results import load_result, message_summary
-from factcheck.services.gateway.store import (
+from factcheck.core.domain import ClaimVerification, ExtractedClaim, VerdictSummary
+from factcheck.kit.security.tenants import DEFAULT_TENANT
+from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck_gateway.consensus import calculate_consensus
+from factcheck_gateway.store import (
     ROLE_CHECKER,
     ROLE_EXTRACTOR,
     ROLE_GENERATOR,
@@ -30,10 +30,10 @@ from factcheck.services.gateway.store import (
     upgrade_database,
     verify_stage,
 )
-from factcheck.services.gateway.store import store as store_module
-from factcheck.services.gateway.store.migrate import alembic_config
-from factcheck.services.gateway.store.models import Base, include_in_schema_comparison
-from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck_gateway.store import stage_store as store_module
+from factcheck_gateway.store.migrate import alembic_config
+from factcheck_gateway.store.models import Base, include_in_schema_comparison
+from factcheck_gateway.stored_results import load_result, message_summary
 
 TENANT = DEFAULT_TENANT
 
@@ -173,7 +173,7 @@ HEAD_REVISION = ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 UPGRADE_AFTER_GO = """
 import sys
-from factcheck.services.gateway.store import upgrade_database
+from factcheck_gateway.store import upgrade_database
 print("ready", flush=True)
 sys.stdin.readline()
 upgrade_database(sys.argv[1])

@@ -25,19 +25,19 @@ import sqlalchemy as sa
 from alembic import command
 from sqlalchemy import text
 
-from factcheck.errors import ResourceExhausted
-from factcheck.security.auth import BearerTokenCheck
-from factcheck.security.tenants import DEFAULT_TENANT, bare_token_tenant, parse_token_entry, tenant_tokens
-from factcheck.services.gateway.knowledge.retrieval import Retriever
-from factcheck.services.gateway.knowledge.store import KnowledgeStore, SourceDocument
-from factcheck.services.gateway.results import load_result
-from factcheck.services.gateway.run_limit import RunLimit, busy_message, tenant_busy_message
-from factcheck.services.gateway.store import ANY_TENANT, StageStore, upgrade_database
-from factcheck.services.gateway.store.migrate import alembic_config
-from factcheck.services.gateway.store.models import JSON_DOCUMENT, UTCDateTime
-from factcheck.services.gateway.store.store import create_db_engine
-from factcheck.settings import Settings
+from factcheck.kit.errors import ResourceExhausted
+from factcheck.kit.security.auth import BearerTokenCheck
+from factcheck.kit.security.tenants import DEFAULT_TENANT, bare_token_tenant, parse_token_entry, tenant_tokens
+from factcheck.kit.settings import Settings
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, knowledge_pb2, knowledge_pb2_grpc
+from factcheck_gateway.knowledge.passage_store import KnowledgeStore, SourceDocument
+from factcheck_gateway.knowledge.retrieval import Retriever
+from factcheck_gateway.runs.concurrency_limit import RunLimit, busy_message, tenant_busy_message
+from factcheck_gateway.store import ANY_TENANT, StageStore, upgrade_database
+from factcheck_gateway.store.migrate import alembic_config
+from factcheck_gateway.store.models import JSON_DOCUMENT, UTCDateTime
+from factcheck_gateway.store.stage_store import create_db_engine
+from factcheck_gateway.stored_results import load_result
 from tests.conftest import CONTENT, content_request, kinds, payload, suite_environment
 from tests.processes import ROOT, start_service, start_suite
 from tests.test_limits import RpcContextStub, as_context

@@ -1,4 +1,4 @@
-"""factcheck.text_safety: well-formed text and bounded one-line excerpts, for any input."""
+"""factcheck.text.text_safety: well-formed text and bounded one-line excerpts, for any input."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from factcheck.text_safety import clean_text, excerpt
+from factcheck.text.text_safety import clean_text, excerpt
 
 # Every code point, lone surrogates and control characters included.
 any_text = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=400)

@@ -18,8 +18,8 @@ from markupsafe import escape
 from rich.console import Console
 
 from factcheck.cli import html, render
-from factcheck.services.gateway.modes.fact_check.steps import EXTRACTION_FAILED
 from factcheck.v1 import common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc, investigation_pb2
+from factcheck_gateway.modes.fact_check.steps import EXTRACTION_FAILED
 from tests import conftest
 from tests.conftest import CHECKERS, content_request, kinds, payload, run_events
 from tests.fake_model_server import FakeModelServer, echo, extraction_content, reply, verdicts

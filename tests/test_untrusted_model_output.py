@@ -15,14 +15,11 @@ from typing import Any, Iterator
 import grpc
 import pytest
 
-from factcheck.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
+from factcheck.core.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
+from factcheck.kit.server import new_server
+from factcheck.kit.settings import Settings
 from factcheck.models.client import MAX_JSON_DEPTH, MAX_RESPONSE_BYTES, MAX_TOKEN_COUNT, ModelClient
 from factcheck.models.errors import ModelMalformedResponseError, ModelProviderError, ModelRateLimitedError
-from factcheck.server import new_server
-from factcheck.services.checker.service import CheckerService
-from factcheck.services.extractor.service import ExtractorService
-from factcheck.services.reporter.service import ReporterService
-from factcheck.settings import Settings
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,
@@ -31,6 +28,9 @@ from factcheck.v1 import (
     reporter_pb2,
     reporter_pb2_grpc,
 )
+from factcheck_checker.checker_service import CheckerService
+from factcheck_extractor.extractor_service import ExtractorService
+from factcheck_reporter.reporter_service import ReporterService
 from tests.fake_model_server import Behaviour, FakeModelServer, fail, raw_bytes, raw_response, reply
 
 MODEL = "acme/model-1"

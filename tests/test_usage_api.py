@@ -158,8 +158,8 @@ async def test_the_cache_is_never_shared_between_tenants(tenant_suite, fake_mode
 
 @pytest.mark.parametrize("seconds, nanos", [(2**62, 0), (0, -5), (-62135596800, 0)])
 def test_a_timestamp_out_of_range_is_invalid(seconds, nanos):
-    from factcheck.errors import InvalidArgument
-    from factcheck.services.gateway.ledger.service import usage_range
+    from factcheck.kit.errors import InvalidArgument
+    from factcheck_gateway.servicers.usage import usage_range
 
     request = usage_pb2.GetUsageRequest()
     request.end_time.seconds, request.end_time.nanos = seconds, nanos

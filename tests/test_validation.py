@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from factcheck.security.tenants import DEFAULT_TENANT
-from factcheck.services.gateway.modes.fact_check.plan import BIAS_WARNING
-from factcheck.services.gateway.validation import ValidationError, validate_run_request
-from factcheck.settings import Settings
+from factcheck.kit.security.tenants import DEFAULT_TENANT
+from factcheck.kit.settings import Settings
 from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck_gateway.modes.fact_check.plan import BIAS_WARNING
+from factcheck_gateway.request_validation import ValidationError, validate_run_request
 
 SETTINGS = Settings(
     default_generator_model="local/generator",

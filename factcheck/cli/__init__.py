@@ -8,7 +8,7 @@ import os
 import sys
 
 from factcheck.cli import check, claims, client, council, demo, entail, kb, results, reviews, runs, serve, usage
-from factcheck.version import installed_version
+from factcheck.kit.version import installed_version
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,7 +13,7 @@ import grpc
 from factcheck.cli import client, html, render, view
 from factcheck.cli.documents import NotText, decode_text
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
-from factcheck.settings import Settings
+from factcheck.kit.settings import Settings
 from factcheck.v1 import factcheck_pb2
 
 RUN_EXIT_CODES = (

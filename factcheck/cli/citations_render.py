@@ -7,7 +7,7 @@ from typing import Any, Callable
 from rich.text import Text
 
 from factcheck.cli.terminal import plain, stage_line
-from factcheck.text_safety import excerpt
+from factcheck.text.text_safety import excerpt
 from factcheck.v1 import citations_pb2, factcheck_pb2
 
 

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from factcheck.cli import render
 from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
-from factcheck.text_safety import excerpt
+from factcheck.text.text_safety import excerpt
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2
 
 TIERS = {

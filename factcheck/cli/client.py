@@ -10,8 +10,8 @@ from typing import Callable
 
 import grpc
 
-from factcheck.channels import open_gateway_channel
-from factcheck.settings import Settings
+from factcheck.kit.channels import open_gateway_channel
+from factcheck.kit.settings import Settings
 from factcheck.v1 import factcheck_pb2_grpc
 
 # Every command's exit codes (README "Exit codes" lists the same).

@@ -15,7 +15,7 @@ from markupsafe import Markup
 from factcheck.cli import council_view, view
 from factcheck.cli.council_view import NONE, Finding
 from factcheck.cli.html_page import frame, header_context
-from factcheck.council_taxonomy import RATING_SCORES
+from factcheck.core.council_taxonomy import RATING_SCORES
 from factcheck.v1 import council_pb2, factcheck_pb2
 
 # One colour per error type, in the taxonomy's order (unclassified last).

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from factcheck.council_taxonomy import ERROR_TYPE_NAMES, RATING_NAMES
+from factcheck.core.council_taxonomy import ERROR_TYPE_NAMES, RATING_NAMES
 from factcheck.v1 import council_pb2, factcheck_pb2
 
 NONE = "—"

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import grpc
 
-from factcheck.channels import open_gateway_channel
 from factcheck.cli import check, client, council, kb, serve
-from factcheck.settings import DEFAULT_PORTS, Settings
+from factcheck.kit.channels import open_gateway_channel
+from factcheck.kit.settings import DEFAULT_PORTS, Settings
 from factcheck.v1 import council_pb2, factcheck_pb2
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -16,7 +16,7 @@ import grpc
 from factcheck.cli import client
 from factcheck.cli.check import STDIN, UsageError, add_reconnect_option, report_failure, report_lost
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Follower
-from factcheck.entailment import final_json
+from factcheck.core.entailment_rules import final_json
 from factcheck.v1 import entailment_pb2, factcheck_pb2
 
 DEFAULT_QUESTION = "Is each claim entailed by its source?"

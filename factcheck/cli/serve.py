@@ -12,7 +12,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from factcheck.settings import DEFAULT_PORTS
+from factcheck.kit.settings import DEFAULT_PORTS
 
 # Started in this order: the gateway last, once the services it calls are up.
 SERVICES = ("extractor", "checker", "reporter", "gateway")
@@ -76,7 +76,7 @@ def _relay_output(service: ServiceProcess, ready: queue.Queue, echo: bool) -> No
 def _start(name: str, listen: str, env: dict[str, str], ready: queue.Queue, echo: bool) -> ServiceProcess:
     service_env = dict(env, FACTCHECK_LISTEN=listen)
     process = subprocess.Popen(
-        [sys.executable, "-m", f"factcheck.services.{name}.main"],
+        [sys.executable, "-m", f"factcheck_{name}.main"],
         env=service_env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -11,8 +11,8 @@ from datetime import timezone
 
 from google.protobuf import timestamp_pb2
 
-from factcheck.domain import claim_type_from_proto, confidence_from_proto, is_known_enum, verdict_from_proto
-from factcheck.spans import locate
+from factcheck.core.domain import claim_type_from_proto, confidence_from_proto, is_known_enum, verdict_from_proto
+from factcheck.text.spans import locate
 from factcheck.v1 import common_pb2, factcheck_pb2
 
 VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")

@@ -1,8 +1,8 @@
 """`local/checker`: answers the verification prompt by judging each claim against its passages.
 
-The prompt (factcheck/services/checker/prompts.py) lists the claims after "CLAIMS TO VERIFY:", then,
+The prompt (services/checker/factcheck_checker/verification_prompts.py) lists the claims after "CLAIMS TO VERIFY:", then,
 when there is evidence, an "EVIDENCE:" section of numbered passages (`[P1] Title (url)`
-and the passage's lines quoted with "> ", see factcheck/evidence_text.py) and a
+and the passage's lines quoted with "> ", see factcheck/text/evidence_text.py) and a
 "PASSAGES FOR EACH CLAIM:" listing (`claim_1: P1, P3` / `claim_2: none`).
 
 Reading is structural, so text inside the prompt cannot pass for structure:
@@ -32,13 +32,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from factcheck.council_taxonomy import CHECK_OPENING
+from factcheck.core.council_taxonomy import CHECK_OPENING
+from factcheck.core.evidence_assessment import ASSESS_OPENING
 from factcheck.engines import citation_review, council_checker, investigator
 from factcheck.engines.citation_review import quote_coverage
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText
 from factcheck.engines.judges import DEFAULT_JUDGES, Judges
 from factcheck.engines.prompt_text import parse_passages
-from factcheck.evidence_assessment import ASSESS_OPENING
 
 _CLAIMS_MARKER = "CLAIMS TO VERIFY:"
 _EVIDENCE_MARKER = "EVIDENCE:"
@@ -170,7 +170,7 @@ _LOW_LINE = "LOW-CONFIDENCE CLAIMS (answer ABSTAIN unless a passage states or co
 
 
 def _with_support_section(request: VerificationRequest, prompt: str) -> VerificationRequest:
-    """The SUPPORT section (factcheck/services/checker/support.py) is appended after the spec's prompt: only the
+    """The SUPPORT section (services/checker/factcheck_checker/support.py) is appended after the spec's prompt: only the
     prompt's tail is read, after the last "For EACH claim" marker, so content cannot forge it."""
     tail_at = prompt.rfind(_TAIL_MARKER)
     tail = prompt[tail_at:] if tail_at != -1 else ""

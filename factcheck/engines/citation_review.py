@@ -1,4 +1,4 @@
-"""`local/checker` answering the citation review prompt (factcheck/services/checker/review.py), offline.
+"""`local/checker` answering the citation review prompt (services/checker/factcheck_checker/review.py), offline.
 
 Reading is structural: claims are the single-line "CLAIM id: text" / "Cited:" / "NUMERIC:"
 lines between "CLAIMS TO REVIEW:" and the first line that is exactly "EVIDENCE POOL:"
@@ -14,7 +14,7 @@ Each claim is judged against every pool passage with the same judge as verificat
 - nothing states it, but a passage contradicts it → REPLACE with that passage (its quote is the
   evidence against the claim), unless a cited one already contradicts it (KEEP);
 - nothing states or contradicts it and something is cited → REMOVE.
-Numeric claims get the QA question of factcheck/numeric_qa.py answered from the passage chosen
+Numeric claims get the QA question of factcheck/core/numeric_qa.py answered from the passage chosen
 (`answer_from_text`), or from any pool passage when the chosen one does not state the figure.
 Deterministic: the same prompt gives the same answer.
 """
@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from factcheck.core.numeric_qa import answer_from_text, locate_answer, question_for, verify_answers
 from factcheck.engines.judge import DISPUTED, VERIFIED, Judgement, PassageText, term_stems
 from factcheck.engines.judges import ClaimJudge, default_judge
-from factcheck.engines.numbers import main_figure
 from factcheck.engines.prompt_text import parse_passages
-from factcheck.numeric_qa import answer_from_text, locate_answer, question_for, verify_answers
+from factcheck.text.numbers import main_figure
 
 REVIEW_OPENING = "You are a citation reviewer."
 _CLAIMS_MARKER = "CLAIMS TO REVIEW:"

@@ -1,7 +1,7 @@
 """`local/checker` in its council role: answers the council fact-check prompt (seed 2) offline.
 
-The prompt (factcheck/services/checker/council_prompts.py) is read structurally, from its fixed lines
-(factcheck/council_taxonomy.py): the responses follow the LAST "Here are the responses ..."
+The prompt (services/checker/factcheck_checker/council_prompts.py) is read structurally, from its fixed lines
+(factcheck/core/council_taxonomy.py): the responses follow the LAST "Here are the responses ..."
 line (the question before it is caller text and may hold a forged copy), each a "Response X:"
 line and its "> "-quoted lines; the "REFERENCE EVIDENCE:" section's passages follow, quoted
 too; "Your task is ..." ends both. Only quoted lines are ever read as response or passage
@@ -34,7 +34,7 @@ For each response:
 The answer is an analysis per response (accurate / inaccurate / unverifiable claims, with the
 passage each verdict rests on), then the INACCURATE CLAIMS block
 (`Response X | Error Type | claim | correction`) and the FACT CHECK SUMMARY block, exactly as
-factcheck/services/checker/council_summary.py reads them. Without passages every claim is
+services/checker/factcheck_checker/council_summary.py reads them. Without passages every claim is
 unverifiable: this engine has no knowledge of its own. Deterministic.
 """
 
@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from factcheck.council_taxonomy import (
+from factcheck.core.council_taxonomy import (
     CLAIM_FIELD_SEPARATOR,
     CLAIMS_HEADER,
     EVIDENCE_MARKER,
@@ -72,7 +72,7 @@ from factcheck.engines.judge import (
 )
 from factcheck.engines.judges import ClaimJudge, default_judge
 from factcheck.engines.prompt_text import parse_passages
-from factcheck.engines.sentences import split_sentences
+from factcheck.text.sentences import split_sentences
 from factcheck.v1 import council_pb2
 
 NAME_SWAP_COVERAGE = 0.8

@@ -1,5 +1,5 @@
 """`local/entailment`: the four entailment agents of seed 1, offline. The agent is read from the
-prompt's opening line (`factcheck.entailment.PROMPT_OPENINGS`), its input from the prompt's quoted
+prompt's opening line (`factcheck.core.entailment_rules.PROMPT_OPENINGS`), its input from the prompt's quoted
 sections, and the answer is the seed's JSON.
 
 - EXTRACTOR: the excerpt's sentences (`sentences.py`) that bear on the claim, verbatim: those holding
@@ -45,6 +45,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from factcheck.core.entailment_rules import NOT_ENOUGH_INFO, PROMPT_OPENINGS, unquote
 from factcheck.engines.judge import (
     CONFLICT_DATE,
     CONFLICT_FIGURE,
@@ -58,8 +59,7 @@ from factcheck.engines.judge import (
     term_stems,
 )
 from factcheck.engines.judges import default_judge
-from factcheck.engines.sentences import STOPWORDS, content_words, sentence_spans, tokenize
-from factcheck.entailment import NOT_ENOUGH_INFO, PROMPT_OPENINGS, unquote
+from factcheck.text.sentences import STOPWORDS, content_words, sentence_spans, tokenize
 from factcheck.v1 import entailment_pb2 as pb
 
 MAX_STATEMENTS = 5

@@ -16,8 +16,8 @@ from functools import lru_cache
 from typing import Sequence
 
 from factcheck.engines.judge import PassageText, term_stems
-from factcheck.engines.sentences import sentence_spans
 from factcheck.engines.verifier_model import default_model
+from factcheck.text.sentences import sentence_spans
 
 # Windows scored by the model per claim, and the longest a widened window may grow.
 WINDOWS_PER_CLAIM = 3

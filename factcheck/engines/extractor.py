@@ -44,11 +44,11 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from factcheck.claim_profile import profile
-from factcheck.domain import CLAIM_TYPES
+from factcheck.core.claim_profile import profile
+from factcheck.core.domain import CLAIM_TYPES
 from factcheck.engines.generator import NO_SOURCES_MESSAGE
 from factcheck.engines.prompt_text import extraction_content
-from factcheck.engines.sentences import sentence_spans
+from factcheck.text.sentences import sentence_spans
 
 __all__ = ["Claim", "answer", "answer_stream", "claim_type", "extract_claims", "format_claims", "rejection_reason"]
 
@@ -113,7 +113,7 @@ def format_claims(claims: list[Claim]) -> str:
 def _claim_block(number: int, claim: Claim, *, first: bool, detail: bool = False) -> str:
     """One CLAIM block; blocks after the first start with the blank line that separates them.
     With `detail` (the prompt's CLAIM DETAIL section, claim-level citations) it adds the Level and
-    Entity lines, decided by the built-in rules of factcheck/claim_profile.py."""
+    Entity lines, decided by the built-in rules of factcheck/core/claim_profile.py."""
     block = f"CLAIM {number}: {claim.text}\nContext: {claim.context}\nType: {claim.type}\n"
     if detail:
         found = profile(claim.text)

@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from factcheck.engines.prompt_text import Passage, generate_request
-from factcheck.engines.sentences import content_words, split_sentences
+from factcheck.text.sentences import content_words, split_sentences
 
 __all__ = ["NO_SOURCES_MESSAGE", "answer", "generate"]
 

@@ -1,5 +1,5 @@
 """`local/investigator` (and `local/checker`): answers the evidence-assessment prompt
-(factcheck/evidence_assessment.py) by judging the claim against each result alone with the
+(factcheck/core/evidence_assessment.py) by judging the claim against each result alone with the
 engine's judge (judges.py: the embedded entailment model by default, the lexical judge for
 `local/checker-lexical`): VERIFIED → SUPPORTS, DISPUTED → REFUTES, otherwise IRRELEVANT.
 
@@ -14,15 +14,7 @@ from __future__ import annotations
 
 import re
 
-from factcheck.engines.judge import (
-    CONFLICT_DATE,
-    CONFLICT_FIGURE,
-    DISPUTED,
-    VERIFIED,
-    PassageText,
-)
-from factcheck.engines.judges import ClaimJudge, default_judge
-from factcheck.evidence_assessment import (
+from factcheck.core.evidence_assessment import (
     ANSWER_MARKER,
     CLAIM_MARKER,
     IRRELEVANT,
@@ -31,6 +23,14 @@ from factcheck.evidence_assessment import (
     RESULTS_MARKER,
     SUPPORTS,
 )
+from factcheck.engines.judge import (
+    CONFLICT_DATE,
+    CONFLICT_FIGURE,
+    DISPUTED,
+    VERIFIED,
+    PassageText,
+)
+from factcheck.engines.judges import ClaimJudge, default_judge
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 

@@ -48,7 +48,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from factcheck.engines.numbers import (
+from factcheck.engines.verifier_model import LABELS, VerifierModel, default_model
+from factcheck.text.numbers import (
     DateMention,
     Quantity,
     comparable,
@@ -57,9 +58,8 @@ from factcheck.engines.numbers import (
     find_quantities,
     quantities_agree,
 )
-from factcheck.engines.sentences import STOPWORDS, sentence_spans, stem, tokenize
-from factcheck.engines.verifier_model import LABELS, VerifierModel, default_model
-from factcheck.text_safety import excerpt
+from factcheck.text.sentences import STOPWORDS, sentence_spans, stem, tokenize
+from factcheck.text.text_safety import excerpt
 
 VERIFIED, DISPUTED, UNVERIFIABLE = "VERIFIED", "DISPUTED", "UNVERIFIABLE"
 # What a DISPUTED verdict rests on (`Judgement.conflict`), for callers that classify errors.

@@ -59,8 +59,8 @@ from factcheck.engines.judge import (
     window_quote,
 )
 from factcheck.engines.nli_model import EntailmentModel, EntailmentScores, configured_threads, default_model
-from factcheck.engines.sentences import refers_back, sentence_spans
 from factcheck.engines.verifier_model import VerifierModel
+from factcheck.text.sentences import refers_back, sentence_spans
 
 # The model's P(SUPPORTED) above which a lexical figure/date conflict in the same passage is
 # taken for a misreading.

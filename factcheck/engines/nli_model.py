@@ -31,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from factcheck.settings import get_settings
+from factcheck.kit.settings import get_settings
 
 MODEL_DIR = Path(__file__).with_name("data") / "nli"
 # The card (labels, maximum length, temperature, provenance), the weights and the vocabulary.

@@ -2,8 +2,8 @@
 
 The engines live in the shared package, so they cannot import the services' prompt
 builders; they read prompts the way a model would, by their fixed template text. The
-layouts are those of `factcheck/services/extractor/prompts.py` (generate and extraction prompts),
-`factcheck/services/reporter/prompts.py` (report and title prompts) and `factcheck/evidence_text.py`
+layouts are those of `services/extractor/factcheck_extractor/extraction_prompts.py` (generate and extraction prompts),
+`services/reporter/factcheck_reporter/report_prompts.py` (report and title prompts) and `factcheck/text/evidence_text.py`
 (how passages are quoted).
 
 User text can contain any marker line ("QUESTION:", "SOURCES:", "CLAIM 1: ...",
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from factcheck.evidence_text import PASSAGE_INJECTION_NOTE
+from factcheck.text.evidence_text import PASSAGE_INJECTION_NOTE
 
 __all__ = [
     "CheckerVerdict",
@@ -187,7 +187,7 @@ def _between(text: str, start_marker: str, end_marker: str) -> str | None:
 
 
 def parse_passages(section: str) -> list[Passage]:
-    """`[Pn] Title (url)` headings, each followed by its "> "-quoted lines (factcheck/evidence_text.py)."""
+    """`[Pn] Title (url)` headings, each followed by its "> "-quoted lines (factcheck/text/evidence_text.py)."""
     passages: list[Passage] = []
     heading: re.Match[str] | None = None
     quoted: list[str] = []

@@ -42,7 +42,9 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
-from factcheck.council_taxonomy import SYNTHESIS_OPENING
+from factcheck.core.council_taxonomy import SYNTHESIS_OPENING
+from factcheck.core.fallback_report import NO_CLAIMS_REPORT, markdown_cell
+from factcheck.core.title_subject import title_question
 from factcheck.engines import synthesis
 from factcheck.engines.prompt_text import (
     ConsensusEntry,
@@ -51,9 +53,7 @@ from factcheck.engines.prompt_text import (
     report_request,
     title_request,
 )
-from factcheck.engines.sentences import STOPWORDS, split_sentences
-from factcheck.fallback_report import NO_CLAIMS_REPORT, markdown_cell
-from factcheck.title_subject import title_question
+from factcheck.text.sentences import STOPWORDS, split_sentences
 
 __all__ = ["annotate", "answer", "reliability_score", "score_band", "title", "write_report"]
 

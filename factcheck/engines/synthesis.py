@@ -1,7 +1,7 @@
 """`local/reporter` as council chairman: answers the synthesis prompt by correcting the best response.
 
-The prompt (factcheck/services/reporter/prompts.py, `build_synthesis_prompt`) is read from its fixed lines
-(factcheck/council_taxonomy.py), the last of each, since only the question before them is
+The prompt (services/reporter/factcheck_reporter/report_prompts.py, `build_synthesis_prompt`) is read from its fixed lines
+(factcheck/core/council_taxonomy.py), the last of each, since only the question before them is
 unquoted caller text: the response is the "> "-quoted lines after "MOST RELIABLE RESPONSE:";
 the corrections are the `[C1] Response A | Error Type` blocks after "CORRECTIONS TO APPLY:",
 each with a quoted "> Claim:" and "> Correction:" line. The other responses' claims and the
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from factcheck.council_taxonomy import (
+from factcheck.core.council_taxonomy import (
     SYNTHESIS_CONTEXT_MARKER,
     SYNTHESIS_CORRECTIONS_MARKER,
     SYNTHESIS_RESPONSE_MARKER,

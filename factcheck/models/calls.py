@@ -3,7 +3,7 @@ trailer (every outcome, failures included), so the gateway's ledger records ever
 
 `ModelCallsServerInterceptor` opens a list per RPC; `ModelClient` appends each call it ends
 (`record`); the list goes out as trailing metadata when the RPC ends, and with the error
-status when it fails (`factcheck.error_interceptor.abort_with` adds `trailer()`).
+status when it fails (`factcheck.kit.error_interceptor.abort_with` adds `trailer()`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from contextvars import ContextVar
 
 import grpc
 
-from factcheck.grpc_handlers import wrap_handler
+from factcheck.kit.grpc_handlers import wrap_handler
 from factcheck.v1 import usage_pb2
 
 MODEL_CALLS_METADATA = "x-factcheck-model-calls-bin"

@@ -92,7 +92,10 @@ from typing import Any
 
 import httpx
 
-from factcheck.domain import Completion, TokenUsage
+from factcheck.core.domain import Completion, TokenUsage
+from factcheck.core.prompt_versions import prompt_version_of
+from factcheck.kit.observability import metrics, tracing
+from factcheck.kit.settings import MaxTokensField, Settings, StructuredOutputFormat, wire_model_name
 from factcheck.models import calls, output_limits
 from factcheck.models.errors import (
     ModelError,
@@ -106,10 +109,7 @@ from factcheck.models.errors import (
 from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, estimate_tokens
 from factcheck.models.local import LOCAL_PREFIX, get_local_engine, get_local_stream_engine
 from factcheck.models.output_limits import OutputLimit
-from factcheck.observability import metrics, tracing
-from factcheck.prompt_versions import prompt_version_of
-from factcheck.settings import MaxTokensField, Settings, StructuredOutputFormat, wire_model_name
-from factcheck.text_safety import clean_text, excerpt
+from factcheck.text.text_safety import clean_text, excerpt
 from factcheck.v1 import usage_pb2
 
 log = logging.getLogger("factcheck.models")

@@ -16,7 +16,7 @@ provider answered. `ModelError` enforces this itself, so no caller has to rememb
 
 from __future__ import annotations
 
-from factcheck.text_safety import excerpt
+from factcheck.text.text_safety import excerpt
 
 # Bounds of what a ModelError's text may quote, in characters: str(error) is at most about
 # 440 characters (under 1 KB of UTF-8 unless the text is mostly 3- and 4-byte characters).

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from factcheck.settings import Settings
+from factcheck.kit.settings import Settings
 
 
 class LimitExceeded(Exception):

@@ -1,0 +1,19 @@
+"""`factcheck-checker`: serve CheckerService on FACTCHECK_LISTEN (default port 50053)."""
+
+from factcheck.kit.server import run_model_service
+from factcheck.v1 import checker_pb2, checker_pb2_grpc
+from factcheck_checker.checker_service import CheckerService
+
+
+def main() -> None:
+    run_model_service(
+        "factcheck-checker",
+        checker_pb2,
+        "CheckerService",
+        checker_pb2_grpc.add_CheckerServiceServicer_to_server,
+        CheckerService,
+    )
+
+
+if __name__ == "__main__":
+    main()

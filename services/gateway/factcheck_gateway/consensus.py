@@ -1,0 +1,117 @@
+"""Spec section B, calculateConsensus: the majority verdict of all checkers, per claim.
+
+The gateway runs this after the verify phase, and `results.py` runs it again on
+stored verifications, so a stored result always shows the current rules.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+from factcheck.core.domain import Citation, ClaimConsensus, ClaimVerification, ExtractedClaim
+
+MISSING_EVIDENCE = "Checker did not address this claim"
+
+# Rules 3-5: which verdict wins when several share the top count.
+_TIE_WINNER = {
+    frozenset({"VERIFIED", "DISPUTED"}): "DISPUTED",
+    frozenset({"VERIFIED", "UNVERIFIABLE"}): "VERIFIED",
+    frozenset({"DISPUTED", "UNVERIFIABLE"}): "DISPUTED",
+    frozenset({"VERIFIED", "DISPUTED", "UNVERIFIABLE"}): "DISPUTED",
+}
+
+# Rule 7 tie-break: the lower confidence wins, so a split never overstates certainty.
+_CONFIDENCE_RANK = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
+
+
+def calculate_consensus(
+    claims: Sequence[ExtractedClaim],
+    all_verifications: Sequence[Sequence[ClaimVerification]],
+) -> list[ClaimConsensus]:
+    """One ClaimConsensus per claim, in claim order; the outer list is one entry per checker."""
+    return [_claim_consensus(claim, all_verifications) for claim in claims]
+
+
+def _claim_consensus(claim: ExtractedClaim, all_verifications: Sequence[Sequence[ClaimVerification]]) -> ClaimConsensus:
+    verdicts = tuple(_verification_for(claim.id, checker) for checker in all_verifications)
+    if not verdicts:
+        return _consensus(claim, verdicts, "UNVERIFIABLE", "LOW", 0.0, None)
+    verdict, tied = _majority_verdict(verdicts)
+    majority = [v for v in verdicts if v.verdict == verdict]
+    confidence = "LOW" if tied else _most_common_confidence(majority)
+    agreement = len(majority) / len(verdicts) * 100
+    correction = _majority_correction(verdicts) if verdict == "DISPUTED" else None
+    return _consensus(claim, verdicts, verdict, confidence, agreement, correction)
+
+
+def _consensus(
+    claim: ExtractedClaim,
+    verdicts: tuple[ClaimVerification, ...],
+    verdict: str,
+    confidence: str,
+    agreement: float,
+    correction: str | None,
+) -> ClaimConsensus:
+    return ClaimConsensus(
+        claim_id=claim.id,
+        claim=claim.claim,
+        context=claim.context,
+        type=claim.type,
+        verdicts=verdicts,
+        consensus_verdict=verdict,
+        consensus_confidence=confidence,
+        agreement_rate=agreement,
+        correction=correction,
+        citations=majority_citations(verdicts, verdict),
+    )
+
+
+def majority_citations(verdicts: Sequence[ClaimVerification], verdict: str) -> tuple[Citation, ...]:
+    """Passages cited by the checkers that voted for the consensus verdict, each (passage, quote) once."""
+    cited: dict[tuple[str, str], Citation] = {}
+    for verification in verdicts:
+        if verification.verdict == verdict:
+            for citation in verification.citations:
+                cited.setdefault((citation.passage_id, citation.quote), citation)
+    return tuple(cited.values())
+
+
+def _verification_for(claim_id: str, checker: Sequence[ClaimVerification]) -> ClaimVerification:
+    """The checker's first verification of the claim; a silent checker counts as UNVERIFIABLE (spec parser rule)."""
+    for verification in checker:
+        if verification.claim_id == claim_id:
+            return verification
+    return ClaimVerification(
+        claim_id=claim_id,
+        verdict="UNVERIFIABLE",
+        evidence=MISSING_EVIDENCE,
+        correction=None,
+        confidence="LOW",
+        checker_model=checker[0].checker_model if checker else "",
+    )
+
+
+def _majority_verdict(verdicts: Sequence[ClaimVerification]) -> tuple[str, bool]:
+    """Rules 1-5. Returns the winning verdict and whether it was decided by a tie."""
+    counts = Counter(v.verdict for v in verdicts)
+    top = max(counts.values())
+    leaders = frozenset(name for name, n in counts.items() if n == top)
+    if len(leaders) == 1:
+        return next(iter(leaders)), False
+    return _TIE_WINNER[leaders], True
+
+
+def _most_common_confidence(majority: Sequence[ClaimVerification]) -> str:
+    """Rule 7: the most frequent confidence of the majority; ties go to the lower one."""
+    counts = Counter(v.confidence for v in majority)
+    return max(counts, key=lambda name: (counts[name], -_CONFIDENCE_RANK.get(name, 0)))
+
+
+def _majority_correction(verdicts: Sequence[ClaimVerification]) -> str | None:
+    """Rule 8: most common non-empty correction of the DISPUTED verdicts; ties go to the earliest checker."""
+    corrections = [v.correction for v in verdicts if v.verdict == "DISPUTED" and v.correction and v.correction.strip()]
+    if not corrections:
+        return None
+    counts = Counter(corrections)  # Counter keeps first-seen order, and max() keeps the first maximum.
+    return max(counts, key=counts.__getitem__)

@@ -1,0 +1,580 @@
+"""The knowledge store: documents split into passages, searched with the database's full-text index.
+
+SQLite (the embedded default) uses an FTS5 table; PostgreSQL a tsvector column with a
+GIN index (migrations 0002 and 0005). The store lives in the gateway's database, so it
+grows with the database rather than with a file on one pod. Search uses the index as a
+bounded boolean filter and ranks the candidates itself (see `_candidate_ids`); a large
+import goes through `factcheck_gateway.knowledge.bulk.bulk_load`.
+
+Every document belongs to a tenant (migration 0003), and every method works within the one
+tenant it is given: ids and content hashes are unique per tenant, and search only finds the
+tenant's own passages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import astuple, dataclass
+from datetime import datetime
+from itertools import combinations
+
+from sqlalchemy import Connection, Engine, RowMapping, bindparam, delete, exists, select, text
+from sqlalchemy.orm import sessionmaker
+
+from factcheck_gateway.knowledge.chunking import chunk_text
+from factcheck_gateway.knowledge.ranking import BM25, idf
+from factcheck_gateway.knowledge.tokens import search_terms
+from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage
+from factcheck_gateway.store.stage_store import newest_first_page, storable
+
+# Full-text queries are ORs of a claim's terms; very long queries only slow the index down.
+MAX_QUERY_TERMS = 32
+# Search ranks at most this many candidates from the index (see `_candidate_ids`) ...
+CANDIDATE_CAP = 64
+# ... and looks for at least this many before it stops relaxing the quorum of rare terms.
+MIN_CANDIDATES = 16
+# Rare terms whose quorum picks the candidates when a query matches too many passages.
+QUORUM_TERMS = 5
+# A tenant with less than this share of all passages is matched through its term in the index;
+# a larger one by checking tenant_id on each match (cheaper: the tenant's own posting list is long).
+TENANT_TERM_BELOW_SHARE = 0.2
+
+
+@dataclass(frozen=True)
+class SourceDocument:
+    """A document as callers supply it (request sources and AddDocuments share this shape)."""
+
+    id: str
+    title: str
+    url: str
+    text: str
+    published_at: str | None = None
+    authority: float | None = None
+
+    @property
+    def content_sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class AddedDocument:
+    document_id: str
+    created: bool
+    passage_count: int
+
+
+@dataclass(frozen=True)
+class DocumentSummary:
+    id: str
+    title: str
+    url: str
+    published_at: str | None
+    authority: float | None
+    passage_count: int
+    char_count: int
+    content_sha256: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class PassageHit:
+    """A passage found by search, with its document's metadata and the index's score (higher is better)."""
+
+    document: SourceDocument
+    text: str
+    start: int
+    end: int
+    score: float
+
+
+class KnowledgeStore:
+    def __init__(self, engine: Engine, *, candidate_cap: int = CANDIDATE_CAP) -> None:
+        self._engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._candidate_cap = candidate_cap
+        self._statistics = _PostgresStatistics()
+
+    def add_documents(self, documents: list[SourceDocument], *, tenant_id: str) -> list[AddedDocument]:
+        """Store the tenant's documents and their passages; a text the tenant already stored is not stored again.
+
+        A new text under an existing id replaces that document (an edited file re-ingested).
+        """
+        return [self._add(document, tenant_id) for document in documents]
+
+    def _add(self, document: SourceDocument, tenant_id: str) -> AddedDocument:
+        document = SourceDocument(*(storable(value) for value in astuple(document)))
+        digest = document.content_sha256
+        with self._sessions.begin() as session:
+            existing = session.scalar(
+                select(KnowledgeDocument).where(
+                    KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.content_sha256 == digest
+                )
+            )
+            if existing is not None:
+                return AddedDocument(existing.id, False, existing.passage_count)
+            document_id = document.id or f"doc-{digest[:16]}"
+            _delete_passages(session, tenant_id, document_id)
+            session.execute(
+                delete(KnowledgeDocument).where(
+                    KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.id == document_id
+                )
+            )
+            chunks = chunk_text(document.text)
+            session.add(
+                KnowledgeDocument(
+                    tenant_id=tenant_id,
+                    id=document_id,
+                    title=document.title or document_id,
+                    url=document.url,
+                    published_at=document.published_at,
+                    authority=document.authority,
+                    text=document.text,
+                    content_sha256=digest,
+                    char_count=len(document.text),
+                    passage_count=len(chunks),
+                )
+            )
+            session.flush()  # the document row first: passages reference it
+            session.add_all(
+                KnowledgePassage(
+                    tenant_id=tenant_id,
+                    document_id=document_id,
+                    chunk_index=i,
+                    text=chunk.text,
+                    start_offset=chunk.start,
+                    end_offset=chunk.end,
+                )
+                for i, chunk in enumerate(chunks)
+            )
+            return AddedDocument(document_id, True, len(chunks))
+
+    def delete_document(self, document_id: str, *, tenant_id: str) -> int:
+        """Remove the tenant's document and its passages; returns the passage count.
+
+        LookupError if the tenant has no such document (another tenant's is not seen).
+        """
+        with self._sessions.begin() as session:
+            document = session.scalar(
+                select(KnowledgeDocument).where(
+                    KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.id == document_id
+                )
+            )
+            if document is None:
+                raise LookupError(f"no document with id {document_id!r}")
+            count = document.passage_count
+            _delete_passages(session, tenant_id, document_id)
+            session.delete(document)
+            return count
+
+    def list_documents(
+        self, page_size: int, page_token: str | None, *, tenant_id: str
+    ) -> tuple[list[DocumentSummary], str | None]:
+        """The tenant's documents, newest first."""
+        with self._sessions() as session:
+            rows, next_token = newest_first_page(
+                session, KnowledgeDocument, page_size, page_token, KnowledgeDocument.tenant_id == tenant_id
+            )
+            return [_summary(row) for row in rows], next_token
+
+    def has_documents(self, *, tenant_id: str) -> bool:
+        with self._sessions() as session:
+            return bool(session.scalar(select(exists().where(KnowledgeDocument.tenant_id == tenant_id))))
+
+    def search(self, query: str, top_k: int, *, tenant_id: str) -> list[PassageHit]:
+        """The top_k of the tenant's passages for the query's terms (any term matches), most relevant first.
+
+        The index proposes at most `candidate_cap` candidates (see `_candidate_ids`). When they are
+        all of the tenant's matches, the index ranks them as it always did (FTS5 bm25, PostgreSQL
+        ts_rank_cd); otherwise they are ranked here by BM25 with the corpus-wide IDF the index estimated.
+        """
+        terms = search_terms(query)[:MAX_QUERY_TERMS]
+        if not terms or top_k < 1:
+            return []
+        with self._engine.connect() as connection:
+            index: _Index
+            if connection.dialect.name == "sqlite":
+                index = _SqliteIndex(connection, tenant_id)
+            else:
+                index = _PostgresIndex(connection, tenant_id, self._statistics)
+            keys = index.keys(terms)
+            distinct_keys = list(dict.fromkeys(keys.values()))
+            cap = max(self._candidate_cap, top_k)
+            ids, complete = _candidate_ids(index, distinct_keys, cap, max(top_k, MIN_CANDIDATES))
+            if not ids:
+                return []
+            if complete:
+                ranked = index.rank(ids, distinct_keys, top_k)
+            else:
+                texts = index.texts(ids)
+                idfs = index.corpus_idf(terms, keys)
+                scores = BM25([passage_text for _, passage_text in texts], idfs).scores(query)
+                ranked = sorted(zip((i for i, _ in texts), scores), key=lambda r: (-r[1], r[0]))[:top_k]
+            rows = {row["id"]: row for row in index.passages([i for i, _ in ranked])}
+        return [_hit(rows[i], score) for i, score in ranked if i in rows]
+
+
+# --- candidates -------------------------------------------------------------------------------------------
+#
+# Ranking every passage that shares a word with a claim does not scale: at a million passages a
+# claim's terms match 100,000-400,000 passages. FTS5's bm25() with ORDER BY rank LIMIT still scores
+# every match (about 1.5 us a row, 200-1000 ms a query measured) and PostgreSQL's ts_rank_cd reads
+# every matched row's tsvector from the heap (2.4 s p50). So the index is used as a boolean filter
+# that returns at most `cap` passage ids (a LIMIT, which FTS5 and a bitmap heap scan stop at):
+#
+# 1. Every passage matching any term, when there are no more than the cap: the exact answer, ranked
+#    by the index as before (always so in small stores). On SQLite this probe is cheap even when it
+#    fails (it stops after cap + 1 rows); PostgreSQL skips it when its statistics say a term is in
+#    more passages than the cap (a GIN bitmap scan reads every entry of every term: 20-30 ms for a
+#    term in 13% of a million passages).
+# 2. Otherwise the passages holding the most of the claim's QUORUM_TERMS rarest terms, strictest
+#    first: all of them, then any QUORUM_TERMS - 1 of them, ..., then any one, until there are
+#    `wanted` candidates (a stricter level's passages always come first). A quorum of rare terms
+#    is what makes a passage score high in BM25, and AND is cheap in both indexes (they skip
+#    through the longer posting list), so a very common term never costs a full scan. These
+#    candidates are ranked in Python by BM25 with the corpus-wide IDF of each term.
+# Rarity is estimated without reading whole posting lists: FTS5 counts each term in a few fixed
+# windows of rowids (20,000 in all); PostgreSQL reads ANALYZE's lexeme frequencies (pg_stats).
+# The tenant: a small tenant's term in the index makes its matches cheap to find, but ANDing the
+# term of a tenant that owns most passages costs a walk along its posting list (30 ms in GIN at
+# 1M, up to 5 ms in FTS5), so such a tenant is checked row by row on the matches instead.
+
+
+def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[list[int], bool]:
+    """At most `cap` candidate ids, and whether they are all of the tenant's matches."""
+    if not keys:
+        return [], True
+    loosest = None
+    if index.may_match_few(keys, cap):
+        loosest = index.match(index.any_of(keys), cap + 1)
+        if len(loosest) <= cap:
+            return loosest, True
+    rare = sorted(keys, key=index.rarity)[:QUORUM_TERMS]
+    found: dict[int, None] = {}
+    for quorum in range(len(rare), 0, -1):
+        expression = index.any_of([index.all_of(group) for group in combinations(rare, quorum)])
+        found.update(dict.fromkeys(index.match(expression, cap + 1)))
+        if len(found) >= wanted:
+            return list(found)[:cap], False
+    if len(rare) < len(keys):  # still short: passages with only the commoner terms
+        found.update(dict.fromkeys(loosest if loosest is not None else index.match(index.any_of(keys), cap + 1)))
+    return list(found)[:cap], False
+
+
+class _Index:
+    """A backend's full-text index as a boolean filter over one tenant's passages."""
+
+    def keys(self, terms: list[str]) -> Mapping[str, object]:
+        """What the index matches for each term (terms it cannot match are left out)."""
+        raise NotImplementedError
+
+    def rarity(self, key) -> float:
+        """Estimated number of passages holding the key (lower is rarer)."""
+        raise NotImplementedError
+
+    def corpus_idf(self, terms: list[str], keys: Mapping[str, object]) -> dict[str, float] | None:
+        """Each term's IDF over the whole store (from `rarity`), or None without statistics.
+
+        A term the index leaves out (a PostgreSQL stopword) weighs nothing, as in the index.
+        """
+        passages = self.passage_count()
+        if passages <= 0:
+            return None
+        return {term: idf(self.rarity(keys[term]), passages) if term in keys else 0.0 for term in terms}
+
+    def passage_count(self) -> float:
+        raise NotImplementedError
+
+    def may_match_few(self, keys: list, cap: int) -> bool:
+        return True
+
+    def any_of(self, expressions: list[str]) -> str:
+        raise NotImplementedError
+
+    def all_of(self, expressions: Sequence[str]) -> str:
+        raise NotImplementedError
+
+    def match(self, expression: str, limit: int) -> list[int]:
+        """Ids of at most `limit` of the tenant's passages matching the expression."""
+        raise NotImplementedError
+
+    def rank(self, ids: list[int], keys: list, limit: int) -> list[tuple[int, float]]:
+        """The best `limit` of these passages by the index's own ranking for any of the keys, with scores."""
+        raise NotImplementedError
+
+    def texts(self, ids: list[int]) -> list[tuple[int, str]]:
+        """(id, text) of the tenant's passages among `ids`."""
+        raise NotImplementedError
+
+    def passages(self, ids: list[int]) -> Sequence[RowMapping]:
+        """The tenant's passages among `ids`, with their documents' metadata."""
+        raise NotImplementedError
+
+
+class _SqliteIndex(_Index):
+    # Rarity: a term's count in RARITY_WINDOWS windows of RARITY_WINDOW_ROWS rowids spread over the
+    # table (FTS5 seeks to a rowid range), scaled up; exact when the table is smaller than that.
+    # (Two subqueries for MIN and MAX: together in one SELECT, SQLite scans the table for them.)
+    RARITY_WINDOWS, RARITY_WINDOW_ROWS = 2, 10_000
+
+    def __init__(self, connection: Connection, tenant_id: str) -> None:
+        self._connection = connection
+        self._tenant_id = tenant_id
+        # The tenant column of the index holds the hex of tenant_id: one token (migration 0005).
+        self._tenant = '"' + tenant_id.encode("utf-8").hex().upper() + '"'
+        self._rarity: dict[str, float] = {}
+
+    def keys(self, terms: list[str]) -> dict[str, str]:
+        keys = {term: '"' + term.replace('"', '""') + '"' for term in terms}
+        self._estimate_rarity([*keys.values(), self._tenant], tenant=self._tenant)
+        self._tenant_term = self._rarity.pop(self._tenant) < TENANT_TERM_BELOW_SHARE * self._span
+        return keys
+
+    def passage_count(self) -> float:
+        return self._span
+
+    def _estimate_rarity(self, keys: list[str], tenant: str) -> None:
+        low, high = self._connection.execute(
+            text("SELECT (SELECT MIN(id) FROM kb_passages), (SELECT MAX(id) FROM kb_passages)")
+        ).one()
+        if low is None:
+            self._rarity, self._span = dict.fromkeys(keys, 0.0), 0
+            return
+        self._span = span = high - low + 1  # about the number of passages (deletions leave gaps)
+        size = self.RARITY_WINDOW_ROWS
+        if span <= self.RARITY_WINDOWS * size:
+            windows = [(low, high)]
+        else:
+            step = (span - size) // (self.RARITY_WINDOWS - 1)
+            windows = [(low + i * step, low + i * step + size - 1) for i in range(self.RARITY_WINDOWS)]
+        scale = span / sum(b - a + 1 for a, b in windows)
+        counts = [
+            " + ".join(
+                f"(SELECT COUNT(*) FROM kb_passages_fts WHERE kb_passages_fts MATCH :k{k} "
+                f"AND rowid BETWEEN {a} AND {b})"
+                for a, b in windows
+            )
+            for k in range(len(keys))
+        ]
+        parameters = {f"k{k}": ("tenant : " if key == tenant else "text : ") + key for k, key in enumerate(keys)}
+        row = self._connection.execute(text("SELECT " + ", ".join(counts)), parameters).one()
+        self._rarity = {key: count * scale for key, count in zip(keys, row)}
+
+    def rarity(self, key: str) -> float:
+        return self._rarity.get(key, 0.0)
+
+    def any_of(self, expressions: list[str]) -> str:
+        return expressions[0] if len(expressions) == 1 else "(" + " OR ".join(expressions) + ")"
+
+    def all_of(self, expressions: Sequence[str]) -> str:
+        return expressions[0] if len(expressions) == 1 else "(" + " AND ".join(expressions) + ")"
+
+    def match(self, expression: str, limit: int) -> list[int]:
+        if self._tenant_term:
+            match, statement = f"tenant : {self._tenant} AND text : {expression}", _SQLITE_MATCH
+        else:
+            match, statement = f"text : {expression}", _SQLITE_MATCH_CHECKING_TENANT
+        rows = self._connection.execute(statement, {"match": match, "tenant_id": self._tenant_id, "limit": limit})
+        return list(rows.scalars())
+
+    def rank(self, ids: list[int], keys: list, limit: int) -> list[tuple[int, float]]:
+        # `+rowid`: filter the matches by id instead of running the query once per id (and the tenant
+        # column gets weight 0, as its term is in no query).
+        rows = self._connection.execute(
+            _SQLITE_RANK, {"match": "text : " + self.any_of(keys), "ids": ids, "limit": limit}
+        )
+        return [(row.rowid, -row.bm25) for row in rows]
+
+    def texts(self, ids: list[int]) -> list[tuple[int, str]]:
+        return [
+            tuple(row) for row in self._connection.execute(_SQLITE_TEXTS, {"ids": ids, "tenant_id": self._tenant_id})
+        ]
+
+    def passages(self, ids: list[int]) -> Sequence[RowMapping]:
+        # `+p.tenant_id`: look passages up by id; an index on tenant_id would scan the whole tenant.
+        return self._connection.execute(_SQLITE_PASSAGES, {"ids": ids, "tenant_id": self._tenant_id}).mappings().all()
+
+
+class _PostgresIndex(_Index):
+    def __init__(self, connection: Connection, tenant_id: str, statistics: _PostgresStatistics) -> None:
+        self._connection = connection
+        self._tenant_id = tenant_id
+        self._statistics = statistics
+        # Each passage's tsvector holds the lexeme 'tenant <tenant_id>' (migration 0005).
+        self._tenant_lexeme = "tenant " + tenant_id
+        # No sequential scans (a LIMIT tempts the planner into one that may read the whole table)
+        # and no JIT compilation (it costs more than these queries).
+        connection.exec_driver_sql("SET LOCAL enable_seqscan = off; SET LOCAL jit = off")
+
+    def keys(self, terms: list[str]) -> dict[str, tuple[str, ...]]:
+        """Each term's lexemes, as PostgreSQL's english configuration makes them (none for its stopwords)."""
+        rows = self._connection.execute(
+            text("SELECT tsvector_to_array(to_tsvector('english', t)) FROM unnest(CAST(:terms AS text[])) AS t"),
+            {"terms": terms},
+        ).scalars()
+        self._frequencies = frequencies = self._statistics.get(self._connection)
+        tenant_share = frequencies.shares.get(self._tenant_lexeme, 0.0)
+        self._tenant_term = tenant_share < TENANT_TERM_BELOW_SHARE
+        return {term: tuple(lexemes) for term, lexemes in zip(terms, rows) if lexemes}
+
+    def passage_count(self) -> float:
+        # Without ANALYZE's lexeme statistics there is no corpus-wide IDF: the BM25 falls back to the pool's.
+        return self._frequencies.passages if self._frequencies.shares else 0.0
+
+    def rarity(self, key: tuple[str, ...]) -> float:
+        return min(self._frequencies.estimate(lexeme) for lexeme in key)
+
+    def may_match_few(self, keys: list, cap: int) -> bool:
+        return all(self.rarity(key) <= cap for key in keys)
+
+    def any_of(self, expressions: list) -> str:
+        parts = [self._expression(e) for e in expressions]
+        return parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")"
+
+    def all_of(self, expressions: Sequence) -> str:
+        parts = [self._expression(e) for e in expressions]
+        return parts[0] if len(parts) == 1 else "(" + " & ".join(parts) + ")"
+
+    def _expression(self, expression) -> str:
+        if isinstance(expression, str):
+            return expression
+        return self.all_of([_tsquery_lexeme(lexeme) for lexeme in expression])
+
+    def match(self, expression, limit: int) -> list[int]:
+        query = self._expression(expression)
+        if self._tenant_term:
+            query = f"{_tsquery_lexeme(self._tenant_lexeme)} & {query}"
+        rows = self._connection.execute(_POSTGRES_MATCH, {"query": query, "tenant_id": self._tenant_id, "limit": limit})
+        return list(rows.scalars())
+
+    def rank(self, ids: list[int], keys: list, limit: int) -> list[tuple[int, float]]:
+        rows = self._connection.execute(
+            _POSTGRES_RANK, {"query": self.any_of(keys), "ids": ids, "tenant_id": self._tenant_id, "limit": limit}
+        )
+        return [(row.id, float(row.score)) for row in rows]
+
+    def texts(self, ids: list[int]) -> list[tuple[int, str]]:
+        return [
+            tuple(row) for row in self._connection.execute(_POSTGRES_TEXTS, {"ids": ids, "tenant_id": self._tenant_id})
+        ]
+
+    def passages(self, ids: list[int]) -> Sequence[RowMapping]:
+        return self._connection.execute(_POSTGRES_PASSAGES, {"ids": ids, "tenant_id": self._tenant_id}).mappings().all()
+
+
+def _tsquery_lexeme(lexeme: str) -> str:
+    """A lexeme as a tsquery operand, quoted so that no character in it is an operator."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class _LexemeFrequencies:
+    """ANALYZE's most common lexemes of search_vector: lexeme -> share of passages holding it."""
+
+    shares: dict[str, float]
+    floor: float  # every other lexeme is in fewer passages than this share
+    passages: float
+
+    def estimate(self, lexeme: str) -> float:
+        """Estimated passages holding the lexeme; the unlisted ones count as half the floor."""
+        return self.passages * self.shares.get(lexeme, self.floor / 2)
+
+
+class _PostgresStatistics:
+    """The planner's statistics of kb_passages.search_vector, read at most once a minute.
+
+    They change only when ANALYZE runs (autovacuum, or bulk_load), so a process-wide copy
+    costs nothing in accuracy and saves parsing 10,000 lexemes on every search.
+    """
+
+    MAX_AGE_S = 60.0
+
+    def __init__(self) -> None:
+        self._frequencies = _LexemeFrequencies({}, 0.0, 0.0)
+        self._read_at = float("-inf")
+
+    def get(self, connection: Connection) -> _LexemeFrequencies:
+        if time.monotonic() - self._read_at > self.MAX_AGE_S:
+            self._frequencies = _read_lexeme_frequencies(connection)
+            self._read_at = time.monotonic()
+        return self._frequencies
+
+
+def _read_lexeme_frequencies(connection: Connection) -> _LexemeFrequencies:
+    row = connection.execute(
+        text(
+            "SELECT s.most_common_elems::text::text[] AS lexemes, s.most_common_elem_freqs AS shares, "
+            "GREATEST(c.reltuples, 0) AS passages FROM pg_class c LEFT JOIN pg_stats s "
+            "ON s.schemaname = current_schema() AND s.tablename = 'kb_passages' AND s.attname = 'search_vector' "
+            "WHERE c.oid = 'kb_passages'::regclass"
+        )
+    ).one()
+    if not row.lexemes:  # never analyzed (a new or small table): every lexeme counts as rare
+        return _LexemeFrequencies({}, 0.0, float(row.passages))
+    # most_common_elem_freqs: one share per lexeme, then the minimum, the maximum and the null share.
+    return _LexemeFrequencies(dict(zip(row.lexemes, row.shares)), row.shares[len(row.lexemes)], float(row.passages))
+
+
+def _delete_passages(session, tenant_id: str, document_id: str) -> None:
+    """Explicitly, so the FTS5 triggers see each passage go even where cascades are off."""
+    session.execute(
+        delete(KnowledgePassage).where(
+            KnowledgePassage.tenant_id == tenant_id, KnowledgePassage.document_id == document_id
+        )
+    )
+
+
+_SELECTED = """p.id, p.text, p.start_offset, p.end_offset,
+    d.id AS document_id, d.title, d.url, d.published_at, d.authority"""
+_FROM = "FROM kb_passages p JOIN kb_documents d ON d.tenant_id = p.tenant_id AND d.id = p.document_id"
+_SQLITE_PASSAGES = text(f"SELECT {_SELECTED} {_FROM} WHERE p.id IN :ids AND +p.tenant_id = :tenant_id").bindparams(
+    bindparam("ids", expanding=True)
+)
+_SQLITE_MATCH = text("SELECT rowid FROM kb_passages_fts WHERE kb_passages_fts MATCH :match LIMIT :limit")
+_SQLITE_MATCH_CHECKING_TENANT = text(
+    "SELECT p.id FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid "
+    "WHERE kb_passages_fts MATCH :match AND +p.tenant_id = :tenant_id LIMIT :limit"
+)
+_SQLITE_TEXTS = text("SELECT id, text FROM kb_passages WHERE id IN :ids AND +tenant_id = :tenant_id").bindparams(
+    bindparam("ids", expanding=True)
+)
+_POSTGRES_MATCH = text(
+    "SELECT id FROM kb_passages WHERE search_vector @@ CAST(:query AS tsquery) AND tenant_id = :tenant_id LIMIT :limit"
+)
+_POSTGRES_TEXTS = text("SELECT id, text FROM kb_passages WHERE id = ANY(:ids) AND tenant_id = :tenant_id")
+_SQLITE_RANK = text(
+    "SELECT rowid, bm25(kb_passages_fts, 1.0, 0.0) AS bm25 FROM kb_passages_fts "
+    "WHERE kb_passages_fts MATCH :match AND +rowid IN :ids ORDER BY bm25, rowid LIMIT :limit"
+).bindparams(bindparam("ids", expanding=True))
+_POSTGRES_RANK = text(
+    "SELECT id, ts_rank_cd(search_vector, CAST(:query AS tsquery)) AS score FROM kb_passages "
+    "WHERE id = ANY(:ids) AND tenant_id = :tenant_id ORDER BY score DESC, id LIMIT :limit"
+)
+_POSTGRES_PASSAGES = text(f"SELECT {_SELECTED} {_FROM} WHERE p.id = ANY(:ids) AND p.tenant_id = :tenant_id")
+
+
+def _hit(row, score: float) -> PassageHit:
+    document = SourceDocument(
+        id=row["document_id"],
+        title=row["title"],
+        url=row["url"],
+        text="",  # not needed for evidence; the passage carries its own text
+        published_at=row["published_at"],
+        authority=row["authority"],
+    )
+    return PassageHit(document, row["text"], row["start_offset"], row["end_offset"], score)
+
+
+def _summary(row: KnowledgeDocument) -> DocumentSummary:
+    return DocumentSummary(
+        id=row.id,
+        title=row.title,
+        url=row.url,
+        published_at=row.published_at,
+        authority=row.authority,
+        passage_count=row.passage_count,
+        char_count=row.char_count,
+        content_sha256=row.content_sha256,
+        created_at=row.created_at,
+    )

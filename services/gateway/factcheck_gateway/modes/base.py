@@ -1,0 +1,65 @@
+"""What a mode declares (DESIGN.md, "Modes"): how it plans a request, the run it executes, its
+steps and how its stored rows become its result. Everything else (validation of the shared
+fields, events, leases, Watch, Cancel, request_id, tenants, deadlines) is the gateway's, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from factcheck.kit.settings import Settings
+from factcheck.v1 import factcheck_pb2
+from factcheck_gateway.request_validation import RunBasics
+from factcheck_gateway.runs.run import Run
+from factcheck_gateway.store.stage_store import MessageRecord, StageRecord
+
+# A step of a run: one stage (or a group of parallel calls), awaited in order.
+Step = Callable[[Any], Awaitable[None]]
+
+
+class Plan(Protocol):
+    """A validated request of some mode, with every default applied; what its run executes."""
+
+    # Read-only properties: the plans are frozen dataclasses (mode_name a class variable).
+    @property
+    def mode_name(self) -> str: ...
+    @property
+    def question(self) -> str: ...
+    @property
+    def conversation_id(self) -> str | None: ...
+    @property
+    def tenant_id(self) -> str: ...
+    @property
+    def timeout_ms(self) -> int: ...
+    @property
+    def reporter_model(self) -> str:  # writes every run's title
+        ...
+
+    def request_config(self) -> dict:
+        """The run's configuration as stored in messages.request_config (with "mode": mode_name)."""
+        ...
+
+
+PlanT = TypeVar("PlanT", bound=Plan)
+RunT = TypeVar("RunT", bound=Run)
+
+
+@dataclass(frozen=True)
+class Mode(Generic[PlanT, RunT]):
+    """A mode's declaration, typed by its plan and run classes (`Mode` alone: any mode's)."""
+
+    name: str  # stored as request_config["mode"]
+    value: factcheck_pb2.Mode
+    config_field: str  # the RunRequest field holding the mode's config
+    plan: Callable[[factcheck_pb2.RunRequest, Settings, RunBasics], PlanT]
+    # The request with every default the plan filled in (stored, so a resumed run plans the same).
+    resolved_request: Callable[[factcheck_pb2.RunRequest, PlanT], factcheck_pb2.RunRequest]
+    run_class: type[RunT]
+    # Emits factcheck_start (every run's first event).
+    start: Callable[[RunT], Awaitable[None]]
+    # The steps after start, decided as the run goes.
+    stages: Callable[[RunT], AsyncIterator[Step]]
+    # Fills the mode's sections of a stored run's result from its stage rows.
+    fill_result: Callable[[factcheck_pb2.FactCheckResult, MessageRecord, list[StageRecord]], None]

@@ -1,0 +1,207 @@
+"""The verification cache of fact-check mode (opt-in: mode_config.use_cache, FACTCHECK_CACHE_ENABLED).
+
+A claim already verified for this tenant by the same model (for a `local/` engine judged by the
+embedded entailment model, the same model revision), with the same prompt version and the
+same evidence, within FACTCHECK_CACHE_TTL_S, reuses that verification: the checker is sent
+only the claims it has not verified before (no call at all when there are none). Extraction
+is cached the same way, by content, model, prompt version and length limit.
+
+Keys are SHA-256 hashes of everything the answer depends on (the tenant is part of the table's
+key, the prompt version is also checked against the stored entry). Reused verifications are
+marked `cached` (events, stage rows, the report's input); each reuse is a `cache_hit` ledger
+row. New answers are stored with the run's next commit, and only when the service reported
+the prompt version this gateway keys by (a checker still on an older prompt is not cached).
+
+The steps call `verify` and `extract` here instead of the checker's and extractor's stubs;
+pipelined runs (their own stream and batches) do not use the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from factcheck.core.domain import VerdictSummary, is_not_addressed
+from factcheck.core.prompt_versions import EXTRACT, VERIFY, version_label
+from factcheck.engines import engine_revision
+from factcheck.kit.observability import metrics
+from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2
+from factcheck_gateway.store.ledger_queries import LedgerStore
+
+KIND_VERIFY = "verify"
+KIND_EXTRACT = "extract"
+# Citations are stored with the index of their passage among the claim's passages, not the run's label.
+_PASSAGE_INDEX = "#"
+
+
+def _ledger_store(run) -> LedgerStore:
+    return LedgerStore(run.store.engine)  # a sessionmaker over the run's engine: cheap
+
+
+def _digest(parts: list[Any]) -> str:
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+
+
+def verification_key(
+    model: str, prompt_version: str, claim: common_pb2.Claim, passages: list[common_pb2.Passage]
+) -> str:
+    """What a verification depends on: the model (for an embedded engine, its revision too), the
+    prompt, the claim (with its sentence) and its evidence."""
+    evidence = [[p.source_id, p.source_title, p.text, p.published_at, p.authority] for p in passages]
+    engine = engine_revision(model)
+    return _digest([KIND_VERIFY, model, engine, prompt_version, claim.claim, claim.context, claim.type, evidence])
+
+
+def extraction_key(model: str, prompt_version: str, content: str, max_content_length: int) -> str:
+    return _digest([KIND_EXTRACT, model, engine_revision(model), prompt_version, content, max_content_length])
+
+
+def _not_before(run) -> datetime:
+    return datetime.now(UTC) - timedelta(seconds=run.plan.cache_ttl_s)
+
+
+def _entry(run, kind: str, key: str, model: str, prompt_version: str, payload: bytes) -> dict[str, Any]:
+    return {
+        "tenant_id": run.tenant_id,
+        "kind": kind,
+        "cache_key": key,
+        "model": model,
+        "prompt_version": prompt_version,
+        "payload": payload,
+    }
+
+
+def _reported_only(run, model: str, stage: str, label: str) -> bool:
+    """Whether the service's calls for this answer all used the prompt version the cache keys by."""
+    return run.ledger.reported_versions(model, stage) == {label}
+
+
+# --- verification ------------------------------------------------------------------------------------
+
+
+async def verify(run, request: checker_pb2.VerifyRequest) -> checker_pb2.VerifyResponse:
+    """The checker's answer for `request`, from the cache where it can be, from the checker for the rest."""
+    call = run.downstream.checker.Verify
+    if not run.plan.use_cache:
+        return await call(request, timeout=run.stage_timeout_s)
+    model, label = request.model, version_label(VERIFY)
+    passages = {passage.id: passage for passage in request.passages}
+    claim_passages = {item.claim_id: list(item.passage_ids) for item in request.evidence}
+    keys = {
+        claim.id: verification_key(
+            model, label, claim, [passages[pid] for pid in claim_passages.get(claim.id, ()) if pid in passages]
+        )
+        for claim in request.claims
+    }
+    found = await asyncio.to_thread(
+        _ledger_store(run).cache_lookup, run.tenant_id, KIND_VERIFY, list(keys.values()), _not_before(run)
+    )
+    reused: dict[str, common_pb2.ClaimVerification] = {}
+    for claim in request.claims:
+        entry = found.get(keys[claim.id])
+        if entry is not None and entry.prompt_version == label and entry.model == model:
+            reused[claim.id] = _reused(entry.payload, claim.id, claim_passages.get(claim.id, []))
+    missing = [claim for claim in request.claims if claim.id not in reused]
+    metrics.record_cache_lookups(KIND_VERIFY, len(reused), len(missing))
+    run.ledger.record_cache_hits("verify", model, label, len(reused))
+
+    fresh = checker_pb2.VerifyResponse(model=model)
+    if missing:
+        asked = checker_pb2.VerifyRequest()
+        asked.CopyFrom(request)
+        del asked.claims[:]
+        asked.claims.extend(missing)
+        wanted = {claim.id for claim in missing}
+        kept_evidence = [item for item in request.evidence if item.claim_id in wanted]
+        del asked.evidence[:]
+        asked.evidence.extend(kept_evidence)
+        fresh = await call(asked, timeout=run.stage_timeout_s)
+        if _reported_only(run, model, "verify", label):
+            run.cache_entries += [
+                _entry(
+                    run, KIND_VERIFY, keys[v.claim_id], model, label, _storable(v, claim_passages.get(v.claim_id, []))
+                )
+                for v in fresh.verifications
+                if v.claim_id in wanted and not is_not_addressed(v.evidence)
+            ]
+    return _merged(request, fresh, reused)
+
+
+def _storable(verification: common_pb2.ClaimVerification, passage_ids: list[str]) -> bytes:
+    """The verification as cached: citations name their passage by its index among the claim's passages."""
+    stored = common_pb2.ClaimVerification()
+    stored.CopyFrom(verification)
+    for citation in stored.citations:
+        if citation.passage_id in passage_ids:
+            citation.passage_id = f"{_PASSAGE_INDEX}{passage_ids.index(citation.passage_id)}"
+    return stored.SerializeToString(deterministic=True)
+
+
+def _reused(payload: bytes, claim_id: str, passage_ids: list[str]) -> common_pb2.ClaimVerification:
+    """A cached verification for this run's claim: its id, this run's passage labels, marked cached."""
+    verification = common_pb2.ClaimVerification.FromString(payload)
+    verification.claim_id = claim_id
+    verification.cached = True
+    for citation in verification.citations:
+        index = citation.passage_id.removeprefix(_PASSAGE_INDEX)
+        if citation.passage_id.startswith(_PASSAGE_INDEX) and index.isdigit() and int(index) < len(passage_ids):
+            citation.passage_id = passage_ids[int(index)]
+    return verification
+
+
+def _merged(
+    request: checker_pb2.VerifyRequest,
+    fresh: checker_pb2.VerifyResponse,
+    reused: dict[str, common_pb2.ClaimVerification],
+) -> checker_pb2.VerifyResponse:
+    """One answer for every claim of the request, in its order."""
+    if not reused:
+        return fresh
+    answered = {v.claim_id: v for v in fresh.verifications}
+    in_order = [reused.get(claim.id) or answered.get(claim.id) for claim in request.claims]
+    verifications = [v for v in in_order if v is not None]
+    merged = checker_pb2.VerifyResponse()
+    merged.CopyFrom(fresh)
+    merged.model = request.model
+    del merged.verifications[:]
+    merged.verifications.extend(verifications)
+    merged.summary.CopyFrom(VerdictSummary.count(_verdict_name(v.verdict) for v in verifications).to_proto())
+    if not fresh.raw_text:
+        merged.raw_text = f"(all {len(verifications)} verifications reused from the verification cache)"
+    return merged
+
+
+def _verdict_name(verdict: int) -> str:
+    return common_pb2.Verdict.Name(verdict).removeprefix("VERDICT_")
+
+
+# --- extraction --------------------------------------------------------------------------------------
+
+
+async def extract(run, request: extractor_pb2.ExtractRequest) -> extractor_pb2.ExtractResponse:
+    """The extraction of `request`, from the cache when this content was extracted before."""
+    call = run.downstream.extractor.Extract
+    if not run.plan.use_cache:
+        return await call(request, timeout=run.stage_timeout_s)
+    label = version_label(EXTRACT)
+    key = extraction_key(request.model, label, request.content, request.max_content_length)
+    found = await asyncio.to_thread(
+        _ledger_store(run).cache_lookup, run.tenant_id, KIND_EXTRACT, [key], _not_before(run)
+    )
+    entry = found.get(key)
+    if entry is not None and entry.prompt_version == label and entry.model == request.model:
+        metrics.record_cache_lookups(KIND_EXTRACT, 1, 0)
+        run.ledger.record_cache_hits("extract", request.model, label, 1)
+        response = extractor_pb2.ExtractResponse.FromString(entry.payload)
+        response.response_time_ms = 0
+        response.ClearField("usage")
+        return response
+    metrics.record_cache_lookups(KIND_EXTRACT, 0, 1)
+    response = await call(request, timeout=run.stage_timeout_s)
+    if _reported_only(run, request.model, "extract", label):
+        payload = response.SerializeToString(deterministic=True)
+        run.cache_entries.append(_entry(run, KIND_EXTRACT, key, request.model, label, payload))
+    return response

@@ -1,0 +1,1 @@
+"""The gateway's gRPC servicers: FactCheckService, ClaimsService, KnowledgeService, UsageService and ReviewService."""
