@@ -71,7 +71,7 @@ def stop_services(services: Iterable[ServiceProcess]) -> None:
 
 
 def start_service(name: str, env: Mapping[str, str]) -> ServiceProcess:
-    """Run `python -m factcheck.services.<name>.main` listening on an ephemeral loopback port."""
+    """Run `python -m factcheck_<name>.main` listening on an ephemeral loopback port."""
     service = _spawn_service(name, env)
     service.wait_until_listening()
     return service
@@ -98,7 +98,7 @@ def start_services(
 def _spawn_service(name: str, env: Mapping[str, str]) -> ServiceProcess:
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "FACTCHECK_LISTEN": "127.0.0.1:0", **env}
     process = subprocess.Popen(
-        [sys.executable, "-m", f"factcheck.services.{name}.main"],
+        [sys.executable, "-m", f"factcheck_{name}.main"],
         cwd=ROOT,
         env=full_env,
         stdout=subprocess.PIPE,
