@@ -1,7 +1,7 @@
-"""`local/entailment`: the four entailment agents (extractor, reliability,
-judge, auditor), offline. The agent is read from the
-prompt's opening line (`factcheck.core.entailment_rules.PROMPT_OPENINGS`), its input from the prompt's quoted
-sections, and the answer is the agent's JSON output (`factcheck.core.entailment_rules`).
+"""`local/entailment`: the four entailment agents (extractor, reliability, judge, auditor), offline.
+The agent is read from the prompt's opening line (`factcheck.core.entailment_rules.PROMPT_OPENINGS`),
+its input from the prompt's quoted sections, and the answer is the agent's JSON output
+(`factcheck.core.entailment_rules`).
 
 - EXTRACTOR: the excerpt's sentences (`sentences.py`) that bear on the claim, verbatim: those holding
   at least two of the claim's content words (or one, for a claim with fewer than three), at most

@@ -1,4 +1,4 @@
-"""Each agent's answer read strictly and its server-side rules applied (the entailment agents).
+"""Each entailment agent's answer read strictly and its server-side rules applied.
 
 A rule the model can fix is an `AnswerInvalid` (the caller asks once for a repair, quoting it): not a
 standalone JSON object, the wrong schema, statement ids other than 1, 2, 3, ..., judge reasoning that
@@ -106,7 +106,7 @@ def referenced_ids(reasoning: list[str]) -> set[int]:
 
 def empty_source_judge_output(text: str) -> pb.JudgeOutput:
     """The judge's output when there are no statements: NOT ENOUGH INFO, confidence at most 20,
-    whatever the answer says or whether it can be read (the empty-source rule, the first edge case)."""
+    whatever the answer says or whether it can be read (the empty-source rule)."""
     try:
         answer = cast(JudgeAnswer, parse_answer(pb.ENTAILMENT_AGENT_JUDGE, text))
     except AnswerInvalid as invalid:

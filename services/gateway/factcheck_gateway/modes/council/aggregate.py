@@ -1,6 +1,6 @@
-"""Council mode's aggregate (its fourth stage, after the fact-checks): the ranking of the responses, computed from the
-counted fact-checks with no model. Pure and deterministic: the gateway calls it when the last
-fact-check is in, and `GetResult` calls it again on the stored rows.
+"""Council mode's aggregate (its stage after the fact-checks): the ranking of the responses,
+computed from the counted fact-checks with no model. Pure and deterministic: the gateway calls it
+when the last fact-check is in, and `GetResult` calls it again on the stored rows.
 
 - Scores: ACCURATE = 5, MOSTLY ACCURATE = 4, MIXED = 3, MOSTLY INACCURATE = 2, INACCURATE = 1
   (the council's fixed mapping); a response's `average_score` is the mean of the scores it received,
