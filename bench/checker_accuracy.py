@@ -1,7 +1,7 @@
 """How well `local/checker` judges claims against evidence, and how fast.
 
 Data: Factcheck-Bench's `subtask3_claim_evidence_stance.jsonl` (3,305 claim/evidence
-pairs, 661 claims) from ../shared/data (or $FACTCHECK_DATA_DIR). Gold verdicts:
+pairs, 661 claims) from $FACTCHECK_DATA_DIR (default: shared/data beside the repository folder). Gold verdicts:
 completely-support → VERIFIED, refute → DISPUTED, partially-support and irrelevant →
 UNVERIFIABLE.
 
@@ -11,7 +11,7 @@ range (fixed, reproducible, no RNG state). `scripts/train_verifier.py` fits the 
 the train split only; the headline figures are on the held-out test split. The full-data
 figures are printed too, labelled as such: they include the pairs the verifier was fitted on.
 
-Reported, for the lexical judge (`local/checker-lexical`, the engine before issue 19), the
+Reported, for the lexical judge (`local/checker-lexical`, the engine before the embedded entailment model), the
 entailment model (`local/checker-nli`, when its runtime is installed) and two baselines:
 - majority class: always the train split's most frequent verdict (UNVERIFIABLE);
 - word overlap: the share of the claim's words (lower-cased, stopwords kept out) found in
@@ -94,7 +94,7 @@ class StancePair:
 
 
 def data_dir() -> Path:
-    """$FACTCHECK_DATA_DIR, else ../shared/data relative to the repository root."""
+    """$FACTCHECK_DATA_DIR, else shared/data beside the repository folder."""
     return Path(os.environ.get("FACTCHECK_DATA_DIR") or _REPO_ROOT.parent / "shared" / "data")
 
 
@@ -103,7 +103,7 @@ def load_pairs(directory: Path | None = None) -> list[StancePair]:
     if not path.is_file():
         raise DataMissingError(
             f"benchmark data not found: {path}\n"
-            "Put Factcheck-Bench under ../shared/data (relative to the repository root) "
+            "Put Factcheck-Bench under shared/data beside the repository folder "
             "or point FACTCHECK_DATA_DIR at the folder that holds factcheck-bench/."
         )
     with path.open(encoding="utf-8") as lines:

@@ -1,7 +1,7 @@
-"""Claim-level citations (issue 17): citation precision, the correction pass and numeric QA, offline.
+"""Claim-level citations: citation precision, the correction pass and numeric QA, offline.
 
 1. Citation precision on Factcheck-Bench's claim-evidence pairs (`subtask3_claim_evidence_stance.jsonl`,
-   ../shared/data or $FACTCHECK_DATA_DIR), split by claim as bench/checker_accuracy.py splits it (the
+   under $FACTCHECK_DATA_DIR, see bench/data.py), split by claim as bench/checker_accuracy.py splits it (the
    verifier behind local/checker was fitted on the train split: the headline is the held-out test split).
    Each claim is checked once with all its evidence passages as the run's pool, through the code a run
    uses: the verification prompt with the SUPPORT section, `local/checker`'s answer, the parser, the
@@ -240,7 +240,7 @@ def evaluate() -> dict:
 
 
 def format_report(figures: dict) -> str:
-    lines = ["## Claim-level citations (issue 17, offline: local/checker)", ""]
+    lines = ["## Claim-level citations (offline: local/checker)", ""]
     lines += [
         "Factcheck-Bench claim-evidence pairs grouped by claim (each claim checked once against all its passages), "
         "split by claim as bench/checker_accuracy.py splits it.",

@@ -1,4 +1,4 @@
-"""Where the benchmarks find ../shared/data (or FACTCHECK_DATA_DIR)."""
+"""Where the benchmarks find their data: FACTCHECK_DATA_DIR, else shared/data beside the repository folder."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ def data_dir() -> Path:
     path = Path(os.environ.get("FACTCHECK_DATA_DIR", ROOT.parent / "shared" / "data"))
     if not path.is_dir():
         raise SystemExit(
-            f"benchmark data not found at {path}: put ../shared/data beside the repo or set FACTCHECK_DATA_DIR"
+            f"benchmark data not found at {path}: "
+            "put shared/data beside the repository folder or set FACTCHECK_DATA_DIR"
         )
     return path
 

@@ -15,7 +15,7 @@ Systems, each pair one claim against one passage:
 
 Calibration: the final confidence (0-100) read as the probability that the final verdict is
 right. Expected calibration error = sum over bins of (bin share) x |accuracy - mean confidence|,
-over the seed's anchor bands (0-39, 40-69, 70-89, 90-100) and over ten equal-width bins. The
+over the confidence calibration anchor bands (0-39, 40-69, 70-89, 90-100) and over ten equal-width bins. The
 reliability table gives, per anchor band, the pairs, the mean confidence and the accuracy.
 
 Run from the repository root: `python -m bench.entailment_calibration` (`--all` for every pair).
@@ -134,7 +134,7 @@ def evaluate(every_pair: bool = False) -> dict:
         "failed_items": sum(1 for j in judged if j.error),
         "ece_anchor_bands": expected_calibration_error(confidences, correct, ANCHOR_BANDS),
         "ece_ten_bins": expected_calibration_error(confidences, correct, ten_bins),
-        # The seed's empty-source rule pins NOT ENOUGH INFO without statements at <= 20 however likely it
+        # The empty-source rule pins NOT ENOUGH INFO without statements at <= 20 however likely it
         # is right: the verdicts that assert entailment (VERIFIED / DISPUTED) show the anchors on their own.
         "ece_decisive": expected_calibration_error(
             [c for c, p in zip(confidences, predicted) if p != "UNVERIFIABLE"],
@@ -169,7 +169,7 @@ def format_report(figures: dict) -> str:
         f"entailment agents (local/entailment) on Factcheck-Bench subtask 3, {figures['split']}: {figures['pairs']} pairs"
         f" ({figures['failed_items']} items failed)",
         "",
-        f"expected calibration error: {figures['ece_anchor_bands']:.1f} points over the seed's anchor bands, "
+        f"expected calibration error: {figures['ece_anchor_bands']:.1f} points over the anchor bands, "
         f"{figures['ece_ten_bins']:.1f} over ten equal bins; {figures['ece_decisive']:.1f} over the anchor bands for the "
         f"{figures['decisive_pairs']} VERIFIED/DISPUTED verdicts alone",
         "",

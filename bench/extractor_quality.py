@@ -1,7 +1,7 @@
 """Claim recall and precision of `local/extractor` against factcheck-GPT's gold decompositions.
 
-Data: `factcheck-bench/factcheck-GPT-benchmark.jsonl` under `../shared/data` (relative to
-the repository) or `$FACTCHECK_DATA_DIR` (see `bench/data.py`). Each row has a `response` and, per sentence,
+Data: `factcheck-bench/factcheck-GPT-benchmark.jsonl` under `$FACTCHECK_DATA_DIR`
+(default: `shared/data` beside the repository folder; see `bench/data.py`). Each row has a `response` and, per sentence,
 the gold atomic `claims` with a `claim_checkworthiness` label; the gold set is the
 claims labelled "factual" (the spec's extractor must leave opinions out).
 
@@ -138,7 +138,7 @@ def main() -> int:
     if not path.is_file():
         print(
             f"extractor_quality: benchmark data not found at {path}.\n"
-            "Put factcheck-bench/ under ../shared/data or set FACTCHECK_DATA_DIR.",
+            "Put factcheck-bench/ under shared/data beside the repository folder or set FACTCHECK_DATA_DIR.",
             file=sys.stderr,
         )
         return 2

@@ -1,7 +1,7 @@
-"""The verification loop on Factcheck-Bench (issue 18): what it resolves, how often correctly, what it costs.
+"""The verification loop on Factcheck-Bench: what it resolves, how often correctly, what it costs.
 
-Data (../shared/data/factcheck-bench, or $FACTCHECK_DATA_DIR): every distinct evidence passage of
-`subtask3_claim_evidence_stance.jsonl` is a knowledge-store document (no URL, no authority: each
+Data (factcheck-bench/ under $FACTCHECK_DATA_DIR, default shared/data beside the repository folder):
+every distinct evidence passage of `subtask3_claim_evidence_stance.jsonl` is a knowledge-store document (no URL, no authority: each
 counts as a 0.5 source owned by itself, so CONFIRMED / REFUTED need two independent documents);
 the labelled claims of `subtask4_claim_factuality.jsonl` (true / false), in file order, are the
 content, CLAIMS_PER_RUN claims (sentences) per run. Everything runs offline on local/ engines

@@ -1,9 +1,9 @@
-"""What the ledger costs, and what the verification cache saves (issue 20).
+"""What the ledger costs, and what the verification cache saves.
 
 1. Ledger overhead: two suites side by side (four processes each, fake models), one with the
    ledger off (FACTCHECK_LEDGER_ENABLED=false: no wrapping, no ledger rows) and one with it on
    (and a price table), runs alternating between them so that the machine's noise hits both
-   alike: K sequential runs at issue 14's fixed model latencies (latency p50 and gateway CPU per
+   alike: K sequential runs at bench/pipeline.py's fixed model latencies (latency p50 and gateway CPU per
    run, as bench/pipeline.py measures them), then C concurrent runs with instant models (gateway
    CPU per run under load). Both backends.
 2. The same 10-claim text checked twice, then with one sentence changed, with the cache on

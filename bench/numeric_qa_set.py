@@ -1,4 +1,4 @@
-"""The generated numeric QA set (issue 17): numeric claims with evidence passages and known answers.
+"""The generated numeric QA set (claim-level citations): numeric claims with evidence passages and known answers.
 
 Every item is a claim stating one figure about one entity (and usually a year) and an evidence
 passage; `match` says whether the passage states the same figure for the same entity and year.

@@ -3,7 +3,7 @@
 Four processes and fake models: latency against the model critical path and against direct service
 calls, the gateway's CPU per run under load, and its cost as the work grows.
 
-Latency, at the fixed model latencies of issue 14 (extract 400 ms, checkers 300/500/700 ms, report
+Latency, at fixed model latencies (extract 400 ms, checkers 300/500/700 ms, report
 400 ms; the title call instant, then 100 ms), K runs of user content one after another. Each round
 measures, one right after the other so that the machine's noise hits them alike:
 - the full run: `Run` through the gateway, its stream read to the last event;
@@ -81,7 +81,7 @@ from tests.processes import Suite, start_suite
 
 EXTRACTOR, REPORTER = "fake/extractor", "fake/reporter"
 CHECKERS = ["fake/checker-fast", "fake/checker-mid", "fake/checker-slow"]
-# Issue 14's fixed model latencies.
+# The fixed model latencies every latency benchmark uses.
 STAGE_LATENCY_S = {"extract": 0.4, "report": 0.4}
 CHECKER_LATENCY_S = dict(zip(CHECKERS, (0.3, 0.5, 0.7)))
 TITLE_LATENCIES_S = (0.0, 0.1)

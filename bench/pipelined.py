@@ -1,4 +1,4 @@
-"""Pipelined against sequential verification, end to end (issue 14): the suite as processes, fake models.
+"""Pipelined against sequential verification, end to end: the suite as processes, fake models.
 
 The fake model server answers every call as a model writing at a fixed rate: after a fixed
 time to the first token (FIRST_TOKEN_S) it writes TOKENS_PER_S tokens a second (a token is a
@@ -14,7 +14,7 @@ sequentially and once pipelined (FactCheckConfig.pipelined), one after the other
 suite (SQLite), and reports end-to-end time (Run called to its last event), the time to
 extract_complete and to all_checkers_complete, the pipelined/sequential ratio, and the
 checker model calls a run makes (what the overlap costs: each call repeats the content).
-The issue's goal: pipelined ≤ 0.8× sequential for 10 claims.
+The goal: pipelined ≤ 0.8× sequential for 10 claims.
 
     python -m bench.pipelined [--claims 10 30 100] [--repeat 3] [--tokens-per-s 200] [--database sqlite|postgresql]
 """

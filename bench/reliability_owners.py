@@ -59,7 +59,7 @@ STAGE_CALLS = {
 # Short leases for the paused owner (the take-over must come while it is paused).
 SHORT_LEASE = {"FACTCHECK_RUN_LEASE_S": "1.5", "FACTCHECK_RECOVERY_INTERVAL_S": "0.3", "FACTCHECK_WATCH_POLL_S": "0.2"}
 SLOW_CHECKER_S = 3.0  # checker 1's every call: in flight when the owner is paused
-# Where the owner is paused: after the fast checker's result (the issue's case), or elsewhere mid-run.
+# Where the owner is paused: after the fast checker's result (the main case), or elsewhere mid-run.
 PAUSE_POINTS = ("checker_complete", "checker_complete", "verify_start", "extract_complete")
 AWAKE_S = 3.0  # how long the woken gateway is watched for calls it should not make
 STREAM_TIMEOUT_S = 90.0

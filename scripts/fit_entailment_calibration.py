@@ -5,7 +5,7 @@ Run from the repository root: `python -m scripts.fit_entailment_calibration` (se
 Data: only the train split of Factcheck-Bench subtask 3 (bench/checker_accuracy.py's split by claim;
 the test split, on which bench/entailment_calibration.py reports, is never read here). Every pair runs
 through the local extractor and the judge; a pair whose extractor finds no statement is left out
-(the seed pins its confidence at <= 20 whatever it is).
+(the empty-source rule pins its confidence at <= 20 whatever it is).
 
 Per judge verdict, the judge's probability is cut into ten equal bins; each bin's confidence is how
 often the verdict was right there (gold: completely-support -> SUPPORTED, refute -> CONTRADICTED,

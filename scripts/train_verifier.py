@@ -197,7 +197,10 @@ def _fold(claim: str) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--data-dir", type=Path, default=None, help="folder holding factcheck-bench/ (default: ../shared/data)"
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="folder holding factcheck-bench/ (default: shared/data beside the repository folder)",
     )
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args()

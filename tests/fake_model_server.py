@@ -105,13 +105,13 @@ PROMPT_OPENINGS = {
     "title": "Write a short title",
     "council": "You are a fact-checker evaluating different AI responses",
     "synthesize": "You are the chairman of a council of AI models.",
-    # The entailment agents (seed 1); their default answers are local/entailment's JSON.
+    # The entailment agents; their default answers are local/entailment's JSON.
     "entail_extractor": "You are the EXTRACTOR agent of a multi-agent entailment check.",
     "entail_reliability": "You are the RELIABILITY agent of a multi-agent entailment check.",
     "entail_judge": "You are the ENTAILMENT JUDGE agent of a multi-agent entailment check.",
     "entail_auditor": "You are the ADVERSARIAL AUDITOR agent of a multi-agent entailment check.",
     "assess": "You are assessing search results as evidence for one claim.",
-    "review": "You are a citation reviewer.",  # claim-level citations (issue 17)
+    "review": "You are a citation reviewer.",  # claim-level citations
 }
 KINDS = (*PROMPT_OPENINGS, "other")
 
@@ -533,7 +533,7 @@ def default_answer(prompt: str) -> str:
     if kind == "synthesize":
         return DEFAULT_SYNTHESIS
     if kind.startswith("entail_"):
-        from factcheck.engines import entailment  # the seed's JSON, valid for the schema a request asks for
+        from factcheck.engines import entailment  # the agents' JSON, valid for the schema a request asks for
 
         return entailment.answer(prompt)
     if kind == "assess":

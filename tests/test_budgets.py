@@ -1,4 +1,4 @@
-"""Run budgets (issue 20): a run whose budget is spent stops calling models and ends PARTIAL with
+"""Run budgets: a run whose budget is spent stops calling models and ends PARTIAL with
 the reason, keeping what it stored; budgets come from the request or the tenant's defaults."""
 
 from __future__ import annotations

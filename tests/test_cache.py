@@ -1,4 +1,4 @@
-"""The verification cache (issue 20): a claim verified before by the same model, with the same
+"""The verification cache: a claim verified before by the same model, with the same
 evidence and prompt version, is not sent to the checker again; nothing else is ever served.
 Through the real services and the scripted model server; SQLite and PostgreSQL."""
 

@@ -1,4 +1,4 @@
-"""Claim-level citations, read as seed 3 defines them (issue 27): the unit is the counted noun, only a figure
+"""Claim-level citations, read as their data model defines them: the unit is the counted noun, only a figure
 the text derives is COMPUTED, ordinals and plain facts are not LOW, ListClaims routes by confidence level,
 and the built-in engines quote the minimal span and find a figure that is there.
 

@@ -1,4 +1,4 @@
-"""Claim-level citations through the real services with the scripted fake model server (issue 17),
+"""Claim-level citations through the real services with the scripted fake model server,
 on SQLite and PostgreSQL: the Support lines and their server-side rules, confidence-level routing,
 the review pass (corrections and numeric QA) and its failure, the stored rows and the events."""
 

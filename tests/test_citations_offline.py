@@ -1,4 +1,4 @@
-"""Claim-level citations with no network (issue 17, item 9): local/ engines only, request sources,
+"""Claim-level citations with no network: local/ engines only, request sources,
 on SQLite and PostgreSQL: events after the spec's, the stored rows, GetResult and ClaimsService."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Units of claim-level citations (issue 17): the numeric normaliser and QA comparison on many variants,
+"""Units of claim-level citations: the numeric normaliser and QA comparison on many variants,
 confidence levels and numeric profiles, the Support and review parsers (with forgeries), the server-side
 tier rules and the four-tier consensus."""
 
@@ -94,7 +94,7 @@ def test_derived_figures_are_computed_with_their_computation():
     assert grew is not None and grew.operation == "percent_change" and grew.details["factor"] == "1.2"
     fell = find_derivation("Output fell by 25 percent")
     assert fell is not None and fell.details["rate_percent"] == "-25" and fell.details["factor"] == "0.75"
-    # A result stated outright is not derived (issue 27): the claim states the $1.2 million and the 10 million.
+    # A result stated outright is not derived: the claim states the $1.2 million and the 10 million.
     assert find_derivation("Revenue grew 20% to $1.2 million") is None
     assert find_derivation("Membership rose from 8 million to 10 million") is None
     figure = main_figure("Revenue grew 20% to $1.2 million")

@@ -1,4 +1,4 @@
-"""ClaimsService (issue 17, item 8): filters, AIP-158 paging and tenant scoping, on SQLite and PostgreSQL.
+"""ClaimsService: filters, AIP-158 paging and tenant scoping, on SQLite and PostgreSQL.
 
 Runs are made offline (local/ engines) by two tenants; every listing and lookup is checked against
 what each tenant's runs stored.

@@ -260,7 +260,7 @@ def test_an_error_event_in_json_mode_is_printed_and_fails(factcheck, fake_models
     assert done.returncode == 1
     last = events_of(done.stdout)[-1]
     assert last["error"]["message"] == "All verification checkers failed."
-    # Each checker's cause travels with the spec's message (issue 12: failure reasons are kept).
+    # Each checker's cause travels with the spec's message (failure reasons are kept).
     causes = last["error"]["failures"]
     assert sorted((c["stage"], c["model"], c["code"]) for c in causes) == [
         ("verify_0", "fake/checker-a", "UNAVAILABLE"),
@@ -517,7 +517,7 @@ def test_html_documents_keep_visible_text_only():
 
 
 def test_a_checker_without_an_endpoint_says_why_the_run_failed(suite, factcheck, fake_models, tmp_path):
-    """Issue 12's example: `check --checker openai/gpt-4o` with no endpoint configured used to print only
+    """A run that used to fail silently: `check --checker openai/gpt-4o` with no endpoint configured used to print only
     "All verification checkers failed."; the cause now reaches the caller and is stored with the run."""
     suite_gateway = suite.services["gateway"]  # keeps serving; a second gateway uses the endpoint-less checker
     env = {**suite_environment(fake_models, f"sqlite:///{tmp_path / 'no-endpoint.db'}"), "FACTCHECK_MODEL_BASE_URL": ""}
@@ -546,7 +546,7 @@ def test_a_checker_without_an_endpoint_says_why_the_run_failed(suite, factcheck,
     assert "FAILED" in shown.stdout and cause in flat(shown.stdout)
 
 
-# --- factcheck check --citations and factcheck claims (issue 17) ---------------------------------------------
+# --- factcheck check --citations and factcheck claims ---------------------------------------------
 
 
 def test_check_with_citations_then_claims_lists_and_shows_them(factcheck, fake_models, tmp_path):

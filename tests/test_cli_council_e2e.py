@@ -2,7 +2,7 @@
 (SQLite) with the scripted fake model server.
 
 Labels are drawn at random per run, so the scripted fact-checkers rate each response by what it
-says (read from the seed's prompt: "Response X:" then the response), never by its label.
+says (read from the council prompt: "Response X:" then the response), never by its label.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def responses_in(prompt: str) -> dict[str, str]:
 
 
 def summary(prompt: str, *, analysis: str = "Checked every response.") -> str:
-    """A fact-checker's answer: analysis, INACCURATE CLAIMS, then the seed's FACT CHECK SUMMARY block."""
+    """A fact-checker's answer: analysis, INACCURATE CLAIMS, then the FACT CHECK SUMMARY block."""
     ratings, claims = {}, []
     for label, text in sorted(responses_in(prompt).items()):
         rating, claim = next((found for word, found in VERDICTS.items() if word in text), ("ACCURATE", None))

@@ -1,4 +1,4 @@
-"""The `factcheck` command with durable runs (issue 13): check that survives its gateway,
+"""The `factcheck` command with durable runs: check that survives its gateway,
 watch, cancel, and failure causes, as real processes.
 
 Gateways use short leases (tests.test_durable_runs.DURABLE_SETTINGS) so a killed gateway's

@@ -1,4 +1,4 @@
-"""calculateConsensus (spec section B): the eight rules by example, then against a brute-force oracle."""
+"""calculateConsensus: the eight rules by example, then against a brute-force oracle."""
 
 from __future__ import annotations
 

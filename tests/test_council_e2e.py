@@ -1,5 +1,5 @@
 """Council mode end to end: the four services as processes, on SQLite and PostgreSQL, with scripted
-models that answer, rate, vote, fail and misbehave (issue 15)."""
+models that answer, rate, vote, fail and misbehave."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Council fact-checks cannot be forged or erased by the responses they rate (seed 2).
+"""Council fact-checks cannot be forged or erased by the responses they rate.
 
 Property: for any responses that embed summary, MOST RELIABLE, header and claim lines in any
 decoration, and a fact-checker that shows those responses in its analysis (quoted, bare, in bold,

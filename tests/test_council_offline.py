@@ -1,5 +1,5 @@
 """Council mode with no network: supplied answers, the built-in local/ fact-checker judging them against
-the request's sources, and the local chairman (issue 15, "Offline default"). SQLite and PostgreSQL."""
+the request's sources, and the local chairman (the offline default). SQLite and PostgreSQL."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Durable runs end to end (issue 13): crash recovery, Watch, Cancel, idempotent Run, database outages.
+"""Durable runs end to end: crash recovery, Watch, Cancel, idempotent Run, database outages.
 
 The services run as processes on SQLite and on PostgreSQL, with a short lease so that a
 killed gateway's run is taken over within seconds. Gateways are started per test (some
@@ -463,7 +463,7 @@ async def test_a_caller_that_leaves_while_its_run_is_being_recorded_leaves_no_or
     assert statuses == ["COMPLETE"] * len(started)
 
 
-# --- council mode: the same durability (issue 15) ------------------------------------------------------
+# --- council mode: the same durability ------------------------------------------------------
 
 COUNCIL_SEQUENCE = [
     "factcheck_start",
@@ -601,7 +601,7 @@ async def test_an_entailment_run_whose_gateway_is_killed_is_resumed_without_aski
     assert [item.final.final_verdict for item in result.entailment.items] == [pb.ENTAILMENT_VERDICT_SUPPORTED] * 2
 
 
-# --- claim-level citations (issue 17) -----------------------------------------------------------------------
+# --- claim-level citations -----------------------------------------------------------------------
 
 CITED_SOURCE = common_pb2.Source(
     id="climate",

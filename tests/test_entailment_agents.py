@@ -1,5 +1,5 @@
 """The entailment agents over CheckerService.RunEntailmentAgent, against scripted models that break
-every rule of seed 1: strict JSON and the repair attempt, structured outputs, the extractor's verbatim
+every rule of the entailment workflow: strict JSON and the repair attempt, structured outputs, the extractor's verbatim
 and id rules, the judge's references and empty-source rule, the auditor's keep-or-downgrade rule, the
 final aggregation, and what each agent's failure means for its item."""
 

@@ -115,7 +115,7 @@ def test_the_engine_refuses_other_prompts():
         engine.answer("You are a fact-checker.")
 
 
-# --- the seed's confidence anchors -----------------------------------------------------------------------
+# --- the confidence calibration anchors-------------------------------------------------------------------
 
 TOWER = (
     "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is about 330 metres tall. "

@@ -1,4 +1,4 @@
-"""Agent isolation (seed 1): no agent's prompt holds what it must not see, by construction (each input
+"""Agent isolation: no agent's prompt holds what it must not see, by construction (each input
 message has only its agent's fields) and in the prompts actually sent; and the reliability rating
 never changes a verdict or a confidence, whatever it is and even when the agent fails."""
 

@@ -193,7 +193,7 @@ async def test_no_statements_left_is_not_enough_info_even_when_the_judge_cites_o
 
 
 async def test_the_offline_agents_confidence_lies_in_the_anchor_band_through_the_services(everything):
-    # Seed 1's anchors: explicit confirmation or contradiction is 90-100, whatever the fitted calibration says.
+    # The calibration anchors: explicit confirmation or contradiction is 90-100, whatever the fitted calibration says.
     excerpt = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is about 330 metres tall."
     items = [
         pb.EntailmentItem(claim=claim, source_excerpt=excerpt, source_type="encyclopedia article")

@@ -118,7 +118,7 @@ async def test_claims_are_judged_by_the_agents_and_mapped_to_the_spec(checker, f
         common_pb2.CONFIDENCE_MEDIUM,
     )
     assert by_claim["claim_2"].correction == "The source states: The bridge is 300 metres long."
-    # No passage for claim_3: the seed's empty source, without a model call.
+    # No passage for claim_3: the empty-source rule, without a model call.
     assert (by_claim["claim_3"].verdict, by_claim["claim_3"].confidence) == (
         common_pb2.VERDICT_UNVERIFIABLE,
         common_pb2.CONFIDENCE_LOW,

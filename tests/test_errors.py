@@ -1,4 +1,4 @@
-"""Errors in one place (issue 12): domain errors become structured statuses in one interceptor.
+"""Errors in one place: domain errors become structured statuses in one interceptor.
 
 Regression tests for the issue's examples: undecodable requests (UNAUTHENTICATED first),
 messages that echoed the whole input, bad page tokens, NUL bytes in ids on PostgreSQL, a

@@ -1,4 +1,4 @@
-"""The spec's edge cases (section F) end to end, with the fake model server injecting each fault.
+"""The spec's edge cases end to end, with the fake model server injecting each fault.
 
 The suite runs as processes on SQLite with a short per-stage timeout, so timeouts are
 quick to provoke; the other end-to-end modules cover PostgreSQL.
@@ -200,7 +200,7 @@ async def test_empty_and_invalid_utf8_output(gateway, fake_models):
 
 
 async def test_empty_extraction_output_is_an_extraction_failure_not_the_no_claims_case(gateway, fake_models):
-    # The spec's empty extraction says so ("Total claims: 0"); an empty answer says nothing (issue 26).
+    # The spec's empty extraction says so ("Total claims: 0"); an empty answer says nothing.
     fake_models.script("fake/extractor", reply(""))
     events = await run_events(gateway, content_request())
     assert "verify_start" not in kinds(events) and "report_complete" not in kinds(events)
@@ -296,7 +296,7 @@ async def test_global_timeout_completes_the_stage_and_stores_partial_results(sui
 
 async def test_a_checker_process_killed_mid_run(fake_models, tmp_path):
     """Two checker processes behind one target; one is killed while verifying. The call it was serving is
-    retried on the other (the channels' retry policy, issue 21), so no checker's verdicts are lost."""
+    retried on the other (the channels' retry policy), so no checker's verdicts are lost."""
     with FakeModelServer() as models_a, FakeModelServer() as models_b:
         checkers = []
         for models in (models_a, models_b):
@@ -441,7 +441,7 @@ async def test_a_database_outage_longer_than_the_retry_budget_ends_failed_once_i
     assert [e.seq for e in watched] == list(range(1, len(watched) + 1))
 
 
-# --- council mode's timeouts (issue 15) -----------------------------------------------------------------
+# --- council mode's timeouts -----------------------------------------------------------------
 
 
 def council_request(**config) -> factcheck_pb2.RunRequest:

@@ -1,4 +1,4 @@
-"""Request fuzzing (issue 12, item 7): thousands of random and mutated requests to every RPC of
+"""Request fuzzing: thousands of random and mutated requests to every RPC of
 every service, against the suite running as processes (with the fake model server). The methods
 are the ones each server's reflection lists (health and reflection too), so none is missed: the
 hand-written seeds below are a head start for some of them, an empty request seeds the rest.

@@ -70,7 +70,7 @@ def test_event_oneof_covers_the_spec_sequence():
         "cancelled",  # the final event of a cancelled run (durable runs)
         "claims_extracted",  # pipelined runs only (FactCheckConfig.pipelined)
         "checker_batch_complete",  # pipelined runs only
-        # council mode (issue 15)
+        # council mode
         "respond_start",
         "response_complete",
         "response_failed",
@@ -81,19 +81,19 @@ def test_event_oneof_covers_the_spec_sequence():
         "council_aggregate_complete",
         "synthesis_start",
         "synthesis_complete",
-        # entailment mode (issue 16)
+        # entailment mode
         "entailment_start",
         "entailment_agent_complete",
         "entailment_agent_failed",
         "entailment_item_complete",
         "entailment_item_failed",
         "entailment_complete",
-        # claim-level citations (issue 17, FactCheckConfig.citations)
+        # claim-level citations (FactCheckConfig.citations)
         "claim_verified",
         "numeric_claim_detected",
         "citation_corrected",
         "verification_summary",
-        # fact-check mode's verification loop (FactCheckConfig.investigate, issue 18)
+        # fact-check mode's verification loop (FactCheckConfig.investigate)
         "investigation_start",
         "claim_investigated",
         "investigation_complete",

@@ -209,7 +209,7 @@ def test_the_page_needs_nothing_from_outside():
 
 
 def test_the_page_is_built_from_autoescaping_templates():
-    """Issue 21: the page was hand-built strings with 34 esc() calls; now Jinja2 templates shipped as package data."""
+    """The page used to be hand-built strings with 34 esc() calls; now Jinja2 templates shipped as package data."""
     from factcheck.cli import html_page
 
     autoescape = html_page.templates.autoescape
@@ -398,7 +398,7 @@ def test_chromium_screenshot_of_the_report(chromium, report, tmp_path):
     assert screenshot.stat().st_size > 20_000  # a rendered page, not a blank one
 
 
-# --- issue 21: markers, sources, agreement bars, markdown, superscripts, the sticky panel --------------
+# --- the page's parts: markers, sources, agreement bars, markdown, superscripts, the sticky panel --------------
 
 
 def test_the_annotated_content_carries_the_spec_markers():

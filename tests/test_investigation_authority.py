@@ -1,4 +1,4 @@
-"""Seed 4's corroboration rule decides conflicts (issue 27): one source of authority >= 0.85 stands on its
+"""The corroboration rule decides conflicts: one source of authority >= 0.85 stands on its
 own, lower-authority sources count only as two or more independent outlets, copies and sources citing each
 other count once, and a conflict goes to the stronger side by that rule, never by summed scores."""
 

@@ -1,4 +1,4 @@
-"""The verification loop end to end (issue 18): fact-check mode with `investigate`, through the real
+"""The verification loop end to end: fact-check mode with `investigate`, through the real
 services in process, on SQLite and PostgreSQL. Checkers and the investigator are scripted on the
 fake model server; evidence comes from the request's sources (the knowledge provider) or the
 scripted SearxNG server."""

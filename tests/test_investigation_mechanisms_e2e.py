@@ -1,4 +1,4 @@
-"""The verification loop as seed 4 defines it, through the real services (issue 27): scripted checkers and
+"""The verification loop as its design defines it, through the real services: scripted checkers and
 investigator on the fake model server, search results from the scripted SearxNG server, in process, on
 SQLite and PostgreSQL.
 

@@ -1,4 +1,4 @@
-"""After the loop (issue 27, seed 4): impact re-assessment of confirmed claims, contradiction resolution
+"""After the loop: impact re-assessment of confirmed claims, contradiction resolution
 between claims, and the report's Investigation section after review decisions, as tables."""
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def claim(claim_id: str, text: str, status: str, contradicts: tuple[str, ...] = 
         (("The tower is 330 m.", CONFIRMED), ("The tower is 300 m.", SUPERSEDED), "a", SUPERSEDED, "TEMPORAL"),
         # factual (no dates): REFUTED
         (("The tower is 330 m.", CONFIRMED), ("The tower is 450 m.", UNVERIFIABLE), "a", REFUTED, "FACTUAL"),
-        # the confirmed claim is the earlier one: unclear, so factual (seed 4: default to refuted)
+        # the confirmed claim is the earlier one: unclear, so factual (refuted is the default)
         (
             ("Paris had 2.1 million in 2015.", CONFIRMED),
             ("Paris had 2.0 million in 2023.", UNVERIFIABLE),

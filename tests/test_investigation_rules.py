@@ -1,4 +1,4 @@
-"""The verification loop's decision rules, one test each (issue 18 parts 1-6; seed 4): flags and the
+"""The verification loop's decision rules, one test each: flags and the
 queue, query variants, authority and independence, re-classification, confidence, batches."""
 
 from __future__ import annotations

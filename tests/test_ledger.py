@@ -1,4 +1,4 @@
-"""The model-call ledger (issue 20): every model call of every mode is a ledger row, failures too,
+"""The model-call ledger: every model call of every mode is a ledger row, failures too,
 and a run's rows add up to what the scripted model server reported. SQLite and PostgreSQL."""
 
 from __future__ import annotations

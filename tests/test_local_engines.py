@@ -337,7 +337,7 @@ def test_title_without_question_comes_from_the_content() -> None:
     "question", ["Fact-check this content", "Verify the following claims.", "check this article for accuracy"]
 )
 def test_a_bare_instruction_is_not_the_title_the_content_is(question: str) -> None:
-    """Issue 21: the title was "Fact-check: Fact-check this content"."""
+    """The title used to be "Fact-check: Fact-check this content"."""
     assert reporter.answer(build_title_prompt(question, CONTENT)) == (
         "Fact-check: ARPANET was funded by the U.S. Department"
     )

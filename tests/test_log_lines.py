@@ -1,4 +1,4 @@
-"""One log record is one line, in text and JSON formats, whatever a logged field holds (issue 12:
+"""One log record is one line, in text and JSON formats, whatever a logged field holds (once,
 a model id with a newline wrote a forged line into the extractor's log)."""
 
 from __future__ import annotations

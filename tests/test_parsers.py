@@ -49,7 +49,7 @@ from factcheck_reporter.report import (
 )
 from factcheck_reporter.report_prompts import build_report_prompt, build_title_prompt
 
-# --- the spec's examples (section G row contents) --------------------------------------------------
+# --- the spec's examples (stored row contents) -----------------------------------------------------
 
 SPEC_EXTRACTION = (
     "CLAIM 1: ARPANET was funded by the U.S. Department of Defense in 1969\n"
@@ -486,7 +486,7 @@ def test_a_block_without_any_verdict_counts_as_not_addressed_and_a_later_one_can
     assert (v.verdict, v.evidence, v.confidence) == ("VERIFIED", "sure", "HIGH")
 
 
-# What a small model writes instead of the format (issue 26): the claim is not addressed, and the caller
+# What a small model writes instead of the format: the claim is not addressed, and the caller
 # is told the answer was not in the required format, unlike a well-formed answer that skipped the claim.
 @pytest.mark.parametrize(
     "answer",

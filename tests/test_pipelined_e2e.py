@@ -1,4 +1,4 @@
-"""Pipelined verification end to end (issue 14): the services as processes, on SQLite and PostgreSQL.
+"""Pipelined verification end to end: the services as processes, on SQLite and PostgreSQL.
 
 A pipelined run and a sequential run of the same content with the same fake verdicts store
 the same rows and results, and give the same consensus and report; the pipelined run's

@@ -1,4 +1,4 @@
-"""The stage store's durable-run operations (issue 13), on SQLite and PostgreSQL.
+"""The stage store's durable-run operations, on SQLite and PostgreSQL.
 
 Fenced commits (an event, its stage row and the lease renewal in one transaction, only
 while the writer holds the lease), idempotent retries, lease claims that exactly one

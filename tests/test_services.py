@@ -362,7 +362,7 @@ async def test_title_falls_back_to_the_question_when_the_model_fails(reporter, f
 
 
 async def test_a_bare_instruction_is_not_titled_the_content_is(reporter, fake_models):
-    """Issue 21: "Fact-check this content" as the question gave "Fact-check: Fact-check this content"."""
+    """Once, "Fact-check this content" as the question gave "Fact-check: Fact-check this content"."""
     fake_models.script("fake/rep", fail(500))
     response = await reporter.Title(
         reporter_pb2.TitleRequest(model="fake/rep", question="Fact-check this content", content=CONTENT)

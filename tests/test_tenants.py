@@ -1,4 +1,4 @@
-"""Tenants: each token's runs and documents are its own (issue 13, item 5), on SQLite and PostgreSQL.
+"""Tenants: each token's runs and documents are its own, on SQLite and PostgreSQL.
 
 Units cover the token format, the stores' per-tenant methods and the migration that brings
 a database of revision 0002 to tenants. End to end, one suite runs as processes with three

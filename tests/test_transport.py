@@ -1,4 +1,4 @@
-"""Transport (issue 21 items 4 and 5): the model name each endpoint expects, dual-stack listening,
+"""Transport: the model name each endpoint expects, dual-stack listening,
 and the retry policy on the channels to the stateless services."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Answers a model wrote that cannot be read are named failures, never clean results (issue 26).
+"""Answers a model wrote that cannot be read are named failures, never clean results.
 
 The answers are the kind a small model writes (Gemma 3 270M through llama.cpp wrote each of
 these): format placeholders instead of content, the content or the prompt echoed back, a report
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.e2e
 # The session's shared suite (conftest.py), with its fake model server.
 fake_models = conftest.shared_fake_models
 
-# What Gemma 3 270M answered to the extraction prompt (issue 26, item 2).
+# What Gemma 3 270M answered to the extraction prompt.
 PLACEHOLDERS = "[value]\n[summary]"
 UNREADABLE_VERIFICATION = "Checker did not address this claim (answer not in the required format)"
 
@@ -90,7 +90,7 @@ async def test_a_well_formed_empty_extraction_is_still_no_verifiable_claims(gate
 
 # --- report ----------------------------------------------------------------------------------------------
 
-# What the reporter answered (issue 26, item 3): its prompt repeated, then claims it invented.
+# What the reporter answered: its prompt repeated, then claims it invented.
 INVENTED = (
     "You are producing a fact-check report for the following content.\n\n"
     "CLAIM VERIFICATION RESULTS:\n"

@@ -1,4 +1,4 @@
-"""GetUsage (issue 20): tokens, cost and calls grouped by model, stage, mode and day, tenant-scoped;
+"""GetUsage: tokens, cost and calls grouped by model, stage, mode and day, tenant-scoped;
 and `factcheck usage` over it. SQLite and PostgreSQL."""
 
 from __future__ import annotations

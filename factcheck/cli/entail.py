@@ -1,7 +1,7 @@
 """`factcheck entail`: is a claim entailed by a source excerpt? An entailment-mode run on the gateway
-(seed 1's four agents), then each item's final verdict, confidence, reliability and the auditor's
-reasons; `--json` prints each item's final aggregated output exactly in the seed's structure, one JSON
-object per line, in item order."""
+(four isolated agents: extractor, reliability, judge, auditor), then each item's final verdict,
+confidence, reliability and the auditor's reasons; `--json` prints each item's final aggregated
+output exactly in the entailment workflow's structure, one JSON object per line, in item order."""
 
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ def add_parser(commands) -> None:
         "entail",
         help="check whether a claim is entailed by a source excerpt (four isolated agents)",
         description=(
-            "Judge whether each CLAIM is textually entailed by its SOURCE excerpt with seed 1's agents: "
-            "extractor, reliability, entailment judge and adversarial auditor. One item with --claim, "
+            "Judge whether each CLAIM is textually entailed by its SOURCE excerpt with four isolated "
+            "agents: extractor, reliability, entailment judge and adversarial auditor. One item with --claim, "
             "--source and --source-type, or many with --items (JSON Lines: claim, source_excerpt, source_type)."
         ),
         epilog="exit codes: 0 every item judged, 1 the run or an item failed, 2 bad input or an invalid request, 3 gateway unreachable",

@@ -1,4 +1,4 @@
-"""The HTML report's claim-level citations section (issue 17): what `fact_check.html.j2` shows per claim
+"""The HTML report's claim-level citations section: what `fact_check.html.j2` shows per claim
 (its four-tier support, its spans with the source's title and link and the quote highlighted in its
 passage, the corrections made) and the table of numeric comparisons (claimed value against the
 evidence's, both normalised). Plain values only: the template escapes everything and builds the markup;

@@ -1,4 +1,4 @@
-"""The person's view of the verification loop (issue 18, part 9): progress lines for its events, the
+"""The person's view of the verification loop: progress lines for its events, the
 Investigation section of the terminal report and of the HTML page."""
 
 from __future__ import annotations

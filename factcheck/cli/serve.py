@@ -45,7 +45,8 @@ def add_parser(commands) -> None:
 
 
 def _ports(base_port: int) -> dict[str, int]:
-    """DESIGN.md's port layout (gateway, extractor, checker, reporter), shifted to start at base_port."""
+    """The default port layout (`DEFAULT_PORTS`: gateway, extractor, checker, reporter), shifted to
+    start at base_port."""
     return {name: base_port + port - DEFAULT_PORTS["gateway"] for name, port in DEFAULT_PORTS.items()}
 
 

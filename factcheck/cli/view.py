@@ -19,9 +19,9 @@ VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
 # A claim the run never judged (it failed or stopped before verification).
 UNCHECKED = "UNCHECKED"
 
-# Spec, UI Display: green 70-100, amber 40-69, red 0-39.
+# The score's colours: green 70-100, amber 40-69, red 0-39.
 GOOD_SCORE, MIXED_SCORE = 70, 40
-# Spec, report prompt: the scoring guide, highest band first.
+# The report prompt's scoring guide, highest band first.
 SCORE_LABELS = (
     (90, "highly reliable"),
     (70, "mostly reliable with minor issues"),
@@ -229,7 +229,7 @@ def explanation(result: factcheck_pb2.FactCheckResult) -> tuple[str | None, list
 
 
 def content_source(result: factcheck_pb2.FactCheckResult) -> str:
-    """ "User content", or which model generated it and how long it took (spec, UI Display, Phase 1)."""
+    """ "User content", or which model generated it and how long it took (the generate phase)."""
     content = result.content
     if content.source != factcheck_pb2.CONTENT_SOURCE_GENERATED:
         return "User content"

@@ -1,4 +1,4 @@
-"""A claim's confidence level and numeric detail (claim-level citations, issue 17; seed 3).
+"""A claim's confidence level and numeric detail (claim-level citations).
 
 Confidence levels route verification (services/gateway/factcheck_gateway/modes/fact_check/citations.py):
 - HIGH: a direct quote, or an exact figure or full date stated as fact;

@@ -2,7 +2,7 @@
 and the fixed lines of the council prompts and answers.
 
 One place for the names the council prompt lists, the parser reads, the local engines write
-and the CLI shows (seed 2): ratings ACCURATE ... INACCURATE (5 ... 1 in the aggregate) and the
+and the CLI shows: ratings ACCURATE ... INACCURATE (5 ... 1 in the aggregate) and the
 nine error types ("Numerical/Statistical Error", ...). Readers are tolerant: case, spaces,
 hyphens, underscores and markdown emphasis do not matter, and common shorter names
 ("numerical error", "hallucination", "outdated") are understood; an error type nobody
@@ -42,7 +42,7 @@ _LABEL = re.compile(r"Response ([A-Z])")
 AccuracyRating = council_pb2.AccuracyRating
 ErrorType = council_pb2.ErrorType
 
-# The seed's rating words, best first, with their aggregate scores.
+# The council's rating words, best first, with their aggregate scores.
 RATING_NAMES: dict[int, str] = {
     council_pb2.ACCURACY_RATING_ACCURATE: "ACCURATE",
     council_pb2.ACCURACY_RATING_MOSTLY_ACCURATE: "MOSTLY ACCURATE",
@@ -58,7 +58,7 @@ RATING_SCORES: dict[int, int] = {
     council_pb2.ACCURACY_RATING_INACCURATE: 1,
 }
 
-# The seed's nine categories, in its order, by their exact names.
+# The nine error categories, in their fixed order, by their exact names.
 ERROR_TYPE_NAMES: dict[int, str] = {
     council_pb2.ERROR_TYPE_HALLUCINATED_FACT: "Hallucinated Fact",
     council_pb2.ERROR_TYPE_OUTDATED_INFORMATION: "Outdated Information",

@@ -1,4 +1,4 @@
-"""One entailment item through the four agents (seed 1), whoever runs the agents: the checker strategy
+"""One entailment item through the four isolated agents, whoever runs the agents: the checker strategy
 calls them in-process, entailment mode through CheckerService.RunEntailmentAgent. Each agent gets a
 request holding only its own input message.
 

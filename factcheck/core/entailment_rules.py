@@ -1,5 +1,5 @@
-"""The entailment workflow's shared rules (seed 1): the seed's names for verdicts and ratings, the
-auditor's acceptance rule, the final aggregation, and the seed's JSON shapes of every output.
+"""The entailment workflow's shared rules (four isolated agents per item): its names for verdicts and
+ratings, the auditor's acceptance rule, the final aggregation, and the fixed JSON shape of every output.
 
 Shared because three places apply them: the checker service (the entailment checker strategy, and
 each agent's rules), the gateway (entailment mode aggregates the stored agent outputs, never a
@@ -24,7 +24,7 @@ from factcheck.v1 import entailment_pb2 as pb
 SUPPORTED, CONTRADICTED, NOT_ENOUGH_INFO, UNCHANGED = "SUPPORTED", "CONTRADICTED", "NOT ENOUGH INFO", "UNCHANGED"
 VERDICTS = (SUPPORTED, CONTRADICTED, NOT_ENOUGH_INFO)
 RATINGS = ("HIGH", "MEDIUM", "LOW")
-AGENT_NAMES = {  # the seed's "agent" field of each output
+AGENT_NAMES = {  # the "agent" field of each output's JSON
     pb.ENTAILMENT_AGENT_EXTRACTOR: "EXTRACTOR",
     pb.ENTAILMENT_AGENT_RELIABILITY: "RELIABILITY",
     pb.ENTAILMENT_AGENT_JUDGE: "ENTAILMENT_JUDGE",
@@ -110,7 +110,7 @@ def rating_name(value: int) -> str | None:
 
 
 def audit_rejection(judge_verdict: str, final_verdict: str, adjustment: int, reasoning: list[str]) -> str | None:
-    """Why an auditor output breaks the seed's rules (None when it may be applied).
+    """Why an auditor output breaks the auditor's rules (None when it may be applied).
 
     The auditor may keep the verdict (UNCHANGED, or the judge's verdict repeated) or downgrade it to
     NOT ENOUGH INFO, never change it otherwise; its adjustment is -20..0 (it may not upgrade
@@ -154,7 +154,7 @@ def aggregate(
     auditor_failure: str | None = None,
     reliability_failure: str | None = None,
 ) -> pb.EntailmentFinal:
-    """The seed's final aggregated output of one item whose judge answered."""
+    """The final aggregated output of one item whose judge answered."""
     judge_verdict = verdict_name(judge.verdict)
     notes = [RELIABILITY_NOTE]
     rating = reliability.reliability if reliability is not None else pb.RELIABILITY_RATING_UNSPECIFIED
@@ -179,11 +179,11 @@ def aggregate(
     )
 
 
-# --- the seed's JSON ------------------------------------------------------------------------------------
+# --- the outputs' JSON ----------------------------------------------------------------------------------
 
 
 def final_json(final: pb.EntailmentFinal) -> dict[str, Any]:
-    """The seed's FINAL AGGREGATED OUTPUT, exactly its fields (reliability_rating null when unknown)."""
+    """The FINAL AGGREGATED OUTPUT, exactly its fixed fields (reliability_rating null when unknown)."""
     return {
         "claim": final.claim,
         "final_verdict": verdict_name(final.final_verdict),
@@ -207,7 +207,7 @@ def final_from_json(data: dict[str, Any]) -> pb.EntailmentFinal:
 
 
 def output_json(output: pb.EntailmentAgentOutput) -> dict[str, Any]:
-    """One agent output in the seed's schema (with its "agent"), plus what the server enforced
+    """One agent output in its fixed JSON schema (with its "agent"), plus what the server enforced
     (dropped_paraphrases, enforced, rejected/rejection) under their own keys."""
     kind = output.WhichOneof("output")
     if kind == "extractor":

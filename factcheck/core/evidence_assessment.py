@@ -1,4 +1,4 @@
-"""The evidence-assessment prompt's wire format (the verification loop, issue 18), shared by the
+"""The evidence-assessment prompt's wire format (the verification loop), shared by the
 checker service's prompt builder and parser (services/checker/factcheck_checker/assessment.py) and the built-in
 engine that answers it (factcheck/engines/investigator.py).
 

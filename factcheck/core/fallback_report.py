@@ -11,13 +11,13 @@ from typing import Sequence
 
 from factcheck.core.domain import ClaimConsensus
 
-# Spec, edge case "No verifiable claims found": the report text, and the report_complete note.
+# The edge case "No verifiable claims found": the report text, and the report_complete note.
 NO_CLAIMS_REPORT = "No verifiable factual claims were identified in this content."
 NO_CLAIMS_NOTE = "No verifiable claims identified"
 
 
 def build_fallback_report(consensus: Sequence[ClaimConsensus], reason: str | None = None) -> str:
-    """Spec, edge case "Reporter model fails": the raw consensus as a markdown table, so the run still has a report.
+    """The edge case "Reporter model fails": the raw consensus as a markdown table, so the run still has a report.
 
     `reason`: why the reporter's answer was not used, when the model did answer (the answer could not be
     read as a report); without one, the report model was unavailable.

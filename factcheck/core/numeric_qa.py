@@ -1,10 +1,11 @@
-"""QA verification of numeric claims (claim-level citations, issue 17; seed 3's qa_verification).
+"""QA verification of numeric claims (claim-level citations' qa_verification).
 
 A question is asked of the claim and of its cited span; `verify_answers` normalises both
 answers with factcheck/text/numbers.py (scale words, percentages, units, currencies,
 ranges, approximations) and compares them within a stated tolerance: each figure's own
 rounding, and QA_RELATIVE_TOLERANCE (2%) of the larger magnitude. An evidence answer that
-is empty ("not stated") never matches. The result is the seed's QAVerificationResult shape.
+is empty ("not stated") never matches. The result has the QAVerificationResult shape
+(question, both answers, match, normalised comparison).
 
 `answer_from_text` is the built-in answerer (local/checker, and the benchmark's baseline):
 the figure of the text that counts the same thing as the claim's, in a sentence that names
@@ -50,7 +51,7 @@ class QAResult:
     explanation: str
 
     def to_json(self) -> dict:
-        """The stored qa_verification item (seed 3's QAVerificationResult, with the normalised comparison)."""
+        """The stored qa_verification item (the QAVerificationResult shape, with the normalised comparison)."""
         return {
             "question": self.question,
             "claim_answer": self.claim_answer,

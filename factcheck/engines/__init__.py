@@ -15,7 +15,7 @@ imported on first use, so a process pays only for the engines it calls.
 | local/checker-nli | checker_nli | an alias of local/checker (the model's opt-in name before it became the default) |
 | local/reporter | reporter | the report prompt, the title prompt (the reporter model writes titles) and the council synthesis prompt (synthesis) |
 | local/title | reporter | the title prompt |
-| local/entailment | entailment | the four entailment agents' prompts (seed 1), in their JSON (its judge: `judges.default_judge`) |
+| local/entailment | entailment | the four entailment agents' prompts (extractor, reliability, judge, auditor), in their JSON (its judge: `judges.default_judge`) |
 | local/investigator | investigator | the evidence-assessment prompt of the verification loop (local/checker answers it too), with `judges.default_judge` |
 
 Which judge decides whether passages state a claim is chosen in one place, `judges.py`. The

@@ -63,7 +63,7 @@ class VerificationRequest:
 
 def answer(prompt: str, judges: Judges = DEFAULT_JUDGES, engine: str = "local/checker") -> str:
     """The spec's VERIFICATION blocks and summary for every claim of the verification prompt, the
-    claims judged by `judges.many`; the council prompt (seed 2), the evidence-assessment prompt and
+    claims judged by `judges.many`; the council fact-check prompt, the evidence-assessment prompt and
     the citation review prompt are answered by their modules, with `judges.one`."""
     if prompt.startswith(CHECK_OPENING):
         return council_checker.answer(prompt, judges.one)

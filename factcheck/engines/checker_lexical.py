@@ -1,6 +1,6 @@
 """`local/checker-lexical`: every prompt `local/checker` answers, judged by the lexical judge (`judge.judge`).
 
-The engine `local/checker` was before the embedded entailment model became its judge (issue 19):
+The engine `local/checker` was before the embedded entailment model became its judge:
 the verification, council, evidence-assessment and citation review prompts all judged by word
 alignment, figures, dates, names and negation. Kept so that a deployment can pin it (it loads
 no model and spends a fraction of the CPU per claim: bench/checker_accuracy.py).

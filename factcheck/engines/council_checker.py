@@ -1,4 +1,5 @@
-"""`local/checker` in its council role: answers the council fact-check prompt (seed 2) offline.
+"""`local/checker` in its council role: answers the council fact-check prompt (every response rated,
+its inaccurate claims named) offline.
 
 The prompt (services/checker/factcheck_checker/council_prompts.py) is read structurally, from its fixed lines
 (factcheck/core/council_taxonomy.py): the responses follow the LAST "Here are the responses ..."

@@ -1,6 +1,7 @@
-"""`local/entailment`: the four entailment agents of seed 1, offline. The agent is read from the
-prompt's opening line (`factcheck.core.entailment_rules.PROMPT_OPENINGS`), its input from the prompt's quoted
-sections, and the answer is the seed's JSON.
+"""`local/entailment`: the four entailment agents (extractor, reliability, judge, auditor), offline.
+The agent is read from the prompt's opening line (`factcheck.core.entailment_rules.PROMPT_OPENINGS`),
+its input from the prompt's quoted sections, and the answer is the agent's JSON output
+(`factcheck.core.entailment_rules`).
 
 - EXTRACTOR: the excerpt's sentences (`sentences.py`) that bear on the claim, verbatim: those holding
   at least two of the claim's content words (or one, for a claim with fewer than three), at most
@@ -11,7 +12,7 @@ sections, and the answer is the seed's JSON.
 - ENTAILMENT JUDGE: the built-in evidence judge (`judges.default_judge`, the embedded entailment
   model that `local/checker` judges with) on the statements as one passage:
   VERIFIED -> SUPPORTED, DISPUTED -> CONTRADICTED, UNVERIFIABLE -> NOT ENOUGH INFO; reasoning names
-  the statement its quote is in. The confidence follows the seed's mandatory anchors: the text
+  the statement its quote is in. The confidence follows the mandatory calibration anchors: the text
   puts the verdict in a band (`evidence_band`), and the calibration (how often that verdict was
   right at that judge probability on Factcheck-Bench's train split, data/entailment_calibration.json,
   written by scripts/fit_entailment_calibration.py) only places it within that band:
@@ -246,7 +247,7 @@ def judge_statements(claim: str, statements: list[dict]) -> dict:
 
 
 def judge_raw(claim: str, statements: list[dict]) -> tuple[str, float, str | None]:
-    """The evidence judge on the statements as one passage: (seed verdict, its probability, its quote)."""
+    """The evidence judge on the statements as one passage: (entailment verdict, its probability, its quote)."""
     verdict, score, quote, _ = _judged(claim, statements)
     return verdict, score, quote
 
@@ -257,7 +258,7 @@ def _judged(claim: str, statements: list[dict]) -> tuple[str, float, str | None,
     return verdict, judgement.score, judgement.quote, judgement
 
 
-# --- the seed's confidence anchors ---------------------------------------------------------------------
+# --- the confidence calibration anchors -----------------------------------------------------------------
 
 EXPLICIT, STRONG, PARTIAL, WEAK = (90, 100), (70, 89), (40, 69), (0, 39)
 # Share of the claim's content words (stemmed, synonyms folded) a statement must hold.

@@ -18,7 +18,7 @@ Per passage:
    claim's names the passage lacks or has only a near-miss for ("Mutschellen" for
    "Mutschelleben").
 3. Decide. These measurements are the features of a small logistic regression trained on
-   ../shared/data (`verifier_model.py`), giving P(VERIFIED), P(DISPUTED), P(UNVERIFIABLE).
+   Factcheck-Bench's train split (`verifier_model.py`), giving P(VERIFIED), P(DISPUTED), P(UNVERIFIABLE).
    Two hard rules override it:
    - conflict → DISPUTED: the window carries most of the claim's other words but gives a
      different figure or date (CONFLICT_ALIGNMENT), or nearly all of them with the

@@ -1,6 +1,6 @@
 """Which judge the built-in engines ask "do these passages state this claim?" (one place).
 
-`default_judge` is the embedded entailment model (`nli_judge.judge`, issue 19): `local/checker`
+`default_judge` is the embedded entailment model (`nli_judge.judge`): `local/checker`
 (and its alias `local/checker-nli`) on the verification, council, evidence-assessment and
 citation-review prompts, `local/investigator` and `local/entailment`'s judge all use it.
 `lexical_judge` (`judge.judge`, the engine before the model) is what `local/checker-lexical`

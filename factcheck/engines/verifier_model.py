@@ -1,7 +1,7 @@
 """The small trained verifier behind `judge`: term weights plus a 3-class logistic regression.
 
 The model file `data/verifier.json` (written by `scripts/train_verifier.py`, trained
-only on the train split of ../shared/data/factcheck-bench, see that script) holds:
+only on the train split of Factcheck-Bench, see that script) holds:
 
 - `idf`: inverse document frequency of word stems over the training passages, used to
   weight claim words when aligning a claim to a passage (rare words count more). Stems

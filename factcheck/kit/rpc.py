@@ -38,8 +38,9 @@ def call_timeout_s(context: grpc.aio.ServicerContext, default_timeout_s: float) 
 
 
 def is_model_id(model: str) -> bool:
-    """Model ids are "provider/name" (DESIGN.md): printable, no whitespace or control characters,
-    at most 200 characters (they appear in logs, metrics and stored rows)."""
+    """Model ids are "provider/name" (the provider picks the client, the name is its model): printable,
+    no whitespace or control characters, at most 200 characters (they appear in logs, metrics and
+    stored rows)."""
     if not 0 < len(model) <= MAX_MODEL_ID_CHARS or not model.isprintable() or any(c.isspace() for c in model):
         return False
     provider, sep, name = model.partition("/")

@@ -156,7 +156,8 @@ class Settings(BaseSettings):
     default_extractor_model: str = "local/extractor"
     default_checker_models: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["local/checker"])
     default_reporter_model: str = "local/reporter"
-    # Entailment mode (seed 1): every agent's model when a request names none, and items judged at once.
+    # Entailment mode (four isolated agents per item): every agent's model when a request names none,
+    # and items judged at once.
     default_entailment_model: str = "local/entailment"
     entailment_max_parallel_items: int = Field(default=8, ge=1, le=50)
 
@@ -175,7 +176,7 @@ class Settings(BaseSettings):
     pipelined_batch_claims: int = Field(default=5, ge=1, le=100)
     pipelined_batches_in_flight: int = Field(default=4, ge=1, le=16)
 
-    # The verification loop (FactCheckConfig.investigate, issue 18). Claims investigated at once
+    # The verification loop (FactCheckConfig.investigate). Claims investigated at once
     # (FactCheckConfig.investigate_batch_size overrides it) and at most this many claims per run.
     investigate_batch_size: int = Field(default=5, ge=1, le=20)
     investigate_max_claims: int = Field(default=50, ge=1, le=500)

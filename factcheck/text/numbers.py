@@ -575,7 +575,7 @@ def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in spans)
 
 
-# --- normalised figures for claim-level citations (issue 17) --------------------------------------
+# --- normalised figures for claim-level citations ------------------------------------------------
 #
 # One figure of a claim or a span, normalised: value and interval in base units, the unit spelled
 # out ("USD", "%", "m"), and every assumption made to get there, so a stored comparison says why it

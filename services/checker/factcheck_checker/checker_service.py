@@ -1,5 +1,5 @@
-"""CheckerService: one model verifies every claim (spec phase 2, one checker), and a council
-fact-checker rates every anonymised response (council mode, seed 2)."""
+"""CheckerService: one model verifies every claim (fact-check mode's verify phase, one checker), and a
+council fact-checker rates every anonymised response (council mode)."""
 
 from __future__ import annotations
 

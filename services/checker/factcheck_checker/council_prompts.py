@@ -1,4 +1,4 @@
-"""The council fact-check prompt: seed 2's template word for word, extended with an
+"""The council fact-check prompt: the council's fixed template word for word, extended with an
 INACCURATE CLAIMS block and, when the gateway retrieved any, reference passages.
 
 Layout (services/checker/factcheck_checker/council_summary.py reads the answer; factcheck/engines/council_checker.py
@@ -17,7 +17,7 @@ reads the prompt; the fixed lines live in factcheck/core/council_taxonomy.py):
     [P1] Title (url)
     > {each line of the passage}
     ...
-    Your task is to fact-check each response thoroughly:   (the seed's instructions)
+    Your task is to fact-check each response thoroughly:   (the fixed instructions)
     ...
     INACCURATE CLAIMS block instructions, the error types, and the example ending.
 
@@ -27,7 +27,7 @@ pass neither for a prompt line ("Response B:", "Your task is ...") nor, when the
 quotes it back, for a protocol line of its answer (rule 1 of factcheck/text/protocol_lines.py).
 
 The claim line format is `Response X | Error Type | the claim | the correction`, one per
-inaccurate claim, the error type being one of the seed's nine names exactly.
+inaccurate claim, the error type being one of the nine error type names exactly.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ Use these numbered reference passages as evidence when you judge the responses' 
 
 """
 
-# The seed's instructions, verbatim.
+# The council's fixed instructions, verbatim.
 _TASK = f"""{TASK_MARKER}
 
 1. For EACH response, identify:
@@ -110,7 +110,7 @@ Response C: ACCURATE
 MOST RELIABLE: Response C
 """
 
-# The seed's one-line definitions of the nine categories.
+# The fixed one-line definitions of the nine error categories.
 ERROR_TYPE_DEFINITIONS: dict[int, str] = {
     council_pb2.ERROR_TYPE_HALLUCINATED_FACT: "Made-up information with no factual basis",
     council_pb2.ERROR_TYPE_OUTDATED_INFORMATION: "Was true but no longer accurate",
@@ -137,7 +137,7 @@ def build_council_check_prompt(
     responses: Sequence[council_pb2.LabelledResponse],
     passages: Sequence[common_pb2.Passage] = (),
 ) -> str:
-    """The seed's fact-checker prompt for `responses` (labels "Response A", ...), plus the
+    """The council fact-checker prompt for `responses` (labels "Response A", ...), plus the
     INACCURATE CLAIMS instructions and, when given, the passages as reference evidence."""
     prompt = _HEAD.format(question=question)
     prompt += "".join(f"{response.label}:\n{quote_lines(response.text)}\n\n" for response in responses)

@@ -1,6 +1,6 @@
 """Read a council fact-checker's answer: its FACT CHECK SUMMARY and INACCURATE CLAIMS blocks.
 
-What the seed's `parse_fact_check_from_text` reads, line by line and tolerant of the usual
+What a council fact-checker's structured summary holds, read line by line and tolerant of the usual
 model variations:
 
 - A summary block starts at a line-leading "FACT CHECK SUMMARY" header in any decoration

@@ -1,4 +1,4 @@
-"""The citation review prompt and its parser (claim-level citations, issue 17).
+"""The citation review prompt and its parser (claim-level citations).
 
 After verification each claim's citations are reviewed against the run's whole evidence
 pool: KEEP, REPLACE (by a better span), REMOVE, or ADD_ALTERNATE (a second span also

@@ -1,4 +1,4 @@
-"""Four-tier support per checker (claim-level citations, issue 17; seed 3's VerificationVerdict).
+"""Four-tier support per checker (claim-level citations' four-tier VerificationVerdict).
 
 With VerifyRequest.support_tiers (only sent with evidence) the verification prompt gains a
 SUPPORT section after the spec's text, asking for one more line in every VERIFICATION block:

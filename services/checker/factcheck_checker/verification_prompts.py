@@ -1,4 +1,4 @@
-"""The verification prompt, word for word from the spec (section B), plus an EVIDENCE section.
+"""The verification prompt, word for word from fact-check mode's prompt templates, plus an EVIDENCE section.
 
 `parse_verifications` reads the "VERIFICATION {{id}}: {{VERDICT}}" blocks this asks for.
 Without evidence the prompt is exactly the spec's. With evidence, numbered passages

@@ -92,7 +92,7 @@ def _parse(text: str, reader: _Reader) -> tuple[list[ExtractedClaim], bool]:
 
 
 def says_no_claims(text: str, content: str = "") -> bool:
-    """Whether an answer without claims is the well-formed empty extraction (seed 0, edge case "No
+    """Whether an answer without claims is the well-formed empty extraction (the edge case "No
     verifiable claims found"): its summary says "Total claims: 0", or a line says there are no claims.
 
     Such lines count only as protocol lines (not quoted, not copied from `content`), so content that
@@ -192,7 +192,7 @@ def locate_claims(claims: Sequence[ExtractedClaim], content: str) -> list[Extrac
 
 
 def truncate_content(content: str, max_length: int) -> tuple[str, bool]:
-    """Spec edge case "Content too long": the first max_length characters; returns (text, truncated).
+    """The edge case "Content too long": the first max_length characters; returns (text, truncated).
 
     The text is what the extractor model is shown, so it has no note: a note inside the
     prompt would be read as claims. `with_truncation_note` adds the spec's note for the

@@ -1,4 +1,4 @@
-"""Prompts for the generate and extract phases, word for word from the spec (section B).
+"""Prompts for the generate and extract phases, word for word from fact-check mode's prompt templates.
 
 The claim parser (`claims.py`) relies on the extraction format shown here, so the
 text is kept exactly as specified rather than paraphrased.
@@ -82,7 +82,7 @@ def build_extraction_prompt(content: str) -> str:
     return _EXTRACTION_TEMPLATE.format(content=content)
 
 
-# Claim-level citations (issue 17): appended after the spec's prompt when ExtractRequest.profiles is set,
+# Claim-level citations: appended after the spec's prompt when ExtractRequest.profiles is set,
 # so the spec's text above stays word for word. `profiles.parse_profiles` reads the two lines.
 CLAIM_DETAIL_MARKER = "CLAIM DETAIL:"
 _CLAIM_DETAIL = f"""

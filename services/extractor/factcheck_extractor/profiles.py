@@ -1,4 +1,4 @@
-"""Each claim's confidence level and numeric detail (claim-level citations, issue 17).
+"""Each claim's confidence level and numeric detail (claim-level citations).
 
 The model's "Level:" and "Entity:" lines (asked by the CLAIM DETAIL section) are read per
 CLAIM block and matched to the parsed claims by their text; the first of each label in a

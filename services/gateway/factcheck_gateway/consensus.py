@@ -1,4 +1,4 @@
-"""Spec section B, calculateConsensus: the majority verdict of all checkers, per claim.
+"""calculateConsensus: the majority verdict of all checkers, per claim.
 
 The gateway runs this after the verify phase, and `results.py` runs it again on
 stored verifications, so a stored result always shows the current rules.
@@ -78,7 +78,7 @@ def majority_citations(verdicts: Sequence[ClaimVerification], verdict: str) -> t
 
 
 def _verification_for(claim_id: str, checker: Sequence[ClaimVerification]) -> ClaimVerification:
-    """The checker's first verification of the claim; a silent checker counts as UNVERIFIABLE (spec parser rule)."""
+    """The checker's first verification of the claim; a silent checker counts as UNVERIFIABLE (the parser's rule)."""
     for verification in checker:
         if verification.claim_id == claim_id:
             return verification

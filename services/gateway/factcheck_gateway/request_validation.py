@@ -1,4 +1,4 @@
-"""Request validation shared by every mode, mirroring the spec's Zod schema.
+"""Request validation shared by every mode, mirroring the request schema.
 
 `validate_run_request` checks what every run has (question, conversation id, mode, and that
 the config set is the mode's own), then hands the request to its mode, which checks its

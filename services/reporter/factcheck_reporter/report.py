@@ -17,7 +17,7 @@ from factcheck.core.fallback_report import (  # noqa: F401  (re-exported: the re
 from factcheck.text.answer_echo import REPEATS_PROMPT, repeats_prompt
 from factcheck.text.protocol_lines import is_quoted_or_code, lines_of
 
-# Spec, edge case "Very few claims (1-2)".
+# The edge case "Very few claims (1-2)": the note the report carries.
 FEW_CLAIMS_NOTE = "Limited number of verifiable claims."
 
 TITLE_MAX_CHARS = 80
@@ -60,7 +60,7 @@ def report_problem(
 ) -> str | None:
     """Why the reporter's answer cannot be taken as the report (None: it can).
 
-    Seed 0's report has an "Overall Reliability Score" and speaks of the run's claims only, so a
+    Fact-check mode's report has an "Overall Reliability Score" and speaks of the run's claims only, so a
     report without a score (`score` is what `parse_reliability_score` read), one naming claim
     numbers the run does not have (a small model inventing claims), or one that repeats its
     prompt (`instructions`: factcheck/text/answer_echo.py) is replaced by the fallback table. Claim

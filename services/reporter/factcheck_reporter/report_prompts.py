@@ -1,5 +1,5 @@
-"""The report prompt (spec section B, filled in as its Handlebars template would be), the title prompt
-and the council chairman's synthesis prompt."""
+"""The report prompt (fact-check mode's report template, filled in as its Handlebars template would
+be), the title prompt and the council chairman's synthesis prompt."""
 
 from __future__ import annotations
 

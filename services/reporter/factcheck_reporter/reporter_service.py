@@ -1,4 +1,5 @@
-"""ReporterService: the fact-check report (spec phase 3), a title, and the council chairman's synthesis."""
+"""ReporterService: the fact-check report (fact-check mode's report phase), a title, and the council
+chairman's synthesis."""
 
 from __future__ import annotations
 

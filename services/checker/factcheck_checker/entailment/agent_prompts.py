@@ -1,9 +1,9 @@
-"""The four agents' prompts (seed 1), each built from its own input message only, so no prompt can
+"""The four entailment agents' prompts, each built from its own input message only, so no prompt can
 hold what its agent must not see (tests/test_entailment_isolation.py).
 
 Every prompt opens with its agent's line (the local engine and the fake model server tell the agents
-apart by it), carries the seed's rules, its output schema and, where a confidence is asked for, the
-seed's CONFIDENCE CALIBRATION ANCHORS. Caller text (claim, excerpt, source type) is quoted line by
+apart by it), carries its fixed rules, its output schema and, where a confidence is asked for, the
+CONFIDENCE CALIBRATION ANCHORS. Caller text (claim, excerpt, source type) is quoted line by
 line with "> ", so nothing inside it can pass for a prompt line; statements go as a JSON array.
 """
 

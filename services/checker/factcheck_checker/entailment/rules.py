@@ -1,4 +1,4 @@
-"""Each agent's answer read strictly and its server-side rules applied (seed 1).
+"""Each entailment agent's answer read strictly and its server-side rules applied.
 
 A rule the model can fix is an `AnswerInvalid` (the caller asks once for a repair, quoting it): not a
 standalone JSON object, the wrong schema, statement ids other than 1, 2, 3, ..., judge reasoning that
@@ -9,7 +9,7 @@ A rule the server enforces itself, recording what it did:
   counted (`dropped_paraphrases`); the kept ones are renumbered 1..n. Verbatim means a substring of
   the excerpt, with runs of whitespace compared as one space (a JSON string cannot hold the excerpt's
   raw line breaks unescaped, and models re-wrap them).
-- judge: with no statements (seed 1's empty-source rule) the verdict is NOT ENOUGH INFO and the
+- judge: with no statements (the empty-source rule) the verdict is NOT ENOUGH INFO and the
   confidence at most 20 whatever the judge said, and the rule comes before any validation: an
   answer that cites statements that do not exist, or that cannot be read at all, is not repaired
   and does not fail the item (there is nothing it could change); `enforced` says what was overruled.
@@ -106,7 +106,7 @@ def referenced_ids(reasoning: list[str]) -> set[int]:
 
 def empty_source_judge_output(text: str) -> pb.JudgeOutput:
     """The judge's output when there are no statements: NOT ENOUGH INFO, confidence at most 20,
-    whatever the answer says or whether it can be read (seed 1, edge case rule 1)."""
+    whatever the answer says or whether it can be read (the empty-source rule)."""
     try:
         answer = cast(JudgeAnswer, parse_answer(pb.ENTAILMENT_AGENT_JUDGE, text))
     except AnswerInvalid as invalid:

@@ -1,5 +1,5 @@
-"""The four agents' answers exactly as the seed defines them: pydantic models with the seed's fields
-and enums, nothing more (extra keys, missing keys, wrong types and out-of-range confidences are
+"""The four agents' answers exactly as the entailment workflow defines them: pydantic models with its
+fields and enums, nothing more (extra keys, missing keys, wrong types and out-of-range confidences are
 invalid), and the JSON schema of each for structured outputs (`response_format`)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from factcheck.v1 import entailment_pb2 as pb
 
 
 class _Strict(BaseModel):
-    # strict: 90.0 is not a confidence and "1" is not an id; forbid: no field the seed does not have.
+    # strict: 90.0 is not a confidence and "1" is not an id; forbid: no field the schema does not have.
     model_config = ConfigDict(extra="forbid", strict=True)
 
 

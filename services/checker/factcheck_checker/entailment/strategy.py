@@ -6,9 +6,9 @@ Per claim, the passages' final outputs combine like the default judge's: a SUPPO
 (the most confident), else a CONTRADICTED one, else NOT ENOUGH INFO. The spec's verdicts:
 
     SUPPORTED -> VERIFIED, CONTRADICTED -> DISPUTED, NOT ENOUGH INFO -> UNVERIFIABLE
-    final confidence 70-100 -> HIGH, 40-69 -> MEDIUM, 0-39 -> LOW   (the seed's anchors' bands)
+    final confidence 70-100 -> HIGH, 40-69 -> MEDIUM, 0-39 -> LOW   (the calibration anchors' bands)
 
-A claim with no passage is UNVERIFIABLE, LOW, with no model call (the seed's empty source). A claim
+A claim with no passage is UNVERIFIABLE, LOW, with no model call (the empty-source rule). A claim
 all of whose items failed is UNVERIFIABLE, LOW, naming the failure; when every item of every claim
 failed, the checker fails as a whole with the first failure, as the default strategy does when its
 model fails. Every agent output travels back in VerifyResponse.entailment.

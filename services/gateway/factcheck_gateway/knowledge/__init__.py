@@ -1,1 +1,1 @@
-"""The knowledge store and evidence retrieval (issue 4): documents the checkers verify claims against."""
+"""The knowledge store and evidence retrieval: documents the checkers verify claims against."""

@@ -1,4 +1,4 @@
-"""The gateway's modes, by their `Mode` enum value (DESIGN.md, "Modes").
+"""The gateway's modes, by their `Mode` enum value.
 
 Each mode is one package that declares its plan, steps and result (`base.Mode`); adding a
 mode means adding its package and one line here, never touching another mode.

@@ -1,4 +1,4 @@
-"""What a mode declares (DESIGN.md, "Modes"): how it plans a request, the run it executes, its
+"""What a mode declares: how it plans a request, the run it executes, its
 steps and how its stored rows become its result. Everything else (validation of the shared
 fields, events, leases, Watch, Cancel, request_id, tenants, deadlines) is the gateway's, once.
 """

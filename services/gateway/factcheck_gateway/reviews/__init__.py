@@ -1,2 +1,2 @@
-"""Human review of the verification loop's CRITICAL outcomes (issue 18, part 7): the pending reviews
+"""Human review of the verification loop's CRITICAL outcomes: the pending reviews
 (investigation_reviews) and ReviewService."""

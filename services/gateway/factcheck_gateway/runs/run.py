@@ -1,4 +1,4 @@
-"""One run of any mode: its events, its writes, its title and its end (DESIGN.md, "Modes").
+"""One run of any mode: its events, its writes, its title and its end.
 
 Every mode's steps (services/gateway/factcheck_gateway/modes/) run on a `Run`: a step emits its events,
 calls one downstream service within the per-stage deadline and stores its stage row the

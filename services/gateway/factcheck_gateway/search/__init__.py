@@ -1,4 +1,4 @@
-"""Search providers of the verification loop behind one interface (issue 18, part 3).
+"""Search providers of the verification loop behind one interface.
 
 `knowledge` (the offline default): the knowledge store and the request's sources, through the
 gateway's Retriever. `searxng`: a self-hosted SearxNG metasearch instance's JSON API

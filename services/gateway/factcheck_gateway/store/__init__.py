@@ -1,4 +1,4 @@
-"""The gateway's database: messages and their deliberation_stages rows (spec section G)."""
+"""The gateway's database: messages and their deliberation_stages rows (one per completed stage)."""
 
 from factcheck_gateway.store.migrate import upgrade_database
 from factcheck_gateway.store.models import (

@@ -1,4 +1,4 @@
-"""Tables of the gateway's database, and the stage names and orders the spec fixes (section E, DB Storage).
+"""Tables of the gateway's database, and the fixed stage names and orders of the stored stage rows.
 
 The schema itself is created by the Alembic migrations in `services/gateway/factcheck_gateway/migrations`;
 these models must stay in step with them (a test compares the two).
@@ -41,10 +41,10 @@ from factcheck.kit.security.tenants import DEFAULT_TENANT
 
 STAGE_GENERATE = ("generate", 0)
 STAGE_EXTRACT = ("extract", 1)
-# Not in the spec's table: evidence retrieval (issue 4) sits between extraction and verification.
+# Not one of fact-check mode's original stages: evidence retrieval sits between extraction and verification.
 STAGE_RETRIEVE = ("retrieve", 5)
 STAGE_REPORT = ("report", 99)
-# The verification loop (issue 18): after the checkers, before the report; a person's decision on a
+# The verification loop: after the checkers, before the report; a person's decision on a
 # pending review is one more row per claim ("review:<claim id>", written after the run ended).
 STAGE_INVESTIGATE = ("investigate", 95)
 REVIEW_PREFIX = "review:"
@@ -195,7 +195,7 @@ class RunEvent(Base):
 
 
 class DeliberationStage(Base):
-    """Spec section G: one row per completed stage of a run."""
+    """One row per completed stage of a run (deliberation_stages)."""
 
     __tablename__ = "deliberation_stages"
 
@@ -217,7 +217,7 @@ class DeliberationStage(Base):
     )
 
 
-# --- knowledge store (issue 4) ------------------------------------------------------------------------
+# --- knowledge store ----------------------------------------------------------------------------------
 
 # The full-text index is backend-specific and lives only in the migrations: an FTS5 table
 # (with its shadow tables) on SQLite, a generated tsvector column with a GIN index on
@@ -283,7 +283,7 @@ class KnowledgePassage(Base):
     )
 
 
-# --- the model-call ledger and the verification cache (issue 20) ---------------------------------------
+# --- the model-call ledger and the verification cache ------------------------------------------------
 
 
 class ModelCallRecord(Base):
@@ -354,7 +354,7 @@ class CacheEntry(Base):
     )
 
 
-# --- the verification loop's human reviews (issue 18, migration 0007) -----------------------------------
+# --- the verification loop's human reviews (migration 0007) ---------------------------------------------
 
 REVIEW_PENDING = "PENDING"
 REVIEW_DECIDED_STATES = ("APPROVED", "REJECTED", "MODIFIED")
@@ -391,13 +391,13 @@ class InvestigationReview(Base):
     )
 
 
-# --- claim-level citations (issue 17, seed 3; migration 0006) -----------------------------------------
+# --- claim-level citations (migration 0006) ------------------------------------------------------------
 #
-# Seed 3's model with its "message" being a run (messages.id). Sources are not rows of their own here
-# (request sources live in the run's request, stored documents in kb_documents, which must never be
-# referenced in a way that forces a rebuild): each evidence span names its source by id, title and url,
-# and belongs to its run. Ids are UUIDs derived from the run and the claim or span (uuid5), so a resumed
-# run writes the same ids. Rows are written with the events that report them, in the same fenced commit.
+# The claim-level citation data model, with its "message" being a run (messages.id). Sources are not rows of their own
+# here (request sources live in the run's request, stored documents in kb_documents, which must never be referenced in
+# a way that forces a rebuild): each evidence span names its source by id, title and url, and belongs to its run. Ids
+# are UUIDs derived from the run and the claim or span (uuid5), so a resumed run writes the same ids. Rows are written
+# with the events that report them, in the same fenced commit.
 
 SUPPORT_TIERS = ("supported", "partial", "unsupported", "contradicted")
 CONFIDENCE_LEVELS = ("high", "medium", "low")
@@ -510,7 +510,8 @@ class NumericClaimRow(Base):
 
 
 class CitationCorrectionRow(Base):
-    """A change the correction pass made to a claim's citations (keep is not stored: seed 3, rule 8)."""
+    """A change the correction pass made to a claim's citations (a keep is not stored: only real
+    corrections are rows)."""
 
     __tablename__ = "citation_corrections"
 
@@ -538,7 +539,7 @@ class CitationCorrectionRow(Base):
 
 
 class VerificationSummaryRow(Base):
-    """A run's verification summary (seed 3's VerificationSummary), for the warning filter of ListClaims."""
+    """A run's verification summary (VerificationSummary), for the warning filter of ListClaims."""
 
     __tablename__ = "verification_summaries"
 

@@ -1,4 +1,4 @@
-"""Claim-level citations (issue 17, seed 3): claims, evidence spans, citations, numeric claims,
+"""Claim-level citations: claims, evidence spans, citations, numeric claims,
 citation corrections and per-run verification summaries.
 
 Revision ID: 0006

@@ -1,4 +1,4 @@
-"""The verification loop's human reviews (issue 18).
+"""The verification loop's human reviews of CRITICAL outcomes.
 
 Revision ID: 0007
 Revises: 0006

@@ -1,4 +1,4 @@
-"""Council mode (MODE_COUNCIL, seed 2): several models answer, every fact-checker rates every
+"""Council mode (MODE_COUNCIL): several models answer, every fact-checker rates every
 anonymised answer, and the answers are ranked with an error taxonomy."""
 
 from factcheck.v1.factcheck_pb2 import MODE_COUNCIL

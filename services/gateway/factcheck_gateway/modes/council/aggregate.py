@@ -1,9 +1,9 @@
-"""Council mode's aggregate (issue 15, stage 4): the ranking of the responses, computed from the
-counted fact-checks with no model. Pure and deterministic: the gateway calls it when the last
-fact-check is in, and `GetResult` calls it again on the stored rows.
+"""Council mode's aggregate (its stage after the fact-checks): the ranking of the responses,
+computed from the counted fact-checks with no model. Pure and deterministic: the gateway calls it
+when the last fact-check is in, and `GetResult` calls it again on the stored rows.
 
 - Scores: ACCURATE = 5, MOSTLY ACCURATE = 4, MIXED = 3, MOSTLY INACCURATE = 2, INACCURATE = 1
-  (the seed's mapping); a response's `average_score` is the mean of the scores it received,
+  (the council's fixed mapping); a response's `average_score` is the mean of the scores it received,
   unset when it received none. A rating by the model that wrote the response (its fact-checker
   model equals the response's model or name, exactly) is a self rating: always listed, with
   `self_rating = true`, and left out of the average when `exclude_self_ratings` is set.

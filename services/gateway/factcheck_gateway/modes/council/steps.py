@@ -1,4 +1,4 @@
-"""Council mode (seed 2): respond → anonymise → (retrieve) → fact-check → aggregate → synthesise → title.
+"""Council mode: respond → anonymise → (retrieve) → fact-check → aggregate → synthesise → title.
 
 Every council model answers in parallel (or the caller's answers are taken as they are);
 each answer is stored and streamed by its label as it arrives. Labels ("Response A", ...)

@@ -1,4 +1,4 @@
-"""Entailment mode (MODE_ENTAILMENT, seed 1): each item's claim and source excerpt through four isolated
+"""Entailment mode (MODE_ENTAILMENT): each item's claim and source excerpt through four isolated
 agents (extractor, reliability, entailment judge, adversarial auditor), aggregated by the gateway."""
 
 from factcheck.v1.factcheck_pb2 import MODE_ENTAILMENT

@@ -1,4 +1,4 @@
-"""Entailment mode (seed 1): every item through extractor and reliability (at once), judge, auditor;
+"""Entailment mode: every item through extractor and reliability (at once), judge, auditor;
 items judged independently, at most `max_parallel_items` at a time. The agents run in the checker
 service (CheckerService.RunEntailmentAgent); the gateway only orchestrates, stores and aggregates
 (factcheck.core.entailment_agents / factcheck.core.entailment_rules: the same runner and rules as the checker strategy).

@@ -1,4 +1,4 @@
-"""Fact-check mode (MODE_FACT_CHECK, seed 0): extract → verify in parallel → consensus → report."""
+"""Fact-check mode (MODE_FACT_CHECK): extract → verify in parallel → consensus → report."""
 
 from factcheck.v1.factcheck_pb2 import MODE_FACT_CHECK
 from factcheck_gateway.modes.base import Mode

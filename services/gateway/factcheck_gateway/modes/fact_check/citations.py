@@ -1,4 +1,4 @@
-"""Claim-level citations: an option of fact-check mode (FactCheckConfig.citations; issue 17, seed 3).
+"""Claim-level citations: an option of fact-check mode (FactCheckConfig.citations).
 
 steps.py calls in at a few points, and each call does nothing unless the run asked for citations:
 - extraction asks for each claim's profile (confidence level, numeric detail), stored in the
@@ -45,7 +45,7 @@ log = logging.getLogger("factcheck.gateway.citations")
 
 STAGE_CITATIONS = ("citations", 96)
 ROLE_CITATIONS = "citation_reviewer"
-# Seed 3: warning when more than 20% of claims are unsupported or more than 5% contradicted.
+# A run's summary warns when more than 20% of claims are unsupported or more than 5% contradicted.
 UNSUPPORTED_WARNING_RATE = 0.20
 CONTRADICTED_WARNING_RATE = 0.05
 PREVIEW_CHARS = 200
@@ -429,7 +429,7 @@ def _apply_review(
 
 
 def _verify_numeric(record: citations_pb2.ClaimRecord, question: citations_pb2.ReviewedQuestion | None) -> None:
-    """Seed 3's QA verification: the claim's answer (as the claim words it) against the span's, normalised."""
+    """QA verification of a numeric claim: the claim's answer (as the claim words it) against the span's, normalised."""
     detail = record.numeric_detail
     raw = detail.number.raw_value
     if not detail.number.HasField("value"):
@@ -581,7 +581,7 @@ def _numeric_row(record: citations_pb2.ClaimRecord) -> dict[str, Any]:
 
 
 def qa_json(qa: citations_pb2.QAVerification) -> dict[str, Any]:
-    """Seed 3's QAVerificationResult: question, both answers, match, and the normalised comparison."""
+    """The QAVerificationResult shape: question, both answers, match, and the normalised comparison."""
     return {
         "question": qa.question,
         "claim_answer": qa.claim_answer,
@@ -637,7 +637,7 @@ def _summary_row(summary: citations_pb2.VerificationSummary) -> dict[str, Any]:
 
 
 def summary_json(summary: citations_pb2.VerificationSummary) -> dict[str, Any]:
-    """The summary as stored in the report row and the citations row (seed 3's VerificationSummary names)."""
+    """The summary as stored in the report row and the citations row (with VerificationSummary's field names)."""
     row = _summary_row(summary)
     return {
         "totalClaims": row["total_claims"],

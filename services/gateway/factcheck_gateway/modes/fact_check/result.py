@@ -1,4 +1,4 @@
-"""Fact-check mode's result, rebuilt from its stage rows (spec section G, loadFactCheckResult).
+"""Fact-check mode's result, rebuilt from its stage rows (loadFactCheckResult).
 
 Consensus is not stored: it is recomputed from the stored verifications, as the spec
 does, so a result always agrees with the checkers' rows it is shown next to.

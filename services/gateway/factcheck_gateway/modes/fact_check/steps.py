@@ -1,4 +1,4 @@
-"""Fact-check mode (seed 0): generate → extract → retrieve → verify in parallel → consensus → report → title.
+"""Fact-check mode: generate → extract → retrieve → verify in parallel → consensus → report → title.
 
 Each step emits the spec's events and stores its stage row the moment it has a result
 (services/gateway/factcheck_gateway/runs/run.py); pipelined runs (pipelined.py) feed the same steps from a

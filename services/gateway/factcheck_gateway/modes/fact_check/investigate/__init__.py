@@ -1,4 +1,4 @@
-"""The verification loop (issue 18, seed 4): fact-check mode's optional `investigate` stage.
+"""The verification loop: fact-check mode's optional `investigate` stage.
 
 flags.py (which claims, in what order) → queries.py (three variants) → services/gateway/factcheck_gateway/search
 (providers, cache) → the investigator model through CheckerService.AssessEvidence → authority.py

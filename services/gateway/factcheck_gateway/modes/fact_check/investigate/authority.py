@@ -1,7 +1,7 @@
-"""How much a search result counts: its authority, its owner, and whether it is a copy (issue 18, part 4).
+"""How much a search result counts: its authority, its owner, and whether it is a copy.
 
 Authority comes from the result's own `authority` (a knowledge-store document or request source
-that has one), else from the domain table (seed 4): wire services 0.9, .gov/.edu 0.85, .org 0.7,
+that has one), else from the domain table: wire services 0.9, .gov/.edu 0.85, .org 0.7,
 other news and web sites 0.5, social media 0.3. Operators extend or override the table with
 FACTCHECK_INVESTIGATE_AUTHORITY (a JSON object, domain → authority; a domain matches itself and
 its subdomains).
@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
 WIRE, HIGH, ORG, NEWS, SOCIAL = 0.9, 0.85, 0.7, 0.5, 0.3
-HIGH_AUTHORITY = 0.85  # seed 4: one source at or above this settles a claim alone
+HIGH_AUTHORITY = 0.85  # one source at or above this settles a claim alone
 NEAR_DUPLICATE = 0.6
 SHINGLE = 4
 

@@ -1,5 +1,5 @@
-"""Resolving the contradictions between a run's claims once they are investigated (seed 4,
-"Context-Dependent Resolution for Contradiction Losers").
+"""Resolving the contradictions between a run's claims once they are investigated: the
+loser's resolution depends on the contradiction's context.
 
 Two claims contradict each other when flags.contradictions paired them (same subject, different
 figures or one negated). When the investigation CONFIRMED one and not the other, the confirmed one
@@ -7,11 +7,11 @@ wins and the other loses:
 - temporal (both true at their own dates): the loser's own investigation found a newer state
   (SUPERSEDED), or both claims are dated and the winner's date is the later one; the loser becomes
   SUPERSEDED;
-- factual, and whenever it is unclear: the loser becomes REFUTED (seed 4: default to refuted).
+- factual, and whenever it is unclear: the loser becomes REFUTED (refuted is the default).
 Both confirmed, with the dates of a temporal pair: the later one wins the same way. Both confirmed
 otherwise, or neither confirmed: nothing is resolved. Each resolution is linked both ways (each claim
 names the other and its side) and the loser's decision keeps the status it had before
-(`resolvedFrom`). Each pair is resolved on its own (seed 4: multiple contradictions).
+(`resolvedFrom`). Each pair is resolved on its own (a claim may be in several contradictions).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Re-classification, exactly as seed 4 decides (issue 18, part 5).
+"""Re-classification: what the evidence found so far makes of a claim.
 
 Over the independent relevant results found so far (one per owner and per story, see authority.py):
 - CONFIRMED: supporting evidence meets the bar: one source of authority >= 0.85, or two or more

@@ -1,4 +1,4 @@
-"""Which claims the verification loop investigates, and in what order (issue 18, part 1; seed 4).
+"""Which claims the verification loop investigates, and in what order.
 
 Each claim's dubious flags, by rules over its text, the first pass's votes and its evidence:
 - PHANTOM: vague attribution ("officials say", "sources report", "reportedly");
@@ -27,7 +27,7 @@ PHANTOM, FOG, ANOMALY, NOISE = "PHANTOM", "FOG", "ANOMALY", "NOISE"
 FLAGS = (PHANTOM, FOG, ANOMALY, NOISE)
 CRITICAL, LESS_CRITICAL = "CRITICAL", "LESS_CRITICAL"
 IMPACT = {CRITICAL: 1.0, LESS_CRITICAL: 0.5}
-# How often a targeted search settles a claim of each kind (seed 4: NOISE 0.1). A claim with
+# How often a targeted search settles a claim of each kind (NOISE hardly ever: 0.1). A claim with
 # several flags takes the best; one with none (only a split or unverifiable vote) takes UNFLAGGED.
 FIXABILITY = {PHANTOM: 0.8, ANOMALY: 0.7, FOG: 0.5, NOISE: 0.1}
 UNFLAGGED_FIXABILITY = 0.6

@@ -1,5 +1,5 @@
-"""Re-assessing a confirmed claim's impact tier with the evidence that confirmed it (seed 4, "Re-assess
-Impact Tier with New Evidence"): both ways, logged and stored.
+"""Re-assessing a confirmed claim's impact tier with the evidence that confirmed it: both ways
+(up or down), logged and stored.
 
 The queue's tier (flags.impact_tier) is CRITICAL when the claim addresses the run's question or carries
 a contradiction (ANOMALY). Once the claim is CONFIRMED, the same assessment runs again on the claim

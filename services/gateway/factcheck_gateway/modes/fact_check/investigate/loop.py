@@ -1,6 +1,6 @@
 """The loop itself: each queued claim's query variants run in order against the search providers,
 the new results are judged by the investigator model (CheckerService.AssessEvidence), and the
-rules (decide.py) say after each variant whether the evidence suffices (issue 18, parts 2-6).
+rules (decide.py) say after each variant whether the evidence suffices.
 
 Claims run in batches of `batch_size`, in priority order, all of a batch at once; searches and
 model calls share one limit each across the loop (the providers' and the model's rate limits).

@@ -1,4 +1,4 @@
-"""Three query variants per claim, generated up front and run in order (issue 18, part 2; seed 4).
+"""Three query variants per claim, generated up front and run in order.
 
 1. entity-focused: the claim's names, figures and dates with its rarest other words (highest precision);
 2. exact phrase: the claim's longest distinctive run of words, in quotes;
