@@ -1,5 +1,5 @@
 """The rough edges of the `factcheck` command, one test each, as a real process
-against the running suite (fake models): exit codes as the README documents them, a closed
+against the running suite (fake models): exit codes as docs/cli.md documents them, a closed
 stdout, binary and empty input, `kb` with empty files and long ids, `--question` with other
 options, `--version`, `--gateway`, `--json` on every listing, and the services' `--help`.
 """
