@@ -29,7 +29,7 @@ by `factcheck.engines.evidence_windows`, exactly as the checker cuts passages at
 one-sentence premises are whole already).
 
 Model: BertForSequenceClassification on the base weights with a new 4-way head; the embeddings
-and the lowest FROZEN_LAYERS layers frozen (compute: see the README); each epoch all pairs but
+and the lowest FROZEN_LAYERS layers frozen (compute: see docs/development.md); each epoch all pairs but
 Factcheck-Bench's UNRELATED ones, of which a seeded sample of UNRELATED_PER_EPOCH; AdamW, linear
 warm-up and decay, class-weighted cross-entropy (each label weighs the same in total; a
 NOT_SUPPORTED pair's loss is that of the three other labels' summed probability). The dev sets
@@ -555,7 +555,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=("train", "export"))
     parser.add_argument("--minutes", type=float, default=70.0, help="stop training after this long (default 70)")
     parser.add_argument(
-        "--max-steps", type=int, help="stop after this many steps (the shipped model: 212, see the README)"
+        "--max-steps", type=int, help="stop after this many steps (the shipped model: 212, see docs/development.md)"
     )
     parser.add_argument("--checkpoint", type=Path, default=BUILD / "best.pt", help="weights to export")
     args = parser.parse_args(argv)

@@ -14,7 +14,7 @@ from factcheck.kit.channels import open_gateway_channel
 from factcheck.kit.settings import Settings
 from factcheck.v1 import factcheck_pb2_grpc
 
-# Every command's exit codes (README "Exit codes" lists the same).
+# Every command's exit codes (docs/cli.md, "Exit codes", lists the same).
 EXIT_OK = 0
 # The run ended with an `error` event (e.g. every checker failed); `cancel`: the run had already finished.
 EXIT_RUN_FAILED = 1

@@ -76,7 +76,7 @@ MAX_VIOLATIONS = 20
 
 
 class Reason:
-    """Every ErrorInfo.reason a client may see (README: "What happens when things fail")."""
+    """Every ErrorInfo.reason a client may see (docs/api.md: "What happens when things fail")."""
 
     # INVALID_ARGUMENT
     REQUEST_UNDECODABLE = "REQUEST_UNDECODABLE"

@@ -190,7 +190,7 @@ def service_argument_parser(name: str, description: str) -> argparse.ArgumentPar
         description=description,
         epilog=(
             "Every setting is an environment variable (FACTCHECK_LISTEN, FACTCHECK_MODEL_BASE_URL, ...; "
-            "README, Settings). SIGTERM or Ctrl-C drains and stops the server."
+            "docs/settings.md). SIGTERM or Ctrl-C drains and stops the server."
         ),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")

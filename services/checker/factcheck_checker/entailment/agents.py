@@ -3,7 +3,7 @@ the model call (with the agent's JSON schema as `response_format` where the endp
 outputs), strict validation with the agent's rules, and one repair attempt quoting the validation
 error. A second invalid answer fails the agent with a ModelMalformedResponseError (UNAVAILABLE, reason
 MODEL_BAD_RESPONSE, for the caller, like any unusable model answer); what a failed agent means for its item is the
-caller's rule (README, "Entailment": failure semantics).
+caller's rule (docs/modes.md, "Entailment mode": failure semantics).
 
 Structured outputs make schema errors rare but cannot say everything (ids 1..n, references to
 existing statements), so the repair attempt is made either way.

@@ -1,4 +1,4 @@
-"""Council mode's stage rows: their names, orders and roles (documented in the README), and the labels.
+"""Council mode's stage rows: their names, orders and roles (documented in docs/modes.md), and the labels.
 
 Orders: respond 100-107, anonymise 150, council_retrieve 160, council_check 200-207,
 council_aggregate 300, synthesis 400 (fact-check mode uses 0-99).

@@ -1,4 +1,4 @@
-"""Entailment mode's stage rows: names, orders and roles (documented in the README).
+"""Entailment mode's stage rows: names, orders and roles (documented in docs/modes.md).
 
 Item i (0-49) has five rows in an order range of its own, 500 + 5i ... 500 + 5i + 4:
 
