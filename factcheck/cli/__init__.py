@@ -7,6 +7,8 @@ import argparse
 import os
 import sys
 
+# This package is the entry point and imports every command; the commands import one another by module path
+# (`import factcheck.cli.view as view`), never through this package, so that nothing below points back up here.
 from factcheck.cli import check, claims, client, council, demo, entail, kb, results, reviews, runs, serve, usage
 from factcheck.kit.version import installed_version
 

@@ -10,7 +10,10 @@ from typing import Callable
 
 import grpc
 
-from factcheck.cli import client, html, render, view
+import factcheck.cli.client as client
+import factcheck.cli.html as html
+import factcheck.cli.render as render
+import factcheck.cli.view as view
 from factcheck.cli.documents import NotText, decode_text
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
 from factcheck.kit.settings import Settings

@@ -9,7 +9,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from rich.console import Console
 from rich.table import Table
 
-from factcheck.cli import render
+import factcheck.cli.render as render
 from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2

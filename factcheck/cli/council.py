@@ -11,7 +11,8 @@ from pathlib import Path
 
 import grpc
 
-from factcheck.cli import check, client
+import factcheck.cli.check as check
+import factcheck.cli.client as client
 from factcheck.cli.check import STDIN, UsageError
 from factcheck.v1 import council_pb2, factcheck_pb2
 

@@ -12,7 +12,8 @@ from importlib import resources
 
 from markupsafe import Markup
 
-from factcheck.cli import council_view, view
+import factcheck.cli.council_view as council_view
+import factcheck.cli.view as view
 from factcheck.cli.council_view import NONE, Finding
 from factcheck.cli.html_page import frame, header_context
 from factcheck.core.council_taxonomy import RATING_SCORES

@@ -14,7 +14,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from factcheck.cli import council_view, view
+import factcheck.cli.council_view as council_view
+import factcheck.cli.view as view
 from factcheck.cli.council_view import NONE
 from factcheck.cli.terminal import counted, plain, print_status, section, stage_line, with_lines
 from factcheck.v1 import council_pb2, factcheck_pb2

@@ -17,7 +17,11 @@ from pathlib import Path
 
 import grpc
 
-from factcheck.cli import check, client, council, kb, serve
+import factcheck.cli.check as check
+import factcheck.cli.client as client
+import factcheck.cli.council as council
+import factcheck.cli.kb as kb
+import factcheck.cli.serve as serve
 from factcheck.kit.channels import open_gateway_channel
 from factcheck.kit.settings import DEFAULT_PORTS, Settings
 from factcheck.v1 import council_pb2, factcheck_pb2

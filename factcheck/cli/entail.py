@@ -13,7 +13,7 @@ from pathlib import Path
 
 import grpc
 
-from factcheck.cli import client
+import factcheck.cli.client as client
 from factcheck.cli.check import STDIN, UsageError, add_reconnect_option, report_failure, report_lost
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Follower
 from factcheck.core.entailment_rules import final_json

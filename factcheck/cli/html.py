@@ -16,7 +16,9 @@ from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
-from factcheck.cli import council_html, investigation, view
+import factcheck.cli.council_html as council_html
+import factcheck.cli.investigation as investigation
+import factcheck.cli.view as view
 from factcheck.cli.html_citations import citations_context
 from factcheck.cli.html_page import SCRIPT_HASH, frame, header_context
 from factcheck.cli.markdown_html import cite_text, markdown_to_html, source_anchor

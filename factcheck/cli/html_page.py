@@ -17,7 +17,7 @@ from importlib import resources
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from factcheck.cli import view
+import factcheck.cli.view as view
 from factcheck.v1 import factcheck_pb2
 
 _TEMPLATES = resources.files("factcheck.cli") / "templates"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from factcheck.cli import render
+import factcheck.cli.render as render
 from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
 from factcheck.cli.documents import NotText, document_files, read_document
 from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc

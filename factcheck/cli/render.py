@@ -16,7 +16,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from factcheck.cli import citations_render, council_render, investigation, view
+import factcheck.cli.citations_render as citations_render
+import factcheck.cli.council_render as council_render
+import factcheck.cli.investigation as investigation
+import factcheck.cli.view as view
 from factcheck.cli.terminal import (
     clean,
     counted,

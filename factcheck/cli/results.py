@@ -9,7 +9,11 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from factcheck.cli import client, council_view, html, render, view
+import factcheck.cli.client as client
+import factcheck.cli.council_view as council_view
+import factcheck.cli.html as html
+import factcheck.cli.render as render
+import factcheck.cli.view as view
 from factcheck.v1 import factcheck_pb2
 
 

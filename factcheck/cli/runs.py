@@ -8,7 +8,9 @@ from pathlib import Path
 
 import grpc
 
-from factcheck.cli import check, client, view
+import factcheck.cli.check as check
+import factcheck.cli.client as client
+import factcheck.cli.view as view
 from factcheck.v1 import factcheck_pb2
 
 

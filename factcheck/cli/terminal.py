@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from factcheck.cli import view
+import factcheck.cli.view as view
 from factcheck.v1 import factcheck_pb2
 
 # Plain output (pipes, files) gets this width unless COLUMNS says otherwise; rich would use 80,
