@@ -417,7 +417,7 @@ def test_models_or_responses_exactly_one(argv):
 
 
 def test_the_command_exits_2_on_a_bad_file_before_calling_the_gateway(tmp_path, capsys):
-    from factcheck.cli import main
+    from factcheck.cli.app import main
 
     path = tmp_path / "answers.jsonl"
     path.write_text('{"name": "a"}\n')
