@@ -62,6 +62,7 @@ from typing import Iterable, Sequence
 from bench.public_benchmarks import ArticleClaim, EvidencePair, load_climate_fever, load_wice
 from factcheck.engines.judge import VERIFIED, Judgement, PassageText
 from factcheck.engines.judges import DEFAULT_JUDGES, LEXICAL_JUDGES
+from factcheck.models.inputs import VerifyInputs
 
 STANCE_FILE = Path("factcheck-bench") / "subtask3_claim_evidence_stance.jsonl"
 LABELS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
@@ -342,10 +343,11 @@ def model_size_mb() -> float:
     return (MODEL_DIR / "model.onnx").stat().st_size / 1e6
 
 
-def _speed_prompts(pairs: Sequence[StancePair]) -> list[str]:
+def _speed_prompts(pairs: Sequence[StancePair]) -> list[VerifyInputs]:
+    """The verification calls' inputs (what the checker passes a `local/` engine with its prompt)."""
     from factcheck.core.domain import ExtractedClaim
     from factcheck.v1 import common_pb2
-    from factcheck_checker.verification_prompts import build_verification_prompt
+    from factcheck_checker.verification_prompts import verification_inputs
 
     evidence_by_claim: dict[str, list[str]] = {}
     for pair in pairs:
@@ -353,7 +355,7 @@ def _speed_prompts(pairs: Sequence[StancePair]) -> list[str]:
     groups = [
         (c, e[:SPEED_PASSAGES_PER_CLAIM]) for c, e in evidence_by_claim.items() if len(e) >= SPEED_PASSAGES_PER_CLAIM
     ]
-    prompts: list[str] = []
+    prompts: list[VerifyInputs] = []
     for first in range(0, len(groups) - SPEED_CLAIMS_PER_PROMPT + 1, SPEED_CLAIMS_PER_PROMPT):
         claims: list[ExtractedClaim] = []
         passages: list[common_pb2.Passage] = []
@@ -365,7 +367,7 @@ def _speed_prompts(pairs: Sequence[StancePair]) -> list[str]:
             passages += [common_pb2.Passage(id=i, source_title="Evidence", text=t) for i, t in zip(ids, texts)]
             claim_passages[claim_id] = ids
         content = " ".join(c.claim for c in claims)
-        prompts.append(build_verification_prompt(claims, content, passages, claim_passages))
+        prompts.append(verification_inputs(claims, content, passages, claim_passages))
     return prompts
 
 

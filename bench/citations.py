@@ -38,9 +38,9 @@ from factcheck.engines import checker as local_checker
 from factcheck.text.numbers import compare_figures, figure_of, find_quantities
 from factcheck.v1 import citations_pb2, common_pb2
 from factcheck_checker.citations import resolve_citations
-from factcheck_checker.review import build_review_prompt, check_review, parse_review
-from factcheck_checker.support import claim_supports, support_section
-from factcheck_checker.verification_prompts import build_verification_prompt
+from factcheck_checker.review import check_review, parse_review, review_inputs
+from factcheck_checker.support import claim_supports
+from factcheck_checker.verification_prompts import verification_inputs
 from factcheck_checker.verifications import parse_verifications
 
 SUPPORTING = {"completely-support", "partially-support"}
@@ -94,12 +94,12 @@ TIER_NAMES = {1: "supported", 2: "partial", 3: "unsupported", 4: "contradicted"}
 
 
 def cite(pool: ClaimPool) -> Cited:
-    """One checker (local/checker) through the run's code path: prompt, answer, parser, quote check, tier rules."""
+    """One checker (local/checker) through the run's code path: inputs, answer, parser, quote check, tier rules."""
     claim = ExtractedClaim("claim_1", pool.claim, pool.claim, "TECHNICAL")
     listing = {"claim_1": [p.id for p in pool.passages]}
-    prompt = build_verification_prompt([claim], pool.claim, pool.passages, listing) + support_section([])
+    inputs = verification_inputs([claim], pool.claim, pool.passages, listing, support_tiers=True)
     words: dict[str, str] = {}
-    parsed = parse_verifications(local_checker.answer(prompt), "local/checker", ["claim_1"], supports=words)
+    parsed = parse_verifications(local_checker.answer(inputs), "local/checker", ["claim_1"], supports=words)
     resolved, _ = resolve_citations(parsed, {p.id: p for p in pool.passages})
     [support] = claim_supports(resolved, words)
     tier = "abstained" if support.abstained else TIER_NAMES[support.tier]
@@ -117,8 +117,7 @@ def review(pool: ClaimPool, cited: Cited):
         citations_pb2.PoolSpan(id=p.id, source_id=p.source_id, source_title=p.source_title, text=p.text)
         for p in pool.passages
     ]
-    prompt = build_review_prompt([item], spans)
-    corrections, questions = parse_review(local_checker.answer(prompt), ["claim_1"])
+    corrections, questions = parse_review(local_checker.answer(review_inputs([item], spans)), ["claim_1"])
     kept, _, dropped = check_review(corrections, questions, {"claim_1": item}, {s.id: s for s in spans})
     return (kept[0] if kept else None), dropped
 

@@ -533,14 +533,41 @@ def default_answer(prompt: str) -> str:
     if kind == "synthesize":
         return DEFAULT_SYNTHESIS
     if kind.startswith("entail_"):
-        from factcheck.engines import entailment  # the agents' JSON, valid for the schema a request asks for
-
-        return entailment.answer(prompt)
+        return entailment_answer(kind, prompt)
     if kind == "assess":
         return assessment_text({rid: "IRRELEVANT" for rid, _ in assess_results_in_prompt(prompt)})
     if kind == "review":
         return review_text(prompt)
     return "This is the fake model server's default answer."
+
+
+def entailment_answer(kind: str, prompt: str) -> str:
+    """An entailment agent's answer: the prompt's quoted sections (as the checker's agent prompts write
+    them) given to local/entailment's agents, so the JSON is valid for the schema a request asks for."""
+    from factcheck.core.entailment_rules import unquote
+    from factcheck.engines import entailment
+
+    lines = prompt.split("\n")
+
+    def section(heading: str) -> str:
+        start = end = lines.index(heading) + 1
+        while end < len(lines) and lines[end].startswith(">"):
+            end += 1
+        return unquote(lines[start:end])
+
+    if kind == "entail_extractor":
+        data = entailment.extract(section("CLAIM:"), section("SOURCE EXCERPT:"))
+    elif kind == "entail_reliability":
+        data = entailment.rate_source(section("SOURCE TYPE:"))
+    elif kind == "entail_judge":
+        statements = json.loads(lines[lines.index("EXTRACTED STATEMENTS (JSON):") + 1])
+        data = entailment.judge_statements(section("CLAIM:"), statements)
+    else:
+        verdict = next(line for line in lines if line.startswith("JUDGE VERDICT: "))
+        found = re.match(r"JUDGE VERDICT: (.*?) \(confidence \d+\)$", verdict)
+        assert found is not None
+        data = entailment.audit(section("CLAIM:"), section("SOURCE EXCERPT:"), found.group(1))
+    return json.dumps(data, ensure_ascii=False)
 
 
 def assess_results_in_prompt(prompt: str) -> list[tuple[str, str]]:

@@ -4,6 +4,8 @@ Through the real services and the scripted model server; SQLite and PostgreSQL."
 
 from __future__ import annotations
 
+import itertools
+
 import grpc
 import pytest
 from sqlalchemy import text
@@ -146,7 +148,8 @@ def cached_flags(events) -> list[bool]:
 
 async def test_an_embedded_engine_with_another_model_revision_is_never_served(database_url, fake_models, monkeypatch):
     """local/checker's verdicts are the shipped entailment model's: after a retrained model (another
-    revision of its files) every claim is checked again, and what that run stores is served next."""
+    revision of its files, as the checker reports it) every claim is checked again, and what that run
+    stores is served next."""
     fake_models.reset()
     settings = inprocess_settings(fake_models.base_url, database_url)
     request = cached_request(checker_models=["local/checker"], sources=[SOURCE])
@@ -156,6 +159,26 @@ async def test_an_embedded_engine_with_another_model_revision_is_never_served(da
     (retrained, after), _ = await runs(settings, request, request)
     assert cached_flags(retrained) == [False] * 3 and cached_flags(after) == [True] * 3
     assert verdicts(retrained) == verdicts(first)  # the same files in fact: the same verdicts
+
+
+async def test_a_checker_replaced_between_the_lookup_and_the_call_gets_every_claim_again(
+    database_url, fake_models, monkeypatch
+):
+    """The checker named one engine revision before the lookup and answered with another (replaced in
+    between): the verdicts found under the first are not served, every claim is asked again, and the
+    answers are stored under the revision the checker reported with them."""
+    fake_models.reset()
+    settings = inprocess_settings(fake_models.base_url, database_url)
+    request = cached_request(checker_models=["local/checker"], sources=[SOURCE])
+    changed = cached_request(CHANGED, checker_models=["local/checker"], sources=[SOURCE])
+    (first,), _ = await runs(settings, request)
+    # GetEngineRevision still answers the old revision; every Verify after it reports a new one.
+    answers = itertools.chain([nli_model.revision()], itertools.repeat("0" * 64))
+    monkeypatch.setattr(nli_model, "revision", lambda: next(answers))
+    (replaced, again), _ = await runs(settings, changed, changed)
+    assert cached_flags(first) == [False] * 3
+    assert cached_flags(replaced) == [False] * 3  # two claims were found, none served
+    assert cached_flags(again) == [True] * 3  # stored under the revision Verify reported
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)

@@ -29,13 +29,15 @@ from factcheck.engines.evidence_windows import claim_windows
 from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge
 from factcheck.kit.settings import Settings, get_settings
 from factcheck.models.client import ModelClient
+from factcheck.models.errors import ModelNotConfiguredError
+from factcheck.models.inputs import ModelInputs, VerifyInputs
 from factcheck.v1 import citations_pb2, common_pb2, council_pb2
 from factcheck.v1 import entailment_pb2 as entailment_pb
-from factcheck_checker.assessment import build_assessment_prompt
-from factcheck_checker.council_prompts import build_council_check_prompt
-from factcheck_checker.entailment.agent_prompts import judge_prompt
-from factcheck_checker.review import build_review_prompt
-from factcheck_checker.verification_prompts import build_verification_prompt
+from factcheck_checker.assessment import assessment_inputs
+from factcheck_checker.council_prompts import council_check_inputs
+from factcheck_checker.entailment.agent_prompts import agent_inputs
+from factcheck_checker.review import review_inputs
+from factcheck_checker.verification_prompts import build_verification_prompt, verification_inputs
 from factcheck_checker.verifications import parse_verifications
 
 EIFFEL = (
@@ -103,9 +105,9 @@ def test_a_process_that_judges_no_claim_against_a_passage_never_loads_the_runtim
         "from factcheck.engines import checker, checker_nli, council_checker, investigator, citation_review\n"
         "from factcheck.engines import entailment, judges, nli_judge, nli_model\n"
         "from factcheck.core.domain import ExtractedClaim\n"
-        "from factcheck_checker.verification_prompts import build_verification_prompt\n"
+        "from factcheck_checker.verification_prompts import verification_inputs\n"
         "claim = ExtractedClaim('claim_1', 'The tower is 330 metres tall.', 'ctx', 'STATISTIC')\n"
-        "answer = checker.answer(build_verification_prompt([claim], 'The tower is 330 metres tall.'))\n"
+        "answer = checker.answer(verification_inputs([claim], 'The tower is 330 metres tall.'))\n"
         "assert 'VERIFICATION claim_1: UNVERIFIABLE' in answer, answer\n"
         "print('onnxruntime' in sys.modules, 'tokenizers' in sys.modules)"
     )
@@ -271,13 +273,19 @@ def test_concurrent_first_claims_load_the_model_once(monkeypatch):
     assert len(loads) == 1 and all(model is models[0] for model in models)
 
 
-def test_embedded_engines_judged_by_the_model_are_keyed_by_its_revision():
+async def test_embedded_engines_judged_by_the_model_are_keyed_by_its_revision():
+    """What the checker reports with its verdicts (ModelClient.engine_revision, the engines' registered
+    revision): the model's for the engines it judges for, "" for every other engine and HTTP model."""
     revision = nli_model.revision()
     assert len(revision) == 64 and revision == nli_model.revision()
-    for model_id in ("local/checker", "local/checker-nli", "local/entailment", "local/investigator"):
-        assert engine_revision(model_id) == revision
-    for model_id in ("local/checker-lexical", "local/extractor", "local/reporter", "openai/checker", "checker"):
-        assert engine_revision(model_id) == ""
+    settings = Settings(model_base_url=None, model_api_key=None, model_providers={})
+    async with ModelClient(settings) as client:
+        for model_id in ("local/checker", "local/checker-nli", "local/entailment", "local/investigator"):
+            assert engine_revision(model_id) == client.engine_revision(model_id) == revision
+        for model_id in ("local/checker-lexical", "local/extractor", "local/reporter", "openai/checker", "checker"):
+            assert engine_revision(model_id) == client.engine_revision(model_id) == ""
+        with pytest.raises(ModelNotConfiguredError):
+            client.engine_revision("local/no-such-engine")
 
 
 @pytest.mark.parametrize("threads", ["1", "2", "4"])
@@ -315,37 +323,43 @@ def test_the_session_thread_count_does_not_change_the_scores():
 
 
 def test_the_nli_engines_answer_is_the_same_on_one_thread_or_two(nli_threads):
-    prompt = _prompt([c for c, _ in CLAIMS_AND_PASSAGES], [EIFFEL, CURIE, BANANAS])
+    inputs = _inputs([c for c, _ in CLAIMS_AND_PASSAGES], [EIFFEL, CURIE, BANANAS])
     nli_threads("1")
-    sequential = checker_nli.answer(prompt)
+    sequential = checker_nli.answer(inputs)
     nli_threads("2")
-    assert checker_nli.answer(prompt) == sequential
+    assert checker_nli.answer(inputs) == sequential
 
 
 # --- the engines through the real prompt and parser ---------------------------------
 
 
-def _prompt(claims: list[str], passages: list[str]) -> str:
+def _verification(claims: list[str], passages: list[str]) -> tuple[str, VerifyInputs]:
+    """The verification prompt of `claims` against every one of `passages`, and its call's inputs."""
     extracted = [ExtractedClaim(f"claim_{i}", c, c, "TECHNICAL") for i, c in enumerate(claims, 1)]
     protos = [common_pb2.Passage(id=f"P{i}", source_title="Source", text=t) for i, t in enumerate(passages, 1)]
     listing = {f"claim_{i}": [p.id for p in protos] for i in range(1, len(claims) + 1)}
-    return build_verification_prompt(extracted, " ".join(claims), protos, listing)
+    prompt = build_verification_prompt(extracted, " ".join(claims), protos, listing)
+    return prompt, verification_inputs(extracted, " ".join(claims), protos, listing)
+
+
+def _inputs(claims: list[str], passages: list[str]) -> VerifyInputs:
+    return _verification(claims, passages)[1]
 
 
 CLAIM = "The Eiffel Tower was completed in 1889."
 
 
-def _every_judged_prompt() -> dict[str, str]:
-    """One prompt of each kind local/checker answers by judging a claim against passages."""
+def _every_judged_call() -> dict[str, ModelInputs]:
+    """The inputs of each kind of call local/checker answers by judging a claim against passages."""
     passage = common_pb2.Passage(id="P1", source_title="Eiffel", text=EIFFEL)
     council = [council_pb2.LabelledResponse(label="Response A", text=CLAIM)]
     review = citations_pb2.ReviewClaim(claim=common_pb2.Claim(id="claim_1", claim=CLAIM), cited_span_ids=["P1"])
     pool = citations_pb2.PoolSpan(id="P1", source_id="eiffel", source_title="Eiffel", text=EIFFEL)
     return {
-        "verification": _prompt([CLAIM], [EIFFEL]),
-        "council": build_council_check_prompt("When was it completed?", council, [passage]),
-        "assessment": build_assessment_prompt(CLAIM, [common_pb2.Passage(id="R1", source_title="Eiffel", text=EIFFEL)]),
-        "review": build_review_prompt([review], [pool]),
+        "verification": _inputs([CLAIM], [EIFFEL]),
+        "council": council_check_inputs("When was it completed?", council, [passage]),
+        "assessment": assessment_inputs(CLAIM, [common_pb2.Passage(id="R1", source_title="Eiffel", text=EIFFEL)]),
+        "review": review_inputs([review], [pool]),
     }
 
 
@@ -364,29 +378,29 @@ def _record_model_calls(monkeypatch) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("kind", ["verification", "council", "assessment", "review"])
 def test_every_prompt_of_local_checker_is_judged_by_the_model_and_of_checker_lexical_never(monkeypatch, kind):
-    prompt = _every_judged_prompt()[kind]
+    inputs = _every_judged_call()[kind]
     asked = _record_model_calls(monkeypatch)
-    checker_lexical.answer(prompt)
+    checker_lexical.answer(inputs)
     assert asked == []
-    checker.answer(prompt)
+    checker.answer(inputs)
     assert asked and all(claim == CLAIM for claim, _ in asked)
     asked.clear()
-    assert checker_nli.answer(prompt).replace("local/checker-nli", "local/checker") == checker.answer(prompt)
+    assert checker_nli.answer(inputs).replace("local/checker-nli", "local/checker") == checker.answer(inputs)
 
 
 def test_local_investigator_and_local_entailments_judge_use_the_model_too(monkeypatch):
     asked = _record_model_calls(monkeypatch)
-    investigator.answer(_every_judged_prompt()["assessment"])
+    investigator.answer(_every_judged_call()["assessment"])
     assert asked
     asked.clear()
     statements = [entailment_pb.ExtractedStatement(id=1, text="It was completed in 1889 for the World's Fair.")]
-    entailment.answer(judge_prompt(entailment_pb.JudgeInput(claim=CLAIM, statements=statements)))
+    entailment.answer(agent_inputs(entailment_pb.JudgeInput(claim=CLAIM, statements=statements)))
     assert asked
 
 
 def test_the_lexical_engine_gives_the_lexical_judges_verdicts():
     claims = ["The tower is 300 metres tall.", "The tower is 330 metres tall.", "Water boils at 100 degrees Celsius."]
-    answer = checker_lexical.answer(_prompt(claims, [EIFFEL, BANANAS]))
+    answer = checker_lexical.answer(_inputs(claims, [EIFFEL, BANANAS]))
     verifications = parse_verifications(answer, "local/checker-lexical", ["claim_1", "claim_2", "claim_3"])
     passages = [PassageText("P1", EIFFEL, "Source"), PassageText("P2", BANANAS, "Source")]
     assert [v.verdict for v in verifications] == [judge(c, passages).verdict for c in claims]
@@ -394,11 +408,11 @@ def test_the_lexical_engine_gives_the_lexical_judges_verdicts():
 
 
 async def test_both_engines_are_registered_and_answer_in_the_spec_format():
-    prompt = _prompt(["The Eiffel Tower was completed in 1889.", "Bananas are blue."], [EIFFEL, BANANAS])
+    prompt, inputs = _verification(["The Eiffel Tower was completed in 1889.", "Bananas are blue."], [EIFFEL, BANANAS])
     settings = Settings(model_base_url=None, model_api_key=None, model_providers={})
     async with ModelClient(settings) as client:
         for model in ("local/checker", "local/checker-lexical", "local/checker-nli"):
-            completion = await client.complete(model, prompt, timeout_s=60)
+            completion = await client.complete(model, prompt, timeout_s=60, inputs=inputs)
             assert completion.text.count("\nVERIFICATION claim_") + completion.text.startswith("VERIFICATION") == 2
             assert "VERIFICATION SUMMARY:" in completion.text
             verifications = parse_verifications(completion.text, model, ["claim_1", "claim_2"])
@@ -409,7 +423,7 @@ def test_the_nli_engine_reports_partial_support_in_the_evidence_line(monkeypatch
     claim = "Marie Curie was born in Warsaw in 1867 and won the Nobel Prize in Chemistry in 1903."
     scripted = ScriptedModel({"and won": (0.9, 0.02, 0.05, 0.03), "Marie Curie was born": (0.9, 0.02, 0.05, 0.03)})
     monkeypatch.setattr(nli_judge, "default_model", lambda: scripted)
-    answer = checker_nli.answer(_prompt([claim], [CURIE]))
+    answer = checker_nli.answer(_inputs([claim], [CURIE]))
     assert "VERIFICATION claim_1: UNVERIFIABLE" in answer
     assert 'Evidence: Partly supported: [P1] Source states "' in answer
     assert 'but not stated: "Marie Curie won the Nobel Prize in Chemistry in 1903".' in answer

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from factcheck.engines.extractor import answer as local_extractor_answer
 from factcheck_extractor.claims import ClaimStream, locate_claims, parse_claims
-from factcheck_extractor.extraction_prompts import build_extraction_prompt
+from factcheck_extractor.extraction_prompts import extraction_inputs
 from tests.fake_model_server import extraction_text
 
 CONTENT = (
@@ -120,7 +120,7 @@ def test_streamed_claims_equal_parse_claims_on_arbitrary_text(text, data):
     "text",
     [
         extraction_text(CONTENT),
-        local_extractor_answer(build_extraction_prompt(CONTENT)),
+        local_extractor_answer(extraction_inputs(CONTENT)),
         extraction_text(CONTENT).replace("\n", "\r\n"),
     ],
     ids=["fake-model", "local-extractor", "crlf"],

@@ -1,5 +1,5 @@
-"""local/entailment, the offline agents: each reads its own prompt (built by the checker's prompt
-builders) and answers JSON that passes the agent's strict validation and rules."""
+"""local/entailment, the offline agents: each reads its own input (the call's inputs, as the checker's
+agents pass them) and answers JSON that passes the agent's strict validation and rules."""
 
 from __future__ import annotations
 
@@ -8,13 +8,9 @@ import json
 import pytest
 
 from factcheck.engines import entailment as engine
+from factcheck.models.inputs import InputsMissing
 from factcheck.v1 import entailment_pb2 as pb
-from factcheck_checker.entailment.agent_prompts import (
-    auditor_prompt,
-    extractor_prompt,
-    judge_prompt,
-    reliability_prompt,
-)
+from factcheck_checker.entailment.agent_prompts import agent_inputs
 from factcheck_checker.entailment.rules import agent_output
 
 EXCERPT = (
@@ -22,21 +18,21 @@ EXCERPT = (
 )
 
 
-def _answer(agent: pb.EntailmentAgent, prompt: str, given) -> dict:
-    text = engine.answer(prompt)
+def _answer(agent: pb.EntailmentAgent, given) -> dict:
+    text = engine.answer(agent_inputs(given))
     agent_output(agent, text, given)  # valid for the agent's schema and rules
     return json.loads(text)
 
 
 def test_the_extractor_quotes_the_relevant_sentences_verbatim():
     given = pb.ExtractorInput(claim="The museum opened in 1887.", source_excerpt=EXCERPT)
-    data = _answer(pb.ENTAILMENT_AGENT_EXTRACTOR, extractor_prompt(given), given)
+    data = _answer(pb.ENTAILMENT_AGENT_EXTRACTOR, given)
     assert data["statements"] == [{"id": 1, "text": "The museum opened in 1887 in the old customs house."}]
 
 
 def test_the_extractor_finds_nothing_in_an_unrelated_source():
     given = pb.ExtractorInput(claim="Volcanoes erupt lava.", source_excerpt=EXCERPT)
-    assert _answer(pb.ENTAILMENT_AGENT_EXTRACTOR, extractor_prompt(given), given)["statements"] == []
+    assert _answer(pb.ENTAILMENT_AGENT_EXTRACTOR, given)["statements"] == []
 
 
 @pytest.mark.parametrize(
@@ -53,20 +49,20 @@ def test_the_extractor_finds_nothing_in_an_unrelated_source():
 )
 def test_reliability_reads_the_source_type(source_type, rating):
     given = pb.ReliabilityInput(source_type=source_type)
-    assert _answer(pb.ENTAILMENT_AGENT_RELIABILITY, reliability_prompt(given), given)["reliability"] == rating
+    assert _answer(pb.ENTAILMENT_AGENT_RELIABILITY, given)["reliability"] == rating
 
 
 def test_the_judge_answers_in_the_seeds_json_citing_its_statement():
     statements = [pb.ExtractedStatement(id=1, text="The museum opened in 1887 in the old customs house.")]
     given = pb.JudgeInput(claim="The museum opened in 1887.", statements=statements)
-    data = _answer(pb.ENTAILMENT_AGENT_JUDGE, judge_prompt(given), given)
+    data = _answer(pb.ENTAILMENT_AGENT_JUDGE, given)
     assert data["verdict"] == "SUPPORTED" and data["reasoning"][0].startswith("Statement 1 ")
     assert 0 <= data["confidence"] <= 100
 
 
 def test_the_judge_with_no_statements_is_not_enough_info():
     given = pb.JudgeInput(claim="The museum opened in 1887.")
-    data = _answer(pb.ENTAILMENT_AGENT_JUDGE, judge_prompt(given), given)
+    data = _answer(pb.ENTAILMENT_AGENT_JUDGE, given)
     assert (data["verdict"], data["confidence"]) == ("NOT ENOUGH INFO", 10)
 
 
@@ -87,7 +83,7 @@ def test_the_auditor_downgrades_only_for_a_material_ambiguity(claim, excerpt, do
     given = pb.AuditorInput(
         claim=claim, source_excerpt=excerpt, judge_verdict=pb.ENTAILMENT_VERDICT_SUPPORTED, judge_confidence=80
     )
-    data = _answer(pb.ENTAILMENT_AGENT_AUDITOR, auditor_prompt(given), given)
+    data = _answer(pb.ENTAILMENT_AGENT_AUDITOR, given)
     if downgraded:
         assert data["final_verdict"] == "NOT ENOUGH INFO" and data["confidence_adjustment"] == -15
         assert data["auditor_reasoning"]
@@ -107,12 +103,14 @@ def test_the_auditor_leaves_not_enough_info_alone():
         judge_verdict=pb.ENTAILMENT_VERDICT_NOT_ENOUGH_INFO,
         judge_confidence=50,
     )
-    assert _answer(pb.ENTAILMENT_AGENT_AUDITOR, auditor_prompt(given), given)["final_verdict"] == "UNCHANGED"
+    assert _answer(pb.ENTAILMENT_AGENT_AUDITOR, given)["final_verdict"] == "UNCHANGED"
 
 
-def test_the_engine_refuses_other_prompts():
+def test_the_engine_refuses_other_calls():
     with pytest.raises(ValueError):
         engine.answer("You are a fact-checker.")
+    with pytest.raises(InputsMissing, match="local/entailment answers only calls that pass their inputs"):
+        engine.answer(None)
 
 
 # --- the confidence calibration anchors-------------------------------------------------------------------
@@ -173,9 +171,9 @@ ANCHOR_CASES = [
 
 def _judge_on_the_extracted_statements(claim: str, excerpt: str) -> dict:
     given = pb.ExtractorInput(claim=claim, source_excerpt=excerpt)
-    statements = _answer(pb.ENTAILMENT_AGENT_EXTRACTOR, extractor_prompt(given), given)["statements"]
+    statements = _answer(pb.ENTAILMENT_AGENT_EXTRACTOR, given)["statements"]
     judge_input = pb.JudgeInput(claim=claim, statements=[pb.ExtractedStatement(**s) for s in statements])
-    return _answer(pb.ENTAILMENT_AGENT_JUDGE, judge_prompt(judge_input), judge_input)
+    return _answer(pb.ENTAILMENT_AGENT_JUDGE, judge_input)
 
 
 @pytest.mark.parametrize(

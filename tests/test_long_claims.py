@@ -17,7 +17,7 @@ from factcheck.engines import checker, nli_judge
 from factcheck.engines.judge import UNVERIFIABLE, VERIFIED, Judgement, PassageText
 from factcheck.engines.judges import Judges, isolated
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
-from factcheck_checker.verification_prompts import build_verification_prompt
+from factcheck_checker.verification_prompts import verification_inputs
 from factcheck_checker.verifications import parse_verifications
 from factcheck_gateway.modes.entailment.plan import MAX_CLAIM_CHARS
 from tests.processes import start_service
@@ -109,8 +109,7 @@ def test_one_claim_the_judge_fails_on_is_unverifiable_saying_why_and_the_others_
     ]
     passages = [common_pb2.Passage(id="P1", text=EIFFEL, source_title="Eiffel")]
     evidence = {claim.id: ["P1"] for claim in claims}
-    prompt = build_verification_prompt(claims, STATED, passages, evidence)
-    answer = checker.answer(str(prompt), judges)
+    answer = checker.answer(verification_inputs(claims, STATED, passages, evidence), judges)
     verifications = parse_verifications(answer, "local/checker", [c.id for c in claims], "")
     by_id = {v.claim_id: v for v in verifications}
     assert by_id["claim_1"].verdict == VERIFIED and by_id["claim_3"].verdict == VERIFIED

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import socket
@@ -22,6 +23,7 @@ from factcheck.models.errors import (
     ModelRateLimitedError,
     ModelTimeoutError,
 )
+from factcheck.models.inputs import TitleInputs
 from factcheck.models.local import get_local_engine, register_local_engine, unregister_local_engine
 from tests.fake_model_server import (
     DEFAULT_TITLE,
@@ -328,7 +330,7 @@ async def test_concurrency_is_bounded_per_provider(server: FakeModelServer, use_
 
 @pytest.fixture
 def echo_engine() -> Iterator[str]:
-    register_local_engine("test-echo", lambda prompt: f"echo: {prompt}")
+    register_local_engine("test-echo", lambda prompt, inputs: f"echo: {prompt}")
     yield "test-echo"
     unregister_local_engine("test-echo")
 
@@ -342,6 +344,26 @@ async def test_local_engine_runs_in_process(server: FakeModelServer, echo_engine
     assert server.requests == []
 
 
+async def test_the_call_inputs_reach_a_local_engine_and_never_go_on_the_wire(server: FakeModelServer) -> None:
+    seen: list[object] = []
+    register_local_engine("test-inputs", lambda prompt, inputs: seen.append(inputs) or "ok")
+    inputs = TitleInputs("the secret question", "the secret content")
+    server.script(MODEL, reply("Hello"))
+    try:
+        async with ModelClient(make_settings(server.base_url)) as client:
+            await client.complete("local/test-inputs", "Say hello", timeout_s=5, inputs=inputs)
+            async with client.stream("local/test-inputs", "Say hello", timeout_s=5, inputs=inputs) as answer:
+                assert [piece async for piece in answer] == ["ok"]
+            await client.complete("local/test-inputs", "Say hello", timeout_s=5)
+            await client.complete(MODEL, "Say hello", timeout_s=5, inputs=inputs)
+    finally:
+        unregister_local_engine("test-inputs")
+    assert seen == [inputs, inputs, None]
+    (request,) = server.requests
+    assert request.body["messages"] == [{"role": "user", "content": "Say hello"}]
+    assert "secret" not in json.dumps(request.body)
+
+
 async def test_unknown_local_engine_names_the_available_ones(echo_engine: str) -> None:
     async with ModelClient(make_settings(None)) as client:
         with pytest.raises(ModelNotConfiguredError, match="test-echo") as caught:
@@ -352,7 +374,7 @@ async def test_unknown_local_engine_names_the_available_ones(echo_engine: str) -
 
 
 async def test_slow_local_engine_times_out() -> None:
-    def slow(prompt: str) -> str:
+    def slow(prompt: str, inputs: object) -> str:
         time.sleep(0.5)
         return "late"
 
@@ -366,7 +388,7 @@ async def test_slow_local_engine_times_out() -> None:
 
 
 async def test_failing_local_engine_is_a_provider_error() -> None:
-    def broken(prompt: str) -> str:
+    def broken(prompt: str, inputs: object) -> str:
         raise RuntimeError("engine exploded")
 
     register_local_engine("test-broken", broken)

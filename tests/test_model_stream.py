@@ -193,8 +193,10 @@ async def test_leaving_the_block_early_cancels_the_call(server: FakeModelServer)
 
 
 async def test_local_engines_stream_their_pieces() -> None:
-    register_local_engine("test-pieces", lambda prompt: "abc", stream=lambda prompt: iter(["a", "b\x00", "c"]))
-    register_local_engine("test-whole", lambda prompt: "whole answer")
+    register_local_engine(
+        "test-pieces", lambda prompt, inputs: "abc", stream=lambda prompt, inputs: iter(["a", "b\x00", "c"])
+    )
+    register_local_engine("test-whole", lambda prompt, inputs: "whole answer")
     try:
         async with ModelClient(Settings()) as client:
             pieces, completion = await collect(client, "local/test-pieces")
@@ -207,16 +209,17 @@ async def test_local_engines_stream_their_pieces() -> None:
 
 
 async def test_the_local_extractor_streams_claim_by_claim() -> None:
-    from factcheck_extractor.extraction_prompts import build_extraction_prompt
+    from factcheck_extractor.extraction_prompts import build_extraction_prompt, extraction_inputs
 
     content = "The Eiffel Tower was completed in 1889. It is about 330 metres tall. Paris has 2 million people."
     prompt = build_extraction_prompt(content)
     async with ModelClient(Settings()) as client:
         pieces = []
-        async with client.stream("local/extractor", prompt, timeout_s=10) as answer:
+        inputs = extraction_inputs(content)
+        async with client.stream("local/extractor", prompt, timeout_s=10, inputs=inputs) as answer:
             async for piece in answer:
                 pieces.append(piece)
-        whole = await client.complete("local/extractor", prompt, timeout_s=10)
+        whole = await client.complete("local/extractor", prompt, timeout_s=10, inputs=inputs)
     assert answer.completion is not None and answer.completion.text == whole.text == "".join(pieces)
     assert [p.lstrip("\n").split(":")[0] for p in pieces[:3]] == ["CLAIM 1", "CLAIM 2", "CLAIM 3"]
     assert "EXTRACTION SUMMARY" in pieces[-1]

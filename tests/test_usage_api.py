@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import grpc
 import pytest
 
-from factcheck.cli.app import main as cli_main
 from factcheck.cli import usage as usage_cli
+from factcheck.cli.app import main as cli_main
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc, usage_pb2, usage_pb2_grpc
 from tests.conftest import content_request, payload, suite_environment
 from tests.inprocess import inprocess_settings, serve_everything

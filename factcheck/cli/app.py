@@ -1,6 +1,5 @@
 """The `factcheck` command's parser and entry point (the console script runs `main`)."""
 
-
 from __future__ import annotations
 
 import argparse

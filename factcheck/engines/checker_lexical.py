@@ -1,7 +1,7 @@
-"""`local/checker-lexical`: every prompt `local/checker` answers, judged by the lexical judge (`judge.judge`).
+"""`local/checker-lexical`: every call `local/checker` answers, judged by the lexical judge (`judge.judge`).
 
 The engine `local/checker` was before the embedded entailment model became its judge:
-the verification, council, evidence-assessment and citation review prompts all judged by word
+the verification, council, evidence-assessment and citation review calls all judged by word
 alignment, figures, dates, names and negation. Kept so that a deployment can pin it (it loads
 no model and spends a fraction of the CPU per claim: bench/checker_accuracy.py).
 """
@@ -12,5 +12,5 @@ from factcheck.engines import checker
 from factcheck.engines.judges import LEXICAL_JUDGES
 
 
-def answer(prompt: str) -> str:
-    return checker.answer(prompt, LEXICAL_JUDGES, "local/checker-lexical")
+def answer(inputs: object) -> str:
+    return checker.answer(inputs, LEXICAL_JUDGES, "local/checker-lexical")

@@ -11,5 +11,5 @@ from factcheck.engines import checker
 from factcheck.engines.judges import DEFAULT_JUDGES
 
 
-def answer(prompt: str) -> str:
-    return checker.answer(prompt, DEFAULT_JUDGES, "local/checker-nli")
+def answer(inputs: object) -> str:
+    return checker.answer(inputs, DEFAULT_JUDGES, "local/checker-nli")

@@ -1,9 +1,8 @@
-"""`local/checker` answering the citation review prompt (services/checker/factcheck_checker/review.py), offline.
+"""`local/checker` answering the citation review call (`ReviewInputs`, services/checker/factcheck_checker/review.py), offline.
 
-Reading is structural: claims are the single-line "CLAIM id: text" / "Cited:" / "NUMERIC:"
-lines between "CLAIMS TO REVIEW:" and the first line that is exactly "EVIDENCE POOL:"
-(claim text is one line, so it cannot forge either marker), and passages are read only
-from their "> "-quoted lines after it.
+The inputs give each claim (its text read on one line, the pool spans it cites, and a numeric
+claim's entity, "unknown" when the caller has none) and the evidence pool, its passages read
+line by line.
 
 Each claim is judged against every pool passage with the same judge as verification
 (judges.py: the embedded entailment model by default, the lexical judge for
@@ -16,26 +15,20 @@ Each claim is judged against every pool passage with the same judge as verificat
 - nothing states or contradicts it and something is cited → REMOVE.
 Numeric claims get the QA question of factcheck/core/numeric_qa.py answered from the passage chosen
 (`answer_from_text`), or from any pool passage when the chosen one does not state the figure.
-Deterministic: the same prompt gives the same answer.
+Deterministic: the same inputs give the same answer.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from factcheck.core.numeric_qa import answer_from_text, locate_answer, question_for, verify_answers
 from factcheck.engines.judge import DISPUTED, VERIFIED, Judgement, PassageText, term_stems
 from factcheck.engines.judges import ClaimJudge, default_judge
-from factcheck.engines.prompt_text import parse_passages
+from factcheck.engines.reading import as_lines, one_line
+from factcheck.models.inputs import ReviewInputs
 from factcheck.text.numbers import main_figure
 
-REVIEW_OPENING = "You are a citation reviewer."
-_CLAIMS_MARKER = "CLAIMS TO REVIEW:"
-_POOL_MARKER = "EVIDENCE POOL:"
-_CLAIM = re.compile(r"^CLAIM (\S+): (.*)$")
-_CITED = re.compile(r"^Cited: (.*)$")
-_NUMERIC = re.compile(r"^NUMERIC: .*\(entity: (.*)\)$")
 # An alternate must state the claim nearly as surely as the best passage.
 ALTERNATE_MARGIN = 0.05
 # Chosen on Factcheck-Bench's train split (bench/citations.py reports the held-out test split): a passage
@@ -61,33 +54,27 @@ def quote_coverage(claim: str, quote: str) -> float:
     return len(wanted & set(term_stems(quote))) / len(wanted) if wanted else 0.0
 
 
-def is_review_prompt(prompt: str) -> bool:
-    return prompt.startswith(REVIEW_OPENING)
-
-
-def answer(prompt: str, judge_claim: ClaimJudge = default_judge) -> str:
-    claims, passages = _read(prompt)
+def answer(inputs: ReviewInputs, judge_claim: ClaimJudge = default_judge) -> str:
+    claims, passages = _read(inputs)
     blocks = [_review(claim, passages, judge_claim) for claim in claims]
     return "\n\n".join(blocks) + "\n"
 
 
-def _read(prompt: str) -> tuple[list[_Claim], dict[str, PassageText]]:
-    lines = prompt.replace("\r\n", "\n").split("\n")
-    start = next((i for i, line in enumerate(lines) if line == _CLAIMS_MARKER), None)
-    pool = next((i for i, line in enumerate(lines) if line == _POOL_MARKER), None)
-    if start is None or pool is None or pool < start:
-        return [], {}
-    claims: list[_Claim] = []
-    for line in lines[start + 1 : pool]:
-        if match := _CLAIM.match(line):
-            claims.append(_Claim(match.group(1), match.group(2).strip(), []))
-        elif claims and (match := _CITED.match(line)):
-            claims[-1].cited = [p.strip() for p in match.group(1).split(",") if re.fullmatch(r"P\d+", p.strip())]
-        elif claims and (match := _NUMERIC.match(line)):
-            claims[-1].entity = match.group(1).strip()
+def _read(inputs: ReviewInputs) -> tuple[list[_Claim], dict[str, PassageText]]:
+    """The claims and the pool's passages by id (the first of a repeated id wins); a cited id that
+    names no pool span is ignored."""
+    claims = [
+        _Claim(
+            claim.id,
+            one_line(claim.text),
+            list(claim.cited),
+            None if claim.entity is None else one_line(claim.entity) or "unknown",
+        )
+        for claim in inputs.claims
+    ]
     passages: dict[str, PassageText] = {}
-    for passage in parse_passages("\n".join(lines[pool + 1 :])):
-        passages.setdefault(passage.id, PassageText(passage.id, passage.text, passage.title))
+    for passage in inputs.pool:
+        passages.setdefault(passage.id, PassageText(passage.id, as_lines(passage.text), passage.title))
     return claims, passages
 
 

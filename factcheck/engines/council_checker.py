@@ -1,12 +1,8 @@
-"""`local/checker` in its council role: answers the council fact-check prompt (every response rated,
-its inaccurate claims named) offline.
+"""`local/checker` in its council role: answers the council fact-check call (`CouncilCheckInputs`: every response rated, its inaccurate claims named) offline.
 
-The prompt (services/checker/factcheck_checker/council_prompts.py) is read structurally, from its fixed lines
-(factcheck/core/council_taxonomy.py): the responses follow the LAST "Here are the responses ..."
-line (the question before it is caller text and may hold a forged copy), each a "Response X:"
-line and its "> "-quoted lines; the "REFERENCE EVIDENCE:" section's passages follow, quoted
-too; "Your task is ..." ends both. Only quoted lines are ever read as response or passage
-text, so nothing inside a response can pass for another response, a passage or a marker.
+The inputs give the responses (label and text, as the fact-checker is shown them) and the
+reference passages; response and passage text is read line by line, as the prompt quotes it.
+Nothing inside a response can pass for another response, a passage or an instruction.
 
 For each response:
 1. its claims are extracted by the built-in extractor (`extractor.extract_claims`);
@@ -41,18 +37,14 @@ unverifiable: this engine has no knowledge of its own. Deterministic.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from factcheck.core.council_taxonomy import (
     CLAIM_FIELD_SEPARATOR,
     CLAIMS_HEADER,
-    EVIDENCE_MARKER,
     MOST_RELIABLE_PREFIX,
     RATING_SCORES,
-    RESPONSES_MARKER,
     SUMMARY_HEADER,
-    TASK_MARKER,
     error_type_name,
     rating_name,
 )
@@ -72,12 +64,12 @@ from factcheck.engines.judge import (
     term_stems,
 )
 from factcheck.engines.judges import ClaimJudge, default_judge
-from factcheck.engines.prompt_text import parse_passages
+from factcheck.engines.reading import as_lines
+from factcheck.models.inputs import CouncilCheckInputs
 from factcheck.text.sentences import split_sentences
 from factcheck.v1 import council_pb2
 
 NAME_SWAP_COVERAGE = 0.8
-_RESPONSE_HEADING = re.compile(r"^(Response [A-Z]):$")
 
 _ERROR_BY_CONFLICT = {
     CONFLICT_FIGURE: council_pb2.ERROR_TYPE_NUMERICAL_ERROR,
@@ -88,8 +80,8 @@ _ERROR_BY_CONFLICT = {
 
 
 @dataclass(frozen=True)
-class CouncilCheckPrompt:
-    """What the council prompt asks: the responses (label, text) and the reference passages."""
+class CouncilCheckRequest:
+    """What the council call asks: the responses (label, text) and the reference passages."""
 
     responses: tuple[tuple[str, str], ...]
     passages: tuple[PassageText, ...]
@@ -118,14 +110,10 @@ class ResponseFindings:
         return rate(self.count(VERIFIED), self.count(DISPUTED), self.count(UNVERIFIABLE))
 
 
-def is_council_check_prompt(prompt: str) -> bool:
-    return read_council_check_prompt(prompt) is not None
-
-
-def answer(prompt: str, judge_claim: ClaimJudge = default_judge) -> str:
-    """The analysis, the INACCURATE CLAIMS block and the FACT CHECK SUMMARY for the council prompt."""
-    request = read_council_check_prompt(prompt)
-    if request is None or not request.responses:
+def answer(inputs: CouncilCheckInputs, judge_claim: ClaimJudge = default_judge) -> str:
+    """The analysis, the INACCURATE CLAIMS block and the FACT CHECK SUMMARY for the council call."""
+    request = council_check_request(inputs)
+    if not request.responses:
         return "The prompt lists no responses to fact-check, so there is nothing to rate."
     results = [check_response(label, text, request.passages, judge_claim) for label, text in request.responses]
     best = min(
@@ -146,24 +134,11 @@ def answer(prompt: str, judge_claim: ClaimJudge = default_judge) -> str:
     return "\n\n".join(sections) + "\n\n" + "\n".join([CLAIMS_HEADER, *(claims or ["None"]), *summary]) + "\n"
 
 
-def read_council_check_prompt(prompt: str) -> CouncilCheckPrompt | None:
-    """The responses and passages of a council prompt (see the module docstring); None if it is not one."""
-    lines = prompt.replace("\r\n", "\n").split("\n")
-    start = next((i for i in range(len(lines) - 1, -1, -1) if lines[i] == RESPONSES_MARKER), None)
-    if start is None:
-        return None
-    end = next((i for i in range(start + 1, len(lines)) if lines[i] == TASK_MARKER), None)
-    if end is None:
-        return None
-    evidence = next((i for i in range(start + 1, end) if lines[i] == EVIDENCE_MARKER), end)
-    responses: list[tuple[str, list[str]]] = []
-    for line in lines[start + 1 : evidence]:
-        if heading := _RESPONSE_HEADING.match(line):
-            responses.append((heading.group(1), []))
-        elif line.startswith(">") and responses:
-            responses[-1][1].append(line[2:] if line.startswith("> ") else line[1:])
-    passages = tuple(PassageText(p.id, p.text, p.title) for p in parse_passages("\n".join(lines[evidence + 1 : end])))
-    return CouncilCheckPrompt(tuple((label, "\n".join(text)) for label, text in responses), passages)
+def council_check_request(inputs: CouncilCheckInputs) -> CouncilCheckRequest:
+    """The responses and passages of a council call, their text read line by line."""
+    responses = tuple((response.label, as_lines(response.text)) for response in inputs.responses)
+    passages = tuple(PassageText(p.id, as_lines(p.text), p.title) for p in inputs.passages)
+    return CouncilCheckRequest(responses, passages)
 
 
 def check_response(

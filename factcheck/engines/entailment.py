@@ -1,7 +1,6 @@
-"""`local/entailment`: the four entailment agents (extractor, reliability, judge, auditor), offline.
-The agent is read from the prompt's opening line (`factcheck.core.entailment_rules.PROMPT_OPENINGS`),
-its input from the prompt's quoted sections, and the answer is the agent's JSON output
-(`factcheck.core.entailment_rules`).
+"""`local/entailment`: the four entailment agents (extractor, reliability, judge, auditor), offline. The agent is the kind of the
+call's inputs (`ExtractorAgentInputs`, `ReliabilityAgentInputs`, `JudgeAgentInputs`,
+`AuditorAgentInputs`), and the answer is the agent's JSON output (`factcheck.core.entailment_rules`).
 
 - EXTRACTOR: the excerpt's sentences (`sentences.py`) that bear on the claim, verbatim: those holding
   at least two of the claim's content words (or one, for a claim with fewer than three), at most
@@ -46,7 +45,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from factcheck.core.entailment_rules import NOT_ENOUGH_INFO, PROMPT_OPENINGS, unquote
+from factcheck.core.entailment_rules import NOT_ENOUGH_INFO
 from factcheck.engines.judge import (
     CONFLICT_DATE,
     CONFLICT_FIGURE,
@@ -60,8 +59,14 @@ from factcheck.engines.judge import (
     term_stems,
 )
 from factcheck.engines.judges import default_judge
+from factcheck.models.inputs import (
+    AuditorAgentInputs,
+    ExtractorAgentInputs,
+    JudgeAgentInputs,
+    ReliabilityAgentInputs,
+    unanswerable,
+)
 from factcheck.text.sentences import STOPWORDS, content_words, sentence_spans, tokenize
-from factcheck.v1 import entailment_pb2 as pb
 
 MAX_STATEMENTS = 5
 CALIBRATION_FILE = Path(__file__).resolve().parent / "data" / "entailment_calibration.json"
@@ -128,45 +133,21 @@ _MEDIUM_SOURCES = ("news", "newspaper", "magazine", "wikipedia", "report", "book
 _AUTHORITY = re.compile(r"authority\s*[:=]?\s*([01](?:\.\d+)?)", re.I)
 
 
-def answer(prompt: str) -> str:
-    lines = prompt.split("\n")
-    opening = lines[0].strip() if lines else ""
-    if opening == PROMPT_OPENINGS[pb.ENTAILMENT_AGENT_EXTRACTOR]:
-        data = extract(_section(lines, "CLAIM:"), _section(lines, "SOURCE EXCERPT:"))
-    elif opening == PROMPT_OPENINGS[pb.ENTAILMENT_AGENT_RELIABILITY]:
-        data = rate_source(_section(lines, "SOURCE TYPE:"))
-    elif opening == PROMPT_OPENINGS[pb.ENTAILMENT_AGENT_JUDGE]:
-        data = judge_statements(_section(lines, "CLAIM:"), _statements(lines))
-    elif opening == PROMPT_OPENINGS[pb.ENTAILMENT_AGENT_AUDITOR]:
-        verdict = _judge_verdict(lines)
-        data = audit(_section(lines, "CLAIM:"), _section(lines, "SOURCE EXCERPT:"), verdict)
+_AGENTS = (ExtractorAgentInputs, ReliabilityAgentInputs, JudgeAgentInputs, AuditorAgentInputs)
+
+
+def answer(inputs: object) -> str:
+    if isinstance(inputs, ExtractorAgentInputs):
+        data = extract(inputs.claim, inputs.source_excerpt)
+    elif isinstance(inputs, ReliabilityAgentInputs):
+        data = rate_source(inputs.source_type)
+    elif isinstance(inputs, JudgeAgentInputs):
+        data = judge_statements(inputs.claim, [{"id": s.id, "text": s.text} for s in inputs.statements])
+    elif isinstance(inputs, AuditorAgentInputs):
+        data = audit(inputs.claim, inputs.source_excerpt, inputs.judge_verdict)
     else:
-        raise ValueError("local/entailment answers only the entailment agents' prompts")
+        raise unanswerable(inputs, "local/entailment", _AGENTS)
     return json.dumps(data, ensure_ascii=False)
-
-
-# --- reading the prompt ------------------------------------------------------------------------------
-
-
-def _section(lines: list[str], heading: str) -> str:
-    """The quoted lines right after the first line equal to `heading`, unquoted."""
-    start = lines.index(heading) + 1
-    end = start
-    while end < len(lines) and lines[end].startswith(">"):
-        end += 1
-    return unquote(lines[start:end])
-
-
-def _statements(lines: list[str]) -> list[dict]:
-    index = lines.index("EXTRACTED STATEMENTS (JSON):")
-    return json.loads(lines[index + 1])
-
-
-def _judge_verdict(lines: list[str]) -> str:
-    line = next(line for line in lines if line.startswith("JUDGE VERDICT: "))
-    match = re.match(r"JUDGE VERDICT: (.*?) \(confidence \d+\)$", line)
-    assert match is not None  # (the prompt's line, as the prompt builder writes it)
-    return match.group(1)
 
 
 # --- the agents --------------------------------------------------------------------------------------

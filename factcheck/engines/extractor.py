@@ -1,6 +1,6 @@
 """`local/extractor`: rule-based claim extraction in the spec's CLAIM / Context / Type format.
 
-Approach, per sentence of the prompt's CONTENT block (see `sentences.py`):
+Approach, per sentence of the call's content (`ExtractInputs.content`, see `sentences.py`):
 
 1. Clean: drop headings; strip list markers, quote marks ("> ") and leading discourse
    words ("However,", "Therefore,") so that what remains is a verbatim part of the text.
@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from factcheck.core.claim_profile import profile
 from factcheck.core.domain import CLAIM_TYPES
 from factcheck.engines.generator import NO_SOURCES_MESSAGE
-from factcheck.engines.prompt_text import extraction_content
+from factcheck.models.inputs import ExtractInputs, unanswerable
 from factcheck.text.sentences import sentence_spans
 
 __all__ = ["Claim", "answer", "answer_stream", "claim_type", "extract_claims", "format_claims", "rejection_reason"]
@@ -64,24 +64,25 @@ class Claim:
     type: str
 
 
-def answer(prompt: str) -> str:
-    """The extraction prompt's answer: CLAIM blocks plus the EXTRACTION SUMMARY.
+def answer(inputs: object) -> str:
+    """The extraction call's answer: CLAIM blocks plus the EXTRACTION SUMMARY.
 
     `local/generator`'s empty-store notice is a message to the user, not content, so it
     yields no claims.
     """
-    return "".join(answer_stream(prompt))
+    return "".join(answer_stream(inputs))
 
 
-def answer_stream(prompt: str) -> Iterator[str]:
+def answer_stream(inputs: object) -> Iterator[str]:
     """The same answer in pieces, written as the content is read: one CLAIM block per piece
     as soon as its sentence is done, then the summary."""
-    content = extraction_content(prompt)
-    detail = _wants_detail(prompt)
+    if not isinstance(inputs, ExtractInputs):
+        raise unanswerable(inputs, "local/extractor", (ExtractInputs,))
+    content = inputs.content
     claims: list[Claim] = []
     if content.strip() != NO_SOURCES_MESSAGE:
         for claim in iter_claims(content):
-            yield _claim_block(len(claims) + 1, claim, first=not claims, detail=detail)
+            yield _claim_block(len(claims) + 1, claim, first=not claims, detail=inputs.claim_detail)
             claims.append(claim)
     yield _summary(claims)
 
@@ -112,7 +113,7 @@ def format_claims(claims: list[Claim]) -> str:
 
 def _claim_block(number: int, claim: Claim, *, first: bool, detail: bool = False) -> str:
     """One CLAIM block; blocks after the first start with the blank line that separates them.
-    With `detail` (the prompt's CLAIM DETAIL section, claim-level citations) it adds the Level and
+    With `detail` (`ExtractInputs.claim_detail`, claim-level citations) it adds the Level and
     Entity lines, decided by the built-in rules of factcheck/core/claim_profile.py."""
     block = f"CLAIM {number}: {claim.text}\nContext: {claim.context}\nType: {claim.type}\n"
     if detail:
@@ -120,11 +121,6 @@ def _claim_block(number: int, claim: Claim, *, first: bool, detail: bool = False
         entity = found.numeric.entity if found.numeric is not None else "N/A"
         block += f"Level: {found.level}\nEntity: {entity}\n"
     return block if first else "\n" + block
-
-
-def _wants_detail(prompt: str) -> bool:
-    """The CLAIM DETAIL section is appended after the spec's prompt, so only its last line block counts."""
-    return "\nCLAIM DETAIL:\nAfter each claim's Type line, add two lines:" in prompt[-1200:]
 
 
 def _summary(claims: list[Claim]) -> str:

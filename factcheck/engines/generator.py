@@ -1,4 +1,4 @@
-"""`local/generator`: answers the generate prompt extractively from its SOURCES passages.
+"""`local/generator`: answers the generate call (`GenerateInputs`) extractively from its passages.
 
 Every sentence of every passage is scored by lexical overlap with the question: the
 IDF-weighted share of the question's content words (stemmed, stopwords removed, see
@@ -9,7 +9,7 @@ first, each followed by its citation ("... in 1969 [P1]."). When no sentence sha
 word with the question, the passages' opening sentences are used in retrieval order,
 since the knowledge store already ranked them for this question.
 
-Without a SOURCES section (an empty knowledge store) it writes no content at all, only
+Without passages (an empty knowledge store) it writes no content at all, only
 `NO_SOURCES_MESSAGE`: an embedded engine must never invent facts.
 
 Limits: lexical only (no synonyms or paraphrase), sentences are quoted verbatim so
@@ -22,7 +22,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from factcheck.engines.prompt_text import Passage, generate_request
+from factcheck.engines.reading import as_lines
+from factcheck.models.inputs import GenerateInputs, Passage, unanswerable
 from factcheck.text.sentences import content_words, split_sentences
 
 __all__ = ["NO_SOURCES_MESSAGE", "answer", "generate"]
@@ -45,9 +46,10 @@ class _Candidate:
     words: frozenset[str]
 
 
-def answer(prompt: str) -> str:
-    question, passages = generate_request(prompt)
-    return generate(question, passages)
+def answer(inputs: object) -> str:
+    if not isinstance(inputs, GenerateInputs):
+        raise unanswerable(inputs, "local/generator", (GenerateInputs,))
+    return generate(inputs.question.strip(), list(inputs.passages))
 
 
 def generate(question: str, passages: list[Passage]) -> str:
@@ -62,7 +64,7 @@ def generate(question: str, passages: list[Passage]) -> str:
 def _candidates(passages: list[Passage]) -> list[_Candidate]:
     candidates: list[_Candidate] = []
     for passage in passages:
-        for sentence in split_sentences(passage.text):
+        for sentence in split_sentences(as_lines(passage.text)):
             text = " ".join(sentence.split())
             words = frozenset(content_words(text))
             if words:

@@ -1,8 +1,7 @@
 """`local/reporter` and `local/title`: the spec's fact-check report and a title, deterministically.
 
-The report prompt is read back by `prompt_text.report_request` (content, the Evidence
-Table's rows, each claim's checker lines, the model names) and rewritten as the spec's
-sections: Content Summary, Overall Reliability Score with a justification, Evidence
+The report call's inputs (`ReportInputs`: the content, each claim's consensus and checkers'
+verdicts, the model names) are written as the spec's sections: Content Summary, Overall Reliability Score with a justification, Evidence
 Table, Detailed Findings by verdict, Annotated Content and Methodology.
 
 Reliability score (`reliability_score`). Each claim earns a credit from its consensus
@@ -24,7 +23,7 @@ Notes the spec asks for: 1-2 claims → "Limited number of verifiable claims."; 
 on which the checkers split evenly is called out with the tie rule that decided it;
 few claims for many sentences → "Limited verifiable factual content ...".
 
-The council chairman's synthesis prompt is answered by `synthesis` (the best response, corrected).
+The council chairman's synthesis call is answered by `synthesis` (the best response, corrected).
 
 Titles (`title`): "Fact-check: <key phrase>" from the question, or from the content's
 first sentence when there is no question; at most 8 words and 80 characters, with no
@@ -40,19 +39,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Iterable, Sequence
 
-from factcheck.core.council_taxonomy import SYNTHESIS_OPENING
 from factcheck.core.fallback_report import NO_CLAIMS_REPORT, markdown_cell
 from factcheck.core.title_subject import title_question
 from factcheck.engines import synthesis
-from factcheck.engines.prompt_text import (
-    ConsensusEntry,
-    ReportRequest,
-    is_title_prompt,
-    report_request,
-    title_request,
-)
+from factcheck.engines.reading import one_line
+from factcheck.models.inputs import ReportEntry, ReportInputs, SynthesisInputs, TitleInputs, unanswerable
 from factcheck.text.sentences import STOPWORDS, split_sentences
 
 __all__ = ["annotate", "answer", "reliability_score", "score_band", "title", "write_report"]
@@ -78,14 +72,16 @@ _FINDING_HEADINGS = (
 )
 
 
-def answer(prompt: str) -> str:
-    """A title for the title prompt, the chairman's answer for the council synthesis prompt; the
-    report for anything else."""
-    if is_title_prompt(prompt):
-        return title(*title_request(prompt))
-    if prompt.startswith(SYNTHESIS_OPENING):
-        return synthesis.answer(prompt)
-    return write_report(report_request(prompt))
+def answer(inputs: object) -> str:
+    """A title for the title call, the chairman's answer for the council synthesis call, the report
+    for the report call."""
+    if isinstance(inputs, TitleInputs):
+        return title(inputs.question.strip(), inputs.content.strip())
+    if isinstance(inputs, SynthesisInputs):
+        return synthesis.answer(inputs)
+    if isinstance(inputs, ReportInputs):
+        return write_report(inputs)
+    raise unanswerable(inputs, "local/reporter", (ReportInputs, TitleInputs, SynthesisInputs))
 
 
 # --- score --------------------------------------------------------------------------
@@ -118,8 +114,9 @@ def _round(value: float) -> int:
 # --- report -------------------------------------------------------------------------
 
 
-def write_report(request: ReportRequest) -> str:
+def write_report(request: ReportInputs) -> str:
     """The spec's report sections for the consensus in `request`."""
+    request = _as_written(request)
     entries = request.entries
     score = reliability_score((e.verdict, e.agreement) for e in entries)
     findings = (_findings(entries, verdict, heading) for verdict, heading in _FINDING_HEADINGS)
@@ -135,12 +132,32 @@ def write_report(request: ReportRequest) -> str:
     return "\n\n".join(sections) + "\n"
 
 
-def _summary(request: ReportRequest) -> str:
+_VERDICTS = frozenset(verdict for verdict, _ in _FINDING_HEADINGS)
+_CONFIDENCES = frozenset({"HIGH", "MEDIUM", "LOW"})
+
+
+def _as_written(request: ReportInputs) -> ReportInputs:
+    """The inputs as the report writes them: a claim, its correction and its sources on one line, and
+    only the checker verdicts it can group (a known verdict and confidence)."""
+    entries = tuple(
+        replace(
+            entry,
+            claim=one_line(entry.claim),
+            correction=one_line(entry.correction) if entry.correction else None,
+            sources=one_line(entry.sources) if entry.sources else None,
+            verdicts=tuple(v for v in entry.verdicts if v.verdict in _VERDICTS and v.confidence in _CONFIDENCES),
+        )
+        for entry in request.entries
+    )
+    return replace(request, entries=entries)
+
+
+def _summary(request: ReportInputs) -> str:
     sentences = split_sentences(request.content)
     words = len(request.content.split())
     terms = _salient_terms(request.content)
     about = f" about {', '.join(terms)}" if terms else ""
-    checkers = max((e.checker_count for e in request.entries), default=0)
+    checkers = max((request.checker_count or len(e.verdicts) for e in request.entries), default=0)
     return (
         f"A {len(sentences)}-sentence text ({words} words){about} was fact-checked. "
         f"{_plural(len(request.entries), 'claim')} {'was' if len(request.entries) == 1 else 'were'} extracted "
@@ -163,7 +180,7 @@ def _salient_terms(content: str, limit: int = 4) -> list[str]:
     return [spelling[key] for key in ranked[:limit]]
 
 
-def _justification(request: ReportRequest, score: int | None) -> str:
+def _justification(request: ReportInputs, score: int | None) -> str:
     entries = request.entries
     if score is None:
         return NO_CLAIMS_REPORT
@@ -193,12 +210,12 @@ def _mostly_opinion(content: str, claim_count: int) -> bool:
     return sentences >= 4 and claim_count * 3 < sentences
 
 
-def _is_even_split(entry: ConsensusEntry) -> bool:
+def _is_even_split(entry: ReportEntry) -> bool:
     tally = Counter(v.verdict for v in entry.verdicts).most_common()
     return len(tally) > 1 and tally[0][1] == tally[1][1]
 
 
-def _split_note(entry: ConsensusEntry) -> str:
+def _split_note(entry: ReportEntry) -> str:
     tally = Counter(v.verdict for v in entry.verdicts)
     split = ", ".join(f"{tally[verdict]} {verdict}" for verdict, _ in _FINDING_HEADINGS if tally[verdict])
     return (
@@ -207,7 +224,7 @@ def _split_note(entry: ConsensusEntry) -> str:
     )
 
 
-def _evidence_table(entries: Sequence[ConsensusEntry]) -> str:
+def _evidence_table(entries: Sequence[ReportEntry]) -> str:
     """The spec's table; with a Sources column naming the cited sources when the run had evidence."""
     with_sources = any(e.sources for e in entries)
     rows = [
@@ -222,7 +239,7 @@ def _evidence_table(entries: Sequence[ConsensusEntry]) -> str:
     return "\n".join(rows)
 
 
-def _findings(entries: Sequence[ConsensusEntry], verdict: str, heading: str) -> str:
+def _findings(entries: Sequence[ReportEntry], verdict: str, heading: str) -> str:
     group = [e for e in entries if e.verdict == verdict]
     lines = [f"### {heading} ({len(group)})"]
     if not group:
@@ -235,7 +252,7 @@ def _findings(entries: Sequence[ConsensusEntry], verdict: str, heading: str) -> 
     return "\n".join(lines)
 
 
-def _evidence_lines(entry: ConsensusEntry) -> list[str]:
+def _evidence_lines(entry: ReportEntry) -> list[str]:
     """The evidence of the checkers behind the consensus (all checkers if none matches)."""
     backing = [v for v in entry.verdicts if v.verdict == entry.verdict] or list(entry.verdicts)
     if not backing:
@@ -250,7 +267,7 @@ def _shorten(text: str) -> str:
     return text[:EVIDENCE_MAX_CHARS].rsplit(" ", 1)[0] + " \u2026"
 
 
-def _methodology(request: ReportRequest) -> str:
+def _methodology(request: ReportInputs) -> str:
     return "\n".join(
         [
             f"- Claims extracted by: {request.extractor_model or 'unknown'}",
@@ -266,7 +283,7 @@ def _methodology(request: ReportRequest) -> str:
 # --- annotation ---------------------------------------------------------------------
 
 
-def annotate(content: str, entries: Sequence[ConsensusEntry]) -> str:
+def annotate(content: str, entries: Sequence[ReportEntry]) -> str:
     """The content with "[VERDICT]" after each claim's text where it is found."""
     insertions: list[tuple[int, int, str]] = []
     cursor = 0

@@ -1,11 +1,8 @@
-"""`local/reporter` as council chairman: answers the synthesis prompt by correcting the best response.
+"""`local/reporter` as council chairman: answers the synthesis call (`SynthesisInputs`) by correcting the best response.
 
-The prompt (services/reporter/factcheck_reporter/report_prompts.py, `build_synthesis_prompt`) is read from its fixed lines
-(factcheck/core/council_taxonomy.py), the last of each, since only the question before them is
-unquoted caller text: the response is the "> "-quoted lines after "MOST RELIABLE RESPONSE:";
-the corrections are the `[C1] Response A | Error Type` blocks after "CORRECTIONS TO APPLY:",
-each with a quoted "> Claim:" and "> Correction:" line. The other responses' claims and the
-ranking are context and not used.
+The inputs give the most reliable response (read line by line, as the prompt quotes it) and the
+corrections listed for it (error type, claim and correction, each read on one line; the other
+responses' claims and the ranking are context a model may read, and not used here).
 
 The answer is the response with each listed claim replaced by its correction where the claim
 occurs in it (words matched in order, ignoring case and spacing; the first occurrence), or
@@ -20,15 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from factcheck.core.council_taxonomy import (
-    SYNTHESIS_CONTEXT_MARKER,
-    SYNTHESIS_CORRECTIONS_MARKER,
-    SYNTHESIS_RESPONSE_MARKER,
-    SYNTHESIS_TASK_MARKER,
-)
+from factcheck.engines.reading import as_lines, one_line
+from factcheck.models.inputs import SynthesisInputs
 
-NO_CORRECTION = "not given"
-_BLOCK_HEADING = re.compile(r"^\[C\d+\] (Response [A-Z]) \| (.+)$")
 _SENTENCE_END = ".!?"
 
 
@@ -39,46 +30,20 @@ class Correction:
     correction: str  # "" when none was given
 
 
-def is_synthesis_prompt(prompt: str) -> bool:
-    return _last_index(_lines(prompt), SYNTHESIS_RESPONSE_MARKER) is not None
-
-
-def answer(prompt: str) -> str:
-    response, corrections = read_synthesis_prompt(prompt)
+def answer(inputs: SynthesisInputs) -> str:
+    response, corrections = synthesis_request(inputs)
     text, notes = apply_corrections(response, corrections)
     listing = "\n".join(notes) if notes else "- none: the fact-checkers listed no inaccurate claim in this response."
     return f"{text.strip()}\n\nCorrections:\n{listing}\n"
 
 
-def read_synthesis_prompt(prompt: str) -> tuple[str, list[Correction]]:
-    """The best response's text and the corrections listed for it (see the module docstring)."""
-    lines = _lines(prompt)
-    start = _last_index(lines, SYNTHESIS_RESPONSE_MARKER)
-    if start is None:
-        return "", []
-    corrections_at = _last_index(lines, SYNTHESIS_CORRECTIONS_MARKER, start + 1)
-    end = corrections_at if corrections_at is not None else len(lines)
-    response = "\n".join(_unquoted(line) for line in lines[start + 1 : end] if line.startswith(">"))
-    if corrections_at is None:
-        return response, []
-    corrections: list[Correction] = []
-    current: dict[str, str] | None = None
-    for line in lines[corrections_at + 1 :]:
-        if line.startswith((SYNTHESIS_CONTEXT_MARKER, SYNTHESIS_TASK_MARKER, "RANKING")):
-            break
-        if heading := _BLOCK_HEADING.match(line):
-            current = {"type": heading.group(2).strip()}
-            corrections.append(Correction(current["type"], "", ""))
-        elif current is not None and line.startswith("> "):
-            name, _, value = _unquoted(line).partition(": ")
-            if name in ("Claim", "Correction"):
-                current[name] = value.strip()
-                corrections[-1] = Correction(
-                    current["type"],
-                    current.get("Claim", ""),
-                    "" if current.get("Correction", "") == NO_CORRECTION else current.get("Correction", ""),
-                )
-    return response, [c for c in corrections if c.claim]
+def synthesis_request(inputs: SynthesisInputs) -> tuple[str, list[Correction]]:
+    """The best response's text and the corrections listed for it (those that name a claim)."""
+    corrections = [
+        Correction(one_line(item.error_type), one_line(item.claim), one_line(item.correction))
+        for item in inputs.corrections
+    ]
+    return as_lines(inputs.response), [c for c in corrections if c.claim]
 
 
 def apply_corrections(text: str, corrections: list[Correction]) -> tuple[str, list[str]]:
@@ -120,15 +85,3 @@ def _as_replacement(found: str, correction: str) -> str:
     if ending and correction[-1] not in _SENTENCE_END:
         return correction + ending
     return correction
-
-
-def _lines(prompt: str) -> list[str]:
-    return prompt.replace("\r\n", "\n").split("\n")
-
-
-def _last_index(lines: list[str], marker: str, start: int = 0) -> int | None:
-    return next((i for i in range(len(lines) - 1, start - 1, -1) if lines[i] == marker), None)
-
-
-def _unquoted(line: str) -> str:
-    return line[2:] if line.startswith("> ") else line[1:]

@@ -3,10 +3,12 @@ or `ModelClient.stream` for an answer wanted while it is being written.
 
 Routing:
 - `local/<name>` runs a registered in-process engine (see `factcheck.models.local`) in a
-  worker thread. Local engines report no token counts, so usage is *estimated* as
-  whitespace-separated word counts of the prompt and the answer.
+  worker thread, with the call's structured inputs (`inputs=`, `factcheck.models.inputs`):
+  the built-in engines answer from those, never from the prompt's text. Local engines
+  report no token counts, so usage is *estimated* as whitespace-separated word counts of
+  the prompt and the answer.
 - Any other id is sent unchanged, as the `model` field, to an OpenAI-compatible
-  `POST {base_url}/chat/completions`. The base URL and key come from the provider
+  `POST {base_url}/chat/completions` (the prompt only: `inputs` never go on the wire). The base URL and key come from the provider
   override for the id's prefix (the part before '/') when one exists, else from
   `FACTCHECK_MODEL_BASE_URL` / `FACTCHECK_MODEL_API_KEY`. An override without a key sends
   no key: the default key is never sent to another provider's endpoint.
@@ -106,8 +108,9 @@ from factcheck.models.errors import (
     ModelRateLimitedError,
     ModelTimeoutError,
 )
+from factcheck.models.inputs import ModelInputs
 from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, estimate_tokens
-from factcheck.models.local import LOCAL_PREFIX, get_local_engine, get_local_stream_engine
+from factcheck.models.local import LOCAL_PREFIX, get_local_engine, get_local_stream_engine, local_engine_revision
 from factcheck.models.output_limits import OutputLimit
 from factcheck.text.text_safety import clean_text, excerpt
 from factcheck.v1 import usage_pb2
@@ -263,8 +266,12 @@ class ModelClient:
         timeout_s: float,
         limit: OutputLimit | None = None,
         response_format: dict[str, Any] | None = None,
+        inputs: ModelInputs | None = None,
     ) -> Completion:
         """Answer `prompt` with `model_id` within `timeout_s` seconds, retries included.
+
+        `inputs` are what the prompt was built from: a `local/` engine answers from them, an HTTP
+        provider never sees them.
 
         `limit` (from `factcheck.models.output_limits`) bounds the answer: its tokens, as the
         settings scale and cap them, go out as `max_tokens`, its stop sequences as `stop`; without
@@ -276,15 +283,24 @@ class ModelClient:
         """
         if response_format is not None and not self.supports_structured_outputs(model_id):
             response_format = None
-        return await self._call(model_id, prompt, timeout_s, None, response_format, limit)
+        return await self._call(model_id, prompt, timeout_s, None, response_format, limit, inputs)
 
     def supports_structured_outputs(self, model_id: str) -> bool:
         """Whether calls to `model_id` send `response_format`: the provider override's
         `structured_outputs`, else FACTCHECK_MODEL_STRUCTURED_OUTPUTS. Never for local/ engines,
-        which read only the prompt."""
+        which answer from the call's inputs."""
         if model_id.startswith(LOCAL_PREFIX):
             return False
         return self._provider_setting(_provider_of(model_id), "structured_outputs")
+
+    def engine_revision(self, model_id: str) -> str:
+        """What else `model_id`'s answers depend on besides its inputs: a `local/` engine's registered
+        revision (the embedded entailment model's, for the engines it judges for), "" for every other
+        engine and every HTTP model (its id is all there is to know). ModelNotConfiguredError for an
+        unknown `local/` engine."""
+        if not model_id.startswith(LOCAL_PREFIX):
+            return ""
+        return local_engine_revision(model_id[len(LOCAL_PREFIX) :])
 
     def context_window(self, model_id: str) -> int | None:
         """The context window (tokens) of `model_id`'s provider, when the settings give one."""
@@ -324,7 +340,13 @@ class ModelClient:
         )
 
     def stream(
-        self, model_id: str, prompt: str, *, timeout_s: float, limit: OutputLimit | None = None
+        self,
+        model_id: str,
+        prompt: str,
+        *,
+        timeout_s: float,
+        limit: OutputLimit | None = None,
+        inputs: ModelInputs | None = None,
     ) -> CompletionStream:
         """`complete`, with the answer's pieces as the model writes them:
 
@@ -335,7 +357,7 @@ class ModelClient:
 
         Iterating raises the `ModelError` of a failed call. Leaving the block early cancels it.
         """
-        return CompletionStream(lambda emit: self._call(model_id, prompt, timeout_s, emit, None, limit))
+        return CompletionStream(lambda emit: self._call(model_id, prompt, timeout_s, emit, None, limit, inputs))
 
     async def _call(
         self,
@@ -345,6 +367,7 @@ class ModelClient:
         emit: _Emit | None,
         response_format: dict[str, Any] | None = None,
         limit: OutputLimit | None = None,
+        inputs: ModelInputs | None = None,
     ) -> Completion:
         """One model call, streamed to `emit` when it is given: deadline, retries, metrics, log and span."""
         loop = asyncio.get_running_loop()
@@ -355,7 +378,7 @@ class ModelClient:
         with tracing.span("model.complete", **{"gen_ai.request.model": model_id}) as span:
             try:
                 if model_id.startswith(LOCAL_PREFIX):
-                    text, usage = await self._complete_local(model_id, prompt, deadline, stats, streamed)
+                    text, usage = await self._complete_local(model_id, prompt, inputs, deadline, stats, streamed)
                 else:
                     text, usage = await self._complete_remote(
                         model_id, prompt, deadline, timeout_s, stats, streamed, response_format, limit
@@ -383,7 +406,13 @@ class ModelClient:
     # --- local engines -------------------------------------------------------------
 
     async def _complete_local(
-        self, model_id: str, prompt: str, deadline: float, stats: _CallStats, streamed: _Streamed | None = None
+        self,
+        model_id: str,
+        prompt: str,
+        inputs: ModelInputs | None,
+        deadline: float,
+        stats: _CallStats,
+        streamed: _Streamed | None = None,
     ) -> tuple[str, TokenUsage]:
         """Run the engine in a thread so CPU work does not block the loop (streamed: each piece
         is worked out in a thread, and handed on as it comes).
@@ -398,9 +427,9 @@ class ModelClient:
             async with asyncio.timeout_at(deadline):
                 async with self._semaphore(_LOCAL_PROVIDER, self._settings.model_max_concurrency):
                     if streamed is None:
-                        text = await asyncio.to_thread(engine, prompt)
+                        text = await asyncio.to_thread(engine, prompt, inputs)
                     else:
-                        text = await self._stream_local(model_id, engine, prompt, streamed)
+                        text = await self._stream_local(model_id, engine, prompt, inputs, streamed)
         except ModelError:
             raise
         except TimeoutError:
@@ -414,9 +443,11 @@ class ModelClient:
         stats.estimated = True
         return text, _estimate_usage(prompt, text)
 
-    async def _stream_local(self, model_id: str, engine, prompt: str, streamed: _Streamed) -> str:
+    async def _stream_local(
+        self, model_id: str, engine, prompt: str, inputs: ModelInputs | None, streamed: _Streamed
+    ) -> str:
         """Pull a streaming engine's pieces, each in a worker thread; the whole answer, cleaned."""
-        pieces = await asyncio.to_thread(engine, prompt)
+        pieces = await asyncio.to_thread(engine, prompt, inputs)
         parts: list[str] = []
         while (piece := await asyncio.to_thread(next, pieces, _NO_MORE)) is not _NO_MORE:
             if not isinstance(piece, str):

@@ -1,11 +1,16 @@
 """Registry of in-process engines answering model ids `local/<name>`.
 
 Local engines let the whole suite run with no network and no API key. An engine is a
-plain synchronous function prompt -> text; the model client runs it in a worker thread
-because engines are CPU-bound and must not block the event loop. An engine may also
-stream: a function prompt -> iterator of text pieces whose concatenation is its answer
-(`ModelClient.stream` pulls each piece in a worker thread). An engine registered without
-one streams its whole answer as a single piece.
+plain synchronous function (prompt, inputs) -> text, `inputs` being the call's structured
+inputs (`factcheck.models.inputs`, None when the caller passed none); the model client runs it
+in a worker thread because engines are CPU-bound and must not block the event loop. An engine
+may also stream: a function (prompt, inputs) -> iterator of text pieces whose concatenation is
+its answer (`ModelClient.stream` pulls each piece in a worker thread). An engine registered
+without one streams its whole answer as a single piece.
+
+An engine whose answers depend on more than its inputs (a model file) registers a `revision`
+function: what the checker reports as the engine revision behind its verdicts, so that a cache
+keyed by it never serves an earlier engine's answers.
 
 Engines register themselves with `register_local_engine`. So that engine modules can do
 that on import without every caller knowing about them, the first lookup of an unknown
@@ -19,29 +24,41 @@ import threading
 from typing import Callable, Iterator
 
 from factcheck.models.errors import ModelNotConfiguredError
+from factcheck.models.inputs import ModelInputs
 
-LocalEngine = Callable[[str], str]
-LocalStreamEngine = Callable[[str], Iterator[str]]
+LocalEngine = Callable[[str, ModelInputs | None], str]
+LocalStreamEngine = Callable[[str, ModelInputs | None], Iterator[str]]
+EngineRevision = Callable[[], str]
 
 LOCAL_PREFIX = "local/"
 _ENGINES_MODULE = "factcheck.engines"
 
 _engines: dict[str, LocalEngine] = {}
 _streams: dict[str, LocalStreamEngine] = {}
+_revisions: dict[str, EngineRevision] = {}
 _lock = threading.Lock()
 _engines_module_loaded = False
 
 
-def register_local_engine(name: str, engine: LocalEngine, *, stream: LocalStreamEngine | None = None) -> None:
-    """Make `engine` answer the model id `local/<name>` (and `stream`, if given, stream its answer);
-    replaces any engine of that name."""
+def register_local_engine(
+    name: str,
+    engine: LocalEngine,
+    *,
+    stream: LocalStreamEngine | None = None,
+    revision: EngineRevision | None = None,
+) -> None:
+    """Make `engine` answer the model id `local/<name>` (and `stream`, if given, stream its answer;
+    `revision`, if given, name what else its answers depend on); replaces any engine of that name."""
     if not name or "/" in name:
         raise ValueError(f"invalid local engine name {name!r}")
     with _lock:
         _engines[name] = engine
         _streams.pop(name, None)
+        _revisions.pop(name, None)
         if stream is not None:
             _streams[name] = stream
+        if revision is not None:
+            _revisions[name] = revision
 
 
 def unregister_local_engine(name: str) -> None:
@@ -49,6 +66,7 @@ def unregister_local_engine(name: str) -> None:
     with _lock:
         _engines.pop(name, None)
         _streams.pop(name, None)
+        _revisions.pop(name, None)
 
 
 def local_engine_names() -> list[str]:
@@ -80,10 +98,19 @@ def get_local_stream_engine(name: str) -> LocalStreamEngine:
     if stream is not None:
         return stream
 
-    def whole_answer(prompt: str) -> Iterator[str]:
-        yield engine(prompt)
+    def whole_answer(prompt: str, inputs: ModelInputs | None) -> Iterator[str]:
+        yield engine(prompt, inputs)
 
     return whole_answer
+
+
+def local_engine_revision(name: str) -> str:
+    """The revision of the engine for `local/<name>` ("" when its answers depend on its inputs only);
+    ModelNotConfiguredError like `get_local_engine`."""
+    get_local_engine(name)
+    with _lock:
+        revision = _revisions.get(name)
+    return revision() if revision is not None else ""
 
 
 def _lookup(name: str) -> LocalEngine | None:

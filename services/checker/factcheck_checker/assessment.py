@@ -24,6 +24,7 @@ from factcheck.core.evidence_assessment import (
     RESULTS_MARKER,
     TEMPORAL_LINE,
 )
+from factcheck.models.inputs import AssessInputs, passages_of
 from factcheck.text.evidence_text import PASSAGE_INJECTION_NOTE, quote_lines
 from factcheck.text.protocol_lines import is_quoted_or_code, lines_of, words_of
 from factcheck.text.text_safety import clean_text, excerpt
@@ -69,6 +70,11 @@ def build_assessment_prompt(claim: str, results: list[common_pb2.Passage]) -> st
         "Reason: one line naming what in the result decides it",
     ]
     return "\n".join(sections) + "\n"
+
+
+def assessment_inputs(claim: str, results: list[common_pb2.Passage]) -> AssessInputs:
+    """What `build_assessment_prompt` builds the prompt from, for a `local/` engine."""
+    return AssessInputs(claim, passages_of(results))
 
 
 def _heading_text(text: str) -> str:

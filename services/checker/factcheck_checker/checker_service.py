@@ -25,20 +25,26 @@ from factcheck.v1 import (
     entailment_pb2,
     investigation_pb2,
 )
-from factcheck_checker.assessment import UNREADABLE_ASSESSMENT, build_assessment_prompt, parse_assessments
+from factcheck_checker.assessment import (
+    UNREADABLE_ASSESSMENT,
+    assessment_inputs,
+    build_assessment_prompt,
+    parse_assessments,
+)
 from factcheck_checker.citations import resolve_citations
 from factcheck_checker.council_prompts import (
     COUNCIL_CHECK_INSTRUCTIONS,
     build_council_check_prompt,
+    council_check_inputs,
     fit_council_responses,
 )
 from factcheck_checker.council_summary import parse_council_check
 from factcheck_checker.entailment.agents import check_agent_request, run_agent
 from factcheck_checker.entailment.strategy import verify_with_agents
-from factcheck_checker.review import build_review_prompt, check_review, parse_review
+from factcheck_checker.review import build_review_prompt, check_review, parse_review, review_inputs
 from factcheck_checker.review import untrusted_text as review_untrusted_text
 from factcheck_checker.support import claim_supports, low_confidence_ids, support_section
-from factcheck_checker.verification_prompts import build_verification_prompt
+from factcheck_checker.verification_prompts import build_verification_prompt, verification_inputs
 from factcheck_checker.verifications import parse_verifications
 
 # Bounds on a council check (the gateway's own are tighter): one request must not swamp the model.
@@ -96,17 +102,23 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
                 # citations (services/checker/factcheck_checker/support.py, rule 2).
                 agents = [ClaimVerification.from_proto(v) for v in response.verifications]
                 response.supports.extend(claim_supports(agents, {}))
+            response.engine_revision = self._client.engine_revision(request.model)
             return response
         claims = [ExtractedClaim.from_proto(claim) for claim in request.claims]
         prompt = build_verification_prompt(claims, request.content, list(request.passages), claim_passages)
         tiers = request.support_tiers and bool(request.passages)  # tiers rest on quotes: evidence only
+        low = low_confidence_ids(request.profiles) if tiers else []
         if tiers:  # part of the verify template: the prompt keeps its version (VersionedPrompt.__add__)
-            prompt += support_section(low_confidence_ids(request.profiles))
+            prompt += support_section(low)
+        inputs = verification_inputs(
+            claims, request.content, list(request.passages), claim_passages, support_tiers=tiers, low_confidence=low
+        )
         completion = await self._client.complete(
             request.model,
             prompt,
             timeout_s=call_timeout_s(context, self._timeout_s),
             limit=output_limits.verify(len(claims)),
+            inputs=inputs,
         )
         words: dict[str, str] = {}
         verifications, dropped = resolve_citations(
@@ -121,10 +133,20 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             response_time_ms=completion.latency_ms,
             usage=completion.usage.to_proto(),
             dropped_citations=dropped,
+            engine_revision=self._client.engine_revision(request.model),
         )
         if tiers:
             response.supports.extend(claim_supports(verifications, words))
         return response
+
+    async def GetEngineRevision(
+        self, request: checker_pb2.GetEngineRevisionRequest, context: grpc.aio.ServicerContext
+    ) -> checker_pb2.GetEngineRevisionResponse:
+        """The engine revision Verify would report for the model (VerifyResponse.engine_revision), without a call."""
+        check_model_id("model", request.model)
+        return checker_pb2.GetEngineRevisionResponse(
+            model=request.model, engine_revision=self._client.engine_revision(request.model)
+        )
 
     async def ReviewCitations(
         self, request: citations_pb2.ReviewCitationsRequest, context: grpc.aio.ServicerContext
@@ -142,6 +164,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             build_review_prompt(list(request.claims), list(request.pool)),
             timeout_s=call_timeout_s(context, self._timeout_s),
             limit=output_limits.review(len(claims)),
+            inputs=review_inputs(list(request.claims), list(request.pool)),
         )
         corrections, questions = parse_review(completion.text, list(claims), review_untrusted_text(request))
         corrections, questions, dropped = check_review(corrections, questions, claims, pool)
@@ -177,6 +200,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             build_council_check_prompt(request.question, responses, passages),
             timeout_s=call_timeout_s(context, self._timeout_s),
             limit=limit,
+            inputs=council_check_inputs(request.question, responses, passages),
         )
         untrusted = _council_untrusted_text(request)
         if repeats_prompt(completion.text, COUNCIL_CHECK_INSTRUCTIONS, untrusted):
@@ -221,6 +245,7 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             build_assessment_prompt(request.claim.claim, relabelled),
             timeout_s=call_timeout_s(context, self._timeout_s),
             limit=output_limits.assess(count),
+            inputs=assessment_inputs(request.claim.claim, relabelled),
         )
         untrusted = "\n".join([request.claim.claim, *(t for r in request.results for t in (r.source_title, r.text))])
         assessments = parse_assessments(completion.text, labels, untrusted)

@@ -1,8 +1,8 @@
 """The council fact-check prompt: the council's fixed template word for word, extended with an
 INACCURATE CLAIMS block and, when the gateway retrieved any, reference passages.
 
-Layout (services/checker/factcheck_checker/council_summary.py reads the answer; factcheck/engines/council_checker.py
-reads the prompt; the fixed lines live in factcheck/core/council_taxonomy.py):
+Layout (services/checker/factcheck_checker/council_summary.py reads the answer; a `local/` engine gets
+`council_check_inputs` instead; the fixed lines live in factcheck/core/council_taxonomy.py):
 
     You are a fact-checker evaluating different AI responses to the following question:
 
@@ -44,6 +44,7 @@ from factcheck.core.council_taxonomy import (
     SUMMARY_HEADER,
     TASK_MARKER,
 )
+from factcheck.models.inputs import CouncilCheckInputs, ResponseInput, passages_of
 from factcheck.models.limits import estimate_tokens
 from factcheck.text.answer_echo import instruction_lines
 from factcheck.text.evidence_text import PASSAGE_INJECTION_NOTE, format_passage, quote_lines
@@ -149,6 +150,19 @@ def build_council_check_prompt(
         for number, kind in enumerate(ERROR_TYPE_NAMES, 1)
     )
     return prompt + _TASK + _CLAIMS_EXTENSION.format(error_types=", ".join(names), error_type_list=definitions)
+
+
+def council_check_inputs(
+    question: str,
+    responses: Sequence[council_pb2.LabelledResponse],
+    passages: Sequence[common_pb2.Passage] = (),
+) -> CouncilCheckInputs:
+    """What `build_council_check_prompt` builds the prompt from, for a `local/` engine."""
+    return CouncilCheckInputs(
+        question=question,
+        responses=tuple(ResponseInput(response.label, response.text) for response in responses),
+        passages=passages_of(passages),
+    )
 
 
 # Ends a response cut to fit the checker model's context window (inside its quoted lines).

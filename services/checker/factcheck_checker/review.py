@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from factcheck.models.inputs import Passage, ReviewClaim, ReviewInputs
 from factcheck.text.evidence_text import PASSAGE_INJECTION_NOTE, format_passage
 from factcheck.text.protocol_lines import is_quoted_or_code, lines_of
 from factcheck.text.spans import locate
@@ -97,6 +98,22 @@ def build_review_prompt(claims: Sequence[citations_pb2.ReviewClaim], pool: Seque
         for s in pool
     )
     return f"{body}\n{POOL_MARKER}\n{PASSAGE_INJECTION_NOTE}\n\n{passages}{_FORMAT}"
+
+
+def review_inputs(claims: Sequence[citations_pb2.ReviewClaim], pool: Sequence[citations_pb2.PoolSpan]) -> ReviewInputs:
+    """What `build_review_prompt` builds the prompt from, for a `local/` engine."""
+    return ReviewInputs(
+        claims=tuple(
+            ReviewClaim(
+                id=item.claim.id,
+                text=item.claim.claim,
+                cited=tuple(item.cited_span_ids),
+                entity=item.numeric.entity_reference if item.HasField("numeric") else None,
+            )
+            for item in claims
+        ),
+        pool=tuple(Passage(id=s.id, title=s.source_title or s.source_id, text=s.text) for s in pool),
+    )
 
 
 @dataclass

@@ -12,6 +12,7 @@ from typing import Mapping, Sequence
 
 from factcheck.core import prompt_versions
 from factcheck.core.domain import ExtractedClaim
+from factcheck.models.inputs import ClaimInput, VerifyInputs, passages_of
 from factcheck.text.evidence_text import PASSAGE_INJECTION_NOTE, format_passage
 from factcheck.v1 import common_pb2
 
@@ -92,3 +93,24 @@ def build_verification_prompt(
         return prompt + _TAIL
     tail = _TAIL.replace(_SOURCES_ITEM, _SOURCES_INSTRUCTION, 1).replace(_SOURCES_FORMAT_ANCHOR, _SOURCES_FORMAT, 1)
     return prompt + _evidence_section(claims, passages, claim_passages or {}) + tail
+
+
+def verification_inputs(
+    claims: Sequence[ExtractedClaim],
+    content: str,
+    passages: Sequence[common_pb2.Passage] = (),
+    claim_passages: Mapping[str, Sequence[str]] | None = None,
+    *,
+    support_tiers: bool = False,
+    low_confidence: Sequence[str] = (),
+) -> VerifyInputs:
+    """What `build_verification_prompt` builds the prompt from, for a `local/` engine (plus the SUPPORT
+    section's: whether it is asked, and its low-confidence claims)."""
+    return VerifyInputs(
+        content=content,
+        claims=tuple(ClaimInput(claim.id, claim.claim) for claim in claims),
+        passages=passages_of(passages),
+        claim_passages={claim_id: tuple(ids) for claim_id, ids in (claim_passages or {}).items()},
+        support_tiers=support_tiers,
+        low_confidence=frozenset(low_confidence),
+    )

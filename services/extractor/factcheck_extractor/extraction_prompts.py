@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from factcheck.core import prompt_versions
+from factcheck.models.inputs import ExtractInputs, GenerateInputs, passages_of
 from factcheck.text.answer_echo import instruction_lines
 from factcheck.text.evidence_text import PASSAGE_INJECTION_NOTE, format_passage
 from factcheck.v1 import common_pb2
@@ -96,3 +97,14 @@ Entity: [what the claim's figure describes, with its year, e.g. "population of F
 def build_profiled_extraction_prompt(content: str) -> str:
     """The extraction prompt with the CLAIM DETAIL section (confidence level and entity per claim)."""
     return build_extraction_prompt(content) + _CLAIM_DETAIL
+
+
+def generate_inputs(question: str, passages: Sequence[common_pb2.Passage] = ()) -> GenerateInputs:
+    """What `build_generate_prompt` builds the prompt from, for a `local/` engine."""
+    return GenerateInputs(question, passages_of(passages))
+
+
+def extraction_inputs(content: str, *, claim_detail: bool = False) -> ExtractInputs:
+    """What `build_extraction_prompt` (`build_profiled_extraction_prompt` with `claim_detail`) builds the
+    prompt from, for a `local/` engine."""
+    return ExtractInputs(content, claim_detail=claim_detail)

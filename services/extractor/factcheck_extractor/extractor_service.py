@@ -33,6 +33,8 @@ from factcheck_extractor.extraction_prompts import (
     build_extraction_prompt,
     build_generate_prompt,
     build_profiled_extraction_prompt,
+    extraction_inputs,
+    generate_inputs,
 )
 from factcheck_extractor.profiles import claim_profiles
 
@@ -52,6 +54,7 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
             build_generate_prompt(request.question, list(request.passages)),
             timeout_s=call_timeout_s(context, self._timeout_s),
             limit=output_limits.generate(),
+            inputs=generate_inputs(request.question, list(request.passages)),
         )
         content = completion.text.strip()
         if not content:
@@ -79,6 +82,7 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
             prompt,
             timeout_s=call_timeout_s(context, self._timeout_s),
             limit=output_limits.extract(shown),
+            inputs=extraction_inputs(shown, claim_detail=request.profiles),
         )
         claims = locate_claims(parse_claims(completion.text, shown), shown)
         _check_readable(request.model, completion.text, shown, claims)
@@ -101,6 +105,7 @@ class ExtractorService(extractor_pb2_grpc.ExtractorServiceServicer):
             build_extraction_prompt(shown),
             timeout_s=call_timeout_s(context, self._timeout_s),
             limit=output_limits.extract(shown),
+            inputs=extraction_inputs(shown),
         ) as answer:
             async for piece in answer:
                 if found := claims.feed(piece):

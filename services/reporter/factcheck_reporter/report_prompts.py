@@ -15,6 +15,14 @@ from factcheck.core.council_taxonomy import (
     error_type_name,
 )
 from factcheck.core.domain import ClaimConsensus, ClaimVerification, VerdictSummary
+from factcheck.models.inputs import (
+    CheckerVerdict,
+    ReportEntry,
+    ReportInputs,
+    SynthesisCorrection,
+    SynthesisInputs,
+    TitleInputs,
+)
 from factcheck.text.answer_echo import instruction_lines
 from factcheck.text.evidence_text import quote_lines
 from factcheck.text.protocol_lines import lines_of
@@ -135,6 +143,45 @@ def build_title_prompt(question: str, content: str) -> str:
     return _TITLE.format(question=question, content=content[:TITLE_CONTENT_CHARS])
 
 
+def report_inputs(
+    content: str,
+    consensus: Sequence[ClaimConsensus],
+    *,
+    checker_count: int,
+    extractor_model: str,
+    checker_models: Sequence[str],
+    reporter_model: str,
+) -> ReportInputs:
+    """What `build_report_prompt` builds the prompt from, for a `local/` engine: agreement in whole
+    percent and the cited sources' titles, as the prompt shows them."""
+    return ReportInputs(
+        content=content,
+        entries=tuple(_report_entry(item) for item in consensus),
+        checker_count=checker_count,
+        extractor_model=extractor_model,
+        checker_models=", ".join(checker_models),
+        reporter_model=reporter_model,
+    )
+
+
+def _report_entry(item: ClaimConsensus) -> ReportEntry:
+    return ReportEntry(
+        claim_id=item.claim_id,
+        claim=item.claim,
+        type=item.type,
+        verdict=item.consensus_verdict,
+        agreement=agreement_percent(item.agreement_rate),
+        correction=item.correction or None,
+        verdicts=tuple(CheckerVerdict(v.checker_model, v.verdict, v.confidence, v.evidence) for v in item.verdicts),
+        sources=cited_sources(item) or None,
+    )
+
+
+def title_inputs(question: str, content: str) -> TitleInputs:
+    """What `build_title_prompt` builds the prompt from (the content cut alike), for a `local/` engine."""
+    return TitleInputs(question, content[:TITLE_CONTENT_CHARS])
+
+
 def _result_block(item: ClaimConsensus, checker_count: int) -> str:
     """One `{{#each CONSENSUS}}` iteration; the Consensus Correction line only when there is one."""
     lines = [
@@ -178,7 +225,7 @@ def _table_row(item: ClaimConsensus, with_sources: bool) -> str:
 
 # The chairman (council mode): the best response, corrected. The response and the fact-checkers'
 # claims and corrections are untrusted, so each is quoted ("> "), the claims and corrections on one
-# line each (factcheck/engines/synthesis.py reads them back).
+# line each.
 _SYNTHESIS_HEAD = f"""{SYNTHESIS_OPENING} Several models answered the question below; fact-checkers rated every answer without knowing who wrote it and listed the inaccurate claims they found. Write the final answer to the question, starting from the most reliable response and correcting the inaccurate claims listed for it.
 
 QUESTION:
@@ -214,6 +261,22 @@ def build_synthesis_prompt(
         prompt += "\nRANKING (by the fact-checkers' average rating, 5 = accurate):\n"
         prompt += "".join(_ranking_line(item) for item in aggregate.ranking)
     return prompt + _SYNTHESIS_TAIL
+
+
+def synthesis_inputs(
+    question: str, best_response: council_pb2.LabelledResponse, inaccurate_claims: Sequence[council_pb2.InaccurateClaim]
+) -> SynthesisInputs:
+    """What `build_synthesis_prompt` builds the prompt from that a `local/` engine uses: the question, the
+    most reliable response and the corrections listed for it."""
+    return SynthesisInputs(
+        question=question,
+        response=best_response.text,
+        corrections=tuple(
+            SynthesisCorrection(error_type_name(claim.error_type), claim.claim, claim.correction)
+            for claim in inaccurate_claims
+            if claim.label == best_response.label
+        ),
+    )
 
 
 def _correction_block(key: str, claim: council_pb2.InaccurateClaim) -> str:

@@ -33,6 +33,9 @@ from factcheck_reporter.report_prompts import (
     build_report_prompt,
     build_synthesis_prompt,
     build_title_prompt,
+    report_inputs,
+    synthesis_inputs,
+    title_inputs,
 )
 
 log = logging.getLogger("factcheck.reporter")
@@ -110,6 +113,14 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
                 prompt,
                 timeout_s=call_timeout_s(context, self._timeout_s),
                 limit=output_limits.report(len(consensus), request.content),
+                inputs=report_inputs(
+                    request.content,
+                    consensus,
+                    checker_count=checker_count,
+                    extractor_model=request.extractor_model or "unknown",
+                    checker_models=list(request.checker_models),
+                    reporter_model=request.model,
+                ),
             )
         except ModelError as error:
             # Spec: reporter failure → the raw consensus table, fallback = true.
@@ -154,6 +165,7 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
                 build_title_prompt(question, request.content),
                 timeout_s=call_timeout_s(context, self._timeout_s),
                 limit=output_limits.title(),
+                inputs=title_inputs(question, request.content),
             )
         except ModelError as error:
             # A title is cosmetic: a failed title call must not fail the run.
@@ -180,6 +192,7 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
             ),
             timeout_s=call_timeout_s(context, self._timeout_s),
             limit=output_limits.synthesize(request.best_response.text),
+            inputs=synthesis_inputs(request.question, request.best_response, list(request.inaccurate_claims)),
         )
         return council_pb2.SynthesizeResponse(
             model=request.model,

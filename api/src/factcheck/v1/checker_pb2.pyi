@@ -32,7 +32,7 @@ class VerifyRequest(_message.Message):
     def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ..., evidence: _Optional[_Iterable[_Union[_common_pb2.ClaimEvidence, _Mapping]]] = ..., strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., support_tiers: _Optional[bool] = ..., profiles: _Optional[_Iterable[_Union[_citations_pb2.ClaimProfile, _Mapping]]] = ...) -> None: ...
 
 class VerifyResponse(_message.Message):
-    __slots__ = ("model", "raw_text", "verifications", "summary", "response_time_ms", "usage", "dropped_citations", "entailment", "supports")
+    __slots__ = ("model", "raw_text", "verifications", "summary", "response_time_ms", "usage", "dropped_citations", "entailment", "supports", "engine_revision")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     RAW_TEXT_FIELD_NUMBER: _ClassVar[int]
     VERIFICATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -42,6 +42,7 @@ class VerifyResponse(_message.Message):
     DROPPED_CITATIONS_FIELD_NUMBER: _ClassVar[int]
     ENTAILMENT_FIELD_NUMBER: _ClassVar[int]
     SUPPORTS_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_REVISION_FIELD_NUMBER: _ClassVar[int]
     model: str
     raw_text: str
     verifications: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimVerification]
@@ -51,4 +52,19 @@ class VerifyResponse(_message.Message):
     dropped_citations: int
     entailment: _containers.RepeatedCompositeFieldContainer[_entailment_pb2.ClaimEntailment]
     supports: _containers.RepeatedCompositeFieldContainer[_citations_pb2.ClaimSupport]
-    def __init__(self, model: _Optional[str] = ..., raw_text: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ..., dropped_citations: _Optional[int] = ..., entailment: _Optional[_Iterable[_Union[_entailment_pb2.ClaimEntailment, _Mapping]]] = ..., supports: _Optional[_Iterable[_Union[_citations_pb2.ClaimSupport, _Mapping]]] = ...) -> None: ...
+    engine_revision: str
+    def __init__(self, model: _Optional[str] = ..., raw_text: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.TokenUsage, _Mapping]] = ..., dropped_citations: _Optional[int] = ..., entailment: _Optional[_Iterable[_Union[_entailment_pb2.ClaimEntailment, _Mapping]]] = ..., supports: _Optional[_Iterable[_Union[_citations_pb2.ClaimSupport, _Mapping]]] = ..., engine_revision: _Optional[str] = ...) -> None: ...
+
+class GetEngineRevisionRequest(_message.Message):
+    __slots__ = ("model",)
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    def __init__(self, model: _Optional[str] = ...) -> None: ...
+
+class GetEngineRevisionResponse(_message.Message):
+    __slots__ = ("model", "engine_revision")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_REVISION_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    engine_revision: str
+    def __init__(self, model: _Optional[str] = ..., engine_revision: _Optional[str] = ...) -> None: ...

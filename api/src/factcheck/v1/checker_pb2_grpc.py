@@ -64,6 +64,11 @@ class CheckerServiceStub:
                 request_serializer=factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceResponse.FromString,
                 _registered_method=True)
+        self.GetEngineRevision = channel.unary_unary(
+                '/factcheck.v1.CheckerService/GetEngineRevision',
+                request_serializer=factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionResponse.FromString,
+                _registered_method=True)
 
 
 class CheckerServiceServicer:
@@ -110,6 +115,14 @@ class CheckerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetEngineRevision(self, request, context):
+        """The engine revision Verify would report for a model (VerifyResponse.engine_revision), with no
+        model call: the gateway's verification cache asks it before it looks up stored verdicts.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CheckerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -137,6 +150,11 @@ def add_CheckerServiceServicer_to_server(servicer, server):
                     servicer.AssessEvidence,
                     request_deserializer=factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceResponse.SerializeToString,
+            ),
+            'GetEngineRevision': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEngineRevision,
+                    request_deserializer=factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -275,6 +293,33 @@ class CheckerService:
             '/factcheck.v1.CheckerService/AssessEvidence',
             factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceRequest.SerializeToString,
             factcheck_dot_v1_dot_investigation__pb2.AssessEvidenceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetEngineRevision(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.CheckerService/GetEngineRevision',
+            factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionRequest.SerializeToString,
+            factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionResponse.FromString,
             options,
             channel_credentials,
             insecure,

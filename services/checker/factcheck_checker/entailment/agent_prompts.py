@@ -13,6 +13,14 @@ import json
 
 from factcheck.core import prompt_versions
 from factcheck.core.entailment_rules import PROMPT_OPENINGS, quote, verdict_name
+from factcheck.models.inputs import (
+    AuditorAgentInputs,
+    ExtractorAgentInputs,
+    JudgeAgentInputs,
+    ModelInputs,
+    ReliabilityAgentInputs,
+    Statement,
+)
 from factcheck.v1 import entailment_pb2 as pb
 
 OPENINGS = PROMPT_OPENINGS
@@ -187,6 +195,20 @@ def auditor_prompt(given: pb.AuditorInput) -> str:
         verdict=verdict_name(given.judge_verdict),
         confidence=given.judge_confidence,
         strict=_STRICT_JSON,
+    )
+
+
+def agent_inputs(given: pb.ExtractorInput | pb.ReliabilityInput | pb.JudgeInput | pb.AuditorInput) -> ModelInputs:
+    """What the agent's prompt is built from (its own input message), for a `local/` engine; the
+    repair call passes the same."""
+    if isinstance(given, pb.ExtractorInput):
+        return ExtractorAgentInputs(given.claim, given.source_excerpt)
+    if isinstance(given, pb.ReliabilityInput):
+        return ReliabilityAgentInputs(given.source_type)
+    if isinstance(given, pb.JudgeInput):
+        return JudgeAgentInputs(given.claim, tuple(Statement(s.id, s.text) for s in given.statements))
+    return AuditorAgentInputs(
+        given.claim, given.source_excerpt, verdict_name(given.judge_verdict), given.judge_confidence
     )
 
 

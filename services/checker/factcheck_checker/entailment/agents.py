@@ -23,6 +23,7 @@ from factcheck.models.errors import ModelMalformedResponseError
 from factcheck.v1 import common_pb2
 from factcheck.v1 import entailment_pb2 as pb
 from factcheck_checker.entailment.agent_prompts import (
+    agent_inputs,
     auditor_prompt,
     extractor_prompt,
     judge_prompt,
@@ -88,7 +89,10 @@ async def run_agent(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     limit = output_limits.entailment_agent(len(given.statements) if kind == "judge" else 0)
-    completion = await client.complete(model, prompt, timeout_s=timeout_s, limit=limit, response_format=schema)
+    inputs = agent_inputs(given)
+    completion = await client.complete(
+        model, prompt, timeout_s=timeout_s, limit=limit, response_format=schema, inputs=inputs
+    )
     completions = [completion]
     try:
         output = agent_output(agent, completion.text, given)
@@ -100,6 +104,7 @@ async def run_agent(
             timeout_s=remaining,
             limit=limit,
             response_format=schema,
+            inputs=inputs,
         )
         completions.append(completion)
         try:

@@ -1,10 +1,18 @@
 """The verification cache of fact-check mode (opt-in: mode_config.use_cache, FACTCHECK_CACHE_ENABLED).
 
-A claim already verified for this tenant by the same model (for a `local/` engine judged by the
-embedded entailment model, the same model revision), with the same prompt version and the
-same evidence, within FACTCHECK_CACHE_TTL_S, reuses that verification: the checker is sent
-only the claims it has not verified before (no call at all when there are none). Extraction
-is cached the same way, by content, model, prompt version and length limit.
+A claim already verified for this tenant by the same model and engine revision, with the same
+prompt version and the same evidence, within FACTCHECK_CACHE_TTL_S, reuses that verification:
+the checker is sent only the claims it has not verified before (no model call at all when there
+are none). Extraction is cached the same way, by content, model, prompt version and length limit.
+
+Engine revision: what a checker's verdicts depend on besides the model id and the prompt (for a
+`local/` engine judged by the embedded entailment model, that model's files; "" for an HTTP model).
+Only the checker knows which engine it runs, so before a lookup the gateway asks it
+(CheckerService.GetEngineRevision, no model call) and keys by the answer; each verification is
+stored under the revision the checker reported with it (VerifyResponse.engine_revision). A checker
+that answers with another revision than it named before the lookup (replaced in between) gets
+every claim of the request again, and none is served from the cache: a verdict is never served
+for another engine than the one that made it, and a changed model file stops every hit.
 
 Keys are SHA-256 hashes of everything the answer depends on (the tenant is part of the table's
 key, the prompt version is also checked against the stored entry). Reused verifications are
@@ -26,7 +34,6 @@ from typing import Any
 
 from factcheck.core.domain import VerdictSummary, is_not_addressed
 from factcheck.core.prompt_versions import EXTRACT, VERIFY, version_label
-from factcheck.engines import engine_revision
 from factcheck.kit.observability import metrics
 from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2
 from factcheck_gateway.store.ledger_queries import LedgerStore
@@ -46,17 +53,24 @@ def _digest(parts: list[Any]) -> str:
 
 
 def verification_key(
-    model: str, prompt_version: str, claim: common_pb2.Claim, passages: list[common_pb2.Passage]
+    model: str,
+    engine_revision: str,
+    prompt_version: str,
+    claim: common_pb2.Claim,
+    passages: list[common_pb2.Passage],
 ) -> str:
-    """What a verification depends on: the model (for an embedded engine, its revision too), the
+    """What a verification depends on: the model and the engine revision its checker reported, the
     prompt, the claim (with its sentence) and its evidence."""
     evidence = [[p.source_id, p.source_title, p.text, p.published_at, p.authority] for p in passages]
-    engine = engine_revision(model)
-    return _digest([KIND_VERIFY, model, engine, prompt_version, claim.claim, claim.context, claim.type, evidence])
+    return _digest(
+        [KIND_VERIFY, model, engine_revision, prompt_version, claim.claim, claim.context, claim.type, evidence]
+    )
 
 
 def extraction_key(model: str, prompt_version: str, content: str, max_content_length: int) -> str:
-    return _digest([KIND_EXTRACT, model, engine_revision(model), prompt_version, content, max_content_length])
+    # "": the place of an engine revision; no extractor engine depends on more than its inputs, and
+    # the stored keys stay valid.
+    return _digest([KIND_EXTRACT, model, "", prompt_version, content, max_content_length])
 
 
 def _not_before(run) -> datetime:
@@ -88,14 +102,9 @@ async def verify(run, request: checker_pb2.VerifyRequest) -> checker_pb2.VerifyR
     if not run.plan.use_cache:
         return await call(request, timeout=run.stage_timeout_s)
     model, label = request.model, version_label(VERIFY)
-    passages = {passage.id: passage for passage in request.passages}
+    revision = await _engine_revision(run, model)
     claim_passages = {item.claim_id: list(item.passage_ids) for item in request.evidence}
-    keys = {
-        claim.id: verification_key(
-            model, label, claim, [passages[pid] for pid in claim_passages.get(claim.id, ()) if pid in passages]
-        )
-        for claim in request.claims
-    }
+    keys = _verification_keys(request, claim_passages, revision)
     found = await asyncio.to_thread(
         _ledger_store(run).cache_lookup, run.tenant_id, KIND_VERIFY, list(keys.values()), _not_before(run)
     )
@@ -105,29 +114,66 @@ async def verify(run, request: checker_pb2.VerifyRequest) -> checker_pb2.VerifyR
         if entry is not None and entry.prompt_version == label and entry.model == model:
             reused[claim.id] = _reused(entry.payload, claim.id, claim_passages.get(claim.id, []))
     missing = [claim for claim in request.claims if claim.id not in reused]
-    metrics.record_cache_lookups(KIND_VERIFY, len(reused), len(missing))
-    run.ledger.record_cache_hits("verify", model, label, len(reused))
 
-    fresh = checker_pb2.VerifyResponse(model=model)
+    fresh = checker_pb2.VerifyResponse(model=model, engine_revision=revision)
     if missing:
-        asked = checker_pb2.VerifyRequest()
-        asked.CopyFrom(request)
-        del asked.claims[:]
-        asked.claims.extend(missing)
-        wanted = {claim.id for claim in missing}
-        kept_evidence = [item for item in request.evidence if item.claim_id in wanted]
-        del asked.evidence[:]
-        asked.evidence.extend(kept_evidence)
-        fresh = await call(asked, timeout=run.stage_timeout_s)
+        fresh = await call(_asking_only(request, missing), timeout=run.stage_timeout_s)
+        if reused and fresh.engine_revision != revision:
+            # Another engine answered than the checker named before the lookup (it was replaced in
+            # between): the reused verdicts are not this engine's, so every claim is asked.
+            reused, missing = {}, list(request.claims)
+            fresh = await call(request, timeout=run.stage_timeout_s)
         if _reported_only(run, model, "verify", label):
+            same = fresh.engine_revision == revision
+            stored = keys if same else _verification_keys(request, claim_passages, fresh.engine_revision)
+            wanted = {claim.id for claim in missing}
             run.cache_entries += [
                 _entry(
-                    run, KIND_VERIFY, keys[v.claim_id], model, label, _storable(v, claim_passages.get(v.claim_id, []))
+                    run, KIND_VERIFY, stored[v.claim_id], model, label, _storable(v, claim_passages.get(v.claim_id, []))
                 )
                 for v in fresh.verifications
                 if v.claim_id in wanted and not is_not_addressed(v.evidence)
             ]
+    metrics.record_cache_lookups(KIND_VERIFY, len(reused), len(missing))
+    run.ledger.record_cache_hits("verify", model, label, len(reused))
     return _merged(request, fresh, reused)
+
+
+async def _engine_revision(run, model: str) -> str:
+    """The engine revision the checker runs for `model` now."""
+    asked = checker_pb2.GetEngineRevisionRequest(model=model)
+    answer = await run.downstream.checker.GetEngineRevision(asked, timeout=run.stage_timeout_s)
+    return answer.engine_revision
+
+
+def _verification_keys(
+    request: checker_pb2.VerifyRequest, claim_passages: dict[str, list[str]], engine_revision: str
+) -> dict[str, str]:
+    """Each claim's verification key (by claim id) under `engine_revision`."""
+    passages = {passage.id: passage for passage in request.passages}
+    return {
+        claim.id: verification_key(
+            request.model,
+            engine_revision,
+            version_label(VERIFY),
+            claim,
+            [passages[pid] for pid in claim_passages.get(claim.id, ()) if pid in passages],
+        )
+        for claim in request.claims
+    }
+
+
+def _asking_only(request: checker_pb2.VerifyRequest, claims: list[common_pb2.Claim]) -> checker_pb2.VerifyRequest:
+    """`request` for `claims` only, with their evidence."""
+    asked = checker_pb2.VerifyRequest()
+    asked.CopyFrom(request)
+    del asked.claims[:]
+    asked.claims.extend(claims)
+    wanted = {claim.id for claim in claims}
+    kept_evidence = [item for item in request.evidence if item.claim_id in wanted]
+    del asked.evidence[:]
+    asked.evidence.extend(kept_evidence)
+    return asked
 
 
 def _storable(verification: common_pb2.ClaimVerification, passage_ids: list[str]) -> bytes:

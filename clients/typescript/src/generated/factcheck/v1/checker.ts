@@ -92,6 +92,26 @@ export interface VerifyResponse {
   entailment: ClaimEntailment[];
   /** With support_tiers: one per requested claim, in request order. */
   supports: ClaimSupport[];
+  /**
+   * What the verdicts depend on besides the model id and the prompt: for a built-in `local/` engine
+   * judged by an embedded model, that model's revision (a hash of its files); empty for every other
+   * engine and every HTTP model, whose id is the whole key. The verification cache keys by it.
+   */
+  engineRevision: string;
+}
+
+/** CheckerService.GetEngineRevision: which engine revision answers a model. */
+export interface GetEngineRevisionRequest {
+  /** The checker model, "provider/name"; at most 200 characters. */
+  model: string;
+}
+
+/** The engine revision of one model. */
+export interface GetEngineRevisionResponse {
+  /** The model asked about. */
+  model: string;
+  /** What VerifyResponse.engine_revision reports for it (empty for an HTTP model). */
+  engineRevision: string;
 }
 
 function createBaseVerifyRequest(): VerifyRequest {
@@ -303,6 +323,7 @@ function createBaseVerifyResponse(): VerifyResponse {
     droppedCitations: 0,
     entailment: [],
     supports: [],
+    engineRevision: "",
   };
 }
 
@@ -334,6 +355,9 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
     }
     for (const v of message.supports) {
       ClaimSupport.encode(v!, writer.uint32(402).fork()).join();
+    }
+    if (message.engineRevision !== "") {
+      writer.uint32(410).string(message.engineRevision);
     }
     return writer;
   },
@@ -423,6 +447,14 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
             message.supports.push(ClaimSupport.decode(reader, reader.uint32()));
             continue;
           }
+          case 51: {
+            if (tag !== 410) {
+              break;
+            }
+
+            message.engineRevision = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -464,6 +496,11 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
       supports: globalThis.Array.isArray(object?.supports)
         ? object.supports.map((e: any) => ClaimSupport.fromJSON(e))
         : [],
+      engineRevision: isSet(object.engineRevision)
+        ? globalThis.String(object.engineRevision)
+        : isSet(object.engine_revision)
+        ? globalThis.String(object.engine_revision)
+        : "",
     };
   },
 
@@ -496,6 +533,9 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
     if (message.supports?.length) {
       obj.supports = message.supports.map((e) => ClaimSupport.toJSON(e));
     }
+    if (message.engineRevision !== "") {
+      obj.engineRevision = message.engineRevision;
+    }
     return obj;
   },
 
@@ -517,6 +557,163 @@ export const VerifyResponse: MessageFns<VerifyResponse> = {
     message.droppedCitations = object.droppedCitations ?? 0;
     message.entailment = object.entailment?.map((e) => ClaimEntailment.fromPartial(e)) || [];
     message.supports = object.supports?.map((e) => ClaimSupport.fromPartial(e)) || [];
+    message.engineRevision = object.engineRevision ?? "";
+    return message;
+  },
+};
+
+function createBaseGetEngineRevisionRequest(): GetEngineRevisionRequest {
+  return { model: "" };
+}
+
+export const GetEngineRevisionRequest: MessageFns<GetEngineRevisionRequest> = {
+  encode(message: GetEngineRevisionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.model !== "") {
+      writer.uint32(10).string(message.model);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEngineRevisionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEngineRevisionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEngineRevisionRequest {
+    return { model: isSet(object.model) ? globalThis.String(object.model) : "" };
+  },
+
+  toJSON(message: GetEngineRevisionRequest): unknown {
+    const obj: any = {};
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEngineRevisionRequest>, I>>(base?: I): GetEngineRevisionRequest {
+    return GetEngineRevisionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEngineRevisionRequest>, I>>(object: I): GetEngineRevisionRequest {
+    const message = createBaseGetEngineRevisionRequest();
+    message.model = object.model ?? "";
+    return message;
+  },
+};
+
+function createBaseGetEngineRevisionResponse(): GetEngineRevisionResponse {
+  return { model: "", engineRevision: "" };
+}
+
+export const GetEngineRevisionResponse: MessageFns<GetEngineRevisionResponse> = {
+  encode(message: GetEngineRevisionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.model !== "") {
+      writer.uint32(10).string(message.model);
+    }
+    if (message.engineRevision !== "") {
+      writer.uint32(18).string(message.engineRevision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEngineRevisionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEngineRevisionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.engineRevision = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEngineRevisionResponse {
+    return {
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      engineRevision: isSet(object.engineRevision)
+        ? globalThis.String(object.engineRevision)
+        : isSet(object.engine_revision)
+        ? globalThis.String(object.engine_revision)
+        : "",
+    };
+  },
+
+  toJSON(message: GetEngineRevisionResponse): unknown {
+    const obj: any = {};
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.engineRevision !== "") {
+      obj.engineRevision = message.engineRevision;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetEngineRevisionResponse>, I>>(base?: I): GetEngineRevisionResponse {
+    return GetEngineRevisionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetEngineRevisionResponse>, I>>(object: I): GetEngineRevisionResponse {
+    const message = createBaseGetEngineRevisionResponse();
+    message.model = object.model ?? "";
+    message.engineRevision = object.engineRevision ?? "";
     return message;
   },
 };
@@ -594,6 +791,21 @@ export const CheckerServiceService = {
       Buffer.from(AssessEvidenceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AssessEvidenceResponse => AssessEvidenceResponse.decode(value),
   },
+  /**
+   * The engine revision Verify would report for a model (VerifyResponse.engine_revision), with no
+   * model call: the gateway's verification cache asks it before it looks up stored verdicts.
+   */
+  getEngineRevision: {
+    path: "/factcheck.v1.CheckerService/GetEngineRevision" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetEngineRevisionRequest): Buffer =>
+      Buffer.from(GetEngineRevisionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetEngineRevisionRequest => GetEngineRevisionRequest.decode(value),
+    responseSerialize: (value: GetEngineRevisionResponse): Buffer =>
+      Buffer.from(GetEngineRevisionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetEngineRevisionResponse => GetEngineRevisionResponse.decode(value),
+  },
 } as const;
 
 export interface CheckerServiceServer extends UntypedServiceImplementation {
@@ -620,6 +832,11 @@ export interface CheckerServiceServer extends UntypedServiceImplementation {
    * as supporting, refuting or irrelevant for one claim.
    */
   assessEvidence: handleUnaryCall<AssessEvidenceRequest, AssessEvidenceResponse>;
+  /**
+   * The engine revision Verify would report for a model (VerifyResponse.engine_revision), with no
+   * model call: the gateway's verification cache asks it before it looks up stored verdicts.
+   */
+  getEngineRevision: handleUnaryCall<GetEngineRevisionRequest, GetEngineRevisionResponse>;
 }
 
 export interface CheckerServiceClient extends Client {
@@ -715,6 +932,25 @@ export interface CheckerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AssessEvidenceResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The engine revision Verify would report for a model (VerifyResponse.engine_revision), with no
+   * model call: the gateway's verification cache asks it before it looks up stored verdicts.
+   */
+  getEngineRevision(
+    request: GetEngineRevisionRequest,
+    callback: (error: ServiceError | null, response: GetEngineRevisionResponse) => void,
+  ): ClientUnaryCall;
+  getEngineRevision(
+    request: GetEngineRevisionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetEngineRevisionResponse) => void,
+  ): ClientUnaryCall;
+  getEngineRevision(
+    request: GetEngineRevisionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetEngineRevisionResponse) => void,
   ): ClientUnaryCall;
 }
 
