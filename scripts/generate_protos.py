@@ -5,8 +5,8 @@
 
 Generated with `-I protos`, so the modules import each other package-absolutely
 (`from factcheck.v1 import common_pb2`). Output depends on the pinned grpcio-tools, and it decides
-factcheck-api's lower bounds on grpcio and protobuf (api/pyproject.toml). The .proto files are copied
-next to the code so the wheel carries the contract too; protos/ stays the one place to edit them.
+factcheck-api's lower bounds on grpcio and protobuf (api/pyproject.toml). The .proto files stay in
+protos/, their one copy: factcheck-api's build puts them into its wheel (api/setup.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "protos"
 # The factcheck-api distribution's source root: the code lands in API_SOURCE_ROOT/factcheck/v1.
 API_SOURCE_ROOT = ROOT / "api" / "src"
-GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", ".proto")
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
 TYPESCRIPT_CLIENT = ROOT / "clients" / "typescript"
 
 
@@ -30,7 +30,7 @@ def proto_files() -> list[Path]:
 
 
 def generate(out_root: Path) -> list[Path]:
-    """Run protoc for every proto and copy the protos; return the files written under out_root/factcheck/v1."""
+    """Run protoc for every proto; return the files written under out_root/factcheck/v1."""
     import grpc_tools
     from grpc_tools import protoc
 
@@ -48,8 +48,6 @@ def generate(out_root: Path) -> list[Path]:
     ]
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")
-    for proto in proto_files():
-        shutil.copyfile(proto, out_dir / proto.name)
     return sorted(p for p in out_dir.iterdir() if p.name.endswith(GENERATED_SUFFIXES))
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
-import types
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,9 +31,15 @@ def test_generated_code_matches_protos(tmp_path):
     assert set(fresh) == set(committed), "generated files differ: run `python scripts/generate_protos.py`"
     stale = sorted(name for name in fresh if fresh[name] != committed[name])
     assert not stale, f"stale generated code {stale}: run `python scripts/generate_protos.py`"
-    assert {"factcheck_pb2.py", "factcheck_pb2.pyi", "factcheck_pb2_grpc.py", "factcheck.proto"} <= set(committed)
-    # One committed copy: none left in the suite's own package.
+    assert {"factcheck_pb2.py", "factcheck_pb2.pyi", "factcheck_pb2_grpc.py"} <= set(committed)
+    # One committed copy of the code: none left in the suite's own package.
     assert not (ROOT / "factcheck" / "v1").exists()
+
+
+def test_the_protos_have_one_copy():
+    # protos/ is what buf lints, what both generators read and what factcheck-api's wheel carries (api/setup.py).
+    protos = sorted(path for path in _repository_files() if path.suffix == ".proto")
+    assert protos and all(path.parts[:3] == ("protos", "factcheck", "v1") for path in protos), protos
 
 
 def test_the_suite_imports_the_checkouts_own_generated_code():
@@ -106,16 +114,28 @@ def _upper_snake(name: str) -> str:
     return out.upper()
 
 
-def test_the_package_init_holds_nothing_but_the_path():
-    # An editable install used from outside a checkout may import `factcheck` as a namespace package
-    # (factcheck-api's portion) and never run factcheck/__init__.py: nothing may depend on it.
-    import factcheck
+def _repository_files() -> list[Path]:
+    """The checkout's files, relative to it, less what an install or a build leaves (.venv, node_modules, build/)."""
+    files = []
+    for directory, subdirectories, names in os.walk(ROOT):
+        subdirectories[:] = [name for name in subdirectories if name not in {".git", ".venv", "node_modules", "build"}]
+        files += [(Path(directory) / name).relative_to(ROOT) for name in names]
+    return files
 
-    module_attributes = {"__name__", "__doc__", "__package__", "__loader__", "__spec__", "__path__"}
-    module_attributes |= {"__file__", "__cached__", "__builtins__"}
-    defined = {
-        name
-        for name, value in vars(factcheck).items()
-        if not isinstance(value, types.ModuleType) and name not in module_attributes
-    }
-    assert defined == set()
+
+def test_factcheck_is_a_namespace_package_of_both_distributions(tmp_path):
+    # Neither distribution has factcheck/__init__.py: Python joins their `factcheck` directories itself,
+    # from a checkout or from anywhere else (a console script's, with editable installs).
+    inits = [path for path in _repository_files() if path.parts[-2:] == ("factcheck", "__init__.py")]
+    assert inits == []
+    probe = (
+        "import factcheck, factcheck.kit.settings, factcheck.v1.common_pb2; "
+        "print(factcheck.__file__, factcheck.kit.settings.__file__, factcheck.v1.common_pb2.__file__, sep='\\n')"
+    )
+    # From tmp_path, not the checkout: the current directory's `factcheck` may not be the one found.
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    package_file, kit_file, generated_file = done.stdout.splitlines()
+    assert package_file == "None"
+    assert Path(kit_file).is_relative_to(ROOT / "factcheck")
+    assert Path(generated_file).is_relative_to(ROOT / "api" / "src" / "factcheck" / "v1")

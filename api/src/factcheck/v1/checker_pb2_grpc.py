@@ -76,22 +76,23 @@ class CheckerServiceServicer:
     """
 
     def Verify(self, request, context):
-        """Phase 2, one checker: spec's buildVerificationPrompt and parseVerifications.
+        """Phase 2, one checker: one prompt with every claim, its answer read as a verdict, confidence,
+        reasoning and (for DISPUTED) a correction per claim.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def CouncilCheck(self, request, context):
-        """Council mode, one fact-checker: rates every anonymised response (seed 2's prompt and
-        parse_fact_check_from_text, extended with a parseable list of inaccurate claims).
+        """Council mode, one fact-checker: rates every anonymised response (an accuracy rating per response,
+        the most reliable one, and a parseable list of inaccurate claims with their error types).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def RunEntailmentAgent(self, request, context):
-        """One entailment agent (seed 1) on its own input: the prompt, strict JSON validation (structured
+        """One entailment agent (entailment mode) on its own input: the prompt, strict JSON validation (structured
         outputs when the endpoint has them, else one repair attempt) and the agent's server-side rules.
         An agent whose answer is still invalid fails with the model error status.
         """

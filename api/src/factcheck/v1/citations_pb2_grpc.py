@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class ClaimsServiceStub:
-    """Claim-level citations (seed 3, issue 17): an option of fact-check mode
+    """Claim-level citations: an option of fact-check mode
     (FactCheckConfig.citations). Claims, evidence spans, citations, numeric claims and citation
     corrections are stored per run in the gateway's database and queried across runs here.
     """
@@ -50,7 +50,7 @@ class ClaimsServiceStub:
 
 
 class ClaimsServiceServicer:
-    """Claim-level citations (seed 3, issue 17): an option of fact-check mode
+    """Claim-level citations: an option of fact-check mode
     (FactCheckConfig.citations). Claims, evidence spans, citations, numeric claims and citation
     corrections are stored per run in the gateway's database and queried across runs here.
     """
@@ -93,7 +93,7 @@ def add_ClaimsServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class ClaimsService:
-    """Claim-level citations (seed 3, issue 17): an option of fact-check mode
+    """Claim-level citations: an option of fact-check mode
     (FactCheckConfig.citations). Claims, evidence spans, citations, numeric claims and citation
     corrections are stored per run in the gateway's database and queried across runs here.
     """

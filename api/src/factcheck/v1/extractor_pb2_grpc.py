@@ -57,14 +57,14 @@ class ExtractorServiceServicer:
     """
 
     def Generate(self, request, context):
-        """Phase 0: a generator model answers the question (spec: buildGeneratePrompt).
+        """Phase 0: a generator model answers the question with fact-dense content.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Extract(self, request, context):
-        """Phase 1: an extractor model lists the claims in the content (spec: buildExtractionPrompt, parseClaims).
+        """Phase 1: an extractor model lists the claims in the content (numbered CLAIM / Context / Type blocks).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -72,7 +72,7 @@ class ExtractorServiceServicer:
 
     def ExtractStream(self, request, context):
         """Phase 1, streamed: the same extraction over the model's streamed answer. Each claim is
-        sent as soon as it is complete (in the spec's format: once its Type line ends), with the
+        sent as soon as it is complete (in the extraction format: once its Type line ends), with the
         id and offsets Extract gives it; the last message carries what Extract returns for the
         whole answer. An answer in a looser format yields its claims with the last message.
         """

@@ -67,7 +67,7 @@ class FactCheckServiceServicer:
     """
 
     def Run(self, request, context):
-        """Runs a fact-check and streams its events (spec section C).
+        """Runs a fact-check (or a council or entailment run) and streams its events.
         Invalid requests fail with INVALID_ARGUMENT before any event is sent.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -75,7 +75,7 @@ class FactCheckServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetResult(self, request, context):
-        """A stored fact-check, rebuilt from its stage rows (spec: loadFactCheckResult).
+        """A stored fact-check, rebuilt from its stage rows.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class ReviewServiceStub:
-    """The verification loop (issue 18, seed 4): fact-check mode's optional `investigate` stage
+    """The verification loop: fact-check mode's optional `investigate` stage
     re-examines the claims the first pass left dubious with targeted searches, and its outcomes
     for CRITICAL claims wait for a person's decision here. Every call works within the caller's
     tenant: another tenant's reviews are NOT_FOUND exactly as unknown ones.
@@ -51,7 +51,7 @@ class ReviewServiceStub:
 
 
 class ReviewServiceServicer:
-    """The verification loop (issue 18, seed 4): fact-check mode's optional `investigate` stage
+    """The verification loop: fact-check mode's optional `investigate` stage
     re-examines the claims the first pass left dubious with targeted searches, and its outcomes
     for CRITICAL claims wait for a person's decision here. Every call works within the caller's
     tenant: another tenant's reviews are NOT_FOUND exactly as unknown ones.
@@ -94,7 +94,7 @@ def add_ReviewServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class ReviewService:
-    """The verification loop (issue 18, seed 4): fact-check mode's optional `investigate` stage
+    """The verification loop: fact-check mode's optional `investigate` stage
     re-examines the claims the first pass left dubious with targeted searches, and its outcomes
     for CRITICAL claims wait for a person's decision here. Every call works within the caller's
     tenant: another tenant's reviews are NOT_FOUND exactly as unknown ones.

@@ -58,7 +58,8 @@ class ReporterServiceServicer:
     """
 
     def Report(self, request, context):
-        """Phase 3: spec's buildReportPrompt. Falls back to the consensus table when the model fails.
+        """Phase 3: the report on the consensus, with an overall reliability score. Falls back to the
+        consensus table when the model fails.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

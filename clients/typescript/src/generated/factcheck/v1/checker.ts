@@ -45,13 +45,13 @@ export interface VerifyRequest {
   claims: Claim[];
   /**
    * Evidence, when retrieval ran: the passages, and which of them belong to which claim.
-   * With no evidence the prompt is exactly the spec's. Passage ids are unique.
+   * With no evidence the prompt has no EVIDENCE section (nor Sources lines). Passage ids are unique.
    */
   passages: Passage[];
   /** Per claim, the ids of its passages (every id must be one of passages). */
   evidence: ClaimEvidence[];
   /**
-   * How to verify (default: the spec's prompt). ENTAILMENT_AGENTS needs passages; without them the
+   * How to verify (default: the verification prompt). ENTAILMENT_AGENTS needs passages; without them the
    * default prompt runs.
    */
   strategy: CheckerStrategy;
@@ -721,7 +721,10 @@ export const GetEngineRevisionResponse: MessageFns<GetEngineRevisionResponse> = 
 /** Verifies every claim with one model. Stateless; scaled horizontally. */
 export type CheckerServiceService = typeof CheckerServiceService;
 export const CheckerServiceService = {
-  /** Phase 2, one checker: spec's buildVerificationPrompt and parseVerifications. */
+  /**
+   * Phase 2, one checker: one prompt with every claim, its answer read as a verdict, confidence,
+   * reasoning and (for DISPUTED) a correction per claim.
+   */
   verify: {
     path: "/factcheck.v1.CheckerService/Verify" as const,
     requestStream: false as const,
@@ -732,8 +735,8 @@ export const CheckerServiceService = {
     responseDeserialize: (value: Buffer): VerifyResponse => VerifyResponse.decode(value),
   },
   /**
-   * Council mode, one fact-checker: rates every anonymised response (seed 2's prompt and
-   * parse_fact_check_from_text, extended with a parseable list of inaccurate claims).
+   * Council mode, one fact-checker: rates every anonymised response (an accuracy rating per response,
+   * the most reliable one, and a parseable list of inaccurate claims with their error types).
    */
   councilCheck: {
     path: "/factcheck.v1.CheckerService/CouncilCheck" as const,
@@ -746,7 +749,7 @@ export const CheckerServiceService = {
     responseDeserialize: (value: Buffer): CouncilCheckResponse => CouncilCheckResponse.decode(value),
   },
   /**
-   * One entailment agent (seed 1) on its own input: the prompt, strict JSON validation (structured
+   * One entailment agent (entailment mode) on its own input: the prompt, strict JSON validation (structured
    * outputs when the endpoint has them, else one repair attempt) and the agent's server-side rules.
    * An agent whose answer is still invalid fails with the model error status.
    */
@@ -809,15 +812,18 @@ export const CheckerServiceService = {
 } as const;
 
 export interface CheckerServiceServer extends UntypedServiceImplementation {
-  /** Phase 2, one checker: spec's buildVerificationPrompt and parseVerifications. */
+  /**
+   * Phase 2, one checker: one prompt with every claim, its answer read as a verdict, confidence,
+   * reasoning and (for DISPUTED) a correction per claim.
+   */
   verify: handleUnaryCall<VerifyRequest, VerifyResponse>;
   /**
-   * Council mode, one fact-checker: rates every anonymised response (seed 2's prompt and
-   * parse_fact_check_from_text, extended with a parseable list of inaccurate claims).
+   * Council mode, one fact-checker: rates every anonymised response (an accuracy rating per response,
+   * the most reliable one, and a parseable list of inaccurate claims with their error types).
    */
   councilCheck: handleUnaryCall<CouncilCheckRequest, CouncilCheckResponse>;
   /**
-   * One entailment agent (seed 1) on its own input: the prompt, strict JSON validation (structured
+   * One entailment agent (entailment mode) on its own input: the prompt, strict JSON validation (structured
    * outputs when the endpoint has them, else one repair attempt) and the agent's server-side rules.
    * An agent whose answer is still invalid fails with the model error status.
    */
@@ -840,7 +846,10 @@ export interface CheckerServiceServer extends UntypedServiceImplementation {
 }
 
 export interface CheckerServiceClient extends Client {
-  /** Phase 2, one checker: spec's buildVerificationPrompt and parseVerifications. */
+  /**
+   * Phase 2, one checker: one prompt with every claim, its answer read as a verdict, confidence,
+   * reasoning and (for DISPUTED) a correction per claim.
+   */
   verify(
     request: VerifyRequest,
     callback: (error: ServiceError | null, response: VerifyResponse) => void,
@@ -857,8 +866,8 @@ export interface CheckerServiceClient extends Client {
     callback: (error: ServiceError | null, response: VerifyResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Council mode, one fact-checker: rates every anonymised response (seed 2's prompt and
-   * parse_fact_check_from_text, extended with a parseable list of inaccurate claims).
+   * Council mode, one fact-checker: rates every anonymised response (an accuracy rating per response,
+   * the most reliable one, and a parseable list of inaccurate claims with their error types).
    */
   councilCheck(
     request: CouncilCheckRequest,
@@ -876,7 +885,7 @@ export interface CheckerServiceClient extends Client {
     callback: (error: ServiceError | null, response: CouncilCheckResponse) => void,
   ): ClientUnaryCall;
   /**
-   * One entailment agent (seed 1) on its own input: the prompt, strict JSON validation (structured
+   * One entailment agent (entailment mode) on its own input: the prompt, strict JSON validation (structured
    * outputs when the endpoint has them, else one repair attempt) and the agent's server-side rules.
    * An agent whose answer is still invalid fails with the model error status.
    */

@@ -34,7 +34,7 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/citations.proto";
 
-/** Four-tier support of a claim by its evidence (seed 3's VerificationVerdict). */
+/** Four-tier support of a claim by its evidence (the citations option's verdict). */
 export enum SupportTier {
   /** SUPPORT_TIER_UNSPECIFIED - Not judged: the claim was abstained. */
   SUPPORT_TIER_UNSPECIFIED = 0,
@@ -91,7 +91,7 @@ export function supportTierToJSON(object: SupportTier): string {
   }
 }
 
-/** How the claim was stated (seed 3's ConfidenceLevel), set at extraction; routes verification. */
+/** How the claim was stated, set at extraction; routes verification. */
 export enum ConfidenceLevel {
   /** CONFIDENCE_LEVEL_UNSPECIFIED - Not classified. */
   CONFIDENCE_LEVEL_UNSPECIFIED = 0,
@@ -141,7 +141,7 @@ export function confidenceLevelToJSON(object: ConfidenceLevel): string {
   }
 }
 
-/** Seed 3's claim type: whether the claim states a figure (beside the spec's ClaimType). */
+/** Whether the claim states a figure (beside its ClaimType, the kind of assertion). */
 export enum CitationClaimType {
   /** CITATION_CLAIM_TYPE_UNSPECIFIED - Not classified. */
   CITATION_CLAIM_TYPE_UNSPECIFIED = 0,
@@ -311,7 +311,7 @@ export interface NormalisedNumber_AssumptionsEntry {
   value: string;
 }
 
-/** What extraction learned about one claim beyond the spec's fields. */
+/** What extraction learned about one claim beyond its Claim fields (citations option). */
 export interface ClaimProfile {
   /** The claim's id in its run ("claim_3"). */
   claimId: string;
@@ -323,7 +323,7 @@ export interface ClaimProfile {
   numeric: NumericDetail | undefined;
 }
 
-/** Seed 3's NumericClaim: the figure of a numeric claim, what it describes and how it was checked. */
+/** The figure of a numeric claim, what it describes and how it was checked. */
 export interface NumericDetail {
   /** The figure as written and normalised. */
   number:
@@ -335,7 +335,7 @@ export interface NumericDetail {
   derivationType: DerivationType;
   /** Computed figures: the operation and its operands, key → value ("operation": "multiply", "factor": "2"). */
   computationDetails: { [key: string]: string };
-  /** The QA verification results (seed 3's qa_verification), filled in after verification. */
+  /** The QA checks (one question asked of the claim and of its span), filled in after verification. */
   qaVerification: QAVerification[];
 }
 
@@ -405,7 +405,7 @@ export interface EvidenceSpan {
   hasNumericContent: boolean;
 }
 
-/** A claim's link to one span (seed 3's Citation). */
+/** A claim's link to one span. */
 export interface CitationLink {
   /** The cited span. */
   evidenceSpan:
@@ -437,7 +437,7 @@ export interface CitationCorrection {
   reasoning: string;
 }
 
-/** One claim of a run with citations (seed 3's ClaimResponse). */
+/** One claim of a run with citations, as stored. */
 export interface ClaimRecord {
   /** Stable id of the stored claim (a UUID). */
   id: string;
@@ -461,7 +461,7 @@ export interface ClaimRecord {
     | undefined;
   /** The four-tier consensus (UNSPECIFIED when abstained). */
   support: SupportTier;
-  /** The spec's consensus verdict for the same claim. */
+  /** The checkers' consensus verdict for the same claim (VERIFIED / DISPUTED / UNVERIFIABLE). */
   specVerdict: Verdict;
   /** Which rule decided the tier, and a checker's evidence text. */
   verificationReasoning: string;
@@ -479,11 +479,11 @@ export interface ClaimRecord {
   createdAt:
     | Date
     | undefined;
-  /** The spec's ClaimType of the claim (STATISTIC, DATE, ...). */
+  /** The claim's ClaimType from the extraction (STATISTIC, DATE, ...). */
   specType: ClaimType;
 }
 
-/** A run's summary (seed 3's VerificationSummary). */
+/** A run's summary of its claims' support tiers. */
 export interface VerificationSummary {
   /** Claims of the run. */
   totalClaims: number;
@@ -541,7 +541,7 @@ export interface ClaimVerifiedPayload {
   reasoning: string;
   /** The evidence was insufficient to judge the claim. */
   abstained: boolean;
-  /** The spec's consensus verdict for the same claim. */
+  /** The checkers' consensus verdict for the same claim (VERIFIED / DISPUTED / UNVERIFIABLE). */
   specVerdict: Verdict;
 }
 
@@ -696,7 +696,7 @@ export interface ListClaimsRequest {
     | undefined;
   /** Only claims with this tier. */
   support: SupportTier;
-  /** Only claims with this spec verdict. */
+  /** Only claims with this consensus verdict (ClaimRecord.spec_verdict). */
   specVerdict: Verdict;
   /** Only GENERAL or only NUMERIC claims. */
   claimType: CitationClaimType;
@@ -5150,7 +5150,7 @@ export const GetClaimResponse: MessageFns<GetClaimResponse> = {
 };
 
 /**
- * Claim-level citations (seed 3, issue 17): an option of fact-check mode
+ * Claim-level citations: an option of fact-check mode
  * (FactCheckConfig.citations). Claims, evidence spans, citations, numeric claims and citation
  * corrections are stored per run in the gateway's database and queried across runs here.
  */

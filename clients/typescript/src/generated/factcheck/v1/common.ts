@@ -11,7 +11,7 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/common.proto";
 
-/** The kind of factual assertion a claim makes (spec: ExtractedClaim.type). */
+/** The kind of factual assertion a claim makes (the Type line of an extracted claim). */
 export enum ClaimType {
   /** CLAIM_TYPE_UNSPECIFIED - Not set (never in an extraction; Verify refuses a claim without a known type). */
   CLAIM_TYPE_UNSPECIFIED = 0,
@@ -135,7 +135,7 @@ export function verdictToJSON(object: Verdict): string {
   }
 }
 
-/** How sure a checker is of its verdict (spec: HIGH / MEDIUM / LOW). */
+/** How sure a checker is of its verdict (HIGH / MEDIUM / LOW). */
 export enum Confidence {
   /** CONFIDENCE_UNSPECIFIED - Not set (never in a verification or consensus). */
   CONFIDENCE_UNSPECIFIED = 0,

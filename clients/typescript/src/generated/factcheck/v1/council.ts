@@ -12,7 +12,7 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/council.proto";
 
-/** A fact-checker's overall rating of one response (the seed's five-point scale; 5 ... 1 in the aggregate). */
+/** A fact-checker's overall rating of one response (a five-point scale; 5 ... 1 in the aggregate). */
 export enum AccuracyRating {
   /** ACCURACY_RATING_UNSPECIFIED - Not rated (never sent for a rated response). */
   ACCURACY_RATING_UNSPECIFIED = 0,
@@ -76,7 +76,7 @@ export function accuracyRatingToJSON(object: AccuracyRating): string {
   }
 }
 
-/** The seed's nine-category error taxonomy for inaccurate claims. */
+/** The nine-category error taxonomy for inaccurate claims. */
 export enum ErrorType {
   /** ERROR_TYPE_UNSPECIFIED - Not classified (never sent for a listed claim; unknown names become OTHER). */
   ERROR_TYPE_UNSPECIFIED = 0,
@@ -253,7 +253,7 @@ export interface InaccurateClaim {
   label: string;
   /** The claim as the response states it. */
   claim: string;
-  /** Its class in the seed's nine-category taxonomy. */
+  /** Its class in the nine-category error taxonomy. */
   errorType: ErrorType;
   /** What is true instead. */
   correction: string;
@@ -398,7 +398,7 @@ export interface RankedResponse {
   othersScore?: number | undefined;
 }
 
-/** Council mode's ranking of the answers (seed 2, "Aggregate Calculation"), with the agreement between fact-checkers. */
+/** Council mode's ranking of the answers by their mean rating, with the agreement between fact-checkers. */
 export interface CouncilAggregate {
   /** Most reliable first. */
   ranking: RankedResponse[];

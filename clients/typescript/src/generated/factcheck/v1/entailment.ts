@@ -16,7 +16,7 @@ export const protobufFileName = "factcheck/v1/entailment.proto";
 export enum CheckerStrategy {
   /** CHECKER_STRATEGY_UNSPECIFIED - Not set: the default strategy. */
   CHECKER_STRATEGY_UNSPECIFIED = 0,
-  /** CHECKER_STRATEGY_DEFAULT - The spec's verification prompt (one model call per checker for all claims). */
+  /** CHECKER_STRATEGY_DEFAULT - The verification prompt (one model call per checker for all claims). */
   CHECKER_STRATEGY_DEFAULT = 1,
   /**
    * CHECKER_STRATEGY_ENTAILMENT_AGENTS - Each claim against each of its evidence passages with the four entailment agents; needs evidence
@@ -58,7 +58,7 @@ export function checkerStrategyToJSON(object: CheckerStrategy): string {
   }
 }
 
-/** The seed's three verdicts. */
+/** An entailment verdict: whether the excerpt's statements support the claim. */
 export enum EntailmentVerdict {
   /** ENTAILMENT_VERDICT_UNSPECIFIED - Not set (never in a valid output). */
   ENTAILMENT_VERDICT_UNSPECIFIED = 0,
@@ -66,7 +66,7 @@ export enum EntailmentVerdict {
   ENTAILMENT_VERDICT_SUPPORTED = 1,
   /** ENTAILMENT_VERDICT_CONTRADICTED - Explicitly denied or logically incompatible. */
   ENTAILMENT_VERDICT_CONTRADICTED = 2,
-  /** ENTAILMENT_VERDICT_NOT_ENOUGH_INFO - "NOT ENOUGH INFO" in the seed's JSON. */
+  /** ENTAILMENT_VERDICT_NOT_ENOUGH_INFO - Neither supported nor contradicted ("NOT ENOUGH INFO" in the agents' JSON). */
   ENTAILMENT_VERDICT_NOT_ENOUGH_INFO = 3,
   UNRECOGNIZED = -1,
 }
@@ -158,7 +158,7 @@ export function reliabilityRatingToJSON(object: ReliabilityRating): string {
   }
 }
 
-/** The four agents of seed 1. */
+/** The four agents of entailment mode. */
 export enum EntailmentAgent {
   /** ENTAILMENT_AGENT_UNSPECIFIED - Not set. */
   ENTAILMENT_AGENT_UNSPECIFIED = 0,
@@ -379,7 +379,7 @@ export interface ExtractedStatement {
   text: string;
 }
 
-/** The extractor's output (the seed's EXTRACTOR schema). */
+/** The extractor's output. */
 export interface ExtractorOutput {
   /** The statements that occur verbatim in the excerpt, renumbered 1..n. */
   statements: ExtractedStatement[];
@@ -387,7 +387,7 @@ export interface ExtractorOutput {
   droppedParaphrases: number;
 }
 
-/** The reliability agent's output (the seed's RELIABILITY schema). */
+/** The reliability agent's output. */
 export interface ReliabilityOutput {
   /** The source type it rated, as the agent restated it. */
   sourceType: string;
@@ -397,11 +397,11 @@ export interface ReliabilityOutput {
   confidence: number;
 }
 
-/** The entailment judge's output (the seed's ENTAILMENT_JUDGE schema). */
+/** The entailment judge's output. */
 export interface JudgeOutput {
   /** SUPPORTED, CONTRADICTED or NOT ENOUGH INFO (after the empty-source rule). */
   verdict: EntailmentVerdict;
-  /** 0-100, calibrated to the seed's anchors. */
+  /** 0-100, calibrated to the confidence anchors (see the top of this file). */
   confidence: number;
   /** Why, citing statement ids ("Statement 1 explicitly states ..."). */
   reasoning: string[];
@@ -409,7 +409,7 @@ export interface JudgeOutput {
   enforced: string[];
 }
 
-/** The adversarial auditor's output (the seed's ADVERSARIAL_AUDITOR schema). */
+/** The adversarial auditor's output. */
 export interface AuditorOutput {
   /** UNCHANGED, or the verdict the auditor proposes. */
   finalVerdict: AuditorVerdict;
@@ -446,7 +446,7 @@ export interface EntailmentAgentOutput {
     | undefined;
 }
 
-/** The seed's final aggregated output of one item (computed by the server, never by a model). */
+/** The final aggregated output of one item (computed by the server, never by a model). */
 export interface EntailmentFinal {
   /** The claim, as given. */
   claim: string;
@@ -597,7 +597,7 @@ export interface EntailmentAgentFailedPayload {
 export interface EntailmentItemCompletePayload {
   /** 0-based position of the item in the config. */
   itemIndex: number;
-  /** The seed's final aggregated output. */
+  /** The item's final aggregated output. */
   final: EntailmentFinal | undefined;
 }
 

@@ -33,7 +33,7 @@ export interface GenerateRequest {
   model: string;
   /** The question to answer. Required. */
   question: string;
-  /** Passages from the knowledge store to answer from; with none the prompt is exactly the spec's. */
+  /** Passages from the knowledge store to answer from; with none the prompt has no SOURCES section. */
   passages: Passage[];
 }
 
@@ -56,8 +56,9 @@ export interface ExtractRequest {
   /** The content to analyse. Required. */
   content: string;
   /**
-   * Content longer than this, in characters, is truncated with the spec's note (default 20000;
-   * 0 means the default, negative is INVALID_ARGUMENT).
+   * Content longer than this, in characters, is truncated and followed by a note that says so
+   * ("[Content truncated to N characters. ...]"). Default 20000; 0 means the default, negative is
+   * INVALID_ARGUMENT.
    */
   maxContentLength: number;
   /**
@@ -72,8 +73,8 @@ export interface ExtractResponse {
   /** The extractor model. */
   model: string;
   /**
-   * The content that was analysed: the request's content, truncated with the
-   * spec's note when it was longer than max_content_length. Claim offsets refer to it.
+   * The content that was analysed: the request's content, truncated (followed by the truncation
+   * note) when it was longer than max_content_length. Claim offsets refer to it.
    */
   content: string;
   /** True when the content was longer than max_content_length and was truncated. */
@@ -108,8 +109,9 @@ export interface ExtractStreamRequest {
   /** The content to analyse. Required. */
   content: string;
   /**
-   * Content longer than this, in characters, is truncated with the spec's note (default 20000;
-   * 0 means the default, negative is INVALID_ARGUMENT).
+   * Content longer than this, in characters, is truncated and followed by a note that says so
+   * ("[Content truncated to N characters. ...]"). Default 20000; 0 means the default, negative is
+   * INVALID_ARGUMENT.
    */
   maxContentLength: number;
 }
@@ -1061,7 +1063,7 @@ export const ExtractStreamResponse: MessageFns<ExtractStreamResponse> = {
 /** Writes content for a question, and extracts verifiable claims from content. */
 export type ExtractorServiceService = typeof ExtractorServiceService;
 export const ExtractorServiceService = {
-  /** Phase 0: a generator model answers the question (spec: buildGeneratePrompt). */
+  /** Phase 0: a generator model answers the question with fact-dense content. */
   generate: {
     path: "/factcheck.v1.ExtractorService/Generate" as const,
     requestStream: false as const,
@@ -1071,7 +1073,7 @@ export const ExtractorServiceService = {
     responseSerialize: (value: GenerateResponse): Buffer => Buffer.from(GenerateResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GenerateResponse => GenerateResponse.decode(value),
   },
-  /** Phase 1: an extractor model lists the claims in the content (spec: buildExtractionPrompt, parseClaims). */
+  /** Phase 1: an extractor model lists the claims in the content (numbered CLAIM / Context / Type blocks). */
   extract: {
     path: "/factcheck.v1.ExtractorService/Extract" as const,
     requestStream: false as const,
@@ -1083,7 +1085,7 @@ export const ExtractorServiceService = {
   },
   /**
    * Phase 1, streamed: the same extraction over the model's streamed answer. Each claim is
-   * sent as soon as it is complete (in the spec's format: once its Type line ends), with the
+   * sent as soon as it is complete (in the extraction format: once its Type line ends), with the
    * id and offsets Extract gives it; the last message carries what Extract returns for the
    * whole answer. An answer in a looser format yields its claims with the last message.
    */
@@ -1100,13 +1102,13 @@ export const ExtractorServiceService = {
 } as const;
 
 export interface ExtractorServiceServer extends UntypedServiceImplementation {
-  /** Phase 0: a generator model answers the question (spec: buildGeneratePrompt). */
+  /** Phase 0: a generator model answers the question with fact-dense content. */
   generate: handleUnaryCall<GenerateRequest, GenerateResponse>;
-  /** Phase 1: an extractor model lists the claims in the content (spec: buildExtractionPrompt, parseClaims). */
+  /** Phase 1: an extractor model lists the claims in the content (numbered CLAIM / Context / Type blocks). */
   extract: handleUnaryCall<ExtractRequest, ExtractResponse>;
   /**
    * Phase 1, streamed: the same extraction over the model's streamed answer. Each claim is
-   * sent as soon as it is complete (in the spec's format: once its Type line ends), with the
+   * sent as soon as it is complete (in the extraction format: once its Type line ends), with the
    * id and offsets Extract gives it; the last message carries what Extract returns for the
    * whole answer. An answer in a looser format yields its claims with the last message.
    */
@@ -1114,7 +1116,7 @@ export interface ExtractorServiceServer extends UntypedServiceImplementation {
 }
 
 export interface ExtractorServiceClient extends Client {
-  /** Phase 0: a generator model answers the question (spec: buildGeneratePrompt). */
+  /** Phase 0: a generator model answers the question with fact-dense content. */
   generate(
     request: GenerateRequest,
     callback: (error: ServiceError | null, response: GenerateResponse) => void,
@@ -1130,7 +1132,7 @@ export interface ExtractorServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GenerateResponse) => void,
   ): ClientUnaryCall;
-  /** Phase 1: an extractor model lists the claims in the content (spec: buildExtractionPrompt, parseClaims). */
+  /** Phase 1: an extractor model lists the claims in the content (numbered CLAIM / Context / Type blocks). */
   extract(
     request: ExtractRequest,
     callback: (error: ServiceError | null, response: ExtractResponse) => void,
@@ -1148,7 +1150,7 @@ export interface ExtractorServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Phase 1, streamed: the same extraction over the model's streamed answer. Each claim is
-   * sent as soon as it is complete (in the spec's format: once its Type line ends), with the
+   * sent as soon as it is complete (in the extraction format: once its Type line ends), with the
    * id and offsets Extract gives it; the last message carries what Extract returns for the
    * whole answer. An answer in a looser format yields its claims with the last message.
    */

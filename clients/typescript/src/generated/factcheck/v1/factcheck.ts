@@ -71,19 +71,19 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/factcheck.proto";
 
-/** How a run checks (DESIGN.md, "Modes"). Each mode has its own config field in RunRequest. */
+/** How a run checks. Each mode has its own config field in RunRequest. */
 export enum Mode {
   /** MODE_UNSPECIFIED - Not set: Run refuses it (INVALID_ARGUMENT). Runs stored before modes existed read as MODE_FACT_CHECK. */
   MODE_UNSPECIFIED = 0,
-  /** MODE_FACT_CHECK - "fact_check" (seed 0): extract claims, verify them in parallel, consensus, report. Config: mode_config. */
+  /** MODE_FACT_CHECK - "fact_check": extract claims, verify them in parallel, consensus, report. Config: mode_config. */
   MODE_FACT_CHECK = 1,
   /**
-   * MODE_COUNCIL - "council" (seed 2): several models answer, every fact-checker rates every anonymised answer,
+   * MODE_COUNCIL - "council": several models answer, every fact-checker rates every anonymised answer,
    * the answers are ranked. Config: council_config.
    */
   MODE_COUNCIL = 2,
   /**
-   * MODE_ENTAILMENT - "entailment" (seed 1): claim + source excerpt judged by four isolated agents (extractor, reliability,
+   * MODE_ENTAILMENT - "entailment": claim + source excerpt judged by four isolated agents (extractor, reliability,
    * entailment judge, adversarial auditor). Config: entailment_config.
    */
   MODE_ENTAILMENT = 3,
@@ -127,7 +127,7 @@ export function modeToJSON(object: Mode): string {
   }
 }
 
-/** Where a fact-check's content came from (spec: contentSource). */
+/** Where a fact-check's content came from. */
 export enum ContentSource {
   /** CONTENT_SOURCE_UNSPECIFIED - Not set (a run of another mode). */
   CONTENT_SOURCE_UNSPECIFIED = 0,
@@ -234,7 +234,7 @@ export function messageStatusToJSON(object: MessageStatus): string {
   }
 }
 
-/** Spec: FactCheckConfig. Unset fields take the gateway's defaults. */
+/** Fact-check mode's config. Unset fields take the gateway's defaults. */
 export interface FactCheckConfig {
   /** If set (non-empty), the generation phase is skipped. At most 1,000,000 characters, not blank. */
   contentToCheck?:
@@ -258,8 +258,8 @@ export interface FactCheckConfig {
     | string
     | undefined;
   /**
-   * Characters of content the extractor analyses (longer content is truncated with the spec's
-   * note): 500-50000, default 20000.
+   * Characters of content the extractor analyses (longer content is truncated and followed by a note
+   * that says so): 500-50000, default 20000.
    */
   maxContentLength?:
     | number
@@ -281,8 +281,8 @@ export interface FactCheckConfig {
   /**
    * Pipelined verification (default false). The extractor streams claims while its model is
    * still writing (ExtractorService.ExtractStream) and the gateway sends them to every checker
-   * in micro-batches as they arrive, so verification overlaps extraction. The spec's events
-   * keep their order; `claims_extracted` and `checker_batch_complete` events come between them.
+   * in micro-batches as they arrive, so verification overlaps extraction. Fact-check mode's
+   * events keep their order; `claims_extracted` and `checker_batch_complete` events come between them.
    * Stored rows, consensus, report and result are those of the default (sequential) mode for
    * the same verdicts.
    */
@@ -295,12 +295,12 @@ export interface FactCheckConfig {
    */
   checkerStrategy: CheckerStrategy;
   /**
-   * Claim-level citations (issue 17, seed 3; default false; needs evidence: sources or the
+   * Claim-level citations (default false; needs evidence: sources or the
    * knowledge store, and a sequential run). Adds each claim's confidence level and numeric
-   * detail at extraction, a four-tier support verdict beside the spec's, the citation
+   * detail at extraction, a four-tier support verdict beside the consensus verdict, the citation
    * correction pass with numeric QA, the stored claims (ClaimsService) and the events
    * claim_verified, numeric_claim_detected, citation_corrected and verification_summary
-   * after all_checkers_complete. The spec's events are unchanged.
+   * after all_checkers_complete. Fact-check mode's other events are unchanged.
    */
   citations?:
     | boolean
@@ -339,7 +339,7 @@ export interface FactCheckConfig {
   useCache?: boolean | undefined;
 }
 
-/** Spec: FactCheckStreamRequest. */
+/** FactCheckService.Run: what to check, in which mode. */
 export interface RunRequest {
   /** The question to answer, or a description of what to check. Required; at most 20,000 characters. */
   question: string;
@@ -393,7 +393,7 @@ export interface FactCheckEvent {
     | Date
     | undefined;
   /**
-   * What happened. Fact-check mode's sequence is the spec's (README, "Events"); the options and
+   * What happened. Fact-check mode's events come in a fixed order (README, "Events"); the options and
    * the other modes add members of their own, in the order their comments give.
    */
   event:
@@ -594,7 +594,7 @@ export interface FactCheckStartPayload {
 export interface GenerateStartPayload {
 }
 
-/** The content to check (spec: GenerateCompletePayload). */
+/** The content to check, once phase 0 ended. */
 export interface GenerateCompletePayload {
   /** The generator model. */
   model: string;
@@ -610,7 +610,7 @@ export interface GenerateCompletePayload {
 export interface ExtractStartPayload {
 }
 
-/** The claims (spec: ExtractCompletePayload). */
+/** The claims, once phase 1 ended. */
 export interface ExtractCompletePayload {
   /** The extractor model. */
   model: string;
@@ -659,7 +659,7 @@ export interface EvidenceRetrievedPayload {
   responseTimeMs: string;
 }
 
-/** Phase 2 began (spec: VerifyStartPayload). */
+/** Phase 2 began. */
 export interface VerifyStartPayload {
   /** Checkers asked (the run's checker_models), 1-4. */
   checkerCount: number;
@@ -667,7 +667,7 @@ export interface VerifyStartPayload {
   claimCount: number;
 }
 
-/** One checker's verdicts (spec: CheckerCompletePayload), as each checker finishes. */
+/** One checker's verdicts, as each checker finishes. */
 export interface CheckerCompletePayload {
   /** The checker model. */
   model: string;
@@ -718,7 +718,7 @@ export interface CheckerFailure {
   message: string;
 }
 
-/** The consensus, once every checker finished or failed (spec: AllCheckersCompletePayload). */
+/** The consensus, once every checker finished or failed. */
 export interface AllCheckersCompletePayload {
   /** One per claim, in claim order. */
   consensus: ClaimConsensus[];
@@ -732,7 +732,7 @@ export interface AllCheckersCompletePayload {
 export interface ReportStartPayload {
 }
 
-/** The consensus verdict counts (spec: ReportCompletePayload.summary). */
+/** The consensus verdict counts (ReportCompletePayload.summary). */
 export interface ReportSummary {
   /** Claims whose consensus is VERIFIED. */
   verified: number;
@@ -744,7 +744,7 @@ export interface ReportSummary {
   note?: string | undefined;
 }
 
-/** The report (spec: ReportCompletePayload). */
+/** The report, once phase 3 ended. */
 export interface ReportCompletePayload {
   /** The reporter model. */
   model: string;
@@ -769,7 +769,7 @@ export interface ReportCompletePayload {
   fallbackReason: string;
 }
 
-/** The run's title (spec: title_complete). */
+/** The run's title (the title_complete event). */
 export interface TitleCompletePayload {
   /** At most 80 characters; the question, cut, when the title call failed. */
   title: string;
@@ -789,7 +789,7 @@ export interface CompletePayload {
 
 /** A fatal error ended the run (final event; status FAILED). */
 export interface ErrorPayload {
-  /** The spec's message, e.g. "All verification checkers failed." */
+  /** What ended the run, e.g. "All verification checkers failed." */
   message: string;
   /** Why: the cause of each failed stage or call that led here. */
   failures: StageFailure[];
@@ -895,7 +895,7 @@ export interface ResultSummary {
   usage: RunUsage | undefined;
 }
 
-/** Spec section E: FactCheckResult. */
+/** A stored run as GetResult rebuilds it, whichever its mode. */
 export interface FactCheckResult {
   /** The run's id. */
   messageId: string;
@@ -984,7 +984,7 @@ export interface EvidenceResult {
   responseTimeMs: string;
 }
 
-/** The content checked (spec: FactCheckResult.content). */
+/** The content checked (FactCheckResult.content). */
 export interface ContentResult {
   /** Whether it was generated or the caller's. */
   source: ContentSource;
@@ -998,7 +998,7 @@ export interface ContentResult {
   responseTimeMs?: string | undefined;
 }
 
-/** The extraction (spec: FactCheckResult.extraction), from the extract stage row. */
+/** The extraction (FactCheckResult.extraction), from the extract stage row. */
 export interface ExtractionResult {
   /** The extractor model ("unknown" before extraction was stored). */
   model: string;
@@ -1029,7 +1029,7 @@ export interface CheckerResult {
   responseTimeMs: string;
 }
 
-/** Phase 2 as stored (spec: FactCheckResult.verification). */
+/** Phase 2 as stored (FactCheckResult.verification). */
 export interface VerificationResult {
   /** Every checker that produced a result, in checker order. */
   checkers: CheckerResult[];
@@ -1037,7 +1037,7 @@ export interface VerificationResult {
   consensus: ClaimConsensus[];
 }
 
-/** The report (spec: FactCheckResult.report), from the report stage row. */
+/** The report (FactCheckResult.report), from the report stage row. */
 export interface ReportResult {
   /** The reporter model ("unknown" before the report was stored). */
   model: string;
@@ -7801,7 +7801,7 @@ export const ReportResult: MessageFns<ReportResult> = {
 export type FactCheckServiceService = typeof FactCheckServiceService;
 export const FactCheckServiceService = {
   /**
-   * Runs a fact-check and streams its events (spec section C).
+   * Runs a fact-check (or a council or entailment run) and streams its events.
    * Invalid requests fail with INVALID_ARGUMENT before any event is sent.
    */
   run: {
@@ -7813,7 +7813,7 @@ export const FactCheckServiceService = {
     responseSerialize: (value: RunResponse): Buffer => Buffer.from(RunResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RunResponse => RunResponse.decode(value),
   },
-  /** A stored fact-check, rebuilt from its stage rows (spec: loadFactCheckResult). */
+  /** A stored fact-check, rebuilt from its stage rows. */
   getResult: {
     path: "/factcheck.v1.FactCheckService/GetResult" as const,
     requestStream: false as const,
@@ -7865,11 +7865,11 @@ export const FactCheckServiceService = {
 
 export interface FactCheckServiceServer extends UntypedServiceImplementation {
   /**
-   * Runs a fact-check and streams its events (spec section C).
+   * Runs a fact-check (or a council or entailment run) and streams its events.
    * Invalid requests fail with INVALID_ARGUMENT before any event is sent.
    */
   run: handleServerStreamingCall<RunRequest, RunResponse>;
-  /** A stored fact-check, rebuilt from its stage rows (spec: loadFactCheckResult). */
+  /** A stored fact-check, rebuilt from its stage rows. */
   getResult: handleUnaryCall<GetResultRequest, GetResultResponse>;
   /** Stored fact-checks, newest first. */
   listResults: handleUnaryCall<ListResultsRequest, ListResultsResponse>;
@@ -7889,12 +7889,12 @@ export interface FactCheckServiceServer extends UntypedServiceImplementation {
 
 export interface FactCheckServiceClient extends Client {
   /**
-   * Runs a fact-check and streams its events (spec section C).
+   * Runs a fact-check (or a council or entailment run) and streams its events.
    * Invalid requests fail with INVALID_ARGUMENT before any event is sent.
    */
   run(request: RunRequest, options?: Partial<CallOptions>): ClientReadableStream<RunResponse>;
   run(request: RunRequest, metadata?: Metadata, options?: Partial<CallOptions>): ClientReadableStream<RunResponse>;
-  /** A stored fact-check, rebuilt from its stage rows (spec: loadFactCheckResult). */
+  /** A stored fact-check, rebuilt from its stage rows. */
   getResult(
     request: GetResultRequest,
     callback: (error: ServiceError | null, response: GetResultResponse) => void,

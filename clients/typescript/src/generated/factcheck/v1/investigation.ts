@@ -25,7 +25,7 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/investigation.proto";
 
-/** Why a claim is dubious (seed 4's species). */
+/** Why a claim is dubious. */
 export enum DubiousFlag {
   /** DUBIOUS_FLAG_UNSPECIFIED - Not set. */
   DUBIOUS_FLAG_UNSPECIFIED = 0,
@@ -349,7 +349,7 @@ export function reviewDecisionToJSON(object: ReviewDecision): string {
   }
 }
 
-/** How two contradicting claims of a run differ (seed 4). */
+/** How two contradicting claims of a run differ. */
 export enum ContradictionKind {
   /** CONTRADICTION_KIND_UNSPECIFIED - Not classified. */
   CONTRADICTION_KIND_UNSPECIFIED = 0,
@@ -537,7 +537,7 @@ export interface ClaimInvestigatedPayload {
    */
   droppedResults: number;
   /**
-   * The impact tier re-assessed with the evidence once the claim is CONFIRMED (seed 4); UNSPECIFIED
+   * The impact tier re-assessed with the evidence once the claim is CONFIRMED; UNSPECIFIED
    * when it was not re-assessed. It differs from impact_tier when the evidence promoted or demoted it.
    */
   reassessedImpactTier: ImpactTier;
@@ -4139,7 +4139,7 @@ export const DecideReviewResponse: MessageFns<DecideReviewResponse> = {
 };
 
 /**
- * The verification loop (issue 18, seed 4): fact-check mode's optional `investigate` stage
+ * The verification loop: fact-check mode's optional `investigate` stage
  * re-examines the claims the first pass left dubious with targeted searches, and its outcomes
  * for CRITICAL claims wait for a person's decision here. Every call works within the caller's
  * tenant: another tenant's reviews are NOT_FOUND exactly as unknown ones.

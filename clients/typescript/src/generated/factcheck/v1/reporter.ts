@@ -25,7 +25,7 @@ export const protobufPackage = "factcheck.v1";
 
 export const protobufFileName = "factcheck/v1/reporter.proto";
 
-/** ReporterService.Report: the spec's report from the consensus (phase 3). */
+/** ReporterService.Report: the report from the consensus (phase 3). */
 export interface ReportRequest {
   /** The reporter model, "provider/name". */
   model: string;
@@ -763,7 +763,10 @@ export const TitleResponse: MessageFns<TitleResponse> = {
 /** Writes the fact-check report and a title. */
 export type ReporterServiceService = typeof ReporterServiceService;
 export const ReporterServiceService = {
-  /** Phase 3: spec's buildReportPrompt. Falls back to the consensus table when the model fails. */
+  /**
+   * Phase 3: the report on the consensus, with an overall reliability score. Falls back to the
+   * consensus table when the model fails.
+   */
   report: {
     path: "/factcheck.v1.ReporterService/Report" as const,
     requestStream: false as const,
@@ -796,7 +799,10 @@ export const ReporterServiceService = {
 } as const;
 
 export interface ReporterServiceServer extends UntypedServiceImplementation {
-  /** Phase 3: spec's buildReportPrompt. Falls back to the consensus table when the model fails. */
+  /**
+   * Phase 3: the report on the consensus, with an overall reliability score. Falls back to the
+   * consensus table when the model fails.
+   */
   report: handleUnaryCall<ReportRequest, ReportResponse>;
   /** A short title for the conversation. */
   title: handleUnaryCall<TitleRequest, TitleResponse>;
@@ -805,7 +811,10 @@ export interface ReporterServiceServer extends UntypedServiceImplementation {
 }
 
 export interface ReporterServiceClient extends Client {
-  /** Phase 3: spec's buildReportPrompt. Falls back to the consensus table when the model fails. */
+  /**
+   * Phase 3: the report on the consensus, with an overall reliability score. Falls back to the
+   * consensus table when the model fails.
+   */
   report(
     request: ReportRequest,
     callback: (error: ServiceError | null, response: ReportResponse) => void,
