@@ -24,6 +24,21 @@ StructuredOutputFormat = Literal["json_schema", "json_object_schema", "json_obje
 # The request field of the output limit: "max_tokens" (most servers), "max_completion_tokens"
 # (OpenAI's reasoning models), or both.
 MaxTokensField = Literal["max_tokens", "max_completion_tokens", "both"]
+# The roles of model calls: the keys FACTCHECK_MODEL_OUTPUT_TOKENS takes. Named here, where the setting is
+# validated, so the settings need nothing from the model client; factcheck/models/output_limits.py gives
+# each role its constant and its limit.
+OUTPUT_ROLES = (
+    "generate",
+    "extract",
+    "verify",
+    "report",
+    "title",
+    "council_check",
+    "synthesize",
+    "assess",
+    "review",
+    "entailment_agent",
+)
 
 
 class ProviderOverride(BaseModel):
@@ -294,11 +309,9 @@ class Settings(BaseSettings):
     @field_validator("model_output_tokens")
     @classmethod
     def _output_roles_are_known(cls, value: dict[str, int]) -> dict[str, int]:
-        from factcheck.models.output_limits import ROLES  # (imports this module)
-
-        unknown = sorted(set(value) - set(ROLES))
+        unknown = sorted(set(value) - set(OUTPUT_ROLES))
         if unknown:
-            raise ValueError(f"unknown roles {', '.join(unknown)} (known: {', '.join(ROLES)})")
+            raise ValueError(f"unknown roles {', '.join(unknown)} (known: {', '.join(OUTPUT_ROLES)})")
         if any(tokens < 1 for tokens in value.values()):
             raise ValueError("every role's output limit must be at least 1 token")
         return value

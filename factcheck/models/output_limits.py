@@ -18,23 +18,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from factcheck.kit.settings import OUTPUT_ROLES
 from factcheck.models.limits import estimate_tokens
 
-# Roles (the keys FACTCHECK_MODEL_OUTPUT_TOKENS takes).
-GENERATE = "generate"
-EXTRACT = "extract"
-VERIFY = "verify"
-REPORT = "report"
-TITLE = "title"
-COUNCIL_CHECK = "council_check"
-SYNTHESIZE = "synthesize"
-ASSESS = "assess"
-REVIEW = "review"
-ENTAILMENT_AGENT = "entailment_agent"
+# Roles (the keys FACTCHECK_MODEL_OUTPUT_TOKENS takes; the settings validate them against OUTPUT_ROLES).
+ROLES = OUTPUT_ROLES
+GENERATE, EXTRACT, VERIFY, REPORT, TITLE, COUNCIL_CHECK, SYNTHESIZE, ASSESS, REVIEW, ENTAILMENT_AGENT = ROLES
 # A call that names no role (the client's default: the cap).
 DEFAULT = "default"
-
-ROLES = (GENERATE, EXTRACT, VERIFY, REPORT, TITLE, COUNCIL_CHECK, SYNTHESIZE, ASSESS, REVIEW, ENTAILMENT_AGENT)
 
 
 @dataclass(frozen=True)
