@@ -1,7 +1,13 @@
-# One image for the whole suite; the command picks the service:
-#   factcheck-gateway | factcheck-gateway migrate | factcheck-extractor | factcheck-checker | factcheck-reporter
+# One image per service, each from its own target, on one shared base:
+#   docker build --target gateway -t factcheck-gateway .     (also `factcheck-gateway migrate`: the migrate job)
+#   docker build --target extractor -t factcheck-extractor .
+#   docker build --target checker -t factcheck-checker .     (the only one with the entailment model's runtime)
+#   docker build --target reporter -t factcheck-reporter .
+# Each image holds the contract, the shared library and its own service's distribution, nothing of the others.
 # Health checks use `python -m factcheck.kit.healthcheck HOST:PORT` (it speaks TLS when FACTCHECK_TLS is on).
-FROM python:3.11-slim
+
+# --- base: the contract (factcheck-api) and the shared library (factcheck) --------------------------------
+FROM python:3.11-slim AS base
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -9,21 +15,76 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-# The contract (factcheck-api, from api/: the generated code) and the dependencies first,
-# so a code change does not reinstall them.
+# The contract: factcheck-api is on no registry, so it is built from api/. protos/ comes with it: the build
+# may read the .proto files from there.
+COPY protos ./protos
 COPY api ./api
+RUN pip install ./api
+# The shared library's dependencies first, so a code change does not reinstall them. No extra but traces
+# (otel: FACTCHECK_OTLP_ENDPOINT turns them on in any service); the services' own needs come with them.
 COPY pyproject.toml README.md ./
-RUN pip install ./api \
-    && mkdir -p factcheck && touch factcheck/__init__.py \
+RUN mkdir -p factcheck && touch factcheck/__init__.py \
     && pip install '.[otel]' \
     && pip uninstall -y factcheck
-# The source tree is the application: installed in place, every data file it ships
-# (migrations, the local engines' data) is where the code looks for it.
+# The source tree is the library: installed in place, every data file it ships (the local engines' data,
+# the command line's templates) is where the code looks for it.
 COPY factcheck ./factcheck
 RUN pip install --no-deps -e . \
     && useradd --system --uid 10001 --home-dir /app factcheck
 
+# --- the services: each installs its own distribution ------------------------------------------------------
+# Its dependencies first, from its pyproject.toml and a stub package, so a code change does not reinstall them;
+# the stub's tree goes with them (a build/ left by it could put the stub's files, newer than the copied
+# sources, into the real wheel).
+
+FROM base AS extractor
+COPY services/extractor/pyproject.toml ./services/extractor/
+RUN mkdir services/extractor/factcheck_extractor && touch services/extractor/factcheck_extractor/__init__.py \
+    && pip install ./services/extractor && pip uninstall -y factcheck-extractor && rm -rf services/extractor
+COPY services/extractor ./services/extractor
+RUN pip install --no-deps ./services/extractor
 USER 10001
-# gRPC: gateway 50051, extractor 50052, checker 50053, reporter 50054; metrics 9464.
-EXPOSE 50051 50052 50053 50054 9464
+# gRPC 50052; metrics 9464 (FACTCHECK_METRICS_LISTEN).
+EXPOSE 50052 9464
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["python", "-m", "factcheck.kit.healthcheck", "localhost:50052"]
+CMD ["factcheck-extractor"]
+
+# factcheck-checker asks for factcheck[nli]: the ONNX runtime of local/checker's embedded entailment model.
+FROM base AS checker
+COPY services/checker/pyproject.toml ./services/checker/
+RUN mkdir services/checker/factcheck_checker && touch services/checker/factcheck_checker/__init__.py \
+    && pip install ./services/checker && pip uninstall -y factcheck-checker && rm -rf services/checker
+COPY services/checker ./services/checker
+RUN pip install --no-deps ./services/checker
+USER 10001
+EXPOSE 50053 9464
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["python", "-m", "factcheck.kit.healthcheck", "localhost:50053"]
+CMD ["factcheck-checker"]
+
+FROM base AS reporter
+COPY services/reporter/pyproject.toml ./services/reporter/
+RUN mkdir services/reporter/factcheck_reporter && touch services/reporter/factcheck_reporter/__init__.py \
+    && pip install ./services/reporter && pip uninstall -y factcheck-reporter && rm -rf services/reporter
+COPY services/reporter ./services/reporter
+RUN pip install --no-deps ./services/reporter
+USER 10001
+EXPOSE 50054 9464
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["python", "-m", "factcheck.kit.healthcheck", "localhost:50054"]
+CMD ["factcheck-reporter"]
+
+# factcheck-gateway brings the runs database's drivers (SQLAlchemy, Alembic, psycopg); its migrations are
+# package data. The same image runs the migrations: `factcheck-gateway migrate`.
+FROM base AS gateway
+COPY services/gateway/pyproject.toml ./services/gateway/
+RUN mkdir services/gateway/factcheck_gateway && touch services/gateway/factcheck_gateway/__init__.py \
+    && pip install ./services/gateway && pip uninstall -y factcheck-gateway && rm -rf services/gateway
+COPY services/gateway ./services/gateway
+RUN pip install --no-deps ./services/gateway
+USER 10001
+EXPOSE 50051 9464
+HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \
+    CMD ["python", "-m", "factcheck.kit.healthcheck", "localhost:50051"]
 CMD ["factcheck-gateway"]

@@ -2,8 +2,10 @@
 schema, Kubernetes' schemas (kubernetes-validate), and every FACTCHECK_* variable they set
 being a real setting. No Docker engine or cluster is needed.
 
-And the two distributions: factcheck-api (api/: the contract and its generated code) and the suite
-(factcheck), built as wheels; factcheck-api alone in a fresh virtualenv calls a running suite."""
+And the distributions: factcheck-api (api/: the contract and its generated code), the shared library and
+command line (factcheck) and the four services (services/<name>: factcheck-<name>), built as wheels; each
+service's wheel asks for only its own needs, and factcheck-api alone in a fresh virtualenv calls a running
+suite."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ COMPOSE = ROOT / "docker-compose.yml"
 K8S = sorted((ROOT / "deploy" / "k8s").glob("*.yaml"))
 DOCKERFILE = ROOT / "Dockerfile"
 SERVICES = {"gateway": 50051, "extractor": 50052, "checker": 50053, "reporter": 50054}
+SERVICE_PROJECTS = {name: tomllib.loads((ROOT / "services" / name / "pyproject.toml").read_text()) for name in SERVICES}
 
 
 def _tool(name: str) -> str:
@@ -146,12 +149,19 @@ def test_compose_runs_postgres_a_migration_and_the_four_services_with_grpc_healt
     assert gateway["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert gateway["environment"]["FACTCHECK_CHECKER_TARGET"] == "dns:///checker:50053"
     assert gateway["environment"]["FACTCHECK_DATABASE_URL"].startswith("postgresql+psycopg://")
-    images = {service["image"] for name, service in services.items() if name != "postgres"}
-    assert images == {"factcheck:latest"}  # one image, one command per service
-    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    # One image per service, built from its Dockerfile target; the migration runs in the gateway's.
+    for name in SERVICES:
+        assert services[name]["image"] == f"factcheck-{name}:latest"
+        assert services[name]["build"] == {"context": ".", "target": name}
+    assert (services["migrate"]["image"], services["migrate"]["build"]) == (
+        services["gateway"]["image"],
+        services["gateway"]["build"],
+    )
     for name, port in SERVICES.items():
         service = services[name]
-        assert service["command"][0] == f"factcheck-{name}" and service["command"][0] in scripts
+        # The command is the console script of the service's own distribution.
+        assert service["command"] == [f"factcheck-{name}"]
+        assert service["command"][0] in SERVICE_PROJECTS[name]["project"]["scripts"]
         assert service["healthcheck"]["test"] == [
             "CMD",
             "python",
@@ -170,9 +180,14 @@ def test_kubernetes_has_grpc_probes_a_headless_checker_service_and_an_hpa():
     for name, port in SERVICES.items():
         [container] = deployments[f"factcheck-{name}"]["spec"]["template"]["spec"]["containers"]
         assert container["command"] == [f"factcheck-{name}"]
+        assert container["image"] == f"factcheck-{name}:{SERVICE_PROJECTS[name]['project']['version']}"
         assert container["readinessProbe"]["grpc"]["port"] == port
         assert container["livenessProbe"]["grpc"]["port"] == port
         assert {"configMapRef": {"name": "factcheck-config"}} in container["envFrom"]
+    [job] = _kind("Job")
+    [migrate] = job["spec"]["template"]["spec"]["containers"]
+    [gateway] = deployments["factcheck-gateway"]["spec"]["template"]["spec"]["containers"]
+    assert migrate["image"] == gateway["image"] and migrate["command"] == ["factcheck-gateway", "migrate"]
     services = {doc["metadata"]["name"]: doc for doc in _kind("Service")}
     assert services["factcheck-checker"]["spec"]["clusterIP"] == "None"
     assert "clusterIP" not in services["factcheck-gateway"]["spec"]
@@ -194,15 +209,42 @@ def test_kubernetes_has_grpc_probes_a_headless_checker_service_and_an_hpa():
     assert all(doc["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] > grace for doc in deployments.values())
 
 
-def test_the_dockerfile_builds_one_image_for_every_service():
-    text = DOCKERFILE.read_text()
-    # The image has the optional extra its settings can turn on: traces (the entailment model's runtime
-    # is a dependency of the package itself).
-    assert text.count("FROM ") == 1 and "'.[otel]'" in text and "USER 10001" in text
-    # The suite's dependency factcheck-api is not on any registry: the image installs it from api/.
-    assert "COPY api ./api" in text and "pip install ./api" in text
-    for port in SERVICES.values():
-        assert str(port) in text
+def _dockerfile_stages() -> dict[str, str]:
+    """Each stage's instructions by its name (FROM ... AS name), without the comments."""
+    instructions = "".join(line for line in DOCKERFILE.read_text().splitlines(True) if not line.startswith("#"))
+    stages = re.split(r"^FROM ", instructions, flags=re.MULTILINE)[1:]
+    named = {}
+    for stage in stages:
+        match = re.match(r"\S+ AS (\S+)\n", stage)
+        assert match is not None, stage[:80]
+        named[match.group(1)] = stage
+    return named
+
+
+def test_the_dockerfile_builds_one_image_per_service_on_a_shared_base():
+    stages = _dockerfile_stages()
+    assert set(stages) == {"base", *SERVICES}
+    base = stages["base"]
+    assert base.startswith("python:3.11-slim AS base")
+    # factcheck-api is not on any registry: the base installs it from api/, with protos/ beside it (the
+    # api build may read the .proto files there).
+    assert "COPY api ./api" in base and "COPY protos ./protos" in base and "pip install ./api" in base
+    # The shared library with traces only (otel): the entailment model's runtime is the checker's, the
+    # database drivers the gateway's.
+    assert "pip install '.[otel]'" in base and "pip install --no-deps -e ." in base and "[nli]" not in base
+    assert "useradd --system --uid 10001" in base
+    for name, port in SERVICES.items():
+        stage = stages[name]
+        assert stage.startswith(f"base AS {name}\n")
+        # Only this service's distribution (its dependencies with it), nothing of another service's.
+        assert f"COPY services/{name} ./services/{name}" in stage
+        assert f"pip install --no-deps ./services/{name}" in stage
+        others = set(SERVICES) - {name}
+        assert not [other for other in others if f"services/{other}" in stage], name
+        assert "USER 10001" in stage
+        assert f"EXPOSE {port} 9464" in stage
+        assert f'CMD ["factcheck-{name}"]' in stage
+        assert f'CMD ["python", "-m", "factcheck.kit.healthcheck", "localhost:{port}"]' in stage
 
 
 @pytest.mark.e2e
@@ -266,7 +308,8 @@ def _wheel_metadata(wheel: Path) -> email.message.Message:
 
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory) -> dict[str, Path]:
-    """Both wheels, built from clean copies of the sources (a build/ left in the tree could leak old files)."""
+    """Every wheel (api, main and the four services), built from clean copies of the sources (a build/ left
+    in the tree could leak old files)."""
     sources, out = tmp_path_factory.mktemp("sources"), tmp_path_factory.mktemp("wheels")
     skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
     shutil.copytree(ROOT / "api", sources / "api", ignore=skip)
@@ -274,7 +317,9 @@ def wheels(tmp_path_factory) -> dict[str, Path]:
     shutil.copytree(ROOT / "factcheck", sources / "main" / "factcheck", ignore=skip)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, sources / "main" / name)
-    builds = [  # both at once: most of a build is waiting on pip's start-up
+    for name in SERVICES:
+        shutil.copytree(ROOT / "services" / name, sources / name, ignore=skip)
+    builds = [  # all at once: most of a build is waiting on pip's start-up
         subprocess.Popen(
             [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(out)]
             + [str(sources / project)],
@@ -282,14 +327,27 @@ def wheels(tmp_path_factory) -> dict[str, Path]:
             stderr=subprocess.STDOUT,
             text=True,
         )
-        for project in ("api", "main")
+        for project in ("api", "main", *SERVICES)
     ]
     for build in builds:
         output, _ = build.communicate(timeout=300)
         assert build.returncode == 0, output
     [api] = out.glob("factcheck_api-*.whl")
-    [main] = out.glob("factcheck-*.whl")
-    return {"api": api, "main": main}
+    [main] = out.glob("factcheck-[0-9]*.whl")
+    built = {"api": api, "main": main}
+    for name in SERVICES:
+        [built[name]] = out.glob(f"factcheck_{name}-*.whl")
+    return built
+
+
+def _requirements(wheel: Path) -> list[Requirement]:
+    return [Requirement(line) for line in _wheel_metadata(wheel).get_all("Requires-Dist") or []]
+
+
+def _entry_points(wheel: Path) -> str:
+    with zipfile.ZipFile(wheel) as archive:
+        [name] = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
+        return archive.read(name).decode()
 
 
 def test_the_api_wheel_holds_only_the_contract_and_its_generated_code(wheels):
@@ -340,34 +398,65 @@ def _just_below(release: str) -> str:
 def test_the_suite_wheel_leaves_the_generated_code_to_the_api_package(wheels):
     names = _wheel_names(wheels["main"])
     assert not [n for n in names if n.startswith("factcheck/v1/")]
-    # The services live under the project's own name: no top-level `services` in either wheel.
-    for wheel in wheels.values():
+    # The shared library is `factcheck` alone; the services are their own distributions.
+    for wheel in (wheels["api"], wheels["main"]):
         packages = {n.split("/", 1)[0] for n in _wheel_names(wheel) if ".dist-info/" not in n}
         assert packages == {"factcheck"}, wheel.name
-    assert "services/gateway/factcheck_gateway/main.py" in names
-    assert "services/gateway/factcheck_gateway/migrations/env.py" in names  # package data travels with it
-    requirements = [Requirement(line) for line in _wheel_metadata(wheels["main"]).get_all("Requires-Dist", [])]
-    [api] = [r for r in requirements if r.name == "factcheck-api"]
+    [api] = [r for r in _requirements(wheels["main"]) if r.name == "factcheck-api"]
     assert api.specifier.contains(API_PROJECT["version"], prereleases=True)
-    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    with zipfile.ZipFile(wheels["main"]) as archive:
-        scripts = archive.read(entry_points).decode()
-    assert "factcheck-gateway = factcheck_gateway.main:main" in scripts
+    assert "factcheck = factcheck.cli:main" in _entry_points(wheels["main"])
 
 
-def test_the_suite_wheel_ships_the_entailment_model_and_requires_its_runtime(wheels):
-    # local/checker judges with the embedded model: a plain install (no extra) must have the files and the runtime.
+def test_each_service_wheel_holds_its_package_and_its_console_script(wheels):
+    for name in SERVICES:
+        names = _wheel_names(wheels[name])
+        packages = {n.split("/", 1)[0] for n in names if ".dist-info/" not in n}
+        assert packages == {f"factcheck_{name}"}, name
+        assert f"factcheck_{name}/main.py" in names
+        assert f"factcheck-{name} = factcheck_{name}.main:main" in _entry_points(wheels[name])
+        [library] = [r for r in _requirements(wheels[name]) if r.name == "factcheck"]
+        assert library.specifier.contains(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"])
+    assert "factcheck_gateway/migrations/env.py" in _wheel_names(wheels["gateway"])  # package data travels with it
+
+
+def _needs(wheel: Path) -> set[str]:
+    """What a service's wheel brings: its own requirements, and the extras it asks of the shared library."""
+    names = set()
+    for requirement in _requirements(wheel):
+        if requirement.marker is None:  # (an optional extra of the service itself is not brought)
+            names.add(requirement.name)
+            names |= {f"{requirement.name}[{extra}]" for extra in requirement.extras}
+    return names
+
+
+def test_each_service_wheel_asks_only_for_what_its_service_needs(wheels):
+    database = {"sqlalchemy", "alembic", "psycopg"}
+    model_runtime = {"factcheck[nli]", "onnxruntime", "tokenizers", "numpy"}
+    needs = {name: _needs(wheels[name]) for name in SERVICES}
+    # The checker runs the embedded entailment model (the shared library's nli extra), and no database.
+    assert "factcheck[nli]" in needs["checker"] and not needs["checker"] & database
+    # The gateway owns the runs database, and loads no entailment model.
+    assert database <= needs["gateway"] and not needs["gateway"] & model_runtime
+    for name in ("extractor", "reporter"):
+        assert needs[name] == {"factcheck"}, name
+
+
+def test_the_suite_wheel_ships_the_entailment_model_and_offers_its_runtime(wheels):
+    # local/checker judges with the embedded model: the files ship with the library, the runtime comes with
+    # the `nli` extra (the checker's distribution asks for it).
     names = _wheel_names(wheels["main"])
     for name in ("model.onnx", "model.json", "vocab.txt"):
         assert f"factcheck/engines/data/nli/{name}" in names
-    requirements = [Requirement(line) for line in _wheel_metadata(wheels["main"]).get_all("Requires-Dist") or []]
+    requirements = _requirements(wheels["main"])
     for runtime in ("onnxruntime", "tokenizers", "numpy"):
-        assert any(r.name == runtime and r.marker is None for r in requirements), runtime
+        [requirement] = [r for r in requirements if r.name == runtime]
+        assert requirement.marker is not None and requirement.marker.evaluate({"extra": "nli"}), runtime
+        assert not requirement.marker.evaluate({"extra": ""}), runtime
 
 
 def test_both_wheels_unpacked_together_share_one_factcheck_package(wheels, tmp_path):
     target = tmp_path / "site"
-    for wheel in wheels.values():  # what an installer does with a pure-Python wheel
+    for wheel in (wheels["api"], wheels["main"]):  # what an installer does with a pure-Python wheel
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(target)
     probe = (
