@@ -1,5 +1,5 @@
 """Every factcheck service on one in-process grpc.aio server, built as the real servers are
-(`factcheck.kit.server.new_server`: options, interceptors, health), for tests that need every RPC
+(`factcheck.serving.server.new_server`: options, interceptors, health), for tests that need every RPC
 on a given database without starting processes."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from factcheck.kit.health_servicer import HealthServicer
-from factcheck.kit.server import add_port, new_server
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
+from factcheck.serving.server import add_port, new_server
 from factcheck.v1 import (
     checker_pb2_grpc,
     citations_pb2_grpc,

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from factcheck.core.council_taxonomy import response_label
-from factcheck.kit.server import new_server
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
+from factcheck.serving.server import new_server
 from factcheck.v1 import checker_pb2_grpc, council_pb2
 from factcheck_checker.checker_service import CheckerService
 from factcheck_checker.council_prompts import build_council_check_prompt

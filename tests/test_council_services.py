@@ -10,9 +10,9 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from factcheck.kit.server import new_server
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
+from factcheck.serving.server import new_server
 from factcheck.v1 import checker_pb2_grpc, common_pb2, council_pb2, investigation_pb2, reporter_pb2_grpc
 from factcheck_checker.checker_service import CheckerService
 from factcheck_reporter.reporter_service import ReporterService

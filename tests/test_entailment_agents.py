@@ -20,9 +20,9 @@ from factcheck.core.entailment_rules import (
     aggregate,
     final_json,
 )
-from factcheck.kit.server import new_server
 from factcheck.kit.settings import ProviderOverride, Settings
 from factcheck.models.client import ModelClient
+from factcheck.serving.server import new_server
 from factcheck.v1 import checker_pb2_grpc
 from factcheck.v1 import entailment_pb2 as pb
 from factcheck_checker.checker_service import CheckerService

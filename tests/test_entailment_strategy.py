@@ -10,9 +10,9 @@ import json
 import grpc
 import pytest
 
-from factcheck.kit.server import new_server
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
+from factcheck.serving.server import new_server
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, factcheck_pb2, factcheck_pb2_grpc
 from factcheck.v1 import entailment_pb2 as pb
 from factcheck_checker.checker_service import CheckerService

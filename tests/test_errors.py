@@ -32,10 +32,8 @@ from factcheck.kit.errors import (
     ServiceError,
     Unavailable,
     error_info_of,
-    from_model_error,
 )
 from factcheck.kit.rpc import is_model_id
-from factcheck.kit.server import new_server
 from factcheck.kit.settings import Settings
 from factcheck.models.errors import (
     ModelMalformedResponseError,
@@ -44,6 +42,8 @@ from factcheck.models.errors import (
     ModelRateLimitedError,
     ModelTimeoutError,
 )
+from factcheck.serving.error_interceptor import from_model_error
+from factcheck.serving.server import new_server
 from factcheck.text.text_safety import excerpt, has_unsafe_characters
 from factcheck.v1 import (
     council_pb2,

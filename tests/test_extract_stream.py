@@ -8,9 +8,9 @@ import time
 import grpc
 import pytest
 
-from factcheck.kit.server import new_server
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
+from factcheck.serving.server import new_server
 from factcheck.v1 import extractor_pb2, extractor_pb2_grpc
 from factcheck_extractor.extractor_service import ExtractorService
 from tests.fake_model_server import FakeModelServer, chunk_event, extraction_text, fail, hang, plain, reply, sse

@@ -39,8 +39,8 @@ if TYPE_CHECKING:  # a message's descriptors are the C (upb) ones or the pure-Py
     from google._upb._message import FieldDescriptor as UpbFieldDescriptor
 
 from factcheck.core.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
-from factcheck.kit.server import new_server
 from factcheck.kit.settings import Settings
+from factcheck.serving.server import new_server
 from factcheck.v1 import (
     checker_pb2,
     citations_pb2,

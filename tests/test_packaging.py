@@ -157,11 +157,14 @@ def test_compose_runs_postgres_a_migration_and_the_four_services_with_grpc_healt
         services["gateway"]["image"],
         services["gateway"]["build"],
     )
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     for name, port in SERVICES.items():
         service = services[name]
-        # The command is the console script of the service's own distribution.
+        # The command is the workspace's console script for the service (the root pyproject declares every one),
+        # and it runs the module of the service's own distribution.
         assert service["command"] == [f"factcheck-{name}"]
-        assert service["command"][0] in SERVICE_PROJECTS[name]["project"]["scripts"]
+        assert scripts[service["command"][0]] == f"factcheck_{name}.main:main"
+        assert "scripts" not in SERVICE_PROJECTS[name]["project"]
         assert service["healthcheck"]["test"] == [
             "CMD",
             "python",
@@ -404,16 +407,17 @@ def test_the_suite_wheel_leaves_the_generated_code_to_the_api_package(wheels):
         assert packages == {"factcheck"}, wheel.name
     [api] = [r for r in _requirements(wheels["main"]) if r.name == "factcheck-api"]
     assert api.specifier.contains(API_PROJECT["version"], prereleases=True)
-    assert "factcheck = factcheck.cli:main" in _entry_points(wheels["main"])
+    assert "factcheck = factcheck.cli.app:main" in _entry_points(wheels["main"])
 
 
-def test_each_service_wheel_holds_its_package_and_its_console_script(wheels):
+def test_each_service_wheel_holds_its_package_and_the_workspace_names_its_console_script(wheels):
     for name in SERVICES:
         names = _wheel_names(wheels[name])
         packages = {n.split("/", 1)[0] for n in names if ".dist-info/" not in n}
         assert packages == {f"factcheck_{name}"}, name
         assert f"factcheck_{name}/main.py" in names
-        assert f"factcheck-{name} = factcheck_{name}.main:main" in _entry_points(wheels[name])
+        # The command is the shared library's (the workspace's): one owner per console script.
+        assert f"factcheck-{name} = factcheck_{name}.main:main" in _entry_points(wheels["main"])
         [library] = [r for r in _requirements(wheels[name]) if r.name == "factcheck"]
         assert library.specifier.contains(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"])
     assert "factcheck_gateway/migrations/env.py" in _wheel_names(wheels["gateway"])  # package data travels with it

@@ -6,9 +6,9 @@ import grpc
 import pytest
 
 from factcheck.core.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
-from factcheck.kit.server import new_server
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
+from factcheck.serving.server import new_server
 from factcheck.v1 import (
     checker_pb2,
     checker_pb2_grpc,

@@ -10,9 +10,9 @@ import grpc
 import pytest
 
 from factcheck.kit.channels import open_channel
-from factcheck.kit.server import new_server
 from factcheck.kit.settings import ProviderOverride, Settings
 from factcheck.models.client import ModelClient
+from factcheck.serving.server import new_server
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
 from factcheck_checker.checker_service import CheckerService
 from tests.fake_model_server import FakeModelServer, fail

@@ -1,7 +1,7 @@
 """The errors a client of factcheck may see, in one place (AIP-193).
 
 Services raise these; they never call `context.abort`. The one server interceptor
-(`factcheck.kit.error_interceptor.ErrorInterceptor`, installed on every server) turns each into
+(`factcheck.serving.error_interceptor.ErrorInterceptor`, installed on every server) turns each into
 a gRPC status whose `grpc-status-details-bin` trailer holds a `google.rpc.Status` with:
 
 - `ErrorInfo`: a stable UPPER_SNAKE `reason` (see `Reason`), the domain "factcheck.v1" and
@@ -19,8 +19,8 @@ sanitised and bounded by the interceptor; messages that quote caller input quote
                    resource_type="factcheck.v1.FactCheckResult", resource_name=mid)
     raise Unavailable(DATABASE_MESSAGE, reason=Reason.DATABASE_UNAVAILABLE, retry_after_s=1.0)
 
-A `ModelError` from the model client needs no wrapping: `from_model_error` (used by the
-interceptor) maps every model error class to its status here.
+A `ModelError` from the model client needs no wrapping: the error interceptor
+(`factcheck.serving.error_interceptor.from_model_error`) maps every model error class to its status.
 """
 
 from __future__ import annotations
@@ -35,15 +35,6 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from factcheck.models.errors import (
-    ModelError,
-    ModelMalformedResponseError,
-    ModelNotConfiguredError,
-    ModelPromptTooLongError,
-    ModelProviderError,
-    ModelRateLimitedError,
-    ModelTimeoutError,
-)
 from factcheck.text.text_safety import excerpt
 
 __all__ = [
@@ -66,7 +57,6 @@ __all__ = [
     "check_argument",
     "error_info_of",
     "excerpt",
-    "from_model_error",
 ]
 
 DOMAIN = "factcheck.v1"
@@ -352,34 +342,6 @@ def check_ids(field: str, ids: list[str], noun: str) -> None:
     """Every item of `field` has an id, and no id repeats ("every passage needs an id", "passage ids must be unique")."""
     check_argument(all(ids), field, f"every {noun} needs an id")
     check_argument(len(set(ids)) == len(ids), field, f"{noun} ids must be unique")
-
-
-# --- model errors ------------------------------------------------------------------------------------------
-
-# How long a caller should wait before trying again after a provider failure.
-MODEL_RETRY_AFTER_S = 1.0
-
-
-def from_model_error(error: ModelError) -> ServiceError:
-    """The status of a failed model call (the one mapping from model errors to statuses)."""
-    message = f"model {excerpt(error.model, 100)}: {excerpt(error.message, 400)}"
-    metadata = {"model": error.model}
-    if isinstance(error, ModelTimeoutError):
-        return DeadlineExceeded(message, reason=Reason.MODEL_TIMEOUT, metadata=metadata)
-    if isinstance(error, ModelRateLimitedError):
-        retry = error.retry_after_s if error.retry_after_s is not None else MODEL_RETRY_AFTER_S
-        return ResourceExhausted(message, reason=Reason.MODEL_RATE_LIMITED, metadata=metadata, retry_after_s=retry)
-    if isinstance(error, ModelNotConfiguredError):
-        return FailedPrecondition(message, reason=Reason.MODEL_NOT_CONFIGURED, metadata=metadata)
-    if isinstance(error, ModelPromptTooLongError):
-        return FailedPrecondition(message, reason=Reason.MODEL_PROMPT_TOO_LONG, metadata=metadata)
-    if isinstance(error, ModelMalformedResponseError):
-        return Unavailable(
-            message, reason=Reason.MODEL_BAD_RESPONSE, metadata=metadata, retry_after_s=MODEL_RETRY_AFTER_S
-        )
-    if isinstance(error, ModelProviderError) and error.status_code is not None:
-        metadata["http_status"] = str(error.status_code)
-    return Unavailable(message, reason=Reason.MODEL_UNAVAILABLE, metadata=metadata, retry_after_s=MODEL_RETRY_AFTER_S)
 
 
 def answer_unreadable(model: str, cause: str) -> ServiceError:

@@ -3,7 +3,7 @@ trailer (every outcome, failures included), so the gateway's ledger records ever
 
 `ModelCallsServerInterceptor` opens a list per RPC; `ModelClient` appends each call it ends
 (`record`); the list goes out as trailing metadata when the RPC ends, and with the error
-status when it fails (`factcheck.kit.error_interceptor.abort_with` adds `trailer()`).
+status when it fails (`factcheck.serving.error_interceptor.abort_with` adds `trailer()`).
 """
 
 from __future__ import annotations

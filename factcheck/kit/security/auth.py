@@ -30,7 +30,7 @@ def _offered_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | 
 
 
 class BearerTokenCheck:
-    """The gateway's token check: a guard of the error interceptor (factcheck.kit.error_interceptor).
+    """The gateway's token check: a guard of the error interceptor (factcheck.serving.error_interceptor).
 
     Called in the call's own task before its request is decoded: raises Unauthenticated
     unless the call offers one of the accepted tokens (compared in constant time), and

@@ -1,6 +1,6 @@
 """`factcheck-checker`: serve CheckerService on FACTCHECK_LISTEN (default port 50053)."""
 
-from factcheck.kit.server import run_model_service
+from factcheck.serving.server import run_model_service
 from factcheck.v1 import checker_pb2, checker_pb2_grpc
 from factcheck_checker.checker_service import CheckerService
 

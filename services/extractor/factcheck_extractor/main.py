@@ -1,6 +1,6 @@
 """`factcheck-extractor`: serve ExtractorService on FACTCHECK_LISTEN (default port 50052)."""
 
-from factcheck.kit.server import run_model_service
+from factcheck.serving.server import run_model_service
 from factcheck.v1 import extractor_pb2, extractor_pb2_grpc
 from factcheck_extractor.extractor_service import ExtractorService
 

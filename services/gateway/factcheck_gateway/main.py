@@ -11,8 +11,8 @@ import grpc
 from factcheck.kit.channels import open_channel
 from factcheck.kit.observability import metrics, tracing
 from factcheck.kit.observability.interceptors import RunMetadataStub
-from factcheck.kit.server import configure_logging, run_server, service_argument_parser, service_full_name
 from factcheck.kit.settings import Settings, get_settings
+from factcheck.serving.server import configure_logging, run_server, service_argument_parser, service_full_name
 from factcheck.v1 import (
     checker_pb2_grpc,
     citations_pb2,

@@ -1,6 +1,6 @@
 """`factcheck-reporter`: serve ReporterService on FACTCHECK_LISTEN (default port 50054)."""
 
-from factcheck.kit.server import run_model_service
+from factcheck.serving.server import run_model_service
 from factcheck.v1 import reporter_pb2, reporter_pb2_grpc
 from factcheck_reporter.reporter_service import ReporterService
 

@@ -13,7 +13,6 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from factcheck.kit.error_interceptor import ErrorInterceptor
 from factcheck.kit.grpc_options import CHANNEL_OPTIONS, MAX_MESSAGE_BYTES, server_options
 from factcheck.kit.health_servicer import HealthServicer
 from factcheck.kit.observability import metrics, tracing
@@ -24,6 +23,7 @@ from factcheck.kit.security.auth import BearerTokenCheck
 from factcheck.kit.settings import Settings
 from factcheck.kit.version import installed_version
 from factcheck.models.calls import ModelCallsServerInterceptor
+from factcheck.serving.error_interceptor import ErrorInterceptor
 
 __all__ = [
     "CHANNEL_OPTIONS",
@@ -37,7 +37,7 @@ __all__ = [
     "service_full_name",
 ]
 
-log = logging.getLogger("factcheck.kit.server")
+log = logging.getLogger("factcheck.serving.server")
 
 # Registers the service implementations on a server; returns their full service names.
 Registrar = Callable[[grpc.aio.Server], Sequence[str]]

@@ -1,6 +1,6 @@
 """The one server interceptor that ends every failed call with a structured status (AIP-193).
 
-Installed innermost on every factcheck server (`factcheck.kit.server.new_server`). For each call:
+Installed innermost on every factcheck server (`factcheck.serving.server.new_server`). For each call:
 
 1. the guards run, in the call's own task (bearer-token authentication on the gateway, which
    also sets the caller's tenant for the call): a refused caller gets its status,
@@ -32,19 +32,57 @@ import grpc
 
 from factcheck.kit.errors import (
     MAX_MESSAGE_CHARS,
+    DeadlineExceeded,
+    FailedPrecondition,
     Internal,
     InvalidArgument,
     Reason,
+    ResourceExhausted,
     ServiceError,
+    Unavailable,
     Unimplemented,
-    from_model_error,
 )
 from factcheck.kit.grpc_handlers import map_requests, wrap_handler
 from factcheck.models import calls as model_calls
-from factcheck.models.errors import ModelError
+from factcheck.models.errors import (
+    ModelError,
+    ModelMalformedResponseError,
+    ModelNotConfiguredError,
+    ModelPromptTooLongError,
+    ModelProviderError,
+    ModelRateLimitedError,
+    ModelTimeoutError,
+)
 from factcheck.text.text_safety import excerpt
 
 log = logging.getLogger("factcheck.kit.errors")
+
+
+# How long a caller should wait before trying again after a provider failure.
+MODEL_RETRY_AFTER_S = 1.0
+
+
+def from_model_error(error: ModelError) -> ServiceError:
+    """The status of a failed model call (the one mapping from model errors to statuses)."""
+    message = f"model {excerpt(error.model, 100)}: {excerpt(error.message, 400)}"
+    metadata = {"model": error.model}
+    if isinstance(error, ModelTimeoutError):
+        return DeadlineExceeded(message, reason=Reason.MODEL_TIMEOUT, metadata=metadata)
+    if isinstance(error, ModelRateLimitedError):
+        retry = error.retry_after_s if error.retry_after_s is not None else MODEL_RETRY_AFTER_S
+        return ResourceExhausted(message, reason=Reason.MODEL_RATE_LIMITED, metadata=metadata, retry_after_s=retry)
+    if isinstance(error, ModelNotConfiguredError):
+        return FailedPrecondition(message, reason=Reason.MODEL_NOT_CONFIGURED, metadata=metadata)
+    if isinstance(error, ModelPromptTooLongError):
+        return FailedPrecondition(message, reason=Reason.MODEL_PROMPT_TOO_LONG, metadata=metadata)
+    if isinstance(error, ModelMalformedResponseError):
+        return Unavailable(
+            message, reason=Reason.MODEL_BAD_RESPONSE, metadata=metadata, retry_after_s=MODEL_RETRY_AFTER_S
+        )
+    if isinstance(error, ModelProviderError) and error.status_code is not None:
+        metadata["http_status"] = str(error.status_code)
+    return Unavailable(message, reason=Reason.MODEL_UNAVAILABLE, metadata=metadata, retry_after_s=MODEL_RETRY_AFTER_S)
+
 
 # A guard looks at a call's method and metadata and raises a ServiceError to refuse it. It runs
 # in the call's task, so context variables it sets (the caller's tenant) hold for the call.
