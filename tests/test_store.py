@@ -18,6 +18,7 @@ from factcheck.core.domain import ClaimVerification, ExtractedClaim, VerdictSumm
 from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
 from factcheck_gateway.consensus import calculate_consensus
+from factcheck_gateway.mode_dispatch import load_result, message_summary
 from factcheck_gateway.store import (
     ROLE_CHECKER,
     ROLE_EXTRACTOR,
@@ -33,7 +34,6 @@ from factcheck_gateway.store import (
 from factcheck_gateway.store import stage_store as store_module
 from factcheck_gateway.store.migrate import alembic_config
 from factcheck_gateway.store.models import Base, include_in_schema_comparison
-from factcheck_gateway.stored_results import load_result, message_summary
 
 TENANT = DEFAULT_TENANT
 

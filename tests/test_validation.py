@@ -7,8 +7,9 @@ import pytest
 from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.kit.settings import Settings
 from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck_gateway.mode_dispatch import validate_run_request
 from factcheck_gateway.modes.fact_check.plan import BIAS_WARNING
-from factcheck_gateway.request_validation import ValidationError, validate_run_request
+from factcheck_gateway.request_validation import ValidationError
 
 SETTINGS = Settings(
     default_generator_model="local/generator",

@@ -28,6 +28,7 @@ from factcheck.v1 import (
     usage_pb2,
     usage_pb2_grpc,
 )
+from factcheck_gateway import mode_dispatch
 from factcheck_gateway.claims.claim_store import ClaimsStore
 from factcheck_gateway.knowledge.passage_store import KnowledgeStore
 from factcheck_gateway.knowledge.rerank import make_reranker
@@ -85,7 +86,7 @@ def start_fact_check_service(
     Stop with `registry.stop()` and `notifications.stop()`."""
     hub = EventHub()
     run_limit = RunLimit(settings.max_concurrent_runs, settings.max_concurrent_runs_per_tenant)
-    registry = RunRegistry(settings, store, downstream, retriever, hub, run_limit)
+    registry = RunRegistry(settings, store, downstream, retriever, hub, run_limit, mode_dispatch)
     service = FactCheckService(settings, store, registry, hub, run_limit, database)
     registry.start(database.wait_ready)
     notifications = None

@@ -1,9 +1,9 @@
 """Request validation shared by every mode, mirroring the request schema.
 
-`validate_run_request` checks what every run has (question, conversation id, mode, and that
-the config set is the mode's own), then hands the request to its mode, which checks its
-config and fills in defaults (services/gateway/factcheck_gateway/modes/*/plan.py). Every rule fails with a
-ValidationError (an InvalidArgument naming the bad field) whose message is shown to the
+`validate_run_request` (mode_dispatch.py) checks what every run has (question, conversation id,
+mode, and that the config set is the mode's own) with these rules, then hands the request to its
+mode, which checks its config and fills in defaults (services/gateway/factcheck_gateway/modes/*/plan.py).
+Every rule fails with a ValidationError (an InvalidArgument naming the bad field) whose message is shown to the
 caller as INVALID_ARGUMENT before any event is sent. Messages quote caller input only as a
 bounded excerpt.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from factcheck.kit.errors import MAX_QUESTION_CHARS, InvalidArgument
+from factcheck.kit.errors import InvalidArgument
 from factcheck.kit.rpc import is_model_id
 from factcheck.kit.settings import Settings
 from factcheck.text.text_safety import excerpt, has_unsafe_characters
@@ -76,40 +76,6 @@ def stage_timeout_ms(config, field: str, settings: Settings) -> int:
     if config.HasField("timeout_ms"):
         return bounded(field, config.timeout_ms, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX)
     return settings.stage_timeout_ms
-
-
-def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, *, tenant_id: str):
-    """Check a RunRequest of `tenant_id` and plan it with its mode; raises ValidationError with a readable message."""
-    from factcheck_gateway.modes import MODES  # the modes build on this module
-
-    check(request.question.strip(), "question", "Question or content description is required")
-    check(
-        len(request.question) <= MAX_QUESTION_CHARS,
-        "question",
-        f"question must be at most {MAX_QUESTION_CHARS} characters",
-    )
-    storable("question", request.question)
-    mode = MODES.get(request.mode)
-    names = ", ".join(factcheck_pb2.Mode.Name(value) for value in MODES)
-    check(mode is not None, "mode", f"mode must be one of {names}")
-    assert mode is not None  # (check raised)
-    for other in MODES.values():
-        if other is not mode and request.HasField(other.config_field):
-            raise ValidationError(
-                f"{other.config_field} is the config of {factcheck_pb2.Mode.Name(other.value)}; "
-                f"a {factcheck_pb2.Mode.Name(mode.value)} run takes {mode.config_field}",
-                field=other.config_field,
-            )
-    conversation_id = request.conversation_id if request.HasField("conversation_id") else None
-    if conversation_id is not None:
-        check(
-            0 < len(conversation_id) <= MAX_CONVERSATION_ID_CHARS,
-            "conversation_id",
-            f"conversation_id must be 1 to {MAX_CONVERSATION_ID_CHARS} characters",
-        )
-        identifier("conversation_id", conversation_id)
-    check_budget(request)
-    return mode.plan(request, settings, RunBasics(request.question, conversation_id, tenant_id))
 
 
 def check_budget(request: factcheck_pb2.RunRequest) -> None:

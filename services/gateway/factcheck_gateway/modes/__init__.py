@@ -1,15 +1,15 @@
 """The gateway's modes, by their `Mode` enum value.
 
-Each mode is one package that declares its plan, steps and result (`base.Mode`); adding a
+Each mode is one package that declares its plan, steps and result in its mode.py (`base.Mode`); adding a
 mode means adding its package and one line here, never touching another mode.
 """
 
 from __future__ import annotations
 
 from factcheck_gateway.modes.base import Mode, Plan
-from factcheck_gateway.modes.council import COUNCIL
-from factcheck_gateway.modes.entailment import ENTAILMENT
-from factcheck_gateway.modes.fact_check import FACT_CHECK
+from factcheck_gateway.modes.council.mode import COUNCIL
+from factcheck_gateway.modes.entailment.mode import ENTAILMENT
+from factcheck_gateway.modes.fact_check.mode import FACT_CHECK
 
 MODES: dict[int, Mode] = {mode.value: mode for mode in (FACT_CHECK, COUNCIL, ENTAILMENT)}
 MODES_BY_NAME: dict[str, Mode] = {mode.name: mode for mode in MODES.values()}

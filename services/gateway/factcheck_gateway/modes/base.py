@@ -7,40 +7,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 from factcheck.kit.settings import Settings
 from factcheck.v1 import factcheck_pb2
 from factcheck_gateway.request_validation import RunBasics
-from factcheck_gateway.runs.run import Run
+from factcheck_gateway.runs.plan import Plan
+from factcheck_gateway.runs.run import Run, Step
 from factcheck_gateway.store.stage_store import MessageRecord, StageRecord
-
-# A step of a run: one stage (or a group of parallel calls), awaited in order.
-Step = Callable[[Any], Awaitable[None]]
-
-
-class Plan(Protocol):
-    """A validated request of some mode, with every default applied; what its run executes."""
-
-    # Read-only properties: the plans are frozen dataclasses (mode_name a class variable).
-    @property
-    def mode_name(self) -> str: ...
-    @property
-    def question(self) -> str: ...
-    @property
-    def conversation_id(self) -> str | None: ...
-    @property
-    def tenant_id(self) -> str: ...
-    @property
-    def timeout_ms(self) -> int: ...
-    @property
-    def reporter_model(self) -> str:  # writes every run's title
-        ...
-
-    def request_config(self) -> dict:
-        """The run's configuration as stored in messages.request_config (with "mode": mode_name)."""
-        ...
-
 
 PlanT = TypeVar("PlanT", bound=Plan)
 RunT = TypeVar("RunT", bound=Run)

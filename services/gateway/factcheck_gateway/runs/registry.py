@@ -19,6 +19,7 @@ import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -32,12 +33,13 @@ from factcheck_gateway.ledger.budget import UNLIMITED, Budget, run_budget
 from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.run_ledger import RunLedger, ledgered
 from factcheck_gateway.ledger.totals import UsageTotals
-from factcheck_gateway.modes import Plan, mode_named
-from factcheck_gateway.request_validation import ValidationError, validate_run_request
+from factcheck_gateway.request_validation import ValidationError
 from factcheck_gateway.runs.concurrency_limit import RunLimit
 from factcheck_gateway.runs.events import RunEvents, event_key
+from factcheck_gateway.runs.flow import execute
 from factcheck_gateway.runs.lease import fenced
-from factcheck_gateway.runs.run import CANCELLED_BY_CALLER, Downstream, Run, execute
+from factcheck_gateway.runs.plan import Plan
+from factcheck_gateway.runs.run import CANCELLED_BY_CALLER, Downstream, Run, RunMode
 from factcheck_gateway.runs.watch import EventHub
 from factcheck_gateway.store import STATUS_CANCELLED, STATUS_FAILED
 from factcheck_gateway.store.ledger_queries import LedgerStore
@@ -72,6 +74,18 @@ def gateway_owner_id() -> str:
     return f"{socket.gethostname()[:32]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
+class ModeLookup(Protocol):
+    """The per-mode lookups a registry is handed (factcheck_gateway/mode_dispatch.py): runs/ knows no mode."""
+
+    def mode_of(self, plan: Plan) -> RunMode:
+        """The mode that made `plan`: its run class and steps."""
+        ...
+
+    def validate_run_request(self, request: factcheck_pb2.RunRequest, settings: Settings, *, tenant_id: str) -> Plan:
+        """A stored request planned again by its mode (a resumed run); raises ValidationError."""
+        ...
+
+
 class RunRegistry:
     def __init__(
         self,
@@ -81,9 +95,11 @@ class RunRegistry:
         retriever: Retriever,
         hub: EventHub,
         run_limit: RunLimit,
+        modes: ModeLookup,
     ) -> None:
         self.owner = gateway_owner_id()
         self._settings = settings
+        self._modes = modes
         self._store = store
         self._downstream = downstream
         self._pricing = Pricing.from_settings(settings)
@@ -114,7 +130,7 @@ class RunRegistry:
         """The run, its every downstream call ledgered and budget-checked (`spent`: what earlier
         attempts of a resumed run used), and started only once the run's lease is proven
         (`lease_token`: the run's resume_count when this gateway got it)."""
-        mode = mode_named(plan.mode_name)
+        mode = self._modes.mode_of(plan)
         ledger = RunLedger(
             tenant_id=plan.tenant_id, mode=plan.mode_name, pricing=self._pricing, budget=budget, spent=spent
         )
@@ -295,7 +311,7 @@ class RunRegistry:
             return
         try:
             request = factcheck_pb2.RunRequest.FromString(record.request_proto)
-            plan = validate_run_request(request, settings, tenant_id=record.tenant_id)
+            plan = self._modes.validate_run_request(request, settings, tenant_id=record.tenant_id)
         except (ValidationError, ValueError) as error:  # DecodeError is a ValueError too
             await self._end(
                 record, STATUS_FAILED, NOT_RESUMABLE.format(reason=f"its request is not valid here ({error})")

@@ -31,8 +31,8 @@ from factcheck.kit.settings import Settings
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from factcheck_gateway.ledger.budget import run_budget
-from factcheck_gateway.modes import Plan, mode_named
-from factcheck_gateway.request_validation import validate_run_request
+from factcheck_gateway.mode_dispatch import list_results, load_result, mode_of, validate_run_request
+from factcheck_gateway.modes import Plan
 from factcheck_gateway.runs.concurrency_limit import RunLimit, RunSlot
 from factcheck_gateway.runs.database_calls import (
     DATABASE_RETRY_AFTER_S,
@@ -56,7 +56,7 @@ from factcheck_gateway.store.stage_store import (
     StageStore,
     new_run_row,
 )
-from factcheck_gateway.stored_results import list_results, load_result, status_proto
+from factcheck_gateway.stored_results import status_proto
 
 log = logging.getLogger("factcheck.gateway")
 
@@ -222,9 +222,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             tenant_id=plan.tenant_id,
             request_id=request_id,
             request_sha256=fingerprint,
-            request_proto=mode_named(plan.mode_name)
-            .resolved_request(request, plan)
-            .SerializeToString(deterministic=True),
+            request_proto=mode_of(plan).resolved_request(request, plan).SerializeToString(deterministic=True),
             lease_owner=self._registry.owner,
             lease_s=self._settings.run_lease_s,
         )

@@ -1,4 +1,5 @@
-"""Council mode: respond → anonymise → (retrieve) → fact-check → aggregate → synthesise → title.
+"""Council mode: respond → anonymise → (retrieve) → fact-check → aggregate → synthesise → title
+(in that order: flow.py; the fact-check: checks.py; what the run carries: state.py).
 
 Every council model answers in parallel (or the caller's answers are taken as they are);
 each answer is stored and streamed by its label as it arrives. Labels ("Response A", ...)
@@ -16,80 +17,37 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.json_format import MessageToDict
 
 from factcheck.text.sentences import split_sentences
 from factcheck.v1 import council_pb2, extractor_pb2, factcheck_pb2
-from factcheck_gateway.knowledge.retrieval import Evidence
 from factcheck_gateway.modes.council.aggregate import AggregateResponse, compute_aggregate
-from factcheck_gateway.modes.council.plan import CouncilPlan
 from factcheck_gateway.modes.council.stages import (
     ROLE_AGGREGATOR,
     ROLE_ANONYMISER,
     ROLE_CHAIRMAN,
-    ROLE_FACT_CHECKER,
     ROLE_RESPONDENT,
     STAGE_ANONYMISE,
     STAGE_COUNCIL_AGGREGATE,
     STAGE_COUNCIL_RETRIEVE,
     STAGE_SYNTHESIS,
-    council_check_stage,
     respond_stage,
     response_labels,
 )
-from factcheck_gateway.runs import run as shared
-from factcheck_gateway.runs.evidence_stage import has_evidence, save_evidence, stored_evidence
-from factcheck_gateway.runs.run import Run, RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
+from factcheck_gateway.modes.council.state import Answer, CouncilRun
+from factcheck_gateway.runs import title as shared_title
+from factcheck_gateway.runs.evidence_stage import save_evidence, stored_evidence
+from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
 
 log = logging.getLogger("factcheck.gateway.council")
 
 ALL_RESPONSES_FAILED = "No council model answered the question."
-ALL_FACT_CHECKERS_FAILED = "All fact-checkers failed; the answers are stored."
-NO_SUMMARY = "no parseable FACT CHECK SUMMARY in the fact-checker's answer"
 # Evidence for the fact-checkers: each answer's sentences are searched, at most this many per answer.
 MAX_QUERIES_PER_RESPONSE = 12
 EVIDENCE_PER_SENTENCE = 2
-
-
-@dataclass
-class Answer:
-    """One council answer (or supplied response), by its position in the request."""
-
-    index: int
-    label: str
-    author: str
-    text: str = ""
-    response_time_ms: int = 0
-    supplied: bool = False
-    error: str | None = None
-
-    @property
-    def answered(self) -> bool:
-        return self.error is None
-
-
-@dataclass
-class CouncilRun(Run[CouncilPlan]):
-    """A council run: what its steps fill in as they go."""
-
-    answers: list[Answer] = field(default_factory=list)
-    evidence: Evidence | None = None
-    checks: list[council_pb2.CouncilCheck] = field(default_factory=list)
-    excluded: list[council_pb2.CouncilCheckFailedPayload] = field(default_factory=list)
-    aggregate: council_pb2.CouncilAggregate | None = None
-    synthesis: str | None = None
-
-    @property
-    def council_plan(self) -> CouncilPlan:
-        return self.plan
-
-    def answered(self) -> list[Answer]:
-        """The answers the fact-checkers see, in label order."""
-        return sorted((a for a in self.answers if a.answered), key=lambda a: a.label)
 
 
 async def start(run: CouncilRun) -> None:
@@ -236,124 +194,6 @@ async def retrieve(run: CouncilRun) -> None:
     await save_evidence(run, STAGE_COUNCIL_RETRIEVE, evidence, elapsed_ms, summary)
 
 
-# --- fact-check ---------------------------------------------------------------------------------------
-
-
-async def fact_check(run: CouncilRun) -> None:
-    """Every fact-checker rates every anonymised answer, in parallel; each result is stored as it arrives."""
-    plan = run.council_plan
-    answered = run.answered()
-    await run.emit(
-        "council_check_start",
-        council_pb2.CouncilCheckStartPayload(
-            fact_checker_count=len(plan.fact_checker_models), response_count=len(answered)
-        ),
-    )
-    request = council_pb2.CouncilCheckRequest(
-        question=plan.question,
-        responses=[council_pb2.LabelledResponse(label=a.label, text=a.text) for a in answered],
-        passages=run.evidence.passages if run.evidence is not None else [],
-    )
-    pending = []
-    for index, model in enumerate(plan.fact_checker_models):
-        if (stored := run.stored.get(council_check_stage(index)[0])) is not None:
-            _take_stored_check(run, stored)
-        else:
-            pending.append(asyncio.create_task(_check_one(run, request, index, model)))
-    try:
-        for next_done in asyncio.as_completed(pending):
-            await _save_check(run, *await next_done)
-    finally:
-        for task in pending:
-            task.cancel()
-    if not run.checks:
-        raise RunFailed(ALL_FACT_CHECKERS_FAILED)
-
-
-async def _check_one(run: CouncilRun, template: council_pb2.CouncilCheckRequest, index: int, model: str):
-    request = council_pb2.CouncilCheckRequest()
-    request.CopyFrom(template)
-    request.model = model
-    try:
-        response = await run.downstream.checker.CouncilCheck(request, timeout=run.stage_timeout_s)
-    except grpc.aio.AioRpcError as error:
-        log.warning("%s: fact-checker %d (%s) failed: %s", run.message_id, index, model, rpc_error_text(error))
-        return index, model, None, rpc_failure(council_check_stage(index)[0], model, error)
-    return index, model, response, None
-
-
-async def _save_check(run: CouncilRun, index: int, model: str, response, failure) -> None:
-    if response is None:
-        run.failures.append(failure)
-        excluded = council_pb2.CouncilCheckFailedPayload(
-            model=model, checker_index=index, message=f"{failure['code']}: {failure['message']}"
-        )
-        run.excluded.append(excluded)
-        await run.emit("council_check_failed", excluded)
-        return
-    check = council_pb2.CouncilCheck(
-        model=model,
-        checker_index=index,
-        ratings=response.ratings,
-        most_reliable=response.most_reliable,
-        inaccurate_claims=response.inaccurate_claims,
-        response_time_ms=response.response_time_ms,
-        warnings=response.warnings,
-    )
-    data = MessageToDict(check)
-    event: tuple[str, Any]
-    if not check.ratings:  # kept with its analysis, left out of the aggregate
-        excluded = council_pb2.CouncilCheckFailedPayload(model=model, checker_index=index, message=NO_SUMMARY)
-        run.excluded.append(excluded)
-        run.failures.append(stage_failure(council_check_stage(index)[0], model, "NO_SUMMARY", NO_SUMMARY))
-        data["excluded"] = NO_SUMMARY
-        event = ("council_check_failed", excluded)
-    else:
-        run.checks.append(check)
-        event = (
-            "council_check_complete",
-            council_pb2.CouncilCheckCompletePayload(
-                model=model,
-                checker_index=index,
-                ratings=check.ratings,
-                most_reliable=check.most_reliable,
-                inaccurate_claims=check.inaccurate_claims,
-                response_time_ms=check.response_time_ms,
-                warnings=check.warnings,
-            ),
-        )
-    await run.save_stage(
-        council_check_stage(index),
-        ROLE_FACT_CHECKER,
-        model,
-        response.raw_text,
-        data,
-        response.response_time_ms,
-        event=event,
-    )
-
-
-def stored_check(stored) -> tuple[council_pb2.CouncilCheck, str | None]:
-    """A fact-checker's stored row as a CouncilCheck, and why it was excluded (None if counted)."""
-    data = dict(stored_data(stored))
-    excluded = data.pop("excluded", None)
-    check = ParseDict(data, council_pb2.CouncilCheck(), ignore_unknown_fields=True)
-    check.analysis = stored.content or ""
-    return check, excluded
-
-
-def _take_stored_check(run: CouncilRun, stored) -> None:
-    check, excluded = stored_check(stored)
-    if excluded is None:
-        run.checks.append(check)
-    else:
-        run.excluded.append(
-            council_pb2.CouncilCheckFailedPayload(
-                model=check.model, checker_index=check.checker_index, message=excluded
-            )
-        )
-
-
 # --- aggregate, synthesis, title ----------------------------------------------------------------------
 
 
@@ -369,7 +209,7 @@ def aggregate_of(run: CouncilRun) -> council_pb2.CouncilAggregate:
 async def aggregate(run: CouncilRun) -> None:
     """Rank the answers from the ratings (server-side, no model); reveals the label → model mapping."""
     run.aggregate = aggregate_of(run)
-    shared.start_title(run, _best_answer(run).text)  # overlaps the synthesis
+    shared_title.start_title(run, _best_answer(run).text)  # overlaps the synthesis
     if STAGE_COUNCIL_AGGREGATE[0] in run.stored:
         return
     await run.save_stage(
@@ -433,17 +273,4 @@ async def synthesise(run: CouncilRun) -> None:
 
 
 async def title(run: CouncilRun) -> None:
-    await shared.title(run, run.synthesis or _best_answer(run).text)
-
-
-async def stages(run: CouncilRun):
-    yield respond
-    yield anonymise
-    plan = run.council_plan
-    if STAGE_COUNCIL_RETRIEVE[0] in run.stored or await has_evidence(run, plan.sources, plan.use_knowledge_store):
-        yield retrieve
-    yield fact_check
-    yield aggregate
-    if run.council_plan.chairman_model:
-        yield synthesise
-    yield title
+    await shared_title.title(run, run.synthesis or _best_answer(run).text)

@@ -1,19 +1,1 @@
 """Fact-check mode (MODE_FACT_CHECK): extract → verify in parallel → consensus → report."""
-
-from factcheck.v1.factcheck_pb2 import MODE_FACT_CHECK
-from factcheck_gateway.modes.base import Mode
-from factcheck_gateway.modes.fact_check.plan import plan_fact_check, resolved_request
-from factcheck_gateway.modes.fact_check.result import fill_fact_check_result
-from factcheck_gateway.modes.fact_check.steps import FactCheckRun, stages, start
-
-FACT_CHECK = Mode(
-    name="fact_check",
-    value=MODE_FACT_CHECK,
-    config_field="mode_config",
-    plan=plan_fact_check,
-    resolved_request=resolved_request,
-    run_class=FactCheckRun,
-    start=start,
-    stages=stages,
-    fill_result=fill_fact_check_result,
-)

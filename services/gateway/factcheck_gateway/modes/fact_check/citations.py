@@ -1,6 +1,6 @@
 """Claim-level citations: an option of fact-check mode (FactCheckConfig.citations).
 
-steps.py calls in at a few points, and each call does nothing unless the run asked for citations:
+steps.py and verification.py call in at a few points, and each call does nothing unless the run asked for citations:
 - extraction asks for each claim's profile (confidence level, numeric detail), stored in the
   extract row as "claimProfiles";
 - verification asks every checker for the four-tier Support line (services/checker/factcheck_checker/support.py),
@@ -22,7 +22,7 @@ import logging
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 from google.protobuf.json_format import MessageToDict, ParseDict
@@ -35,11 +35,9 @@ from factcheck.text.text_safety import clean_text, excerpt
 from factcheck.v1 import checker_pb2, citations_pb2, common_pb2, extractor_pb2, factcheck_pb2
 from factcheck_gateway.claims.tiers import CONTRADICTED, PARTIAL, SUPPORTED, UNSUPPORTED, Vote, decide_tier
 from factcheck_gateway.claims.writes import RowWrites, stable_id
+from factcheck_gateway.modes.fact_check.state import FactCheckRun
 from factcheck_gateway.runs.run import rpc_error_text, rpc_failure, stored_data
 from factcheck_gateway.store.stage_store import StageRow
-
-if TYPE_CHECKING:
-    from factcheck_gateway.modes.fact_check.steps import FactCheckRun
 
 log = logging.getLogger("factcheck.gateway.citations")
 

@@ -9,7 +9,7 @@ queue in micro-batches of at most `pipelined_batch_claims` claims with at most
 are batched together; each verified batch is stored as a `checker_batch_complete`
 event.
 
-Everything else is the sequential pipeline's own steps (steps.py),
+Everything else is the sequential pipeline's own steps (steps.py, verification.py),
 fed from here: `extract` stores the extract row and extract_complete from the stream's
 final result (the same as Extract's); `store_evidence` the retrieve row; `verify` emits
 verify_start and, as each checker's last batch is done, stores its verify_i row and
@@ -42,7 +42,9 @@ from factcheck.core.domain import ExtractedClaim
 from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2, factcheck_pb2
 from factcheck_gateway.knowledge.retrieval import Evidence
 from factcheck_gateway.modes.fact_check import steps as sequential
-from factcheck_gateway.modes.fact_check.steps import EXTRACTION_FAILED, CheckerOutcome, FactCheckRun
+from factcheck_gateway.modes.fact_check.state import CheckerOutcome, FactCheckRun
+from factcheck_gateway.modes.fact_check.steps import EXTRACTION_FAILED
+from factcheck_gateway.modes.fact_check.verification import verify
 from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure
 from factcheck_gateway.store import STAGE_EXTRACT, verify_stage
 
@@ -58,14 +60,14 @@ def applies(run: FactCheckRun) -> bool:
 
 async def extract_and_verify(run: FactCheckRun) -> None:
     """Extraction, retrieval and verification, overlapped; what the sequential steps store, stored."""
-    pipeline = _Pipeline(run, await sequential._has_evidence(run))
+    pipeline = _Pipeline(run, await sequential.has_evidence_to_search(run))
     try:
         await sequential.extract(run, call=pipeline.extraction)
         if not run.claims:
             return
         if pipeline.evidence is not None:
             await sequential.store_evidence(run, pipeline.evidence, pipeline.retrieval_ms)
-        await sequential.verify(run, call=pipeline.checker_outcome)
+        await verify(run, call=pipeline.checker_outcome)
     finally:
         await pipeline.stop()
 

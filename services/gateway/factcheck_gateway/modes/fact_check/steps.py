@@ -1,4 +1,5 @@
-"""Fact-check mode: generate → extract → retrieve → verify in parallel → consensus → report → title.
+"""Fact-check mode: generate → extract → retrieve → verify in parallel → consensus → report → title
+(in that order: flow.py; the verification: verification.py; what the run carries: state.py).
 
 Each step emits the spec's events and stores its stage row the moment it has a result
 (services/gateway/factcheck_gateway/runs/run.py); pipelined runs (pipelined.py) feed the same steps from a
@@ -10,40 +11,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from factcheck.core.domain import (
-    NOT_IN_FORMAT,
-    ClaimConsensus,
-    ClaimVerification,
-    ExtractedClaim,
-    VerdictSummary,
-    not_addressed_evidence,
-)
-from factcheck.core.entailment_rules import claim_entailment_from_json, claim_entailment_json
+from factcheck.core.domain import ExtractedClaim, VerdictSummary
 from factcheck.core.fallback_report import (
     NO_CLAIMS_NOTE,
     NO_CLAIMS_REPORT,
     average_agreement_rate,
     build_fallback_report,
 )
-from factcheck.kit.observability import metrics
-from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2, factcheck_pb2, reporter_pb2
-from factcheck_gateway.consensus import calculate_consensus
+from factcheck.v1 import extractor_pb2, factcheck_pb2, reporter_pb2
 from factcheck_gateway.knowledge.retrieval import Evidence
 from factcheck_gateway.modes.fact_check import cache, citations
 from factcheck_gateway.modes.fact_check.investigate import records
-from factcheck_gateway.modes.fact_check.investigate import step as investigate
-from factcheck_gateway.modes.fact_check.plan import RunPlan
-from factcheck_gateway.runs import run as shared
+from factcheck_gateway.modes.fact_check.state import FactCheckRun
+from factcheck_gateway.runs import title as shared_title
 from factcheck_gateway.runs.evidence_stage import has_evidence, save_evidence, stored_evidence
-from factcheck_gateway.runs.run import Run, RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
+from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
 from factcheck_gateway.store import (
-    ROLE_CHECKER,
     ROLE_EXTRACTOR,
     ROLE_GENERATOR,
     ROLE_REPORTER,
@@ -51,47 +39,11 @@ from factcheck_gateway.store import (
     STAGE_GENERATE,
     STAGE_REPORT,
     STAGE_RETRIEVE,
-    verify_stage,
 )
-from factcheck_gateway.store.stage_store import StageRecord
 
 log = logging.getLogger("factcheck.gateway.fact_check")
 
 EXTRACTION_FAILED = "Claim extraction failed. Cannot proceed with verification."
-ALL_CHECKERS_FAILED = "All verification checkers failed."
-UNREADABLE_VERIFICATION = not_addressed_evidence(NOT_IN_FORMAT)
-
-
-@dataclass
-class CheckerOutcome:
-    index: int
-    model: str
-    response: checker_pb2.VerifyResponse | None = None
-    failure: dict[str, str] | None = None
-    stored: bool = False  # taken from an earlier attempt's stage row
-    _verifications: list[ClaimVerification] | None = field(default=None, repr=False)
-
-    def verifications(self) -> list[ClaimVerification]:
-        """The response's verdicts as domain objects, converted once."""
-        if self._verifications is None:
-            assert self.response is not None  # asked only of checkers that answered
-            self._verifications = [ClaimVerification.from_proto(v) for v in self.response.verifications]
-        return self._verifications
-
-
-@dataclass
-class FactCheckRun(Run[RunPlan]):
-    """A fact-check run: what its steps fill in as they go."""
-
-    content: str = ""
-    claims: list[ExtractedClaim] = field(default_factory=list)
-    evidence: Evidence | None = None
-    checkers: list[CheckerOutcome] = field(default_factory=list)
-    consensus: list[ClaimConsensus] = field(default_factory=list)
-    consensus_protos: list = field(default_factory=list)
-    # The investigate stage's row data (modes/fact_check/investigate), when the run investigated.
-    investigation: dict[str, Any] | None = None
-    citation_state: Any = None  # claim-level citations (citations.py), when the run asked for them
 
 
 async def start(run: FactCheckRun) -> None:
@@ -120,7 +72,7 @@ async def start(run: FactCheckRun) -> None:
     )
     run.content = plan.content_to_check or ""
     if not plan.generates:
-        shared.start_title(run, run.content)
+        shared_title.start_title(run, run.content)
 
 
 async def generate(run: FactCheckRun) -> None:
@@ -145,7 +97,7 @@ async def generate(run: FactCheckRun) -> None:
         response_time_ms = int((time.monotonic() - started) * 1000)
 
     run.content = content
-    shared.start_title(run, run.content)
+    shared_title.start_title(run, run.content)
     await run.save_stage(
         STAGE_GENERATE,
         ROLE_GENERATOR,
@@ -239,9 +191,9 @@ def _passage_json(passage) -> dict[str, Any]:
 async def _question_passages(run: FactCheckRun) -> list:
     """Passages for the generator to answer from, when there are sources or stored documents."""
     plan = run.plan
-    if not await _has_evidence(run):
+    if not await has_evidence_to_search(run):
         return []
-    assert run.retriever is not None  # _has_evidence says so
+    assert run.retriever is not None  # has_evidence_to_search says so
     evidence = await asyncio.to_thread(
         run.retriever.retrieve,
         {"question": plan.question},
@@ -253,21 +205,21 @@ async def _question_passages(run: FactCheckRun) -> list:
     return evidence.passages
 
 
-async def _has_evidence(run: FactCheckRun) -> bool:
+async def has_evidence_to_search(run: FactCheckRun) -> bool:
     return await has_evidence(run, run.plan.sources, run.plan.use_knowledge_store)
 
 
 async def retrieve(run: FactCheckRun) -> None:
     """Evidence for every claim, retrieved once so that all checkers judge the same passages.
 
-    Runs only when there is evidence to search (`_has_evidence`); otherwise no event is
+    Runs only when there is evidence to search (`has_evidence_to_search`); otherwise no event is
     sent and the verification prompt is exactly the spec's.
     """
     plan = run.plan
     if (stored := run.stored.get(STAGE_RETRIEVE[0])) is not None:
         run.evidence = stored_evidence(stored)
         return
-    assert run.retriever is not None  # the step runs only when _has_evidence
+    assert run.retriever is not None  # the step runs only when has_evidence_to_search
     started = time.monotonic()
     evidence = await asyncio.to_thread(
         run.retriever.for_claims,
@@ -285,134 +237,6 @@ async def store_evidence(run: FactCheckRun, evidence: Evidence, elapsed_ms: int)
     run.evidence = evidence
     summary = f"{len(evidence.passages)} passages for {len(run.claims)} claims"
     await save_evidence(run, STAGE_RETRIEVE, evidence, elapsed_ms, summary)
-
-
-async def _verify_one(run: FactCheckRun, index: int, model: str, claims: list) -> CheckerOutcome:
-    if (stored := run.stored.get(verify_stage(index)[0])) is not None:
-        return CheckerOutcome(index, model, response=_stored_verify_response(stored), stored=True)
-    request = checker_pb2.VerifyRequest(
-        model=model, content=run.content, claims=claims, strategy=run.plan.checker_strategy_proto
-    )
-    if run.evidence is not None:
-        request.passages.extend(run.evidence.passages)
-        request.evidence.extend(
-            common_pb2.ClaimEvidence(claim_id=claim_id, passage_ids=ids)
-            for claim_id, ids in run.evidence.claim_passages.items()
-        )
-    citations.verify_request(run, request)
-    try:
-        response = await cache.verify(run, request)
-    except grpc.aio.AioRpcError as error:
-        log.warning("%s: checker %d (%s) failed: %s", run.message_id, index, model, rpc_error_text(error))
-        return CheckerOutcome(index, model, failure=rpc_failure(verify_stage(index)[0], model, error))
-    return CheckerOutcome(index, model, response=response)
-
-
-def _stored_verify_response(stage: StageRecord) -> checker_pb2.VerifyResponse:
-    """A checker's answer as an earlier attempt of the run stored it."""
-    data = stored_data(stage)
-    verifications = [ClaimVerification.from_json(v, checker_model=stage.model) for v in data.get("verifications", [])]
-    response = checker_pb2.VerifyResponse(
-        model=stage.model or "",
-        raw_text=stage.content or "",
-        verifications=[v.to_proto() for v in verifications],
-        summary=VerdictSummary.from_json(data.get("summary")).to_proto(),
-        response_time_ms=stage.response_time_ms or 0,
-        dropped_citations=int(data.get("droppedCitations", 0)),
-        entailment=[claim_entailment_from_json(item) for item in data.get("entailment", [])],
-    )
-    citations.stored_supports(data, response)
-    return response
-
-
-async def verify(run: FactCheckRun, call=_verify_one) -> None:
-    """Phase 2: every checker at once; each result is stored and streamed as it arrives.
-    `call` gets one checker's outcome (pipelined mode: its batches, merged)."""
-    plan = run.plan
-    await run.emit(
-        "verify_start",
-        factcheck_pb2.VerifyStartPayload(checker_count=len(plan.checker_models), claim_count=len(run.claims)),
-    )
-    claim_protos = [claim.to_proto() for claim in run.claims]
-    # Tasks of our own, so that a cancelled run cancels its checker calls too (as_completed would not).
-    calls = [
-        asyncio.create_task(call(run, index, model, claim_protos)) for index, model in enumerate(plan.checker_models)
-    ]
-    try:
-        for next_done in asyncio.as_completed(calls):
-            outcome = await next_done
-            run.checkers.append(outcome)
-            if outcome.response is None:
-                run.failures.append(outcome.failure)
-                continue
-            if outcome.stored:
-                continue
-            response = outcome.response
-            verifications = outcome.verifications()
-            if unread := sum(1 for v in verifications if v.evidence == UNREADABLE_VERIFICATION):
-                # Counted as UNVERIFIABLE (spec), and named as the checker's failure to answer in the format.
-                cause = f"{NOT_IN_FORMAT} for {unread} of {len(verifications)} claims"
-                run.failures.append(stage_failure(verify_stage(outcome.index)[0], outcome.model, "UNREADABLE", cause))
-            summary = VerdictSummary.from_proto(response.summary)
-            data = _verification_data(run, verifications, summary, response.dropped_citations, response.entailment)
-            citations.verify_data(run, data, response)
-            await run.save_stage(
-                verify_stage(outcome.index),
-                ROLE_CHECKER,
-                outcome.model,
-                response.raw_text,
-                data,
-                response.response_time_ms,
-                event=(
-                    "checker_complete",
-                    factcheck_pb2.CheckerCompletePayload(
-                        model=outcome.model,
-                        verifications=response.verifications,
-                        summary=response.summary,
-                        response_time_ms=response.response_time_ms,
-                        checker_index=outcome.index,
-                        dropped_citations=response.dropped_citations,
-                    ),
-                ),
-            )
-    finally:
-        for call in calls:
-            call.cancel()
-
-    succeeded = sorted((o for o in run.checkers if o.response is not None), key=lambda o: o.index)
-    if not succeeded:
-        raise RunFailed(ALL_CHECKERS_FAILED)
-    run.consensus = calculate_consensus(run.claims, [o.verifications() for o in succeeded])
-    run.consensus_protos = [item.to_proto() for item in run.consensus]  # once, for the event and the report
-    metrics.record_verdicts(item.consensus_verdict for item in run.consensus)
-    failed_checkers = []
-    for o in sorted((o for o in run.checkers if o.response is None), key=lambda o: o.index):
-        assert o.failure is not None  # a checker without a response has its failure
-        failed_checkers.append(
-            factcheck_pb2.CheckerFailure(
-                model=o.model, checker_index=o.index, message=f"{o.failure['code']}: {o.failure['message']}"
-            )
-        )
-    await run.emit(
-        "all_checkers_complete",
-        factcheck_pb2.AllCheckersCompletePayload(
-            consensus=run.consensus_protos, checker_count=len(succeeded), failed_checkers=failed_checkers
-        ),
-    )
-    await citations.after_verify(run)
-
-
-def _verification_data(
-    run: FactCheckRun, verifications, summary: VerdictSummary, dropped_citations: int, entailment=()
-) -> dict[str, Any]:
-    """The verify row's parsed_data: the spec's shape, plus the dropped-citation count when evidence was sent,
-    plus every entailment agent's output per claim and passage under "entailment" (entailment strategy)."""
-    data: dict[str, Any] = {"verifications": [v.to_json() for v in verifications], "summary": summary.to_json()}
-    if run.evidence is not None:
-        data["droppedCitations"] = dropped_citations
-    if entailment:
-        data["entailment"] = [claim_entailment_json(item) for item in entailment]
-    return data
 
 
 def _succeeded_checker_models(run: FactCheckRun) -> list[str]:
@@ -517,27 +341,4 @@ async def report(run: FactCheckRun) -> None:
 
 
 async def title(run: FactCheckRun) -> None:
-    await shared.title(run, run.content)
-
-
-async def stages(run: FactCheckRun):
-    """The steps after `start`, decided as the run goes (no claims → no verification).
-
-    A resumed run whose report is stored goes straight to the title: its verification is done.
-    """
-    from factcheck_gateway.modes.fact_check import pipelined  # builds on this module
-
-    if run.plan.generates:
-        yield generate
-    if pipelined.applies(run):
-        yield pipelined.extract_and_verify
-    else:
-        yield extract
-        if run.claims and STAGE_REPORT[0] not in run.stored:
-            if STAGE_RETRIEVE[0] in run.stored or await _has_evidence(run):
-                yield retrieve
-            yield verify
-    if investigate.applies(run) and run.consensus and STAGE_REPORT[0] not in run.stored:
-        yield investigate.investigate
-    yield report
-    yield title
+    await shared_title.title(run, run.content)

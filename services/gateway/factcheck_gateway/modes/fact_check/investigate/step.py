@@ -13,7 +13,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
@@ -23,6 +23,7 @@ from factcheck_gateway.modes.fact_check.investigate import contradictions, impac
 from factcheck_gateway.modes.fact_check.investigate.decide import CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE
 from factcheck_gateway.modes.fact_check.investigate.flags import select_candidates
 from factcheck_gateway.modes.fact_check.investigate.loop import Investigator, LoopSettings, run_batches
+from factcheck_gateway.modes.fact_check.state import FactCheckRun
 from factcheck_gateway.reviews.review_store import PendingReview, ReviewStore
 from factcheck_gateway.runs.run import stored_data
 from factcheck_gateway.search.cache import SearchCache
@@ -30,9 +31,6 @@ from factcheck_gateway.search.knowledge import KnowledgeSearch
 from factcheck_gateway.search.provider import KNOWLEDGE, SEARXNG, SearchProvider
 from factcheck_gateway.search.searxng import SearxngSearch
 from factcheck_gateway.store.models import ROLE_INVESTIGATOR, STAGE_INVESTIGATE
-
-if TYPE_CHECKING:
-    from factcheck_gateway.modes.fact_check.steps import FactCheckRun
 
 # What a status in force does to the claim's consensus in the report.
 REPORT_VERDICT = {CONFIRMED: "VERIFIED", REFUTED: "DISPUTED", SUPERSEDED: "DISPUTED", UNVERIFIABLE: "UNVERIFIABLE"}

@@ -1,0 +1,118 @@
+"""The gateway's per-mode lookups, above both the modes and the run machinery: a request's mode
+plans it, a stored run's mode fills in its result, and a run gets its mode's steps (the run
+machinery, runs/, knows no mode: RunRegistry is handed this module as its `ModeLookup`).
+"""
+
+from __future__ import annotations
+
+from factcheck.kit.errors import MAX_QUESTION_CHARS
+from factcheck.kit.settings import Settings
+from factcheck.v1 import factcheck_pb2
+from factcheck_gateway.ledger.totals import UsageTotals
+from factcheck_gateway.modes import MODES, Mode, Plan, mode_named
+from factcheck_gateway.request_validation import (
+    MAX_CONVERSATION_ID_CHARS,
+    RunBasics,
+    ValidationError,
+    check,
+    check_budget,
+    identifier,
+    storable,
+)
+from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.store.stage_store import MessageRecord, StageStore
+from factcheck_gateway.stored_results import status_proto, timestamp
+
+
+def mode_of(plan: Plan) -> Mode:
+    """The mode that made `plan`."""
+    return mode_named(plan.mode_name)
+
+
+# --- requests -----------------------------------------------------------------------------------------
+
+
+def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, *, tenant_id: str):
+    """Check a RunRequest of `tenant_id` and plan it with its mode; raises ValidationError with a readable message."""
+    check(request.question.strip(), "question", "Question or content description is required")
+    check(
+        len(request.question) <= MAX_QUESTION_CHARS,
+        "question",
+        f"question must be at most {MAX_QUESTION_CHARS} characters",
+    )
+    storable("question", request.question)
+    mode = MODES.get(request.mode)
+    names = ", ".join(factcheck_pb2.Mode.Name(value) for value in MODES)
+    check(mode is not None, "mode", f"mode must be one of {names}")
+    assert mode is not None  # (check raised)
+    for other in MODES.values():
+        if other is not mode and request.HasField(other.config_field):
+            raise ValidationError(
+                f"{other.config_field} is the config of {factcheck_pb2.Mode.Name(other.value)}; "
+                f"a {factcheck_pb2.Mode.Name(mode.value)} run takes {mode.config_field}",
+                field=other.config_field,
+            )
+    conversation_id = request.conversation_id if request.HasField("conversation_id") else None
+    if conversation_id is not None:
+        check(
+            0 < len(conversation_id) <= MAX_CONVERSATION_ID_CHARS,
+            "conversation_id",
+            f"conversation_id must be 1 to {MAX_CONVERSATION_ID_CHARS} characters",
+        )
+        identifier("conversation_id", conversation_id)
+    check_budget(request)
+    return mode.plan(request, settings, RunBasics(request.question, conversation_id, tenant_id))
+
+
+# --- stored runs --------------------------------------------------------------------------------------
+
+
+def load_result(store: StageStore, message_id: str, tenant_id: str) -> factcheck_pb2.FactCheckResult | None:
+    """The full result of one run, or None if there is no such message in `tenant_id`."""
+    message = store.get_message(message_id, tenant_id=tenant_id)
+    if message is None:
+        return None
+    mode = mode_named(message.request_config.get("mode"))
+    result = factcheck_pb2.FactCheckResult(
+        message_id=message.id,
+        conversation_id=message.conversation_id,
+        question=message.question,
+        status=status_proto(message.status),
+        title=message.title,
+        created_at=timestamp(message.created_at),
+        updated_at=timestamp(message.updated_at),
+        mode=mode.value,
+    )
+    mode.fill_result(result, message, store.get_stages(message_id))
+    if message.error_message is not None:
+        result.error_message = message.error_message
+    result.failures.extend(factcheck_pb2.StageFailure(**failure) for failure in message.failures)
+    if message.request_id is not None:
+        result.request_id = message.request_id
+    usage = LedgerStore(store.engine).run_usage([message_id]).get(message_id, UsageTotals())
+    result.usage.CopyFrom(usage.to_proto())
+    return result
+
+
+def list_results(
+    store: StageStore, page_size: int, page_token: str | None, tenant_id: str
+) -> tuple[list[factcheck_pb2.ResultSummary], str | None]:
+    """One page of ListResults, each run with its usage (one query for the page)."""
+    records, next_token = store.list_messages(page_size, page_token, tenant_id=tenant_id)
+    usage = LedgerStore(store.engine).run_usage([record.id for record in records])
+    return [message_summary(record, usage.get(record.id, UsageTotals())) for record in records], next_token
+
+
+def message_summary(record: MessageRecord, usage: UsageTotals | None = None) -> factcheck_pb2.ResultSummary:
+    """One ListResults row."""
+    return factcheck_pb2.ResultSummary(
+        usage=(usage or UsageTotals()).to_proto(),
+        message_id=record.id,
+        conversation_id=record.conversation_id,
+        question=record.question,
+        title=record.title,
+        status=status_proto(record.status),
+        created_at=timestamp(record.created_at),
+        updated_at=timestamp(record.updated_at),
+        mode=mode_named(record.request_config.get("mode")).value,
+    )

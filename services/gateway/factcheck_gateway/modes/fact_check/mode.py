@@ -1,0 +1,21 @@
+"""Fact-check mode as the gateway sees it: its plan, run, steps and result, declared once (modes/base.py)."""
+
+from factcheck.v1.factcheck_pb2 import MODE_FACT_CHECK
+from factcheck_gateway.modes.base import Mode
+from factcheck_gateway.modes.fact_check.flow import stages
+from factcheck_gateway.modes.fact_check.plan import plan_fact_check, resolved_request
+from factcheck_gateway.modes.fact_check.result import fill_fact_check_result
+from factcheck_gateway.modes.fact_check.state import FactCheckRun
+from factcheck_gateway.modes.fact_check.steps import start
+
+FACT_CHECK = Mode(
+    name="fact_check",
+    value=MODE_FACT_CHECK,
+    config_field="mode_config",
+    plan=plan_fact_check,
+    resolved_request=resolved_request,
+    run_class=FactCheckRun,
+    start=start,
+    stages=stages,
+    fill_result=fill_fact_check_result,
+)
