@@ -346,7 +346,12 @@ async def test_local_engine_runs_in_process(server: FakeModelServer, echo_engine
 
 async def test_the_call_inputs_reach_a_local_engine_and_never_go_on_the_wire(server: FakeModelServer) -> None:
     seen: list[object] = []
-    register_local_engine("test-inputs", lambda prompt, inputs: seen.append(inputs) or "ok")
+
+    def recording_engine(prompt: str, inputs: object) -> str:
+        seen.append(inputs)
+        return "ok"
+
+    register_local_engine("test-inputs", recording_engine)
     inputs = TitleInputs("the secret question", "the secret content")
     server.script(MODEL, reply("Hello"))
     try:
