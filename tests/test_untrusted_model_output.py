@@ -17,8 +17,9 @@ import pytest
 
 from factcheck.core.domain import ClaimConsensus, ClaimVerification, ExtractedClaim
 from factcheck.kit.settings import Settings
-from factcheck.models.client import MAX_JSON_DEPTH, MAX_RESPONSE_BYTES, MAX_TOKEN_COUNT, ModelClient
+from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelMalformedResponseError, ModelProviderError, ModelRateLimitedError
+from factcheck.models.provider_answers import MAX_JSON_DEPTH, MAX_RESPONSE_BYTES, MAX_TOKEN_COUNT
 from factcheck.serving.server import new_server
 from factcheck.v1 import (
     checker_pb2,

@@ -32,19 +32,11 @@ tokens) and, when tracing is on, is a "model.complete" span of the current trace
 Secrets: the API keys never appear in logs or error messages (provider excerpts are
 redacted); prompts are never logged, only their length.
 
-Untrusted answers: nothing a provider sends reaches a service unchecked. The body is
-read up to `MAX_RESPONSE_BYTES` (a bigger answer is malformed; an error status keeps its
-meaning with the head of its body), decoded as the JSON it should be (a BOM or UTF-16/32
-is detected, invalid bytes become U+FFFD), and rejected before `json.loads` when it
-nests deeper than `MAX_JSON_DEPTH` (a cheap linear scan, so 100,000 "[" cannot recurse).
-Integers longer than 18 digits parse as nothing, so a token count outside 0..2^31-1 is
-ignored like any other invalid count, and `Retry-After` is used only when finite (capped
-at an hour). The answer text, a local engine's included, goes through
-`text_safety.clean_text` (no lone surrogates, no control characters but tab and line
-breaks). Every transport or decoding failure becomes one `ModelError`: connection
-problems, timeouts and 5xx/429 are retried; a 2xx body that cannot be read (not JSON,
-wrong shape, too deep, too big, an undecodable Content-Encoding) is final, as is any
-other 4xx. Provider error text is quoted only as a redacted `text_safety.excerpt`.
+Untrusted answers: nothing a provider sends reaches a service unchecked (`factcheck.models.provider_answers`
+reads every body, event stream and count). Every transport or decoding failure becomes one `ModelError`:
+connection problems, timeouts and 5xx/429 are retried; a 2xx body that cannot be read (not JSON, wrong shape, too
+deep, too big, an undecodable Content-Encoding) is final, as is any other 4xx. Provider error text is quoted only
+as a redacted `text_safety.excerpt`.
 
 Bounds: every call sends an output limit (`max_tokens` and/or `max_completion_tokens`, from
 the caller's `output_limits.OutputLimit`, scaled and capped by the settings) and its stop
@@ -80,16 +72,12 @@ local engine streams the pieces it yields. An event that is not JSON or not a ch
 from __future__ import annotations
 
 import asyncio
-import codecs
 import dataclasses
-import json
 import logging
 import math
 import random
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import Any
 
 import httpx
@@ -98,7 +86,7 @@ from factcheck.core.domain import Completion, TokenUsage
 from factcheck.core.prompt_versions import prompt_version_of
 from factcheck.kit.observability import metrics, tracing
 from factcheck.kit.settings import MaxTokensField, Settings, StructuredOutputFormat, wire_model_name
-from factcheck.models import calls, output_limits
+from factcheck.models import calls, output_limits, provider_answers
 from factcheck.models.errors import (
     ModelError,
     ModelMalformedResponseError,
@@ -112,6 +100,7 @@ from factcheck.models.inputs import ModelInputs
 from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, estimate_tokens
 from factcheck.models.local import LOCAL_PREFIX, get_local_engine, get_local_stream_engine, local_engine_revision
 from factcheck.models.output_limits import OutputLimit
+from factcheck.models.provider_answers import MAX_JSON_DEPTH, MAX_RESPONSE_BYTES
 from factcheck.text.text_safety import clean_text, excerpt
 from factcheck.v1 import usage_pb2
 
@@ -126,15 +115,6 @@ _MAX_BACKOFF_S = 30.0
 # Provider text quoted in an error message, in characters.
 _EXCERPT_CHARS = 160
 
-# A chat completion nests about six levels; anything near Python's recursion limit is hostile.
-MAX_JSON_DEPTH = 64
-# Bodies beyond this are not read further: ten-megabyte answers pass, memory stays bounded, and
-# what a service builds from one answer stays within the 32 MiB gRPC message limit.
-MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-# Token counts travel as int32.
-MAX_TOKEN_COUNT = 2**31 - 1
-# A Retry-After beyond this is a provider bug; any call's deadline is shorter anyway.
-_MAX_RETRY_AFTER_S = 3600.0
 # Bodies larger than this are parsed in a worker thread, so that the event loop stays responsive.
 _THREAD_PARSE_BYTES = 1024 * 1024
 # The forms of `response_format`, most structured first: a refusal steps down to the next.
@@ -654,9 +634,9 @@ class ModelClient:
                     async with self._http.stream(
                         "POST", endpoint.url, json=payload, headers=headers, timeout=timeout
                     ) as response:
-                        if _is_event_stream(response):
+                        if provider_answers.is_event_stream(response):
                             return await self._read_events(endpoint, model_id, response, stats, streamed)
-                        body = await _read_body(response)
+                        body = await provider_answers.read_body(response)
         except TimeoutError:
             raise _deadline_exceeded(model_id, timeout_s) from None
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
@@ -705,7 +685,7 @@ class ModelClient:
         A connection that breaks before the first piece is handed on is retried like any
         other; after it, the failure is final (`_complete_remote`).
         """
-        events = _EventStream()
+        events = provider_answers.EventStream()
         parts = stats.received
         started = streamed is not None and streamed.started
         finished = False
@@ -755,10 +735,10 @@ class ModelClient:
 
     def _parse_chunk(self, endpoint: _Endpoint, model_id: str, event: str) -> tuple[str, TokenUsage | None, str]:
         """(text, usage if reported, the finish reason or "") of one `chat.completion.chunk`."""
-        if _json_too_deep(event):
+        if provider_answers.json_too_deep(event):
             raise ModelMalformedResponseError(model_id, f"a streamed chunk nests deeper than {MAX_JSON_DEPTH} levels")
         try:
-            data = _load_json(event)
+            data = provider_answers.load_json(event)
         except ValueError:
             raise ModelMalformedResponseError(
                 model_id, f"a streamed chunk is not JSON: {self._excerpt(event)}"
@@ -766,9 +746,9 @@ class ModelClient:
         if not isinstance(data, dict):
             raise ModelMalformedResponseError(model_id, "a streamed chunk is not a JSON object")
         if "error" in data:
-            message = self._excerpt(_error_message_of(data) or event)
+            message = self._excerpt(provider_answers.error_message_of(data) or event)
             raise ModelProviderError(model_id, f"provider {endpoint.provider!r} sent an error in its stream: {message}")
-        usage = _parse_usage(data["usage"]) if isinstance(data.get("usage"), dict) else None
+        usage = provider_answers.parse_usage(data["usage"]) if isinstance(data.get("usage"), dict) else None
         choices = data.get("choices")
         if not isinstance(choices, list):
             raise ModelMalformedResponseError(model_id, "a streamed chunk has no choices")
@@ -779,13 +759,18 @@ class ModelClient:
         if not isinstance(delta, dict):
             raise ModelMalformedResponseError(model_id, "a streamed chunk has no choices[0].delta")
         content = delta.get("content")
-        text = "" if content is None else _content_text(content)
+        text = "" if content is None else provider_answers.content_text(content)
         if text is None:
             raise ModelMalformedResponseError(model_id, "choices[0].delta.content of a streamed chunk is not text")
-        return clean_text(text), usage, _finish_reason_of(choice)
+        return clean_text(text), usage, provider_answers.finish_reason_of(choice)
 
     def _interpret(
-        self, endpoint: _Endpoint, model_id: str, response: httpx.Response, body: _Body, payload: dict[str, Any]
+        self,
+        endpoint: _Endpoint,
+        model_id: str,
+        response: httpx.Response,
+        body: provider_answers.Body,
+        payload: dict[str, Any],
     ) -> tuple[str, TokenUsage | None, str]:
         """Map an HTTP answer to a result (text, usage, finish reason), a refusal of a request field,
         a retryable failure or a final error."""
@@ -796,7 +781,7 @@ class ModelClient:
             return self._parse_completion(model_id, body.data)
         # An error status keeps its meaning whatever the body: quote its head, or say why there is none.
         detail = self._provider_message(body.data) if body.data or body.problem is None else f"({body.problem})"
-        retry_after = _retry_after_s(response) if status in (429, 503) else None
+        retry_after = provider_answers.retry_after_s(response) if status in (429, 503) else None
         if status == 429:
             message = f"rate limited by provider {endpoint.provider!r} (HTTP 429): {detail}"
             error: ModelError = ModelRateLimitedError(model_id, message, retry_after_s=retry_after)
@@ -813,23 +798,23 @@ class ModelClient:
     def _parse_completion(self, model_id: str, body: bytes) -> tuple[str, TokenUsage | None, str]:
         """Read `choices[0].message.content`, `usage` (None when absent) and the finish reason from a
         chat completion body."""
-        text = _decode_body(body)
-        if _json_too_deep(text):
+        text = provider_answers.decode_body(body)
+        if provider_answers.json_too_deep(text):
             raise ModelMalformedResponseError(model_id, f"response JSON nests deeper than {MAX_JSON_DEPTH} levels")
         try:
-            data = _load_json(text)
+            data = provider_answers.load_json(text)
         except ValueError:
             raise ModelMalformedResponseError(model_id, f"response is not JSON: {self._excerpt(text)}") from None
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise ModelMalformedResponseError(model_id, "response has no choices")
         message = choices[0].get("message")
-        content = _content_text(message.get("content")) if isinstance(message, dict) else None
+        content = provider_answers.content_text(message.get("content")) if isinstance(message, dict) else None
         if content is None:
             raise ModelMalformedResponseError(model_id, "choices[0].message.content is missing or not text")
         usage = data.get("usage")
-        reported = _parse_usage(usage) if isinstance(usage, dict) else None
-        return clean_text(content), reported, _finish_reason_of(choices[0])
+        reported = provider_answers.parse_usage(usage) if isinstance(usage, dict) else None
+        return clean_text(content), reported, provider_answers.finish_reason_of(choices[0])
 
     # --- helpers -------------------------------------------------------------------
 
@@ -893,12 +878,12 @@ class ModelClient:
 
     def _provider_message(self, body: bytes) -> str:
         """A short, redacted, single-line excerpt of the provider's error message."""
-        text = _decode_body(body)
+        text = provider_answers.decode_body(body)
         try:
-            data = None if _json_too_deep(text) else _load_json(text)
+            data = None if provider_answers.json_too_deep(text) else provider_answers.load_json(text)
         except ValueError:
             data = None
-        return self._excerpt(_error_message_of(data) or text) or "(empty body)"
+        return self._excerpt(provider_answers.error_message_of(data) or text) or "(empty body)"
 
     def _excerpt(self, text: str) -> str:
         """Key-redacted `text_safety.excerpt`: one clean line, safe for messages and logs.
@@ -964,215 +949,6 @@ def _configured_secrets(settings: Settings) -> list[str]:
 
 def _deadline_exceeded(model_id: str, timeout_s: float) -> ModelTimeoutError:
     return ModelTimeoutError(model_id, f"no answer within the {timeout_s:g}s deadline")
-
-
-def _retry_after_s(response: httpx.Response) -> float | None:
-    """The `Retry-After` header in its seconds form; the HTTP-date form is ignored."""
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    if not math.isfinite(seconds) or seconds < 0:
-        return None
-    return min(seconds, _MAX_RETRY_AFTER_S)
-
-
-def _error_message_of(data: Any) -> str | None:
-    """The message of the usual error shapes: {"error": {"message"}}, {"error": "..."}, {"message"}, {"detail"}."""
-    if not isinstance(data, dict):
-        return None
-    error = data.get("error")
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"]
-    if isinstance(error, str):
-        return error
-    for key in ("message", "detail"):
-        if isinstance(data.get(key), str):
-            return data[key]
-    return None
-
-
-def _content_text(content: Any) -> str | None:
-    """Message content as text: a string, or the joined "text" of a list of content parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)]
-        if parts or not content:
-            return "".join(parts)
-    return None
-
-
-def _parse_usage(usage: Any) -> TokenUsage:
-    """Token counts as reported; missing or invalid counts (not an integer in 0..2^31-1) are 0,
-    a missing total is the sum (capped)."""
-    if not isinstance(usage, dict):
-        return TokenUsage()
-
-    def count(key: str) -> int | None:
-        value = usage.get(key)
-        valid = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT
-        return value if valid else None
-
-    prompt = count("prompt_tokens") or 0
-    completion = count("completion_tokens") or 0
-    total = count("total_tokens")
-    if total is None:
-        total = min(prompt + completion, MAX_TOKEN_COUNT)
-    # OpenAI reports prompt-cache hits as prompt_tokens_details.cached_tokens.
-    details = usage.get("prompt_tokens_details")
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    if not (isinstance(cached, int) and not isinstance(cached, bool) and 0 <= cached <= prompt):
-        cached = 0
-    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total, cached_tokens=cached)
-
-
-# --- reading untrusted bodies ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Body:
-    """What was read of a response body; `problem` says why it is unusable (then `data` is its head)."""
-
-    data: bytes
-    problem: str | None = None
-
-
-async def _read_body(response: httpx.Response) -> _Body:
-    """The decoded body, at most MAX_RESPONSE_BYTES of it; a bad Content-Encoding is a problem, not an error."""
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        async for chunk in response.aiter_bytes():
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_RESPONSE_BYTES:
-                head = b"".join(chunks)[:4096]
-                return _Body(head, f"a body larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
-    except httpx.DecodingError:
-        encoding = excerpt(response.headers.get("content-encoding", "none"), 40)
-        return _Body(b"", f"a body that cannot be decoded (Content-Encoding: {encoding})")
-    return _Body(b"".join(chunks))
-
-
-def _is_event_stream(response: httpx.Response) -> bool:
-    """A successful answer in server-sent events (anything else is read as a whole body)."""
-    content_type = response.headers.get("content-type", "")
-    return 200 <= response.status_code < 300 and content_type.split(";")[0].strip().lower() == "text/event-stream"
-
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-class _EventStream:
-    """Server-sent events from bytes as they arrive: the `data` of each complete event.
-
-    UTF-8 decoded incrementally (invalid bytes become U+FFFD), lines split at CRLF, CR or
-    LF (a CR at the end of one read may pair with an LF at the start of the next), `data:`
-    lines of one event joined with LF, comments and other fields ignored. Linear in the
-    input: an unfinished line is kept as a list of parts until its line break arrives.
-    """
-
-    def __init__(self) -> None:
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._line: list[str] = []
-        self._data: list[str] = []
-        self._after_cr = False
-
-    def feed(self, raw: bytes) -> list[str]:
-        text = self._decoder.decode(raw)
-        if self._after_cr and text.startswith("\n"):
-            text = text[1:]
-        if text:
-            self._after_cr = text.endswith("\r")
-        events: list[str] = []
-        *complete, rest = _LINE_BREAK.split(text)
-        for part in complete:
-            self._line.append(part)
-            line = "".join(self._line)
-            self._line = []
-            if not line:
-                if self._data:
-                    events.append("\n".join(self._data))
-                    self._data = []
-            elif line.startswith("data:"):
-                value = line[5:]
-                self._data.append(value[1:] if value.startswith(" ") else value)
-        if rest:
-            self._line.append(rest)
-        return events
-
-
-def _decode_body(body: bytes) -> str:
-    """JSON text as RFC 8259 reads it: UTF-8 (or UTF-16/32, detected), invalid bytes as U+FFFD."""
-    return body.decode(json.detect_encoding(body), errors="replace")
-
-
-def _load_json(text: str) -> Any:
-    """`json.loads`, tolerant of raw control characters in strings; over-long integers parse as None.
-
-    Call only after `_json_too_deep(text)` said no. Raises ValueError when the text is not JSON.
-    """
-    return json.loads(text, strict=False, parse_int=_bounded_int)
-
-
-def _bounded_int(digits: str) -> int | None:
-    # int() of thousands of digits is slow (and refused past 4300); no count needs more than 18.
-    return int(digits) if len(digits.lstrip("-")) <= 18 else None
-
-
-# A backslash escape, and a string literal once escapes are gone.
-_JSON_ESCAPE = re.compile(r"\\.", re.S)
-_JSON_STRING = re.compile(r'"[^"]*"')
-_AS_SQUARE = bytes.maketrans(b"{}", b"[]")
-_NOT_BRACKET = bytes(set(range(256)) - set(b"[]{}"))
-_BRACKET_STEP = [0] * 256
-_BRACKET_STEP[ord("[")] = 1
-_BRACKET_STEP[ord("]")] = -1
-_DEPTH_CHUNK = 1 << 20
-
-
-def _json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Whether JSON `text` nests more than `limit` arrays/objects deep, found in linear time.
-
-    Escapes are dropped first so that no string literal can contain a quote, then string
-    literals (so their brackets do not count), then everything but brackets; the depth
-    is the highest running sum of +1 per opening and -1 per closing bracket. Text that is
-    not JSON may be misjudged, but never so that `json.loads` could recurse deeper than
-    `limit` before it fails.
-    """
-    if text.count("[") + text.count("{") <= limit:  # the usual case: too few brackets to nest deep
-        return False
-    structure = _JSON_STRING.sub("", _JSON_ESCAPE.sub("", text)).encode("utf-8", "replace")
-    brackets = structure.translate(_AS_SQUARE, _NOT_BRACKET)
-    # Dropping the innermost empty pairs lowers the depth by at most one and makes wide, flat
-    # arrays tiny, so the running sum is usually taken over a few brackets only.
-    depth = _max_depth(brackets.replace(b"[]", b""), limit)
-    if depth != limit:
-        return depth > limit
-    return _max_depth(brackets, limit) > limit
-
-
-def _max_depth(brackets: bytes, limit: int) -> int:
-    """The highest running sum of the brackets, or the first one above `limit` (computed in C, by chunks)."""
-    depth = peak = 0
-    for start in range(0, len(brackets), _DEPTH_CHUNK):
-        steps = map(_BRACKET_STEP.__getitem__, brackets[start : start + _DEPTH_CHUNK])
-        running = list(accumulate(steps, initial=depth))
-        peak = max(peak, max(running))
-        if peak > limit:
-            return peak
-        depth = running[-1]
-    return peak
-
-
-def _finish_reason_of(choice: Any) -> str:
-    """A choice's finish reason: a short word, or "" when absent or odd."""
-    reason = choice.get("finish_reason") if isinstance(choice, dict) else None
-    return excerpt(reason, 32) if isinstance(reason, str) and reason else ""
 
 
 def _refused_field(body: bytes, payload: dict[str, Any]) -> str | None:
