@@ -18,8 +18,7 @@ from sqlalchemy import create_engine, text
 
 from factcheck_gateway.store import StageStore, upgrade_database
 from factcheck_gateway.store.migrate import alembic_config
-from factcheck_gateway.store.stage_store import (
-    ANY_TENANT,
+from factcheck_gateway.store.records import (
     LEASE_CANCEL_REQUESTED,
     LEASE_ENDED,
     LEASE_HELD,
@@ -31,6 +30,7 @@ from factcheck_gateway.store.stage_store import (
     StageRow,
     StoredEvent,
 )
+from factcheck_gateway.store.stage_store import ANY_TENANT
 
 
 @pytest.fixture

@@ -35,9 +35,9 @@ from factcheck_gateway.knowledge.retrieval import Retriever
 from factcheck_gateway.mode_dispatch import load_result
 from factcheck_gateway.runs.concurrency_limit import RunLimit, busy_message, tenant_busy_message
 from factcheck_gateway.store import ANY_TENANT, StageStore, upgrade_database
+from factcheck_gateway.store.engine import create_db_engine
 from factcheck_gateway.store.migrate import alembic_config
 from factcheck_gateway.store.models import JSON_DOCUMENT, UTCDateTime
-from factcheck_gateway.store.stage_store import create_db_engine
 from tests.conftest import CONTENT, content_request, kinds, payload, suite_environment
 from tests.processes import ROOT, start_service, start_suite
 from tests.test_limits import RpcContextStub, as_context

@@ -20,7 +20,8 @@ from factcheck_gateway.request_validation import (
     storable,
 )
 from factcheck_gateway.store.ledger_queries import LedgerStore
-from factcheck_gateway.store.stage_store import MessageRecord, StageStore
+from factcheck_gateway.store.records import MessageRecord
+from factcheck_gateway.store.stage_store import StageStore
 from factcheck_gateway.stored_results import status_proto, timestamp
 
 

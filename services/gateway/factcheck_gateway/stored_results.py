@@ -13,7 +13,7 @@ from typing import cast
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from factcheck.v1 import factcheck_pb2
-from factcheck_gateway.store.stage_store import StageRecord
+from factcheck_gateway.store.records import StageRecord
 
 UNKNOWN_MODEL = "unknown"
 

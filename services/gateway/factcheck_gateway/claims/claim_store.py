@@ -24,7 +24,7 @@ from factcheck_gateway.store.models import (
     NumericClaimRow,
     VerificationSummaryRow,
 )
-from factcheck_gateway.store.stage_store import InvalidPageToken, newest_first_page
+from factcheck_gateway.store.paging import InvalidPageToken, newest_first_page
 from factcheck_gateway.stored_results import timestamp
 
 TIER_PROTOS = {

@@ -25,7 +25,7 @@ from factcheck_gateway.store.models import (
     VerificationSummaryRow,
     utc_now,
 )
-from factcheck_gateway.store.stage_store import storable
+from factcheck_gateway.store.records import storable
 
 _NAMESPACE = uuid.UUID("6f1c1c2e-9a43-4c0e-9d55-3c2f1b7d0a17")
 

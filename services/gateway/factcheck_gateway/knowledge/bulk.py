@@ -38,7 +38,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.passage_store import SourceDocument
 from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage, utc_now
-from factcheck_gateway.store.stage_store import storable
+from factcheck_gateway.store.records import storable
 
 BATCH_DOCUMENTS = 2_000
 _FTS_INSERT_TRIGGER = "kb_passages_fts_insert"

@@ -27,7 +27,8 @@ from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.ranking import BM25, idf
 from factcheck_gateway.knowledge.tokens import search_terms
 from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage
-from factcheck_gateway.store.stage_store import newest_first_page, storable
+from factcheck_gateway.store.paging import newest_first_page
+from factcheck_gateway.store.records import storable
 
 # Full-text queries are ORs of a claim's terms; very long queries only slow the index down.
 MAX_QUERY_TERMS = 32

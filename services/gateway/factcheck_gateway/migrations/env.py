@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from alembic import context
 
+from factcheck_gateway.store.engine import create_db_engine
 from factcheck_gateway.store.models import Base, include_in_schema_comparison
-from factcheck_gateway.store.stage_store import create_db_engine
 
 target_metadata = Base.metadata
 

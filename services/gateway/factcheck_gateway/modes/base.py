@@ -14,7 +14,7 @@ from factcheck.v1 import factcheck_pb2
 from factcheck_gateway.request_validation import RunBasics
 from factcheck_gateway.runs.plan import Plan
 from factcheck_gateway.runs.run import Run, Step
-from factcheck_gateway.store.stage_store import MessageRecord, StageRecord
+from factcheck_gateway.store.records import MessageRecord, StageRecord
 
 PlanT = TypeVar("PlanT", bound=Plan)
 RunT = TypeVar("RunT", bound=Run)

@@ -29,7 +29,9 @@ from factcheck_gateway.store.models import (
     RunEvent,
     utc_now,
 )
-from factcheck_gateway.store.stage_store import EVENTS_CHANNEL, StageRow, _stage_values, newest_first_page, storable
+from factcheck_gateway.store.paging import newest_first_page
+from factcheck_gateway.store.records import StageRow, storable
+from factcheck_gateway.store.stage_store import EVENTS_CHANNEL, _stage_values
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from factcheck.kit.errors import Aborted, InvalidArgument, Reason, Unavailable, check_argument
 from factcheck.text.text_safety import excerpt, has_unsafe_characters
-from factcheck_gateway.store.stage_store import InvalidPageToken, decode_page_token
+from factcheck_gateway.store.paging import InvalidPageToken, decode_page_token
 
 log = logging.getLogger("factcheck.gateway")
 

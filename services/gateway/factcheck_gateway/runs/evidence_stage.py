@@ -13,7 +13,7 @@ from factcheck_gateway.knowledge.passage_store import SourceDocument
 from factcheck_gateway.knowledge.retrieval import Evidence
 from factcheck_gateway.runs.run import Run, stored_data
 from factcheck_gateway.store import ROLE_RETRIEVER
-from factcheck_gateway.store.stage_store import StageRecord
+from factcheck_gateway.store.records import StageRecord
 
 
 async def has_evidence(run: Run, sources: Sequence[SourceDocument], use_store: bool) -> bool:

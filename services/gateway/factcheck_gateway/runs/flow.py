@@ -12,7 +12,7 @@ from factcheck.v1 import factcheck_pb2
 from factcheck_gateway.ledger.budget import BudgetExceeded
 from factcheck_gateway.runs.run import CANCELLED_BY_CALLER, Run, RunFailed, stage_failure
 from factcheck_gateway.store import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, STATUS_PARTIAL
-from factcheck_gateway.store.stage_store import FinalState, LeaseLost, RunCommit, StoredEvent
+from factcheck_gateway.store.records import FinalState, LeaseLost, RunCommit, StoredEvent
 from factcheck_gateway.stored_results import status_proto
 
 log = logging.getLogger("factcheck.gateway.run")

@@ -43,17 +43,16 @@ from factcheck_gateway.runs.run import CANCELLED_BY_CALLER, Downstream, Run, Run
 from factcheck_gateway.runs.watch import EventHub
 from factcheck_gateway.store import STATUS_CANCELLED, STATUS_FAILED
 from factcheck_gateway.store.ledger_queries import LedgerStore
-from factcheck_gateway.store.stage_store import (
-    ANY_TENANT,
+from factcheck_gateway.store.records import (
     LEASE_CANCEL_REQUESTED,
     LEASE_ENDED,
     LEASE_LOST,
     FinalState,
     LeaseLost,
     MessageRecord,
-    StageStore,
     StoredEvent,
 )
+from factcheck_gateway.store.stage_store import ANY_TENANT, StageStore
 from factcheck_gateway.store.writer import StoreWriter
 
 log = logging.getLogger("factcheck.gateway.runs")

@@ -31,7 +31,7 @@ from factcheck_gateway.ledger.run_ledger import RunLedger
 from factcheck_gateway.runs.events import RunEvents
 from factcheck_gateway.runs.plan import Plan
 from factcheck_gateway.store import StageStore
-from factcheck_gateway.store.stage_store import (
+from factcheck_gateway.store.records import (
     LEASE_CANCEL_REQUESTED,
     LEASE_HELD,
     LeaseLost,

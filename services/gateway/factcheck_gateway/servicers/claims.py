@@ -17,7 +17,7 @@ from factcheck.kit.security.tenants import caller_tenant
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2
 from factcheck_gateway.claims.claim_store import ClaimFilter, ClaimsStore
 from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
-from factcheck_gateway.store.stage_store import InvalidPageToken
+from factcheck_gateway.store.paging import InvalidPageToken
 
 CLAIMS_UNAVAILABLE = "The claims store is unavailable. Try again shortly."
 TIER_NAMES = {

@@ -48,14 +48,8 @@ from factcheck_gateway.runs.registry import RunRegistry
 from factcheck_gateway.runs.run import CANCELLED_BY_CALLER
 from factcheck_gateway.runs.run import Run as ModeRun
 from factcheck_gateway.runs.watch import EventHub, watch_events
-from factcheck_gateway.store.stage_store import (
-    ANY_TENANT,
-    MessageRecord,
-    NewRun,
-    RequestIdTaken,
-    StageStore,
-    new_run_row,
-)
+from factcheck_gateway.store.records import MessageRecord, NewRun, RequestIdTaken, new_run_row
+from factcheck_gateway.store.stage_store import ANY_TENANT, StageStore
 from factcheck_gateway.stored_results import status_proto
 
 log = logging.getLogger("factcheck.gateway")

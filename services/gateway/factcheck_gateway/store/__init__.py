@@ -20,7 +20,8 @@ from factcheck_gateway.store.models import (
     VERIFY_PREFIX,
     verify_stage,
 )
-from factcheck_gateway.store.stage_store import ANY_TENANT, MessageRecord, StageRecord, StageStore
+from factcheck_gateway.store.records import MessageRecord, StageRecord
+from factcheck_gateway.store.stage_store import ANY_TENANT, StageStore
 
 __all__ = [
     "ANY_TENANT",

@@ -17,7 +17,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, text
 
-from factcheck_gateway.store.stage_store import create_db_engine
+from factcheck_gateway.store.engine import create_db_engine
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 # Arbitrary constant shared by every gateway process ("factche" in ASCII).

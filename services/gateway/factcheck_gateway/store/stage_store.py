@@ -6,24 +6,19 @@ which keeps one simple code path for SQLite and PostgreSQL.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Engine, and_, bindparam, create_engine, event, func, insert, or_, select, text, update
-from sqlalchemy.engine import URL, CursorResult, make_url
+from sqlalchemy import bindparam, func, insert, or_, select, text, update
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.orm import sessionmaker
 
+from factcheck_gateway.store.engine import create_db_engine
 from factcheck_gateway.store.ledger_queries import upsert_cache_entries
 from factcheck_gateway.store.models import (
-    FINAL_STATUSES,
     STATUS_RUNNING,
     STATUSES,
     DeliberationStage,
@@ -32,285 +27,28 @@ from factcheck_gateway.store.models import (
     RunEvent,
     utc_now,
 )
+from factcheck_gateway.store.paging import newest_first_page
+from factcheck_gateway.store.records import (
+    LEASE_CANCEL_REQUESTED,
+    LEASE_ENDED,
+    LEASE_HELD,
+    LEASE_LOST,
+    FinalState,
+    LeaseLost,
+    MessageRecord,
+    NewRun,
+    RequestIdTaken,
+    RunCommit,
+    StageRecord,
+    StageRow,
+    StoredEvent,
+    new_run_row,
+    storable,
+)
 
 # `get_message(..., tenant_id=ANY_TENANT)`: the gateway's own bookkeeping (e.g. resuming a run from
 # its stored row), never on behalf of a caller, who must only ever see its own tenant's rows.
 ANY_TENANT = None
-
-SQLITE_BUSY_TIMEOUT_MS = 5000
-# A migrating process waits for another one's whole upgrade (several DDL statements, slow
-# on a loaded machine), not just for one write: it gets far longer before "database is locked".
-SQLITE_MIGRATION_BUSY_TIMEOUT_MS = 60_000
-PG_CONNECT_TIMEOUT_S = 10
-PG_POOL_RECYCLE_S = 300
-
-
-@dataclass(frozen=True)
-class MessageRecord:
-    id: str
-    tenant_id: str
-    conversation_id: str
-    question: str
-    request_config: dict[str, Any]
-    status: str
-    title: str | None
-    created_at: datetime
-    updated_at: datetime
-    request_id: str | None = None
-    request_sha256: str | None = None
-    request_proto: bytes | None = None
-    lease_owner: str | None = None
-    lease_expires_at: datetime | None = None
-    resume_count: int = 0
-    last_seq: int = 0
-    cancel_requested: bool = False
-    error_message: str | None = None
-    failures: tuple[dict[str, Any], ...] = ()
-
-    @property
-    def finished(self) -> bool:
-        return self.status in FINAL_STATUSES
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    """One stored FactCheckEvent (payload: the serialized protobuf)."""
-
-    seq: int
-    event_type: str
-    payload: bytes
-
-
-@dataclass(frozen=True)
-class StageRow:
-    """A stage row to store (the spec's columns but id and created_at)."""
-
-    stage_type: str
-    stage_order: int
-    model: str | None
-    role: str
-    content: str | None
-    parsed_data: dict[str, Any]
-    response_time_ms: int | None
-
-
-@dataclass(frozen=True)
-class FinalState:
-    """What ends a run: its status, and for a failed or cancelled run why."""
-
-    status: str
-    error_message: str | None = None
-    failures: tuple[dict[str, Any], ...] = ()
-
-
-@dataclass(frozen=True)
-class NewRun:
-    """A new run's messages row (see `new_run_row`), to insert in a group commit."""
-
-    row: dict[str, Any]
-
-
-def new_run_row(
-    message_id: str,
-    conversation_id: str,
-    question: str,
-    request_config: dict,
-    *,
-    tenant_id: str,
-    request_id: str | None = None,
-    request_sha256: str | None = None,
-    request_proto: bytes | None = None,
-    lease_owner: str | None = None,
-    lease_s: float = 0.0,
-) -> dict[str, Any]:
-    """The messages row of a new RUNNING run; with `lease_owner`, leased to that gateway for `lease_s`."""
-    now = utc_now()
-    return {
-        "id": message_id,
-        "tenant_id": tenant_id,
-        "conversation_id": storable(conversation_id),
-        "question": storable(question),
-        "request_config": storable(request_config),
-        "status": STATUS_RUNNING,
-        "created_at": now,
-        "updated_at": now,
-        "request_id": request_id,
-        "request_sha256": request_sha256,
-        "request_proto": request_proto,
-        "lease_owner": lease_owner,
-        "lease_expires_at": now + timedelta(seconds=lease_s) if lease_owner else None,
-        "resume_count": 0,
-        "last_seq": 0,
-        "cancel_requested": False,
-    }
-
-
-@dataclass(frozen=True)
-class RunCommit:
-    """What one run stores in one go: its next events, with the stage row, title or final state they report."""
-
-    message_id: str
-    owner: str
-    lease_s: float
-    events: tuple[StoredEvent, ...] = ()
-    stage: StageRow | None = None
-    title: str | None = None
-    final: FinalState | None = None
-    # Other rows the events report (claim-level citations: services/gateway/factcheck_gateway/claims/writes.py): each has
-    # `apply(connection)`, run in the same transaction once the fence has passed.
-    rows: tuple[Any, ...] = ()
-    # Ledger rows of the run's model calls since its previous commit (model_calls columns, created_at aside).
-    model_calls: tuple[dict[str, Any], ...] = ()
-    # Verification-cache entries the run paid for (model_cache columns, created_at aside).
-    cache_entries: tuple[dict[str, Any], ...] = ()
-
-
-# What a gateway finds about a run it executes (`StageStore.check_lease`, `StageStore.lease_states`).
-LEASE_HELD, LEASE_LOST, LEASE_ENDED, LEASE_CANCEL_REQUESTED = "held", "lost", "ended", "cancel_requested"
-
-
-class LeaseLost(Exception):
-    """The run is no longer this gateway's to write (another one resumed it, or it has ended)."""
-
-
-class RequestIdTaken(Exception):
-    """A run with this request_id exists already (its message id is `message_id`)."""
-
-    def __init__(self, message_id: str) -> None:
-        super().__init__(message_id)
-        self.message_id = message_id
-
-
-@dataclass(frozen=True)
-class StageRecord:
-    id: str
-    message_id: str
-    stage_type: str
-    stage_order: int
-    model: str | None
-    role: str
-    content: str | None
-    parsed_data: dict[str, Any]
-    response_time_ms: int | None
-    created_at: datetime
-
-
-# --- engine -------------------------------------------------------------------------------------------
-
-
-def create_db_engine(database_url: str, *, immediate_transactions: bool = False) -> Engine:
-    """An engine tuned per backend: SQLite pragmas, or PostgreSQL connection recycling and a connect timeout.
-
-    No pre-ping (a `SELECT 1` before every checkout, ~16 per run): connections are recycled
-    after PG_POOL_RECYCLE_S instead, and a write that meets a connection the server dropped
-    fails like any outage, and is retried (runs) or answered UNAVAILABLE (reads).
-
-    `immediate_transactions` (SQLite only) makes every transaction BEGIN IMMEDIATE, so
-    a writer takes the lock up front; migrations use it to serialise concurrent starts.
-    """
-    url = make_url(database_url)
-    if url.get_backend_name() == "sqlite":
-        return _sqlite_engine(url, immediate_transactions)
-    connect_args = {}
-    if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
-        connect_args["connect_timeout"] = PG_CONNECT_TIMEOUT_S
-    return create_engine(url, pool_recycle=PG_POOL_RECYCLE_S, connect_args=connect_args)
-
-
-def _sqlite_engine(url: URL, immediate_transactions: bool) -> Engine:
-    in_memory = url.database in (None, "", ":memory:")
-    options: dict[str, Any] = {}
-    if in_memory:  # One shared connection, or every pooled connection would see its own empty database.
-        options = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
-    engine = create_engine(url, **options)
-
-    @event.listens_for(engine, "connect")
-    def _set_pragmas(dbapi_connection, _record) -> None:
-        if immediate_transactions:
-            dbapi_connection.isolation_level = None  # We issue BEGIN ourselves (see below).
-        cursor = dbapi_connection.cursor()
-        busy_timeout = SQLITE_MIGRATION_BUSY_TIMEOUT_MS if immediate_transactions else SQLITE_BUSY_TIMEOUT_MS
-        cursor.execute(f"PRAGMA busy_timeout={busy_timeout}")
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.close()
-
-    if immediate_transactions:
-
-        @event.listens_for(engine, "begin")
-        def _begin_immediate(connection) -> None:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
-
-    return engine
-
-
-# --- text the databases accept --------------------------------------------------------------------------
-
-# PostgreSQL text and JSONB cannot hold NUL; untrusted content and model output can.
-# U+FFFD is one character too, so every offset computed on the original text stays valid.
-_NUL, _REPLACEMENT = "\x00", "\ufffd"
-
-
-def storable(value: Any) -> Any:
-    """The value with NUL characters replaced in every string, however deeply nested."""
-    if isinstance(value, str):
-        return value.replace(_NUL, _REPLACEMENT) if _NUL in value else value
-    if isinstance(value, dict):
-        return {storable(k): storable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [storable(v) for v in value]
-    return value
-
-
-# --- page tokens --------------------------------------------------------------------------------------
-
-
-def encode_page_token(created_at: datetime, message_id: str) -> str:
-    """Opaque, url-safe position after which the next page starts."""
-    raw = json.dumps([created_at.isoformat(), message_id]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-class InvalidPageToken(ValueError):
-    """A page token this store did not make (or could not have made)."""
-
-
-MAX_PAGE_TOKEN_CHARS = 1_000
-INVALID_PAGE_TOKEN = "invalid page token: pass the next_page_token of a previous page"
-
-
-def decode_page_token(token: str) -> tuple[datetime, str]:
-    """(created_at in UTC, row id) of a token; InvalidPageToken for anything else, whatever its bytes."""
-    if len(token) > MAX_PAGE_TOKEN_CHARS:
-        raise InvalidPageToken(INVALID_PAGE_TOKEN)
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        created, row_id = json.loads(raw)
-        parsed = datetime.fromisoformat(created)
-        # In UTC, as stored; OverflowError when the offset moves it past year 1 or 9999.
-        created_at = parsed.astimezone(timezone.utc) if parsed.tzinfo is not None else None
-    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError, RecursionError, OverflowError) as exc:
-        raise InvalidPageToken(INVALID_PAGE_TOKEN) from exc
-    if created_at is None or not isinstance(row_id, str) or not 0 < len(row_id) <= 255 or "\x00" in row_id:
-        raise InvalidPageToken(INVALID_PAGE_TOKEN)
-    return created_at, row_id
-
-
-def newest_first_page(
-    session: Session, model: Any, page_size: int, page_token: str | None, *conditions: Any
-) -> tuple[list, str | None]:
-    """One page of `model` rows (which have created_at and id) that meet `conditions` (e.g. one
-    tenant's), newest first, keyset-paged on (created_at, id)."""
-    if page_size < 1:
-        raise ValueError(f"page_size must be at least 1, got {page_size}")
-    query = select(model).where(*conditions).order_by(model.created_at.desc(), model.id.desc()).limit(page_size + 1)
-    if page_token:
-        created_at, row_id = decode_page_token(page_token)
-        query = query.where(or_(model.created_at < created_at, and_(model.created_at == created_at, model.id < row_id)))
-    rows = session.scalars(query).all()
-    page = list(rows[:page_size])
-    next_token = encode_page_token(page[-1].created_at, page[-1].id) if len(rows) > page_size else None
-    return page, next_token
 
 
 # --- the store ----------------------------------------------------------------------------------------

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
 
-from factcheck_gateway.store.stage_store import NewRun, RunCommit, StageStore
+from factcheck_gateway.store.records import NewRun, RunCommit
+from factcheck_gateway.store.stage_store import StageStore
 
 log = logging.getLogger("factcheck.gateway.store")
 

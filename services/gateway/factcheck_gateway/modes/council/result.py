@@ -8,7 +8,7 @@ from factcheck_gateway.modes.council.aggregate import AggregateResponse, compute
 from factcheck_gateway.modes.council.checks import stored_check
 from factcheck_gateway.modes.council.stages import COUNCIL_CHECK_PREFIX, RESPOND_PREFIX, STAGE_SYNTHESIS
 from factcheck_gateway.runs.run import stored_data
-from factcheck_gateway.store.stage_store import MessageRecord, StageRecord
+from factcheck_gateway.store.records import MessageRecord, StageRecord
 from factcheck_gateway.stored_results import find_stage
 
 

@@ -10,7 +10,7 @@ from factcheck_gateway.modes.entailment.plan import items_from, run_config_from
 from factcheck_gateway.modes.entailment.stages import AGENT_BY_KEY, FINAL, parse_stage
 from factcheck_gateway.modes.entailment.steps import ItemResult, summary_of
 from factcheck_gateway.runs.run import stored_data
-from factcheck_gateway.store.stage_store import MessageRecord, StageRecord
+from factcheck_gateway.store.records import MessageRecord, StageRecord
 
 
 def fill_entailment_result(

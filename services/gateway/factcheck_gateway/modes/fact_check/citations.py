@@ -37,7 +37,7 @@ from factcheck_gateway.claims.tiers import CONTRADICTED, PARTIAL, SUPPORTED, UNS
 from factcheck_gateway.claims.writes import RowWrites, stable_id
 from factcheck_gateway.modes.fact_check.state import FactCheckRun
 from factcheck_gateway.runs.run import rpc_error_text, rpc_failure, stored_data
-from factcheck_gateway.store.stage_store import StageRow
+from factcheck_gateway.store.records import StageRow
 
 log = logging.getLogger("factcheck.gateway.citations")
 

@@ -23,7 +23,7 @@ from factcheck_gateway.store.models import (
     STAGE_RETRIEVE,
     VERIFY_PREFIX,
 )
-from factcheck_gateway.store.stage_store import MessageRecord, StageRecord
+from factcheck_gateway.store.records import MessageRecord, StageRecord
 from factcheck_gateway.stored_results import UNKNOWN_MODEL, find_stage, model_of, response_time_of
 
 

@@ -19,7 +19,7 @@ from factcheck_gateway.modes.fact_check import cache, citations
 from factcheck_gateway.modes.fact_check.state import CheckerOutcome, FactCheckRun
 from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
 from factcheck_gateway.store import ROLE_CHECKER, verify_stage
-from factcheck_gateway.store.stage_store import StageRecord
+from factcheck_gateway.store.records import StageRecord
 
 log = logging.getLogger("factcheck.gateway.fact_check")
 
