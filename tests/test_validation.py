@@ -8,7 +8,7 @@ from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.kit.settings import Settings
 from factcheck.v1 import common_pb2, factcheck_pb2
 from factcheck_gateway.mode_dispatch import validate_run_request
-from factcheck_gateway.modes.fact_check.plan import BIAS_WARNING
+from factcheck_gateway.modes.fact_check.plan import BIAS_WARNING, RunPlan
 from factcheck_gateway.request_validation import ValidationError
 
 SETTINGS = Settings(
@@ -20,13 +20,20 @@ SETTINGS = Settings(
 )
 
 
+def fact_check_plan(message: factcheck_pb2.RunRequest, settings: Settings, *, tenant_id: str) -> RunPlan:
+    """The plan of a fact-check request (the dispatch returns any mode's plan)."""
+    plan = validate_run_request(message, settings, tenant_id=tenant_id)
+    assert isinstance(plan, RunPlan)
+    return plan
+
+
 def request(question="Check this", mode=factcheck_pb2.MODE_FACT_CHECK, **config):
     """A RunRequest that always carries a mode_config (possibly empty)."""
     return factcheck_pb2.RunRequest(question=question, mode=mode, mode_config=factcheck_pb2.FactCheckConfig(**config))
 
 
 def test_content_to_check_with_defaults():
-    plan = validate_run_request(request(content_to_check="Water boils at 100 C."), SETTINGS, tenant_id=DEFAULT_TENANT)
+    plan = fact_check_plan(request(content_to_check="Water boils at 100 C."), SETTINGS, tenant_id=DEFAULT_TENANT)
     assert plan.content_to_check == "Water boils at 100 C." and not plan.generates
     assert (plan.extractor_model, plan.checker_models, plan.reporter_model) == (
         "local/extractor",
@@ -38,7 +45,7 @@ def test_content_to_check_with_defaults():
 
 
 def test_no_mode_config_generates_with_the_default_generator():
-    plan = validate_run_request(
+    plan = fact_check_plan(
         factcheck_pb2.RunRequest(question="Why is the sky blue?", mode=factcheck_pb2.MODE_FACT_CHECK),
         SETTINGS,
         tenant_id=DEFAULT_TENANT,
@@ -47,13 +54,13 @@ def test_no_mode_config_generates_with_the_default_generator():
 
 
 def test_bias_warning_when_the_generator_also_checks():
-    plan = validate_run_request(
+    plan = fact_check_plan(
         request(generator_model="openai/o3", checker_models=["openai/o3", "google/gemini-2.5-pro"]),
         SETTINGS,
         tenant_id=DEFAULT_TENANT,
     )
     assert plan.bias_warning == BIAS_WARNING
-    plan = validate_run_request(
+    plan = fact_check_plan(
         request(content_to_check="text", generator_model="openai/o3", checker_models=["openai/o3"]),
         SETTINGS,
         tenant_id=DEFAULT_TENANT,
@@ -62,7 +69,7 @@ def test_bias_warning_when_the_generator_also_checks():
 
 
 def test_request_config_is_what_gets_stored():
-    plan = validate_run_request(
+    plan = fact_check_plan(
         request(content_to_check="text", max_content_length=500, timeout_ms=30_000), SETTINGS, tenant_id=DEFAULT_TENANT
     )
     assert plan.request_config() == {
@@ -82,10 +89,10 @@ def test_request_config_is_what_gets_stored():
 
 def test_pipelined_is_opt_in_and_stored_only_when_chosen():
     settings = Settings(**{**SETTINGS.model_dump(), "pipelined_batch_claims": 3, "pipelined_batches_in_flight": 4})
-    plan = validate_run_request(request(content_to_check="text", pipelined=True), settings, tenant_id=DEFAULT_TENANT)
+    plan = fact_check_plan(request(content_to_check="text", pipelined=True), settings, tenant_id=DEFAULT_TENANT)
     assert plan.pipelined and (plan.pipelined_batch_claims, plan.pipelined_batches_in_flight) == (3, 4)
     assert plan.request_config()["pipelined"] is True
-    plan = validate_run_request(request(content_to_check="text"), settings, tenant_id=DEFAULT_TENANT)
+    plan = fact_check_plan(request(content_to_check="text"), settings, tenant_id=DEFAULT_TENANT)
     assert not plan.pipelined and "pipelined" not in plan.request_config()
 
 
@@ -154,7 +161,7 @@ def _source(**fields) -> common_pb2.Source:
 
 
 def test_sources_become_documents_with_ids_and_are_stored_in_the_request():
-    plan = validate_run_request(
+    plan = fact_check_plan(
         request(
             content_to_check="x", sources=[_source(id="un", title="UN", authority=0.9), _source()], evidence_top_k=5
         ),

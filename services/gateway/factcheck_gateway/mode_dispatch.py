@@ -33,7 +33,7 @@ def mode_of(plan: Plan) -> Mode:
 # --- requests -----------------------------------------------------------------------------------------
 
 
-def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, *, tenant_id: str):
+def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, *, tenant_id: str) -> Plan:
     """Check a RunRequest of `tenant_id` and plan it with its mode; raises ValidationError with a readable message."""
     check(request.question.strip(), "question", "Question or content description is required")
     check(
