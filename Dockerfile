@@ -23,7 +23,7 @@ RUN pip install ./api
 # The shared library's dependencies first, so a code change does not reinstall them. No extra but traces
 # (otel: FACTCHECK_OTLP_ENDPOINT turns them on in any service); the services' own needs come with them.
 COPY pyproject.toml README.md ./
-RUN mkdir -p factcheck && touch factcheck/__init__.py \
+RUN mkdir -p factcheck \
     && pip install '.[otel]' \
     && pip uninstall -y factcheck
 # The source tree is the library: installed in place, every data file it ships (the local engines' data,
