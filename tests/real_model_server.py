@@ -36,6 +36,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -101,6 +103,8 @@ class Throttle:
 
     def __init__(self, pid: int, duty: float = 0.05, period_s: float = 0.1) -> None:
         self._pid, self._duty, self._period_s = pid, duty, period_s
+        # When the process got its full speed back (monotonic), once released.
+        self.released_at: float | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
@@ -124,6 +128,8 @@ class Throttle:
     def release(self) -> None:
         self._stop.set()
         self._thread.join()
+        if self.released_at is None:
+            self.released_at = time.monotonic()
 
     def __enter__(self) -> Throttle:
         return self
@@ -306,6 +312,9 @@ class RecordingProxy:
         self.upstream = urlsplit(upstream)
         self._lock = threading.Lock()
         self._calls: list[ProxiedCall] = []
+        # Set: requests go through; cleared by `hold_new_calls`, new chat completions wait at the proxy.
+        self._open = threading.Event()
+        self._open.set()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _ProxyHandler)
         self._server.daemon_threads = True
         self._server.proxy = self  # type: ignore[attr-defined]
@@ -331,6 +340,19 @@ class RecordingProxy:
     def calls_since(self, mark: int = 0) -> list[ProxiedCall]:
         with self._lock:
             return list(self._calls[mark:])
+
+    @contextmanager
+    def hold_new_calls(self) -> Iterator[None]:
+        """Chat completions that arrive meanwhile wait at the proxy, and go on to the server on leaving: what
+        the server does in between is the work of the calls already sent, and of nothing else."""
+        self._open.clear()
+        try:
+            yield
+        finally:
+            self._open.set()
+
+    def wait_until_open(self) -> None:
+        self._open.wait()
 
     def in_flight(self) -> list[ProxiedCall]:
         with self._lock:
@@ -364,6 +386,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             return
         body.setdefault("temperature", 0.0)
         body.setdefault("seed", SEED)
+        self.server.proxy.wait_until_open()  # type: ignore[attr-defined]
         call = self.server.proxy._new_call(body)  # type: ignore[attr-defined]
         self._forward(json.dumps(body).encode(), call)
 

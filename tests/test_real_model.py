@@ -496,12 +496,13 @@ async def _generating_call(
     raise AssertionError(f"no call ran {busy_s} s within {limit_s} s")
 
 
-def _question_request() -> factcheck_pb2.RunRequest:
-    # A generated answer: the longest call of a fact-check.
+def _question_request(**config: Any) -> factcheck_pb2.RunRequest:
+    # A generated answer: the longest call of a fact-check, from a short prompt (its prefill, which llama.cpp
+    # cannot interrupt, is over in a moment: the call is soon generating, token by token).
     return factcheck_pb2.RunRequest(
         question="Describe the history of the Eiffel Tower in detail.",
         mode=factcheck_pb2.MODE_FACT_CHECK,
-        mode_config=factcheck_pb2.FactCheckConfig(generator_model=MODEL, use_knowledge_store=False),
+        mode_config=factcheck_pb2.FactCheckConfig(generator_model=MODEL, use_knowledge_store=False, **config),
     )
 
 
@@ -545,18 +546,26 @@ async def _events_of(stream) -> list:
 
 
 async def test_timeout_stops_the_server(gateway, llama, proxy, database_url, mark):
-    # The shortest stage timeout (30 s) against the server slowed to a twentieth of its speed: the first
-    # call outlasts it whatever its output limit. Once the suite hangs up, the server gets its speed back
-    # and must stop within 2 s.
-    request = content_request(use_knowledge_store=False, timeout_ms=30_000)
+    # The shortest stage timeout (30 s) against the server slowed to a twentieth of its speed: the first call
+    # (the generator's, a short prompt: the timeout finds the server generating) outlasts it whatever its output
+    # limit. Once the suite hangs up, the server gets its speed back and must stop within 2 s. The calls the run
+    # makes next (extraction and title, on the question as content) wait at the proxy until then, so that the
+    # server's work is the abandoned call's alone.
+    request = _question_request(timeout_ms=30_000)
     with Throttle(llama.pid) as throttle:
         run_events = asyncio.ensure_future(_events_of(gateway.Run(request, timeout=RUN_TIMEOUT_S)))
         try:
-            call = await _abandoned_call(proxy, mark, limit_s=120)
+            first = await _generating_call(proxy, mark, busy_s=0.1)
+            with proxy.hold_new_calls():
+                call = await _abandoned_call(proxy, mark, limit_s=120)
+                throttle.release()
+                assert call is first and call.client_closed_at is not None, call.describe()
+                assert throttle.released_at is not None
+                # From the later of the hang-up and the release: until then the server runs at a twentieth of
+                # its speed, however promptly it reacts to the closed connection.
+                assert_stopped(llama, call, max(call.client_closed_at, throttle.released_at), "call's timeout")
         finally:
             throttle.release()
-    assert call.client_closed_at is not None
-    assert_stopped(llama, call, call.client_closed_at, "call's timeout")
     run = await finished(gateway, await run_events, database_url, proxy, mark)
     assert "timed out" in run.told().lower() or "deadline" in run.told().lower(), run.describe()
     assert_ledgered(run)
