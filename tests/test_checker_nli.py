@@ -19,7 +19,6 @@ from factcheck.engines import (
     checker,
     checker_lexical,
     checker_nli,
-    engine_revision,
     entailment,
     investigator,
     nli_judge,
@@ -281,9 +280,9 @@ async def test_embedded_engines_judged_by_the_model_are_keyed_by_its_revision():
     settings = Settings(model_base_url=None, model_api_key=None, model_providers={})
     async with ModelClient(settings) as client:
         for model_id in ("local/checker", "local/checker-nli", "local/entailment", "local/investigator"):
-            assert engine_revision(model_id) == client.engine_revision(model_id) == revision
+            assert client.engine_revision(model_id) == revision
         for model_id in ("local/checker-lexical", "local/extractor", "local/reporter", "openai/checker", "checker"):
-            assert engine_revision(model_id) == client.engine_revision(model_id) == ""
+            assert client.engine_revision(model_id) == ""
         with pytest.raises(ModelNotConfiguredError):
             client.engine_revision("local/no-such-engine")
 

@@ -32,7 +32,7 @@ import importlib
 from collections.abc import Iterator
 
 from factcheck.models.inputs import ModelInputs
-from factcheck.models.local import LOCAL_PREFIX, LocalEngine, LocalStreamEngine, register_local_engine
+from factcheck.models.local import LocalEngine, LocalStreamEngine, register_local_engine
 
 ENGINE_MODULES = {
     "generator": "generator",
@@ -78,13 +78,6 @@ def model_revision() -> str:
     from factcheck.engines import nli_model  # (hashes the model's files once; loads nothing)
 
     return nli_model.revision()
-
-
-def engine_revision(model_id: str) -> str:
-    """The revision a `local/` model id's engine registers (`model_revision` for the engines the model
-    judges for), "" for every other id."""
-    name = model_id.removeprefix(LOCAL_PREFIX)
-    return model_revision() if name != model_id and name in MODEL_JUDGED_ENGINES else ""
 
 
 for _name, _module in ENGINE_MODULES.items():
