@@ -28,7 +28,8 @@ bucket, settled with the reported usage (see `factcheck.models.limits`). A call 
 limits would hold past its deadline fails at once as rate limited.
 
 Observability: every call is counted in the Prometheus metrics (model, outcome, latency,
-tokens) and, when tracing is on, is a "model.complete" span of the current trace.
+tokens) and is a "model.complete" span of the current trace (OpenTelemetry's API: a span that
+records nothing unless tracing is on).
 
 Secrets: the API keys never appear in logs or error messages (provider excerpts are
 redacted); prompts are never logged, only their length.
@@ -82,6 +83,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from opentelemetry import trace
+from opentelemetry.trace import Status, StatusCode
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -93,7 +96,7 @@ from tenacity import (
 
 from factcheck.core.domain import Completion, TokenUsage
 from factcheck.core.prompt_versions import prompt_version_of
-from factcheck.kit.observability import metrics, tracing
+from factcheck.kit.observability import metrics
 from factcheck.kit.settings import MaxTokensField, Settings, StructuredOutputFormat, wire_model_name
 from factcheck.models import calls, output_limits, provider_answers
 from factcheck.models.errors import (
@@ -114,6 +117,8 @@ from factcheck.text.text_safety import clean_text, excerpt
 from factcheck.v1 import usage_pb2
 
 log = logging.getLogger("factcheck.models")
+# The API's tracer: its spans record nothing until tracing.setup installs the SDK.
+_tracer = trace.get_tracer("factcheck.models")
 
 _CHAT_PATH = "/chat/completions"
 _LOCAL_PROVIDER = LOCAL_PREFIX.rstrip("/")
@@ -364,7 +369,13 @@ class ModelClient:
         deadline = started + timeout_s
         stats = _CallStats()
         streamed = _Streamed(emit) if emit is not None else None
-        with tracing.span("model.complete", **{"gen_ai.request.model": model_id}) as span:
+        with _tracer.start_as_current_span(
+            "model.complete",
+            attributes={"gen_ai.request.model": model_id},
+            # A failed call's status is its ModelError's message, set below; a cancelled call is no error.
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
             try:
                 if model_id.startswith(LOCAL_PREFIX):
                     text, usage = await self._complete_local(model_id, prompt, inputs, deadline, stats, streamed)
@@ -375,7 +386,7 @@ class ModelClient:
                 stats.usage = usage
             except ModelError as exc:
                 stats.outcome = _outcome_of(exc)
-                span.set_error(exc.message)
+                span.set_status(Status(StatusCode.ERROR, exc.message))
                 _usage_so_far(prompt, stats)
                 raise
             except asyncio.CancelledError:
@@ -1055,7 +1066,7 @@ def _outcome_of(error: ModelError) -> str:
     return f"{type(error).__name__}({status})" if status is not None else type(error).__name__
 
 
-def _observe_call(span, model_id: str, stats: _CallStats, elapsed_s: float) -> None:
+def _observe_call(span: trace.Span, model_id: str, stats: _CallStats, elapsed_s: float) -> None:
     """The call in the metrics and on its span: outcome, latency, tokens."""
     metrics.record_model_call(model_id, stats.outcome, elapsed_s, stats.usage)
     span.set_attribute("factcheck.outcome", stats.outcome)
