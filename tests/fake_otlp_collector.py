@@ -18,6 +18,8 @@ class ReceivedSpan:
     span_id: str
     parent_span_id: str
     attributes: dict
+    # The attributes of the resource that sent it (service.name, OTEL_RESOURCE_ATTRIBUTES', the SDK's own).
+    resource: dict
 
 
 def _value(any_value):
@@ -58,6 +60,7 @@ class FakeCollector(trace_service_pb2_grpc.TraceServiceServicer):
                             span_id=span.span_id.hex(),
                             parent_span_id=span.parent_span_id.hex(),
                             attributes={a.key: _value(a.value) for a in span.attributes},
+                            resource=resource,
                         )
                     )
         with self._lock:

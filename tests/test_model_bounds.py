@@ -204,6 +204,18 @@ async def test_a_refusal_is_never_retried_with_backoff(server: FakeModelServer) 
     assert [form_of(r) for r in server.requests] == ["none"]
 
 
+async def test_a_refused_format_is_asked_again_at_once_whatever_the_backoff(server: FakeModelServer) -> None:
+    # llama.cpp refuses json_schema with an HTTP 500, a status that is otherwise retried after a backoff (here
+    # seconds): the simpler form goes out at once, and the refusal uses none of the retries.
+    server.script(MODEL, refuse_json_schema(reply('{"answer": "plain"}')))
+    settings = {"model_structured_outputs": True, "model_backoff_base_s": 20.0, "model_max_retries": 0}
+    async with client_for(server, **settings) as client:
+        completion = await client.complete(MODEL, "Answer in JSON", timeout_s=30, response_format=JSON_SCHEMA_FORMAT)
+    assert completion.text == '{"answer": "plain"}'
+    assert [form_of(r) for r in server.requests] == ["json_schema", "json_object_schema"]
+    assert server.requests[1].time - server.requests[0].time < 2.0
+
+
 async def test_a_refusal_of_stream_options_is_learnt_and_usage_estimated(server: FakeModelServer) -> None:
     server.script(MODEL, refuse_stream_options(reply("Hello there")))
     async with client_for(server) as client:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import re
 import socket
 import time
@@ -259,6 +260,55 @@ async def test_wait_past_the_deadline_gives_up_with_the_last_error(server: FakeM
     assert caught.value.status_code == 503
     assert time.monotonic() - started < 10  # not the 30 s Retry-After: generous, machines are noisy
     assert len(server.requests) == 1
+
+
+async def test_backoff_is_full_jitter_from_the_configured_base(server: FakeModelServer) -> None:
+    """Before the n-th retry the client waits uniform(0, base * 2^(n-1)): with the random generator seeded,
+    the waits between the requests are exactly the draws of that formula (plus the request's own time)."""
+    server.script(MODEL, fail(503), fail(500), fail(502), reply("ok"))
+    base = 0.15
+    saved = random.getstate()
+    try:
+        random.seed(20261127)
+        expected = [random.uniform(0, base * 2 ** (n - 1)) for n in (1, 2, 3)]
+        random.seed(20261127)
+        settings = make_settings(server.base_url, model_max_retries=3, model_backoff_base_s=base)
+        async with ModelClient(settings) as client:
+            assert (await client.complete(MODEL, "hi", timeout_s=10)).text == "ok"
+    finally:
+        random.setstate(saved)
+    times = [request.time for request in server.requests]
+    gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+    assert len(gaps) == 3
+    for gap, wait in zip(gaps, expected):
+        assert wait - 0.01 <= gap <= wait + 0.5, (gaps, expected)
+
+
+async def test_retry_after_replaces_the_jittered_backoff(server: FakeModelServer) -> None:
+    # A backoff base of 20 s would wait seconds; the provider's Retry-After: 0 is taken instead.
+    server.script(MODEL, fail(429, retry_after=0), fail(503, retry_after=0), reply("ok"))
+    started = time.monotonic()
+    async with ModelClient(make_settings(server.base_url, model_backoff_base_s=20.0)) as client:
+        assert (await client.complete(MODEL, "hi", timeout_s=30)).text == "ok"
+    assert len(server.requests) == 3
+    assert time.monotonic() - started < 5  # not the 20 s of a jittered wait: generous, machines are noisy
+
+
+async def test_a_jittered_wait_past_the_deadline_ends_the_call_at_once(server: FakeModelServer) -> None:
+    """The call's budget bounds the retries as well: a wait that would end past the deadline is not
+    started, the call fails with the last error."""
+    server.script(MODEL, fail(502))
+    saved = random.getstate()
+    try:
+        random.seed(3)  # the first wait, uniform(0, 30) (the ceiling is capped at 30 s), draws 7.1 s
+        started = time.monotonic()
+        async with ModelClient(make_settings(server.base_url, model_backoff_base_s=60.0)) as client:
+            with pytest.raises(ModelProviderError) as caught:
+                await client.complete(MODEL, "hi", timeout_s=3)
+    finally:
+        random.setstate(saved)
+    assert caught.value.status_code == 502
+    assert len(server.requests) == 1 and time.monotonic() - started < 2.5
 
 
 # --- timeouts and malformed answers --------------------------------------------------------

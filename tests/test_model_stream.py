@@ -4,6 +4,7 @@ same deadline, retry and error rules as `complete` (retries only before the firs
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import time
 from typing import Any, Iterator
@@ -19,7 +20,10 @@ from factcheck.models.errors import (
     ModelTimeoutError,
 )
 from factcheck.models.local import register_local_engine, unregister_local_engine
+from factcheck.models.provider_answers import MAX_RESPONSE_BYTES
+from factcheck.text.text_safety import clean_text
 from tests.fake_model_server import (
+    Behaviour,
     FakeModelServer,
     chunk_event,
     default_answer,
@@ -239,3 +243,57 @@ def test_stream_must_be_entered_before_iterating() -> None:
 
     with pytest.raises(RuntimeError, match="async with"):
         asyncio.run(iterate())
+
+
+# --- bounds on an event stream --------------------------------------------------------------------------
+
+
+def event_stream(body: bytes, *, headers: bytes = b"", charset: str = "") -> Behaviour:
+    """A 200 event stream of exactly `body` (its bytes as sent), ended by closing the connection."""
+    content_type = b"text/event-stream" + (f"; charset={charset}".encode() if charset else b"")
+    return raw_response(b"HTTP/1.1 200 OK\r\nContent-Type: " + content_type + b"\r\n" + headers + b"\r\n" + body)
+
+
+async def test_a_line_that_never_ends_counts_against_the_stream_bound(server: FakeModelServer) -> None:
+    # One data line longer than the bound: it fails as too big, not after reading all of it as one event.
+    body = b"data: " + b"x" * (MAX_RESPONSE_BYTES + 1024) + b"\n\ndata: [DONE]\n\n"
+    server.script(MODEL, event_stream(body))
+    async with client_for(server, model_max_retries=0) as client:
+        with pytest.raises(ModelMalformedResponseError, match="streamed more than 16 MiB"):
+            await client.complete(MODEL, "Say something", timeout_s=30)
+
+
+@pytest.mark.parametrize("extra", [0, 1], ids=["at-the-bound", "one-byte-over"])
+async def test_the_stream_bound_counts_decoded_bytes(server: FakeModelServer, extra: int) -> None:
+    """A gzip stream of a few kilobytes is bounded by what it decodes to: exactly MAX_RESPONSE_BYTES are
+    read (comments, an answer, [DONE] last), one byte more is a malformed answer."""
+    answer = f"data: {chunk_event(MODEL, 'ok', finish=True)}\n\ndata: [DONE]\n\n".encode()
+    padding = MAX_RESPONSE_BYTES + extra - len(answer)
+    comments = (b":" + b"p" * 1022 + b"\n") * (padding // 1024)
+    comments += b":" + b"p" * (padding - len(comments) - 2) + b"\n"
+    body = comments + answer
+    assert len(body) == MAX_RESPONSE_BYTES + extra
+    server.script(MODEL, event_stream(gzip.compress(body), headers=b"Content-Encoding: gzip\r\n"))
+    async with client_for(server, model_max_retries=0) as client:
+        if extra:
+            with pytest.raises(ModelMalformedResponseError, match="streamed more than 16 MiB"):
+                await client.complete(MODEL, "Say something", timeout_s=30)
+        else:
+            assert (await client.complete(MODEL, "Say something", timeout_s=30)).text == "ok"
+
+
+@pytest.mark.parametrize("charset", ["", "latin-1", "utf-16"])
+async def test_a_stream_is_utf8_split_only_at_line_breaks_and_events_without_data_are_skipped(
+    server: FakeModelServer, charset: str
+) -> None:
+    """Whatever charset the provider declares, events are UTF-8 (invalid bytes become U+FFFD); U+2028 and
+    NEL inside a chunk's JSON do not break its line; an event of an id, a retry or a name alone is no chunk."""
+    text = json.dumps({"choices": [{"delta": {"content": "Zürich\u2028\u0085 ok "}}]}, ensure_ascii=False)
+    invalid = b'{"choices": [{"delta": {"content": "caf\xff"}, "finish_reason": "stop"}]}'
+    body = b"id: 7\n\nretry: 100\n\nevent: ping\n\ndata: " + text.encode() + b"\n\ndata: " + invalid
+    body += b"\n\ndata: [DONE]\n\n"
+    server.script(MODEL, event_stream(body, charset=charset))
+    async with client_for(server, model_max_retries=0) as client:
+        pieces, completion = await collect(client)
+    assert [p for p, _ in pieces] == [clean_text("Zürich\u2028\u0085 ok "), "caf\ufffd"]
+    assert completion.text == clean_text("Zürich\u2028\u0085 ok ") + "caf\ufffd"

@@ -14,9 +14,10 @@ Routing:
   no key: the default key is never sent to another provider's endpoint.
 
 Deadline: `timeout_s` bounds the whole call (waiting for a concurrency slot, every
-attempt and every backoff sleep). 429, 5xx and connection errors are retried up to
-`model_max_retries` times with full-jitter exponential backoff, honouring `Retry-After`
-(seconds) on 429/503, but never sleeping past the deadline. Other 4xx are not retried.
+attempt and every backoff sleep). 429, 5xx and connection errors are retried (by tenacity) up to
+`model_max_retries` times with full-jitter exponential backoff from `model_backoff_base_s`,
+honouring `Retry-After` (seconds) on 429/503, but never sleeping past the deadline. Other 4xx
+are not retried.
 
 Concurrency: one semaphore per provider prefix caps requests in flight to a provider
 (`model_max_concurrency`, or the override's `max_concurrency`).
@@ -27,7 +28,8 @@ bucket, settled with the reported usage (see `factcheck.models.limits`). A call 
 limits would hold past its deadline fails at once as rate limited.
 
 Observability: every call is counted in the Prometheus metrics (model, outcome, latency,
-tokens) and, when tracing is on, is a "model.complete" span of the current trace.
+tokens) and is a "model.complete" span of the current trace (OpenTelemetry's API: a span that
+records nothing unless tracing is on).
 
 Secrets: the API keys never appear in logs or error messages (provider excerpts are
 redacted); prompts are never logged, only their length.
@@ -58,8 +60,8 @@ estimated (`ModelCall.usage_estimated`).
 Streaming: every remote request asks `"stream": true` (and `stream_options.include_usage`),
 so that a cancelled or timed-out call closes its connection and the server stops generating;
 the provider's server-sent events (`data: {chat.completion.chunk}` ... `data: [DONE]`) are
-read as they arrive and, for `stream`, each `choices[0].delta.content` is handed on, cleaned
-like a whole answer. The same
+read as they arrive (httpx-sse, within the bounds of `provider_answers.event_data`) and, for
+`stream`, each `choices[0].delta.content` is handed on, cleaned like a whole answer. The same
 deadline, limits, retries and errors apply, with one difference: once a piece of the
 answer has been handed on, nothing is retried (a retry would write a different answer),
 so a failure after the first piece is final. A provider that ignores `stream` and
@@ -75,16 +77,26 @@ import asyncio
 import dataclasses
 import logging
 import math
-import random
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from opentelemetry import trace
+from opentelemetry.trace import Status, StatusCode
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_random_exponential,
+)
 
 from factcheck.core.domain import Completion, TokenUsage
 from factcheck.core.prompt_versions import prompt_version_of
-from factcheck.kit.observability import metrics, tracing
+from factcheck.kit.observability import metrics
 from factcheck.kit.settings import MaxTokensField, Settings, StructuredOutputFormat, wire_model_name
 from factcheck.models import calls, output_limits, provider_answers
 from factcheck.models.errors import (
@@ -105,6 +117,8 @@ from factcheck.text.text_safety import clean_text, excerpt
 from factcheck.v1 import usage_pb2
 
 log = logging.getLogger("factcheck.models")
+# The API's tracer: its spans record nothing until tracing.setup installs the SDK.
+_tracer = trace.get_tracer("factcheck.models")
 
 _CHAT_PATH = "/chat/completions"
 _LOCAL_PROVIDER = LOCAL_PREFIX.rstrip("/")
@@ -355,7 +369,13 @@ class ModelClient:
         deadline = started + timeout_s
         stats = _CallStats()
         streamed = _Streamed(emit) if emit is not None else None
-        with tracing.span("model.complete", **{"gen_ai.request.model": model_id}) as span:
+        with _tracer.start_as_current_span(
+            "model.complete",
+            attributes={"gen_ai.request.model": model_id},
+            # A failed call's status is its ModelError's message, set below; a cancelled call is no error.
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
             try:
                 if model_id.startswith(LOCAL_PREFIX):
                     text, usage = await self._complete_local(model_id, prompt, inputs, deadline, stats, streamed)
@@ -366,7 +386,7 @@ class ModelClient:
                 stats.usage = usage
             except ModelError as exc:
                 stats.outcome = _outcome_of(exc)
-                span.set_error(exc.message)
+                span.set_status(Status(StatusCode.ERROR, exc.message))
                 _usage_so_far(prompt, stats)
                 raise
             except asyncio.CancelledError:
@@ -453,42 +473,80 @@ class ModelClient:
         """Attempt, and retry retryable failures with backoff, until success or the deadline
         (streamed to a caller: only until the first piece of the answer was handed on).
 
+        Retries are tenacity's: a `_RetryableFailure` (429, 5xx, a connection that failed or broke
+        before the first piece was handed on) is tried again after the provider's `Retry-After`
+        when it gave one, else after full jitter (uniform(0, base * 2^(n-1)), at most
+        `_MAX_BACKOFF_S`), at most `model_max_retries` times, and never when the wait would end at
+        or past the deadline: then the call fails with the last error (a timeout when the deadline
+        has already passed). Anything else ends the call at once.
+
         Every request streams, so that a call that is cancelled or times out closes its
-        connection and the server stops writing. A refused request field (`_Refused`) is
-        dropped or simplified and the request sent again at once: a refusal is no failure to
-        wait out. A provider that reports no usage gets an estimate, marked as one.
+        connection and the server stops writing. A provider that reports no usage gets an
+        estimate, marked as one.
         """
         endpoint = self._endpoint_for(model_id)
         bound = self._fit_context_window(
             endpoint, model_id, prompt, self._resolve_limit(limit, endpoint.max_output_tokens)
         )
         headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
-        loop = asyncio.get_running_loop()
-        retries = 0
+        max_retries = self._settings.model_max_retries
+
+        def give_up(state: RetryCallState) -> None:
+            """Out of attempts, or the next wait would cross the deadline."""
+            failure = state.outcome.exception() if state.outcome is not None else None
+            assert isinstance(failure, _RetryableFailure)
+            if state.attempt_number > max_retries:
+                raise failure.error
+            raise self._give_up_at_deadline(model_id, failure.error, deadline, timeout_s)
+
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(
+                lambda error: isinstance(error, _RetryableFailure) and not (streamed is not None and streamed.started)
+            ),
+            wait=self._backoff(),
+            stop=stop_after_attempt(max_retries + 1) | stop_before_delay(deadline - asyncio.get_running_loop().time()),
+            retry_error_callback=give_up,
+        )
+
+        async def attempt() -> tuple[str, TokenUsage | None]:
+            return await self._negotiate(
+                endpoint, model_id, prompt, bound, response_format, headers, deadline, timeout_s, stats, streamed
+            )
+
+        try:
+            answer: tuple[str, TokenUsage | None] = await retrying(attempt)
+        except _RetryableFailure as failure:  # not to be retried: a piece of the answer was handed on
+            raise failure.error from None
+        text, usage = answer
+        if usage is None:
+            stats.estimated = True
+            usage = _estimate_remote_usage(prompt, text)
+        return text, usage
+
+    async def _negotiate(
+        self,
+        endpoint: _Endpoint,
+        model_id: str,
+        prompt: str,
+        bound: OutputLimit,
+        response_format: dict[str, Any] | None,
+        headers: dict[str, str],
+        deadline: float,
+        timeout_s: float,
+        stats: _CallStats,
+        streamed: _Streamed | None,
+    ) -> tuple[str, TokenUsage | None]:
+        """One attempt: the request, sent again at once without each field the provider refuses
+        (`_Refused`: dropped or simplified). A refusal is no failure to wait out, so it never
+        reaches the retries; one of a field the request did not send is final."""
         while True:
             payload, form = self._payload(endpoint, prompt, bound, response_format)
             stats.attempts += 1
             try:
-                text, usage = await self._attempt(
-                    endpoint, model_id, payload, headers, deadline, timeout_s, stats, streamed
-                )
+                return await self._attempt(endpoint, model_id, payload, headers, deadline, timeout_s, stats, streamed)
             except _Refused as refusal:
                 if not self._learn_refusal(endpoint.provider, refusal.field, payload, form):
                     raise refusal.error from None
-                continue
-            except _RetryableFailure as failure:
-                retries += 1
-                if retries > self._settings.model_max_retries or (streamed is not None and streamed.started):
-                    raise failure.error from None
-                wait = self._backoff_s(retries, failure.retry_after_s)
-                if loop.time() + wait >= deadline:
-                    raise self._give_up_at_deadline(model_id, failure.error, deadline, timeout_s) from None
-                await asyncio.sleep(wait)
-                continue
-            if usage is None:
-                stats.estimated = True
-                usage = _estimate_remote_usage(prompt, text)
-            return text, usage
 
     def _payload(
         self, endpoint: _Endpoint, prompt: str, bound: OutputLimit, response_format: dict[str, Any] | None
@@ -685,20 +743,12 @@ class ModelClient:
         A connection that breaks before the first piece is handed on is retried like any
         other; after it, the failure is final (`_complete_remote`).
         """
-        events = provider_answers.EventStream()
         parts = stats.received
         started = streamed is not None and streamed.started
         finished = False
-        size = 0
         try:
-            async for data in response.aiter_bytes():
-                size += len(data)
-                if size > MAX_RESPONSE_BYTES:
-                    raise ModelMalformedResponseError(
-                        model_id,
-                        f"provider {endpoint.provider!r} streamed more than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB",
-                    )
-                for event in events.feed(data):
+            async with aclosing(provider_answers.event_data(response)) as events:
+                async for event in events:
                     if event == "[DONE]":
                         return "".join(parts), stats.reported
                     piece, chunk_usage, finish = self._parse_chunk(endpoint, model_id, event)
@@ -710,6 +760,11 @@ class ModelClient:
                         if streamed is not None:
                             streamed(piece)
                             started = True
+        except provider_answers.StreamTooLarge:
+            raise ModelMalformedResponseError(
+                model_id,
+                f"provider {endpoint.provider!r} streamed more than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB",
+            ) from None
         except httpx.DecodingError:
             encoding = excerpt(response.headers.get("content-encoding", "none"), 40)
             raise ModelMalformedResponseError(
@@ -863,12 +918,18 @@ class ModelClient:
             semaphore = self._semaphores[provider] = asyncio.Semaphore(max_concurrency)
         return semaphore
 
-    def _backoff_s(self, attempt: int, retry_after_s: float | None) -> float:
-        """Retry-After when the provider gave one, else full jitter: uniform(0, base * 2^(n-1))."""
-        if retry_after_s is not None:
-            return retry_after_s
-        ceiling = min(self._settings.model_backoff_base_s * 2 ** (attempt - 1), _MAX_BACKOFF_S)
-        return random.uniform(0, ceiling)
+    def _backoff(self) -> Callable[[RetryCallState], float]:
+        """The wait before a retry: the provider's Retry-After when it gave one, else full jitter,
+        uniform(0, base * 2^(n-1)) before the n-th retry, its ceiling at most `_MAX_BACKOFF_S`."""
+        jitter = wait_random_exponential(multiplier=self._settings.model_backoff_base_s, max=_MAX_BACKOFF_S)
+
+        def wait(state: RetryCallState) -> float:
+            failure = state.outcome.exception() if state.outcome is not None else None
+            if isinstance(failure, _RetryableFailure) and failure.retry_after_s is not None:
+                return failure.retry_after_s
+            return jitter(state)
+
+        return wait
 
     def _give_up_at_deadline(self, model_id: str, last: ModelError, deadline: float, timeout_s: float) -> ModelError:
         """The next wait would cross the deadline: a timeout if it already passed, else the last error."""
@@ -1005,7 +1066,7 @@ def _outcome_of(error: ModelError) -> str:
     return f"{type(error).__name__}({status})" if status is not None else type(error).__name__
 
 
-def _observe_call(span, model_id: str, stats: _CallStats, elapsed_s: float) -> None:
+def _observe_call(span: trace.Span, model_id: str, stats: _CallStats, elapsed_s: float) -> None:
     """The call in the metrics and on its span: outcome, latency, tokens."""
     metrics.record_model_call(model_id, stats.outcome, elapsed_s, stats.usage)
     span.set_attribute("factcheck.outcome", stats.outcome)

@@ -5,21 +5,24 @@ meaning with the head of its body), decoded as the JSON it should be (a BOM or U
 invalid bytes become U+FFFD), and rejected before `json.loads` when it nests deeper than `MAX_JSON_DEPTH`
 (a cheap linear scan, so 100,000 "[" cannot recurse). Integers longer than 18 digits parse as nothing, so a
 token count outside 0..2^31-1 is ignored like any other invalid count, and `Retry-After` is used only when
-finite (capped at an hour). Server-sent events are split as they arrive (`EventStream`). The answer text
+finite (capped at an hour). Server-sent events are read as they arrive (`event_data`, with httpx-sse), within
+the same byte bound and always as UTF-8. The answer text
 itself is cleaned by the model client (`text_safety.clean_text`).
 """
 
 from __future__ import annotations
 
-import codecs
 import json
 import math
 import re
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
 import httpx
+from httpx_sse import EventSource
 
 from factcheck.core.domain import TokenUsage
 from factcheck.text.text_safety import excerpt
@@ -130,46 +133,38 @@ def is_event_stream(response: httpx.Response) -> bool:
     return 200 <= response.status_code < 300 and content_type.split(";")[0].strip().lower() == "text/event-stream"
 
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+class StreamTooLarge(Exception):
+    """An event stream went on past `MAX_RESPONSE_BYTES`."""
 
 
-class EventStream:
-    """Server-sent events from bytes as they arrive: the `data` of each complete event.
+async def event_data(response: httpx.Response, limit: int = MAX_RESPONSE_BYTES) -> AsyncGenerator[str, None]:
+    """The `data` of each event of a 2xx `text/event-stream` answer, as the events arrive.
 
-    UTF-8 decoded incrementally (invalid bytes become U+FFFD), lines split at CRLF, CR or
-    LF (a CR at the end of one read may pair with an LF at the start of the next), `data:`
-    lines of one event joined with LF, comments and other fields ignored. Linear in the
-    input: an unfinished line is kept as a list of parts until its line break arrives.
+    The events are httpx-sse's (lines split at CRLF, CR or LF only, the `data:` lines of one event
+    joined with LF, comments and other fields ignored). It reads a copy of `response` whose bytes
+    are the body as decoded (Content-Encoding undone), counted as they pass: more than `limit` of
+    them raise `StreamTooLarge`, however they are split into lines and events, so an endless line
+    costs no more memory than an endless stream. That copy's charset is UTF-8 whatever the provider
+    declared (server-sent events are UTF-8), decoded incrementally with invalid bytes as U+FFFD.
+    An event without data (only `event:`, `id:` or `retry:` fields, or an empty `data:`) is skipped.
+    Errors of the body (a broken connection, an undecodable Content-Encoding) pass through.
     """
 
-    def __init__(self) -> None:
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._line: list[str] = []
-        self._data: list[str] = []
-        self._after_cr = False
+    async def counted() -> AsyncIterator[bytes]:
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise StreamTooLarge(f"an event stream of more than {limit} bytes")
+            yield chunk
 
-    def feed(self, raw: bytes) -> list[str]:
-        text = self._decoder.decode(raw)
-        if self._after_cr and text.startswith("\n"):
-            text = text[1:]
-        if text:
-            self._after_cr = text.endswith("\r")
-        events: list[str] = []
-        *complete, rest = _LINE_BREAK.split(text)
-        for part in complete:
-            self._line.append(part)
-            line = "".join(self._line)
-            self._line = []
-            if not line:
-                if self._data:
-                    events.append("\n".join(self._data))
-                    self._data = []
-            elif line.startswith("data:"):
-                value = line[5:]
-                self._data.append(value[1:] if value.startswith(" ") else value)
-        if rest:
-            self._line.append(rest)
-        return events
+    bounded = httpx.Response(
+        response.status_code, headers={"content-type": "text/event-stream; charset=utf-8"}, content=counted()
+    )
+    async with aclosing(EventSource(bounded).aiter_sse()) as events:
+        async for event in events:
+            if event.data:
+                yield event.data
 
 
 def decode_body(body: bytes) -> str:
