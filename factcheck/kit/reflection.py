@@ -24,9 +24,10 @@ _V1_FILE = "grpc/reflection/v1/reflection.proto"
 
 
 def _add_v1_descriptor(pool: descriptor_pool.DescriptorPool) -> None:
-    """grpc/reflection/v1/reflection.proto in `pool`: v1alpha's file under v1's package and file name."""
+    """grpc/reflection/v1/reflection.proto in `pool`: v1alpha's file under v1's package and file name
+    (unless the pool describes the v1 service already: added before, or by a grpcio-reflection that has it)."""
     try:
-        pool.FindFileByName(_V1_FILE)
+        pool.FindServiceByName(V1_SERVICE_NAME)
         return
     except KeyError:
         pass
