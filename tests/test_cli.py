@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -36,7 +37,8 @@ CLAIMS = [
 ]
 CONTENT = " ".join(CLAIMS)  # the fake extractor makes one claim per sentence
 CORRECTION = "It was adopted in 2015 by 196 parties and signed from 2016."
-EVENT_ENVELOPE = {"message_id", "seq", "timestamp"}
+# --json prints the proto3 JSON mapping: lowerCamelCase field names (docs/api.md).
+EVENT_ENVELOPE = {"messageId", "seq", "timestamp"}
 # Each failed checker's cause as a line shows it (up to the model client's "HTTP 500: ..." detail).
 CAUSES = [
     f"verify_{n} {model}: UNAVAILABLE model {model}: provider 'fake' answered" for n, model in enumerate(CHECKERS)
@@ -83,9 +85,15 @@ def events_of(stdout: str) -> list[dict]:
     return [json.loads(line) for line in stdout.splitlines()]
 
 
+def snake(name: str) -> str:
+    """A JSON field name (lowerCamelCase) as the proto names it: "checkerComplete" -> "checker_complete"."""
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
 def kind_of(event: dict) -> str:
+    """The event's kind as the proto's oneof member names it ("checker_complete")."""
     [kind] = set(event) - EVENT_ENVELOPE
-    return kind
+    return snake(kind)
 
 
 def causes_in(lines: list[str], indent: int) -> list[str]:
@@ -98,7 +106,7 @@ def run_id(factcheck, *args: str) -> str:
     """Run a check with --json and return its message id."""
     done = factcheck("check", "--json", *args, CONTENT)
     assert done.returncode == 0, done.stderr
-    return events_of(done.stdout)[0]["message_id"]
+    return events_of(done.stdout)[0]["messageId"]
 
 
 # --- check ---------------------------------------------------------------------------------
@@ -189,12 +197,12 @@ def test_check_passes_the_models_and_limits(factcheck, fake_models):
         CONTENT,
     )
     assert done.returncode == 0, done.stderr
-    start = events_of(done.stdout)[0]["factcheck_start"]
-    assert start["conversation_id"] == "conv-7"
-    assert start["config"]["extractor_model"] == "fake/checker-b"
-    assert start["config"]["checker_models"] == ["fake/one", "fake/two"]
-    assert start["config"]["reporter_model"] == "fake/checker-a"
-    assert (start["config"]["timeout_ms"], start["config"]["max_content_length"]) == (30000, 500)
+    start = events_of(done.stdout)[0]["factcheckStart"]
+    assert start["conversationId"] == "conv-7"
+    assert start["config"]["extractorModel"] == "fake/checker-b"
+    assert start["config"]["checkerModels"] == ["fake/one", "fake/two"]
+    assert start["config"]["reporterModel"] == "fake/checker-a"
+    assert (start["config"]["timeoutMs"], start["config"]["maxContentLength"]) == (30000, 500)
 
 
 def test_json_prints_one_object_per_event_and_nothing_else(factcheck):
@@ -203,8 +211,8 @@ def test_json_prints_one_object_per_event_and_nothing_else(factcheck):
     events = events_of(done.stdout)  # every line is one JSON object
     assert [kind_of(event) for event in events] == FULL_SEQUENCE
     assert [event["seq"] for event in events] == [str(n) for n in range(1, len(events) + 1)]
-    assert len({event["message_id"] for event in events}) == 1
-    assert events[2]["extract_complete"]["claims"][0]["claim"] == CLAIMS[0]
+    assert len({event["messageId"] for event in events}) == 1
+    assert events[2]["extractComplete"]["claims"][0]["claim"] == CLAIMS[0]
     assert events[-1]["complete"]["status"] == "MESSAGE_STATUS_COMPLETE"
     assert done.stderr == ""  # no progress lines either
 
@@ -234,7 +242,7 @@ def test_an_error_event_fails_with_its_message(factcheck, fake_models):
     assert causes_in(lines[start + 1 : start + 3], indent=2) == CAUSES
     assert f"{CLAIMS[0]} [#1 UNCHECKED]" in report  # no checker judged it
     shown_json = json.loads(factcheck("show", "--json", message_id).stdout)
-    assert shown_json["error_message"] == "All verification checkers failed."
+    assert shown_json["errorMessage"] == "All verification checkers failed."
     assert sorted(failure["model"] for failure in shown_json["failures"]) == CHECKERS
 
 
@@ -335,8 +343,8 @@ def test_show_json_is_the_stored_result(factcheck):
     assert done.returncode == 0, done.stderr
     [line] = done.stdout.splitlines()
     result = json.loads(line)
-    assert result["message_id"] == message_id and result["status"] == "MESSAGE_STATUS_COMPLETE"
-    assert result["report"]["reliability_score"] == 85
+    assert result["messageId"] == message_id and result["status"] == "MESSAGE_STATUS_COMPLETE"
+    assert result["report"]["reliabilityScore"] == 85
     assert [claim["claim"] for claim in result["extraction"]["claims"]] == CLAIMS
 
 
@@ -562,11 +570,9 @@ def test_check_with_citations_then_claims_lists_and_shows_them(factcheck, fake_m
         listed = factcheck("claims", "--run", message_id, "--json")
         assert listed.returncode == 0, listed.stderr
         claims = json.loads(listed.stdout)["claims"]
-        assert sorted(c["claim_key"] for c in claims) == ["claim_1", "claim_2", "claim_3"]
-        paris = next(c for c in claims if c["claim_key"] == "claim_1")
-        assert (
-            paris["claim_type"] == "CITATION_CLAIM_TYPE_NUMERIC" and paris["numeric_detail"]["number"]["value"] == 196
-        )
+        assert sorted(c["claimKey"] for c in claims) == ["claim_1", "claim_2", "claim_3"]
+        paris = next(c for c in claims if c["claimKey"] == "claim_1")
+        assert paris["claimType"] == "CITATION_CLAIM_TYPE_NUMERIC" and paris["numericDetail"]["number"]["value"] == 196
 
         table = factcheck("claims", "--run", message_id, "--type", "numeric")
         assert table.returncode == 0 and paris["id"] in flat(table.stdout)

@@ -150,19 +150,19 @@ def test_council_models_answer_and_check_each_other(factcheck, fake_models, tmp_
     assert kinds[:2] == ["factcheck_start", "respond_start"]
     assert kinds.count("response_complete") == 3 and kinds.count("council_check_complete") == 3
     assert kinds[-1] == "complete"
-    start = events[0]["factcheck_start"]
-    assert start["mode"] == "MODE_COUNCIL" and start["council"]["fact_checker_models"] == [
+    start = events[0]["factcheckStart"]
+    assert start["mode"] == "MODE_COUNCIL" and start["council"]["factCheckerModels"] == [
         "fake/alpha",
         "fake/beta",
         "fake/gamma",
     ]
     [aggregate] = [
-        event["council_aggregate_complete"]["aggregate"] for event in events if "council_aggregate_complete" in event
+        event["councilAggregateComplete"]["aggregate"] for event in events if "councilAggregateComplete" in event
     ]
     assert [ranked["model"] for ranked in aggregate["ranking"]] == ["fake/alpha", "fake/gamma", "fake/beta"]
-    assert aggregate["exclude_self_ratings"] is True
+    assert aggregate["excludeSelfRatings"] is True
 
-    shown = factcheck("show", events[0]["message_id"])
+    shown = factcheck("show", events[0]["messageId"])
     rows = ranking_rows(shown.stdout)
     assert [row[3] for row in rows] == ["fake/alpha", "fake/gamma", "fake/beta"]
     assert sum(row.count("(self)") for row in rows) == 3  # each model's rating of its own answer, marked

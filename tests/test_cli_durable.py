@@ -149,14 +149,14 @@ def message_id_of(running: Running) -> str:
     """The run's id, from the first JSON event or the progress display's first line."""
     line = running.wait_for(lambda line: line.startswith("{") or line.startswith("start "))
     if line.startswith("{"):
-        return json.loads(line)["message_id"]
+        return json.loads(line)["messageId"]
     return line.split("run ", 1)[1].split(":", 1)[0]
 
 
 def assert_every_event_once(events: list[dict]) -> None:
     assert [kind_of(event) for event in events] == FULL_SEQUENCE
     assert [int(event["seq"]) for event in events] == list(range(1, len(FULL_SEQUENCE) + 1))
-    assert len({event["message_id"] for event in events}) == 1
+    assert len({event["messageId"] for event in events}) == 1
 
 
 # --- check reconnects ---------------------------------------------------------------------------------
@@ -213,8 +213,8 @@ def test_check_retries_its_run_until_the_gateway_can_take_it(fake_models, start_
     assert "The results database is unavailable" in check.stderr[0]
     listing = factcheck(gateway.target, "list")
     assert listing.stdout.count("Fact-check this content") == 1  # one run, however many tries
-    shown = json.loads(factcheck(gateway.target, "show", "--json", events[0]["message_id"]).stdout)
-    assert uuid.UUID(shown["request_id"]).version == 4
+    shown = json.loads(factcheck(gateway.target, "show", "--json", events[0]["messageId"]).stdout)
+    assert uuid.UUID(shown["requestId"]).version == 4
 
 
 def test_a_gateway_never_reached_is_reported_at_once(fake_models):

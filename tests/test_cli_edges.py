@@ -148,7 +148,7 @@ def test_kb_list_shows_the_full_ids_delete_takes(suite, factcheck, tmp_path):
     assert str(path) in narrow.stdout.splitlines()  # on a line of its own, uncut: copy it into `kb delete`
     listed = json.loads(factcheck("kb", "list", "--json", "--page-size", "100").stdout)
     [document] = [d for d in listed["documents"] if d["id"] == str(path)]
-    assert document["title"] == "Glaciers" and int(document["passage_count"]) >= 1
+    assert document["title"] == "Glaciers" and int(document["passageCount"]) >= 1
     assert factcheck("kb", "delete", str(path)).returncode == 0
 
 
@@ -157,7 +157,7 @@ def test_kb_search_json_lists_the_passages(factcheck, tmp_path):
     path.write_text("Mauna Kea rises about 10,210 metres from its base on the ocean floor.")
     assert factcheck("kb", "add", str(path)).returncode == 0
     found = json.loads(factcheck("kb", "search", "--json", "Mauna Kea base").stdout)
-    assert [p["source_id"] for p in found["passages"]][:1] == [str(path)]
+    assert [p["sourceId"] for p in found["passages"]][:1] == [str(path)]
     assert "10,210 metres" in found["passages"][0]["text"]
     assert factcheck("kb", "delete", str(path)).returncode == 0  # the suite is shared
 
@@ -171,7 +171,7 @@ def test_list_json_is_the_page(factcheck):
     assert done.returncode == 0, done.stderr
     [line] = done.stdout.splitlines()
     page = json.loads(line)
-    assert [r["message_id"] for r in page["results"]] == [ids[1]] and page["next_page_token"]
+    assert [r["messageId"] for r in page["results"]] == [ids[1]] and page["nextPageToken"]
 
 
 # --- options ------------------------------------------------------------------------------------------
@@ -180,10 +180,10 @@ def test_list_json_is_the_page(factcheck):
 def test_a_question_with_a_checker_uses_the_default_generator(suite, factcheck):
     done = factcheck("check", "--json", "--question", "Tell me about the Eiffel Tower", "--checker", "fake/one")
     assert done.returncode == 0, done.stderr
-    start = events_of(done.stdout)[0]["factcheck_start"]
+    start = events_of(done.stdout)[0]["factcheckStart"]
     # The command's FACTCHECK_DEFAULT_GENERATOR_MODEL is unset here: the built-in default.
-    assert start["config"]["generator_model"] == "local/generator"
-    assert start["config"]["checker_models"] == ["fake/one"]
+    assert start["config"]["generatorModel"] == "local/generator"
+    assert start["config"]["checkerModels"] == ["fake/one"]
 
 
 def test_version(factcheck):

@@ -215,12 +215,16 @@ def health_methods() -> list[Method]:
         Method("/grpc.health.v1.Health/Check", health_pb2.HealthCheckRequest, False, seeds),
         Method("/grpc.health.v1.Health/Watch", health_pb2.HealthCheckRequest, True, seeds),
         Method("/grpc.health.v1.Health/List", health_list, False, (health_list(),)),
-        Method(
-            "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
-            reflection_pb2.ServerReflectionRequest,
-            True,
-            reflection,
-            client_streaming=True,
+        *(
+            # Reflection's two protocols share one servicer; their messages are the same on the wire.
+            Method(
+                f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
+                reflection_pb2.ServerReflectionRequest,
+                True,
+                reflection,
+                client_streaming=True,
+            )
+            for version in ("v1", "v1alpha")
         ),
     ]
 

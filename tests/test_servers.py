@@ -13,8 +13,9 @@ from pathlib import Path
 
 import grpc
 import pytest
+from google.protobuf import descriptor_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2
 
 from tests.processes import ROOT, ServiceProcess, start_service
 
@@ -26,6 +27,8 @@ SCRIPTS = {
     "factcheck-reporter": "factcheck.v1.ReporterService",
     "factcheck-gateway": "factcheck.v1.FactCheckService",
 }
+# Reflection's current protocol (what buf curl, grpcurl and Postman ask for first) and its older one.
+REFLECTION_SERVICES = ("grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection")
 
 
 # The console scripts import this checkout's code, wherever the package was installed from.
@@ -67,14 +70,23 @@ def _health_list(target: str) -> dict[str, int]:
         return {name: status.status for name, status in response.statuses.items()}
 
 
-def _reflected_services(target: str) -> list[str]:
+def _reflect(
+    target: str, *requests: reflection_pb2.ServerReflectionRequest, version: str = "v1"
+) -> list[reflection_pb2.ServerReflectionResponse]:
+    """grpc.reflection.<version>.ServerReflection/ServerReflectionInfo: v1 or v1alpha, whose messages are the same
+    on the wire (grpcio-reflection has classes only for v1alpha's)."""
     with grpc.insecure_channel(target) as channel:
-        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-        # types-grpcio-reflection leaves the stub's methods untyped ("Incomplete").
-        responses = stub.ServerReflectionInfo(  # type: ignore[operator]
-            iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
+        call = channel.stream_stream(
+            f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
         )
-        return [service.name for response in responses for service in response.list_services_response.service]
+        return list(call(iter(requests), timeout=10))
+
+
+def _reflected_services(target: str, version: str = "v1") -> list[str]:
+    [response] = _reflect(target, reflection_pb2.ServerReflectionRequest(list_services=""), version=version)
+    return [service.name for service in response.list_services_response.service]
 
 
 @pytest.mark.parametrize("script, service", SCRIPTS.items())
@@ -97,7 +109,9 @@ def test_console_script_serves_health_and_reflection_and_stops_on_sigterm(script
         assert _watch_first(target) == health_pb2.HealthCheckResponse.SERVING
         assert _watch_first(target, service) == health_pb2.HealthCheckResponse.SERVING
         assert _watch_first(target, "no.such.Service") == health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
-        assert set(_reflected_services(target)) >= {service, "grpc.health.v1.Health"}
+        reflected = _reflected_services(target)
+        assert set(reflected) >= {service, "grpc.health.v1.Health", *REFLECTION_SERVICES}
+        assert _reflected_services(target, "v1alpha") == reflected
         # List is part of the health protocol too (grpc's reference servicer leaves it out).
         served = [name for name in _reflected_services(target) if name.startswith("factcheck.")]
         assert _health_list(target) == {name: health_pb2.HealthCheckResponse.SERVING for name in ["", *served]}
@@ -217,3 +231,87 @@ def test_a_second_factcheck_serve_on_the_same_ports_fails_and_the_first_keeps_se
         first.send_signal(signal.SIGTERM)
         first.communicate(timeout=60)
     assert first.returncode == 0
+
+
+# --- the gateway's services: reflection v1, buf curl, --help and the docs ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory):
+    """A gateway from `python -m factcheck_gateway.main` on SQLite: its target."""
+    database = tmp_path_factory.mktemp("gateway") / "fc.db"
+    service = start_service("gateway", {**CODE_UNDER_TEST, "FACTCHECK_DATABASE_URL": f"sqlite:///{database}"})
+    try:
+        yield service.target
+    finally:
+        service.stop()
+
+
+def _gateway_apis(target: str) -> list[str]:
+    """The factcheck.v1 services the gateway registers, as its reflection lists them."""
+    return [name for name in _reflected_services(target) if name.startswith("factcheck.v1.")]
+
+
+def test_reflection_v1_describes_every_service_it_lists(gateway):
+    listed = _reflected_services(gateway)
+    assert set(listed) >= {"factcheck.v1.FactCheckService", "grpc.health.v1.Health", *REFLECTION_SERVICES}
+    requests = [reflection_pb2.ServerReflectionRequest(file_containing_symbol=name) for name in listed]
+    for name, response in zip(listed, _reflect(gateway, *requests), strict=True):
+        assert response.WhichOneof("message_response") == "file_descriptor_response", (name, response)
+        files = [
+            descriptor_pb2.FileDescriptorProto.FromString(raw)
+            for raw in response.file_descriptor_response.file_descriptor_proto
+        ]
+        package, _, service = name.rpartition(".")
+        [described] = [file for file in files if file.package == package and service in [s.name for s in file.service]]
+        assert described.service, name
+    [v1] = _reflect(gateway, reflection_pb2.ServerReflectionRequest(file_containing_symbol=REFLECTION_SERVICES[0]))
+    [file] = [
+        descriptor_pb2.FileDescriptorProto.FromString(raw) for raw in v1.file_descriptor_response.file_descriptor_proto
+    ]
+    assert (file.name, file.package) == ("grpc/reflection/v1/reflection.proto", "grpc.reflection.v1")
+    assert file.service[0].method[0].input_type == ".grpc.reflection.v1.ServerReflectionRequest"
+
+
+def test_buf_curl_lists_the_gateways_methods_over_reflection_v1(gateway):
+    buf = ROOT / "node_modules" / ".bin" / "buf"
+    assert buf.exists(), (
+        "buf is missing: run `npm install --no-package-lock` in the repository root (scripts/test.sh does)"
+    )
+    done = subprocess.run(
+        [str(buf), "curl", "--protocol", "grpc", "--http2-prior-knowledge", "--reflect-protocol", "grpc-v1"]
+        + ["--list-methods", f"http://{gateway}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    methods = done.stdout.split()
+    assert {method.split("/")[0] for method in methods} == set(_reflected_services(gateway))
+    assert {
+        "factcheck.v1.FactCheckService/Run",
+        "factcheck.v1.ClaimsService/ListClaims",
+        "factcheck.v1.ReviewService/DecideReview",
+        "factcheck.v1.UsageService/GetUsage",
+        "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    } <= set(methods)
+
+
+def _table_row(page: Path, first_cell: str) -> str:
+    [row] = [line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith(f"| {first_cell} |")]
+    return row
+
+
+def test_the_gateway_help_and_the_docs_name_every_service_it_serves(gateway):
+    apis = _gateway_apis(gateway)
+    assert len(apis) >= 5, apis
+    done = subprocess.run(
+        [_script("factcheck-gateway"), "--help"], env=CODE_UNDER_TEST, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    help_text = " ".join(done.stdout.split())
+    assert [api for api in apis if api not in help_text] == []
+    for page in (ROOT / "README.md", ROOT / "docs" / "api.md"):
+        row = _table_row(page, "gateway")
+        missing = [api for api in apis if f"`{api.rpartition('.')[2]}`" not in row]
+        assert not missing, f"{page.name}'s services table leaves out {missing}"

@@ -633,7 +633,7 @@ def test_the_command_line_works_per_tenant(tenant_suite, fake_models, tmp_path):
     fake_models.reset()
     checked = factcheck_as(tenant_suite, "acme", "check", "--json", CONTENT)
     assert checked.returncode == 0, checked.stderr
-    message_id = json.loads(checked.stdout.splitlines()[0])["message_id"]
+    message_id = json.loads(checked.stdout.splitlines()[0])["messageId"]
 
     assert message_id in factcheck_as(tenant_suite, "acme", "list", "--page-size", "100").stdout
     assert message_id not in factcheck_as(tenant_suite, "globex", "list", "--page-size", "100").stdout

@@ -1,5 +1,6 @@
 """The TypeScript client (clients/typescript): its committed generated code is what the protos
-produce, it compiles, and its example runs a fact-check from Node against the suite.
+produce, it compiles, and its examples run from Node against the suite: a fact-check (check.ts) and
+what a run left behind, through every other gateway service (inspect.ts).
 
 Needs Node and the client's packages: `npm install` in clients/typescript (scripts/test.sh runs it).
 """
@@ -7,7 +8,7 @@ Needs Node and the client's packages: `npm install` in clients/typescript (scrip
 from __future__ import annotations
 
 import json
-import re
+import os
 import shutil
 import socket
 import subprocess
@@ -16,14 +17,17 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CHECKERS, FULL_SEQUENCE
-from tests.fake_model_server import verdicts
+from tests.fake_model_server import assessments, verdicts
 from tests.processes import ROOT
+from tests.test_cli import FACTCHECK, cli_environment, snake
 
 pytestmark = pytest.mark.e2e
 
 CLIENT = ROOT / "clients" / "typescript"
 GENERATED = CLIENT / "src" / "generated"
 EXAMPLE = CLIENT / "dist" / "examples" / "check.js"
+INSPECT = CLIENT / "dist" / "examples" / "inspect.js"
+EXIT_USAGE, EXIT_NOT_FOUND, EXIT_BROKEN_PIPE = 2, 5, 141  # the `factcheck` command's codes
 CONTENT = "The Paris Agreement was signed in 2015 by 196 countries. Water boils at lower temperatures at high altitude."
 
 
@@ -52,10 +56,6 @@ def example(node_packages) -> Path:
     """The client and its example compiled (tsc, strict) into clients/typescript/dist."""
     npx("tsc", "-p", "tsconfig.json")
     return EXAMPLE
-
-
-def snake(name: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
 
 
 def test_generated_typescript_matches_the_protos(node_packages, tmp_path):
@@ -99,3 +99,158 @@ def test_the_example_reports_an_unreachable_gateway(example):
     done = subprocess.run(["node", str(example), "x"], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 3
     assert done.stderr.startswith(f"factcheck example: UNAVAILABLE from {target}: ")
+
+
+@pytest.mark.parametrize("args", [[""], ["--json", "   "], [], ["--json"]], ids=["empty", "blank", "none", "json-none"])
+def test_the_example_refuses_to_check_nothing(example, args):
+    """As `factcheck check ""` does: exit 2 and why, before connecting (no gateway listens at the target)."""
+    env = {"PATH": _node_directory(), "FACTCHECK_GATEWAY_TARGET": "127.0.0.1:9"}
+    done = subprocess.run(["node", str(example), *args], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == EXIT_USAGE, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith("factcheck example: nothing to check: ")
+    assert ("the content is empty" in done.stderr) == bool(args and args[-1] != "--json")
+
+
+@pytest.fixture
+def cli_suite_target(shared_suites, shared_models) -> str:
+    """The command-line modules' suite (conftest.py), its fake models unscripted."""
+    suite, _ = shared_suites.get("cli", "sqlite")
+    shared_models.reset()
+    return suite.gateway_target
+
+
+def test_a_reader_that_goes_away_ends_the_example_quietly(example, cli_suite_target):
+    """`--json | head -3` with the reader gone before the first line: exit 141, no EPIPE stack trace."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = {"PATH": _node_directory(), "FACTCHECK_GATEWAY_TARGET": cli_suite_target}
+    try:
+        done = subprocess.run(
+            ["node", str(example), "--json", CONTENT], stdout=write_end, stderr=subprocess.PIPE, env=env, timeout=120
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == EXIT_BROKEN_PIPE, done.stderr
+    assert done.stderr == b""
+
+
+def test_head_takes_the_first_events_and_the_pipeline_succeeds(example, cli_suite_target):
+    script = f"node '{example}' --json '{CONTENT}' | head -3; echo \"${{PIPESTATUS[0]}}\""
+    env = {"PATH": _node_directory() + os.pathsep + "/usr/bin:/bin", "FACTCHECK_GATEWAY_TARGET": cli_suite_target}
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    *events, status = done.stdout.splitlines()
+    assert [json.loads(line)["seq"] for line in events] == ["1", "2", "3"]
+    assert status in ("0", str(EXIT_BROKEN_PIPE)) and done.stderr == ""  # 0 when head read before it closed
+
+
+def buf_curl(target: str, method: str, request: dict) -> dict:
+    """One unary call with `buf curl` (installed by the repository root's `npm install`), over reflection."""
+    buf = ROOT / "node_modules" / ".bin" / "buf"
+    assert buf.exists(), (
+        "buf is missing: run `npm install --no-package-lock` in the repository root (scripts/test.sh does)"
+    )
+    done = subprocess.run(
+        [str(buf), "curl", "--protocol", "grpc", "--http2-prior-knowledge", "-d", json.dumps(request)]
+        + [f"http://{target}/{method}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def json_paths(value, path: str = "") -> set[str]:
+    """Every key path of a JSON value ("report.reliabilityScore", "claims[].claimKey")."""
+    if isinstance(value, dict):
+        return {path} | {p for key, item in value.items() for p in json_paths(item, f"{path}.{key}".lstrip("."))}
+    if isinstance(value, list):
+        return {path} | {p for item in value for p in json_paths(item, f"{path}[]")}
+    return {path}
+
+
+INVESTIGATED = "The Golden Gate Bridge opened to traffic in 1937. The Eiffel Tower is 330 metres tall."
+QUESTION = "When did the Golden Gate Bridge open to traffic?"  # the claim answers it: its outcome awaits a review
+DOCUMENTS = {
+    "bridge-history.txt": "The Golden Gate Bridge opened to traffic in 1937 after four years of construction.",
+    "bridge-district.txt": "Opened in 1937, the Golden Gate Bridge carried its first traffic on 28 May.",
+}
+
+
+def test_the_inspect_example_reads_claims_reviews_and_usage(example, cli_suite_target, shared_models, tmp_path):
+    """ClaimsService, ReviewService and UsageService from Node, on a run with citations and the verification loop."""
+    env = {"PATH": _node_directory(), "FACTCHECK_GATEWAY_TARGET": cli_suite_target}
+
+    def factcheck(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            [str(FACTCHECK), *args], capture_output=True, text=True, env=cli_environment(cli_suite_target), timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return done
+
+    for name, text in DOCUMENTS.items():
+        (tmp_path / name).write_text(text)
+    factcheck("kb", "add", str(tmp_path))
+    try:
+        for model in CHECKERS:
+            shared_models.script(model, verdicts({"claim_1": "UNVERIFIABLE"}, cite="quote", support="SUPPORTED"))
+        shared_models.script("fake/investigator", assessments({"Golden Gate Bridge": "SUPPORTS"}))
+        checked = factcheck(
+            "check",
+            "--json",
+            "--citations",
+            "--investigate",
+            "--investigator",
+            "fake/investigator",
+            "-q",
+            QUESTION,
+            INVESTIGATED,
+        )
+        message_id = json.loads(checked.stdout.splitlines()[0])["messageId"]
+        shown_by_python = json.loads(factcheck("show", "--json", message_id).stdout)
+        shown_by_buf = buf_curl(cli_suite_target, "factcheck.v1.FactCheckService/GetResult", {"message_id": message_id})
+
+        as_json = subprocess.run(
+            ["node", str(INSPECT), "--json", message_id], capture_output=True, text=True, env=env, timeout=60
+        )
+        plain = subprocess.run(["node", str(INSPECT), message_id], capture_output=True, text=True, env=env, timeout=60)
+        unknown = subprocess.run(
+            ["node", str(INSPECT), "no-such-run"], capture_output=True, text=True, env=env, timeout=60
+        )
+        no_id = subprocess.run(["node", str(INSPECT)], capture_output=True, text=True, env=env, timeout=60)
+    finally:
+        for name in DOCUMENTS:
+            subprocess.run(
+                [str(FACTCHECK), "kb", "delete", str(tmp_path / name)],
+                capture_output=True,
+                env=cli_environment(cli_suite_target),
+                timeout=60,
+            )
+    assert as_json.returncode == 0, as_json.stderr
+    shown = json.loads(as_json.stdout)
+    assert shown["result"]["messageId"] == message_id and shown["result"]["status"] == "MESSAGE_STATUS_COMPLETE"
+    # The clients print the same JSON for the same result, as buf curl does: the proto3 JSON mapping's
+    # lowerCamelCase names, fields at their default left out.
+    assert json_paths(shown["result"]) == json_paths(shown_by_python) == json_paths(shown_by_buf["result"])
+    assert "report.reliabilityScore" in json_paths(shown_by_python)
+    claims = shown["claims"]["claims"]
+    assert sorted(claim["claimKey"] for claim in claims) == ["claim_1", "claim_2"]
+    assert {claim["messageId"] for claim in claims} == {message_id}
+    [review] = shown["reviews"]["reviews"]
+    assert (review["claimId"], review["state"]) == ("claim_1", "REVIEW_STATE_PENDING")
+    assert review["proposedStatus"] == "INVESTIGATION_STATUS_CONFIRMED"
+    by_model = {row["model"]: row for row in shown["usage"]["rows"]}
+    assert {*CHECKERS, "fake/investigator"} <= set(by_model)
+    assert int(shown["usage"]["total"]["calls"]) >= sum(int(by_model[m]["usage"]["calls"]) for m in CHECKERS)
+
+    assert plain.returncode == 0, plain.stderr
+    lines = plain.stdout.splitlines()
+    assert lines[0].startswith(f"run {message_id}: ") and lines[0].endswith("(MESSAGE_STATUS_COMPLETE)")
+    assert "claims: 2" in lines and "reviews: 1" in lines
+    assert any(line.split()[:2] == ["claim_1", "REVIEW_STATE_PENDING"] for line in lines)
+    assert any(line.split()[:1] == [CHECKERS[0]] for line in lines)
+
+    assert unknown.returncode == EXIT_NOT_FOUND and unknown.stdout == ""
+    assert unknown.stderr.startswith(f"factcheck example: NOT_FOUND from {cli_suite_target}: ")
+    assert no_id.returncode == EXIT_USAGE and "give one run's message id" in no_id.stderr

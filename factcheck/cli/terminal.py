@@ -38,9 +38,12 @@ def plain(text: str, style: str = "") -> Text:
     return Text(clean(text), style=style)
 
 
-def proto_json(message) -> str:
-    """A proto as one line of JSON with the proto's field names: what --json prints."""
-    return json.dumps(json_format.MessageToDict(message, preserving_proto_field_name=True), ensure_ascii=False)
+def proto_json(message, *, with_defaults: bool = False) -> str:
+    """A proto as one line of JSON: what every --json prints. Field names are the proto3 JSON mapping's
+    lowerCamelCase (`messageId`), as the TypeScript client, buf curl and grpcurl print them; fields at their
+    default value are left out unless `with_defaults` (a usage table's zeros)."""
+    as_dict = json_format.MessageToDict(message, always_print_fields_with_no_presence=with_defaults)
+    return json.dumps(as_dict, ensure_ascii=False)
 
 
 class _PipeConsole(Console):

@@ -4,14 +4,13 @@ the verifications and extractions it may reuse."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import UTC, datetime, timedelta
 
 import grpc
-from google.protobuf.json_format import MessageToDict
 
 from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
+from factcheck.cli.terminal import proto_json
 from factcheck.v1 import usage_pb2, usage_pb2_grpc
 
 GROUPS = {
@@ -132,7 +131,7 @@ def run_usage(args: argparse.Namespace, channel: grpc.Channel) -> int:
     keys = [key for key, value in GROUPS.items() for wanted in request.group_by if value == wanted]
     keys.sort(key=lambda key: list(request.group_by).index(GROUPS[key]))
     if args.json:
-        print(json.dumps(MessageToDict(response, always_print_fields_with_no_presence=True)))
+        print(proto_json(response, with_defaults=True))
     else:
         print(render(response, keys))
     return EXIT_OK

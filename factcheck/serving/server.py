@@ -11,13 +11,13 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from factcheck.kit.grpc_options import CHANNEL_OPTIONS, MAX_MESSAGE_BYTES, server_options
 from factcheck.kit.health_servicer import HealthServicer
 from factcheck.kit.observability import metrics, tracing
 from factcheck.kit.observability.interceptors import MessageIdServerInterceptor, ServerMetricsInterceptor
 from factcheck.kit.observability.logs import configure_logging as _configure_logging
+from factcheck.kit.reflection import enable_server_reflection
 from factcheck.kit.security import tls
 from factcheck.kit.security.auth import BearerTokenCheck
 from factcheck.kit.settings import Settings
@@ -137,10 +137,7 @@ async def run_server(
 
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection(
-        [*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
-        server,
-    )
+    enable_server_reflection([*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name], server)
 
     address = settings.listen_address(name.removeprefix("factcheck-"))
     port = add_port(server, address, settings, name)

@@ -3,13 +3,15 @@
 //   npm run build && node dist/examples/check.js "The Eiffel Tower was completed in 1889."
 //   FACTCHECK_GATEWAY_TARGET=host:50051 node dist/examples/check.js --json "..."   # one JSON object per event
 //
-// Exit codes as the `factcheck` command's: 0 complete, 1 the run failed, 3 the gateway is
-// unreachable or refused the call, 4 cancelled.
+// Exit codes as the `factcheck` command's: 0 complete, 1 the run failed, 2 nothing to check (no or empty
+// content) or a request the gateway refuses as invalid, 3 the gateway is unreachable or refused the call,
+// 4 cancelled, 141 stdout closed by its reader (`--json | head -3`: nothing printed about it).
 import { randomUUID } from "node:crypto";
 
-import { ServiceError, status } from "@grpc/grpc-js";
+import { ServiceError } from "@grpc/grpc-js";
 
 import { connectGateway, FactCheckEvent, Mode, RunRequest, RunResponse } from "../src";
+import { EXIT, exitQuietlyWhenStdoutCloses, refuse, reportCallError } from "./cli";
 
 function describe(event: FactCheckEvent): string {
   const kind = event.event?.$case ?? "unknown";
@@ -37,7 +39,15 @@ function describe(event: FactCheckEvent): string {
 function main(): void {
   const args = process.argv.slice(2);
   const json = args[0] === "--json";
-  const content = (json ? args.slice(1) : args).join(" ") || "The Eiffel Tower was completed in 1889.";
+  const words = json ? args.slice(1) : args;
+  if (words.length === 0) {
+    refuse("nothing to check: give the content, e.g. node dist/examples/check.js [--json] \"The Eiffel Tower ...\"");
+  }
+  const content = words.join(" ");
+  if (!content.trim()) {
+    refuse("nothing to check: the content is empty");
+  }
+  exitQuietlyWhenStdoutCloses();
   const gateway = connectGateway();
   const request = RunRequest.fromPartial({
     question: "Fact-check this content",
@@ -46,7 +56,7 @@ function main(): void {
     // AIP-155: a retried Run with the same id attaches to this run instead of starting another.
     requestId: randomUUID(),
   });
-  let exitCode = 1;
+  let exitCode: number = EXIT.runFailed;
   const stream = gateway.factCheck.run(request, gateway.metadata());
   stream.on("data", (response: RunResponse) => {
     const event = response.event;
@@ -59,15 +69,13 @@ function main(): void {
       console.log(`${event.seq.padStart(3)} ${(event.event?.$case ?? "?").padEnd(20)} ${describe(event)}`);
     }
     if (event.event?.$case === "complete") {
-      exitCode = 0;
+      exitCode = EXIT.ok;
     } else if (event.event?.$case === "cancelled") {
-      exitCode = 4;
+      exitCode = EXIT.cancelled;
     }
   });
   stream.on("error", (error: ServiceError) => {
-    const code = status[error.code] ?? error.code;
-    console.error(`factcheck example: ${code} from ${gateway.target}: ${error.details}`);
-    exitCode = 3;
+    exitCode = reportCallError(error, gateway.target);
   });
   stream.on("close", () => {
     gateway.close();

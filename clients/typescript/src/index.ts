@@ -5,15 +5,21 @@ import { readFileSync } from "node:fs";
 
 import { ChannelCredentials, credentials, Metadata } from "@grpc/grpc-js";
 
+import { ClaimsServiceClient } from "./generated/factcheck/v1/citations";
 import { FactCheckServiceClient } from "./generated/factcheck/v1/factcheck";
+import { ReviewServiceClient } from "./generated/factcheck/v1/investigation";
 import { KnowledgeServiceClient } from "./generated/factcheck/v1/knowledge";
+import { UsageServiceClient } from "./generated/factcheck/v1/usage";
 
 // FactCheckService's messages at the top level; the other files as namespaces (each generated file
 // exports the same helper names, e.g. DeepPartial).
 export * from "./generated/factcheck/v1/factcheck";
+export * as citations from "./generated/factcheck/v1/citations";
 export * as common from "./generated/factcheck/v1/common";
 export * as council from "./generated/factcheck/v1/council";
+export * as investigation from "./generated/factcheck/v1/investigation";
 export * as knowledge from "./generated/factcheck/v1/knowledge";
+export * as usage from "./generated/factcheck/v1/usage";
 
 export const DEFAULT_GATEWAY_TARGET = "localhost:50051";
 
@@ -26,10 +32,19 @@ export interface GatewayOptions {
   caFile?: string;
 }
 
+/** A client for each service the gateway serves; they share the gateway's target and credentials. */
 export interface Gateway {
   target: string;
+  /** FactCheckService: Run, Watch, Cancel, GetResult, ListResults. */
   factCheck: FactCheckServiceClient;
+  /** KnowledgeService: AddDocuments, DeleteDocument, ListDocuments, Search. */
   knowledge: KnowledgeServiceClient;
+  /** ClaimsService: ListClaims, GetClaim (the stored claims of runs with citations). */
+  claims: ClaimsServiceClient;
+  /** ReviewService: ListReviews, DecideReview (the outcomes the verification loop holds for a person). */
+  review: ReviewServiceClient;
+  /** UsageService: GetUsage, PurgeCache (the model-call ledger and the verification cache). */
+  usage: UsageServiceClient;
   /** Call metadata: the bearer token when there is one. Pass it to every call. */
   metadata(): Metadata;
   close(): void;
@@ -42,12 +57,16 @@ export function connectGateway(options: GatewayOptions = {}): Gateway {
   const channel: ChannelCredentials = caFile
     ? credentials.createSsl(readFileSync(caFile))
     : credentials.createInsecure();
-  const factCheck = new FactCheckServiceClient(target, channel);
-  const knowledge = new KnowledgeServiceClient(target, channel);
+  const clients = {
+    factCheck: new FactCheckServiceClient(target, channel),
+    knowledge: new KnowledgeServiceClient(target, channel),
+    claims: new ClaimsServiceClient(target, channel),
+    review: new ReviewServiceClient(target, channel),
+    usage: new UsageServiceClient(target, channel),
+  };
   return {
     target,
-    factCheck,
-    knowledge,
+    ...clients,
     metadata() {
       const metadata = new Metadata();
       if (token) {
@@ -56,8 +75,9 @@ export function connectGateway(options: GatewayOptions = {}): Gateway {
       return metadata;
     },
     close() {
-      factCheck.close();
-      knowledge.close();
+      for (const client of Object.values(clients)) {
+        client.close();
+      }
     },
   };
 }

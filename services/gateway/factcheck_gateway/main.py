@@ -1,4 +1,5 @@
-"""`factcheck-gateway`: serve FactCheckService; `factcheck-gateway migrate` only upgrades the database."""
+"""`factcheck-gateway`: serve FactCheckService and the knowledge, claims, review and usage APIs (`SERVICES`);
+`factcheck-gateway migrate` only upgrades the database."""
 
 from __future__ import annotations
 
@@ -49,7 +50,16 @@ from factcheck_gateway.store.stage_store import StageStore
 
 log = logging.getLogger("factcheck.gateway")
 
-__all__ = ["main", "open_channels", "serve"]
+__all__ = ["SERVICES", "main", "open_channels", "serve"]
+
+# The gRPC services the gateway serves (`serve` registers each; --help names them).
+SERVICES = (
+    service_full_name(factcheck_pb2, "FactCheckService"),
+    service_full_name(knowledge_pb2, "KnowledgeService"),
+    service_full_name(citations_pb2, "ClaimsService"),
+    service_full_name(investigation_pb2, "ReviewService"),
+    service_full_name(usage_pb2, "UsageService"),
+)
 
 
 def open_channels(settings: Settings) -> tuple[list[grpc.aio.Channel], Downstream]:
@@ -115,13 +125,7 @@ async def serve(settings: Settings) -> None:
         )
         citations_pb2_grpc.add_ClaimsServiceServicer_to_server(ClaimsService(ClaimsStore(store.engine)), server)
         usage_pb2_grpc.add_UsageServiceServicer_to_server(UsageService(registry.ledger_store, settings), server)
-        return [
-            service_full_name(factcheck_pb2, "FactCheckService"),
-            service_full_name(knowledge_pb2, "KnowledgeService"),
-            service_full_name(usage_pb2, "UsageService"),
-            service_full_name(investigation_pb2, "ReviewService"),
-            service_full_name(citations_pb2, "ClaimsService"),
-        ]
+        return list(SERVICES)
 
     async def on_stop() -> None:
         await registry.stop()
@@ -144,8 +148,8 @@ async def serve(settings: Settings) -> None:
 def main() -> None:
     parser = service_argument_parser(
         "factcheck-gateway",
-        "Serve the factcheck gateway (factcheck.v1.FactCheckService and KnowledgeService) on FACTCHECK_LISTEN "
-        "(default [::]:50051), with its database at FACTCHECK_DATABASE_URL.",
+        f"Serve the factcheck gateway ({', '.join(SERVICES)}) on FACTCHECK_LISTEN (default [::]:50051), "
+        "with its database at FACTCHECK_DATABASE_URL.",
     )
     parser.add_argument(
         "command",
