@@ -516,12 +516,56 @@ def test_html_documents_keep_visible_text_only():
     assert text == "Heading\n\nFirst & second.\n\nThird"
 
 
+@pytest.mark.parametrize(
+    ("checker", "why"),
+    [
+        ("local/chekcer", "unknown local engine 'chekcer' (available: checker, checker-lexical, checker-nli, "),
+        (
+            "openai/gpt-4o",
+            "no endpoint configured for provider 'openai': set FACTCHECK_MODEL_BASE_URL (or add 'openai' to "
+            "FACTCHECK_MODEL_PROVIDERS), or use a local/ model",
+        ),
+    ],
+)
+def test_a_model_that_cannot_be_served_is_refused_before_the_run_starts(
+    suite, factcheck, fake_models, tmp_path, checker, why
+):
+    """An unknown local/ engine, or a provider with no endpoint configured (here the gateway has one for the
+    provider `fake` only), is refused as `--checker bogus` is: exit 2 and the validation message, no run
+    started or stored."""
+    env = {
+        **suite_environment(fake_models, f"sqlite:///{tmp_path / 'refused.db'}"),
+        "FACTCHECK_MODEL_BASE_URL": "",
+        "FACTCHECK_MODEL_PROVIDERS": json.dumps({"fake": {"base_url": fake_models.base_url}}),
+    }
+    gateway = start_service(
+        "gateway",
+        {
+            **env,
+            "FACTCHECK_EXTRACTOR_TARGET": suite.services["extractor"].target,
+            "FACTCHECK_CHECKER_TARGET": suite.services["checker"].target,
+            "FACTCHECK_REPORTER_TARGET": suite.services["reporter"].target,
+        },
+    )
+    try:
+        done = factcheck("check", "--checker", checker, CONTENT, target=gateway.target)
+        listed = factcheck("list", "--json", target=gateway.target)
+    finally:
+        gateway.stop()
+    assert done.returncode == 2 and done.stdout == ""
+    assert flat(done.stderr).startswith(
+        f"factcheck: invalid request: mode_config.checker_models[0]: model '{checker}': {why}"
+    )
+    assert "Traceback" not in done.stderr and json.loads(listed.stdout).get("results", []) == []
+    assert fake_models.requests == []  # nothing was extracted
+
+
 def test_a_checker_without_an_endpoint_says_why_the_run_failed(suite, factcheck, fake_models, tmp_path):
-    """A run that used to fail silently: `check --checker openai/gpt-4o` with no endpoint configured used to print only
-    "All verification checkers failed."; the cause now reaches the caller and is stored with the run."""
+    """A run whose checker has no endpoint configured though the gateway has (its settings differ from the
+    gateway's) fails at verify: the cause reaches the caller and is stored with the run."""
     suite_gateway = suite.services["gateway"]  # keeps serving; a second gateway uses the endpoint-less checker
-    env = {**suite_environment(fake_models, f"sqlite:///{tmp_path / 'no-endpoint.db'}"), "FACTCHECK_MODEL_BASE_URL": ""}
-    checker = start_service("checker", env)
+    env = suite_environment(fake_models, f"sqlite:///{tmp_path / 'no-endpoint.db'}")
+    checker = start_service("checker", {**env, "FACTCHECK_MODEL_BASE_URL": ""})
     gateway = start_service(
         "gateway",
         {
