@@ -13,9 +13,27 @@ SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm")
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 
 
+def cannot_read(name: object, error: OSError) -> str:
+    """What the commands say about a file they cannot read: "cannot read notes.md: No such file or directory"."""
+    return f"cannot read {name}: {error.strerror or error}"
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes; ValueError saying `cannot_read` when it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise ValueError(cannot_read(path, error)) from error
+
+
 def document_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """The supported files among `paths`, folders searched recursively, in a stable order."""
+    """The supported files among `paths`, folders searched recursively, in a stable order. ValueError for a
+    path that does not exist or cannot be read, and for a file of another kind."""
     for path in paths:
+        try:
+            path.stat()
+        except OSError as error:
+            raise ValueError(cannot_read(path, error)) from error
         if path.is_dir():
             yield from sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
         elif path.suffix.lower() in SUFFIXES:
@@ -45,9 +63,9 @@ def decode_text(data: bytes, name: str) -> str:
 def read_document(path: Path) -> common_pb2.Source:
     """A Source whose id is the file's path, so re-adding an edited file replaces it.
 
-    Raises NotText for a binary or empty file (OSError if it cannot be read).
+    Raises NotText for a binary or empty file, ValueError if it cannot be read.
     """
-    raw = decode_text(path.read_bytes(), str(path))
+    raw = decode_text(read_bytes(path), str(path))
     if path.suffix.lower() in (".html", ".htm"):
         title, text = html_text(raw)
     else:
