@@ -480,8 +480,10 @@ def test_kb_adds_lists_searches_and_deletes_documents(factcheck, tmp_path):
     added = factcheck("kb", "add", str(folder))
     assert added.returncode == 0, added.stderr
     assert "3 added" in added.stdout and "The Paris Agreement" in added.stdout and "Everest" in added.stdout
+    # A document's id is its path from the folder named, the folder's name first; never where the folder is.
+    assert "added  knowledge/nested/everest.html" in added.stdout and str(tmp_path) not in added.stdout
     again = factcheck("kb", "add", str(folder / "water.txt"))
-    assert "already stored" in again.stdout and "0 added" in again.stdout
+    assert "already stored  knowledge/water.txt" in again.stdout and "0 added" in again.stdout
 
     listing = factcheck("kb", "list")
     assert listing.returncode == 0 and flat(listing.stdout).count("knowledge/") == 3
@@ -489,13 +491,13 @@ def test_kb_adds_lists_searches_and_deletes_documents(factcheck, tmp_path):
     found = factcheck("kb", "search", "How tall is Mount Everest?")
     assert "Everest" in found.stdout and "8,849 metres" in found.stdout and "alert" not in found.stdout
 
-    document_id = str(folder / "water.txt")
+    document_id = "knowledge/water.txt"
     deleted = factcheck("kb", "delete", document_id)
     assert deleted.returncode == 0 and "1 passages" in deleted.stdout
     missing = factcheck("kb", "delete", document_id)
     assert missing.returncode == 5 and "not found" in missing.stderr
-    for path in (folder / "paris.md", folder / "nested" / "everest.html"):  # the suite is shared: leave no documents
-        assert factcheck("kb", "delete", str(path)).returncode == 0
+    for stored in ("knowledge/paris.md", "knowledge/nested/everest.html"):  # the suite is shared: leave no documents
+        assert factcheck("kb", "delete", stored).returncode == 0
 
 
 def test_kb_add_refuses_unsupported_files(factcheck, tmp_path):
@@ -513,7 +515,7 @@ def test_html_documents_keep_visible_text_only():
         "<body><h1>Heading</h1><p>First &amp; second.</p><script>var x = 1;</script><p>Third</p></body></html>"
     )
     assert title == "A page"
-    assert text == "Heading\n\nFirst & second.\n\nThird"
+    assert text == "# Heading\n\nFirst & second.\n\nThird"  # a heading as Markdown writes it: no passage of its own
 
 
 @pytest.mark.parametrize(
@@ -622,4 +624,4 @@ def test_check_with_citations_then_claims_lists_and_shows_them(factcheck, fake_m
         report = factcheck("show", message_id)
         assert report.returncode == 0 and "Citations " in report.stdout and "supported ·" in report.stdout
     finally:
-        factcheck("kb", "delete", str(source))
+        factcheck("kb", "delete", source.name)

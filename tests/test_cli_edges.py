@@ -126,18 +126,21 @@ def test_kb_add_skips_an_empty_file_by_name_and_adds_the_rest(factcheck, tmp_pat
 
     only_empty = factcheck("kb", "add", str(folder / "empty.md"))
     assert only_empty.returncode == 2 and "no .txt, .md or .html files with text found" in only_empty.stderr
-    assert factcheck("kb", "delete", str(folder / "tides.md")).returncode == 0  # the suite is shared
+    assert factcheck("kb", "delete", "notes/tides.md").returncode == 0  # the suite is shared
 
 
 # --- kb list ------------------------------------------------------------------------------------------
 
 
 def test_kb_list_shows_the_full_ids_delete_takes(suite, factcheck, tmp_path):
-    deep = tmp_path / "a-rather-long-folder-name" / "and-another-one-below-it" / "yet-another-level"
+    top = tmp_path / "a-rather-long-folder-name"
+    deep = top / "and-another-one-below-it" / "yet-another-level"
     deep.mkdir(parents=True)
-    path = deep / "the-document-with-a-long-name-about-glaciers.md"
-    path.write_text("# Glaciers\n\nGlaciers store about 69 percent of the world's fresh water.\n")
-    assert factcheck("kb", "add", str(path)).returncode == 0
+    (deep / "the-document-with-a-long-name-about-glaciers.md").write_text(
+        "# Glaciers\n\nGlaciers store about 69 percent of the world's fresh water.\n"
+    )
+    assert factcheck("kb", "add", str(top)).returncode == 0
+    path = "a-rather-long-folder-name/and-another-one-below-it/yet-another-level/the-document-with-a-long-name-about-glaciers.md"
     narrow = subprocess.run(
         [str(FACTCHECK), "kb", "list", "--page-size", "100"],
         capture_output=True,
@@ -146,11 +149,11 @@ def test_kb_list_shows_the_full_ids_delete_takes(suite, factcheck, tmp_path):
         timeout=60,
     )
     assert narrow.returncode == 0, narrow.stderr
-    assert str(path) in narrow.stdout.splitlines()  # on a line of its own, uncut: copy it into `kb delete`
+    assert path in narrow.stdout.splitlines()  # on a line of its own, uncut: copy it into `kb delete`
     listed = json.loads(factcheck("kb", "list", "--json", "--page-size", "100").stdout)
-    [document] = [d for d in listed["documents"] if d["id"] == str(path)]
+    [document] = [d for d in listed["documents"] if d["id"] == path]
     assert document["title"] == "Glaciers" and int(document["passage_count"]) >= 1
-    assert factcheck("kb", "delete", str(path)).returncode == 0
+    assert factcheck("kb", "delete", path).returncode == 0
 
 
 def test_kb_search_json_lists_the_passages(factcheck, tmp_path):
@@ -158,9 +161,9 @@ def test_kb_search_json_lists_the_passages(factcheck, tmp_path):
     path.write_text("Mauna Kea rises about 10,210 metres from its base on the ocean floor.")
     assert factcheck("kb", "add", str(path)).returncode == 0
     found = json.loads(factcheck("kb", "search", "--json", "Mauna Kea base").stdout)
-    assert [p["source_id"] for p in found["passages"]][:1] == [str(path)]
+    assert [p["source_id"] for p in found["passages"]][:1] == ["volcano.txt"]  # a file named alone: its name
     assert "10,210 metres" in found["passages"][0]["text"]
-    assert factcheck("kb", "delete", str(path)).returncode == 0  # the suite is shared
+    assert factcheck("kb", "delete", "volcano.txt").returncode == 0  # the suite is shared
 
 
 # --- list --json --------------------------------------------------------------------------------------

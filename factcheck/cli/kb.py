@@ -72,12 +72,12 @@ def _batches(documents: list) -> list[list]:
 def add_paths(channel, paths: list[Path]) -> tuple[int, int]:
     """Add the documents under `paths`, printing a line each; returns (added, already stored).
 
-    Raises ValueError or OSError for a path that cannot be read as a document.
+    Raises ValueError for a path that cannot be read as a document.
     """
     documents = []
-    for path in document_files(paths):
+    for path, found_under in document_files(paths):
         try:
-            documents.append(read_document(path))
+            documents.append(read_document(path, found_under))
         except NotText as skipped:
             # One empty or binary file must not keep a folder's other documents out.
             print(f"{'skipped':>14}  {skipped}", file=sys.stderr)
@@ -99,7 +99,7 @@ def add_paths(channel, paths: list[Path]) -> tuple[int, int]:
 def run_add(args: argparse.Namespace, channel) -> int:
     try:
         add_paths(channel, args.paths)
-    except (OSError, ValueError) as error:
+    except ValueError as error:
         print(f"factcheck kb add: {error}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
