@@ -1,7 +1,7 @@
 """Peak memory of each service after a run on the built-in local/ models (the embedded default).
 
-Starts the four services with no model configured, loads examples/knowledge, checks
-examples/sample.txt, then reads each process's peak resident memory (VmHWM).
+Starts the four services with no model configured, loads the demo's examples/knowledge, checks
+its examples/sample.txt (factcheck/cli/examples/), then reads each process's peak resident memory (VmHWM).
 """
 
 from __future__ import annotations
@@ -13,16 +13,15 @@ from pathlib import Path
 import grpc
 
 from bench.pipeline import peak_memory_mb
+from factcheck.cli.demo import EXAMPLES
 from factcheck.cli.documents import document_files, read_document
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc, knowledge_pb2, knowledge_pb2_grpc
-from tests.processes import ROOT, start_suite
-
-EXAMPLES = ROOT / "examples"
+from tests.processes import start_suite
 
 
 async def _run_sample(target: str) -> str:
     async with grpc.aio.insecure_channel(target) as channel:
-        documents = [read_document(path) for path in document_files([EXAMPLES / "knowledge"])]
+        documents = [read_document(path, folder) for path, folder in document_files([EXAMPLES / "knowledge"])]
         await knowledge_pb2_grpc.KnowledgeServiceStub(channel).AddDocuments(
             knowledge_pb2.AddDocumentsRequest(documents=documents)
         )

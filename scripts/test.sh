@@ -16,9 +16,9 @@ npx --no-install buf lint
 # against it keep working).
 npx --no-install buf breaking --against contract/factcheck-api-0.1.0.binpb
 
-# The TypeScript client (clients/typescript): ts-proto, grpc-js and tsc, at its lockfile's versions. (`npm ci`
-# refuses this lockfile: it reports the other platforms' optional buf binaries missing from it.)
-(cd clients/typescript && npm install --no-audit --no-fund --loglevel=error)
+# The TypeScript client (clients/typescript): ts-proto, grpc-js and tsc, exactly at its lockfile's versions.
+# `npm ci` installs from the committed lockfile and never rewrites it, so the checkout stays clean.
+(cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error)
 
 # ruff: imports, undefined names and formatting (configured in pyproject.toml).
 .venv/bin/ruff check .

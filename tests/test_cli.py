@@ -488,8 +488,10 @@ def test_kb_adds_lists_searches_and_deletes_documents(factcheck, tmp_path):
     added = factcheck("kb", "add", str(folder))
     assert added.returncode == 0, added.stderr
     assert "3 added" in added.stdout and "The Paris Agreement" in added.stdout and "Everest" in added.stdout
+    # A document's id is its path from the folder named, the folder's name first; never where the folder is.
+    assert "added  knowledge/nested/everest.html" in added.stdout and str(tmp_path) not in added.stdout
     again = factcheck("kb", "add", str(folder / "water.txt"))
-    assert "already stored" in again.stdout and "0 added" in again.stdout
+    assert "already stored  knowledge/water.txt" in again.stdout and "0 added" in again.stdout
 
     listing = factcheck("kb", "list")
     assert listing.returncode == 0 and flat(listing.stdout).count("knowledge/") == 3
@@ -497,13 +499,13 @@ def test_kb_adds_lists_searches_and_deletes_documents(factcheck, tmp_path):
     found = factcheck("kb", "search", "How tall is Mount Everest?")
     assert "Everest" in found.stdout and "8,849 metres" in found.stdout and "alert" not in found.stdout
 
-    document_id = str(folder / "water.txt")
+    document_id = "knowledge/water.txt"
     deleted = factcheck("kb", "delete", document_id)
     assert deleted.returncode == 0 and "1 passages" in deleted.stdout
     missing = factcheck("kb", "delete", document_id)
     assert missing.returncode == 5 and "not found" in missing.stderr
-    for path in (folder / "paris.md", folder / "nested" / "everest.html"):  # the suite is shared: leave no documents
-        assert factcheck("kb", "delete", str(path)).returncode == 0
+    for stored in ("knowledge/paris.md", "knowledge/nested/everest.html"):  # the suite is shared: leave no documents
+        assert factcheck("kb", "delete", stored).returncode == 0
 
 
 def test_kb_add_refuses_unsupported_files(factcheck, tmp_path):
@@ -521,15 +523,59 @@ def test_html_documents_keep_visible_text_only():
         "<body><h1>Heading</h1><p>First &amp; second.</p><script>var x = 1;</script><p>Third</p></body></html>"
     )
     assert title == "A page"
-    assert text == "Heading\n\nFirst & second.\n\nThird"
+    assert text == "# Heading\n\nFirst & second.\n\nThird"  # a heading as Markdown writes it: no passage of its own
+
+
+@pytest.mark.parametrize(
+    ("checker", "why"),
+    [
+        ("local/chekcer", "unknown local engine 'chekcer' (available: checker, checker-lexical, checker-nli, "),
+        (
+            "openai/gpt-4o",
+            "no endpoint configured for provider 'openai': set FACTCHECK_MODEL_BASE_URL (or add 'openai' to "
+            "FACTCHECK_MODEL_PROVIDERS), or use a local/ model",
+        ),
+    ],
+)
+def test_a_model_that_cannot_be_served_is_refused_before_the_run_starts(
+    suite, factcheck, fake_models, tmp_path, checker, why
+):
+    """An unknown local/ engine, or a provider with no endpoint configured (here the gateway has one for the
+    provider `fake` only), is refused as `--checker bogus` is: exit 2 and the validation message, no run
+    started or stored."""
+    env = {
+        **suite_environment(fake_models, f"sqlite:///{tmp_path / 'refused.db'}"),
+        "FACTCHECK_MODEL_BASE_URL": "",
+        "FACTCHECK_MODEL_PROVIDERS": json.dumps({"fake": {"base_url": fake_models.base_url}}),
+    }
+    gateway = start_service(
+        "gateway",
+        {
+            **env,
+            "FACTCHECK_EXTRACTOR_TARGET": suite.services["extractor"].target,
+            "FACTCHECK_CHECKER_TARGET": suite.services["checker"].target,
+            "FACTCHECK_REPORTER_TARGET": suite.services["reporter"].target,
+        },
+    )
+    try:
+        done = factcheck("check", "--checker", checker, CONTENT, target=gateway.target)
+        listed = factcheck("list", "--json", target=gateway.target)
+    finally:
+        gateway.stop()
+    assert done.returncode == 2 and done.stdout == ""
+    assert flat(done.stderr).startswith(
+        f"factcheck: invalid request: mode_config.checker_models[0]: model '{checker}': {why}"
+    )
+    assert "Traceback" not in done.stderr and json.loads(listed.stdout).get("results", []) == []
+    assert fake_models.requests == []  # nothing was extracted
 
 
 def test_a_checker_without_an_endpoint_says_why_the_run_failed(suite, factcheck, fake_models, tmp_path):
-    """A run that used to fail silently: `check --checker openai/gpt-4o` with no endpoint configured used to print only
-    "All verification checkers failed."; the cause now reaches the caller and is stored with the run."""
+    """A run whose checker has no endpoint configured though the gateway has (its settings differ from the
+    gateway's) fails at verify: the cause reaches the caller and is stored with the run."""
     suite_gateway = suite.services["gateway"]  # keeps serving; a second gateway uses the endpoint-less checker
-    env = {**suite_environment(fake_models, f"sqlite:///{tmp_path / 'no-endpoint.db'}"), "FACTCHECK_MODEL_BASE_URL": ""}
-    checker = start_service("checker", env)
+    env = suite_environment(fake_models, f"sqlite:///{tmp_path / 'no-endpoint.db'}")
+    checker = start_service("checker", {**env, "FACTCHECK_MODEL_BASE_URL": ""})
     gateway = start_service(
         "gateway",
         {
@@ -584,4 +630,4 @@ def test_check_with_citations_then_claims_lists_and_shows_them(factcheck, fake_m
         report = factcheck("show", message_id)
         assert report.returncode == 0 and "Citations " in report.stdout and "supported ·" in report.stdout
     finally:
-        factcheck("kb", "delete", str(source))
+        factcheck("kb", "delete", source.name)

@@ -6,6 +6,7 @@ options, `--version`, `--gateway`, `--json` on every listing, and the services' 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import socket
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests import test_cli
-from tests.test_cli import CLAIMS, CONTENT, FACTCHECK, cli_environment, events_of, run_id
+from tests.test_cli import CLAIMS, CONTENT, FACTCHECK, cli_environment, events_of, kind_of, run_id
 
 pytestmark = pytest.mark.e2e
 
@@ -125,18 +126,21 @@ def test_kb_add_skips_an_empty_file_by_name_and_adds_the_rest(factcheck, tmp_pat
 
     only_empty = factcheck("kb", "add", str(folder / "empty.md"))
     assert only_empty.returncode == 2 and "no .txt, .md or .html files with text found" in only_empty.stderr
-    assert factcheck("kb", "delete", str(folder / "tides.md")).returncode == 0  # the suite is shared
+    assert factcheck("kb", "delete", "notes/tides.md").returncode == 0  # the suite is shared
 
 
 # --- kb list ------------------------------------------------------------------------------------------
 
 
 def test_kb_list_shows_the_full_ids_delete_takes(suite, factcheck, tmp_path):
-    deep = tmp_path / "a-rather-long-folder-name" / "and-another-one-below-it" / "yet-another-level"
+    top = tmp_path / "a-rather-long-folder-name"
+    deep = top / "and-another-one-below-it" / "yet-another-level"
     deep.mkdir(parents=True)
-    path = deep / "the-document-with-a-long-name-about-glaciers.md"
-    path.write_text("# Glaciers\n\nGlaciers store about 69 percent of the world's fresh water.\n")
-    assert factcheck("kb", "add", str(path)).returncode == 0
+    (deep / "the-document-with-a-long-name-about-glaciers.md").write_text(
+        "# Glaciers\n\nGlaciers store about 69 percent of the world's fresh water.\n"
+    )
+    assert factcheck("kb", "add", str(top)).returncode == 0
+    path = "a-rather-long-folder-name/and-another-one-below-it/yet-another-level/the-document-with-a-long-name-about-glaciers.md"
     narrow = subprocess.run(
         [str(FACTCHECK), "kb", "list", "--page-size", "100"],
         capture_output=True,
@@ -145,11 +149,11 @@ def test_kb_list_shows_the_full_ids_delete_takes(suite, factcheck, tmp_path):
         timeout=60,
     )
     assert narrow.returncode == 0, narrow.stderr
-    assert str(path) in narrow.stdout.splitlines()  # on a line of its own, uncut: copy it into `kb delete`
+    assert path in narrow.stdout.splitlines()  # on a line of its own, uncut: copy it into `kb delete`
     listed = json.loads(factcheck("kb", "list", "--json", "--page-size", "100").stdout)
-    [document] = [d for d in listed["documents"] if d["id"] == str(path)]
+    [document] = [d for d in listed["documents"] if d["id"] == path]
     assert document["title"] == "Glaciers" and int(document["passageCount"]) >= 1
-    assert factcheck("kb", "delete", str(path)).returncode == 0
+    assert factcheck("kb", "delete", path).returncode == 0
 
 
 def test_kb_search_json_lists_the_passages(factcheck, tmp_path):
@@ -157,9 +161,9 @@ def test_kb_search_json_lists_the_passages(factcheck, tmp_path):
     path.write_text("Mauna Kea rises about 10,210 metres from its base on the ocean floor.")
     assert factcheck("kb", "add", str(path)).returncode == 0
     found = json.loads(factcheck("kb", "search", "--json", "Mauna Kea base").stdout)
-    assert [p["sourceId"] for p in found["passages"]][:1] == [str(path)]
+    assert [p["sourceId"] for p in found["passages"]][:1] == ["volcano.txt"]  # a file named alone: its name
     assert "10,210 metres" in found["passages"][0]["text"]
-    assert factcheck("kb", "delete", str(path)).returncode == 0  # the suite is shared
+    assert factcheck("kb", "delete", "volcano.txt").returncode == 0  # the suite is shared
 
 
 # --- list --json --------------------------------------------------------------------------------------
@@ -186,6 +190,31 @@ def test_a_question_with_a_checker_uses_the_default_generator(suite, factcheck):
     assert start["config"]["checkerModels"] == ["fake/one"]
 
 
+LOCAL_MODELS = ("--extractor", "local/extractor", "--checker", "local/checker", "--reporter", "local/reporter")
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_a_question_the_built_in_generator_cannot_answer_is_a_warning_not_a_success(factcheck, json_output):
+    """The README's `check --question` on the built-in models with no document about the question: the
+    generator writes no content, so nothing is checked; the command says why and exits 6."""
+    question = "What are the key facts about the history of the Internet?"
+    done = factcheck("check", *(["--json"] if json_output else []), "--question", question, *LOCAL_MODELS)
+    assert done.returncode == 6, done.stdout + done.stderr
+    warning = done.stderr.splitlines()[-1]
+    assert warning == (
+        "factcheck: warning: nothing was checked: the built-in generator (local/generator) answers only from the "
+        "knowledge store, and it holds nothing about this question. Add documents with `factcheck kb add`, or have "
+        "a real model answer with --generator MODEL."
+    )
+    if json_output:
+        assert kind_of(events_of(done.stdout)[-1]) == "complete"  # the run itself completed
+    else:
+        assert "No verifiable claims" in done.stdout
+    # Content the caller gives that holds no claim is checked and found to have none: a plain success.
+    plain = factcheck("check", "Hello there, how are you?", *LOCAL_MODELS)
+    assert plain.returncode == 0 and "nothing was checked" not in plain.stderr
+
+
 def test_version(factcheck):
     done = factcheck("--version")
     assert done.returncode == 0 and done.stdout.startswith("factcheck ") and done.stdout.split()[1][0].isdigit()
@@ -196,6 +225,102 @@ def test_the_gateway_flag_overrides_the_environment(suite, factcheck):
     assert done.returncode == 0, done.stderr
     down = factcheck("--gateway", dead_target(), "list")
     assert down.returncode == 3 and "gateway unavailable at 127.0.0.1:" in down.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "Water boils at 100 degrees Celsius.", "--gateway", "{target}"),
+        ("check", "--gateway", "{target}", "Water boils at 100 degrees Celsius."),
+        ("kb", "list", "--gateway", "{target}"),
+        ("kb", "--gateway", "{target}", "search", "water"),
+        ("reviews", "list", "--gateway", "{target}"),
+    ],
+)
+def test_the_gateway_flag_works_after_the_command_too(suite, factcheck, args):
+    """Where people put it: after the command, or between a command and its action."""
+    done = factcheck(*(a.format(target=suite.gateway_target) for a in args), target=dead_target())
+    assert done.returncode == 0, done.stderr
+    down = dead_target()
+    refused = factcheck(*(a.format(target=down) for a in args))
+    assert refused.returncode == 3 and f"factcheck: gateway unavailable at {down}: " in refused.stderr
+    # The hint names the setting and the flag that point the command elsewhere.
+    assert "set FACTCHECK_GATEWAY_TARGET, or pass --gateway HOST:PORT." in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "usage"),
+    [
+        (("check", "--bogus-flag", "x"), "factcheck check"),
+        (("check", "x", "--bogus-flag"), "factcheck check"),
+        (("kb", "add", "notes.md", "--bogus-flag"), "factcheck kb add"),
+        (("kb", "--bogus-flag", "list"), "factcheck kb"),
+        (("--bogus-flag", "list"), "factcheck"),
+    ],
+)
+def test_an_unknown_option_is_reported_with_the_usage_of_the_command_it_was_given_to(factcheck, args, usage):
+    done = factcheck(*args, target=dead_target())
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"usage: {usage} [-h] ")
+    assert done.stderr.endswith(f"\n{usage}: error: unrecognized arguments: --bogus-flag\n")
+
+
+def _commands(parser: argparse.ArgumentParser, name: str):
+    """(name, parser) of the command line and every command and action below it."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                yield from _commands(subparser, f"{name} {sub}")
+
+
+def test_every_command_and_parameter_says_what_it_does():
+    """Walks every command, action and argument of the parser the console script runs."""
+    from factcheck.cli.app import build_parser
+
+    undocumented = []
+    for name, parser in _commands(build_parser(), "factcheck"):
+        if not parser.description or "`" in parser.description.split()[0]:
+            undocumented.append(f"{name}: no description")
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                undocumented += [f"{name} {c.dest}: no help line" for c in action._choices_actions if not c.help]
+            elif not action.help or action.help == argparse.SUPPRESS:
+                undocumented.append(f"{name} {'/'.join(action.option_strings) or action.dest}: no help")
+    assert undocumented == []
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (("kb", "list"), ["--page-size N documents per page", "--page-token TOKEN"]),
+        (("kb", "search"), ["query ", "the words to look for", "--top-k N"]),
+        (("kb", "delete"), ["document_id ", "the document's id"]),
+        (("reviews", "approve"), ["message_id ", "claim_id "]),
+        (("claims",), ["--page-size N claims per page"]),
+        (("list",), ["List stored runs of every mode"]),
+        (("demo",), ["Run the whole suite offline in one command"]),
+    ],
+)
+def test_help_describes_each_command_and_parameter(factcheck, command, expected):
+    done = factcheck(*command, "--help")
+    assert done.returncode == 0, done.stderr
+    for text in expected:
+        assert text in " ".join(done.stdout.split()), (text, done.stdout)
+    assert "--gateway TARGET" in done.stdout  # the global option, taken here too
+
+
+@pytest.mark.parametrize("name", ["/nonexistent-factcheck-path", "missing-notes.md"])
+def test_kb_add_of_a_path_that_does_not_exist_says_it_cannot_read_it(factcheck, tmp_path, name):
+    path = tmp_path / name if not name.startswith("/") else Path(name)
+    done = factcheck("kb", "add", str(path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"factcheck kb add: cannot read {path}: No such file or directory\n"  # as `check -f` says
+    checked = factcheck("check", "-f", str(path))
+    assert (
+        checked.returncode == 2
+        and checked.stderr == f"factcheck check: cannot read {path}: No such file or directory\n"
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,12 @@
 """The README's first command: `factcheck demo`, offline on the built-in local/ models: the sample
-checked, then the example answers ranked in council mode."""
+checked, then the example answers ranked in council mode; and a second clone's demo on the same
+machine (the same per-user database) shows its own files and leaves its checkout clean."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,34 +18,65 @@ from tests.test_servers import _free_port_block
 
 pytestmark = pytest.mark.e2e
 
+EXAMPLES = ROOT / "factcheck" / "cli" / "examples"
 
-def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
+
+def run_demo(cwd: Path, data_home: Path, *args: str) -> subprocess.CompletedProcess:
     env = {
         key: value for key, value in os.environ.items() if not key.startswith("FACTCHECK_")
     }  # the embedded defaults, whatever the caller's environment says
     env["COLUMNS"] = "200"
-    env["XDG_DATA_HOME"] = str(tmp_path / "data")  # not the user's own store
+    env["XDG_DATA_HOME"] = str(data_home)  # not the user's own store
     env["PYTHONPATH"] = str(ROOT)  # this checkout's code, wherever the venv's editable install points
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "factcheck"), "demo", "--base-port", str(_free_port_block())],
-        cwd=tmp_path,
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "factcheck"), "demo", "--base-port", str(_free_port_block()), *args],
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
+
+
+def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
+    first = tmp_path / "first"
+    first.mkdir()
+    done = run_demo(first, tmp_path / "data")
     assert done.returncode == 0, done.stdout + done.stderr
     output = " ".join(done.stdout.split())
-    assert "4 added (14 passages)" in output
+    # The examples ship with the command (package data): its own folder, whatever the working folder.
+    assert f"Loading {EXAMPLES / 'knowledge'} into the knowledge store" in output
+    # A heading titles its document or section; it is not a passage of its own.
+    assert "4 added (11 passages)" in output
+    assert "added knowledge/apollo-11.html (3 passages) Apollo 11" in output
     assert "3 verified, 1 disputed, 1 unverifiable" in output
     assert "The Paris Agreement was adopted in 2015 (not 2017)" in output
     assert "Reliability score 69/100" in output
-    assert (tmp_path / "factcheck-demo.html").stat().st_size > 10_000
+    assert (first / "factcheck-demo.html").stat().st_size > 10_000
     # The council example: the answer with the wrong year ranks last, its error classified and corrected.
     council = output.split("Council: ranking the answers in")[1]
     assert re.search(r"3 Response [A-C] assistant-beta 3\.00 MIXED 0 1 ", council)
     assert "Numerical/Statistical Error (1)" in council
     assert "The Eiffel Tower was completed in 1889 (not 1899)" in council
-    assert (tmp_path / "factcheck-council-demo.html").stat().st_size > 10_000
+    assert (first / "factcheck-council-demo.html").stat().st_size > 10_000
     # The embedded default database, in the user's data directory (not the working folder).
-    assert (tmp_path / "data" / "factcheck" / "factcheck.db").exists() and not (tmp_path / "factcheck.db").exists()
+    assert (tmp_path / "data" / "factcheck" / "factcheck.db").exists() and not (first / "factcheck.db").exists()
+    # What the demo leaves in the folder it ran in is its two reports, both ignored by the checkout's .gitignore.
+    left = sorted(path.name for path in first.iterdir())
+    assert left == ["factcheck-council-demo.html", "factcheck-demo.html"]
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *left], cwd=ROOT, capture_output=True, text=True)
+    assert ignored.stdout.split() == left, ignored.stderr
+
+    # A second clone on the same machine: the same per-user database, its examples somewhere else.
+    second = tmp_path / "other-clone"
+    shutil.copytree(EXAMPLES, second / "examples")
+    again = run_demo(second, tmp_path / "data", "--examples", str(second / "examples"))
+    assert again.returncode == 0, again.stdout + again.stderr
+    output = " ".join(again.stdout.split())
+    assert f"Loading {second / 'examples' / 'knowledge'} into the knowledge store" in output
+    assert "0 added (0 passages), 4 already stored" in output
+    assert "already stored knowledge/apollo-11.html (3 passages) Apollo 11" in output
+    assert "Reliability score 69/100" in output
+    # Nothing it prints or writes points into the first run's folder, or at any file:// copy of the documents.
+    for text in (again.stdout, (second / "factcheck-demo.html").read_text()):
+        assert str(first) not in text and str(EXAMPLES) not in text and "file://" not in text

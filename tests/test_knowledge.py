@@ -59,6 +59,22 @@ def test_chunks_keep_offsets_and_respect_paragraphs():
     assert all(PARIS.text[c.start : c.end] == c.text for c in chunks)
 
 
+def test_a_heading_titles_its_section_and_is_no_passage_of_its_own():
+    text = (
+        "# The Paris Agreement\n\nIt was adopted in 2015.\n\n## Entry into force\nIt entered into force in 2016.\n\n"
+        "Parties\n=======\n\nIt has 195 parties.\n\n#hashtags are text. So is # in a sentence."
+    )
+    chunks = chunk_text(text)
+    assert [c.text for c in chunks] == [
+        "It was adopted in 2015.",
+        "It entered into force in 2016.",
+        "It has 195 parties.",
+        "#hashtags are text. So is # in a sentence.",
+    ]
+    assert all(text[c.start : c.end] == c.text for c in chunks)
+    assert chunk_text("# Only a heading\n\n## And another") == []
+
+
 def test_long_text_is_split_near_the_target_size():
     text = " ".join(f"Sentence number {i} says something about topic {i}." for i in range(200))
     chunks = chunk_text(text, target_chars=300, max_chars=600)

@@ -458,6 +458,31 @@ def test_the_suite_wheel_ships_the_entailment_model_and_offers_its_runtime(wheel
         assert not requirement.marker.evaluate({"extra": ""}), runtime
 
 
+def test_the_suite_wheel_ships_the_demos_examples_where_the_demo_looks(wheels, tmp_path):
+    """`factcheck demo` works from an installed wheel: its examples are package data beside the command."""
+    examples = ROOT / "factcheck" / "cli" / "examples"
+    shipped = sorted(p.relative_to(ROOT).as_posix() for p in examples.rglob("*") if p.is_file())
+    assert "factcheck/cli/examples/knowledge/apollo-11.html" in shipped and len(shipped) >= 7
+    names = _wheel_names(wheels["main"])
+    assert [name for name in shipped if name not in names] == []
+    target = tmp_path / "site"
+    for wheel in (wheels["api"], wheels["main"]):
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(target)
+    done = subprocess.run(
+        [sys.executable, "-c", "import factcheck.cli.demo as demo; print(demo.EXAMPLES)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(target)},
+    )
+    assert done.returncode == 0, done.stderr
+    installed = Path(done.stdout.strip())
+    assert installed == target / "factcheck" / "cli" / "examples"
+    assert (installed / "sample.txt").read_bytes() == (examples / "sample.txt").read_bytes()
+
+
 def test_both_wheels_unpacked_together_share_one_factcheck_package(wheels, tmp_path):
     target = tmp_path / "site"
     for wheel in (wheels["api"], wheels["main"]):  # what an installer does with a pure-Python wheel

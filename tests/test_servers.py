@@ -206,6 +206,7 @@ def test_a_second_server_on_a_taken_port_fails_to_start_and_says_which(tmp_path)
         )
         assert second.returncode != 0
         assert f"factcheck-checker: cannot listen on {address}: the address is already in use" in second.stderr
+        assert second.stderr.rstrip().endswith("Stop the other server or set FACTCHECK_LISTEN.")  # its own setting
         assert _health(address, "factcheck.v1.ExtractorService") == health_pb2.HealthCheckResponse.SERVING
     finally:
         first.stop()
@@ -224,6 +225,12 @@ def test_a_second_factcheck_serve_on_the_same_ports_fails_and_the_first_keeps_se
         second = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=90)
         assert second.returncode == 1
         assert f"extractor did not start: factcheck-extractor: cannot listen on 127.0.0.1:{base + 1}" in second.stderr
+        # `serve` sets each service's FACTCHECK_LISTEN itself: the way out is its --base-port, said once.
+        assert second.stderr.rstrip().endswith(
+            "or not available on this machine. Stop the other server, or pass --base-port to start the suite on "
+            "other ports. The suite is stopped."
+        )
+        assert "FACTCHECK_LISTEN" not in second.stderr and ".;" not in second.stderr
         for offset in range(4):
             assert _health(f"127.0.0.1:{base + offset}") == health_pb2.HealthCheckResponse.SERVING
         assert first.poll() is None

@@ -649,9 +649,9 @@ def test_the_command_line_works_per_tenant(tenant_suite, fake_models, tmp_path):
     assert str(note.name) not in factcheck_as(tenant_suite, "acme", "kb", "list", "--page-size", "100").stdout
     assert "412 snow ploughs" in factcheck_as(tenant_suite, BARE_TENANT, "kb", "search", "Brackenridge depot").stdout
     assert "412 snow ploughs" not in factcheck_as(tenant_suite, "acme", "kb", "search", "Brackenridge depot").stdout
-    refused = factcheck_as(tenant_suite, "acme", "kb", "delete", str(note))
+    refused = factcheck_as(tenant_suite, "acme", "kb", "delete", note.name)
     assert refused.returncode == 5 and "not found" in refused.stderr
-    assert factcheck_as(tenant_suite, BARE_TENANT, "kb", "delete", str(note)).returncode == 0
+    assert factcheck_as(tenant_suite, BARE_TENANT, "kb", "delete", note.name).returncode == 0
 
     anonymous = factcheck_as(tenant_suite, None, "list")
     assert anonymous.returncode == 3 and "FACTCHECK_GATEWAY_TOKEN" in anonymous.stderr

@@ -6,12 +6,14 @@ import pytest
 
 from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.kit.settings import Settings
-from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck.v1 import common_pb2, council_pb2, entailment_pb2, factcheck_pb2
 from factcheck_gateway.mode_dispatch import validate_run_request
 from factcheck_gateway.modes.fact_check.plan import BIAS_WARNING, RunPlan
 from factcheck_gateway.request_validation import ValidationError
 
 SETTINGS = Settings(
+    # An endpoint for every provider (validation only asks that one is configured; nothing calls it).
+    model_base_url="http://127.0.0.1:9/v1",
     default_generator_model="local/generator",
     default_extractor_model="local/extractor",
     default_checker_models=["local/checker"],
@@ -194,3 +196,74 @@ def test_bad_sources_are_refused(sources, expected):
 def test_evidence_top_k_is_bounded():
     with pytest.raises(ValidationError, match="mode_config.evidence_top_k must be between 1 and 10"):
         validate_run_request(request(content_to_check="x", evidence_top_k=11), SETTINGS, tenant_id=DEFAULT_TENANT)
+
+
+# --- models that cannot be served are refused before the run starts ---------------------------------------
+
+NO_ENDPOINT = Settings(**{**SETTINGS.model_dump(), "model_base_url": None, "model_providers": {}})
+
+
+def test_an_unknown_local_engine_is_refused_naming_the_available_ones():
+    with pytest.raises(ValidationError) as refused:
+        fact_check_plan(request(content_to_check="text", checker_models=["local/chekcer"]), SETTINGS, tenant_id="t")
+    assert refused.value.field == "mode_config.checker_models[0]"
+    message = str(refused.value)
+    assert message.startswith("mode_config.checker_models[0]: model 'local/chekcer': unknown local engine 'chekcer'")
+    assert "(available: checker, checker-lexical," in message and "generator" in message
+
+
+def test_a_provider_without_an_endpoint_is_refused_naming_the_settings():
+    with pytest.raises(ValidationError) as refused:
+        fact_check_plan(request(content_to_check="text", checker_models=["openai/gpt-4o"]), NO_ENDPOINT, tenant_id="t")
+    assert str(refused.value) == (
+        "mode_config.checker_models[0]: model 'openai/gpt-4o': no endpoint configured for provider 'openai': set "
+        "FACTCHECK_MODEL_BASE_URL (or add 'openai' to FACTCHECK_MODEL_PROVIDERS), or use a local/ model"
+    )
+    # Its own endpoint is enough, and local/ models need none.
+    with_openai = Settings(
+        **{**NO_ENDPOINT.model_dump(), "model_providers": {"openai": {"base_url": "http://127.0.0.1:9/v1"}}}
+    )
+    plan = fact_check_plan(
+        request(content_to_check="text", checker_models=["openai/gpt-4o"]), with_openai, tenant_id="t"
+    )
+    assert plan.checker_models == ("openai/gpt-4o",)
+    assert fact_check_plan(request(content_to_check="text"), NO_ENDPOINT, tenant_id="t").checker_models == (
+        "local/checker",
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "field"),
+    [
+        (request(generator_model="local/gpt"), "mode_config.generator_model"),
+        (request(content_to_check="text", extractor_model="openai/gpt-4o"), "mode_config.extractor_model"),
+        (request(content_to_check="text", reporter_model="anthropic/claude"), "mode_config.reporter_model"),
+        (
+            request(content_to_check="text", investigate=True, investigator_model="local/nobody"),
+            "mode_config.investigator_model",
+        ),
+        (
+            factcheck_pb2.RunRequest(
+                question="Q?",
+                mode=factcheck_pb2.MODE_COUNCIL,
+                council_config=council_pb2.CouncilConfig(council_models=["local/checker", "openai/gpt-4o"]),
+            ),
+            "council_config.council_models[1]",
+        ),
+        (
+            factcheck_pb2.RunRequest(
+                question="Q?",
+                mode=factcheck_pb2.MODE_ENTAILMENT,
+                entailment_config=entailment_pb2.EntailmentConfig(
+                    model="local/entailmnt",
+                    items=[entailment_pb2.EntailmentItem(claim="c", source_excerpt="s", source_type="t")],
+                ),
+            ),
+            "entailment_config.model",
+        ),
+    ],
+)
+def test_every_mode_refuses_a_model_that_cannot_be_served(message, field):
+    with pytest.raises(ValidationError) as refused:
+        validate_run_request(message, NO_ENDPOINT, tenant_id=DEFAULT_TENANT)
+    assert refused.value.field == field and str(refused.value).startswith(f"{field}: model ")

@@ -10,16 +10,49 @@ import sys
 from factcheck.cli import check, claims, client, council, demo, entail, kb, results, reviews, runs, serve, usage
 from factcheck.kit.version import installed_version
 
+GATEWAY_HELP = (
+    "the gateway's gRPC target, e.g. localhost:50051 (default: FACTCHECK_GATEWAY_TARGET, else localhost:50051); "
+    "accepted before or after the command"
+)
+
+
+class Commands(argparse._SubParsersAction):
+    """The subcommands of a parser; a command without a description of its own is described by its help line."""
+
+    def add_parser(self, name, **kwargs):
+        if kwargs.get("help") and not kwargs.get("description"):
+            kwargs["description"] = f"{kwargs['help'][0].upper()}{kwargs['help'][1:]}."
+        return super().add_parser(name, **kwargs)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser: it takes the global options too (`factcheck check "…" --gateway H:P` works
+    as `factcheck --gateway H:P check "…"` does), and it reports an unknown option with its own usage
+    line. Its subcommands' parsers are CommandParsers as well."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", "parsers", Commands)
+        # SUPPRESS: a command that was not given --gateway leaves the value given before it alone.
+        self.add_argument("--gateway", metavar="TARGET", default=argparse.SUPPRESS, help=GATEWAY_HELP)
+
+    def parse_known_args(self, args=None, namespace=None):
+        # argparse hands what a command did not recognise up to the top-level parser, which would
+        # report it with the top-level usage; the command's own parser reports it instead.
+        parsed, unknown = super().parse_known_args(args, namespace)
+        if unknown:
+            self.error(f"unrecognized arguments: {' '.join(unknown)}")
+        return parsed, unknown
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="factcheck", description="Fact-check text with the factcheck gRPC suite.")
+    parser.register("action", "parsers", Commands)
     parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
-    parser.add_argument(
-        "--gateway",
-        metavar="TARGET",
-        help="the gateway's gRPC target, e.g. localhost:50051 (default: FACTCHECK_GATEWAY_TARGET, else localhost:50051)",
+    parser.add_argument("--gateway", metavar="TARGET", help=GATEWAY_HELP)
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=CommandParser, help="one of these commands"
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve.add_parser(commands)
     check.add_parser(commands)
     council.add_parser(commands)

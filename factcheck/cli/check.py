@@ -14,15 +14,17 @@ import factcheck.cli.client as client
 import factcheck.cli.html as html
 import factcheck.cli.render as render
 import factcheck.cli.view as view
-from factcheck.cli.documents import NotText, decode_text
+from factcheck.cli.documents import NotText, cannot_read, decode_text
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
 from factcheck.kit.settings import Settings
+from factcheck.models.local import LOCAL_PREFIX
 from factcheck.v1 import factcheck_pb2
 
 RUN_EXIT_CODES = (
     "exit codes: 0 complete, 1 the run failed, 2 nothing to check, a binary or unreadable file, or an invalid "
     "request, 3 the gateway is unreachable (also after --reconnect-timeout) or refused the call, 4 the run was "
-    "cancelled, 5 unknown id, 130 interrupted (the run goes on), 141 stdout closed (e.g. | head)"
+    "cancelled, 5 unknown id, 6 complete but nothing checked (the answer generated for --question held no "
+    "verifiable claim), 130 interrupted (the run goes on), 141 stdout closed (e.g. | head)"
 )
 # The spec's `question` is required; with content and no question it describes the content.
 DEFAULT_QUESTION = "Fact-check this content"
@@ -121,7 +123,7 @@ def read_content(args: argparse.Namespace) -> str | None:
     except NotText as error:
         raise UsageError(f"nothing to check: {error}") from error
     except OSError as error:
-        raise UsageError(f"cannot read {source}: {error.strerror}") from error
+        raise UsageError(cannot_read(source, error)) from error
 
 
 def build_request(args: argparse.Namespace, content: str | None) -> factcheck_pb2.RunRequest:
@@ -195,9 +197,8 @@ def show_run(args: argparse.Namespace, channel: grpc.Channel, start: Callable[[F
 def conclude(args: argparse.Namespace, gateway: client.Gateway, ending: Ending) -> int:
     """The report of a complete run; the reason of a failed or cancelled one. The exit code either way."""
     if ending.kind == "complete":
-        if not args.json or args.html is not None:
-            present_result(args, gateway, ending.message_id)
-        return client.EXIT_OK
+        result = present_result(args, gateway, ending.message_id)
+        return warn_if_nothing_checked(result)
     # The progress display showed the causes already; with --json they are only in the JSON.
     report_failure(ending, causes=args.json)
     return client.EXIT_CANCELLED if ending.kind == "cancelled" else client.EXIT_RUN_FAILED
@@ -225,11 +226,30 @@ def report_lost(lost: ConnectionLost) -> None:
         print(f"The run may still be going: {follow_hint(lost.message_id)}.", file=sys.stderr)
 
 
-def present_result(args: argparse.Namespace, gateway: client.Gateway, message_id: str) -> None:
-    """The stored result (as `show` would print it) and the HTML page, both from GetResult."""
+def present_result(args: argparse.Namespace, gateway: client.Gateway, message_id: str) -> factcheck_pb2.FactCheckResult:
+    """The stored result (as `show` would print it, unless --json) and the HTML page, both from GetResult."""
     request = factcheck_pb2.GetResultRequest(message_id=message_id)
     result = gateway.GetResult(request, timeout=client.UNARY_TIMEOUT_S).result
     if not args.json:
         render.render_result(render.make_console(), result)
     if args.html is not None:
         html.write_report(args.html, result)
+    return result
+
+
+def warn_if_nothing_checked(result: factcheck_pb2.FactCheckResult) -> int:
+    """EXIT_OK, or EXIT_NOTHING_CHECKED with a warning on stderr when the run generated its content and
+    that content held no claim to check (the built-in generator's answer without documents, above all)."""
+    generated = result.content.source == factcheck_pb2.CONTENT_SOURCE_GENERATED
+    if result.mode != factcheck_pb2.MODE_FACT_CHECK or not generated or result.extraction.claims:
+        return client.EXIT_OK
+    model = result.content.model
+    if model.startswith(LOCAL_PREFIX):
+        why = (
+            f"the built-in generator ({model}) answers only from the knowledge store, and it holds nothing about "
+            "this question. Add documents with `factcheck kb add`, or have a real model answer with --generator MODEL."
+        )
+    else:
+        why = f"the answer {model} generated holds no verifiable claim."
+    print(f"factcheck: warning: nothing was checked: {why}", file=sys.stderr)
+    return client.EXIT_NOTHING_CHECKED

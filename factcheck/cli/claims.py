@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 import factcheck.cli.render as render
-from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
+from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, add_page_options, channel_command
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2
 
@@ -46,8 +46,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--source", dest="source_id", help="only claims citing this source id")
     parser.add_argument("--since", help="only claims stored at or after this ISO date-time (UTC if no offset)")
     parser.add_argument("--until", help="only claims stored before this ISO date-time")
-    parser.add_argument("--page-size", type=int, default=20)
-    parser.add_argument("--page-token", default="")
+    add_page_options(parser, "claims")
     parser.add_argument("--json", action="store_true", help="print the response as one JSON object")
     parser.set_defaults(run=channel_command(run_claims))
 

@@ -28,6 +28,9 @@ EXIT_GATEWAY_ERROR = 3
 EXIT_CANCELLED = 4
 # The id (a run's, a document's) is unknown to the gateway, or belongs to another tenant: NOT_FOUND.
 EXIT_NOT_FOUND = 5
+# The run completed, but checked nothing: the content it generated for the question held no verifiable claim
+# (the built-in generator answers only from the knowledge store, and it had nothing on the question).
+EXIT_NOTHING_CHECKED = 6
 EXIT_INTERRUPTED = 130
 # The reader of stdout went away (e.g. `| head`), as a shell reports a SIGPIPE.
 EXIT_BROKEN_PIPE = 141
@@ -36,6 +39,14 @@ EXIT_BROKEN_PIPE = 141
 UNARY_TIMEOUT_S = 30.0
 
 Gateway = factcheck_pb2_grpc.FactCheckServiceStub
+
+
+def add_page_options(parser: argparse.ArgumentParser, items: str) -> None:
+    """--page-size and --page-token, as every listing takes them."""
+    parser.add_argument("--page-size", type=int, default=0, metavar="N", help=f"{items} per page, 1-100 (default 20)")
+    parser.add_argument(
+        "--page-token", default="", metavar="TOKEN", help="the token the previous page printed, for the next page"
+    )
 
 
 def gateway_target() -> str:
@@ -49,7 +60,8 @@ def describe_rpc_error(error: grpc.RpcError, target: str) -> str:
     if code == grpc.StatusCode.UNAVAILABLE:
         return (
             f"gateway unavailable at {target}: {details}\n"
-            "Start the suite with `factcheck serve`, or set FACTCHECK_GATEWAY_TARGET to where it runs."
+            "Start the suite with `factcheck serve`, or point the command at where it runs: "
+            "set FACTCHECK_GATEWAY_TARGET, or pass --gateway HOST:PORT."
         )
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         return f"invalid request: {details}"

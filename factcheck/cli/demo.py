@@ -4,7 +4,8 @@ Starts the four services on their embedded defaults (SQLite, the built-in `local
 models), loads examples/knowledge into the knowledge store, checks examples/sample.txt
 with live progress, prints the report, writes it as HTML; then has the built-in
 fact-checker rank the answers in examples/council-answers.json (council mode), prints
-the ranking, writes it as HTML, and stops the suite.
+the ranking, writes it as HTML, and stops the suite. The examples are package data
+(factcheck/cli/examples/), so the demo runs from an installed wheel as from a checkout.
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ from factcheck.kit.channels import open_gateway_channel
 from factcheck.kit.settings import DEFAULT_PORTS, Settings
 from factcheck.v1 import council_pb2, factcheck_pb2
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+DESCRIPTION = (
+    "Run the whole suite offline in one command: start the four services on the built-in local/ models, load "
+    "the example knowledge folder, check the sample text with live progress, print the report and write it as "
+    "HTML, then rank three example answers to one question in council mode and write that ranking as HTML too. "
+    "The suite is stopped at the end."
+)
 COUNCIL_QUESTION = "When was the Eiffel Tower completed, and how tall is it?"
 
 
@@ -34,10 +41,16 @@ def add_parser(commands) -> None:
     parser = commands.add_parser(
         "demo",
         help="start the suite, load the example knowledge, check the sample text and rank the example answers (offline)",
-        description=__doc__.splitlines()[0],
+        description=DESCRIPTION,
     )
     parser.add_argument("--base-port", type=int, default=DEFAULT_PORTS["gateway"], help="gateway port (default 50051)")
-    parser.add_argument("--examples", type=Path, default=EXAMPLES, help="folder with knowledge/ and sample.txt")
+    parser.add_argument(
+        "--examples",
+        type=Path,
+        default=EXAMPLES,
+        help="folder with knowledge/, sample.txt and council-answers.json (default: the examples installed with "
+        "factcheck)",
+    )
     parser.add_argument("--html", type=Path, default=Path("factcheck-demo.html"), help="where to write the HTML report")
     parser.add_argument(
         "--council-html",
@@ -52,13 +65,13 @@ def run(args: argparse.Namespace) -> int:
     sample, answers = args.examples / "sample.txt", args.examples / "council-answers.json"
     for needed in (sample, answers):
         if not needed.is_file():
-            print(f"factcheck demo: {needed} not found (run it from a checkout, or pass --examples)", file=sys.stderr)
+            print(f"factcheck demo: {needed} not found; pass --examples with a folder that has it", file=sys.stderr)
             return client.EXIT_USAGE
     print("Starting the suite (gateway, extractor, checker, reporter) on local models ...", flush=True)
     try:
         services = serve.start_services("127.0.0.1", args.base_port, threading.Event(), echo=False)
     except RuntimeError as error:
-        print(f"factcheck demo: {error}", file=sys.stderr)
+        print(f"factcheck demo: {error}.", file=sys.stderr)
         return client.EXIT_GATEWAY_ERROR
     target = f"127.0.0.1:{args.base_port}"
     try:

@@ -13,13 +13,32 @@ SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm")
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 
 
-def document_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """The supported files among `paths`, folders searched recursively, in a stable order."""
+def cannot_read(name: object, error: OSError) -> str:
+    """What the commands say about a file they cannot read: "cannot read notes.md: No such file or directory"."""
+    return f"cannot read {name}: {error.strerror or error}"
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes; ValueError saying `cannot_read` when it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise ValueError(cannot_read(path, error)) from error
+
+
+def document_files(paths: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
+    """The supported files among `paths`, folders searched recursively, in a stable order; each with
+    the path it was found under (the folder, or the file itself). ValueError for a path that does not
+    exist or cannot be read, and for a file of another kind."""
     for path in paths:
+        try:
+            path.stat()
+        except OSError as error:
+            raise ValueError(cannot_read(path, error)) from error
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+            yield from ((p, path) for p in sorted(path.rglob("*")) if p.is_file() and p.suffix.lower() in SUFFIXES)
         elif path.suffix.lower() in SUFFIXES:
-            yield path
+            yield path, path
         else:
             raise ValueError(f"{path}: not a .txt, .md or .html file")
 
@@ -42,25 +61,39 @@ def decode_text(data: bytes, name: str) -> str:
     return text
 
 
-def read_document(path: Path) -> common_pb2.Source:
-    """A Source whose id is the file's path, so re-adding an edited file replaces it.
+def document_id(path: Path, found_under: Path) -> str:
+    """A document's id: its path from the folder it was found under, that folder's name first
+    ("knowledge/apollo-11.html"), or a file's name when the file was named itself. It does not depend
+    on where the folder is, so the same folder loaded from two places is the same documents, and
+    re-adding an edited file replaces it."""
+    if path == found_under:
+        return path.name
+    return f"{found_under.resolve().name}/{path.relative_to(found_under).as_posix()}"
 
-    Raises NotText for a binary or empty file (OSError if it cannot be read).
+
+def read_document(path: Path, found_under: Path | None = None) -> common_pb2.Source:
+    """A Source with the file's `document_id` (found_under: the folder named, or the file itself) and
+    no URL: a link to this machine's copy would be wrong for every other checkout, machine or reader
+    of the shared store.
+
+    Raises NotText for a binary or empty file, ValueError if it cannot be read.
     """
-    raw = decode_text(path.read_bytes(), str(path))
+    raw = decode_text(read_bytes(path), str(path))
     if path.suffix.lower() in (".html", ".htm"):
         title, text = html_text(raw)
     else:
         text = raw
         heading = _MARKDOWN_HEADING.search(raw) if path.suffix.lower() != ".txt" else None
         title = heading.group(1) if heading else None
-    return common_pb2.Source(id=path.as_posix(), title=title or path.stem, url=path.resolve().as_uri(), text=text)
+    return common_pb2.Source(id=document_id(path, found_under or path), title=title or path.stem, text=text)
 
 
 class _TextExtractor(HTMLParser):
-    """Visible text of a page: no script or style, block elements on their own lines."""
+    """Visible text of a page: no script or style, block elements on their own lines, headings written
+    as Markdown headings (`## Section`), which the knowledge store keeps out of its passages."""
 
     BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "table"}
+    HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
     HIDDEN = {"script", "style", "noscript", "template"}
 
     def __init__(self) -> None:
@@ -76,7 +109,7 @@ class _TextExtractor(HTMLParser):
         elif tag == "title":
             self._in_title = True
         elif tag in self.BLOCKS:
-            self.parts.append("\n\n")
+            self.parts.append("\n\n" + ("#" * int(tag[1]) + " " if tag in self.HEADINGS else ""))
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.HIDDEN and self._hidden:
@@ -94,7 +127,7 @@ class _TextExtractor(HTMLParser):
 
 
 def html_text(html: str) -> tuple[str | None, str]:
-    """(title, text) of an HTML page; paragraphs separated by blank lines."""
+    """(title, text) of an HTML page; paragraphs separated by blank lines, headings as Markdown headings."""
     parser = _TextExtractor()
     parser.feed(html)
     parser.close()

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.text import Text
 
 import factcheck.cli.render as render
-from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
+from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, add_page_options, channel_command
 from factcheck.cli.documents import NotText, document_files, read_document
 from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc
 
@@ -28,18 +28,17 @@ def add_parser(commands) -> None:
         epilog="exit codes: 0 added (or already stored), 2 a path that cannot be read or no file with text, "
         "3 the gateway is unreachable",
     )
-    add.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    add.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a .txt, .md or .html file, or a folder")
     add.set_defaults(run=channel_command(run_add))
 
     listing = actions.add_parser("list", help="list stored documents, newest first (full ids, as `delete` takes)")
-    listing.add_argument("--page-size", type=int, default=20)
-    listing.add_argument("--page-token", default="")
+    add_page_options(listing, "documents")
     listing.add_argument("--json", action="store_true", help="print the page as one JSON object")
     listing.set_defaults(run=channel_command(run_list))
 
     search = actions.add_parser("search", help="full-text search over the stored passages")
-    search.add_argument("query")
-    search.add_argument("--top-k", type=int, default=5)
+    search.add_argument("query", help="the words to look for (any of them matches)")
+    search.add_argument("--top-k", type=int, default=5, metavar="N", help="how many passages to show, 1-50 (default 5)")
     search.add_argument("--json", action="store_true", help="print the passages found as one JSON object")
     search.set_defaults(run=channel_command(run_search))
 
@@ -48,7 +47,7 @@ def add_parser(commands) -> None:
         help="remove a document",
         epilog="exit codes: 0 deleted, 3 the gateway is unreachable, 5 no document with that id",
     )
-    delete.add_argument("document_id")
+    delete.add_argument("document_id", help="the document's id, as `kb list` and `kb add` print it")
     delete.set_defaults(run=channel_command(run_delete))
 
 
@@ -73,12 +72,12 @@ def _batches(documents: list) -> list[list]:
 def add_paths(channel, paths: list[Path]) -> tuple[int, int]:
     """Add the documents under `paths`, printing a line each; returns (added, already stored).
 
-    Raises ValueError or OSError for a path that cannot be read as a document.
+    Raises ValueError for a path that cannot be read as a document.
     """
     documents = []
-    for path in document_files(paths):
+    for path, found_under in document_files(paths):
         try:
-            documents.append(read_document(path))
+            documents.append(read_document(path, found_under))
         except NotText as skipped:
             # One empty or binary file must not keep a folder's other documents out.
             print(f"{'skipped':>14}  {skipped}", file=sys.stderr)
@@ -100,7 +99,7 @@ def add_paths(channel, paths: list[Path]) -> tuple[int, int]:
 def run_add(args: argparse.Namespace, channel) -> int:
     try:
         add_paths(channel, args.paths)
-    except (OSError, ValueError) as error:
+    except ValueError as error:
         print(f"factcheck kb add: {error}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK

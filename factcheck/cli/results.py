@@ -37,8 +37,7 @@ def add_parsers(commands) -> None:
         help="list stored runs of every mode (fact-check, council, entailment), newest first",
         epilog="exit codes: 0 listed, 2 an invalid page token or size, 3 the gateway is unreachable",
     )
-    listing.add_argument("--page-size", type=int, default=0, metavar="N", help="results per page, 1-100 (default 20)")
-    listing.add_argument("--page-token", default="", metavar="TOKEN", help="the token a previous page printed")
+    client.add_page_options(listing, "runs")
     listing.add_argument("--json", action="store_true", help="print the page as one JSON object")
     listing.set_defaults(run=client.gateway_command(run_list))
 

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from factcheck.cli.client import EXIT_OK, UNARY_TIMEOUT_S, channel_command
+from factcheck.cli.client import EXIT_OK, UNARY_TIMEOUT_S, add_page_options, channel_command
 from factcheck.cli.investigation import STATUS_STYLE, flag_names, state_name, status_name
 from factcheck.cli.render import clean
 from factcheck.v1 import investigation_pb2, investigation_pb2_grpc
@@ -21,13 +21,12 @@ STATUSES = ("CONFIRMED", "REFUTED", "SUPERSEDED", "UNVERIFIABLE")
 def add_parser(commands) -> None:
     parser = commands.add_parser("reviews", help="list and decide investigation outcomes waiting for review")
     actions = parser.add_subparsers(dest="reviews_command", metavar="ACTION")
-    parser.set_defaults(run=channel_command(run_list), run_id=None, all=False, page_size=20, page_token="")
+    parser.set_defaults(run=channel_command(run_list), run_id=None, all=False, page_size=0, page_token="")
 
     listing = actions.add_parser("list", help="pending reviews, newest first (the default action)")
     listing.add_argument("--run", dest="run_id", metavar="MESSAGE_ID", help="only this run's reviews")
     listing.add_argument("--all", action="store_true", help="decided reviews too")
-    listing.add_argument("--page-size", type=int, default=20)
-    listing.add_argument("--page-token", default="")
+    add_page_options(listing, "reviews")
     listing.set_defaults(run=channel_command(run_list))
 
     for name, decision, text in (
@@ -36,11 +35,13 @@ def add_parser(commands) -> None:
         ("modify", investigation_pb2.REVIEW_DECISION_MODIFY, "put another status in force"),
     ):
         action = actions.add_parser(name, help=text)
-        action.add_argument("message_id")
-        action.add_argument("claim_id")
+        action.add_argument("message_id", help="the run's message id (as `factcheck reviews` lists it)")
+        action.add_argument("claim_id", help="the claim's id in that run, e.g. claim_3")
         action.add_argument("--reason", required=True, help="why (stored with the decision)")
         if name == "modify":
-            action.add_argument("--status", required=True, choices=STATUSES, type=str.upper)
+            action.add_argument(
+                "--status", required=True, choices=STATUSES, type=str.upper, help="the status to put in force"
+            )
         action.set_defaults(run=channel_command(run_decide), decision=decision)
 
 

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from factcheck.kit.settings import DEFAULT_PORTS
+from factcheck.serving.server import PORT_TAKEN_HINT
 
 # Started in this order: the gateway last, once the services it calls are up.
 SERVICES = ("extractor", "checker", "reporter", "gateway")
@@ -128,6 +129,15 @@ def stop_services(services: list[ServiceProcess]) -> None:
             service.process.wait()
 
 
+def _why_not_started(service: ServiceProcess, port: int) -> str:
+    """The service's own reason when it gave one, with the hint for this command: it sets each service's
+    FACTCHECK_LISTEN itself, so the way to other ports is --base-port."""
+    hint = "Stop the other server, or pass --base-port to start the suite on other ports"
+    if "cannot listen" in service.last_line:
+        return f": {service.last_line.removesuffix(PORT_TAKEN_HINT).rstrip()} {hint}"
+    return f" (is port {port} free?). {hint}"
+
+
 def start_services(host: str, base_port: int, stop: threading.Event, *, echo: bool) -> list[ServiceProcess]:
     """Start the four services, each once the previous one listens; raises RuntimeError if one does not."""
     ports = _ports(base_port)
@@ -140,10 +150,7 @@ def start_services(host: str, base_port: int, stop: threading.Event, *, echo: bo
         if not _wait_until_listening(service, ready, stop):
             stop_services(services)
             _wait_for_output_end(ready)
-            why = (
-                f": {service.last_line}" if "cannot listen" in service.last_line else f" (is port {ports[name]} free?)"
-            )
-            raise RuntimeError(f"{name} did not start{why}")
+            raise RuntimeError(f"{name} did not start{_why_not_started(service, ports[name])}")
     return services
 
 
@@ -158,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         services = start_services(args.host, args.base_port, stop, echo=True)
     except RuntimeError as error:
-        print(f"factcheck serve: {error}; stopping the suite", file=sys.stderr, flush=True)
+        print(f"factcheck serve: {error}. The suite is stopped.", file=sys.stderr, flush=True)
         return 1
     try:
         print("factcheck suite is up:", flush=True)

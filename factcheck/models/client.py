@@ -99,6 +99,7 @@ from factcheck.core.prompt_versions import prompt_version_of
 from factcheck.kit.observability import metrics
 from factcheck.kit.settings import MaxTokensField, Settings, StructuredOutputFormat, wire_model_name
 from factcheck.models import calls, output_limits, provider_answers
+from factcheck.models.availability import no_endpoint_message, provider_of
 from factcheck.models.errors import (
     ModelError,
     ModelMalformedResponseError,
@@ -285,7 +286,7 @@ class ModelClient:
         which answer from the call's inputs."""
         if model_id.startswith(LOCAL_PREFIX):
             return False
-        return self._provider_setting(_provider_of(model_id), "structured_outputs")
+        return self._provider_setting(provider_of(model_id), "structured_outputs")
 
     def engine_revision(self, model_id: str) -> str:
         """What else `model_id`'s answers depend on besides its inputs: a `local/` engine's registered
@@ -300,11 +301,11 @@ class ModelClient:
         """The context window (tokens) of `model_id`'s provider, when the settings give one."""
         if model_id.startswith(LOCAL_PREFIX):
             return None
-        return self._provider_setting(_provider_of(model_id), "context_window")
+        return self._provider_setting(provider_of(model_id), "context_window")
 
     def output_tokens(self, model_id: str, limit: OutputLimit | None) -> int:
         """The output limit a call of `model_id` with `limit` asks for (settings applied)."""
-        ceiling = self._provider_setting(_provider_of(model_id), "max_output_tokens")
+        ceiling = self._provider_setting(provider_of(model_id), "max_output_tokens")
         return self._resolve_limit(limit, ceiling).max_tokens
 
     def _provider_setting(self, provider: str, name: str) -> Any:
@@ -875,7 +876,7 @@ class ModelClient:
 
     def _endpoint_for(self, model_id: str) -> _Endpoint:
         """The provider override for the id's prefix, else the default endpoint."""
-        provider = _provider_of(model_id)
+        provider = provider_of(model_id)
         override = self._settings.model_providers.get(provider) if provider else None
         base_url: str | None
         max_output_tokens = self._settings.model_max_output_tokens
@@ -893,11 +894,7 @@ class ModelClient:
                 model_id, strip_prefix=self._settings.model_strip_prefix, model_names=self._settings.model_names
             )
         if not base_url:
-            raise ModelNotConfiguredError(
-                model_id,
-                f"no endpoint configured for provider {provider!r}: set FACTCHECK_MODEL_BASE_URL "
-                f"(or add {provider!r} to FACTCHECK_MODEL_PROVIDERS), or use a local/ model",
-            )
+            raise ModelNotConfiguredError(model_id, no_endpoint_message(provider))
         secret = key.get_secret_value() if key is not None else None
         url = base_url.rstrip("/") + _CHAT_PATH
         return _Endpoint(
@@ -1108,8 +1105,3 @@ def _log_call(model_id: str, prompt: str, stats: _CallStats, latency_ms: int) ->
         len(prompt),
         stats.finish_reason or "-",
     )
-
-
-def _provider_of(model_id: str) -> str:
-    """The provider prefix of a model id (the part before '/'), or "" for an id without one."""
-    return model_id.split("/", 1)[0] if "/" in model_id else ""

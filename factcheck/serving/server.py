@@ -28,6 +28,7 @@ from factcheck.serving.error_interceptor import ErrorInterceptor
 __all__ = [
     "CHANNEL_OPTIONS",
     "MAX_MESSAGE_BYTES",
+    "PORT_TAKEN_HINT",
     "add_port",
     "configure_logging",
     "new_server",
@@ -38,6 +39,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("factcheck.serving.server")
+
+# What a service started on its own says to do about a taken address (`factcheck serve` says its own).
+PORT_TAKEN_HINT = "Stop the other server or set FACTCHECK_LISTEN."
 
 # Registers the service implementations on a server; returns their full service names.
 Registrar = Callable[[grpc.aio.Server], Sequence[str]]
@@ -93,7 +97,7 @@ def add_port(server: grpc.aio.Server, address: str, settings: Settings, name: st
     if port == 0:
         raise PortTakenError(
             f"{name}: cannot listen on {address}: the address is already in use (another factcheck "
-            "or other server?) or not available on this machine. Stop the other server or set FACTCHECK_LISTEN."
+            f"or other server?) or not available on this machine. {PORT_TAKEN_HINT}"
         )
     return port
 

@@ -3,6 +3,10 @@
 Passages are runs of whole sentences of about TARGET_CHARS characters, never crossing
 a paragraph break; a sentence longer than MAX_CHARS is cut at whitespace. Offsets are
 indices into the original text, so `text[start:end] == passage` always holds.
+
+A Markdown heading (`# The Paris Agreement`, or a line underlined with `===` or `---`; `kb add`
+writes an HTML page's h1-h6 the same way) names the section it introduces; it states no fact,
+so it is never a passage of its own nor part of one: passages are evidence a checker may cite.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ TARGET_CHARS = 600
 MAX_CHARS = 1200
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+# A heading at the start of a paragraph: an ATX heading line, or a line and its setext underline.
+_HEADING = re.compile(r"[ \t]{0,3}(?:#{1,6}(?:[ \t][^\n]*)?|[^\n]+\n[ \t]{0,3}(?:=+|-+)[ \t]*)(?:\n|$)")
 # A sentence ends at . ! or ? (and a closing quote or bracket, which stays with it) followed by
 # whitespace and an upper-case letter, digit or quote.
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[A-Z0-9\"'(\[])")
@@ -29,6 +35,7 @@ class Chunk:
 def chunk_text(text: str, target_chars: int = TARGET_CHARS, max_chars: int = MAX_CHARS) -> list[Chunk]:
     chunks: list[Chunk] = []
     for para_start, para_end in _spans(text, _PARAGRAPH_BREAK, 0, len(text)):
+        para_start = _after_headings(text, para_start, para_end)
         current: tuple[int, int] | None = None
         for start, end in _sentences(text, para_start, para_end, max_chars):
             if current is not None and end - current[0] > target_chars:
@@ -38,6 +45,13 @@ def chunk_text(text: str, target_chars: int = TARGET_CHARS, max_chars: int = MAX
         if current is not None:
             chunks.append(_chunk(text, *current))
     return chunks
+
+
+def _after_headings(text: str, start: int, end: int) -> int:
+    """Where the paragraph text[start:end] goes on after the headings it starts with (`end` if it is all headings)."""
+    while start < end and (heading := _HEADING.match(text, start, end)):
+        start = _strip(text, heading.end(), end)[0]
+    return start
 
 
 def _chunk(text: str, start: int, end: int) -> Chunk:

@@ -111,7 +111,7 @@ def plan_council(request: factcheck_pb2.RunRequest, settings: Settings, basics: 
     if models:
         _count(f"{FIELD}.council_models", len(models), MIN_RESPONSES, MAX_RESPONSES, "models")
         for index, model in enumerate(models):
-            check_model(f"{FIELD}.council_models[{index}]", model)
+            check_model(f"{FIELD}.council_models[{index}]", model, settings)
         _unique(f"{FIELD}.council_models", models)
     responses = tuple(_supplied_response(index, response) for index, response in enumerate(supplied))
     if responses:
@@ -122,13 +122,13 @@ def plan_council(request: factcheck_pb2.RunRequest, settings: Settings, basics: 
     field = f"{FIELD}.fact_checker_models"
     _count(field, len(fact_checkers), MIN_FACT_CHECKERS, MAX_FACT_CHECKERS, "models")
     for index, model in enumerate(fact_checkers):
-        check_model(f"{field}[{index}]", model)
+        check_model(f"{field}[{index}]", model, settings)
     _unique(field, fact_checkers)
     chairman = config.chairman_model or None
     if chairman is not None:
-        check_model(f"{FIELD}.chairman_model", chairman)
+        check_model(f"{FIELD}.chairman_model", chairman, settings)
     reporter = config.reporter_model or settings.default_reporter_model
-    check_model(f"{FIELD}.reporter_model", reporter)
+    check_model(f"{FIELD}.reporter_model", reporter, settings)
 
     return CouncilPlan(
         question=basics.question,

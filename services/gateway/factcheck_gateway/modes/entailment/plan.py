@@ -102,11 +102,11 @@ def plan_entailment(request: factcheck_pb2.RunRequest, settings: Settings, basic
     check(1 <= count <= MAX_ITEMS, f"{FIELD}.items", f"{FIELD}.items must list 1 to {MAX_ITEMS} items (got {count})")
     items = tuple(_item(f"{FIELD}.items[{index}]", item) for index, item in enumerate(config.items))
     default = config.model or settings.default_entailment_model
-    check_model(f"{FIELD}.model", default)
+    check_model(f"{FIELD}.model", default, settings)
     models = {}
     for agent in AGENTS:
         models[agent] = getattr(config, f"{agent}_model") or default
-        check_model(f"{FIELD}.{agent}_model", models[agent])
+        check_model(f"{FIELD}.{agent}_model", models[agent], settings)
     return EntailmentPlan(
         question=basics.question,
         conversation_id=basics.conversation_id,

@@ -147,11 +147,11 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
     reporter = config.reporter_model or settings.default_reporter_model
     if content is None:
         assert generator is not None  # the default, when the request has neither
-        check_model("mode_config.generator_model", generator)
-    check_model("mode_config.extractor_model", extractor)
+        check_model("mode_config.generator_model", generator, settings)
+    check_model("mode_config.extractor_model", extractor, settings)
     for index, checker in enumerate(checkers):
-        check_model(f"mode_config.checker_models[{index}]", checker)
-    check_model("mode_config.reporter_model", reporter)
+        check_model(f"mode_config.checker_models[{index}]", checker, settings)
+    check_model("mode_config.reporter_model", reporter, settings)
 
     max_length = MAX_CONTENT_LENGTH_DEFAULT
     if config.HasField("max_content_length"):
@@ -165,7 +165,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
     if wants_citations:
         # Citations are judged per claim after the whole verification: not with pipelined batches.
         check(not config.pipelined, "mode_config.citations", "mode_config.citations cannot be combined with pipelined")
-        check_model("mode_config.citation_review_model", review_model)
+        check_model("mode_config.citation_review_model", review_model, settings)
 
     top_k = settings.evidence_top_k
     if config.HasField("evidence_top_k"):

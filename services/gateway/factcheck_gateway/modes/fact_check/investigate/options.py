@@ -49,7 +49,7 @@ def plan_investigation(
     if config.HasField("investigate_batch_size"):
         batch = bounded("mode_config.investigate_batch_size", config.investigate_batch_size, BATCH_MIN, BATCH_MAX)
     model = config.investigator_model or settings.default_investigator_model or checker_models[0]
-    check_model("mode_config.investigator_model", model)
+    check_model("mode_config.investigator_model", model, settings)
     providers = tuple(dict.fromkeys(settings.investigate_search_providers)) or ("knowledge",)
     if SEARXNG in providers and not settings.searxng_url:
         # An operator's mistake, but the caller asked for the loop: say what is missing.
