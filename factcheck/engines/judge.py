@@ -220,12 +220,21 @@ def unjudged(error: Exception) -> Judgement:
 
 def judge(claim: str, passages: Sequence[PassageText], model: VerifierModel | None = None) -> Judgement:
     """The verdict on `claim` given `passages` (see the module docstring)."""
+    return judge_with_probabilities(claim, passages, model)[0]
+
+
+def judge_with_probabilities(
+    claim: str, passages: Sequence[PassageText], model: VerifierModel | None = None
+) -> tuple[Judgement, dict[str, float]]:
+    """`judge`'s verdict, and the verifier's highest probability of each verdict over the passages
+    (all 0 when there was nothing to judge): what the entailment checker's combiner weighs."""
     model = model or default_model()
     facts = _claim_facts(claim, model)
     if not passages or not facts.weights:
-        return NOTHING_TO_READ
+        return NOTHING_TO_READ, dict.fromkeys(LABELS, 0.0)
     readings = [_Reading(m, model.probabilities(m.features)) for m in (_measure(facts, p) for p in passages)]
-    return _decide(facts, readings)
+    highest = {label: max(r.probabilities[label] for r in readings) for label in LABELS}
+    return _decide(facts, readings), highest
 
 
 def passage_features(claim: str, passage: PassageText, model: VerifierModel) -> dict[str, float]:
@@ -421,10 +430,11 @@ class _Reading:
 def _measure(facts: _ClaimFacts, passage: PassageText) -> _Measures:
     held = _passage_facts(passage.text, passage.title)
     window = _best_window(facts, held.sentences)
+    about = _sentences_about(facts, passage.text, window)
     quantity_conflicts, quantity_matches = _figure_check(
-        facts.quantities, held.quantities, window, comparable, quantities_agree
+        facts.quantities, held.quantities, about, comparable, quantities_agree
     )
-    date_conflicts, date_matches = _figure_check(facts.dates, held.dates, window, lambda a, b: True, dates_agree)
+    date_conflicts, date_matches = _figure_check(facts.dates, held.dates, about, lambda a, b: True, dates_agree)
     window_negated = _negates(window.tokens, frozenset(facts.weights))
     window_quantifier = _quantifier(window.tokens)
     overstated = facts.quantifier is not None and window_quantifier is not None and facts.quantifier > window_quantifier
@@ -493,15 +503,30 @@ def _figure_free_coverage(facts: _ClaimFacts, window: _Window) -> float:
     return _weighted_share(rest, window.stems) if rest else 0.0
 
 
-def _figure_check(claimed, stated, window: _Window, same_kind, agree) -> tuple[list, list]:
+def _sentences_about(facts: _ClaimFacts, text: str, window: _Window) -> list[tuple[int, int]]:
+    """The spans of the window's lines about the claim's subject: holding some of the claim's words
+    other than its figures. A dateline ("Fri 19 Jun 2015 03.28 EDT"), a caption or a byline in the
+    window holds none of them, so its figures are never taken for the claim's (a line, not a
+    sentence: a page's lines without full stops read as one sentence)."""
+    rest = {s: w for s, w in facts.weights.items() if s not in facts.compared_stems}
+    spans, start = [], window.start
+    for line in text[window.start : window.end].split("\n"):
+        end = start + len(line)
+        if not rest or _weighted_share(rest, frozenset(term_stems(line))) > 0:
+            spans.append((start, end))
+        start = end + 1
+    return spans
+
+
+def _figure_check(claimed, stated, about: Sequence[tuple[int, int]], same_kind, agree) -> tuple[list, list]:
     """(conflicts, matches) between the claim's figures and the passage's.
 
     A claim figure is matched when a passage figure of the same kind agrees with it. It is
-    in conflict when it is unmatched and the window holds figures of its kind; the conflict
-    is (claim figure, the window's first such figure).
+    in conflict when it is unmatched and a window sentence about the claim's subject (`about`)
+    holds figures of its kind; the conflict is (claim figure, the first such figure).
     """
     conflicts, matches = [], []
-    in_window = [s for s in stated if window.start <= s.start < window.end]
+    in_window = [s for s in stated if any(start <= s.start < end for start, end in about)]
     for item in claimed:
         if any(same_kind(item, s) and agree(item, s) for s in stated):
             matches.append(item)
