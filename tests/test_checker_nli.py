@@ -200,18 +200,27 @@ class WindowScriptedModel(ScriptedModel):
         return super().scores([(window, claim) for claim, window in pairs])
 
 
-@pytest.mark.parametrize("verdict", [VERIFIED, DISPUTED])
-def test_a_combined_verdict_cites_a_window_that_shares_words_with_the_claim(verdict):
-    # The prefilter gives the unrelated passage a window too; the model scoring it higher than the
+@pytest.mark.parametrize(("verdict", "curie"), [(VERIFIED, (0.3, 0.2, 0.2, 0.3)), (DISPUTED, (0.2, 0.6, 0.1, 0.1))])
+def test_a_combined_verdict_cites_a_window_that_shares_words_with_the_claim(verdict, curie):
+    # The unrelated passage's sentences are read too; the model scoring them higher than the
     # passage about the claim must not make the verdict quote bananas.
     passages = [PassageText("P1", BANANAS, "Bananas"), PassageText("P2", CURIE, "Curie")]
-    model = WindowScriptedModel({"Bananas": (0.3, 0.3, 0.2, 0.2), "Curie": (0.2, 0.2, 0.3, 0.3)}, verdict)
+    model = WindowScriptedModel({"Bananas": (0.4, 0.4, 0.1, 0.1), "born": curie}, verdict)
     judgement = nli_judge.judge(
         "Marie Curie was born in Warsaw in 1867.", passages, cast(nli_model.EntailmentModel, model)
     )
     assert judgement.verdict == verdict
     assert judgement.passage_id == "P2" and judgement.quote is not None
     assert judgement.quote in CURIE and "born in Warsaw in 1867" in judgement.quote
+
+
+def test_a_combined_dispute_without_a_contradicting_sentence_is_not_a_dispute():
+    # The combiner leans to DISPUTED, but no sentence contradicts the claim (the model reads every one
+    # as unrelated): the claim is VERIFIED or UNVERIFIABLE, never DISPUTED on nothing.
+    passages = [PassageText("P1", CURIE, "Curie")]
+    model = WindowScriptedModel({"Curie": (0.1, 0.1, 0.1, 0.7)}, DISPUTED)
+    judgement = nli_judge.judge("Marie Curie was born in Kraków.", passages, cast(nli_model.EntailmentModel, model))
+    assert judgement.verdict != DISPUTED and judgement.correction is None
 
 
 def test_a_refuting_window_disputes_and_cites_it():

@@ -141,19 +141,20 @@ ANCHOR_CASES = [
         "CONTRADICTED",
         STRONG,
     ),
-    (
-        "figure, subject unresolved",
-        "The museum holds 9,000 paintings.",
-        "It holds 4,000 paintings.",
-        "CONTRADICTED",
-        PARTIAL,
-    ),
-    # What the engine cannot tell from a weak match: a low-band NOT ENOUGH INFO, never a verdict with a low number.
-    ("paraphrase by another verb", "The Eiffel Tower was finished in 1889.", TOWER, "NOT ENOUGH INFO", WEAK),
+    ("paraphrase by another verb", "The Eiffel Tower was finished in 1889.", TOWER, "SUPPORTED", STRONG),
     (
         "the opposite polarity",
         "The bridge is not open to cars.",
         "The bridge is open to cars.",
+        "CONTRADICTED",
+        EXPLICIT,
+    ),
+    # What the engine cannot tell from a weak match: a low-band NOT ENOUGH INFO, never a verdict with a low number.
+    # Another figure for "it": nothing says it is the claim's museum, so nothing contradicts the claim.
+    (
+        "figure, subject unresolved",
+        "The museum holds 9,000 paintings.",
+        "It holds 4,000 paintings.",
         "NOT ENOUGH INFO",
         WEAK,
     ),

@@ -1,24 +1,34 @@
-"""The lexical prefilter of the entailment checker: the few passage windows worth a model call.
+"""What of a claim's passages the entailment checker reads: every sentence, and a few context windows.
 
-A window is one or two consecutive sentences of a passage, scored by the share of the claim's
-content words it holds (IDF-weighted stems, as `judge` aligns them). The best windows over all
-of a claim's passages are widened with their neighbouring sentences up to `max_words`, so that
-the model sees what "it" or "the company" refers to, and only those are scored by the model.
+`claim_sentences` gives every sentence of every passage that shares a content word or a figure
+with the claim (a sentence that shares none cannot state or contradict it for a model this
+small: it reads such pairs as unrelated), scored by the share of the claim's content words it
+holds (IDF-weighted stems, as `judge` aligns them). The sentence spans of a passage are cut once
+and cached by its text, so a passage listed for several claims is split once.
 
-`scripts/train_nli.py` cuts its training pairs with the same function, so the model is trained
-on what it is shown at run time.
+`claim_windows` gives the best windows of one or two consecutive sentences, widened with their
+neighbouring sentences up to `max_words`, so that the model also sees what "it" or "the company"
+refers to. `scripts/train_nli.py` cuts its training pairs with the same function, so the model
+is trained on what it is shown at run time.
+
+`word_overlap` is the plain baseline the checker must beat (and one of its combiner's inputs).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
 from factcheck.engines.judge import PassageText, term_stems
 from factcheck.engines.verifier_model import default_model
-from factcheck.text.sentences import sentence_spans
+from factcheck.text.sentences import STOPWORDS, sentence_spans
 
+# Sentences read per claim at most: a bound on the model's work for a claim listed with very long
+# passages (a claim's passages hold about 13 sentences on Factcheck-Bench, 60 for a WiCE article);
+# beyond it, the sentences holding the most of the claim's words.
+MAX_SENTENCES_PER_CLAIM = 96
 # Windows scored by the model per claim, and the longest a widened window may grow.
 WINDOWS_PER_CLAIM = 3
 MAX_WINDOW_WORDS = 40
@@ -34,6 +44,7 @@ class EvidenceWindow:
     start: int
     end: int
     coverage: float  # the share of the claim's weight the core (unwidened) window holds
+    sentence: bool = False  # one whole sentence (claim_sentences), not a widened window
 
     @property
     def text(self) -> str:
@@ -69,6 +80,36 @@ def claim_windows(
         wide = _widen(window, max_words)
         widened.setdefault((wide.passage.id, wide.start, wide.end), wide)
     return list(widened.values())
+
+
+def claim_sentences(
+    claim: str, passages: Sequence[PassageText], limit: int = MAX_SENTENCES_PER_CLAIM
+) -> list[EvidenceWindow]:
+    """Every sentence of `passages` that shares a content word or a figure with `claim`, in passage
+    order (at most `limit`: those holding most of the claim's weight)."""
+    weights = _claim_weights(claim)
+    total = sum(weights.values()) or 1.0
+    digits = set(_DIGITS.findall(claim))
+    found = []
+    for passage in passages:
+        for start, end, stems in _sentences(passage.text):
+            coverage = sum(w for s, w in weights.items() if s in stems) / total
+            if coverage > 0 or (digits and digits & set(_DIGITS.findall(passage.text[start:end]))):
+                found.append(EvidenceWindow(passage, start, end, coverage, sentence=True))
+    if len(found) > limit:
+        kept = set(map(id, sorted(found, key=lambda w: -w.coverage)[:limit]))
+        found = [w for w in found if id(w) in kept]
+    return found
+
+
+def word_overlap(claim: str, evidence: str) -> float:
+    """The share of the claim's distinct words (lower-cased, stopwords left out) found in `evidence`."""
+    words = {w for w in _WORD.findall(claim.lower()) if w not in STOPWORDS}
+    return len(words & set(_WORD.findall(evidence.lower()))) / len(words) if words else 0.0
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+_DIGITS = re.compile(r"\d+")
 
 
 def _claim_weights(claim: str) -> dict[str, float]:

@@ -1,38 +1,36 @@
 """Judge one claim with the embedded entailment model: VERIFIED, DISPUTED or UNVERIFIABLE.
 
 `judge(claim, passages)` returns the same `Judgement` as the lexical `judge.judge`, so
-`local/checker` can run on either. Steps:
+`local/checker` can run on either. Steps (the zero-shot and convolutional SummaC readings):
 
-1. Prefilter. The lexical aligner picks the claim's best WINDOWS_PER_CLAIM sentence windows
-   over all its passages (`evidence_windows.claim_windows`); only those go to the model.
-2. Score. The cross-encoder (`nli_model`) gives each (claim, window) calibrated
-   P(SUPPORTED, REFUTED, PARTIAL, UNRELATED). A window's verdict is the largest of
-   P(SUPPORTED), P(REFUTED) and P(PARTIAL) + P(UNRELATED).
-3. Decide. The lexical judge still runs (figures, dates, names, negation: `judge.judge`). When
-   the shipped `model.json` has a combiner (`scripts/train_nli.py` fits one on held-out pairs),
-   a small logistic regression over the model's best P(SUPPORTED), P(REFUTED), P(PARTIAL),
-   lowest P(UNRELATED), the lexical verdict, its probability, whether it rests on a figure or
-   date conflict, and the best window's word coverage gives the verdict and its probability. A
-   DISPUTED verdict that the lexical judge shares keeps its correction. Without a combiner, the
-   windows' verdicts decide. Either way a figure or date conflict comes first: DISPUTED, with a
-   correction that rewrites the figure ("in 2016 (not 2015)"), unless the model is nearly sure
-   (FIGURE_OVERRIDE) that the same passage supports the claim (the lexical rule misreads a date
-   from a neighbouring sentence).
-4. Every clause. A claim of several clauses ("X was born in 1950 and won the award in 1990")
-   is VERIFIED only when each clause is stated by some window on its own (the model reads the
-   clause as SUPPORTED, or the window holds every one of its content words); otherwise it is
-   UNVERIFIABLE, and `Judgement.partial` says which clause the evidence does not state.
-   A window the model reads as PARTIAL is reported the same way. A clause longer than the model
-   reads whole (it keeps about half its 128 tokens for the claim) is checked in pieces of
-   CLAIM_PIECE_WORDS words, so a long claim is VERIFIED only when every piece of it is stated.
+1. Read everything. The claim is scored against every sentence of every passage listed for
+   it that shares a content word or a figure with it (`evidence_windows.claim_sentences`), plus
+   the best WINDOWS_PER_CLAIM context windows (`claim_windows`: a sentence with its neighbours,
+   what the model was trained on). The cross-encoder (`nli_model`) gives each (claim, piece)
+   calibrated P(SUPPORTED, REFUTED, PARTIAL, UNRELATED); one claim's pairs are one batch.
+2. Every clause. A claim of several clauses ("X was born in 1950 and won the award in 1990"),
+   or a clause longer than the model reads whole (CLAIM_PIECE_WORDS words), is cut into pieces
+   (`claim_pieces`); each piece is scored against the PIECE_SENTENCES sentences that hold most of
+   its words (a piece whose every word one sentence holds counts as stated). The claim is only
+   as supported as its least supported piece.
+3. Decide. A small logistic regression shipped in `model.json` ("combiner", fitted by
+   `scripts/train_checker.py` on training sets only) weighs the strongest entailment and
+   contradiction over the sentences, their spread, the least supported piece, the claim's
+   word coverage and plain word overlap, and the lexical rules' readings (figures, dates,
+   names, negation, quantifiers: `judge.judge`); its probability is the verdict's score.
+4. Dispute only on a contradiction. DISPUTED stands only with a sentence that contradicts the
+   claim: a single sentence the model reads as contradicting it (P(REFUTED) at least CONTRADICTION
+   and above its P(SUPPORTED)) that holds at least SAME_SUBJECT of the claim's words other than
+   names (the same thing said of the same subject), or the lexical rules' figure, date,
+   negation or quantifier conflict (which the rules find only in a sentence about the claim's
+   subject). Otherwise the more likely of VERIFIED and UNVERIFIABLE is the verdict. The
+   correction is the rules' ("in 2016 (not 2015)") or the contradicting sentence itself.
+   Without a combiner (a model card without one), the sentences' own verdicts decide.
 
-The quote
-is a verbatim piece of the deciding window (as `judge` quotes its windows), so that it
-survives the answer's `Sources: [P1] "..."` line: the shortest run of the window's sentences
-that still holds every claim word the window holds, so that the sentences added around the
-window for the model's context are not quoted unless they carry part of the claim; a leading
-sentence that carries only the claim's names is dropped too when the next one refers back to
-them ("The company ..."): the span is the minimal text that states the claim.
+The quote is a verbatim piece of the deciding sentence or window, so that it survives the
+answer's `Sources: [P1] "..."` line: the shortest run of the window's sentences that still holds
+every claim word the window holds; a leading sentence that carries only the claim's names is
+dropped too when the next one refers back to them ("The company ...").
 """
 
 from __future__ import annotations
@@ -43,10 +41,12 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from factcheck.engines import judge as lexical
-from factcheck.engines.evidence_windows import EvidenceWindow, claim_windows
+from factcheck.engines.evidence_windows import EvidenceWindow, claim_sentences, claim_windows, word_overlap
 from factcheck.engines.judge import (
     CONFLICT_DATE,
     CONFLICT_FIGURE,
+    CONFLICT_NEGATION,
+    CONFLICT_QUANTIFIER,
     CONFLICT_VERIFIER,
     DISPUTED,
     NOTHING_TO_READ,
@@ -62,9 +62,10 @@ from factcheck.engines.nli_model import EntailmentModel, EntailmentScores, confi
 from factcheck.engines.verifier_model import VerifierModel
 from factcheck.text.sentences import refers_back, sentence_spans
 
-# The model's P(SUPPORTED) above which a lexical figure/date conflict in the same passage is
-# taken for a misreading.
+# Without a combiner: the model's P(SUPPORTED) above which the rules' conflict is taken for a misreading.
 FIGURE_OVERRIDE = 0.9
+# A piece of the claim counts as stated when some sentence supports it at least this surely.
+PIECE_SUPPORTED = 0.5
 # A clause needs this many content words to be checked on its own ("and died" is not a claim).
 CLAUSE_MIN_WORDS = 2
 # The longest piece of a claim checked on its own: about 40 tokens, within the half of the model's
@@ -82,13 +83,46 @@ _SUBJECT = re.compile(rf"^(.+?)\s+(?={_VERB}\b)", re.IGNORECASE)
 _STARTS_WITH_VERB = re.compile(rf"^{_VERB}\b", re.IGNORECASE)
 
 
+# The model's P(REFUTED) a sentence needs to contradict the claim (and above its P(SUPPORTED)), and
+# the share of the claim's words other than names it must hold to be about the same thing. Chosen on
+# Factcheck-Bench's train split: the model's contradiction separates refuting web pages from the rest
+# only weakly, and a stricter gate (0.5 and half the claim's words) kept 1 dispute in 10.
+CONTRADICTION = 0.5
+SAME_SUBJECT = 0.3
+# Sentences each piece of a long or many-claused claim is scored against.
+PIECE_SENTENCES = 4
+# The combiner's inputs, in the order `scripts/train_checker.py` fits them.
+FEATURES = (
+    "nli_supported",
+    "nli_refuted",
+    "nli_refuted_on_subject",
+    "nli_partial",
+    "nli_unrelated",
+    "nli_spread",
+    "nli_margin",
+    "piece_supported",
+    "coverage",
+    "word_overlap",
+    "lexical_verified",
+    "lexical_disputed",
+    "lexical_score",
+    "lexical_p_verified",
+    "lexical_p_disputed",
+    "figure_conflict",
+    "wording_conflict",
+    "many_pieces",
+)
+
+
 @dataclass(frozen=True)
 class Reading:
     """What the model and the lexical rules saw for one claim, before the decision."""
 
     claim: str
-    windows: list[EvidenceWindow]
+    windows: list[EvidenceWindow]  # the sentences and context windows read, in order
     scores: list[EntailmentScores]
+    pieces: list[str]
+    piece_support: list[float]  # per piece: its best P(SUPPORTED), 1.0 when a sentence holds every word
     rules: Judgement  # the lexical judge's verdict (figures, dates, names, corrections)
     features: dict[str, float]  # the combiner's inputs
 
@@ -101,14 +135,8 @@ def judge(claim: str, passages: Sequence[PassageText], model: EntailmentModel | 
     reading = read(claim, passages, model)
     if reading is None:
         return NOTHING_TO_READ
-    rules = reading.rules
-    if (
-        _figure_conflict(rules)
-        and _passage_support(rules.passage_id, reading.windows, reading.scores) < FIGURE_OVERRIDE
-    ):
-        return rules  # the passage gives another figure or date: DISPUTED, with the corrected figure
     combiner = _combiner(model)
-    return _combined(reading, model, combiner) if combiner else _by_rules(reading, model)
+    return _combined(reading, combiner) if combiner else _by_rules(reading)
 
 
 def judge_claims(
@@ -120,7 +148,7 @@ def judge_claims(
     (`judge_one` in its place: judges.py's, which keeps one claim's failure to that claim).
 
     The model's runs release the GIL, so one claim's run overlaps another's and the lexical
-    reading of the next; each claim's windows are still one batch of their own, so every
+    reading of the next; each claim's pairs are still batches of their own, so every
     judgement is exactly what `judge` gives for that claim alone.
     """
     one = judge_one or judge
@@ -135,27 +163,72 @@ def judge_claims(
 
 
 def read(claim: str, passages: Sequence[PassageText], model: EntailmentModel) -> Reading | None:
-    """The model's scores for the claim's best windows and the lexical judge's verdict; None when
-    there is nothing to read (no passage, or a claim without content words)."""
+    """The model's scores for every sentence and context window the claim's passages hold, its
+    pieces' support and the lexical judge's verdict; None when there is nothing to read (no
+    passage, or a claim without content words)."""
     if _nothing_to_read(claim, passages):
         return None
-    windows = claim_windows(claim, passages)
+    windows = _unique([*claim_sentences(claim, passages), *claim_windows(claim, passages)])
     if not windows:
         return None
     scores = model.scores([(claim, w.text) for w in windows])
-    rules = lexical.judge(claim, passages)
+    pieces = claim_pieces(claim)
+    piece_support = _piece_support(pieces, windows, scores, model)
+    rules, lexical_probabilities = lexical.judge_with_probabilities(claim, passages)
+    supported = [s.supported for s in scores]
     features = {
-        "nli_supported": max(s.supported for s in scores),
+        "nli_supported": max(supported),
         "nli_refuted": max(s.refuted for s in scores),
+        "nli_refuted_on_subject": max(
+            (s.refuted for w, s in zip(windows, scores) if w.coverage >= SAME_SUBJECT), default=0.0
+        ),
         "nli_partial": max(s.partial for s in scores),
         "nli_unrelated": min(s.unrelated for s in scores),
+        "nli_spread": max(supported) - sum(supported) / len(supported),
+        "nli_margin": max(s.supported - s.refuted for s in scores),
+        "piece_supported": min(piece_support),
+        "coverage": max(w.coverage for w in windows),
+        "word_overlap": max(word_overlap(claim, p.text) for p in passages),
         "lexical_verified": float(rules.verdict == VERIFIED),
         "lexical_disputed": float(rules.verdict == DISPUTED),
         "lexical_score": rules.score,
+        "lexical_p_verified": lexical_probabilities[VERIFIED],
+        "lexical_p_disputed": lexical_probabilities[DISPUTED],
         "figure_conflict": float(_figure_conflict(rules)),
-        "coverage": max(w.coverage for w in windows),
+        "wording_conflict": float(_wording_conflict(rules)),
+        "many_pieces": float(len(pieces) > 1),
     }
-    return Reading(claim, windows, scores, rules, features)
+    return Reading(claim, windows, scores, pieces, piece_support, rules, features)
+
+
+def _unique(windows: list[EvidenceWindow]) -> list[EvidenceWindow]:
+    """The windows without repeats (a context window can be a single sentence already read)."""
+    seen: dict[tuple[str, int, int], EvidenceWindow] = {}
+    for window in windows:
+        seen.setdefault((window.passage.id, window.start, window.end), window)
+    return list(seen.values())
+
+
+def _piece_support(
+    pieces: list[str], windows: list[EvidenceWindow], scores: list[EntailmentScores], model: EntailmentModel
+) -> list[float]:
+    """Each piece's best P(SUPPORTED): the whole claim's scores for a claim of one piece; 1.0 for a
+    piece whose every content word one window holds (figures included)."""
+    if len(pieces) < 2:
+        return [max(s.supported for s in scores)]
+    support = [1.0] * len(pieces)
+    pairs: list[tuple[int, str, str]] = []
+    for index, piece in enumerate(pieces):
+        held = [(_lexical_coverage(piece, w.text), w) for w in windows]
+        if any(c >= lexical.SUPPORT_ALIGNMENT for c, _ in held):
+            continue
+        best = sorted(held, key=lambda cw: -cw[0])[:PIECE_SENTENCES]
+        pairs += [(index, piece, w.text) for _, w in best]
+    if pairs:
+        found = model.scores([(piece, text) for _, piece, text in pairs])
+        for index in {i for i, _, _ in pairs}:
+            support[index] = max(s.supported for (i, _, _), s in zip(pairs, found) if i == index)
+    return support
 
 
 def _nothing_to_read(claim: str, passages: Sequence[PassageText]) -> bool:
@@ -166,51 +239,87 @@ def _figure_conflict(rules: Judgement) -> bool:
     return rules.verdict == DISPUTED and rules.conflict in (CONFLICT_FIGURE, CONFLICT_DATE)
 
 
-def _by_rules(reading: Reading, model: EntailmentModel) -> Judgement:
-    """The decision without a fitted combiner: the model's verdicts, figure conflicts first."""
-    claim, windows, scores = reading.claim, reading.windows, reading.scores
-    supporting = [(w, s) for w, s in zip(windows, scores) if _verdict(s) == VERIFIED]
+def _wording_conflict(rules: Judgement) -> bool:
+    return rules.verdict == DISPUTED and rules.conflict in (CONFLICT_NEGATION, CONFLICT_QUANTIFIER)
+
+
+def _by_rules(reading: Reading) -> Judgement:
+    """The decision without a fitted combiner: the rules' figure, date or wording conflict first (unless
+    the model is nearly sure, FIGURE_OVERRIDE, that a sentence states the claim), then the sentences'
+    own verdicts, every piece supported for VERIFIED, a contradiction for DISPUTED."""
+    if reading.features["nli_supported"] < FIGURE_OVERRIDE and (
+        _figure_conflict(reading.rules) or _wording_conflict(reading.rules)
+    ):
+        return reading.rules
+    supporting = [(w, s) for w, s in zip(reading.windows, reading.scores) if _verdict(s) == VERIFIED]
     if supporting:
         window, score = max(supporting, key=lambda ws: ws[1].supported)
-        return _supported(reading, model, window, score.supported)
-    refuting = [(w, s) for w, s in zip(windows, scores) if _verdict(s) == DISPUTED]
-    if refuting:
-        window, score = max(refuting, key=lambda ws: ws[1].refuted)
-        return _judgement(claim, DISPUTED, window, score.refuted)
-    return _unverifiable(reading)
+        return _supported(reading, window, score.supported)
+    disputed = _contradiction(reading, reading.features["nli_refuted"])
+    return disputed or _unverifiable(reading)
 
 
-def _combined(reading: Reading, model: EntailmentModel, combiner: VerifierModel) -> Judgement:
-    """The decision of the combiner fitted on held-out pairs over the model's and the rules' readings."""
+def _combined(reading: Reading, combiner: VerifierModel) -> Judgement:
+    """The decision of the combiner fitted on training sets, DISPUTED only with a contradiction."""
     probabilities = combiner.probabilities(reading.features)
     verdict = max(probabilities, key=probabilities.__getitem__)
-    windows, scores, rules = reading.windows, reading.scores, reading.rules
-    if verdict == VERIFIED:
-        window = _cited_window(windows, scores, lambda s: s.supported)
-        return _supported(reading, model, window, probabilities[VERIFIED])
     if verdict == DISPUTED:
-        if rules.verdict == DISPUTED:  # keeps the rules' correction ("in 2016 (not 2015)")
-            return replace(rules, score=probabilities[DISPUTED], confidence=_confidence(probabilities[DISPUTED]))
-        window = _cited_window(windows, scores, lambda s: s.refuted)
-        return _judgement(reading.claim, DISPUTED, window, probabilities[DISPUTED])
+        disputed = _contradiction(reading, probabilities[DISPUTED])
+        if disputed:
+            return disputed
+        rest = probabilities[VERIFIED] + probabilities[UNVERIFIABLE]
+        probabilities = {VERIFIED: probabilities[VERIFIED] / rest, UNVERIFIABLE: probabilities[UNVERIFIABLE] / rest}
+        verdict = max(probabilities, key=probabilities.__getitem__)
+    if verdict == VERIFIED:
+        window = _cited_window(reading.windows, reading.scores, lambda s: s.supported)
+        return _supported(reading, window, probabilities[VERIFIED])
     return _unverifiable(reading, probabilities[UNVERIFIABLE])
+
+
+def _contradiction(reading: Reading, probability: float) -> Judgement | None:
+    """DISPUTED resting on a sentence that contradicts the claim, or None when none does: the rules'
+    figure, date, negation or quantifier conflict (with their correction), else the sentence about
+    the claim's subject that the model reads as REFUTED most surely."""
+    rules = reading.rules
+    if _figure_conflict(rules) or _wording_conflict(rules):
+        return replace(rules, score=probability, confidence=_confidence(probability))
+    refuting = [
+        (w, s)
+        for w, s in zip(reading.windows, reading.scores)
+        if w.sentence
+        and s.refuted >= CONTRADICTION
+        and s.refuted > s.supported
+        and _predicate_coverage(reading.claim, w.text) >= SAME_SUBJECT
+    ]
+    if not refuting:
+        return None
+    window, _ = max(refuting, key=lambda ws: (ws[1].refuted, ws[0].coverage))
+    return _judgement(reading.claim, DISPUTED, window, probability)
+
+
+def _predicate_coverage(claim: str, text: str) -> float:
+    """The share of the claim's content words other than its names that `text` holds: a sentence
+    naming the claim's subject but saying something else about it is not about the same thing."""
+    names = set().union(*name_stems(claim))
+    wanted = [s for s in term_stems(claim) if s not in names]
+    held = set(term_stems(text))
+    return sum(s in held for s in wanted) / len(wanted) if wanted else 1.0
 
 
 def _cited_window(
     windows: list[EvidenceWindow], scores: list[EntailmentScores], probability: Callable[[EntailmentScores], float]
 ) -> EvidenceWindow:
     """The window a combined verdict cites: the model's surest among the windows that hold some of
-    the claim's content words. The prefilter gives every passage a window, so an unrelated passage's
-    window is among them, and the combiner's verdict may rest on the lexical readings rather than on
-    that window's score: a window sharing no word with the claim cannot be what states it."""
+    the claim's content words (one that shares no word with the claim cannot be what states it)."""
     candidates = [(w, s) for w, s in zip(windows, scores) if w.coverage > 0] or list(zip(windows, scores))
-    return max(candidates, key=lambda ws: probability(ws[1]))[0]
+    # Of equally sure windows, the one holding most of the claim's words.
+    return max(candidates, key=lambda ws: (probability(ws[1]), ws[0].coverage))[0]
 
 
-def _supported(reading: Reading, model: EntailmentModel, window: EvidenceWindow, probability: float) -> Judgement:
-    """VERIFIED when every clause is covered, else UNVERIFIABLE saying which clause is not."""
-    missing = _unsupported_clause(reading.claim, reading.windows, model)
-    if missing is None:
+def _supported(reading: Reading, window: EvidenceWindow, probability: float) -> Judgement:
+    """VERIFIED when every piece is supported, else UNVERIFIABLE saying which piece is not."""
+    missing = next((piece for piece, p in zip(reading.pieces, reading.piece_support) if p < PIECE_SUPPORTED), None)
+    if missing is None or len(reading.pieces) < 2:
         return _judgement(reading.claim, VERIFIED, window, probability)
     return _partial(reading.claim, window, probability, f'not stated: "{missing}"')
 
@@ -265,25 +374,6 @@ def claim_pieces(claim: str) -> list[str]:
 def _verdict(score: EntailmentScores) -> str:
     by = {VERIFIED: score.supported, DISPUTED: score.refuted, UNVERIFIABLE: score.unverifiable}
     return max(by, key=by.__getitem__)
-
-
-def _passage_support(passage_id: str | None, windows: list[EvidenceWindow], scores: list[EntailmentScores]) -> float:
-    return max((s.supported for w, s in zip(windows, scores) if w.passage.id == passage_id), default=0.0)
-
-
-def _unsupported_clause(claim: str, windows: list[EvidenceWindow], model: EntailmentModel) -> str | None:
-    """The first clause (or piece of a long one) no window supports on its own, or None when every
-    one is supported."""
-    clauses = claim_pieces(claim)
-    if len(clauses) < 2:
-        return None
-    # A clause whose every word a window holds counts as stated without asking the model.
-    unread = [c for c in clauses if not any(_lexical_coverage(c, w.text) >= lexical.SUPPORT_ALIGNMENT for w in windows)]
-    scores = model.scores([(clause, w.text) for clause in unread for w in windows])
-    for index, clause in enumerate(unread):
-        if not any(_verdict(s) == VERIFIED for s in scores[index * len(windows) : (index + 1) * len(windows)]):
-            return clause
-    return None
 
 
 def _lexical_coverage(clause: str, text: str) -> float:
