@@ -30,11 +30,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from bench import numeric_qa_set
-from bench.checker_accuracy import STANCE_FILE, DataMissingError, data_dir, is_test_claim, word_overlap
+from bench.checker_accuracy import STANCE_FILE, DataMissingError, data_dir, is_test_claim
 from factcheck.core.claim_profile import numeric_profile
 from factcheck.core.domain import ExtractedClaim
 from factcheck.core.numeric_qa import answer_from_text, verify_answers
 from factcheck.engines import checker as local_checker
+from factcheck.engines.evidence_windows import word_overlap
 from factcheck.text.numbers import compare_figures, figure_of, find_quantities
 from factcheck.v1 import citations_pb2, common_pb2
 from factcheck_checker.citations import resolve_citations
