@@ -300,18 +300,27 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
     found: dict[int, None] = {}
     selective = _selective(index, keys)
     if selective:
-        found.update(dict.fromkeys(index.best(index.any_of(selective), selective, cap + 1)))
+        found.update(dict.fromkeys(_matches(index, index.any_of(selective), selective, cap, found)))
         if len(found) >= wanted:
             return list(found)[:cap], False
     rare = sorted(keys, key=index.rarity)[:QUORUM_TERMS]
     for quorum in range(len(rare), 0, -1):
         expression = index.any_of([index.all_of(group) for group in combinations(rare, quorum)])
-        found.update(dict.fromkeys(index.best(expression, rare, cap + 1)))
+        found.update(dict.fromkeys(_matches(index, expression, rare, cap, found)))
         if len(found) >= wanted:
             return list(found)[:cap], False
     if len(rare) < len(keys):  # still short: passages with only the commoner terms
         found.update(dict.fromkeys(loosest if loosest is not None else index.match(index.any_of(keys), cap + 1)))
     return list(found)[:cap], False
+
+
+def _matches(index: _Index, expression, keys: list, cap: int, found: Mapping[int, None]) -> list[int]:
+    """At most cap + 1 of the expression's matches: all of them if the cap keeps them all with those
+    already found (cheap: the index stops at the limit), else ranked in the database by the keys' IDF."""
+    ids = index.match(expression, cap + 1)
+    if len(found.keys() | ids) > cap:
+        ids = index.best(expression, keys, cap + 1)
+    return ids
 
 
 def _selective(index: _Index, keys: list) -> list:
