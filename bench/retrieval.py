@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import os
 import random
 import re
 import statistics
@@ -255,7 +256,11 @@ def _percentile(values: list[float], share: float) -> float:
 
 
 def measure(backend: str, corpus: Corpus, reference: list[list[int]], passes: int) -> dict:
-    with tempfile.TemporaryDirectory(prefix="factcheck-bench-") as folder, fresh_database(backend, Path(folder)) as url:
+    scratch = os.environ.get("FACTCHECK_BENCH_TMP")
+    with (
+        tempfile.TemporaryDirectory(prefix="factcheck-bench-", dir=scratch) as folder,
+        fresh_database(backend, Path(folder)) as url,
+    ):
         gateway = start_service("gateway", {"FACTCHECK_DATABASE_URL": url})
         try:
             with grpc.insecure_channel(gateway.target, options=CHANNEL_OPTIONS) as channel:

@@ -44,11 +44,11 @@ CANDIDATE_CAP = 64
 MIN_CANDIDATES = 16
 # Rare terms whose quorum picks the candidates when a query matches too many passages.
 QUORUM_TERMS = 5
-# Terms in at most this share of the passages (and at most RANK_WINDOW of them) are selective:
-# every passage holding one is a candidate, ranked by the selective terms it holds.
+# Terms in at most this share of the passages are selective (the rarest, as long as together they
+# match at most half of RANK_WINDOW): every passage holding one is a candidate (see `_candidate_ids`).
 SELECTIVE_SHARE = 0.01
-# A quorum's matches are ranked in the database by their rare terms before the cap cuts them;
-# at most this many per quorum (the rest are cut in table order: they hold only common terms).
+# A candidate query's matches are ranked in the database by their terms' IDF when the cap would cut
+# them; at most this many (the rest are cut in table order: they hold only common terms).
 RANK_WINDOW = 2_000
 # A tenant with less than this share of all passages is matched through its term in the index;
 # a larger one by checking tenant_id on each match (cheaper: the tenant's own posting list is long).
@@ -224,8 +224,9 @@ class KnowledgeStore:
 
         The index proposes at most `candidate_cap` candidates (see `_candidate_ids`). When they are
         all of the tenant's matches, the index ranks them as it always did (FTS5 bm25, PostgreSQL
-        ts_rank_cd); otherwise they are ranked here by BM25 with the corpus-wide IDF the index estimated.
-        That IDF comes back with the hits, so that whoever ranks them again weighs words as the store does.
+        ts_rank_cd); otherwise they are ranked here by BM25 with the corpus-wide IDF the index estimated
+        and the store's average passage length. Both come back with the hits, so that whoever ranks them
+        again weighs words as the store does.
         """
         terms = search_terms(query)[:MAX_QUERY_TERMS]
         if not terms or top_k < 1:
@@ -267,14 +268,15 @@ class KnowledgeStore:
 #    fails (it stops after cap + 1 rows); PostgreSQL skips it when its statistics say a term is in
 #    more passages than the cap (a GIN bitmap scan reads every entry of every term: 20-30 ms for a
 #    term in 13% of a million passages).
-# 2. Otherwise, first the passages holding any selective term (one in at most 1% of the passages; the
-#    rarest first, as long as together they match at most half of RANK_WINDOW: names, rare words), ranked in the database by the IDF of those they hold.
-#    A quorum counts terms, not their weight: without this step three common words would make a
-#    stricter level than the two rarest, and a passage holding a name and one common word could be
-#    left out for dozens holding three common words, which BM25 ranks far below it.
+# 2. Otherwise, first the passages holding any selective term (one in at most 1% of the passages;
+#    the rarest first, as long as together they match at most half of RANK_WINDOW: names, rare
+#    words), ranked in the database by the IDF of those they hold. A quorum counts terms, not
+#    their weight: without this step three common words would make a stricter level than the two
+#    rarest, and a passage holding a name and one common word could be left out for dozens holding
+#    three common words, which BM25 ranks far below it.
 # 3. Then, if still short, the passages holding the most of the claim's QUORUM_TERMS rarest terms,
-#    strictest first: all of them, then any QUORUM_TERMS - 1 of them, ..., then any one, until there are
-#    `wanted` candidates (a stricter level's passages always come first). A quorum of rare terms
+#    strictest first: all of them, then any QUORUM_TERMS - 1 of them, ..., then any one, until there
+#    are `wanted` candidates (a stricter level's passages always come first). A quorum of rare terms
 #    is what makes a passage score high in BM25, and AND is cheap in both indexes (they skip
 #    through the longer posting list), so a very common term never costs a full scan. These
 #    candidates are ranked in Python by BM25 with the corpus-wide IDF of each term. Within a level

@@ -5,8 +5,9 @@ Candidates come from both places (request sources ranked in memory, the store by
 full-text index), then one BM25 over the candidate pool ranks them on a common scale;
 passages that touch too little of the claim are left out rather than padded in. A word's
 weight (IDF) in that ranking and in that coverage, and the average passage length, are the
-store's, over all its passages, whenever the store was searched: over a few candidates alone, the very words that made them
-candidates would count as common, and the store's best passage could fall under the coverage.
+store's, over all its passages, whenever the store was searched: over a few candidates alone,
+the very words that made them candidates would count as common, and the store's best passage
+could fall under the coverage.
 Passages get run-local labels P1, P2, ... in claim order, each passage labelled once.
 The store is searched within one tenant, the run's, which every call names explicitly.
 """
