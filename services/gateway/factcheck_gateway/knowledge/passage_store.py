@@ -47,8 +47,8 @@ QUORUM_TERMS = 5
 # Terms in at most this share of the passages are selective (the rarest, as long as together they
 # match at most half of RANK_WINDOW): every passage holding one is a candidate (see `_candidate_ids`).
 SELECTIVE_SHARE = 0.01
-# A candidate query's matches are ranked in the database by their terms' IDF when the cap would cut
-# them; at most this many (the rest are cut in table order: they hold only common terms).
+# When the cap would cut a candidate query's matches, PostgreSQL ranks at most this many of them by
+# their terms' IDF (the rest are cut in table order: they hold only common terms).
 RANK_WINDOW = 2_000
 # A tenant with less than this share of all passages is matched through its term in the index;
 # a larger one by checking tenant_id on each match (cheaper: the tenant's own posting list is long).
@@ -279,10 +279,13 @@ class KnowledgeStore:
 #    are `wanted` candidates (a stricter level's passages always come first). A quorum of rare terms
 #    is what makes a passage score high in BM25, and AND is cheap in both indexes (they skip
 #    through the longer posting list), so a very common term never costs a full scan. These
-#    candidates are ranked in Python by BM25 with the corpus-wide IDF of each term. Within a level
-#    the database ranks the matches by the rare terms they hold (their IDF) before the cap: a looser
-#    level also matches passages holding only the middling terms among the rare ones, hundreds of
-#    them, and cut in table order they could push out the passage with the two rarest.
+#    candidates are ranked in Python by BM25 with the corpus-wide IDF of each term. When a level has
+#    more matches than the cap keeps, they are ranked by the IDF of the rare terms they hold before
+#    the cap, never cut in table order: a looser level also matches passages holding only the
+#    middling terms among the rare ones, hundreds of them, which could push out the passage with
+#    the two rarest. SQLite runs the level's AND groups one by one, the heaviest first (FTS5's bm25
+#    would count every row of every term in the expression first, 30 of them in a level: 100 ms at
+#    1M passages); PostgreSQL ranks up to RANK_WINDOW matches of the level in one statement.
 # Rarity is estimated without reading whole posting lists: FTS5 counts each term in a few fixed
 # windows of rowids (20,000 in all); PostgreSQL reads ANALYZE's lexeme frequencies (pg_stats).
 # The tenant: a small tenant's term in the index makes its matches cheap to find, but ANDing the
@@ -302,13 +305,12 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
     found: dict[int, None] = {}
     selective = _selective(index, keys)
     if selective:
-        found.update(dict.fromkeys(_matches(index, index.any_of(selective), selective, cap, found)))
+        found.update(dict.fromkeys(_matches(index, [(key,) for key in selective], cap, found)))
         if len(found) >= wanted:
             return list(found)[:cap], False
     rare = sorted(keys, key=index.rarity)[:QUORUM_TERMS]
     for quorum in range(len(rare), 0, -1):
-        expression = index.any_of([index.all_of(group) for group in combinations(rare, quorum)])
-        found.update(dict.fromkeys(_matches(index, expression, rare, cap, found)))
+        found.update(dict.fromkeys(_matches(index, list(combinations(rare, quorum)), cap, found)))
         if len(found) >= wanted:
             return list(found)[:cap], False
     if len(rare) < len(keys):  # still short: passages with only the commoner terms
@@ -316,12 +318,14 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
     return list(found)[:cap], False
 
 
-def _matches(index: _Index, expression, keys: list, cap: int, found: Mapping[int, None]) -> list[int]:
-    """At most cap + 1 of the expression's matches: all of them if the cap keeps them all with those
-    already found (cheap: the index stops at the limit), else ranked in the database by the keys' IDF."""
-    ids = index.match(expression, cap + 1)
+def _matches(index: _Index, groups: list[tuple], cap: int, found: Mapping[int, None]) -> list[int]:
+    """At most cap + 1 passages holding every key of one of the groups: all of them if the cap keeps
+    them all with those already found (cheap: the index stops at the limit), else the best by IDF."""
+    if index.ONE_STATEMENT_BEST:
+        return index.best(groups, cap + 1)
+    ids = index.match(index.any_of([index.all_of(group) for group in groups]), cap + 1)
     if len(found.keys() | ids) > cap:
-        ids = index.best(expression, keys, cap + 1)
+        ids = index.best(groups, cap + 1)
     return ids
 
 
@@ -342,6 +346,11 @@ def _selective(index: _Index, keys: list) -> list:
 
 class _Index:
     """A backend's full-text index as a boolean filter over one tenant's passages."""
+
+    # Whether `best` is one statement that costs no more than a plain `match` of the same groups
+    # (PostgreSQL: the bitmap of the terms' posting lists is most of either), so that a probe first
+    # would only read the posting lists twice.
+    ONE_STATEMENT_BEST = False
 
     def keys(self, terms: list[str]) -> Mapping[str, object]:
         """What the index matches for each term (terms it cannot match are left out)."""
@@ -377,10 +386,20 @@ class _Index:
         """Ids of at most `limit` of the tenant's passages matching the expression."""
         raise NotImplementedError
 
-    def best(self, expression: str, keys: list, limit: int) -> list[int]:
-        """Ids of at most `limit` of the tenant's passages matching the expression, those holding the
-        rarest of `keys` first (among its first RANK_WINDOW matches)."""
-        raise NotImplementedError
+    def best(self, groups: list[tuple], limit: int) -> list[int]:
+        """Ids of at most `limit` of the tenant's passages holding every key of one of the groups, those
+        whose keys weigh most (IDF) first: one cheap AND query per group, the heaviest group first."""
+        passages = self.passage_count()
+
+        def weight(group: tuple) -> float:
+            return sum(idf(self.rarity(key), passages) if passages > 0 else 1.0 for key in group)
+
+        found: dict[int, None] = {}
+        for group in sorted(groups, key=weight, reverse=True):
+            found.update(dict.fromkeys(self.match(self.all_of(group), limit)))
+            if len(found) >= limit:
+                break
+        return list(found)[:limit]
 
     def rank(self, ids: list[int], keys: list, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of these passages by the index's own ranking for any of the keys, with scores."""
@@ -461,15 +480,6 @@ class _SqliteIndex(_Index):
         rows = self._connection.execute(statement, {"match": match, "tenant_id": self._tenant_id, "limit": limit})
         return list(rows.scalars())
 
-    def best(self, expression: str, keys: list, limit: int) -> list[int]:
-        # FTS5's bm25 weighs the expression's terms by their exact IDF (the tenant column weighs 0).
-        if self._tenant_term:
-            match, statement = f"tenant : {self._tenant} AND text : {expression}", _SQLITE_BEST
-        else:
-            match, statement = f"text : {expression}", _SQLITE_BEST_CHECKING_TENANT
-        parameters = {"match": match, "tenant_id": self._tenant_id, "window": RANK_WINDOW, "limit": limit}
-        return list(self._connection.execute(statement, parameters).scalars())
-
     def rank(self, ids: list[int], keys: list, limit: int) -> list[tuple[int, float]]:
         # `+rowid`: filter the matches by id instead of running the query once per id (and the tenant
         # column gets weight 0, as its term is in no query).
@@ -489,6 +499,8 @@ class _SqliteIndex(_Index):
 
 
 class _PostgresIndex(_Index):
+    ONE_STATEMENT_BEST = True
+
     def __init__(self, connection: Connection, tenant_id: str, statistics: _PostgresStatistics) -> None:
         self._connection = connection
         self._tenant_id = tenant_id
@@ -540,9 +552,11 @@ class _PostgresIndex(_Index):
         rows = self._connection.execute(_POSTGRES_MATCH, {"query": query, "tenant_id": self._tenant_id, "limit": limit})
         return list(rows.scalars())
 
-    def best(self, expression, keys: list, limit: int) -> list[int]:
-        # ts_rank knows no IDF: each key weighs its IDF from ANALYZE's statistics (all alike without them).
-        query = self._expression(expression)
+    def best(self, groups: list[tuple], limit: int) -> list[int]:
+        # One statement: the groups' matches (a bitmap of their terms' posting lists, read once), at most
+        # RANK_WINDOW of them ranked by the IDF of the keys each holds (ts_rank knows no IDF).
+        keys = list(dict.fromkeys(key for group in groups for key in group))
+        query = self.any_of([self.all_of(group) for group in groups])
         if self._tenant_term:
             query = f"{_tsquery_lexeme(self._tenant_lexeme)} & {query}"
         passages = self.passage_count()
@@ -683,15 +697,6 @@ _SQLITE_MATCH = text("SELECT rowid FROM kb_passages_fts WHERE kb_passages_fts MA
 _SQLITE_MATCH_CHECKING_TENANT = text(
     "SELECT p.id FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid "
     "WHERE kb_passages_fts MATCH :match AND +p.tenant_id = :tenant_id LIMIT :limit"
-)
-_SQLITE_BEST = text(
-    "SELECT rowid FROM (SELECT rowid, bm25(kb_passages_fts, 1.0, 0.0) AS bm25 FROM kb_passages_fts "
-    "WHERE kb_passages_fts MATCH :match LIMIT :window) ORDER BY bm25, rowid LIMIT :limit"
-)
-_SQLITE_BEST_CHECKING_TENANT = text(
-    "SELECT id FROM (SELECT p.id AS id, bm25(kb_passages_fts, 1.0, 0.0) AS bm25 FROM kb_passages_fts "
-    "JOIN kb_passages p ON p.id = kb_passages_fts.rowid WHERE kb_passages_fts MATCH :match "
-    "AND +p.tenant_id = :tenant_id LIMIT :window) ORDER BY bm25, id LIMIT :limit"
 )
 _SAMPLED_TEXTS = text("SELECT text FROM kb_passages WHERE id IN :ids").bindparams(bindparam("ids", expanding=True))
 _SQLITE_TEXTS = text("SELECT id, text FROM kb_passages WHERE id IN :ids AND +tenant_id = :tenant_id").bindparams(
