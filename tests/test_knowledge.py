@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import text
 
 from factcheck.core.domain import ExtractedClaim
 from factcheck.kit.security.tenants import DEFAULT_TENANT
@@ -108,13 +109,15 @@ def test_documents_are_chunked_stored_and_found(knowledge):
         ("everest", True, 1),
         ("water", True, 1),
     ]
-    hits = knowledge.search("When was the Paris Agreement signed, and by how many parties?", 3, tenant_id=TENANT)
+    hits = knowledge.search("When was the Paris Agreement signed, and by how many parties?", 3, tenant_id=TENANT).hits
     assert hits[0].document.id == "paris"
     assert {h.document.id for h in hits} == {"paris"}
     assert all(PARIS.text[h.start : h.end] == h.text for h in hits)
     assert hits[0].document.title == "The Paris Agreement" and hits[0].document.authority == 0.9
-    assert [h.document.id for h in knowledge.search("highest mountain elevation", 5, tenant_id=TENANT)] == ["everest"]
-    assert knowledge.search("the of and", 5, tenant_id=TENANT) == []  # only stopwords: no query at all
+    assert [h.document.id for h in knowledge.search("highest mountain elevation", 5, tenant_id=TENANT).hits] == [
+        "everest"
+    ]
+    assert knowledge.search("the of and", 5, tenant_id=TENANT).hits == []  # only stopwords: no query at all
 
 
 def test_ingesting_the_same_text_twice_does_not_duplicate(knowledge):
@@ -123,7 +126,7 @@ def test_ingesting_the_same_text_twice_does_not_duplicate(knowledge):
     assert [(a.document_id, a.created) for a in again] == [("paris", False)]
     documents, _ = knowledge.list_documents(10, None, tenant_id=TENANT)
     assert [d.id for d in documents] == ["paris"]
-    assert len(knowledge.search("Paris Agreement", 10, tenant_id=TENANT)) == 2
+    assert len(knowledge.search("Paris Agreement", 10, tenant_id=TENANT).hits) == 2
 
 
 def test_new_text_under_an_existing_id_replaces_the_document(knowledge):
@@ -133,7 +136,7 @@ def test_new_text_under_an_existing_id_replaces_the_document(knowledge):
     )
     documents, _ = knowledge.list_documents(10, None, tenant_id=TENANT)
     assert [(d.id, d.title, d.passage_count) for d in documents] == [("paris", "Paris, revised", 1)]
-    assert [h.text for h in knowledge.search("Paris Agreement", 10, tenant_id=TENANT)] == [
+    assert [h.text for h in knowledge.search("Paris Agreement", 10, tenant_id=TENANT).hits] == [
         "The Paris Agreement has 195 signatories."
     ]
 
@@ -148,8 +151,8 @@ def test_documents_without_an_id_get_one_from_their_text(knowledge):
 def test_delete_removes_the_passages_from_search(knowledge):
     knowledge.add_documents([PARIS, EVEREST], tenant_id=TENANT)
     assert knowledge.delete_document("paris", tenant_id=TENANT) == 2
-    assert knowledge.search("Paris Agreement", 10, tenant_id=TENANT) == []
-    assert [h.document.id for h in knowledge.search("Everest", 10, tenant_id=TENANT)] == ["everest"]
+    assert knowledge.search("Paris Agreement", 10, tenant_id=TENANT).hits == []
+    assert [h.document.id for h in knowledge.search("Everest", 10, tenant_id=TENANT).hits] == ["everest"]
     with pytest.raises(LookupError):
         knowledge.delete_document("paris", tenant_id=TENANT)
 
@@ -242,7 +245,7 @@ def test_retrieval_without_the_store_uses_only_request_sources(knowledge):
 def test_nul_characters_are_stored_without_moving_offsets(knowledge):
     text = "Water boils at 100 degrees\x00 Celsius. Ice melts at 0 degrees."
     knowledge.add_documents([SourceDocument("nul", "NUL", "", text)], tenant_id=TENANT)
-    [hit] = knowledge.search("water boils", 1, tenant_id=TENANT)
+    [hit] = knowledge.search("water boils", 1, tenant_id=TENANT).hits
     assert hit.text == "Water boils at 100 degrees\ufffd Celsius. Ice melts at 0 degrees."
     assert (hit.start, hit.end) == (0, len(text))
 
@@ -309,17 +312,17 @@ def small_cap_knowledge(database_url):
 
 def test_a_query_matching_more_passages_than_the_cap_still_finds_the_rare_terms(small_cap_knowledge):
     bulk_load(small_cap_knowledge._engine, [*_filler(40), BOILING, EVEREST], tenant_id=TENANT)
-    hits = small_cap_knowledge.search("Water boils at 100 degrees Celsius at sea level", 2, tenant_id=TENANT)
+    hits = small_cap_knowledge.search("Water boils at 100 degrees Celsius at sea level", 2, tenant_id=TENANT).hits
     assert hits[0].document.id == "water"
     assert len(hits) == 2 and hits[0].score > hits[1].score
     # Only common words: still answers, from the passages that hold most of them.
-    hits = small_cap_knowledge.search("water level", 3, tenant_id=TENANT)
+    hits = small_cap_knowledge.search("water level", 3, tenant_id=TENANT).hits
     assert len(hits) == 3 and all("water" in h.text.lower() and "level" in h.text for h in hits)
 
 
 def test_the_exact_path_ranks_every_match_when_they_fit_under_the_cap(small_cap_knowledge):
     bulk_load(small_cap_knowledge._engine, [PARIS, EVEREST, BOILING], tenant_id=TENANT)
-    hits = small_cap_knowledge.search("The Paris Agreement was signed by 195 parties", 3, tenant_id=TENANT)
+    hits = small_cap_knowledge.search("The Paris Agreement was signed by 195 parties", 3, tenant_id=TENANT).hits
     assert [h.document.id for h in hits] == ["paris", "paris"]
     assert "195 parties" in hits[0].text and hits[0].score > hits[1].score > 0
 
@@ -332,10 +335,10 @@ def test_bounded_search_only_ever_returns_the_tenants_own_passages(small_cap_kno
     bulk_load(engine, [*_filler(12, "small"), BOILING], tenant_id="small")
     bulk_load(engine, [BOILING], tenant_id="big")
     tenant = "big" if majority else "small"
-    hits = small_cap_knowledge.search("Water boils at 100 degrees Celsius at sea level", 3, tenant_id=tenant)
+    hits = small_cap_knowledge.search("Water boils at 100 degrees Celsius at sea level", 3, tenant_id=tenant).hits
     assert hits[0].document.id == "water"
     assert all(h.document.id.startswith(tenant) or h.document.id == "water" for h in hits)
-    assert small_cap_knowledge.search("water boils", 3, tenant_id="nobody") == []
+    assert small_cap_knowledge.search("water boils", 3, tenant_id="nobody").hits == []
 
 
 def test_bulk_load_stores_documents_once_and_the_normal_path_keeps_indexing(knowledge):
@@ -348,16 +351,16 @@ def test_bulk_load_stores_documents_once_and_the_normal_path_keeps_indexing(know
     )  # fmt: skip
     assert (again.documents, again.skipped, again.passages) == (1, 3, 1)  # same text, same id, repeated: skipped
     assert {d.id for d in knowledge.list_documents(10, None, tenant_id=TENANT)[0]} == {"paris", "everest", "water"}
-    assert [h.document.id for h in knowledge.search("water boils", 5, tenant_id=TENANT)] == ["water"]
-    assert knowledge.search("water boils", 5, tenant_id="acme") == []
+    assert [h.document.id for h in knowledge.search("water boils", 5, tenant_id=TENANT).hits] == ["water"]
+    assert knowledge.search("water boils", 5, tenant_id="acme").hits == []
     # AddDocuments after a bulk load: indexed at once, deduplicated, deletable.
     knowledge.add_documents(
         [SourceDocument("moon", "Moon", "", "The Moon orbits the Earth every 27 days.")], tenant_id=TENANT
     )
-    assert [h.document.id for h in knowledge.search("Moon orbits", 5, tenant_id=TENANT)] == ["moon"]
+    assert [h.document.id for h in knowledge.search("Moon orbits", 5, tenant_id=TENANT).hits] == ["moon"]
     assert knowledge.add_documents([BOILING], tenant_id=TENANT)[0].created is False
     assert knowledge.delete_document("water", tenant_id=TENANT) == 1
-    assert knowledge.search("water boils", 5, tenant_id=TENANT) == []
+    assert knowledge.search("water boils", 5, tenant_id=TENANT).hits == []
 
 
 def test_a_failed_bulk_load_leaves_the_store_as_it_was(knowledge):
@@ -370,6 +373,129 @@ def test_a_failed_bulk_load_leaves_the_store_as_it_was(knowledge):
     with pytest.raises(RuntimeError, match="the source broke"):
         bulk_load(knowledge._engine, documents(), tenant_id=TENANT, batch_size=1)
     assert [d.id for d in knowledge.list_documents(10, None, tenant_id=TENANT)[0]] == ["paris"]
-    assert knowledge.search("Everest", 5, tenant_id=TENANT) == []
+    assert knowledge.search("Everest", 5, tenant_id=TENANT).hits == []
     knowledge.add_documents([EVEREST], tenant_id=TENANT)  # the index trigger is still there
-    assert [h.document.id for h in knowledge.search("Everest", 5, tenant_id=TENANT)] == ["everest"]
+    assert [h.document.id for h in knowledge.search("Everest", 5, tenant_id=TENANT).hits] == ["everest"]
+
+
+# --- right after a load: statistics and the index's pending entries -----------------------------------------
+# This machine's PostgreSQL runs with autovacuum off, and the tests turn it off for the table too: nothing but
+# the load itself refreshes the statistics or merges the GIN index's pending list.
+
+
+def _no_autovacuum(engine) -> None:
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as connection:
+            connection.exec_driver_sql("ALTER TABLE kb_passages SET (autovacuum_enabled = false)")
+
+
+def _analyzed_passages(engine) -> int:
+    """kb_passages' row count as its statistics last recorded it."""
+    with engine.connect() as connection:
+        if engine.dialect.name == "postgresql":
+            return int(connection.scalar(text("SELECT reltuples FROM pg_class WHERE oid = 'kb_passages'::regclass")))
+        stat = connection.scalar(text("SELECT stat FROM sqlite_stat1 WHERE tbl = 'kb_passages' LIMIT 1"))
+        return int(stat.split()[0])
+
+
+def _pending_index_pages(engine) -> int:
+    """Pages of the GIN index's pending list (merging them now counts them); SQLite has none."""
+    if engine.dialect.name != "postgresql":
+        return 0
+    with engine.begin() as connection:
+        return connection.scalar(text("SELECT gin_clean_pending_list('idx_kb_passages_search'::regclass)"))
+
+
+def _sentences(count: int, prefix: str) -> list[SourceDocument]:
+    """One passage each, long enough that the rows fill pages as a real store's do (PostgreSQL's statistics
+    follow the table's pages)."""
+    notes = " ".join(f"Item {n} weighs {n * 7} kilograms." for n in range(18))
+    return [
+        SourceDocument(f"{prefix}-{i}", "", "", f"Entry {i} of the {prefix} ledger notes a crate. {notes}")
+        for i in range(count)
+    ]
+
+
+def test_add_documents_leaves_the_store_analyzed_and_its_index_merged(knowledge):
+    engine = knowledge._engine
+    _no_autovacuum(engine)
+    assert knowledge.search("ledger crate", 5, tenant_id=TENANT).hits == []  # statistics read (and kept) while empty
+    knowledge.add_documents(_sentences(80, "first"), tenant_id=TENANT)
+    assert _analyzed_passages(engine) == 80
+    assert _pending_index_pages(engine) == 0
+    # The statistics this store keeps were dropped with the load: search ranks with the corpus's IDF at once.
+    assert knowledge.search("ledger crate", 5, tenant_id=TENANT).corpus_idf is not None
+    # A load that grows the store by less than a quarter leaves the statistics as they were ...
+    knowledge.add_documents(_sentences(5, "second"), tenant_id=TENANT)
+    assert _analyzed_passages(engine) == 80
+    assert _pending_index_pages(engine) == 0  # (the pending list is merged after every load)
+    # ... and one that grows it by more refreshes them.
+    knowledge.add_documents(_sentences(80, "third"), tenant_id=TENANT)
+    assert _analyzed_passages(engine) == 165
+
+
+def test_bulk_load_into_a_filled_store_leaves_it_analyzed_and_its_index_merged(knowledge):
+    engine = knowledge._engine
+    _no_autovacuum(engine)
+    bulk_load(engine, _sentences(10, "first"), tenant_id=TENANT)  # an empty table: the GIN index is rebuilt
+    assert _analyzed_passages(engine) == 10
+    bulk_load(engine, _sentences(30, "second"), tenant_id=TENANT)  # a filled one: the index takes the rows
+    assert _analyzed_passages(engine) == 40
+    assert _pending_index_pages(engine) == 0
+
+
+# --- ranking: the store's best candidates survive, weighed as over the whole corpus ------------------------
+
+
+def test_re_ranking_weighs_words_by_the_whole_store_and_keeps_its_best_passage(knowledge):
+    """Every candidate holds one of the names, so over the candidates alone the names look common and the
+    passage holding both would cover under MIN_COVERAGE of the query; over the store they are its rarest words."""
+    from factcheck_gateway.knowledge.ranking import BM25
+    from factcheck_gateway.knowledge.retrieval import MIN_COVERAGE
+
+    words = ["year", "open", "city"]
+    filler = [
+        SourceDocument(f"filler-{i}", "", "", f"Filler {i} mentions the {words[i % 3]} once.") for i in range(300)
+    ]
+    decoys = [
+        SourceDocument(f"decoy-{i}", "", "", f"{'Velloran' if i % 2 else 'Tusk'} report {i}{extra}.")
+        for i, extra in enumerate([" on the city", " of the year", " when open", "", "", "", "", ""])
+    ]
+    best = SourceDocument("best", "", "", "Velloran Tusk was a shipwright.")
+    bulk_load(knowledge._engine, [*filler, *decoys, best], tenant_id=TENANT)
+    query = "In what year did Velloran Tusk open the city"
+    found = knowledge.search(query, 9, tenant_id=TENANT)
+    assert found.hits[0].document.id == "best"
+    pool = [hit.text for hit in found.hits]
+    assert BM25(pool).coverage(query, pool.index(best.text)) < MIN_COVERAGE  # the old, candidates-only weights
+    evidence = Retriever(knowledge).retrieve({"q": query}, (), use_store=True, top_k=3, tenant_id=TENANT)
+    assert evidence.passages[0].source_id == "best"
+
+
+def test_a_rare_name_outweighs_any_number_of_common_words(knowledge):
+    """Hundreds of passages hold three of the query's five words, all common; the one that holds the name
+    (and one common word) holds two. Counting words would pick the hundreds; BM25 ranks the name first."""
+    filler = [
+        SourceDocument(f"filler-{i}", "", "", f"Filler {i}: the founders of a company in the year {i}.")
+        for i in range(300)
+    ]
+    best = SourceDocument("best", "", "", "The Funema Company was set up by two brothers.")
+    bulk_load(knowledge._engine, [*filler, best], tenant_id=TENANT)
+    query = "Who were the founders of the Funema Company, and in which year did they start it?"
+    assert knowledge.search(query, 3, tenant_id=TENANT).hits[0].document.id == "best"
+    evidence = Retriever(knowledge).retrieve({"q": query}, (), use_store=True, top_k=3, tenant_id=TENANT)
+    assert evidence.passages[0].source_id == "best"
+
+
+def test_a_quorum_ranks_its_matches_before_the_cap_cuts_them(small_cap_knowledge):
+    """The passage holds only the two rarest of the query's words; dozens loaded before it hold two middling
+    ones. In table order the cap (4) would keep only those; ranked by the words' rarity, it comes first."""
+    filler = [
+        SourceDocument(f"filler-{i}", "", "", f"Notes {i} on the harbour crane beside the pier.") for i in range(30)
+    ]
+    best = SourceDocument("best", "", "", "Velloran Tusk was an engineer in Oslo.")
+    bulk_load(small_cap_knowledge._engine, [*filler, best], tenant_id=TENANT)
+    hits = small_cap_knowledge.search(
+        "Did Velloran Tusk build the crane at the harbour pier?", 3, tenant_id=TENANT
+    ).hits
+    assert hits[0].document.id == "best"

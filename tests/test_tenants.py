@@ -136,17 +136,17 @@ def test_documents_ids_and_content_hashes_are_per_tenant(stores):
     # The same id with another text in one tenant replaces only that tenant's document.
     revised = SourceDocument("treaty", "Revised", "", "The Zorblax Accord was ratified in 1848.")
     knowledge.add_documents([revised], tenant_id="globex")
-    assert [h.text for h in knowledge.search("Zorblax Accord ratified", 5, tenant_id="acme")] == [TREATY.text]
-    assert [h.text for h in knowledge.search("Zorblax Accord ratified", 5, tenant_id="globex")] == [revised.text]
-    assert knowledge.search("Zorblax Accord", 5, tenant_id="initech") == []
+    assert [h.text for h in knowledge.search("Zorblax Accord ratified", 5, tenant_id="acme").hits] == [TREATY.text]
+    assert [h.text for h in knowledge.search("Zorblax Accord ratified", 5, tenant_id="globex").hits] == [revised.text]
+    assert knowledge.search("Zorblax Accord", 5, tenant_id="initech").hits == []
     assert not knowledge.has_documents(tenant_id="initech") and knowledge.has_documents(tenant_id="acme")
     assert [d.title for d in knowledge.list_documents(10, None, tenant_id="globex")[0]] == ["Revised"]
 
     with pytest.raises(LookupError):
         knowledge.delete_document("treaty", tenant_id="initech")
     assert knowledge.delete_document("treaty", tenant_id="globex") == 1
-    assert knowledge.search("Zorblax Accord", 5, tenant_id="globex") == []
-    assert [h.document.id for h in knowledge.search("Zorblax Accord", 5, tenant_id="acme")] == ["treaty"]
+    assert knowledge.search("Zorblax Accord", 5, tenant_id="globex").hits == []
+    assert [h.document.id for h in knowledge.search("Zorblax Accord", 5, tenant_id="acme").hits] == ["treaty"]
 
 
 def test_retrieval_searches_only_the_given_tenants_documents(stores):
@@ -275,15 +275,15 @@ def test_an_upgrade_from_0002_keeps_every_run_and_document_for_the_default_tenan
         assert [r.id for r in store.list_messages(10, None, tenant_id=DEFAULT_TENANT)[0]] == ["old-run"]
 
         # The document is the default tenant's and still found: the full-text index came through.
-        [hit] = knowledge.search("water boils", 5, tenant_id=DEFAULT_TENANT)
+        [hit] = knowledge.search("water boils", 5, tenant_id=DEFAULT_TENANT).hits
         assert (hit.document.id, hit.text) == ("old-doc", OLD_TEXT)
-        assert knowledge.search("water boils", 5, tenant_id="acme") == []
+        assert knowledge.search("water boils", 5, tenant_id="acme").hits == []
         # Content hashes are unique per tenant now; the index keeps following inserts and deletes.
         [copy] = knowledge.add_documents([SourceDocument("old-doc", "Water", "", OLD_TEXT)], tenant_id="acme")
         assert copy.created
         assert knowledge.delete_document("old-doc", tenant_id=DEFAULT_TENANT) == 1
-        assert knowledge.search("water boils", 5, tenant_id=DEFAULT_TENANT) == []
-        assert [h.document.id for h in knowledge.search("water boils", 5, tenant_id="acme")] == ["old-doc"]
+        assert knowledge.search("water boils", 5, tenant_id=DEFAULT_TENANT).hits == []
+        assert [h.document.id for h in knowledge.search("water boils", 5, tenant_id="acme").hits] == ["old-doc"]
     finally:
         store.close()
 

@@ -12,10 +12,11 @@ transaction and indexes each passage as it goes: right for a few documents at a 
   aside and the new passages are indexed in one statement, then the index's segments are merged
   ('optimize'; 300,000 passages: 22 s, against 37 s with the trigger left on and no merge); on
   PostgreSQL, when the table was empty, the GIN index is dropped and built again at the end (one
-  sort instead of a million insertions), and ANALYZE refreshes the lexeme statistics search uses.
+  sort instead of a million insertions); then, as after every load, the GIN index's pending list is
+  merged and the statistics search uses are refreshed if the load made them stale (upkeep.py).
 
-Measured (bench/retrieval.py, 2 cores): 1M passages in about 1.5 minutes on SQLite and 3-4 on
-PostgreSQL, where computing each passage's tsvector during COPY is most of the time.
+Measured (2 cores, 2026-11-23): 1M passages in about 1.5 minutes on SQLite and 3-4 on PostgreSQL,
+where computing each passage's tsvector during COPY is most of the time.
 
 While it runs, other writers wait (SQLite's write lock; on PostgreSQL an initial load holds the
 table's lock for its index rebuild) and searches see the store as it was before the load.
@@ -37,12 +38,12 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.passage_store import SourceDocument
+from factcheck_gateway.knowledge.upkeep import GIN_INDEX, refresh_after_load
 from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage, utc_now
 from factcheck_gateway.store.records import storable
 
 BATCH_DOCUMENTS = 2_000
 _FTS_INSERT_TRIGGER = "kb_passages_fts_insert"
-_GIN_INDEX = "idx_kb_passages_search"
 # What the insert trigger of migration 0005 does for one row, for every new row at once.
 _SQLITE_INDEX_NEW = text(
     "INSERT INTO kb_passages_fts(rowid, text, tenant) SELECT id, text, hex(tenant_id) FROM kb_passages WHERE id >= :first"
@@ -88,11 +89,11 @@ def bulk_load(
             if gin_definition is not None:
                 connection.exec_driver_sql("SET LOCAL maintenance_work_mem = '256MB'")
                 connection.exec_driver_sql(gin_definition)
-            connection.exec_driver_sql("ANALYZE kb_passages")
         else:
             connection.execute(_SQLITE_INDEX_NEW, {"first": first_new_id})
             connection.exec_driver_sql(trigger)
             connection.exec_driver_sql("INSERT INTO kb_passages_fts(kb_passages_fts) VALUES ('optimize')")
+        refresh_after_load(connection, analyze=postgresql and gin_definition is not None)
         connection.commit()
     return BulkLoadResult(stored, skipped, passages, time.perf_counter() - started)
 
@@ -156,8 +157,8 @@ def _insert_passages(connection: Connection, rows: list[tuple]) -> None:
 def _drop_gin_index(connection: Connection) -> str | None:
     definition = connection.scalar(
         text("SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = :name"),
-        {"name": _GIN_INDEX},
+        {"name": GIN_INDEX},
     )
     if definition is not None:
-        connection.exec_driver_sql(f"DROP INDEX {_GIN_INDEX}")
+        connection.exec_driver_sql(f"DROP INDEX {GIN_INDEX}")
     return definition

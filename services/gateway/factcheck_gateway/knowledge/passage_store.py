@@ -14,6 +14,8 @@ tenant's own passages.
 from __future__ import annotations
 
 import hashlib
+import logging
+import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass
@@ -21,14 +23,18 @@ from datetime import datetime
 from itertools import combinations
 
 from sqlalchemy import Connection, Engine, RowMapping, bindparam, delete, exists, select, text
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import sessionmaker
 
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.ranking import BM25, idf
-from factcheck_gateway.knowledge.tokens import search_terms
+from factcheck_gateway.knowledge.tokens import search_terms, term_counts
+from factcheck_gateway.knowledge.upkeep import refresh_after_load
 from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage
 from factcheck_gateway.store.paging import newest_first_page
 from factcheck_gateway.store.records import storable
+
+log = logging.getLogger("factcheck.gateway.knowledge")
 
 # Full-text queries are ORs of a claim's terms; very long queries only slow the index down.
 MAX_QUERY_TERMS = 32
@@ -38,6 +44,12 @@ CANDIDATE_CAP = 64
 MIN_CANDIDATES = 16
 # Rare terms whose quorum picks the candidates when a query matches too many passages.
 QUORUM_TERMS = 5
+# Terms in at most this share of the passages are selective (the rarest, as long as together they
+# match at most half of RANK_WINDOW): every passage holding one is a candidate (see `_candidate_ids`).
+SELECTIVE_SHARE = 0.01
+# When the cap would cut a candidate query's matches, PostgreSQL ranks at most this many of them by
+# their terms' IDF (the rest are cut in table order: they hold only common terms).
+RANK_WINDOW = 2_000
 # A tenant with less than this share of all passages is matched through its term in the index;
 # a larger one by checking tenant_id on each match (cheaper: the tenant's own posting list is long).
 TENANT_TERM_BELOW_SHARE = 0.2
@@ -90,19 +102,43 @@ class PassageHit:
     score: float
 
 
+@dataclass(frozen=True)
+class StoreSearch:
+    """Search's hits, and the store-wide statistics it ranked them with: each query term's BM25 IDF
+    (None without statistics) and the average passage length."""
+
+    hits: list[PassageHit]
+    corpus_idf: dict[str, float] | None = None
+    average_length: float | None = None  # of the store's passages, in terms (BM25's length normalisation)
+
+
 class KnowledgeStore:
     def __init__(self, engine: Engine, *, candidate_cap: int = CANDIDATE_CAP) -> None:
         self._engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._candidate_cap = candidate_cap
         self._statistics = _PostgresStatistics()
+        self._lengths = _AverageLength()
 
     def add_documents(self, documents: list[SourceDocument], *, tenant_id: str) -> list[AddedDocument]:
         """Store the tenant's documents and their passages; a text the tenant already stored is not stored again.
 
         A new text under an existing id replaces that document (an edited file re-ingested).
         """
-        return [self._add(document, tenant_id) for document in documents]
+        added = [self._add(document, tenant_id) for document in documents]
+        if any(a.created for a in added):
+            self._refresh_after_load()
+        return added
+
+    def _refresh_after_load(self) -> None:
+        """A store must be fast right after the load that filled it, whatever the server's autovacuum does."""
+        try:
+            with self._engine.begin() as connection:
+                if refresh_after_load(connection):
+                    self._statistics.forget()
+                    self._lengths.forget()
+        except SQLAlchemyError as error:  # the documents are stored; a later load tries again
+            log.warning("knowledge store upkeep after a load failed: %s", error)
 
     def _add(self, document: SourceDocument, tenant_id: str) -> AddedDocument:
         document = SourceDocument(*(storable(value) for value in astuple(document)))
@@ -183,16 +219,18 @@ class KnowledgeStore:
         with self._sessions() as session:
             return bool(session.scalar(select(exists().where(KnowledgeDocument.tenant_id == tenant_id))))
 
-    def search(self, query: str, top_k: int, *, tenant_id: str) -> list[PassageHit]:
+    def search(self, query: str, top_k: int, *, tenant_id: str) -> StoreSearch:
         """The top_k of the tenant's passages for the query's terms (any term matches), most relevant first.
 
         The index proposes at most `candidate_cap` candidates (see `_candidate_ids`). When they are
         all of the tenant's matches, the index ranks them as it always did (FTS5 bm25, PostgreSQL
-        ts_rank_cd); otherwise they are ranked here by BM25 with the corpus-wide IDF the index estimated.
+        ts_rank_cd); otherwise they are ranked here by BM25 with the corpus-wide IDF the index estimated
+        and the store's average passage length. Both come back with the hits, so that whoever ranks them
+        again weighs words as the store does.
         """
         terms = search_terms(query)[:MAX_QUERY_TERMS]
         if not terms or top_k < 1:
-            return []
+            return StoreSearch([])
         with self._engine.connect() as connection:
             index: _Index
             if connection.dialect.name == "sqlite":
@@ -204,16 +242,17 @@ class KnowledgeStore:
             cap = max(self._candidate_cap, top_k)
             ids, complete = _candidate_ids(index, distinct_keys, cap, max(top_k, MIN_CANDIDATES))
             if not ids:
-                return []
+                return StoreSearch([])
+            idfs = index.corpus_idf(terms, keys)
+            average_length = self._lengths.get(connection)
             if complete:
                 ranked = index.rank(ids, distinct_keys, top_k)
             else:
                 texts = index.texts(ids)
-                idfs = index.corpus_idf(terms, keys)
-                scores = BM25([passage_text for _, passage_text in texts], idfs).scores(query)
+                scores = BM25([passage_text for _, passage_text in texts], idfs, average_length).scores(query)
                 ranked = sorted(zip((i for i, _ in texts), scores), key=lambda r: (-r[1], r[0]))[:top_k]
             rows = {row["id"]: row for row in index.passages([i for i, _ in ranked])}
-        return [_hit(rows[i], score) for i, score in ranked if i in rows]
+        return StoreSearch([_hit(rows[i], score) for i, score in ranked if i in rows], idfs, average_length)
 
 
 # --- candidates -------------------------------------------------------------------------------------------
@@ -229,12 +268,24 @@ class KnowledgeStore:
 #    fails (it stops after cap + 1 rows); PostgreSQL skips it when its statistics say a term is in
 #    more passages than the cap (a GIN bitmap scan reads every entry of every term: 20-30 ms for a
 #    term in 13% of a million passages).
-# 2. Otherwise the passages holding the most of the claim's QUORUM_TERMS rarest terms, strictest
-#    first: all of them, then any QUORUM_TERMS - 1 of them, ..., then any one, until there are
-#    `wanted` candidates (a stricter level's passages always come first). A quorum of rare terms
+# 2. Otherwise, first the passages holding any selective term (one in at most 1% of the passages;
+#    the rarest first, as long as together they match at most half of RANK_WINDOW: names, rare
+#    words), ranked in the database by the IDF of those they hold. A quorum counts terms, not
+#    their weight: without this step three common words would make a stricter level than the two
+#    rarest, and a passage holding a name and one common word could be left out for dozens holding
+#    three common words, which BM25 ranks far below it.
+# 3. Then, if still short, the passages holding the most of the claim's QUORUM_TERMS rarest terms,
+#    strictest first: all of them, then any QUORUM_TERMS - 1 of them, ..., then any one, until there
+#    are `wanted` candidates (a stricter level's passages always come first). A quorum of rare terms
 #    is what makes a passage score high in BM25, and AND is cheap in both indexes (they skip
 #    through the longer posting list), so a very common term never costs a full scan. These
-#    candidates are ranked in Python by BM25 with the corpus-wide IDF of each term.
+#    candidates are ranked in Python by BM25 with the corpus-wide IDF of each term. When a level has
+#    more matches than the cap keeps, they are ranked by the IDF of the rare terms they hold before
+#    the cap, never cut in table order: a looser level also matches passages holding only the
+#    middling terms among the rare ones, hundreds of them, which could push out the passage with
+#    the two rarest. SQLite runs the level's AND groups one by one, the heaviest first (FTS5's bm25
+#    would count every row of every term in the expression first, 30 of them in a level: 100 ms at
+#    1M passages); PostgreSQL ranks up to RANK_WINDOW matches of the level in one statement.
 # Rarity is estimated without reading whole posting lists: FTS5 counts each term in a few fixed
 # windows of rowids (20,000 in all); PostgreSQL reads ANALYZE's lexeme frequencies (pg_stats).
 # The tenant: a small tenant's term in the index makes its matches cheap to find, but ANDing the
@@ -251,11 +302,15 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
         loosest = index.match(index.any_of(keys), cap + 1)
         if len(loosest) <= cap:
             return loosest, True
-    rare = sorted(keys, key=index.rarity)[:QUORUM_TERMS]
     found: dict[int, None] = {}
+    selective = _selective(index, keys)
+    if selective:
+        found.update(dict.fromkeys(_matches(index, [(key,) for key in selective], cap, found)))
+        if len(found) >= wanted:
+            return list(found)[:cap], False
+    rare = sorted(keys, key=index.rarity)[:QUORUM_TERMS]
     for quorum in range(len(rare), 0, -1):
-        expression = index.any_of([index.all_of(group) for group in combinations(rare, quorum)])
-        found.update(dict.fromkeys(index.match(expression, cap + 1)))
+        found.update(dict.fromkeys(_matches(index, list(combinations(rare, quorum)), cap, found)))
         if len(found) >= wanted:
             return list(found)[:cap], False
     if len(rare) < len(keys):  # still short: passages with only the commoner terms
@@ -263,8 +318,39 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
     return list(found)[:cap], False
 
 
+def _matches(index: _Index, groups: list[tuple], cap: int, found: Mapping[int, None]) -> list[int]:
+    """At most cap + 1 passages holding every key of one of the groups: all of them if the cap keeps
+    them all with those already found (cheap: the index stops at the limit), else the best by IDF."""
+    if index.ONE_STATEMENT_BEST:
+        return index.best(groups, cap + 1)
+    ids = index.match(index.any_of([index.all_of(group) for group in groups]), cap + 1)
+    if len(found.keys() | ids) > cap:
+        ids = index.best(groups, cap + 1)
+    return ids
+
+
+def _selective(index: _Index, keys: list) -> list:
+    """The rarest keys, each in at most SELECTIVE_SHARE of the passages, together in about RANK_WINDOW / 2
+    (half: the estimates are estimates, and the window must hold every passage they match to rank them)."""
+    bound = SELECTIVE_SHARE * index.passage_count()
+    if index.passage_count() <= 0:  # no statistics: every key looks alike
+        return []
+    selective, matches = [], 0.0
+    for key in sorted(keys, key=index.rarity):
+        matches += index.rarity(key)
+        if index.rarity(key) > bound or matches > RANK_WINDOW / 2:
+            break
+        selective.append(key)
+    return selective
+
+
 class _Index:
     """A backend's full-text index as a boolean filter over one tenant's passages."""
+
+    # Whether `best` is one statement that costs no more than a plain `match` of the same groups
+    # (PostgreSQL: the bitmap of the terms' posting lists is most of either), so that a probe first
+    # would only read the posting lists twice.
+    ONE_STATEMENT_BEST = False
 
     def keys(self, terms: list[str]) -> Mapping[str, object]:
         """What the index matches for each term (terms it cannot match are left out)."""
@@ -299,6 +385,21 @@ class _Index:
     def match(self, expression: str, limit: int) -> list[int]:
         """Ids of at most `limit` of the tenant's passages matching the expression."""
         raise NotImplementedError
+
+    def best(self, groups: list[tuple], limit: int) -> list[int]:
+        """Ids of at most `limit` of the tenant's passages holding every key of one of the groups, those
+        whose keys weigh most (IDF) first: one cheap AND query per group, the heaviest group first."""
+        passages = self.passage_count()
+
+        def weight(group: tuple) -> float:
+            return sum(idf(self.rarity(key), passages) if passages > 0 else 1.0 for key in group)
+
+        found: dict[int, None] = {}
+        for group in sorted(groups, key=weight, reverse=True):
+            found.update(dict.fromkeys(self.match(self.all_of(group), limit)))
+            if len(found) >= limit:
+                break
+        return list(found)[:limit]
 
     def rank(self, ids: list[int], keys: list, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of these passages by the index's own ranking for any of the keys, with scores."""
@@ -398,6 +499,8 @@ class _SqliteIndex(_Index):
 
 
 class _PostgresIndex(_Index):
+    ONE_STATEMENT_BEST = True
+
     def __init__(self, connection: Connection, tenant_id: str, statistics: _PostgresStatistics) -> None:
         self._connection = connection
         self._tenant_id = tenant_id
@@ -449,6 +552,24 @@ class _PostgresIndex(_Index):
         rows = self._connection.execute(_POSTGRES_MATCH, {"query": query, "tenant_id": self._tenant_id, "limit": limit})
         return list(rows.scalars())
 
+    def best(self, groups: list[tuple], limit: int) -> list[int]:
+        # One statement: the groups' matches (a bitmap of their terms' posting lists, read once), at most
+        # RANK_WINDOW of them ranked by the IDF of the keys each holds (ts_rank knows no IDF).
+        keys = list(dict.fromkeys(key for group in groups for key in group))
+        query = self.any_of([self.all_of(group) for group in groups])
+        if self._tenant_term:
+            query = f"{_tsquery_lexeme(self._tenant_lexeme)} & {query}"
+        passages = self.passage_count()
+        parameters = {
+            "query": query,
+            "tenant_id": self._tenant_id,
+            "terms": [self._expression(key) for key in keys],
+            "weights": [idf(self.rarity(key), passages) if passages > 0 else 1.0 for key in keys],
+            "window": RANK_WINDOW,
+            "limit": limit,
+        }
+        return list(self._connection.execute(_POSTGRES_BEST, parameters).scalars())
+
     def rank(self, ids: list[int], keys: list, limit: int) -> list[tuple[int, float]]:
         rows = self._connection.execute(
             _POSTGRES_RANK, {"query": self.any_of(keys), "ids": ids, "tenant_id": self._tenant_id, "limit": limit}
@@ -485,8 +606,9 @@ class _LexemeFrequencies:
 class _PostgresStatistics:
     """The planner's statistics of kb_passages.search_vector, read at most once a minute.
 
-    They change only when ANALYZE runs (autovacuum, or bulk_load), so a process-wide copy
-    costs nothing in accuracy and saves parsing 10,000 lexemes on every search.
+    They change only when ANALYZE runs (autovacuum, or after a load: see upkeep.py), so a copy
+    costs little in accuracy and saves parsing 10,000 lexemes on every search; a load through
+    this store drops it at once.
     """
 
     MAX_AGE_S = 60.0
@@ -495,11 +617,50 @@ class _PostgresStatistics:
         self._frequencies = _LexemeFrequencies({}, 0.0, 0.0)
         self._read_at = float("-inf")
 
+    def forget(self) -> None:
+        """ANALYZE just ran: read them again on the next search."""
+        self._read_at = float("-inf")
+
     def get(self, connection: Connection) -> _LexemeFrequencies:
         if time.monotonic() - self._read_at > self.MAX_AGE_S:
             self._frequencies = _read_lexeme_frequencies(connection)
             self._read_at = time.monotonic()
         return self._frequencies
+
+
+class _AverageLength:
+    """The store's average passage length in terms, from a sample of passages, taken at most once a minute.
+
+    BM25 normalises a passage's term frequencies by it; over a few candidates, which are the passages
+    that hold the most query terms, the average is not the store's, and ranks close calls differently.
+    """
+
+    MAX_AGE_S = 60.0
+    SAMPLE = 400
+
+    def __init__(self) -> None:
+        self._average: float | None = None
+        self._read_at = float("-inf")
+
+    def forget(self) -> None:
+        self._read_at = float("-inf")
+
+    def get(self, connection: Connection) -> float | None:
+        if time.monotonic() - self._read_at > self.MAX_AGE_S:
+            self._average = self._sample(connection)
+            self._read_at = time.monotonic()
+        return self._average
+
+    def _sample(self, connection: Connection) -> float | None:
+        low, high = connection.execute(
+            text("SELECT (SELECT MIN(id) FROM kb_passages), (SELECT MAX(id) FROM kb_passages)")
+        ).one()
+        if low is None:
+            return None
+        ids = random.sample(range(low, high + 1), min(self.SAMPLE, high - low + 1))
+        texts = connection.execute(_SAMPLED_TEXTS, {"ids": ids}).scalars().all()
+        lengths = [sum(term_counts(passage).values()) for passage in texts]
+        return sum(lengths) / len(lengths) if lengths and sum(lengths) else None
 
 
 def _read_lexeme_frequencies(connection: Connection) -> _LexemeFrequencies:
@@ -537,11 +698,18 @@ _SQLITE_MATCH_CHECKING_TENANT = text(
     "SELECT p.id FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid "
     "WHERE kb_passages_fts MATCH :match AND +p.tenant_id = :tenant_id LIMIT :limit"
 )
+_SAMPLED_TEXTS = text("SELECT text FROM kb_passages WHERE id IN :ids").bindparams(bindparam("ids", expanding=True))
 _SQLITE_TEXTS = text("SELECT id, text FROM kb_passages WHERE id IN :ids AND +tenant_id = :tenant_id").bindparams(
     bindparam("ids", expanding=True)
 )
 _POSTGRES_MATCH = text(
     "SELECT id FROM kb_passages WHERE search_vector @@ CAST(:query AS tsquery) AND tenant_id = :tenant_id LIMIT :limit"
+)
+_POSTGRES_BEST = text(
+    "SELECT id FROM (SELECT id, search_vector FROM kb_passages WHERE search_vector @@ CAST(:query AS tsquery) "
+    "AND tenant_id = :tenant_id LIMIT :window) AS m ORDER BY (SELECT COALESCE(SUM(t.weight), 0) "
+    "FROM unnest(CAST(:terms AS tsquery[]), CAST(:weights AS float8[])) AS t(term, weight) "
+    "WHERE m.search_vector @@ t.term) DESC, id LIMIT :limit"
 )
 _POSTGRES_TEXTS = text("SELECT id, text FROM kb_passages WHERE id = ANY(:ids) AND tenant_id = :tenant_id")
 _SQLITE_RANK = text(

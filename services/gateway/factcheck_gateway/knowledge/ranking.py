@@ -16,11 +16,19 @@ K1, B = 1.2, 0.75
 
 
 class BM25:
-    def __init__(self, texts: Sequence[str], corpus_idf: Mapping[str, float] | None = None) -> None:
-        """BM25 over `texts`; a term's IDF is `corpus_idf[term]` when given, else computed over the texts themselves."""
+    def __init__(
+        self,
+        texts: Sequence[str],
+        corpus_idf: Mapping[str, float] | None = None,
+        average_length: float | None = None,
+    ) -> None:
+        """BM25 over `texts`; a term's IDF is `corpus_idf[term]` when given, and the average length
+        `average_length` (the corpus's), else both are computed over the texts themselves."""
         self._docs = [term_counts(text) for text in texts]
         self._lengths = [sum(doc.values()) for doc in self._docs]
         self._average_length = (sum(self._lengths) / len(self._lengths)) if self._lengths else 0.0
+        if average_length:
+            self._average_length = average_length
         document_frequency: dict[str, int] = {}
         for doc in self._docs:
             for term in doc:

