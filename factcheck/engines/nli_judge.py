@@ -13,15 +13,19 @@
    (`claim_pieces`); each piece is scored against the PIECE_SENTENCES sentences that hold most of
    its words (a piece whose every word one sentence holds counts as stated). The claim is only
    as supported as its least supported piece.
-3. Decide. A small logistic regression shipped in `model.json` ("combiner", fitted by
+3. Decide. A figure or date conflict the lexical rules find in a sentence about the claim's
+   subject comes first: DISPUTED with the corrected figure ("in 2016 (not 2015)"), unless the
+   model is nearly sure (FIGURE_OVERRIDE) that a sentence states the claim. Otherwise a small
+   logistic regression shipped in `model.json` ("combiner", fitted by
    `scripts/train_checker.py` on training sets only) weighs the strongest entailment and
    contradiction over the sentences, their spread, the least supported piece, the claim's
    word coverage and plain word overlap, and the lexical rules' readings (figures, dates,
    names, negation, quantifiers: `judge.judge`); its probability is the verdict's score.
 4. Dispute only on a contradiction. DISPUTED stands only with a sentence that contradicts the
    claim: a single sentence the model reads as contradicting it (P(REFUTED) at least CONTRADICTION
-   and above its P(SUPPORTED)) that holds at least SAME_SUBJECT of the claim's words other than
-   names (the same thing said of the same subject), or the lexical rules' figure, date,
+   and above the strongest P(SUPPORTED) any sentence gives the claim) that names the claim's
+   subject (NAMED of its names: a pronoun does not say who) and holds at least SAME_SUBJECT of
+   its other words (the same thing said of the same subject), or the lexical rules' figure, date,
    negation or quantifier conflict (which the rules find only in a sentence about the claim's
    subject). Otherwise the more likely of VERIFIED and UNVERIFIABLE is the verdict. The
    correction is the rules' ("in 2016 (not 2015)") or the contradicting sentence itself.
@@ -62,7 +66,7 @@ from factcheck.engines.nli_model import EntailmentModel, EntailmentScores, confi
 from factcheck.engines.verifier_model import VerifierModel
 from factcheck.text.sentences import refers_back, sentence_spans
 
-# Without a combiner: the model's P(SUPPORTED) above which the rules' conflict is taken for a misreading.
+# The model's P(SUPPORTED) above which the rules' figure or date conflict is taken for a misreading.
 FIGURE_OVERRIDE = 0.9
 # A piece of the claim counts as stated when some sentence supports it at least this surely.
 PIECE_SUPPORTED = 0.5
@@ -89,6 +93,8 @@ _STARTS_WITH_VERB = re.compile(rf"^{_VERB}\b", re.IGNORECASE)
 # only weakly, and a stricter gate (0.5 and half the claim's words) kept 1 dispute in 10.
 CONTRADICTION = 0.5
 SAME_SUBJECT = 0.3
+# The share of the claim's named entities that sentence must name (a pronoun does not say who).
+NAMED = 0.5
 # Sentences each piece of a long or many-claused claim is scored against.
 PIECE_SENTENCES = 4
 # The combiner's inputs, in the order `scripts/train_checker.py` fits them.
@@ -135,6 +141,11 @@ def judge(claim: str, passages: Sequence[PassageText], model: EntailmentModel | 
     reading = read(claim, passages, model)
     if reading is None:
         return NOTHING_TO_READ
+    if _figure_conflict(reading.rules) and reading.features["nli_supported"] < FIGURE_OVERRIDE:
+        # A sentence about the claim's subject gives another figure or date: a contradiction, whatever
+        # the combiner weighs (on web pages such conflicts are often another event's figure, so it
+        # learnt to trust them little), with the corrected figure.
+        return reading.rules
     combiner = _combiner(model)
     return _combined(reading, combiner) if combiner else _by_rules(reading)
 
@@ -244,12 +255,10 @@ def _wording_conflict(rules: Judgement) -> bool:
 
 
 def _by_rules(reading: Reading) -> Judgement:
-    """The decision without a fitted combiner: the rules' figure, date or wording conflict first (unless
-    the model is nearly sure, FIGURE_OVERRIDE, that a sentence states the claim), then the sentences'
-    own verdicts, every piece supported for VERIFIED, a contradiction for DISPUTED."""
-    if reading.features["nli_supported"] < FIGURE_OVERRIDE and (
-        _figure_conflict(reading.rules) or _wording_conflict(reading.rules)
-    ):
+    """The decision without a fitted combiner: the rules' wording conflict first (unless the model is
+    nearly sure, FIGURE_OVERRIDE, that a sentence states the claim), then the sentences' own verdicts,
+    every piece supported for VERIFIED, a contradiction for DISPUTED."""
+    if reading.features["nli_supported"] < FIGURE_OVERRIDE and _wording_conflict(reading.rules):
         return reading.rules
     supporting = [(w, s) for w, s in zip(reading.windows, reading.scores) if _verdict(s) == VERIFIED]
     if supporting:
@@ -283,18 +292,28 @@ def _contradiction(reading: Reading, probability: float) -> Judgement | None:
     rules = reading.rules
     if _figure_conflict(rules) or _wording_conflict(rules):
         return replace(rules, score=probability, confidence=_confidence(probability))
+    strongest_support = reading.features["nli_supported"]
     refuting = [
         (w, s)
         for w, s in zip(reading.windows, reading.scores)
         if w.sentence
         and s.refuted >= CONTRADICTION
-        and s.refuted > s.supported
+        and s.refuted > strongest_support
+        and _names_share(reading.claim, w.text) >= NAMED
         and _predicate_coverage(reading.claim, w.text) >= SAME_SUBJECT
     ]
     if not refuting:
         return None
     window, _ = max(refuting, key=lambda ws: (ws[1].refuted, ws[0].coverage))
     return _judgement(reading.claim, DISPUTED, window, probability)
+
+
+def _names_share(claim: str, text: str) -> float:
+    """The share of the claim's named entities `text` names (1.0 for a claim without names): "It was
+    completed in 1889" does not say which tower, so it cannot contradict a claim about one."""
+    names = name_stems(claim)
+    held = set(term_stems(text))
+    return sum(bool(name & held) for name in names) / len(names) if names else 1.0
 
 
 def _predicate_coverage(claim: str, text: str) -> float:
