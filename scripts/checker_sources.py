@@ -27,22 +27,15 @@ import random
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+
+from scripts.nli_sources import Source, read_prepared
 
 ROOT = Path(__file__).resolve().parent.parent
 PREPARED = ROOT / "build" / "checker-data"
 CAP = 20000
 MAX_WORDS = 120
 _MIRROR = ["/work/.mirror"]
-
-
-@dataclass(frozen=True)
-class Source:
-    name: str
-    upstream: str
-    licence: str
-    sha256: str  # of the prepared file, build/checker-data/<name>.jsonl
 
 
 SOURCES = (
@@ -99,14 +92,7 @@ SOURCES = (
 
 def prepared_rows(name: str) -> list[dict]:
     """The prepared rows of one source, checked against the recorded SHA-256."""
-    path = PREPARED / f"{name}.jsonl"
-    if not path.is_file():
-        raise SystemExit(f"{path} is missing: run `python -m scripts.checker_sources` first (see its docstring)")
-    data = path.read_bytes()
-    want = next(s.sha256 for s in SOURCES if s.name == name)
-    if hashlib.sha256(data).hexdigest() != want:
-        raise SystemExit(f"{path} is not the file the shipped combiner was fitted on (SHA-256 differs)")
-    return [json.loads(line) for line in data.decode("utf-8").splitlines()]
+    return read_prepared(PREPARED, SOURCES, name, "scripts.checker_sources")
 
 
 # ---------------------------------------------------------------- helpers

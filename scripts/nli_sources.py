@@ -36,7 +36,7 @@ class Source:
     name: str
     upstream: str
     licence: str
-    sha256: str  # of the prepared file, build/nli-data/<name>.jsonl
+    sha256: str  # of the prepared file, <its folder under build/>/<name>.jsonl
 
 
 SOURCES = (
@@ -124,13 +124,19 @@ def snli_rows(sdist: Path) -> list[dict]:
 
 def prepared(name: str) -> list[dict]:
     """The prepared rows of one source, checked against the recorded SHA-256."""
-    path = PREPARED / f"{name}.jsonl"
+    return read_prepared(PREPARED, SOURCES, name, "scripts.nli_sources")
+
+
+def read_prepared(folder: Path, sources: tuple[Source, ...], name: str, script: str) -> list[dict]:
+    """The rows of folder/<name>.jsonl, checked against the SHA-256 `sources` records for it
+    (`script` is the module that prepares it, named when the file is missing)."""
+    path = folder / f"{name}.jsonl"
     if not path.is_file():
-        raise SystemExit(f"{path} is missing: run `python -m scripts.nli_sources` first (see its docstring)")
+        raise SystemExit(f"{path} is missing: run `python -m {script}` first (see its docstring)")
     data = path.read_bytes()
-    want = next(s.sha256 for s in SOURCES if s.name == name)
+    want = next(s.sha256 for s in sources if s.name == name)
     if hashlib.sha256(data).hexdigest() != want:
-        raise SystemExit(f"{path} is not the file the shipped model was trained on (SHA-256 differs)")
+        raise SystemExit(f"{path} is not the file the shipped model was fitted on (SHA-256 differs)")
     return [json.loads(line) for line in data.decode("utf-8").splitlines()]
 
 
