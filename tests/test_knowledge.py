@@ -5,18 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from alembic import command
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
 
 from factcheck.core.domain import ExtractedClaim
 from factcheck.kit.security.tenants import DEFAULT_TENANT
+from factcheck.text.evidence_text import passage_title
 from factcheck.v1 import common_pb2
 from factcheck_gateway.knowledge.bulk import bulk_load
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.passage_store import KnowledgeStore, SourceDocument
 from factcheck_gateway.knowledge.retrieval import Retriever
 from factcheck_gateway.store import StageStore
+from factcheck_gateway.store.engine import create_db_engine
+from factcheck_gateway.store.migrate import alembic_config
 
 TENANT = DEFAULT_TENANT
 
@@ -76,6 +80,27 @@ def test_a_heading_titles_its_section_and_is_no_passage_of_its_own():
     assert chunk_text("# Only a heading\n\n## And another") == []
 
 
+def test_each_chunk_carries_the_innermost_heading_in_effect_where_it_starts():
+    text = (
+        "Before any heading.\n\n# The Paris Agreement #\n\nIt was adopted in 2015.\n\n## Entry into force\n"
+        "### Ratification\nIt entered into force in 2016.\n\nIt binds its parties.\n\n"
+        "Parties\n=======\n\nIt has 195 parties.\n\n  Withdrawal  \n----\nOne party left.\n\n#hashtags are text."
+    )
+    assert [(c.text, c.heading) for c in chunk_text(text)] == [
+        ("Before any heading.", ""),
+        ("It was adopted in 2015.", "The Paris Agreement"),
+        ("It entered into force in 2016.", "Ratification"),  # two headings in a row: the deeper one
+        ("It binds its parties.", "Ratification"),  # a section goes on over paragraphs
+        ("It has 195 parties.", "Parties"),  # a shallower heading closes the deeper sections
+        ("One party left.", "Withdrawal"),
+        ("#hashtags are text.", "Withdrawal"),
+    ]
+    # A long section split in several chunks titles every one of them.
+    long_section = "## Long\n\n" + " ".join(f"Sentence {i} is here." for i in range(60))
+    chunks = chunk_text(long_section, target_chars=100, max_chars=200)
+    assert len(chunks) > 3 and {c.heading for c in chunks} == {"Long"}
+
+
 def test_long_text_is_split_near_the_target_size():
     text = " ".join(f"Sentence number {i} says something about topic {i}." for i in range(200))
     chunks = chunk_text(text, target_chars=300, max_chars=600)
@@ -118,6 +143,84 @@ def test_documents_are_chunked_stored_and_found(knowledge):
         "everest"
     ]
     assert knowledge.search("the of and", 5, tenant_id=TENANT).hits == []  # only stopwords: no query at all
+
+
+SECTIONED = SourceDocument(
+    id="kyoto",
+    title="The Kyoto Protocol",
+    url="",
+    text=(
+        "The Kyoto Protocol is a climate treaty.\n\n# Adoption\n\nThe protocol was adopted in Kyoto in 1997.\n\n"
+        "## Entry into force\n\nThe protocol entered into force in February 2005."
+    ),
+)
+
+
+def _sections(hits) -> dict[str, str]:
+    return {h.text: h.section for h in hits}
+
+
+def test_a_passage_keeps_its_section_heading_through_add_documents(knowledge):
+    knowledge.add_documents([SECTIONED], tenant_id=TENANT)
+    hits = knowledge.search("Kyoto protocol treaty adopted entered force", 5, tenant_id=TENANT).hits
+    assert _sections(hits) == {
+        "The Kyoto Protocol is a climate treaty.": "",
+        "The protocol was adopted in Kyoto in 1997.": "Adoption",
+        "The protocol entered into force in February 2005.": "Entry into force",
+    }
+
+
+def test_a_passage_keeps_its_section_heading_through_bulk_load(knowledge):
+    bulk_load(knowledge._engine, [SECTIONED], tenant_id=TENANT)
+    hits = knowledge.search("Kyoto protocol treaty adopted entered force", 5, tenant_id=TENANT).hits
+    assert _sections(hits)["The protocol entered into force in February 2005."] == "Entry into force"
+    assert _sections(hits)["The Kyoto Protocol is a climate treaty."] == ""
+
+
+def test_a_retrieved_passage_is_titled_by_its_section(knowledge):
+    knowledge.add_documents([SECTIONED], tenant_id=TENANT)
+    request_source = SourceDocument("req", "Request doc", "", "# Climbing\n\nEverest was first climbed in 1953.")
+    claims = [
+        ExtractedClaim("claim_1", "The Kyoto Protocol entered into force in 2005", "", "DATE"),
+        ExtractedClaim("claim_2", "Everest was first climbed in 1953", "", "DATE"),
+    ]
+    evidence = Retriever(knowledge).for_claims(claims, [request_source], use_store=True, top_k=1, tenant_id=TENANT)
+    passages = {p.id: p for p in evidence.passages}
+    kyoto = passages[evidence.claim_passages["claim_1"][0]]
+    assert (kyoto.source_title, kyoto.section_title) == ("The Kyoto Protocol", "Entry into force")
+    assert passage_title(kyoto) == "The Kyoto Protocol › Entry into force"
+    everest = passages[evidence.claim_passages["claim_2"][0]]  # a request source's passages are titled too
+    assert (everest.origin, everest.section_title) == (common_pb2.EVIDENCE_ORIGIN_REQUEST, "Climbing")
+
+
+def test_passages_stored_before_sections_were_kept_read_back_without_one(database_url):
+    engine = create_db_engine(database_url, immediate_transactions=True)
+    try:
+        with engine.begin() as connection:
+            command.downgrade(alembic_config(connection), "0009")
+            connection.execute(
+                text(
+                    "INSERT INTO kb_documents (tenant_id, id, title, url, text, content_sha256, char_count, "
+                    "passage_count, created_at) VALUES (:t, 'old', 'Old', '', :x, 'sha', 40, 1, CURRENT_TIMESTAMP)"
+                ),
+                {"t": TENANT, "x": "# Heading\n\nThe protocol entered into force."},
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO kb_passages (tenant_id, document_id, chunk_index, text, start_offset, end_offset) "
+                    "VALUES (:t, 'old', 0, 'The protocol entered into force.', 11, 43)"
+                ),
+                {"t": TENANT},
+            )
+            command.upgrade(alembic_config(connection), "head")
+    finally:
+        engine.dispose()
+    store = StageStore(database_url)
+    try:
+        [hit] = KnowledgeStore(store.engine).search("protocol entered force", 5, tenant_id=TENANT).hits
+        assert (hit.document.id, hit.section) == ("old", "")  # no backfill: "" until the document is loaded again
+    finally:
+        store.close()
 
 
 def test_ingesting_the_same_text_twice_does_not_duplicate(knowledge):
@@ -499,3 +602,29 @@ def test_a_quorum_ranks_its_matches_before_the_cap_cuts_them(small_cap_knowledge
         "Did Velloran Tusk build the crane at the harbour pier?", 3, tenant_id=TENANT
     ).hits
     assert hits[0].document.id == "best"
+
+
+def test_a_section_titles_its_passage_wherever_the_passage_is_shown():
+    from factcheck.cli.view import citation_text
+    from factcheck.models.inputs import Passage
+    from factcheck.text.evidence_text import format_passage
+    from factcheck_gateway.modes.fact_check.cache import KIND_VERIFY, _digest, verification_key
+
+    plain = common_pb2.Passage(id="P1", source_id="paris", source_title="The Paris Agreement", text="It binds.")
+    sectioned = common_pb2.Passage()
+    sectioned.CopyFrom(plain)
+    sectioned.section_title = "Entry into force"
+    assert passage_title(plain) == "The Paris Agreement"
+    assert passage_title(sectioned) == "The Paris Agreement › Entry into force"
+    assert passage_title(common_pb2.Passage(source_id="paris", section_title="Parties")) == "paris › Parties"
+    assert format_passage(sectioned).startswith("[P1] The Paris Agreement › Entry into force\n> It binds.")
+    assert Passage.from_proto(sectioned).title == "The Paris Agreement › Entry into force"  # the checkers' prompts
+    citation = common_pb2.Citation(passage_id="P1", source_id="paris", source_title="The Paris Agreement")
+    assert citation_text(citation, {"P1": passage_title(sectioned)}) == "P1 (The Paris Agreement › Entry into force)"
+    assert citation_text(citation) == "P1 (The Paris Agreement)"
+    # The section is part of what a cached verdict depends on; a passage without one keeps its old key.
+    claim = common_pb2.Claim(claim="It binds.")
+    keys = [verification_key("m", "", "v1", claim, [p]) for p in (plain, sectioned)]
+    assert keys[0] != keys[1]
+    before = [KIND_VERIFY, "m", "", "v1", claim.claim, "", 0, [["paris", "The Paris Agreement", "It binds.", "", 0.0]]]
+    assert keys[0] == _digest(before)  # as keys were computed before passages had sections

@@ -23,6 +23,7 @@ from factcheck.cli.html_citations import citations_context
 from factcheck.cli.html_page import SCRIPT_HASH, frame, header_context
 from factcheck.cli.markdown_html import cite_text, markdown_to_html, source_anchor
 from factcheck.cli.view import ClaimView
+from factcheck.text.evidence_text import passage_title
 from factcheck.v1 import common_pb2, factcheck_pb2
 
 __all__ = ["SCRIPT_HASH", "render_page", "write_report"]
@@ -222,7 +223,7 @@ def source_rows(result: factcheck_pb2.FactCheckResult, views: list[ClaimView]) -
             SourceRow(
                 id=passage.id,
                 number=len(rows) + 1,
-                title=passage.source_title or passage.source_id or passage.id,
+                title=passage_title(passage) or passage.id,
                 url=safe_link(passage.source_url),
                 text=excerpt(passage.text),
             ),

@@ -11,6 +11,7 @@ from rich.text import Text
 import factcheck.cli.render as render
 from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, add_page_options, channel_command
 from factcheck.cli.documents import NotText, document_files, read_document
+from factcheck.text.evidence_text import passage_title
 from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc
 
 # One AddDocuments call stays well inside the gateway's limits (100 documents, 2 MB of text).
@@ -147,7 +148,7 @@ def run_search(args: argparse.Namespace, channel) -> int:
         print("no passages match")
     for passage in response.passages:
         print(
-            f"[{passage.id}] {passage.source_title} ({passage.source_id}, chars {passage.start_offset}-{passage.end_offset})"
+            f"[{passage.id}] {passage_title(passage)} ({passage.source_id}, chars {passage.start_offset}-{passage.end_offset})"
         )
         print(f"    {passage.text}\n")
     return EXIT_OK

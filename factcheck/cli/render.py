@@ -301,7 +301,7 @@ def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> No
         section(console, "Evidence", _evidence_table(views))
     disputed = [claim for claim in views if claim.verdict == "DISPUTED"]
     if disputed:
-        section(console, "Disputed claims", _disputed(disputed), style="bold red")
+        section(console, "Disputed claims", _disputed(disputed, view.passage_titles(result)), style="bold red")
     investigated = investigation.table(result, clean)
     if investigated is not None:
         section(console, "Investigation", investigated)
@@ -377,7 +377,7 @@ def _evidence_table(views: list[ClaimView]) -> Table:
     return table
 
 
-def _disputed(views: list[ClaimView]) -> Group:
+def _disputed(views: list[ClaimView], titles: Mapping[str, str]) -> Group:
     """Each disputed claim with its correction and what the disputing checkers said."""
     parts = []
     for claim in views:
@@ -387,17 +387,17 @@ def _disputed(views: list[ClaimView]) -> Group:
         assert claim.consensus is not None  # (a disputed claim has its consensus)
         for verification in claim.consensus.verdicts:
             if view.verdict_name(verification.verdict) == "DISPUTED":
-                parts.extend(_dissent(verification))
+                parts.extend(_dissent(verification, titles))
     return Group(*parts)
 
 
-def _dissent(verification) -> list[Text]:
+def _dissent(verification, titles: Mapping[str, str]) -> list[Text]:
     """What one disputing checker said, and the passages it cited."""
     cached = ", cached" if verification.cached else ""
     said = f"{verification.checker_model} ({view.confidence_name(verification.confidence)}{cached}): "
     lines = [Text.assemble("   ", plain(said, "dim"), plain(verification.evidence))]
     for citation in verification.citations:
-        lines.append(Text.assemble(("     cites ", "dim"), plain(view.citation_text(citation))))
+        lines.append(Text.assemble(("     cites ", "dim"), plain(view.citation_text(citation, titles))))
     return lines
 
 

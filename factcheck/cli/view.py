@@ -6,12 +6,14 @@ located and judged the same way whichever report a person reads.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timezone
 
 from google.protobuf import timestamp_pb2
 
 from factcheck.core.domain import claim_type_from_proto, confidence_from_proto, is_known_enum, verdict_from_proto
+from factcheck.text.evidence_text import passage_title
 from factcheck.text.spans import locate
 from factcheck.v1 import common_pb2, factcheck_pb2
 
@@ -132,9 +134,15 @@ def segments(content: str, views: list[ClaimView]) -> list[tuple[str, ClaimView 
     return pieces
 
 
-def citation_text(citation: common_pb2.Citation) -> str:
-    """'P1 (Source title): "the quoted words"', or without the quote when the checker gave none."""
-    source = citation.source_title or citation.source_id
+def passage_titles(result: factcheck_pb2.FactCheckResult) -> dict[str, str]:
+    """Each retrieved passage's title (with its section's heading), by passage id."""
+    return {passage.id: passage_title(passage) for passage in result.evidence.passages}
+
+
+def citation_text(citation: common_pb2.Citation, titles: Mapping[str, str] | None = None) -> str:
+    """'P1 (Source title › Section): "the quoted words"', or without the quote when the checker gave none;
+    the title from `titles` (see passage_titles) when the cited passage is there, since a citation names no section."""
+    source = (titles or {}).get(citation.passage_id) or citation.source_title or citation.source_id
     cited = f"{citation.passage_id} ({source})" if source else citation.passage_id
     return f'{cited}: "{citation.quote}"' if citation.quote else cited
 

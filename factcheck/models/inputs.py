@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Union
 
+from factcheck.text.evidence_text import passage_title
 from factcheck.v1 import common_pb2
 
 __all__ = [
@@ -62,7 +63,7 @@ class Passage:
     def from_proto(cls, passage: common_pb2.Passage) -> Passage:
         return cls(
             id=passage.id,
-            title=passage.source_title or passage.source_id,
+            title=passage_title(passage),
             text=passage.text,
             url=passage.source_url,
             published=passage.published_at,

@@ -17,9 +17,18 @@ def quote_lines(text: str) -> str:
     return "\n".join(f"> {line}" for line in text.splitlines() or [""])
 
 
+def passage_title(passage: common_pb2.Passage) -> str:
+    """A passage's title wherever one is shown: its document's title (else its id), then the heading of the
+    section it is in, if any ("The Paris Agreement › Entry into force"): the heading says what the passage is about."""
+    title = passage.source_title or passage.source_id
+    if not passage.section_title:
+        return title
+    return f"{title} › {passage.section_title}" if title else passage.section_title
+
+
 def format_passage(passage: common_pb2.Passage) -> str:
-    """`[P1] Title (url)` followed by the quoted passage and a blank line."""
-    heading = f"[{passage.id}] {passage.source_title or passage.source_id}"
+    """`[P1] Title › Section (url)` followed by the quoted passage and a blank line."""
+    heading = f"[{passage.id}] {passage_title(passage)}"
     if passage.source_url:
         heading += f" ({passage.source_url})"
     return f"{heading}\n{quote_lines(passage.text)}\n\n"

@@ -154,7 +154,7 @@ class Source(_message.Message):
     def __init__(self, id: _Optional[str] = ..., title: _Optional[str] = ..., url: _Optional[str] = ..., text: _Optional[str] = ..., published_at: _Optional[str] = ..., authority: _Optional[float] = ...) -> None: ...
 
 class Passage(_message.Message):
-    __slots__ = ("id", "source_id", "source_title", "source_url", "text", "start_offset", "end_offset", "score", "origin", "published_at", "authority")
+    __slots__ = ("id", "source_id", "source_title", "source_url", "text", "start_offset", "end_offset", "score", "origin", "published_at", "authority", "section_title")
     ID_FIELD_NUMBER: _ClassVar[int]
     SOURCE_ID_FIELD_NUMBER: _ClassVar[int]
     SOURCE_TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -166,6 +166,7 @@ class Passage(_message.Message):
     ORIGIN_FIELD_NUMBER: _ClassVar[int]
     PUBLISHED_AT_FIELD_NUMBER: _ClassVar[int]
     AUTHORITY_FIELD_NUMBER: _ClassVar[int]
+    SECTION_TITLE_FIELD_NUMBER: _ClassVar[int]
     id: str
     source_id: str
     source_title: str
@@ -177,7 +178,8 @@ class Passage(_message.Message):
     origin: EvidenceOrigin
     published_at: str
     authority: float
-    def __init__(self, id: _Optional[str] = ..., source_id: _Optional[str] = ..., source_title: _Optional[str] = ..., source_url: _Optional[str] = ..., text: _Optional[str] = ..., start_offset: _Optional[int] = ..., end_offset: _Optional[int] = ..., score: _Optional[float] = ..., origin: _Optional[_Union[EvidenceOrigin, str]] = ..., published_at: _Optional[str] = ..., authority: _Optional[float] = ...) -> None: ...
+    section_title: str
+    def __init__(self, id: _Optional[str] = ..., source_id: _Optional[str] = ..., source_title: _Optional[str] = ..., source_url: _Optional[str] = ..., text: _Optional[str] = ..., start_offset: _Optional[int] = ..., end_offset: _Optional[int] = ..., score: _Optional[float] = ..., origin: _Optional[_Union[EvidenceOrigin, str]] = ..., published_at: _Optional[str] = ..., authority: _Optional[float] = ..., section_title: _Optional[str] = ...) -> None: ...
 
 class ClaimEvidence(_message.Message):
     __slots__ = ("claim_id", "passage_ids")

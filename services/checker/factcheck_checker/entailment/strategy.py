@@ -24,6 +24,7 @@ from factcheck.core.entailment_agents import AgentFailed, AgentModels, ItemOutco
 from factcheck.core.entailment_rules import final_json
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelError
+from factcheck.text.evidence_text import passage_title
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import checker_pb2, common_pb2
 from factcheck.v1 import entailment_pb2 as pb
@@ -50,7 +51,7 @@ def confidence_band(final_confidence: int) -> str:
 
 def source_type(passage: common_pb2.Passage) -> str:
     """What the reliability agent is told of a passage's source: title, URL, the caller's authority."""
-    parts = [passage.source_title or passage.source_id or "untitled source"]
+    parts = [passage_title(passage) or "untitled source"]
     if passage.source_url:
         parts.append(f"({passage.source_url})")
     text = " ".join(parts)

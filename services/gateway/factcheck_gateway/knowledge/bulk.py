@@ -48,7 +48,7 @@ _FTS_INSERT_TRIGGER = "kb_passages_fts_insert"
 _SQLITE_INDEX_NEW = text(
     "INSERT INTO kb_passages_fts(rowid, text, tenant) SELECT id, text, hex(tenant_id) FROM kb_passages WHERE id >= :first"
 )
-_PASSAGE_COLUMNS = ("tenant_id", "document_id", "chunk_index", "text", "start_offset", "end_offset")
+_PASSAGE_COLUMNS = ("tenant_id", "document_id", "chunk_index", "text", "start_offset", "end_offset", "section")
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def _insert_documents(connection: Connection, batch: list[SourceDocument], tenan
     statement = dialect_insert(KnowledgeDocument).on_conflict_do_nothing().returning(KnowledgeDocument.id)
     new_ids = connection.execute(statement, rows).scalars().all() if rows else []
     passages = [
-        (tenant_id, document_id, i, chunk.text, chunk.start, chunk.end)
+        (tenant_id, document_id, i, chunk.text, chunk.start, chunk.end, chunk.heading)
         for document_id in new_ids
         for i, chunk in enumerate(chunks[document_id])
     ]

@@ -7,6 +7,8 @@ indices into the original text, so `text[start:end] == passage` always holds.
 A Markdown heading (`# The Paris Agreement`, or a line underlined with `===` or `---`; `kb add`
 writes an HTML page's h1-h6 the same way) names the section it introduces; it states no fact,
 so it is never a passage of its own nor part of one: passages are evidence a checker may cite.
+Instead it titles them: each chunk carries the heading in effect where it starts (the last one
+above it, which is the innermost, since a heading closes every deeper section before it).
 """
 
 from __future__ import annotations
@@ -30,32 +32,46 @@ class Chunk:
     text: str
     start: int
     end: int
+    heading: str = ""  # the section's heading, without its marks ("" before the first heading)
 
 
 def chunk_text(text: str, target_chars: int = TARGET_CHARS, max_chars: int = MAX_CHARS) -> list[Chunk]:
     chunks: list[Chunk] = []
+    heading = ""
     for para_start, para_end in _spans(text, _PARAGRAPH_BREAK, 0, len(text)):
-        para_start = _after_headings(text, para_start, para_end)
+        para_start, heading = _after_headings(text, para_start, para_end, heading)
         current: tuple[int, int] | None = None
         for start, end in _sentences(text, para_start, para_end, max_chars):
             if current is not None and end - current[0] > target_chars:
-                chunks.append(_chunk(text, *current))
+                chunks.append(_chunk(text, *current, heading))
                 current = None
             current = (current[0] if current else start, end)
         if current is not None:
-            chunks.append(_chunk(text, *current))
+            chunks.append(_chunk(text, *current, heading))
     return chunks
 
 
-def _after_headings(text: str, start: int, end: int) -> int:
-    """Where the paragraph text[start:end] goes on after the headings it starts with (`end` if it is all headings)."""
-    while start < end and (heading := _HEADING.match(text, start, end)):
-        start = _strip(text, heading.end(), end)[0]
-    return start
+def _after_headings(text: str, start: int, end: int, heading: str) -> tuple[int, str]:
+    """Where the paragraph text[start:end] goes on after the headings it starts with (`end` if it is all
+    headings), and the heading in effect there (`heading`, the one before, if the paragraph starts with none)."""
+    while start < end and (match := _HEADING.match(text, start, end)):
+        heading = _heading_text(match.group())
+        start = _strip(text, match.end(), end)[0]
+    return start, heading
 
 
-def _chunk(text: str, start: int, end: int) -> Chunk:
-    return Chunk(text[start:end], start, end)
+def _heading_text(heading: str) -> str:
+    """A heading's words: an ATX heading without its opening and closing #s, a setext one without its underline."""
+    lines = heading.strip().splitlines()
+    if len(lines) > 1:  # setext: the first line is the text
+        return " ".join(lines[0].split())
+    words = lines[0].lstrip("#").strip()
+    words = re.sub(r"(?:^|[ \t]+)#+$", "", words)  # an optional closing sequence: "## Title ##"
+    return " ".join(words.split())
+
+
+def _chunk(text: str, start: int, end: int, heading: str) -> Chunk:
+    return Chunk(text[start:end], start, end, heading)
 
 
 def _spans(text: str, separator: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:

@@ -100,6 +100,7 @@ class PassageHit:
     start: int
     end: int
     score: float
+    section: str = ""  # the heading of the document section it is in ("" when none)
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,7 @@ class KnowledgeStore:
                     text=chunk.text,
                     start_offset=chunk.start,
                     end_offset=chunk.end,
+                    section=chunk.heading,
                 )
                 for i, chunk in enumerate(chunks)
             )
@@ -687,7 +689,7 @@ def _delete_passages(session, tenant_id: str, document_id: str) -> None:
     )
 
 
-_SELECTED = """p.id, p.text, p.start_offset, p.end_offset,
+_SELECTED = """p.id, p.text, p.start_offset, p.end_offset, p.section,
     d.id AS document_id, d.title, d.url, d.published_at, d.authority"""
 _FROM = "FROM kb_passages p JOIN kb_documents d ON d.tenant_id = p.tenant_id AND d.id = p.document_id"
 _SQLITE_PASSAGES = text(f"SELECT {_SELECTED} {_FROM} WHERE p.id IN :ids AND +p.tenant_id = :tenant_id").bindparams(
@@ -732,7 +734,7 @@ def _hit(row, score: float) -> PassageHit:
         published_at=row["published_at"],
         authority=row["authority"],
     )
-    return PassageHit(document, row["text"], row["start_offset"], row["end_offset"], score)
+    return PassageHit(document, row["text"], row["start_offset"], row["end_offset"], score, row["section"] or "")
 
 
 def _summary(row: KnowledgeDocument) -> DocumentSummary:

@@ -38,6 +38,7 @@ class Candidate:
     text: str
     start: int
     end: int
+    section: str = ""  # the heading of the document section it is in
 
     @property
     def key(self) -> tuple[int, str, int]:
@@ -157,7 +158,9 @@ class Retriever:
         if store_tenant is not None and self._store is not None:
             found = self._store.search(query, limit, tenant_id=store_tenant)
             pool += [
-                Candidate(hit.document, common_pb2.EVIDENCE_ORIGIN_KNOWLEDGE_STORE, hit.text, hit.start, hit.end)
+                Candidate(
+                    hit.document, common_pb2.EVIDENCE_ORIGIN_KNOWLEDGE_STORE, hit.text, hit.start, hit.end, hit.section
+                )
                 for hit in found.hits
             ]
         return pool, found
@@ -185,7 +188,7 @@ class Retriever:
 
 def _request_candidates(sources: Sequence[SourceDocument]) -> list[Candidate]:
     return [
-        Candidate(source, common_pb2.EVIDENCE_ORIGIN_REQUEST, chunk.text, chunk.start, chunk.end)
+        Candidate(source, common_pb2.EVIDENCE_ORIGIN_REQUEST, chunk.text, chunk.start, chunk.end, chunk.heading)
         for source in sources
         for chunk in chunk_text(source.text)
     ]
@@ -206,6 +209,7 @@ def _passage(label: str, candidate: Candidate, score: float) -> common_pb2.Passa
         id=label,
         source_id=document.id,
         source_title=document.title,
+        section_title=candidate.section,
         source_url=document.url,
         text=candidate.text,
         start_offset=candidate.start,

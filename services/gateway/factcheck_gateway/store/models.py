@@ -274,6 +274,8 @@ class KnowledgePassage(Base):
     text: Mapped[str] = mapped_column(Text, nullable=False)
     start_offset: Mapped[int] = mapped_column(Integer, nullable=False)
     end_offset: Mapped[int] = mapped_column(Integer, nullable=False)
+    # The heading of the document section the passage is in ("" when none, and for passages stored before 0010).
+    section: Mapped[str] = mapped_column(Text, nullable=False, default="", server_default="")
 
     __table_args__ = (
         ForeignKeyConstraint(

@@ -61,7 +61,12 @@ def verification_key(
 ) -> str:
     """What a verification depends on: the model and the engine revision its checker reported, the
     prompt, the claim (with its sentence) and its evidence."""
+    # A section title is shown with its passage, so it counts; only when there is one, so that the keys
+    # stored for passages without one stay valid.
     evidence = [[p.source_id, p.source_title, p.text, p.published_at, p.authority] for p in passages]
+    for passage, shown in zip(passages, evidence):
+        if passage.section_title:
+            shown.append(passage.section_title)
     return _digest(
         [KIND_VERIFY, model, engine_revision, prompt_version, claim.claim, claim.context, claim.type, evidence]
     )

@@ -261,6 +261,8 @@ class _Pool:
             end_offset=end,
             relevance_score=min(max(relevance, 0.0), 1.0),
             has_numeric_content=bool(find_quantities(text)),
+            # A passage never crosses a heading, so its section is the quote's; the column holds 500 characters.
+            section_heading=passage.section_title[:500],
         )
         return _Span(span_id, passage_id, proto)
 

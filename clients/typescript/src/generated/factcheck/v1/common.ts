@@ -381,7 +381,11 @@ export interface Passage {
     | string
     | undefined;
   /** The source's Source.authority (0-1), when it has one. */
-  authority?: number | undefined;
+  authority?:
+    | number
+    | undefined;
+  /** The heading of the document section the passage is in (empty when none). */
+  sectionTitle: string;
 }
 
 /** The passages retrieved for one claim. */
@@ -1409,6 +1413,7 @@ function createBasePassage(): Passage {
     origin: 0,
     publishedAt: undefined,
     authority: undefined,
+    sectionTitle: "",
   };
 }
 
@@ -1446,6 +1451,9 @@ export const Passage: MessageFns<Passage> = {
     }
     if (message.authority !== undefined) {
       writer.uint32(89).double(message.authority);
+    }
+    if (message.sectionTitle !== "") {
+      writer.uint32(98).string(message.sectionTitle);
     }
     return writer;
   },
@@ -1551,6 +1559,14 @@ export const Passage: MessageFns<Passage> = {
             message.authority = reader.double();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.sectionTitle = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1600,6 +1616,11 @@ export const Passage: MessageFns<Passage> = {
         ? globalThis.String(object.published_at)
         : undefined,
       authority: isSet(object.authority) ? globalThis.Number(object.authority) : undefined,
+      sectionTitle: isSet(object.sectionTitle)
+        ? globalThis.String(object.sectionTitle)
+        : isSet(object.section_title)
+        ? globalThis.String(object.section_title)
+        : "",
     };
   },
 
@@ -1638,6 +1659,9 @@ export const Passage: MessageFns<Passage> = {
     if (message.authority !== undefined) {
       obj.authority = floatToJson(message.authority);
     }
+    if (message.sectionTitle !== "") {
+      obj.sectionTitle = message.sectionTitle;
+    }
     return obj;
   },
 
@@ -1657,6 +1681,7 @@ export const Passage: MessageFns<Passage> = {
     message.origin = object.origin ?? 0;
     message.publishedAt = object.publishedAt ?? undefined;
     message.authority = object.authority ?? undefined;
+    message.sectionTitle = object.sectionTitle ?? "";
     return message;
   },
 };
