@@ -3,6 +3,8 @@ connection recycling and connect timeout."""
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
@@ -50,7 +52,7 @@ def _sqlite_engine(url: URL, immediate_transactions: bool) -> Engine:
         cursor = dbapi_connection.cursor()
         busy_timeout = SQLITE_MIGRATION_BUSY_TIMEOUT_MS if immediate_transactions else SQLITE_BUSY_TIMEOUT_MS
         cursor.execute(f"PRAGMA busy_timeout={busy_timeout}")
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _use_wal(cursor, busy_timeout / 1000)
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
@@ -61,3 +63,18 @@ def _sqlite_engine(url: URL, immediate_transactions: bool) -> Engine:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def _use_wal(cursor: Any, patience_s: float) -> None:
+    """Switch the database file to WAL (a setting the file keeps). Several processes opening a new
+    database at once race for that switch, and SQLite answers the losers "database is locked" at
+    once, without its busy handler: try again until the winner is done (or `patience_s` passes)."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
