@@ -261,9 +261,12 @@ def test_watch_an_unknown_run_is_not_found(shared_gateway):
 
 
 def test_ctrl_c_leaves_the_run_going_and_says_how_to_follow_it(fake_models, shared_gateway):
-    fake_models.set_latency("verify", 1.0)
+    # Interrupted while the checkers work (held 5 s): on a loaded machine a shorter hold let the run end
+    # before the signal reached the command, which then rightly exited 0.
+    fake_models.set_latency("verify", 5.0)
     check = start_factcheck(shared_gateway.target, "check", CONTENT)
     message_id = message_id_of(check)
+    check.wait_for(lambda line: line.startswith("verify    checking"))
     check.process.send_signal(signal.SIGINT)
     assert check.finish() == 130
     stderr = "\n".join(check.stderr)
