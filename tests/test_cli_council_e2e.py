@@ -86,6 +86,13 @@ def ranking_rows(stdout: str) -> list[list[str]]:
     return [line.split() for line in stdout.splitlines() if re.match(r"^\s+\d\s+Response [A-H]\s", line)]
 
 
+def stage_names(progress: list[str]) -> list[str]:
+    """The stage of each progress line. The suite is shared with the other command-line modules: when
+    one of them left documents in its knowledge store, the council first retrieves evidence for the
+    sentences (an "evidence" line), which these tests do not look at."""
+    return [line.split()[0] for line in progress if line[:1] != " " and not line.startswith("evidence")]
+
+
 def test_council_ranks_supplied_answers_with_live_progress(factcheck, fake_models, answers_file, tmp_path):
     for model in ("fake/checker-a", "fake/checker-b"):
         fake_models.script(model, reply(summary))
@@ -95,9 +102,7 @@ def test_council_ranks_supplied_answers_with_live_progress(factcheck, fake_model
 
     progress = done.stderr.splitlines()
     assert progress.pop() == f"HTML report written to {out}"
-    # The suite is shared with the other command-line modules: when one of them left documents in its
-    # knowledge store, the council retrieves evidence for the sentences first (an "evidence" line).
-    stages = [line.split()[0] for line in progress if line[:1] != " " and not line.startswith("evidence")]
+    stages = stage_names(progress)
     assert stages[:6] == ["start", "respond", "respond", "respond", "respond", "anonymise"]
     assert stages[6:10] == ["check", "check", "check", "rank"] and stages[-1] == "done"
     assert "ranking 3 supplied responses; 2 fact-checkers: fake/checker-a, fake/checker-b" in progress[0]
@@ -136,7 +141,7 @@ def test_council_ranks_supplied_answers_with_live_progress(factcheck, fake_model
     assert row[3:5] == ["council", "COMPLETE"]  # id, date, time, mode, status
     watched = factcheck("watch", message_id)
     assert watched.returncode == 0, watched.stderr
-    assert [line.split()[0] for line in watched.stderr.splitlines() if line[:1] != " "] == stages
+    assert stage_names(watched.stderr.splitlines()) == stages
     assert ranking_rows(watched.stdout) == rows
 
 

@@ -12,6 +12,7 @@ import json
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -128,9 +129,17 @@ class Running:
         return code
 
 
+# Starts the command with Ctrl-C as a terminal delivers it: a test runner started in the background
+# (or by a job runner) may have SIGINT ignored or blocked, and a child inherits both across exec.
+_WITH_CTRL_C = (
+    "import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+    "signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
 def start_factcheck(target: str, *args: str) -> Running:
     process = subprocess.Popen(
-        [str(FACTCHECK), *args],
+        [sys.executable, "-c", _WITH_CTRL_C, str(FACTCHECK), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
