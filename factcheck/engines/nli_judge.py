@@ -320,9 +320,7 @@ def _predicate_coverage(claim: str, text: str) -> float:
     """The share of the claim's content words other than its names that `text` holds: a sentence
     naming the claim's subject but saying something else about it is not about the same thing."""
     names = set().union(*name_stems(claim))
-    wanted = [s for s in term_stems(claim) if s not in names]
-    held = set(term_stems(text))
-    return sum(s in held for s in wanted) / len(wanted) if wanted else 1.0
+    return _held_share([s for s in term_stems(claim) if s not in names], text)
 
 
 def _cited_window(
@@ -398,7 +396,11 @@ def _verdict(score: EntailmentScores) -> str:
 def _lexical_coverage(clause: str, text: str) -> float:
     """The share of the clause's content words the window holds (a clause the model misses but
     whose every word is there, figures included, counts as stated)."""
-    wanted = term_stems(clause)
+    return _held_share(term_stems(clause), text)
+
+
+def _held_share(wanted: Sequence[str], text: str) -> float:
+    """The share of the `wanted` content stems that `text` holds (1.0 when none are wanted)."""
     held = set(term_stems(text))
     return sum(s in held for s in wanted) / len(wanted) if wanted else 1.0
 
