@@ -92,7 +92,7 @@ class ClaimVerification(_message.Message):
     def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., cached: _Optional[bool] = ...) -> None: ...
 
 class ClaimConsensus(_message.Message):
-    __slots__ = ("claim_id", "claim", "context", "type", "verdicts", "consensus_verdict", "consensus_confidence", "agreement_rate", "correction", "citations")
+    __slots__ = ("claim_id", "claim", "context", "type", "verdicts", "consensus_verdict", "consensus_confidence", "agreement_rate", "correction", "citations", "weighted_probability")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     CLAIM_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
@@ -103,6 +103,7 @@ class ClaimConsensus(_message.Message):
     AGREEMENT_RATE_FIELD_NUMBER: _ClassVar[int]
     CORRECTION_FIELD_NUMBER: _ClassVar[int]
     CITATIONS_FIELD_NUMBER: _ClassVar[int]
+    WEIGHTED_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     claim: str
     context: str
@@ -113,7 +114,8 @@ class ClaimConsensus(_message.Message):
     agreement_rate: float
     correction: str
     citations: _containers.RepeatedCompositeFieldContainer[Citation]
-    def __init__(self, claim_id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., verdicts: _Optional[_Iterable[_Union[ClaimVerification, _Mapping]]] = ..., consensus_verdict: _Optional[_Union[Verdict, str]] = ..., consensus_confidence: _Optional[_Union[Confidence, str]] = ..., agreement_rate: _Optional[float] = ..., correction: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ...) -> None: ...
+    weighted_probability: float
+    def __init__(self, claim_id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., verdicts: _Optional[_Iterable[_Union[ClaimVerification, _Mapping]]] = ..., consensus_verdict: _Optional[_Union[Verdict, str]] = ..., consensus_confidence: _Optional[_Union[Confidence, str]] = ..., agreement_rate: _Optional[float] = ..., correction: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., weighted_probability: _Optional[float] = ...) -> None: ...
 
 class VerdictSummary(_message.Message):
     __slots__ = ("verified", "disputed", "unverifiable")

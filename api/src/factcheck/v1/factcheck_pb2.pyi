@@ -4,6 +4,7 @@ from factcheck.v1 import citations_pb2 as _citations_pb2
 from factcheck.v1 import common_pb2 as _common_pb2
 from factcheck.v1 import council_pb2 as _council_pb2
 from factcheck.v1 import entailment_pb2 as _entailment_pb2
+from factcheck.v1 import evaluation_pb2 as _evaluation_pb2
 from factcheck.v1 import investigation_pb2 as _investigation_pb2
 from factcheck.v1 import usage_pb2 as _usage_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
@@ -52,7 +53,7 @@ MESSAGE_STATUS_FAILED: MessageStatus
 MESSAGE_STATUS_CANCELLED: MessageStatus
 
 class FactCheckConfig(_message.Message):
-    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined", "checker_strategy", "citations", "citation_review_model", "investigate", "investigate_batch_size", "investigator_model", "use_cache")
+    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined", "checker_strategy", "citations", "citation_review_model", "investigate", "investigate_batch_size", "investigator_model", "use_cache", "consensus")
     CONTENT_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -71,6 +72,7 @@ class FactCheckConfig(_message.Message):
     INVESTIGATE_BATCH_SIZE_FIELD_NUMBER: _ClassVar[int]
     INVESTIGATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     USE_CACHE_FIELD_NUMBER: _ClassVar[int]
+    CONSENSUS_FIELD_NUMBER: _ClassVar[int]
     content_to_check: str
     generator_model: str
     extractor_model: str
@@ -89,7 +91,8 @@ class FactCheckConfig(_message.Message):
     investigate_batch_size: int
     investigator_model: str
     use_cache: bool
-    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ..., checker_strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., citations: _Optional[bool] = ..., citation_review_model: _Optional[str] = ..., investigate: _Optional[bool] = ..., investigate_batch_size: _Optional[int] = ..., investigator_model: _Optional[str] = ..., use_cache: _Optional[bool] = ...) -> None: ...
+    consensus: _evaluation_pb2.Consensus
+    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ..., checker_strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., citations: _Optional[bool] = ..., citation_review_model: _Optional[str] = ..., investigate: _Optional[bool] = ..., investigate_batch_size: _Optional[int] = ..., investigator_model: _Optional[str] = ..., use_cache: _Optional[bool] = ..., consensus: _Optional[_Union[_evaluation_pb2.Consensus, str]] = ...) -> None: ...
 
 class RunRequest(_message.Message):
     __slots__ = ("question", "mode", "conversation_id", "mode_config", "request_id", "council_config", "entailment_config", "budget")
@@ -210,7 +213,7 @@ class FactCheckEvent(_message.Message):
     def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., evidence_retrieved: _Optional[_Union[EvidenceRetrievedPayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ..., cancelled: _Optional[_Union[CancelledPayload, _Mapping]] = ..., claims_extracted: _Optional[_Union[ClaimsExtractedPayload, _Mapping]] = ..., checker_batch_complete: _Optional[_Union[CheckerBatchCompletePayload, _Mapping]] = ..., respond_start: _Optional[_Union[_council_pb2.RespondStartPayload, _Mapping]] = ..., response_complete: _Optional[_Union[_council_pb2.ResponseCompletePayload, _Mapping]] = ..., response_failed: _Optional[_Union[_council_pb2.ResponseFailedPayload, _Mapping]] = ..., responses_anonymised: _Optional[_Union[_council_pb2.ResponsesAnonymisedPayload, _Mapping]] = ..., council_check_start: _Optional[_Union[_council_pb2.CouncilCheckStartPayload, _Mapping]] = ..., council_check_complete: _Optional[_Union[_council_pb2.CouncilCheckCompletePayload, _Mapping]] = ..., council_check_failed: _Optional[_Union[_council_pb2.CouncilCheckFailedPayload, _Mapping]] = ..., council_aggregate_complete: _Optional[_Union[_council_pb2.CouncilAggregateCompletePayload, _Mapping]] = ..., synthesis_start: _Optional[_Union[_council_pb2.SynthesisStartPayload, _Mapping]] = ..., synthesis_complete: _Optional[_Union[_council_pb2.SynthesisCompletePayload, _Mapping]] = ..., entailment_start: _Optional[_Union[_entailment_pb2.EntailmentStartPayload, _Mapping]] = ..., entailment_agent_complete: _Optional[_Union[_entailment_pb2.EntailmentAgentCompletePayload, _Mapping]] = ..., entailment_agent_failed: _Optional[_Union[_entailment_pb2.EntailmentAgentFailedPayload, _Mapping]] = ..., entailment_item_complete: _Optional[_Union[_entailment_pb2.EntailmentItemCompletePayload, _Mapping]] = ..., entailment_item_failed: _Optional[_Union[_entailment_pb2.EntailmentItemFailedPayload, _Mapping]] = ..., entailment_complete: _Optional[_Union[_entailment_pb2.EntailmentCompletePayload, _Mapping]] = ..., claim_verified: _Optional[_Union[_citations_pb2.ClaimVerifiedPayload, _Mapping]] = ..., numeric_claim_detected: _Optional[_Union[_citations_pb2.NumericClaimDetectedPayload, _Mapping]] = ..., citation_corrected: _Optional[_Union[_citations_pb2.CitationCorrectedPayload, _Mapping]] = ..., verification_summary: _Optional[_Union[_citations_pb2.VerificationSummaryPayload, _Mapping]] = ..., investigation_start: _Optional[_Union[_investigation_pb2.InvestigationStartPayload, _Mapping]] = ..., claim_investigated: _Optional[_Union[_investigation_pb2.ClaimInvestigatedPayload, _Mapping]] = ..., investigation_complete: _Optional[_Union[_investigation_pb2.InvestigationCompletePayload, _Mapping]] = ..., review_decided: _Optional[_Union[_investigation_pb2.ReviewDecidedPayload, _Mapping]] = ...) -> None: ...
 
 class RunConfig(_message.Message):
-    __slots__ = ("content_source", "generator_model", "extractor_model", "checker_models", "reporter_model", "bias_warning", "max_content_length", "timeout_ms", "pipelined")
+    __slots__ = ("content_source", "generator_model", "extractor_model", "checker_models", "reporter_model", "bias_warning", "max_content_length", "timeout_ms", "pipelined", "consensus")
     CONTENT_SOURCE_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -220,6 +223,7 @@ class RunConfig(_message.Message):
     MAX_CONTENT_LENGTH_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
     PIPELINED_FIELD_NUMBER: _ClassVar[int]
+    CONSENSUS_FIELD_NUMBER: _ClassVar[int]
     content_source: ContentSource
     generator_model: str
     extractor_model: str
@@ -229,7 +233,8 @@ class RunConfig(_message.Message):
     max_content_length: int
     timeout_ms: int
     pipelined: bool
-    def __init__(self, content_source: _Optional[_Union[ContentSource, str]] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., bias_warning: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., pipelined: _Optional[bool] = ...) -> None: ...
+    consensus: _evaluation_pb2.Consensus
+    def __init__(self, content_source: _Optional[_Union[ContentSource, str]] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., bias_warning: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., pipelined: _Optional[bool] = ..., consensus: _Optional[_Union[_evaluation_pb2.Consensus, str]] = ...) -> None: ...
 
 class FactCheckStartPayload(_message.Message):
     __slots__ = ("conversation_id", "message_id", "config", "mode", "council", "entailment")
@@ -365,14 +370,16 @@ class CheckerFailure(_message.Message):
     def __init__(self, model: _Optional[str] = ..., checker_index: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
 
 class AllCheckersCompletePayload(_message.Message):
-    __slots__ = ("consensus", "checker_count", "failed_checkers")
+    __slots__ = ("consensus", "checker_count", "failed_checkers", "consensus_weighting")
     CONSENSUS_FIELD_NUMBER: _ClassVar[int]
     CHECKER_COUNT_FIELD_NUMBER: _ClassVar[int]
     FAILED_CHECKERS_FIELD_NUMBER: _ClassVar[int]
+    CONSENSUS_WEIGHTING_FIELD_NUMBER: _ClassVar[int]
     consensus: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimConsensus]
     checker_count: int
     failed_checkers: _containers.RepeatedCompositeFieldContainer[CheckerFailure]
-    def __init__(self, consensus: _Optional[_Iterable[_Union[_common_pb2.ClaimConsensus, _Mapping]]] = ..., checker_count: _Optional[int] = ..., failed_checkers: _Optional[_Iterable[_Union[CheckerFailure, _Mapping]]] = ...) -> None: ...
+    consensus_weighting: _evaluation_pb2.ConsensusWeighting
+    def __init__(self, consensus: _Optional[_Iterable[_Union[_common_pb2.ClaimConsensus, _Mapping]]] = ..., checker_count: _Optional[int] = ..., failed_checkers: _Optional[_Iterable[_Union[CheckerFailure, _Mapping]]] = ..., consensus_weighting: _Optional[_Union[_evaluation_pb2.ConsensusWeighting, _Mapping]] = ...) -> None: ...
 
 class ReportStartPayload(_message.Message):
     __slots__ = ()
@@ -628,12 +635,14 @@ class CheckerResult(_message.Message):
     def __init__(self, model: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ...) -> None: ...
 
 class VerificationResult(_message.Message):
-    __slots__ = ("checkers", "consensus")
+    __slots__ = ("checkers", "consensus", "consensus_weighting")
     CHECKERS_FIELD_NUMBER: _ClassVar[int]
     CONSENSUS_FIELD_NUMBER: _ClassVar[int]
+    CONSENSUS_WEIGHTING_FIELD_NUMBER: _ClassVar[int]
     checkers: _containers.RepeatedCompositeFieldContainer[CheckerResult]
     consensus: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimConsensus]
-    def __init__(self, checkers: _Optional[_Iterable[_Union[CheckerResult, _Mapping]]] = ..., consensus: _Optional[_Iterable[_Union[_common_pb2.ClaimConsensus, _Mapping]]] = ...) -> None: ...
+    consensus_weighting: _evaluation_pb2.ConsensusWeighting
+    def __init__(self, checkers: _Optional[_Iterable[_Union[CheckerResult, _Mapping]]] = ..., consensus: _Optional[_Iterable[_Union[_common_pb2.ClaimConsensus, _Mapping]]] = ..., consensus_weighting: _Optional[_Union[_evaluation_pb2.ConsensusWeighting, _Mapping]] = ...) -> None: ...
 
 class ReportResult(_message.Message):
     __slots__ = ("model", "reliability_score", "report_text", "summary", "response_time_ms", "fallback", "fallback_reason")

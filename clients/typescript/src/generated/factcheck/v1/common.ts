@@ -305,6 +305,8 @@ export interface ClaimConsensus {
     | undefined;
   /** Passages cited by the checkers that voted with the consensus (each passage once). */
   citations: Citation[];
+  /** CONSENSUS_WEIGHTED only: the combination's probability that the consensus verdict is right. */
+  weightedProbability?: number | undefined;
 }
 
 /** Verdict counts. */
@@ -781,6 +783,7 @@ function createBaseClaimConsensus(): ClaimConsensus {
     agreementRate: 0,
     correction: undefined,
     citations: [],
+    weightedProbability: undefined,
   };
 }
 
@@ -815,6 +818,9 @@ export const ClaimConsensus: MessageFns<ClaimConsensus> = {
     }
     for (const v of message.citations) {
       Citation.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.weightedProbability !== undefined) {
+      writer.uint32(161).double(message.weightedProbability);
     }
     return writer;
   },
@@ -912,6 +918,14 @@ export const ClaimConsensus: MessageFns<ClaimConsensus> = {
             message.citations.push(Citation.decode(reader, reader.uint32()));
             continue;
           }
+          case 20: {
+            if (tag !== 161) {
+              break;
+            }
+
+            message.weightedProbability = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -956,6 +970,11 @@ export const ClaimConsensus: MessageFns<ClaimConsensus> = {
       citations: globalThis.Array.isArray(object?.citations)
         ? object.citations.map((e: any) => Citation.fromJSON(e))
         : [],
+      weightedProbability: isSet(object.weightedProbability)
+        ? globalThis.Number(object.weightedProbability)
+        : isSet(object.weighted_probability)
+        ? globalThis.Number(object.weighted_probability)
+        : undefined,
     };
   },
 
@@ -991,6 +1010,9 @@ export const ClaimConsensus: MessageFns<ClaimConsensus> = {
     if (message.citations?.length) {
       obj.citations = message.citations.map((e) => Citation.toJSON(e));
     }
+    if (message.weightedProbability !== undefined) {
+      obj.weightedProbability = floatToJson(message.weightedProbability);
+    }
     return obj;
   },
 
@@ -1009,6 +1031,7 @@ export const ClaimConsensus: MessageFns<ClaimConsensus> = {
     message.agreementRate = object.agreementRate ?? 0;
     message.correction = object.correction ?? undefined;
     message.citations = object.citations?.map((e) => Citation.fromPartial(e)) || [];
+    message.weightedProbability = object.weightedProbability ?? undefined;
     return message;
   },
 };

@@ -58,6 +58,7 @@ import {
   EntailmentRunConfig,
   EntailmentStartPayload,
 } from "./entailment";
+import { Consensus, consensusFromJSON, consensusToJSON, ConsensusWeighting } from "./evaluation";
 import {
   ClaimInvestigatedPayload,
   InvestigationCompletePayload,
@@ -336,7 +337,15 @@ export interface FactCheckConfig {
    * Reuse verifications (and extractions) this tenant already paid for: same model, same prompt
    * version, same claim and evidence, within FACTCHECK_CACHE_TTL_S. Default: FACTCHECK_CACHE_ENABLED.
    */
-  useCache?: boolean | undefined;
+  useCache?:
+    | boolean
+    | undefined;
+  /**
+   * How the per-claim consensus combines the checkers (default CONSENSUS_MAJORITY, the spec's rules).
+   * CONSENSUS_WEIGHTED weighs each checker by its reliability measured in the tenant's newest complete
+   * evaluation (EvaluationService) that measured every checker of the run, else falls back to the majority.
+   */
+  consensus: Consensus;
 }
 
 /** FactCheckService.Run: what to check, in which mode. */
@@ -568,6 +577,8 @@ export interface RunConfig {
   timeoutMs: number;
   /** True for a pipelined run (FactCheckConfig.pipelined). */
   pipelined: boolean;
+  /** The consensus the run asked for (CONSENSUS_MAJORITY when unset). */
+  consensus: Consensus;
 }
 
 /** The first event of every run, whatever its mode. */
@@ -726,6 +737,8 @@ export interface AllCheckersCompletePayload {
   checkerCount: number;
   /** The checkers that produced no result, in checker order (at least one checker succeeded). */
   failedCheckers: CheckerFailure[];
+  /** Which consensus was used, and with which weights from which evaluation. */
+  consensusWeighting: ConsensusWeighting | undefined;
 }
 
 /** Phase 3 began (right after extract_complete when there are no claims). */
@@ -1033,8 +1046,10 @@ export interface CheckerResult {
 export interface VerificationResult {
   /** Every checker that produced a result, in checker order. */
   checkers: CheckerResult[];
-  /** One per claim, in claim order, recomputed from the stored verifications. */
+  /** One per claim, in claim order, recomputed from the stored verifications (with the stored weights). */
   consensus: ClaimConsensus[];
+  /** Which consensus was used, and with which weights from which evaluation. */
+  consensusWeighting: ConsensusWeighting | undefined;
 }
 
 /** The report (FactCheckResult.report), from the report stage row. */
@@ -1079,6 +1094,7 @@ function createBaseFactCheckConfig(): FactCheckConfig {
     investigateBatchSize: undefined,
     investigatorModel: undefined,
     useCache: undefined,
+    consensus: 0,
   };
 }
 
@@ -1137,6 +1153,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     }
     if (message.useCache !== undefined) {
       writer.uint32(320).bool(message.useCache);
+    }
+    if (message.consensus !== 0) {
+      writer.uint32(328).int32(message.consensus);
     }
     return writer;
   },
@@ -1298,6 +1317,14 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
             message.useCache = reader.bool();
             continue;
           }
+          case 41: {
+            if (tag !== 328) {
+              break;
+            }
+
+            message.consensus = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1388,6 +1415,7 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
         : isSet(object.use_cache)
         ? globalThis.Boolean(object.use_cache)
         : undefined,
+      consensus: isSet(object.consensus) ? consensusFromJSON(object.consensus) : 0,
     };
   },
 
@@ -1447,6 +1475,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     if (message.useCache !== undefined) {
       obj.useCache = message.useCache;
     }
+    if (message.consensus !== 0) {
+      obj.consensus = consensusToJSON(message.consensus);
+    }
     return obj;
   },
 
@@ -1473,6 +1504,7 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     message.investigateBatchSize = object.investigateBatchSize ?? undefined;
     message.investigatorModel = object.investigatorModel ?? undefined;
     message.useCache = object.useCache ?? undefined;
+    message.consensus = object.consensus ?? 0;
     return message;
   },
 };
@@ -2973,6 +3005,7 @@ function createBaseRunConfig(): RunConfig {
     maxContentLength: 0,
     timeoutMs: 0,
     pipelined: false,
+    consensus: 0,
   };
 }
 
@@ -3004,6 +3037,9 @@ export const RunConfig: MessageFns<RunConfig> = {
     }
     if (message.pipelined !== false) {
       writer.uint32(72).bool(message.pipelined);
+    }
+    if (message.consensus !== 0) {
+      writer.uint32(80).int32(message.consensus);
     }
     return writer;
   },
@@ -3093,6 +3129,14 @@ export const RunConfig: MessageFns<RunConfig> = {
             message.pipelined = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.consensus = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3148,6 +3192,7 @@ export const RunConfig: MessageFns<RunConfig> = {
         ? globalThis.Number(object.timeout_ms)
         : 0,
       pipelined: isSet(object.pipelined) ? globalThis.Boolean(object.pipelined) : false,
+      consensus: isSet(object.consensus) ? consensusFromJSON(object.consensus) : 0,
     };
   },
 
@@ -3180,6 +3225,9 @@ export const RunConfig: MessageFns<RunConfig> = {
     if (message.pipelined !== false) {
       obj.pipelined = message.pipelined;
     }
+    if (message.consensus !== 0) {
+      obj.consensus = consensusToJSON(message.consensus);
+    }
     return obj;
   },
 
@@ -3197,6 +3245,7 @@ export const RunConfig: MessageFns<RunConfig> = {
     message.maxContentLength = object.maxContentLength ?? 0;
     message.timeoutMs = object.timeoutMs ?? 0;
     message.pipelined = object.pipelined ?? false;
+    message.consensus = object.consensus ?? 0;
     return message;
   },
 };
@@ -4672,7 +4721,7 @@ export const CheckerFailure: MessageFns<CheckerFailure> = {
 };
 
 function createBaseAllCheckersCompletePayload(): AllCheckersCompletePayload {
-  return { consensus: [], checkerCount: 0, failedCheckers: [] };
+  return { consensus: [], checkerCount: 0, failedCheckers: [], consensusWeighting: undefined };
 }
 
 export const AllCheckersCompletePayload: MessageFns<AllCheckersCompletePayload> = {
@@ -4685,6 +4734,9 @@ export const AllCheckersCompletePayload: MessageFns<AllCheckersCompletePayload> 
     }
     for (const v of message.failedCheckers) {
       CheckerFailure.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.consensusWeighting !== undefined) {
+      ConsensusWeighting.encode(message.consensusWeighting, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -4726,6 +4778,14 @@ export const AllCheckersCompletePayload: MessageFns<AllCheckersCompletePayload> 
             message.failedCheckers.push(CheckerFailure.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.consensusWeighting = ConsensusWeighting.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4753,6 +4813,11 @@ export const AllCheckersCompletePayload: MessageFns<AllCheckersCompletePayload> 
         : globalThis.Array.isArray(object?.failed_checkers)
         ? object.failed_checkers.map((e: any) => CheckerFailure.fromJSON(e))
         : [],
+      consensusWeighting: isSet(object.consensusWeighting)
+        ? ConsensusWeighting.fromJSON(object.consensusWeighting)
+        : isSet(object.consensus_weighting)
+        ? ConsensusWeighting.fromJSON(object.consensus_weighting)
+        : undefined,
     };
   },
 
@@ -4767,6 +4832,9 @@ export const AllCheckersCompletePayload: MessageFns<AllCheckersCompletePayload> 
     if (message.failedCheckers?.length) {
       obj.failedCheckers = message.failedCheckers.map((e) => CheckerFailure.toJSON(e));
     }
+    if (message.consensusWeighting !== undefined) {
+      obj.consensusWeighting = ConsensusWeighting.toJSON(message.consensusWeighting);
+    }
     return obj;
   },
 
@@ -4778,6 +4846,9 @@ export const AllCheckersCompletePayload: MessageFns<AllCheckersCompletePayload> 
     message.consensus = object.consensus?.map((e) => ClaimConsensus.fromPartial(e)) || [];
     message.checkerCount = object.checkerCount ?? 0;
     message.failedCheckers = object.failedCheckers?.map((e) => CheckerFailure.fromPartial(e)) || [];
+    message.consensusWeighting = (object.consensusWeighting !== undefined && object.consensusWeighting !== null)
+      ? ConsensusWeighting.fromPartial(object.consensusWeighting)
+      : undefined;
     return message;
   },
 };
@@ -7518,7 +7589,7 @@ export const CheckerResult: MessageFns<CheckerResult> = {
 };
 
 function createBaseVerificationResult(): VerificationResult {
-  return { checkers: [], consensus: [] };
+  return { checkers: [], consensus: [], consensusWeighting: undefined };
 }
 
 export const VerificationResult: MessageFns<VerificationResult> = {
@@ -7528,6 +7599,9 @@ export const VerificationResult: MessageFns<VerificationResult> = {
     }
     for (const v of message.consensus) {
       ClaimConsensus.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.consensusWeighting !== undefined) {
+      ConsensusWeighting.encode(message.consensusWeighting, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -7561,6 +7635,14 @@ export const VerificationResult: MessageFns<VerificationResult> = {
             message.consensus.push(ClaimConsensus.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.consensusWeighting = ConsensusWeighting.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7581,6 +7663,11 @@ export const VerificationResult: MessageFns<VerificationResult> = {
       consensus: globalThis.Array.isArray(object?.consensus)
         ? object.consensus.map((e: any) => ClaimConsensus.fromJSON(e))
         : [],
+      consensusWeighting: isSet(object.consensusWeighting)
+        ? ConsensusWeighting.fromJSON(object.consensusWeighting)
+        : isSet(object.consensus_weighting)
+        ? ConsensusWeighting.fromJSON(object.consensus_weighting)
+        : undefined,
     };
   },
 
@@ -7592,6 +7679,9 @@ export const VerificationResult: MessageFns<VerificationResult> = {
     if (message.consensus?.length) {
       obj.consensus = message.consensus.map((e) => ClaimConsensus.toJSON(e));
     }
+    if (message.consensusWeighting !== undefined) {
+      obj.consensusWeighting = ConsensusWeighting.toJSON(message.consensusWeighting);
+    }
     return obj;
   },
 
@@ -7602,6 +7692,9 @@ export const VerificationResult: MessageFns<VerificationResult> = {
     const message = createBaseVerificationResult();
     message.checkers = object.checkers?.map((e) => CheckerResult.fromPartial(e)) || [];
     message.consensus = object.consensus?.map((e) => ClaimConsensus.fromPartial(e)) || [];
+    message.consensusWeighting = (object.consensusWeighting !== undefined && object.consensusWeighting !== null)
+      ? ConsensusWeighting.fromPartial(object.consensusWeighting)
+      : undefined;
     return message;
   },
 };

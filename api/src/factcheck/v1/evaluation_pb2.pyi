@@ -1,0 +1,369 @@
+import datetime
+
+from factcheck.v1 import common_pb2 as _common_pb2
+from factcheck.v1 import usage_pb2 as _usage_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class EvaluationStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EVALUATION_STATUS_UNSPECIFIED: _ClassVar[EvaluationStatus]
+    EVALUATION_STATUS_RUNNING: _ClassVar[EvaluationStatus]
+    EVALUATION_STATUS_COMPLETE: _ClassVar[EvaluationStatus]
+    EVALUATION_STATUS_PARTIAL: _ClassVar[EvaluationStatus]
+    EVALUATION_STATUS_FAILED: _ClassVar[EvaluationStatus]
+    EVALUATION_STATUS_CANCELLED: _ClassVar[EvaluationStatus]
+
+class Consensus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CONSENSUS_UNSPECIFIED: _ClassVar[Consensus]
+    CONSENSUS_MAJORITY: _ClassVar[Consensus]
+    CONSENSUS_WEIGHTED: _ClassVar[Consensus]
+EVALUATION_STATUS_UNSPECIFIED: EvaluationStatus
+EVALUATION_STATUS_RUNNING: EvaluationStatus
+EVALUATION_STATUS_COMPLETE: EvaluationStatus
+EVALUATION_STATUS_PARTIAL: EvaluationStatus
+EVALUATION_STATUS_FAILED: EvaluationStatus
+EVALUATION_STATUS_CANCELLED: EvaluationStatus
+CONSENSUS_UNSPECIFIED: Consensus
+CONSENSUS_MAJORITY: Consensus
+CONSENSUS_WEIGHTED: Consensus
+
+class LabelledEvidence(_message.Message):
+    __slots__ = ("title", "text")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    text: str
+    def __init__(self, title: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class LabelledClaim(_message.Message):
+    __slots__ = ("id", "claim", "evidence", "label")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    claim: str
+    evidence: _containers.RepeatedCompositeFieldContainer[LabelledEvidence]
+    label: _common_pb2.Verdict
+    def __init__(self, id: _Optional[str] = ..., claim: _Optional[str] = ..., evidence: _Optional[_Iterable[_Union[LabelledEvidence, _Mapping]]] = ..., label: _Optional[_Union[_common_pb2.Verdict, str]] = ...) -> None: ...
+
+class CustomEvaluationSet(_message.Message):
+    __slots__ = ("name", "items")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    items: _containers.RepeatedCompositeFieldContainer[LabelledClaim]
+    def __init__(self, name: _Optional[str] = ..., items: _Optional[_Iterable[_Union[LabelledClaim, _Mapping]]] = ...) -> None: ...
+
+class EvaluationConfig(_message.Message):
+    __slots__ = ("checker_models", "sets", "custom_sets", "limit", "seed", "budget", "use_cache", "concurrency")
+    CHECKER_MODELS_FIELD_NUMBER: _ClassVar[int]
+    SETS_FIELD_NUMBER: _ClassVar[int]
+    CUSTOM_SETS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
+    USE_CACHE_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    checker_models: _containers.RepeatedScalarFieldContainer[str]
+    sets: _containers.RepeatedScalarFieldContainer[str]
+    custom_sets: _containers.RepeatedCompositeFieldContainer[CustomEvaluationSet]
+    limit: int
+    seed: int
+    budget: _usage_pb2.RunBudget
+    use_cache: bool
+    concurrency: int
+    def __init__(self, checker_models: _Optional[_Iterable[str]] = ..., sets: _Optional[_Iterable[str]] = ..., custom_sets: _Optional[_Iterable[_Union[CustomEvaluationSet, _Mapping]]] = ..., limit: _Optional[int] = ..., seed: _Optional[int] = ..., budget: _Optional[_Union[_usage_pb2.RunBudget, _Mapping]] = ..., use_cache: _Optional[bool] = ..., concurrency: _Optional[int] = ...) -> None: ...
+
+class RunEvaluationRequest(_message.Message):
+    __slots__ = ("config",)
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    config: EvaluationConfig
+    def __init__(self, config: _Optional[_Union[EvaluationConfig, _Mapping]] = ...) -> None: ...
+
+class RunEvaluationResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: EvaluationEvent
+    def __init__(self, event: _Optional[_Union[EvaluationEvent, _Mapping]] = ...) -> None: ...
+
+class ResumeEvaluationRequest(_message.Message):
+    __slots__ = ("evaluation_id", "budget")
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
+    evaluation_id: str
+    budget: _usage_pb2.RunBudget
+    def __init__(self, evaluation_id: _Optional[str] = ..., budget: _Optional[_Union[_usage_pb2.RunBudget, _Mapping]] = ...) -> None: ...
+
+class ResumeEvaluationResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: EvaluationEvent
+    def __init__(self, event: _Optional[_Union[EvaluationEvent, _Mapping]] = ...) -> None: ...
+
+class EvaluationEvent(_message.Message):
+    __slots__ = ("evaluation_id", "timestamp", "started", "progress", "score", "finished")
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    evaluation_id: str
+    timestamp: _timestamp_pb2.Timestamp
+    started: EvaluationStartedPayload
+    progress: EvaluationProgressPayload
+    score: CheckerScore
+    finished: Evaluation
+    def __init__(self, evaluation_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started: _Optional[_Union[EvaluationStartedPayload, _Mapping]] = ..., progress: _Optional[_Union[EvaluationProgressPayload, _Mapping]] = ..., score: _Optional[_Union[CheckerScore, _Mapping]] = ..., finished: _Optional[_Union[Evaluation, _Mapping]] = ...) -> None: ...
+
+class EvaluationStartedPayload(_message.Message):
+    __slots__ = ("checker_models", "sets", "total", "done")
+    CHECKER_MODELS_FIELD_NUMBER: _ClassVar[int]
+    SETS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    checker_models: _containers.RepeatedScalarFieldContainer[str]
+    sets: _containers.RepeatedCompositeFieldContainer[EvaluationSetSummary]
+    total: int
+    done: int
+    def __init__(self, checker_models: _Optional[_Iterable[str]] = ..., sets: _Optional[_Iterable[_Union[EvaluationSetSummary, _Mapping]]] = ..., total: _Optional[int] = ..., done: _Optional[int] = ...) -> None: ...
+
+class EvaluationProgressPayload(_message.Message):
+    __slots__ = ("done", "total", "checker_model", "set", "item_id", "verdict", "label", "cached")
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    SET_FIELD_NUMBER: _ClassVar[int]
+    ITEM_ID_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    CACHED_FIELD_NUMBER: _ClassVar[int]
+    done: int
+    total: int
+    checker_model: str
+    set: str
+    item_id: str
+    verdict: _common_pb2.Verdict
+    label: _common_pb2.Verdict
+    cached: bool
+    def __init__(self, done: _Optional[int] = ..., total: _Optional[int] = ..., checker_model: _Optional[str] = ..., set: _Optional[str] = ..., item_id: _Optional[str] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., label: _Optional[_Union[_common_pb2.Verdict, str]] = ..., cached: _Optional[bool] = ...) -> None: ...
+
+class EvaluationSetSummary(_message.Message):
+    __slots__ = ("name", "custom", "items", "available")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CUSTOM_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    AVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    custom: bool
+    items: int
+    available: int
+    def __init__(self, name: _Optional[str] = ..., custom: _Optional[bool] = ..., items: _Optional[int] = ..., available: _Optional[int] = ...) -> None: ...
+
+class Evaluation(_message.Message):
+    __slots__ = ("evaluation_id", "status", "checker_models", "sets", "limit", "seed", "scores", "done", "total", "usage", "created_at", "updated_at", "error_message")
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_MODELS_FIELD_NUMBER: _ClassVar[int]
+    SETS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    evaluation_id: str
+    status: EvaluationStatus
+    checker_models: _containers.RepeatedScalarFieldContainer[str]
+    sets: _containers.RepeatedCompositeFieldContainer[EvaluationSetSummary]
+    limit: int
+    seed: int
+    scores: _containers.RepeatedCompositeFieldContainer[CheckerScore]
+    done: int
+    total: int
+    usage: _usage_pb2.RunUsage
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    error_message: str
+    def __init__(self, evaluation_id: _Optional[str] = ..., status: _Optional[_Union[EvaluationStatus, str]] = ..., checker_models: _Optional[_Iterable[str]] = ..., sets: _Optional[_Iterable[_Union[EvaluationSetSummary, _Mapping]]] = ..., limit: _Optional[int] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[_Union[CheckerScore, _Mapping]]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_message: _Optional[str] = ...) -> None: ...
+
+class CheckerScore(_message.Message):
+    __slots__ = ("checker_model", "set", "items", "total", "balanced_accuracy", "accuracy", "verdicts", "confusion", "expected_calibration_error", "calibration", "disputed_rate_on_supported", "unreadable_rate", "latency", "usage", "cached", "failed")
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    SET_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    BALANCED_ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    VERDICTS_FIELD_NUMBER: _ClassVar[int]
+    CONFUSION_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_CALIBRATION_ERROR_FIELD_NUMBER: _ClassVar[int]
+    CALIBRATION_FIELD_NUMBER: _ClassVar[int]
+    DISPUTED_RATE_ON_SUPPORTED_FIELD_NUMBER: _ClassVar[int]
+    UNREADABLE_RATE_FIELD_NUMBER: _ClassVar[int]
+    LATENCY_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    CACHED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    checker_model: str
+    set: str
+    items: int
+    total: int
+    balanced_accuracy: float
+    accuracy: float
+    verdicts: _containers.RepeatedCompositeFieldContainer[VerdictScore]
+    confusion: _containers.RepeatedScalarFieldContainer[int]
+    expected_calibration_error: float
+    calibration: _containers.RepeatedCompositeFieldContainer[CalibrationBin]
+    disputed_rate_on_supported: float
+    unreadable_rate: float
+    latency: LatencyPercentiles
+    usage: _usage_pb2.RunUsage
+    cached: int
+    failed: int
+    def __init__(self, checker_model: _Optional[str] = ..., set: _Optional[str] = ..., items: _Optional[int] = ..., total: _Optional[int] = ..., balanced_accuracy: _Optional[float] = ..., accuracy: _Optional[float] = ..., verdicts: _Optional[_Iterable[_Union[VerdictScore, _Mapping]]] = ..., confusion: _Optional[_Iterable[int]] = ..., expected_calibration_error: _Optional[float] = ..., calibration: _Optional[_Iterable[_Union[CalibrationBin, _Mapping]]] = ..., disputed_rate_on_supported: _Optional[float] = ..., unreadable_rate: _Optional[float] = ..., latency: _Optional[_Union[LatencyPercentiles, _Mapping]] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., cached: _Optional[int] = ..., failed: _Optional[int] = ...) -> None: ...
+
+class VerdictScore(_message.Message):
+    __slots__ = ("verdict", "precision", "recall", "support", "predicted")
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    PRECISION_FIELD_NUMBER: _ClassVar[int]
+    RECALL_FIELD_NUMBER: _ClassVar[int]
+    SUPPORT_FIELD_NUMBER: _ClassVar[int]
+    PREDICTED_FIELD_NUMBER: _ClassVar[int]
+    verdict: _common_pb2.Verdict
+    precision: float
+    recall: float
+    support: int
+    predicted: int
+    def __init__(self, verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., precision: _Optional[float] = ..., recall: _Optional[float] = ..., support: _Optional[int] = ..., predicted: _Optional[int] = ...) -> None: ...
+
+class CalibrationBin(_message.Message):
+    __slots__ = ("confidence", "stated", "observed", "count")
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    STATED_FIELD_NUMBER: _ClassVar[int]
+    OBSERVED_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    confidence: _common_pb2.Confidence
+    stated: float
+    observed: float
+    count: int
+    def __init__(self, confidence: _Optional[_Union[_common_pb2.Confidence, str]] = ..., stated: _Optional[float] = ..., observed: _Optional[float] = ..., count: _Optional[int] = ...) -> None: ...
+
+class LatencyPercentiles(_message.Message):
+    __slots__ = ("p50", "p90", "p95", "p99", "max", "count")
+    P50_FIELD_NUMBER: _ClassVar[int]
+    P90_FIELD_NUMBER: _ClassVar[int]
+    P95_FIELD_NUMBER: _ClassVar[int]
+    P99_FIELD_NUMBER: _ClassVar[int]
+    MAX_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    p50: int
+    p90: int
+    p95: int
+    p99: int
+    max: int
+    count: int
+    def __init__(self, p50: _Optional[int] = ..., p90: _Optional[int] = ..., p95: _Optional[int] = ..., p99: _Optional[int] = ..., max: _Optional[int] = ..., count: _Optional[int] = ...) -> None: ...
+
+class CancelEvaluationRequest(_message.Message):
+    __slots__ = ("evaluation_id",)
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    evaluation_id: str
+    def __init__(self, evaluation_id: _Optional[str] = ...) -> None: ...
+
+class CancelEvaluationResponse(_message.Message):
+    __slots__ = ("status",)
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    status: EvaluationStatus
+    def __init__(self, status: _Optional[_Union[EvaluationStatus, str]] = ...) -> None: ...
+
+class GetEvaluationRequest(_message.Message):
+    __slots__ = ("evaluation_id",)
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    evaluation_id: str
+    def __init__(self, evaluation_id: _Optional[str] = ...) -> None: ...
+
+class GetEvaluationResponse(_message.Message):
+    __slots__ = ("evaluation",)
+    EVALUATION_FIELD_NUMBER: _ClassVar[int]
+    evaluation: Evaluation
+    def __init__(self, evaluation: _Optional[_Union[Evaluation, _Mapping]] = ...) -> None: ...
+
+class ListEvaluationsRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListEvaluationsResponse(_message.Message):
+    __slots__ = ("evaluations", "next_page_token")
+    EVALUATIONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    evaluations: _containers.RepeatedCompositeFieldContainer[Evaluation]
+    next_page_token: str
+    def __init__(self, evaluations: _Optional[_Iterable[_Union[Evaluation, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ListEvaluationSetsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListEvaluationSetsResponse(_message.Message):
+    __slots__ = ("sets",)
+    SETS_FIELD_NUMBER: _ClassVar[int]
+    sets: _containers.RepeatedCompositeFieldContainer[EvaluationSet]
+    def __init__(self, sets: _Optional[_Iterable[_Union[EvaluationSet, _Mapping]]] = ...) -> None: ...
+
+class EvaluationSet(_message.Message):
+    __slots__ = ("name", "title", "description", "licence", "items")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    LICENCE_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    title: str
+    description: str
+    licence: str
+    items: int
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., licence: _Optional[str] = ..., items: _Optional[int] = ...) -> None: ...
+
+class ConsensusWeighting(_message.Message):
+    __slots__ = ("requested", "used", "evaluation_id", "checkers", "note")
+    REQUESTED_FIELD_NUMBER: _ClassVar[int]
+    USED_FIELD_NUMBER: _ClassVar[int]
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    CHECKERS_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    requested: Consensus
+    used: Consensus
+    evaluation_id: str
+    checkers: _containers.RepeatedCompositeFieldContainer[CheckerReliability]
+    note: str
+    def __init__(self, requested: _Optional[_Union[Consensus, str]] = ..., used: _Optional[_Union[Consensus, str]] = ..., evaluation_id: _Optional[str] = ..., checkers: _Optional[_Iterable[_Union[CheckerReliability, _Mapping]]] = ..., note: _Optional[str] = ...) -> None: ...
+
+class CheckerReliability(_message.Message):
+    __slots__ = ("checker_model", "items", "verdict_given_label", "verdict_weights")
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_GIVEN_LABEL_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_WEIGHTS_FIELD_NUMBER: _ClassVar[int]
+    checker_model: str
+    items: int
+    verdict_given_label: _containers.RepeatedScalarFieldContainer[float]
+    verdict_weights: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, checker_model: _Optional[str] = ..., items: _Optional[int] = ..., verdict_given_label: _Optional[_Iterable[float]] = ..., verdict_weights: _Optional[_Iterable[float]] = ...) -> None: ...
