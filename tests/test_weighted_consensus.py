@@ -27,9 +27,9 @@ def v(verdict: str, model: str, confidence: str = "HIGH", correction: str | None
     return ClaimVerification("claim_1", verdict, f"evidence for {verdict}", correction, confidence, model)
 
 
-def diagonal(right: int, wrong: int) -> tuple[tuple[int, int, int], ...]:
+def diagonal(right: int, wrong: int) -> tuple[tuple[int, ...], ...]:
     """Counts of a checker right `right` times per label and wrong `wrong` times towards each other label."""
-    return tuple(tuple(right if label == verdict else wrong for verdict in range(3)) for label in range(3))  # type: ignore[return-value]
+    return tuple(tuple(right if label == verdict else wrong for verdict in range(3)) for label in range(3))
 
 
 def weighted(weights: ConsensusWeights, *votes: tuple[str, str]):
@@ -155,7 +155,7 @@ def test_correction_and_citations_come_from_the_checkers_of_the_chosen_verdict()
     assert c.consensus_verdict == "DISPUTED"
     assert c.correction == "It launched in 1969."
     assert c.consensus_confidence == "HIGH"
-    assert c.weighted_probability >= 0.9
+    assert c.weighted_probability is not None and c.weighted_probability >= 0.9
 
 
 def test_confidence_levels():

@@ -1,0 +1,256 @@
+"""FactCheckConfig.consensus through the real services (one in-process gRPC server, the scripted model
+server), on SQLite and PostgreSQL: the weights of the tenant's newest complete evaluation decide a claim the
+majority decides otherwise; they are reported in all_checkers_complete and stored, so GetResult shows the
+same weights after a newer evaluation; without an evaluation the majority is used, and the run says why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import grpc
+import pytest
+
+from factcheck.core.consensus_weighting import describe_weighting
+from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.modes.fact_check import consensus_weights
+from factcheck_gateway.modes.fact_check.consensus_weights import STAGE_CONSENSUS, Weighting, for_run
+from factcheck_gateway.store.records import StageRecord
+from factcheck_gateway.store.stage_store import StageStore
+from factcheck_gateway.weighted_consensus import fit_weights
+from tests.conftest import content_request, kinds, payload
+from tests.fake_model_server import verdicts
+from tests.inprocess import inprocess_settings, serve_everything
+
+CHECKERS = ["fake/checker-a", "fake/checker-b", "fake/checker-c"]
+RELIABLE = ((90, 5, 5), (5, 90, 5), (5, 5, 90))
+WEAK = ((40, 30, 30), (30, 40, 30), (30, 30, 40))
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What EvaluationStore.newest_confusions returns (MeasuredReliability)."""
+
+    evaluation_id: str
+    confusions: dict
+
+
+class Evaluations:
+    """The tenant's evaluations as the gateway would find them: the newest one first."""
+
+    def __init__(self) -> None:
+        self.newest: Measured | None = None
+        self.asked: list[tuple[str, list[str]]] = []
+
+    def __call__(self, engine, tenant_id, checker_models):
+        self.asked.append((tenant_id, list(checker_models)))
+        if self.newest is None or any(m not in self.newest.confusions for m in checker_models):
+            return None
+        return self.newest
+
+
+@pytest.fixture
+def evaluations(monkeypatch) -> Evaluations:
+    found = Evaluations()
+    monkeypatch.setattr(consensus_weights, "newest_confusions", found)
+    return found
+
+
+def script_checkers(fake_models) -> None:
+    """checker-a (reliable) disputes claim 1; checker-b and checker-c (weak) verify everything."""
+    fake_models.reset()
+    fake_models.script("fake/checker-a", verdicts({"claim_1": "DISPUTED"}, correction="Signed in 2016."))
+    for model in CHECKERS[1:]:
+        fake_models.script(model, verdicts())
+
+
+def request(consensus: int = evaluation_pb2.CONSENSUS_UNSPECIFIED) -> factcheck_pb2.RunRequest:
+    return content_request(checker_models=CHECKERS, consensus=consensus)
+
+
+async def run_and_get(settings, *requests):
+    """Each request's events and its GetResult, one after the other."""
+    async with serve_everything(settings) as running, grpc.aio.insecure_channel(running.target) as channel:
+        stub = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+        out = []
+        for item in requests:
+            events = [r.event async for r in stub.Run(item, timeout=60)]
+            result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=events[0].message_id))).result
+            out.append((events, result))
+        return out
+
+
+async def get_result(settings, message_id: str) -> factcheck_pb2.FactCheckResult:
+    async with serve_everything(settings) as running, grpc.aio.insecure_channel(running.target) as channel:
+        stub = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+        return (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=message_id))).result
+
+
+def claim_1(consensus) -> common_pb2.ClaimConsensus:
+    return next(c for c in consensus if c.claim_id == "claim_1")
+
+
+async def test_weights_from_the_newest_evaluation_decide_and_are_kept(database_url, fake_models, evaluations):
+    script_checkers(fake_models)
+    evaluations.newest = Measured(
+        "eval-1", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK, "fake/checker-c": WEAK}
+    )
+    settings = inprocess_settings(fake_models.base_url, database_url)
+    ((majority_events, majority_result), (events, result)) = await run_and_get(
+        settings, request(), request(evaluation_pb2.CONSENSUS_WEIGHTED)
+    )
+
+    # Left unset: the spec's majority, no weighting reported, the evaluations never asked.
+    assert claim_1(payload(majority_events, "all_checkers_complete").consensus).consensus_verdict == (
+        common_pb2.VERDICT_VERIFIED
+    )
+    assert not payload(majority_events, "all_checkers_complete").HasField("consensus_weighting")
+    assert not majority_result.verification.HasField("consensus_weighting")
+    assert payload(majority_events, "factcheck_start").config.consensus == evaluation_pb2.CONSENSUS_UNSPECIFIED
+    assert evaluations.asked == [("default", CHECKERS)]  # only the weighted run looked
+
+    # Weighted: the reliable checker's dispute outvotes the two weak verifications.
+    assert kinds(events) == kinds(majority_events)
+    assert payload(events, "factcheck_start").config.consensus == evaluation_pb2.CONSENSUS_WEIGHTED
+    complete = payload(events, "all_checkers_complete")
+    first = claim_1(complete.consensus)
+    assert first.consensus_verdict == common_pb2.VERDICT_DISPUTED
+    assert first.correction == "Signed in 2016."
+    assert first.agreement_rate == pytest.approx(100 / 3)
+    assert first.weighted_probability == pytest.approx(91 * 31 * 31 / (91 * 31 * 31 + 6 * 41 * 41 + 6 * 31 * 31))
+    assert all(c.HasField("weighted_probability") for c in complete.consensus)
+    weighting = complete.consensus_weighting
+    assert (weighting.requested, weighting.used, weighting.evaluation_id, weighting.note) == (
+        evaluation_pb2.CONSENSUS_WEIGHTED,
+        evaluation_pb2.CONSENSUS_WEIGHTED,
+        "eval-1",
+        "",
+    )
+    assert [c.checker_model for c in weighting.checkers] == CHECKERS
+    assert weighting.checkers[0].items == 300
+    assert list(weighting.checkers[0].verdict_given_label)[:3] == pytest.approx([91 / 103, 6 / 103, 6 / 103])
+    assert describe_weighting(weighting).startswith("weighted by evaluation eval-1 (weights: fake/checker-a: ")
+    # The report says which weights were used.
+    report = payload(events, "report_complete").report_text
+    assert "Consensus: weighted by evaluation eval-1" in report
+
+    # GetResult recomputes the consensus with the stored weights, and carries them.
+    verification = result.verification
+    assert verification.consensus_weighting == weighting
+    assert list(verification.consensus) == list(complete.consensus)
+    assert "Consensus: weighted by evaluation eval-1" in result.report.report_text
+
+    # A newer evaluation (the weak checkers now measured reliable, checker-a weak) changes nothing stored.
+    evaluations.newest = Measured(
+        "eval-2", {"fake/checker-a": WEAK, "fake/checker-b": RELIABLE, "fake/checker-c": RELIABLE}
+    )
+    again = (await get_result(settings, events[0].message_id)).verification
+    assert again.consensus_weighting.evaluation_id == "eval-1"
+    assert claim_1(again.consensus).consensus_verdict == common_pb2.VERDICT_DISPUTED
+    assert list(again.consensus) == list(complete.consensus)
+
+    store = StageStore(database_url)
+    try:
+        rows = {row.stage_type: row for row in store.get_stages(events[0].message_id)}
+        majority_rows = {row.stage_type for row in store.get_stages(majority_events[0].message_id)}
+    finally:
+        store.close()
+    assert rows[STAGE_CONSENSUS[0]].parsed_data["weights"]["evaluationId"] == "eval-1"
+    assert STAGE_CONSENSUS[0] not in majority_rows
+
+
+async def test_without_an_evaluation_the_majority_is_used_and_the_run_says_why(database_url, fake_models, evaluations):
+    script_checkers(fake_models)
+    # An evaluation that measured only two of the three checkers does not count.
+    evaluations.newest = Measured("eval-1", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK})
+    settings = inprocess_settings(fake_models.base_url, database_url)
+    ((events, result),) = await run_and_get(settings, request(evaluation_pb2.CONSENSUS_WEIGHTED))
+    complete = payload(events, "all_checkers_complete")
+    assert claim_1(complete.consensus).consensus_verdict == common_pb2.VERDICT_VERIFIED
+    assert not claim_1(complete.consensus).HasField("weighted_probability")
+    weighting = complete.consensus_weighting
+    assert (weighting.requested, weighting.used, weighting.evaluation_id) == (
+        evaluation_pb2.CONSENSUS_WEIGHTED,
+        evaluation_pb2.CONSENSUS_MAJORITY,
+        "",
+    )
+    assert weighting.note == (
+        "no complete evaluation of this tenant measured fake/checker-a, fake/checker-b, fake/checker-c; "
+        "the majority was used"
+    )
+    assert result.verification.consensus_weighting == weighting
+    assert describe_weighting(weighting) == f"majority ({weighting.note})"
+    # A later evaluation does not change the stored run.
+    evaluations.newest = Measured("eval-2", {m: RELIABLE for m in CHECKERS})
+    again = (await get_result(settings, events[0].message_id)).verification
+    assert again.consensus_weighting == weighting
+    assert claim_1(again.consensus).consensus_verdict == common_pb2.VERDICT_VERIFIED
+
+
+async def test_the_majority_asked_for_by_name(database_url, fake_models, evaluations):
+    script_checkers(fake_models)
+    evaluations.newest = Measured(
+        "eval-1", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK, "fake/checker-c": WEAK}
+    )
+    settings = inprocess_settings(fake_models.base_url, database_url)
+    ((events, result),) = await run_and_get(settings, request(evaluation_pb2.CONSENSUS_MAJORITY))
+    complete = payload(events, "all_checkers_complete")
+    assert claim_1(complete.consensus).consensus_verdict == common_pb2.VERDICT_VERIFIED
+    assert complete.consensus_weighting == evaluation_pb2.ConsensusWeighting(
+        requested=evaluation_pb2.CONSENSUS_MAJORITY, used=evaluation_pb2.CONSENSUS_MAJORITY
+    )
+    assert result.verification.consensus_weighting == complete.consensus_weighting
+    assert payload(events, "factcheck_start").config.consensus == evaluation_pb2.CONSENSUS_MAJORITY
+    assert evaluations.asked == []
+    assert "Consensus:" not in payload(events, "report_complete").report_text
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_an_unknown_consensus_is_refused(database_url, fake_models):
+    settings = inprocess_settings(fake_models.base_url, database_url)
+    async with serve_everything(settings) as running, grpc.aio.insecure_channel(running.target) as channel:
+        stub = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            _ = [r async for r in stub.Run(request(7), timeout=30)]
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "mode_config.consensus" in (raised.value.details() or "")
+
+
+# --- a resumed run ------------------------------------------------------------------------------------
+
+
+class _Plan:
+    consensus = "weighted"
+
+
+class _Run:
+    """What for_run reads of a run: its plan, the rows an earlier attempt stored, its database."""
+
+    plan = _Plan()
+    tenant_id = "default"
+
+    def __init__(self, stored) -> None:
+        self.stored = stored
+
+    async def read(self, what, operation):
+        return operation()
+
+
+async def test_a_resumed_run_takes_the_weights_its_first_attempt_stored(evaluations):
+    evaluations.newest = Measured("eval-2", {m: WEAK for m in CHECKERS})
+    first = Weighting("weighted", fit_weights("eval-1", {m: RELIABLE for m in CHECKERS}))
+    row = first.stage_row()
+    stored = StageRecord(
+        "id",
+        "message",
+        row.stage_type,
+        row.stage_order,
+        None,
+        row.role,
+        None,
+        row.parsed_data,
+        0,
+        None,  # type: ignore[arg-type]
+    )
+    resumed = await for_run(_Run({STAGE_CONSENSUS[0]: stored}), CHECKERS)
+    assert resumed == first
+    assert evaluations.asked == []
