@@ -254,3 +254,49 @@ async def test_a_resumed_run_takes_the_weights_its_first_attempt_stored(evaluati
     resumed = await for_run(_Run({STAGE_CONSENSUS[0]: stored}), CHECKERS)
     assert resumed == first
     assert evaluations.asked == []
+
+
+# --- the command line ---------------------------------------------------------------------------------
+
+
+def test_check_passes_consensus():
+    from factcheck.cli import app
+    from factcheck.cli.check import build_request
+
+    parser = app.build_parser()
+    weighted = build_request(parser.parse_args(["check", "text", "--consensus", "weighted"]), "text")
+    assert weighted.mode_config.consensus == evaluation_pb2.CONSENSUS_WEIGHTED
+    majority = build_request(parser.parse_args(["check", "text", "--consensus", "majority"]), "text")
+    assert majority.mode_config.consensus == evaluation_pb2.CONSENSUS_MAJORITY
+    unset = build_request(parser.parse_args(["check", "text"]), "text")
+    assert unset.mode_config.consensus == evaluation_pb2.CONSENSUS_UNSPECIFIED
+    with pytest.raises(SystemExit):
+        parser.parse_args(["check", "text", "--consensus", "loudest"])
+
+
+def test_the_reports_name_the_weights():
+    import io
+
+    from rich.console import Console
+
+    from factcheck.cli import html, render
+
+    weights = Weighting("weighted", fit_weights("eval-9", {"local/checker": RELIABLE, "local/checker-lexical": WEAK}))
+    result = factcheck_pb2.FactCheckResult(mode=factcheck_pb2.MODE_FACT_CHECK)
+    plain_footer = html.footer(result)
+    result.verification.consensus_weighting.CopyFrom(weights.to_proto(["local/checker", "local/checker-lexical"]))
+    output = io.StringIO()
+    render.render_result(Console(file=output, width=300, color_system=None), result)
+    line = "Consensus: weighted by evaluation eval-9 (weights: local/checker: VERIFIED +2.72, DISPUTED +2.72, "
+    assert line in output.getvalue()
+    assert "local/checker-lexical: VERIFIED +0.28" in output.getvalue()
+    assert "consensus weighted by evaluation eval-9" in html.footer(result)
+    assert "consensus by majority verdict (ties go to DISPUTED)" in plain_footer
+    fallback = Weighting("weighted", note="no complete evaluation of this tenant measured x/y; the majority was used")
+    result.verification.consensus_weighting.CopyFrom(fallback.to_proto(["x/y"]))
+    output = io.StringIO()
+    render.render_result(Console(file=output, width=300, color_system=None), result)
+    assert "Consensus: majority (no complete evaluation of this tenant measured x/y; the majority was used)" in (
+        output.getvalue()
+    )
+    assert html.footer(result) == plain_footer
