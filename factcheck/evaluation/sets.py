@@ -210,16 +210,16 @@ def _evidence(value: object, fail: Callable[[str], ItemsFileError]) -> tuple[Lab
     passages = []
     for index, entry in enumerate(value):
         field = f'"evidence"[{index}]'
-        if isinstance(entry, str):
-            title, text = "", entry
-        elif isinstance(entry, dict):
+        if isinstance(entry, dict):
             title, text = entry.get("title", ""), entry.get("text")
-            if not isinstance(title, str):
-                raise fail(f"{field}.title must be a string")
-            if not isinstance(text, str):
-                raise fail(f'{field} needs "text", a string')
+        elif isinstance(entry, str):
+            title, text = "", entry
         else:
             raise fail(f'{field} must be a string or a {{"title", "text"}} object (found {_json_kind(entry)})')
+        if not isinstance(title, str):
+            raise fail(f"{field}.title must be a string")
+        if not isinstance(text, str):
+            raise fail(f'{field} needs "text", a string')
         if not text.strip():
             raise fail(f"{field} is blank")
         if len(text) > MAX_PASSAGE_CHARS:
