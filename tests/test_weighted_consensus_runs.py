@@ -5,15 +5,16 @@ same weights after a newer evaluation; without an evaluation the majority is use
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import grpc
 import pytest
+from sqlalchemy import insert
 
 from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.evaluations.store import VERDICT_ORDER, EvaluationStore
 from factcheck_gateway.modes.fact_check import consensus_weights
 from factcheck_gateway.modes.fact_check.consensus_weights import STAGE_CONSENSUS, Weighting, for_run
+from factcheck_gateway.store.models import EvaluationItemRow
 from factcheck_gateway.store.records import StageRecord
 from factcheck_gateway.store.stage_store import StageStore
 from factcheck_gateway.weighted_consensus import fit_weights
@@ -26,33 +27,75 @@ RELIABLE = ((90, 5, 5), (5, 90, 5), (5, 5, 90))
 WEAK = ((40, 30, 30), (30, 40, 30), (30, 30, 40))
 
 
-@dataclass(frozen=True)
-class Measured:
-    """What EvaluationStore.newest_confusions returns (MeasuredReliability)."""
+def store_evaluation(
+    database_url: str,
+    evaluation_id: str,
+    confusions: dict[str, tuple],
+    status: str = "COMPLETE",
+    tenant_id: str = "default",
+) -> None:
+    """An evaluation as EvaluationService stores one: its row (checkerModels in its config), one item row per
+    answer (each checker's confusion counts spelled out as items of one set), then its status."""
+    store = StageStore(database_url)
+    try:
+        evaluations = EvaluationStore(store.engine)
+        total = sum(n for counts in confusions.values() for row in counts for n in row)
+        config = {"checkerModels": list(confusions), "sets": ["factcheck-bench"]}
+        evaluations.create(evaluation_id, tenant_id, "test-owner", config, {}, total)
+        rows = []
+        for model, counts in confusions.items():
+            for label, row in zip(VERDICT_ORDER, counts):
+                for verdict, count in zip(VERDICT_ORDER, row):
+                    rows += [
+                        {
+                            "evaluation_id": evaluation_id,
+                            "checker_model": model,
+                            "set_name": "factcheck-bench",
+                            "item_id": f"{label}-{verdict}-{n}",
+                            "label": label,
+                            "verdict": verdict,
+                            "confidence": "HIGH",
+                            "failed": False,
+                        }
+                        for n in range(count)
+                    ]
+        # A failed call is not scored: one per checker, to show it is left out.
+        rows += [
+            {
+                "evaluation_id": evaluation_id,
+                "checker_model": model,
+                "set_name": "factcheck-bench",
+                "item_id": "failed",
+                "label": "VERIFIED",
+                "verdict": None,
+                "confidence": None,
+                "failed": True,
+            }
+            for model in confusions
+        ]
+        with store.engine.begin() as connection:
+            connection.execute(insert(EvaluationItemRow), rows)
+        assert evaluations.finish(evaluation_id, "test-owner", status, None)
+    finally:
+        store.close()
 
-    evaluation_id: str
-    confusions: dict
 
-
-class Evaluations:
-    """The tenant's evaluations as the gateway would find them: the newest one first."""
+class Lookups:
+    """Every lookup a run makes (the real one, through EvaluationStore)."""
 
     def __init__(self) -> None:
-        self.newest: Measured | None = None
         self.asked: list[tuple[str, list[str]]] = []
 
     def __call__(self, engine, tenant_id, checker_models):
         self.asked.append((tenant_id, list(checker_models)))
-        if self.newest is None or any(m not in self.newest.confusions for m in checker_models):
-            return None
-        return self.newest
+        return EvaluationStore(engine).newest_confusions(tenant_id, checker_models)
 
 
 @pytest.fixture
-def evaluations(monkeypatch) -> Evaluations:
-    found = Evaluations()
-    monkeypatch.setattr(consensus_weights, "newest_confusions", found)
-    return found
+def lookups(monkeypatch) -> Lookups:
+    spy = Lookups()
+    monkeypatch.setattr(consensus_weights, "newest_confusions", spy)
+    return spy
 
 
 def script_checkers(fake_models) -> None:
@@ -89,11 +132,15 @@ def claim_1(consensus) -> common_pb2.ClaimConsensus:
     return next(c for c in consensus if c.claim_id == "claim_1")
 
 
-async def test_weights_from_the_newest_evaluation_decide_and_are_kept(database_url, fake_models, evaluations):
+async def test_weights_from_the_newest_evaluation_decide_and_are_kept(database_url, fake_models, lookups):
     script_checkers(fake_models)
-    evaluations.newest = Measured(
-        "eval-1", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK, "fake/checker-c": WEAK}
+    old = {"fake/checker-a": WEAK, "fake/checker-b": RELIABLE, "fake/checker-c": RELIABLE}
+    store_evaluation(database_url, "eval-0", old)  # older: not the one used
+    store_evaluation(
+        database_url, "eval-1", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK, "fake/checker-c": WEAK}
     )
+    store_evaluation(database_url, "eval-running", old, status="CANCELLED")  # newer, but not complete
+    store_evaluation(database_url, "eval-other", old, tenant_id="someone-else")  # another tenant's
     settings = inprocess_settings(fake_models.base_url, database_url)
     ((majority_events, majority_result), (events, result)) = await run_and_get(
         settings, request(), request(evaluation_pb2.CONSENSUS_WEIGHTED)
@@ -106,7 +153,7 @@ async def test_weights_from_the_newest_evaluation_decide_and_are_kept(database_u
     assert not payload(majority_events, "all_checkers_complete").HasField("consensus_weighting")
     assert not majority_result.verification.HasField("consensus_weighting")
     assert payload(majority_events, "factcheck_start").config.consensus == evaluation_pb2.CONSENSUS_UNSPECIFIED
-    assert evaluations.asked == [("default", CHECKERS)]  # only the weighted run looked
+    assert lookups.asked == [("default", CHECKERS)]  # only the weighted run looked
 
     # Weighted: the reliable checker's dispute outvotes the two weak verifications.
     assert kinds(events) == kinds(majority_events)
@@ -140,9 +187,7 @@ async def test_weights_from_the_newest_evaluation_decide_and_are_kept(database_u
     assert "Consensus: weighted by evaluation eval-1" in result.report.report_text
 
     # A newer evaluation (the weak checkers now measured reliable, checker-a weak) changes nothing stored.
-    evaluations.newest = Measured(
-        "eval-2", {"fake/checker-a": WEAK, "fake/checker-b": RELIABLE, "fake/checker-c": RELIABLE}
-    )
+    store_evaluation(database_url, "eval-2", old)
     again = (await get_result(settings, events[0].message_id)).verification
     assert again.consensus_weighting.evaluation_id == "eval-1"
     assert claim_1(again.consensus).consensus_verdict == common_pb2.VERDICT_DISPUTED
@@ -158,10 +203,10 @@ async def test_weights_from_the_newest_evaluation_decide_and_are_kept(database_u
     assert STAGE_CONSENSUS[0] not in majority_rows
 
 
-async def test_without_an_evaluation_the_majority_is_used_and_the_run_says_why(database_url, fake_models, evaluations):
+async def test_without_an_evaluation_the_majority_is_used_and_the_run_says_why(database_url, fake_models, lookups):
     script_checkers(fake_models)
     # An evaluation that measured only two of the three checkers does not count.
-    evaluations.newest = Measured("eval-1", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK})
+    store_evaluation(database_url, "eval-1", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK})
     settings = inprocess_settings(fake_models.base_url, database_url)
     ((events, result),) = await run_and_get(settings, request(evaluation_pb2.CONSENSUS_WEIGHTED))
     complete = payload(events, "all_checkers_complete")
@@ -180,16 +225,16 @@ async def test_without_an_evaluation_the_majority_is_used_and_the_run_says_why(d
     assert result.verification.consensus_weighting == weighting
     assert describe_weighting(weighting) == f"majority ({weighting.note})"
     # A later evaluation does not change the stored run.
-    evaluations.newest = Measured("eval-2", {m: RELIABLE for m in CHECKERS})
+    store_evaluation(database_url, "eval-2", {m: RELIABLE for m in CHECKERS})
     again = (await get_result(settings, events[0].message_id)).verification
     assert again.consensus_weighting == weighting
     assert claim_1(again.consensus).consensus_verdict == common_pb2.VERDICT_VERIFIED
 
 
-async def test_the_majority_asked_for_by_name(database_url, fake_models, evaluations):
+async def test_the_majority_asked_for_by_name(database_url, fake_models, lookups):
     script_checkers(fake_models)
-    evaluations.newest = Measured(
-        "eval-1", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK, "fake/checker-c": WEAK}
+    store_evaluation(
+        database_url, "eval-1", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK, "fake/checker-c": WEAK}
     )
     settings = inprocess_settings(fake_models.base_url, database_url)
     ((events, result),) = await run_and_get(settings, request(evaluation_pb2.CONSENSUS_MAJORITY))
@@ -200,7 +245,7 @@ async def test_the_majority_asked_for_by_name(database_url, fake_models, evaluat
     )
     assert result.verification.consensus_weighting == complete.consensus_weighting
     assert payload(events, "factcheck_start").config.consensus == evaluation_pb2.CONSENSUS_MAJORITY
-    assert evaluations.asked == []
+    assert lookups.asked == []
     assert "Consensus:" not in payload(events, "report_complete").report_text
 
 
@@ -235,8 +280,7 @@ class _Run:
         return operation()
 
 
-async def test_a_resumed_run_takes_the_weights_its_first_attempt_stored(evaluations):
-    evaluations.newest = Measured("eval-2", {m: WEAK for m in CHECKERS})
+async def test_a_resumed_run_takes_the_weights_its_first_attempt_stored(lookups):
     first = Weighting("weighted", fit_weights("eval-1", {m: RELIABLE for m in CHECKERS}))
     row = first.stage_row()
     stored = StageRecord(
@@ -253,7 +297,7 @@ async def test_a_resumed_run_takes_the_weights_its_first_attempt_stored(evaluati
     )
     resumed = await for_run(_Run({STAGE_CONSENSUS[0]: stored}), CHECKERS)
     assert resumed == first
-    assert evaluations.asked == []
+    assert lookups.asked == []  # no lookup: the stored weights
 
 
 # --- the command line ---------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 from sqlalchemy.engine import Engine
 
 from factcheck.v1 import evaluation_pb2
+from factcheck_gateway.evaluations.store import EvaluationStore, MeasuredReliability
 from factcheck_gateway.runs.run import stored_data
 from factcheck_gateway.store.records import StageRecord, StageRow
 from factcheck_gateway.weighted_consensus import ConsensusWeights, fit_weights
@@ -105,11 +106,9 @@ def no_evaluation_note(checker_models: Sequence[str]) -> str:
     return f"no complete evaluation of this tenant measured {models}; the majority was used"
 
 
-def newest_confusions(engine: Engine, tenant_id: str, checker_models: Sequence[str]) -> Any:
+def newest_confusions(engine: Engine, tenant_id: str, checker_models: Sequence[str]) -> MeasuredReliability | None:
     """The tenant's newest complete evaluation that measured every one of `checker_models`: its id and
-    each model's confusion counts pooled over its sets (MeasuredReliability), or None."""
-    from factcheck_gateway.evaluations.store import EvaluationStore
-
+    each model's confusion counts pooled over its sets, or None."""
     return EvaluationStore(engine).newest_confusions(tenant_id, checker_models)
 
 
