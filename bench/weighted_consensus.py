@@ -6,12 +6,12 @@ share of the claim's words found in the evidence reaches the threshold bench/che
 Factcheck-Bench's train split, else UNVERIFIABLE: it never disputes). Each engine judges each item as
 bench/checker_accuracy.py has it judge (its loaders and judges, reused).
 
-Sets (evaluation only, as in bench/checker_accuracy.py: nothing here trains the engines):
+Sets: the shipped ones (factcheck.evaluation.sets.load_shipped_set, what `factcheck eval` judges; evaluation
+only, as in bench/checker_accuracy.py: nothing here trains the engines):
 - Factcheck-Bench's held-out test split (bench/checker_accuracy.py's split: the engines' combiner and verifier
   were fitted on its train split), one item per (claim, evidence) pair, three verdicts;
-- WiCE (claim level, the whole cited article as passages): supported → VERIFIED, partially or not supported →
-  UNVERIFIABLE; scored as supported vs not (a DISPUTED verdict on an unsupported claim is right), as
-  docs/benchmarks.md scores WiCE;
+- WiCE (claim level, the cited article as passages): VERIFIED or UNVERIFIABLE; scored as supported vs not (a
+  DISPUTED verdict on an unsupported claim is right), as docs/benchmarks.md scores WiCE;
 - CLIMATE-FEVER, one item per (claim, evidence sentence) pair, three verdicts.
 
 Split: every set by claim (a claim's items all on one side) with a fixed hash (SHA-256 of a salt and the claim,
@@ -53,10 +53,10 @@ from bench.checker_accuracy import (
     nli_available,
     split_by_claim,
 )
-from bench.public_benchmarks import load_climate_fever, load_wice
 from factcheck.core.domain import ClaimVerification, ExtractedClaim
 from factcheck.engines.evidence_windows import word_overlap
 from factcheck.engines.judge import PassageText
+from factcheck.evaluation.sets import load_shipped_set
 from factcheck_gateway.consensus import calculate_consensus
 from factcheck_gateway.weighted_consensus import ConsensusWeights, fit_weights, label_prior
 
@@ -68,6 +68,9 @@ SETS = ("factcheck-bench", "wice", "climate-fever")
 SPLIT_SALT = "factcheck-weighted-consensus-v1:"
 FIT_FRACTION = 0.5
 LIMIT_SALT = "factcheck-weighted-consensus-limit-v1:"
+# The weights the gateway would use: pooled over the sets, uniform prior.
+HEADLINE = "pooled, uniform prior"
+BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED = 2000, 20261127
 CACHE = Path(__file__).resolve().parent.parent / "build" / "weighted-consensus"
 
 
@@ -84,15 +87,18 @@ class Item:
 
 
 def load_sets(limit: int | None = None) -> dict[str, list[Item]]:
-    """The three sets as items (Factcheck-Bench: its test split only)."""
-    _, test = split_by_claim(load_pairs())
+    """The three shipped sets (factcheck.evaluation.sets, what `factcheck eval` judges) as items."""
     sets = {
-        "factcheck-bench": [Item(p.claim, (PassageText("P1", p.evidence),), p.gold) for p in test],
-        "wice": [
-            Item(w.claim, tuple(w.passages()), "VERIFIED" if w.supported else "UNVERIFIABLE", binary=True)
-            for w in load_wice()
-        ],
-        "climate-fever": [Item(p.claim, (PassageText("P1", p.evidence),), p.gold) for p in load_climate_fever()],
+        name: [
+            Item(
+                item.claim,
+                tuple(PassageText(f"P{n}", e.text) for n, e in enumerate(item.evidence, 1)),
+                item.label,
+                binary=name == "wice",
+            )
+            for item in load_shipped_set(name)
+        ]
+        for name in SETS
     }
     if limit is not None:
         sets = {name: _limited(items, limit) for name, items in sets.items()}
@@ -261,8 +267,47 @@ def evaluate(limit: int | None = None) -> dict:
             judge_all += [i for i, _ in judged]
             predicted_all += [v for _, v in judged]
         row["pooled"] = scores(judge_all, predicted_all)
+        row["mean"] = {
+            "balanced_accuracy": sum(row[name]["balanced_accuracy"] for name in sets) / len(sets),
+            "disputed_supported": sum(row[name]["disputed_supported"] or 0.0 for name in sets) / len(sets),
+        }
         figures["systems"][system] = row
+    weighted = f"weighted ({HEADLINE})"
+    figures["intervals"] = {
+        f"{weighted} − {other}": bootstrap_difference(sets, systems[weighted], systems[other])
+        for other in ("majority", best)
+    }
     return figures
+
+
+def bootstrap_difference(
+    sets: dict[str, list[Item]], first: dict[str, list[str]], second: dict[str, list[str]]
+) -> tuple[float, float]:
+    """95% interval (percentile bootstrap, claims resampled within each set, BOOTSTRAP_RESAMPLES draws) of
+    the difference of two systems' mean-over-sets balanced accuracy on the JUDGE half, in points."""
+    import numpy as np
+
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    total = np.zeros(BOOTSTRAP_RESAMPLES)
+    for name, items in sets.items():
+        claims = sorted({i.claim for i in items if not i.fit})
+        index = {claim: n for n, claim in enumerate(claims)}
+        counts = np.zeros((3, len(claims), 3))  # [label totals, first right, second right] × claim × label
+        for item, a, b in zip(items, first[name], second[name]):
+            if item.fit:
+                continue
+            row, label = index[item.claim], LABELS.index(item.label)
+            counts[0, row, label] += 1
+            counts[1, row, label] += _scored(item, a) == item.label
+            counts[2, row, label] += _scored(item, b) == item.label
+        draws = rng.integers(0, len(claims), size=(BOOTSTRAP_RESAMPLES, len(claims)))
+        sums = counts[:, draws, :].sum(axis=2)  # 3 × resamples × label
+        present = sums[0] > 0
+        for sign, right in ((1, sums[1]), (-1, sums[2])):
+            recall = np.where(present, right / np.maximum(sums[0], 1), 0.0)
+            total += sign * 100 * recall.sum(axis=1) / present.sum(axis=1) / len(sets)
+    low, high = np.percentile(total, [2.5, 97.5])
+    return float(low), float(high)
 
 
 # --- report -----------------------------------------------------------------------------------------------
@@ -288,7 +333,7 @@ def format_report(figures: dict) -> str:
         lines.append(f"  {checker:<24} {values}  ({weights['items']} items)")
     lines.append("")
     lines.append("JUDGE half: balanced accuracy % (DISPUTED on supported %)")
-    columns = [*SETS, "pooled"]
+    columns = [*SETS, "pooled", "mean"]
     lines.append(f"{'system':<42}" + "".join(f"{c:>22}" for c in columns))
     for system, row in figures["systems"].items():
         cells = []
@@ -297,6 +342,11 @@ def format_report(figures: dict) -> str:
             disputed = cell["disputed_supported"]
             cells.append(f"{cell['balanced_accuracy']:.1f} ({'-' if disputed is None else f'{disputed:.1f}'})")
         lines.append(f"{system:<42}" + "".join(f"{c:>22}" for c in cells))
+    lines.append("(mean: of the three sets; pooled: every JUDGE item together, mostly CLIMATE-FEVER)")
+    lines.append("")
+    lines.append("95% bootstrap interval of the difference in mean balanced accuracy (points, claims resampled):")
+    for name, (low, high) in figures["intervals"].items():
+        lines.append(f"  {name}: {low:+.1f} to {high:+.1f}")
     return "\n".join(lines) + "\n"
 
 
