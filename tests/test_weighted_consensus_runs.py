@@ -13,7 +13,13 @@ from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2, factcheck_pb2_grpc
 from factcheck_gateway.evaluations.store import VERDICT_ORDER, EvaluationStore
 from factcheck_gateway.modes.fact_check import consensus_weights
-from factcheck_gateway.modes.fact_check.consensus_weights import STAGE_CONSENSUS, Weighting, for_run
+from factcheck_gateway.modes.fact_check.consensus_weights import (
+    NOT_REACHED,
+    STAGE_CONSENSUS,
+    Weighting,
+    for_run,
+    stored_weighting,
+)
 from factcheck_gateway.store.models import EvaluationItemRow
 from factcheck_gateway.store.records import StageRecord
 from factcheck_gateway.store.stage_store import StageStore
@@ -344,3 +350,10 @@ def test_the_reports_name_the_weights():
         output.getvalue()
     )
     assert html.footer(result) == plain_footer
+
+
+def test_a_stored_run_without_its_consensus_row():
+    assert stored_weighting("default", None) is None  # the option unset: the base's result
+    assert stored_weighting("majority", None) == Weighting("majority")
+    reached = stored_weighting("weighted", None)
+    assert reached is not None and reached.weights is None and reached.note == NOT_REACHED

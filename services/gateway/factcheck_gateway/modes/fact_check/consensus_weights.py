@@ -101,6 +101,9 @@ class Weighting:
         return StageRow(STAGE_CONSENSUS[0], STAGE_CONSENSUS[1], None, ROLE_CONSENSUS, None, self.to_json(), 0)
 
 
+NOT_REACHED = "the run has not reached its consensus step: no weights were looked up"
+
+
 def no_evaluation_note(checker_models: Sequence[str]) -> str:
     models = ", ".join(dict.fromkeys(checker_models))
     return f"no complete evaluation of this tenant measured {models}; the majority was used"
@@ -142,5 +145,6 @@ def stored_weighting(requested: str, stage: StageRecord | None) -> Weighting | N
         return Weighting.from_json(stored_data(stage))
     if requested == DEFAULT:
         return None
-    # Asked for, but no row: the majority was asked for, or the run stopped before its consensus.
-    return Weighting(requested)
+    # Asked for, but no row: the majority was asked for, or the run has not reached its consensus (still
+    # running, or it ended before: all checkers failed, cancelled).
+    return Weighting(requested, note=NOT_REACHED if requested == WEIGHTED else "")
