@@ -107,7 +107,9 @@ def add_parser(commands) -> None:
     add_output_options(evaluate)
     evaluate.set_defaults(run=client.channel_command(run_evaluation))
 
-    actions = evaluate.add_subparsers(dest="action", metavar="ACTION", help="or one of these, on stored evaluations")
+    actions = evaluate.add_subparsers(
+        dest="action", metavar="ACTION", prog="factcheck eval", help="or one of these, on stored evaluations"
+    )
 
     listing = actions.add_parser(
         "list",
