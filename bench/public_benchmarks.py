@@ -39,6 +39,7 @@ class ArticleClaim:
     sentences: tuple[str, ...]
     supported: bool
     label: str  # upstream's: supported / partially_supported / not_supported
+    id: str = ""  # upstream's meta.id ("test00561")
 
     def passages(self) -> list[PassageText]:
         """The article as the knowledge store would cut it: P1, P2, ... in article order."""
@@ -54,11 +55,14 @@ class EvidencePair:
     claim: str
     evidence: str
     gold: str  # VERIFIED / DISPUTED / UNVERIFIABLE
+    article: str = ""  # the Wikipedia article the sentence is from
 
 
 def load_wice(path: Path = WICE_FILE) -> list[ArticleClaim]:
     return [
-        ArticleClaim(row["claim"], tuple(row["evidence"]), WICE_SUPPORTED[row["label"]], row["label"])
+        ArticleClaim(
+            row["claim"], tuple(row["evidence"]), WICE_SUPPORTED[row["label"]], row["label"], row["meta"]["id"]
+        )
         for row in _rows(path)
     ]
 
@@ -66,7 +70,11 @@ def load_wice(path: Path = WICE_FILE) -> list[ArticleClaim]:
 def load_climate_fever(path: Path = CLIMATE_FEVER_FILE) -> list[EvidencePair]:
     return [
         EvidencePair(
-            row["claim_id"], row["claim"], evidence["evidence"], CLIMATE_FEVER_VERDICT[evidence["evidence_label"]]
+            row["claim_id"],
+            row["claim"],
+            evidence["evidence"],
+            CLIMATE_FEVER_VERDICT[evidence["evidence_label"]],
+            evidence["article"],
         )
         for row in _rows(path)
         for evidence in row["evidences"]

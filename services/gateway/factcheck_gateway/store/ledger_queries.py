@@ -85,6 +85,18 @@ class LedgerStore:
         with self._sessions() as session:
             return {row.message_id: _totals(row) for row in session.execute(query)}
 
+    def evaluation_usage(self, evaluation_ids: list[str]) -> dict[str, UsageTotals]:
+        """Per-evaluation totals (evaluations without ledger rows are absent)."""
+        if not evaluation_ids:
+            return {}
+        query = (
+            select(_CALLS.evaluation_id, *_sums())
+            .where(_CALLS.evaluation_id.in_(evaluation_ids))
+            .group_by(_CALLS.evaluation_id)
+        )
+        with self._sessions() as session:
+            return {row.evaluation_id: _totals(row) for row in session.execute(query)}
+
     def run_calls(self, message_id: str) -> list[dict[str, Any]]:
         """A run's ledger rows, oldest first."""
         query = select(ModelCallRecord.__table__).where(_CALLS.message_id == message_id).order_by(_CALLS.id)

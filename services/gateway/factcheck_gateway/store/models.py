@@ -298,7 +298,13 @@ class ModelCallRecord(Base):
     __tablename__ = "model_calls"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    message_id: Mapped[str] = mapped_column(String(255), ForeignKey("messages.id", ondelete="CASCADE"), nullable=False)
+    # The run that paid for the call, or (evaluation_id) the evaluation: exactly one is set (migration 0011).
+    message_id: Mapped[str | None] = mapped_column(
+        String(255), ForeignKey("messages.id", ondelete="CASCADE"), nullable=True
+    )
+    evaluation_id: Mapped[str | None] = mapped_column(
+        String(36), ForeignKey("evaluations.id", ondelete="CASCADE"), nullable=True
+    )
     tenant_id: Mapped[str] = tenant_column()
     mode: Mapped[str] = mapped_column(String(32), nullable=False)
     # The kind of call, from the RPC: generate, extract, verify, report, title, council_check, synthesize, ...
@@ -328,6 +334,9 @@ class ModelCallRecord(Base):
         Index("idx_model_calls_tenant_created", "tenant_id", "created_at"),
         # Per-run totals (complete, GetResult, ListResults, budgets of resumed runs).
         Index("idx_model_calls_message_id", "message_id"),
+        # Per-evaluation totals.
+        Index("idx_model_calls_evaluation_id", "evaluation_id"),
+        CheckConstraint("(message_id IS NULL) <> (evaluation_id IS NULL)", name="ck_model_calls_payer"),
     )
 
 
@@ -559,3 +568,66 @@ class VerificationSummaryRow(Base):
     contradicted_rate: Mapped[float] = mapped_column(Float, nullable=False)
     warning: Mapped[bool] = mapped_column(Boolean, nullable=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+
+# --- checker evaluations (migration 0011) ----------------------------------------------------------------
+
+
+class EvaluationRow(Base):
+    """One evaluation of checker models on labelled sets (EvaluationService).
+
+    `config` holds what it judges (checker models, the sets with the ids drawn from each, limit, seed,
+    budget, cache, concurrency); `custom_items` the caller's own sets' items, so that a resume on any
+    gateway judges the same items. While RUNNING, `owner` is the gateway working on it and
+    `updated_at` its heartbeat: a resume may take over once that is older than the lease.
+    """
+
+    __tablename__ = "evaluations"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    tenant_id: Mapped[str] = tenant_column()
+    status: Mapped[str] = mapped_column(String(20), nullable=False)
+    config: Mapped[dict[str, Any]] = mapped_column(JSON_DOCUMENT, nullable=False)
+    custom_items: Mapped[dict[str, Any]] = mapped_column(JSON_DOCUMENT, nullable=False)
+    total: Mapped[int] = mapped_column(Integer, nullable=False)
+    owner: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (
+        # ListEvaluations (newest first per tenant) and the weighted consensus's newest complete one.
+        Index("idx_evaluations_tenant_created", "tenant_id", "created_at", "id"),
+        CheckConstraint(_in("status", STATUSES), name="ck_evaluations_status"),
+    )
+
+
+class EvaluationItemRow(Base):
+    """One checker's answer on one labelled item, stored the moment it exists.
+
+    A failed call is a row too (`failed`, with its error): it is not scored, and a resume asks again.
+    Tokens and cost are the sums of the item's ledger rows (model_calls with this evaluation_id).
+    """
+
+    __tablename__ = "evaluation_items"
+
+    evaluation_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("evaluations.id", ondelete="CASCADE"), nullable=False
+    )
+    checker_model: Mapped[str] = mapped_column(String(255), nullable=False)
+    set_name: Mapped[str] = mapped_column(String(64), nullable=False)
+    item_id: Mapped[str] = mapped_column(String(200), nullable=False)
+    label: Mapped[str] = mapped_column(String(16), nullable=False)
+    verdict: Mapped[str | None] = mapped_column(String(16), nullable=True)  # None when the call failed
+    confidence: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    unreadable: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    cached: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    failed: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    latency_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    prompt_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    completion_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    cost_usd: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (PrimaryKeyConstraint("evaluation_id", "checker_model", "set_name", "item_id"),)
