@@ -8,13 +8,13 @@ as a real process against the suite the command-line modules share (test_cli.py'
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import signal
 import subprocess
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from google.protobuf import json_format
@@ -33,7 +33,7 @@ from tests.test_html_report import Page
 suite, factcheck, fake_models = test_cli.suite, test_cli.factcheck, test_cli.fake_models
 
 LEXICAL = "local/checker-lexical"
-ITEMS = [
+ITEMS: list[dict] = [
     {
         "id": "tower",
         "claim": "The Eiffel Tower is 330 metres tall.",
@@ -214,7 +214,7 @@ def test_an_unfinished_evaluation_says_why_and_how_to_continue():
     evaluation.error_message = "the budget of $0.01 is spent"
     text = " ".join(rendered(evaluation).split())
     assert "Stopped before every item was judged (the budget of $0.01 is spent)" in text
-    assert f"factcheck eval resume {evaluation.evaluation_id} --max-cost-usd X" in text
+    assert f"Continue with: factcheck eval resume {evaluation.evaluation_id} (add --max-cost-usd X" in text
 
 
 def test_names_cannot_drive_the_terminal():
@@ -226,7 +226,7 @@ def test_names_cannot_drive_the_terminal():
 
 def test_json_is_the_final_evaluation_in_lower_camel_case(capsys, tmp_path):
     evaluation = make_evaluation()
-    evaluate.present(SimpleNamespace(json=True, html=tmp_path / "page.html"), evaluation)
+    evaluate.present(argparse.Namespace(json=True, html=tmp_path / "page.html"), evaluation)
     out, err = capsys.readouterr()
     [line] = out.splitlines()
     printed = json.loads(line)
@@ -295,7 +295,7 @@ def test_on_a_terminal_progress_is_a_bar_with_the_scores_above_it(capsys):
         (evaluation_pb2.EVALUATION_STATUS_CANCELLED, 4),
     ],
 )
-def test_the_exit_code_follows_how_the_evaluation_ended(status, code):
+def test_the_exit_code_follows_how_the_evaluation_ended(status: evaluation_pb2.EvaluationStatus, code):
     assert evaluate.exit_code(evaluation_pb2.Evaluation(status=status)) == code
 
 

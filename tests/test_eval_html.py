@@ -56,7 +56,9 @@ def make_score(checker: str, set_name: str, balanced: float, *, scored: bool = T
     )
 
 
-def make_evaluation(status: int = evaluation_pb2.EVALUATION_STATUS_COMPLETE) -> evaluation_pb2.Evaluation:
+def make_evaluation(
+    status: evaluation_pb2.EvaluationStatus = evaluation_pb2.EVALUATION_STATUS_COMPLETE,
+) -> evaluation_pb2.Evaluation:
     """Two checkers (one named with a script) on a shipped set and a custom one (named with an image)."""
     evaluation = evaluation_pb2.Evaluation(
         evaluation_id="3f1c0d2e-0000-4000-8000-000000000001",

@@ -155,7 +155,10 @@ def stop_note(evaluation: evaluation_pb2.Evaluation) -> str:
     resume = f"factcheck eval resume {evaluation.evaluation_id}"
     if status == evaluation_pb2.EVALUATION_STATUS_PARTIAL:
         why = reason or "the budget ran out"
-        return f"Stopped before every item was judged ({why}); the scores cover the items judged. Continue with a larger budget: {resume} --max-cost-usd X"
+        return (
+            f"Stopped before every item was judged ({why}); the scores cover the items judged. "
+            f"Continue with: {resume} (add --max-cost-usd X or --max-tokens N when the budget ran out)"
+        )
     if status == evaluation_pb2.EVALUATION_STATUS_CANCELLED:
         return f"Cancelled{f' ({reason})' if reason else ''}; the items judged are stored. Continue with: {resume}"
     if status == evaluation_pb2.EVALUATION_STATUS_FAILED:
