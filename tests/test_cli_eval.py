@@ -13,16 +13,19 @@ import io
 import json
 import signal
 import subprocess
+import threading
 import time
+from concurrent import futures
 from pathlib import Path
 
+import grpc
 import pytest
 from google.protobuf import json_format
 from rich.console import Console
 
 from factcheck.cli import eval_render, eval_view, evaluate
 from factcheck.cli.app import build_parser
-from factcheck.v1 import common_pb2, evaluation_pb2
+from factcheck.v1 import common_pb2, evaluation_pb2, evaluation_pb2_grpc
 from tests import test_cli
 from tests.test_cli import FACTCHECK, cli_environment
 from tests.test_cli_edges import dead_target
@@ -312,6 +315,182 @@ def test_listings_show_ids_statuses_and_sets():
     console.print(eval_render.sets_table([shipped]))
     assert lines_with(console.file.getvalue(), "wice") == ["wice 358 ODC-BY-1.0 WiCE: Wikipedia claims"]  # type: ignore[attr-defined]
     assert eval_view.status_name(99) == "STATUS 99"
+
+
+# --- against a scripted EvaluationService ----------------------------------------------------
+# The command as a process against a gRPC server that plays the gateway's part from a script: how the
+# command follows a stream, ends it on Ctrl-C, and reads the gateway's refusals, whatever the real
+# servicer's timing.
+
+
+class ScriptedEvaluations(evaluation_pb2_grpc.EvaluationServiceServicer):
+    """One evaluation of 2 checkers × 1 set of 3 items; `item_delay_s` paces its progress events."""
+
+    ID = "ev-scripted-1"
+
+    def __init__(self) -> None:
+        self.item_delay_s = 0.0
+        self.requests: list = []
+        self.cancelled: list[str] = []
+        self.stream_closed = threading.Event()
+        self.status = evaluation_pb2.EVALUATION_STATUS_RUNNING
+
+    def evaluation(self) -> evaluation_pb2.Evaluation:
+        evaluation = make_evaluation(self.status)
+        evaluation.evaluation_id = self.ID
+        return evaluation
+
+    def _events(self, context, done: int = 0):
+        sets = [evaluation_pb2.EvaluationSetSummary(name="factcheck-bench", items=3, available=985)]
+        started = evaluation_pb2.EvaluationStartedPayload(checker_models=CHECKERS, sets=sets, total=6, done=done)
+        yield evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, started=started)
+        for count in range(done + 1, 7):
+            deadline = time.monotonic() + self.item_delay_s
+            while time.monotonic() < deadline:
+                if not context.is_active():
+                    self.stream_closed.set()
+                    self.status = evaluation_pb2.EVALUATION_STATUS_CANCELLED
+                    return
+                time.sleep(0.02)
+            progress = evaluation_pb2.EvaluationProgressPayload(done=count, total=6, checker_model=CHECKERS[count % 2])
+            yield evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, progress=progress)
+        yield evaluation_pb2.EvaluationEvent(
+            evaluation_id=self.ID, score=make_score(CHECKERS[0], "factcheck-bench", 0.6)
+        )
+        self.status = evaluation_pb2.EVALUATION_STATUS_COMPLETE
+        yield evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, finished=self.evaluation())
+
+    def RunEvaluation(self, request, context):
+        self.requests.append(request)
+        unknown = [name for name in request.config.sets if name not in ("factcheck-bench", "wice")]
+        if unknown:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown set {unknown[0]!r}: the shipped sets are ...")
+        for event in self._events(context):
+            yield evaluation_pb2.RunEvaluationResponse(event=event)
+
+    def ResumeEvaluation(self, request, context):
+        self.requests.append(request)
+        if request.evaluation_id != self.ID:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"No evaluation {request.evaluation_id!r}")
+        if self.status == evaluation_pb2.EVALUATION_STATUS_COMPLETE:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, "the evaluation is COMPLETE")
+        for event in self._events(context, done=2):
+            yield evaluation_pb2.ResumeEvaluationResponse(event=event)
+
+    def CancelEvaluation(self, request, context):
+        self.cancelled.append(request.evaluation_id)
+        if self.status != evaluation_pb2.EVALUATION_STATUS_RUNNING:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, "the evaluation has finished")
+        self.status = evaluation_pb2.EVALUATION_STATUS_CANCELLED
+        return evaluation_pb2.CancelEvaluationResponse(status=self.status)
+
+    def GetEvaluation(self, request, context):
+        if request.evaluation_id != self.ID:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"No evaluation {request.evaluation_id!r}")
+        return evaluation_pb2.GetEvaluationResponse(evaluation=self.evaluation())
+
+    def ListEvaluations(self, request, context):
+        listed = self.evaluation()
+        del listed.scores[:]
+        return evaluation_pb2.ListEvaluationsResponse(evaluations=[listed], next_page_token="page-2")
+
+    def ListEvaluationSets(self, request, context):
+        shipped = evaluation_pb2.EvaluationSet(name="wice", title="WiCE", licence="ODC-BY-1.0", items=358)
+        return evaluation_pb2.ListEvaluationSetsResponse(sets=[shipped])
+
+
+@pytest.fixture
+def scripted():
+    """The scripted service on a loopback port: (servicer, target)."""
+    servicer = ScriptedEvaluations()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    evaluation_pb2_grpc.add_EvaluationServiceServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    yield servicer, f"127.0.0.1:{port}"
+    server.stop(grace=None)
+
+
+def run_against(target: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(FACTCHECK), *args], capture_output=True, text=True, env=cli_environment(target), timeout=60
+    )
+
+
+def test_the_stream_shows_progress_then_the_tables(scripted, tmp_path):
+    servicer, target = scripted
+    mine = write_items(tmp_path / "mine.jsonl")
+    done = run_against(
+        target, "eval", "--checker", LEXICAL, "--set", "factcheck-bench", "--set", str(mine), "--limit", "3"
+    )
+    assert done.returncode == 0, done.stderr
+    [request] = servicer.requests
+    assert list(request.config.sets) == ["factcheck-bench"] and request.config.custom_sets[0].name == "mine"
+    assert done.stderr.splitlines()[0].startswith(f"started   evaluation {ScriptedEvaluations.ID}: 2 checkers")
+    assert "finished  COMPLETE" in done.stderr
+    assert "Scores on factcheck-bench (10 of 985 items)" in done.stdout
+
+
+def test_an_unknown_set_is_the_gateways_message_and_exit_2(scripted):
+    _, target = scripted
+    done = run_against(target, "eval", "--checker", LEXICAL, "--set", "no-such-set")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "factcheck: invalid request: unknown set 'no-such-set': the shipped sets are ...\n"
+
+
+def test_ctrl_c_cancels_the_evaluation_and_says_how_to_resume(scripted):
+    from tests.test_cli_durable import start_factcheck
+
+    servicer, target = scripted
+    servicer.item_delay_s = 30.0
+    running = start_factcheck(target, "eval", "--checker", LEXICAL, "--set", "factcheck-bench")
+    running.wait_for(lambda line: line.startswith("started "))
+    running.process.send_signal(signal.SIGINT)
+    assert running.finish() == 130
+    stderr = "\n".join(running.stderr)
+    assert f"evaluation {ScriptedEvaluations.ID} is cancelled" in stderr
+    assert f"Resume it with `factcheck eval resume {ScriptedEvaluations.ID}`" in stderr
+    assert "Traceback" not in stderr and running.stdout == []
+    assert servicer.stream_closed.wait(10)  # the gateway saw the caller go away
+    assert servicer.cancelled == [ScriptedEvaluations.ID]  # and was told to cancel
+
+
+def test_resume_cancel_show_list_and_sets(scripted, tmp_path):
+    servicer, target = scripted
+    resumed = run_against(target, "eval", "resume", ScriptedEvaluations.ID, "--max-cost-usd", "2.5", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert servicer.requests[-1].budget.max_cost_usd == 2.5 and not servicer.requests[-1].budget.HasField("max_tokens")
+    assert json.loads(resumed.stdout)["evaluationId"] == ScriptedEvaluations.ID
+    assert "2 stored already" in resumed.stderr
+
+    again = run_against(target, "eval", "resume", ScriptedEvaluations.ID)
+    assert again.returncode == 1
+    assert again.stderr == (
+        f"factcheck eval: cannot resume evaluation {ScriptedEvaluations.ID}: the evaluation is COMPLETE\n"
+    )
+    cancelled = run_against(target, "eval", "cancel", ScriptedEvaluations.ID)
+    assert cancelled.returncode == 1
+    assert f"evaluation {ScriptedEvaluations.ID} already finished (COMPLETE)" in cancelled.stderr
+
+    page = tmp_path / "shown.html"
+    shown = run_against(target, "eval", "show", ScriptedEvaluations.ID, "--html", str(page))
+    assert shown.returncode == 0 and "Scores on factcheck-bench" in shown.stdout and page.exists()
+    missing = run_against(target, "eval", "show", "nope")
+    assert (missing.returncode, missing.stderr) == (5, "factcheck: not found: No evaluation 'nope'\n")
+
+    listed = run_against(target, "eval", "list")
+    assert listed.returncode == 0
+    assert lines_with(listed.stdout, ScriptedEvaluations.ID)[0].split()[1] == "COMPLETE"
+    assert "Next page: factcheck eval list --page-token page-2" in listed.stdout
+    sets = run_against(target, "eval", "sets")
+    assert lines_with(sets.stdout, "wice") == ["wice 358 ODC-BY-1.0 WiCE"]
+
+
+def test_cancel_of_a_running_evaluation(scripted):
+    servicer, target = scripted
+    done = run_against(target, "eval", "cancel", ScriptedEvaluations.ID)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"Evaluation {ScriptedEvaluations.ID}: CANCELLED.")
 
 
 # --- against the suite ----------------------------------------------------------------------

@@ -307,6 +307,6 @@ def sets_table(sets) -> Table:
     table.add_column("licence", ratio=1)
     table.add_column("description", ratio=2)
     for shipped in sets:
-        about = f"{shipped.title}: {shipped.description}" if shipped.title else shipped.description
+        about = ": ".join(part for part in (shipped.title, shipped.description) if part)
         table.add_row(plain(shipped.name), f"{shipped.items:,}", plain(shipped.licence), plain(about))
     return table
