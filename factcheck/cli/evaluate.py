@@ -13,7 +13,7 @@ import argparse
 import re
 import sys
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 import grpc
 from rich.text import Text
@@ -254,9 +254,7 @@ def labelled_claim(item: LabelledItem) -> evaluation_pb2.LabelledClaim:
     )
 
 
-def read_sets(
-    values: Iterable[str], read: Callable[[str], list[LabelledItem]] = read_items_file
-) -> tuple[list[str], list[evaluation_pb2.CustomEvaluationSet]]:
+def read_sets(values: Iterable[str]) -> tuple[list[str], list[evaluation_pb2.CustomEvaluationSet]]:
     """The shipped set names and the custom sets the --set values give; UsageError for a file that cannot be used."""
     shipped: list[str] = []
     custom: list[evaluation_pb2.CustomEvaluationSet] = []
@@ -268,12 +266,11 @@ def read_sets(
             shipped.append(value)
             continue
         try:
-            items = read(value)
+            items = read_items_file(value)
         except ItemsFileError as error:
             raise UsageError(str(error)) from error
         name = custom_set_name(Path(value), taken)
         custom.append(evaluation_pb2.CustomEvaluationSet(name=name, items=[labelled_claim(item) for item in items]))
-    taken.update(shipped)
     return shipped, custom
 
 
