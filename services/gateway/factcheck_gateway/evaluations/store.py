@@ -138,7 +138,7 @@ class EvaluationStore:
             row = session.get(EvaluationRow, evaluation_id)
             return _record(row) if row is not None and row.tenant_id == tenant_id else None
 
-    def list(
+    def list_evaluations(
         self, tenant_id: str, page_size: int, page_token: str | None
     ) -> tuple[list[EvaluationRecord], str | None]:
         """One tenant's evaluations, newest first (InvalidPageToken for a token it did not make)."""
@@ -195,7 +195,10 @@ class EvaluationStore:
             values = {name: getattr(item, name) for name in _ITEM_FIELDS}
             session.execute(insert(EvaluationItemRow), [{**values, "evaluation_id": evaluation_id, "created_at": now}])
             if ledger_rows:
-                rows = [{**row, "evaluation_id": evaluation_id, "message_id": None, "created_at": now} for row in ledger_rows]
+                rows = [
+                    {**row, "evaluation_id": evaluation_id, "message_id": None, "created_at": now}
+                    for row in ledger_rows
+                ]
                 session.execute(insert(ModelCallRecord), rows)
             if cache_rows:
                 upsert_cache_entries(session, [{**row, "message_id": None, "created_at": now} for row in cache_rows])
@@ -205,7 +208,9 @@ class EvaluationStore:
         """Ledger rows of calls that brought no answer (cut short, refused by the budget)."""
         now = utc_now()
         with self.engine.begin() as session:
-            rows = [{**row, "evaluation_id": evaluation_id, "message_id": None, "created_at": now} for row in ledger_rows]
+            rows = [
+                {**row, "evaluation_id": evaluation_id, "message_id": None, "created_at": now} for row in ledger_rows
+            ]
             session.execute(insert(ModelCallRecord), rows)
 
     def heartbeat(self, evaluation_id: str, owner: str) -> bool:
@@ -217,7 +222,9 @@ class EvaluationStore:
     def _renew(session, evaluation_id: str, owner: str, now: datetime) -> bool:
         result = session.execute(
             update(EvaluationRow)
-            .where(EvaluationRow.id == evaluation_id, EvaluationRow.status == STATUS_RUNNING, EvaluationRow.owner == owner)
+            .where(
+                EvaluationRow.id == evaluation_id, EvaluationRow.status == STATUS_RUNNING, EvaluationRow.owner == owner
+            )
             .values(updated_at=now)
         )
         return cast(CursorResult, result).rowcount == 1
@@ -250,7 +257,9 @@ class EvaluationStore:
             )
             return cast(CursorResult, result).rowcount == 1
 
-    def claim(self, evaluation_id: str, tenant_id: str, owner: str, stale_before: datetime, config: dict[str, Any]) -> bool:
+    def claim(
+        self, evaluation_id: str, tenant_id: str, owner: str, stale_before: datetime, config: dict[str, Any]
+    ) -> bool:
         """Take a stopped evaluation (not COMPLETE; a RUNNING one only when its owner's heartbeat is older
         than `stale_before`) to resume it under `owner` with `config` (its budget may be new)."""
         with self.engine.begin() as session:

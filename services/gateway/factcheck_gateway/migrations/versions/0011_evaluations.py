@@ -40,9 +40,7 @@ def upgrade() -> None:
         sa.Column("tenant_id", sa.String(64), nullable=False, server_default="default"),
         sa.Column("status", sa.String(20), nullable=False),
         sa.Column("config", sa.JSON().with_variant(sa.dialects.postgresql.JSONB(), "postgresql"), nullable=False),
-        sa.Column(
-            "custom_items", sa.JSON().with_variant(sa.dialects.postgresql.JSONB(), "postgresql"), nullable=False
-        ),
+        sa.Column("custom_items", sa.JSON().with_variant(sa.dialects.postgresql.JSONB(), "postgresql"), nullable=False),
         sa.Column("total", sa.Integer(), nullable=False),
         sa.Column("owner", sa.String(255), nullable=True),
         sa.Column("error_message", sa.Text(), nullable=True),
@@ -70,9 +68,7 @@ def upgrade() -> None:
         sa.Column("completion_tokens", sa.Integer(), nullable=False),
         sa.Column("cost_usd", sa.Float(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint(
-            "evaluation_id", "checker_model", "set_name", "item_id", name="pk_evaluation_items"
-        ),
+        sa.PrimaryKeyConstraint("evaluation_id", "checker_model", "set_name", "item_id", name="pk_evaluation_items"),
         sa.ForeignKeyConstraint(
             ["evaluation_id"],
             ["evaluations.id"],
