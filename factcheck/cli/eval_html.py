@@ -147,7 +147,7 @@ def reliability(score: evaluation_pb2.CheckerScore) -> dict:
             }
         )
     ticks = [
-        {"value": f"{value:.1f}", "x": round(_x(value), 1), "y": round(_y(value), 1)}
+        {"value": f"{value:g}", "x": round(_x(value), 1), "y": round(_y(value), 1)}
         for value in (0.0, 0.25, 0.5, 0.75, 1.0)
     ]
     return {

@@ -283,16 +283,16 @@ def evaluations_table(evaluations) -> Table:
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("id", no_wrap=True)
     table.add_column("status", no_wrap=True)
-    table.add_column("checkers", ratio=1)
-    table.add_column("sets", ratio=1)
+    table.add_column("checkers", ratio=1, overflow="fold")
+    table.add_column("sets", ratio=1, overflow="fold")
     table.add_column("done", justify="right", no_wrap=True)
     table.add_column("created", no_wrap=True)
     for evaluation in evaluations:
         table.add_row(
             plain(evaluation.evaluation_id),
             Text(eval_view.status_name(evaluation.status), STATUS_STYLES.get(evaluation.status, "")),
-            plain(", ".join(evaluation.checker_models)),
-            plain(", ".join(summary.name for summary in evaluation.sets)),
+            plain("\n".join(evaluation.checker_models)),
+            plain("\n".join(summary.name for summary in evaluation.sets)),
             f"{evaluation.done}/{evaluation.total}",
             view.local_time(evaluation.created_at),
         )
