@@ -132,7 +132,7 @@ def sets_text(evaluation: evaluation_pb2.Evaluation) -> str:
 
 
 def draw_text(evaluation: evaluation_pb2.Evaluation) -> str:
-    """ "limit 5 per set, seed 0", or "every item"."""
+    """ "limit N per set, seed S" (the draw), or "every item"."""
     if evaluation.limit:
         return f"limit {evaluation.limit} per set, seed {evaluation.seed}"
     return "every item"
