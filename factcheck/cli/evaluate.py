@@ -29,7 +29,8 @@ from factcheck.v1 import evaluation_pb2, evaluation_pb2_grpc, usage_pb2
 EvaluationStub = evaluation_pb2_grpc.EvaluationServiceStub
 
 RUN_EXIT_CODES = (
-    "exit codes: 0 complete, 1 stopped before the end (the budget ran out: PARTIAL) or failed, 2 bad input (an "
+    "exit codes: 0 complete, 1 PARTIAL (the budget ran out, or checker calls failed: resume asks them again) or "
+    "failed, 2 bad input (an "
     "unknown set, an unreadable, empty or malformed JSONL file, a label outside VERIFIED/DISPUTED/UNVERIFIABLE) "
     "or an invalid request, 3 the gateway is unreachable or refused the call, 4 cancelled elsewhere, "
     "130 interrupted by Ctrl-C (the evaluation is cancelled; `factcheck eval resume ID` continues it)"
