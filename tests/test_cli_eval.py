@@ -620,3 +620,31 @@ def test_ctrl_c_cancels_the_evaluation_and_resume_finishes_it(suite, fake_models
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
     assert "finished  COMPLETE (4/4 answers stored)" in resumed.stderr
+
+
+@pytest_e2e
+def test_a_spent_budget_stops_as_partial_and_resume_with_a_larger_one_finishes(factcheck):
+    # One item at a time: the budget is checked before each call, so the second call sees what the first spent.
+    done = factcheck(
+        "eval",
+        "--checker",
+        "fake/checker-a",
+        "--set",
+        "wice",
+        "--limit",
+        "3",
+        "--max-tokens",
+        "1",
+        "--concurrency",
+        "1",
+    )
+    assert done.returncode == 1, done.stderr
+    evaluation_id = evaluation_id_of(done.stderr)
+    assert "finished  PARTIAL" in done.stderr
+    assert f"Continue with: factcheck eval resume {evaluation_id} (add --max-cost-usd X" in " ".join(
+        done.stdout.split()
+    )
+    resumed = factcheck("eval", "resume", evaluation_id, "--max-tokens", "100000000", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["status"] == "EVALUATION_STATUS_COMPLETE"
+    assert "finished  COMPLETE (3/3 answers stored)" in resumed.stderr
