@@ -35,8 +35,8 @@ export enum EvaluationStatus {
   /** EVALUATION_STATUS_RUNNING - Under way, or stopped with its gateway (ResumeEvaluation continues it). */
   EVALUATION_STATUS_RUNNING = 1,
   /**
-   * EVALUATION_STATUS_COMPLETE - Every item of every set was judged by every checker (some answers may be failures: see
-   * CheckerScore.failed).
+   * EVALUATION_STATUS_COMPLETE - Every checker answered every item of every set (readable or not; an evaluation with failed
+   * calls ends PARTIAL).
    */
   EVALUATION_STATUS_COMPLETE = 2,
   /**
