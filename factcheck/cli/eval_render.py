@@ -163,7 +163,7 @@ def render_evaluation(console: Console, evaluation: evaluation_pb2.Evaluation) -
 LEGEND = (
     "bal. acc: mean recall over the verdicts the labels hold; P/R: precision/recall per verdict (— never given or "
     "never labelled); ECE: expected calibration error; DIS|sup: items labelled VERIFIED called DISPUTED; "
-    "unread.: answers that could not be read (counted UNVERIFIABLE)"
+    "unread.: answers that could not be read (counted as wrong)"
 )
 
 
