@@ -1,4 +1,4 @@
-"""Write the labelled sets `factcheck eval` ships: factcheck/evaluation/sets/<name>.jsonl.gz.
+"""Write the labelled sets `factcheck eval` ships: factcheck/evaluation/data/<name>.jsonl.gz.
 
 Each set is gzipped JSONL in the items-file format (factcheck/evaluation/sets.py), written
 deterministically (sorted keys, gzip mtime 0), so running this again on the same data gives the same
@@ -33,7 +33,7 @@ from factcheck.engines.evidence_windows import word_overlap
 from factcheck.evaluation.sets import LABELS, MAX_EVIDENCE_PASSAGES, SHIPPED_SETS, parse_item
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "factcheck" / "evaluation" / "sets"
+OUT = ROOT / "factcheck" / "evaluation" / "data"
 WICE_VERDICT = {"supported": "VERIFIED", "partially_supported": "UNVERIFIABLE", "not_supported": "UNVERIFIABLE"}
 
 

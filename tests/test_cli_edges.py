@@ -300,6 +300,11 @@ def test_every_command_and_parameter_says_what_it_does():
         (("claims",), ["--page-size N claims per page"]),
         (("list",), ["List stored runs of every mode"]),
         (("demo",), ["Run the whole suite offline in one command"]),
+        (("eval",), ["--checker MODEL", "--set NAME|FILE.jsonl", "Ctrl-C cancels the evaluation", "list", "sets"]),
+        (("eval", "show"), ["id ", "the evaluation's id", "--html PATH"]),
+        (("eval", "resume"), ["Continue an evaluation", "--max-cost-usd X"]),
+        (("eval", "list"), ["--page-size N evaluations per page"]),
+        (("eval", "sets"), ["List the labelled sets the gateway ships"]),
     ],
 )
 def test_help_describes_each_command_and_parameter(factcheck, command, expected):

@@ -273,7 +273,7 @@ def test_parse_item_alone_names_its_place() -> None:
 
 def test_the_shipped_files_are_what_the_prepare_script_writes() -> None:
     """Sorted keys, one object a line, gzip without a timestamp: rebuilding gives the same bytes."""
-    data = (ROOT / "factcheck" / "evaluation" / "sets" / "wice.jsonl.gz").read_bytes()
+    data = (ROOT / "factcheck" / "evaluation" / "data" / "wice.jsonl.gz").read_bytes()
     assert data[4:8] == b"\0\0\0\0"  # gzip MTIME
     first = gzip.decompress(data).decode("utf-8").split("\n")[0]
     assert list(json.loads(first)) == ["claim", "evidence", "id", "label"]

@@ -42,6 +42,8 @@ from factcheck.v1 import (
     common_pb2,
     council_pb2,
     entailment_pb2,
+    evaluation_pb2,
+    evaluation_pb2_grpc,
     factcheck_pb2,
     factcheck_pb2_grpc,
     knowledge_pb2,
@@ -569,3 +571,53 @@ async def test_timeout_stops_the_server(gateway, llama, proxy, database_url, mar
     run = await finished(gateway, await run_events, database_url, proxy, mark)
     assert "timed out" in run.told().lower() or "deadline" in run.told().lower(), run.describe()
     assert_ledgered(run)
+
+
+async def test_evaluation_of_the_real_model(real_suite, proxy, database_url, mark):
+    """`factcheck eval`'s service on the real server with a handful of claims: every answer is stored and
+    scored, what could not be read is counted as such (never as a verdict), and the ledger has every call."""
+    items = [
+        evaluation_pb2.LabelledClaim(
+            id=item_id,
+            claim=claim,
+            label=label,
+            evidence=[evaluation_pb2.LabelledEvidence(title="Eiffel Tower", text=CONTENT)],
+        )
+        for item_id, claim, label in (
+            ("completed", "The Eiffel Tower was completed in 1889.", common_pb2.VERDICT_VERIFIED),
+            ("height", "The Eiffel Tower is about 900 metres tall.", common_pb2.VERDICT_DISPUTED),
+            ("visitors", "The Eiffel Tower had seven million visitors in 2019.", common_pb2.VERDICT_UNVERIFIABLE),
+        )
+    ]
+    request = evaluation_pb2.RunEvaluationRequest(
+        config=evaluation_pb2.EvaluationConfig(
+            checker_models=[MODEL],
+            custom_sets=[evaluation_pb2.CustomEvaluationSet(name="eiffel", items=items)],
+            concurrency=1,
+        )
+    )
+    async with grpc.aio.insecure_channel(real_suite.gateway_target) as channel:
+        service = evaluation_pb2_grpc.EvaluationServiceStub(channel)
+        events = [r.event async for r in service.RunEvaluation(request, timeout=RUN_TIMEOUT_S)]
+    finished = events[-1].finished
+    calls = proxy.calls_since(mark)
+    assert finished.status in (evaluation_pb2.EVALUATION_STATUS_COMPLETE, evaluation_pb2.EVALUATION_STATUS_PARTIAL)
+    score = finished.scores[0]
+    assert score.items + score.failed == 3, finished
+    if finished.status == evaluation_pb2.EVALUATION_STATUS_PARTIAL:
+        assert "failed" in finished.error_message  # a failed call is said, never scored
+    # An answer the checker could not read is counted as unreadable, never placed as a verdict.
+    assert sum(score.confusion) == round(score.items * (1 - score.unreadable_rate))
+    # The ledger: one row per model call the evaluation made, in the evaluation's totals.
+    engine = create_engine(database_url)
+    with engine.connect() as connection:
+        rows = connection.execute(
+            text("SELECT count(*) FROM model_calls WHERE evaluation_id = :id"), {"id": finished.evaluation_id}
+        ).scalar_one()
+    engine.dispose()
+    assert rows >= len([call for call in calls if classify(_prompt_of(call)) == "verify"])
+    assert finished.usage.total_tokens > 0 and score.latency.count == score.items
+
+
+def _prompt_of(call: ProxiedCall) -> str:
+    return "\n".join(str(message.get("content", "")) for message in call.body.get("messages", []))

@@ -7,7 +7,21 @@ import os
 import sys
 
 # The entry point imports every command; the commands import one another, never this module.
-from factcheck.cli import check, claims, client, council, demo, entail, kb, results, reviews, runs, serve, usage
+from factcheck.cli import (
+    check,
+    claims,
+    client,
+    council,
+    demo,
+    entail,
+    evaluate,
+    kb,
+    results,
+    reviews,
+    runs,
+    serve,
+    usage,
+)
 from factcheck.kit.version import installed_version
 
 GATEWAY_HELP = (
@@ -63,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     claims.add_parser(commands)
     demo.add_parser(commands)
     entail.add_parser(commands)
+    evaluate.add_parser(commands)
     usage.add_parsers(commands)
     return parser
 

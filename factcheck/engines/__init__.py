@@ -15,6 +15,7 @@ on first use, so a process pays only for the engines it calls.
 | local/extractor | extractor | ExtractInputs |
 | local/checker | checker | VerifyInputs, against their passages; CouncilCheckInputs (council_checker), AssessInputs (investigator) and ReviewInputs (citation_review); every claim judged by `judges.default_judge`, the embedded entailment model (`nli_judge`) |
 | local/checker-lexical | checker_lexical | the same inputs, every claim judged by the lexical judge (`judge`), the engine before the model |
+| local/checker-overlap | checker_overlap | the same inputs, every claim judged by word overlap with its best passage (VERIFIED or UNVERIFIABLE): the baseline |
 | local/checker-nli | checker_nli | an alias of local/checker (the model's opt-in name before it became the default) |
 | local/reporter | reporter | ReportInputs, TitleInputs (the reporter model writes titles) and SynthesisInputs (synthesis) |
 | local/title | reporter | TitleInputs |
@@ -39,6 +40,7 @@ ENGINE_MODULES = {
     "extractor": "extractor",
     "checker": "checker",
     "checker-lexical": "checker_lexical",
+    "checker-overlap": "checker_overlap",
     "checker-nli": "checker_nli",
     "reporter": "reporter",
     "title": "reporter",

@@ -2,7 +2,7 @@
 
 A labelled item is one claim, the passages the checker is to judge it against, and the verdict a
 person gave it (VERIFIED, DISPUTED or UNVERIFIABLE). The shipped sets (`SHIPPED_SETS`) are gzipped
-JSONL in the package (`sets/`, written by scripts/prepare_eval_sets.py); a caller's own set is a
+JSONL in the package (`data/`, written by scripts/prepare_eval_sets.py); a caller's own set is a
 JSONL file read by `read_items_file`. Both are parsed by `parse_item`, so both obey the same limits,
 which keep every item inside what the checker service accepts. Nothing here downloads anything.
 """
@@ -114,7 +114,7 @@ def load_shipped_set(name: str) -> list[LabelledItem]:
     if name not in SHIPPED_SETS:
         known = ", ".join(sorted(SHIPPED_SETS))
         raise UnknownSetError(f"unknown set {name!r}: the shipped sets are {known} (or give a .jsonl file of your own)")
-    data = resources.files("factcheck.evaluation").joinpath("sets", f"{name}.jsonl.gz").read_bytes()
+    data = resources.files("factcheck.evaluation").joinpath("data", f"{name}.jsonl.gz").read_bytes()
     return _read_lines(gzip.decompress(data), f"{name}.jsonl.gz")
 
 

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { ChannelCredentials, credentials, Metadata } from "@grpc/grpc-js";
 
 import { ClaimsServiceClient } from "./generated/factcheck/v1/citations";
+import { EvaluationServiceClient } from "./generated/factcheck/v1/evaluation";
 import { FactCheckServiceClient } from "./generated/factcheck/v1/factcheck";
 import { ReviewServiceClient } from "./generated/factcheck/v1/investigation";
 import { KnowledgeServiceClient } from "./generated/factcheck/v1/knowledge";
@@ -17,6 +18,7 @@ export * from "./generated/factcheck/v1/factcheck";
 export * as citations from "./generated/factcheck/v1/citations";
 export * as common from "./generated/factcheck/v1/common";
 export * as council from "./generated/factcheck/v1/council";
+export * as evaluation from "./generated/factcheck/v1/evaluation";
 export * as investigation from "./generated/factcheck/v1/investigation";
 export * as knowledge from "./generated/factcheck/v1/knowledge";
 export * as usage from "./generated/factcheck/v1/usage";
@@ -45,6 +47,9 @@ export interface Gateway {
   review: ReviewServiceClient;
   /** UsageService: GetUsage, PurgeCache (the model-call ledger and the verification cache). */
   usage: UsageServiceClient;
+  /** EvaluationService: RunEvaluation, ResumeEvaluation, CancelEvaluation, GetEvaluation, ListEvaluations,
+   * ListEvaluationSets (checker models measured on labelled sets). */
+  evaluation: EvaluationServiceClient;
   /** Call metadata: the bearer token when there is one. Pass it to every call. */
   metadata(): Metadata;
   close(): void;
@@ -63,6 +68,7 @@ export function connectGateway(options: GatewayOptions = {}): Gateway {
     claims: new ClaimsServiceClient(target, channel),
     review: new ReviewServiceClient(target, channel),
     usage: new UsageServiceClient(target, channel),
+    evaluation: new EvaluationServiceClient(target, channel),
   };
   return {
     target,

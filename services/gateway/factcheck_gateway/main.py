@@ -1,4 +1,4 @@
-"""`factcheck-gateway`: serve FactCheckService and the knowledge, claims, review and usage APIs (`SERVICES`);
+"""`factcheck-gateway`: serve FactCheckService and the knowledge, claims, review, usage and evaluation APIs (`SERVICES`);
 `factcheck-gateway migrate` only upgrades the database."""
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from factcheck.v1 import (
     checker_pb2_grpc,
     citations_pb2,
     citations_pb2_grpc,
+    evaluation_pb2,
+    evaluation_pb2_grpc,
     extractor_pb2_grpc,
     factcheck_pb2,
     factcheck_pb2_grpc,
@@ -31,6 +33,7 @@ from factcheck.v1 import (
 )
 from factcheck_gateway import mode_dispatch
 from factcheck_gateway.claims.claim_store import ClaimsStore
+from factcheck_gateway.evaluations.store import EvaluationStore
 from factcheck_gateway.knowledge.passage_store import KnowledgeStore
 from factcheck_gateway.knowledge.rerank import make_reranker
 from factcheck_gateway.knowledge.retrieval import Retriever
@@ -41,6 +44,7 @@ from factcheck_gateway.runs.registry import RunRegistry
 from factcheck_gateway.runs.run import Downstream
 from factcheck_gateway.runs.watch import EventHub, PostgresNotifications
 from factcheck_gateway.servicers.claims import ClaimsService
+from factcheck_gateway.servicers.evaluations import EvaluationService
 from factcheck_gateway.servicers.fact_check import FactCheckService
 from factcheck_gateway.servicers.knowledge import KnowledgeService
 from factcheck_gateway.servicers.reviews import ReviewService
@@ -59,6 +63,7 @@ SERVICES = (
     service_full_name(citations_pb2, "ClaimsService"),
     service_full_name(investigation_pb2, "ReviewService"),
     service_full_name(usage_pb2, "UsageService"),
+    service_full_name(evaluation_pb2, "EvaluationService"),
 )
 
 
@@ -116,6 +121,7 @@ async def serve(settings: Settings) -> None:
     channels, downstream = open_channels(settings)
     service, registry, notifications = start_fact_check_service(settings, store, downstream, retriever, database)
     metrics.track_runs_in_flight(lambda: service.run_limit.in_flight)
+    evaluations = EvaluationService(EvaluationStore(store.engine), downstream.checker, settings)
 
     def register(server: grpc.aio.Server) -> list[str]:
         factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(service, server)
@@ -125,9 +131,11 @@ async def serve(settings: Settings) -> None:
         )
         citations_pb2_grpc.add_ClaimsServiceServicer_to_server(ClaimsService(ClaimsStore(store.engine)), server)
         usage_pb2_grpc.add_UsageServiceServicer_to_server(UsageService(registry.ledger_store, settings), server)
+        evaluation_pb2_grpc.add_EvaluationServiceServicer_to_server(evaluations, server)
         return list(SERVICES)
 
     async def on_stop() -> None:
+        await evaluations.stop()
         await registry.stop()
         if notifications is not None:
             await notifications.stop()

@@ -18,8 +18,9 @@ from factcheck.kit.settings import Settings
 from factcheck.models.availability import check_servable
 from factcheck.models.errors import ModelNotConfiguredError
 from factcheck.text.text_safety import excerpt, has_unsafe_characters
-from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck.v1 import common_pb2
 from factcheck_gateway.knowledge.passage_store import SourceDocument
+from factcheck_gateway.ledger.budget import BudgetCarrier
 
 TIMEOUT_MS_MIN, TIMEOUT_MS_MAX = 30_000, 180_000
 # Bounds that keep one request from swamping the suite.
@@ -86,7 +87,7 @@ def stage_timeout_ms(config, field: str, settings: Settings) -> int:
     return settings.stage_timeout_ms
 
 
-def check_budget(request: factcheck_pb2.RunRequest) -> None:
+def check_budget(request: BudgetCarrier) -> None:
     """Validate a request's budget (every mode's): non-negative, finite, bounded."""
     if not request.HasField("budget"):
         return

@@ -15,7 +15,6 @@ from factcheck.evaluation.sets import (
     MAX_ITEMS_PER_SET,
     SHIPPED_SETS,
     ItemsFileError,
-    LabelledEvidence,
     LabelledItem,
     UnknownSetError,
     load_shipped_set,
@@ -251,7 +250,3 @@ def plan_from_record(
 def stored_budget(config: dict[str, Any]) -> Budget:
     budget = config.get("budget") or {}
     return Budget(budget.get("maxCostUsd"), budget.get("maxTokens"))
-
-
-def evidence_of(item: LabelledItem) -> tuple[LabelledEvidence, ...]:
-    return item.evidence

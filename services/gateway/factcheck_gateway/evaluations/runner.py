@@ -24,7 +24,7 @@ from factcheck.evaluation.sets import LabelledItem
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, evaluation_pb2
 from factcheck_gateway.evaluations.plan import EvaluationPlan
-from factcheck_gateway.evaluations.scores import checker_score
+from factcheck_gateway.evaluations.scores import checker_score, verdict_proto
 from factcheck_gateway.evaluations.store import EvaluationStore, ItemResult
 from factcheck_gateway.ledger.budget import BudgetExceeded
 from factcheck_gateway.ledger.pricing import Pricing
@@ -202,10 +202,13 @@ class EvaluationRunner:
         ]
         status, reason = STATUS_COMPLETE, None
         try:
-            done, _ = await asyncio.wait([*workers, heartbeat], return_when=asyncio.FIRST_EXCEPTION)
-            for task in done:
-                if (error := task.exception()) is not None:
-                    raise error
+            working = set(workers)
+            while working:  # (the heartbeat only ends by raising Stop)
+                done, _ = await asyncio.wait(working | {heartbeat}, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    if (error := task.exception()) is not None:
+                        raise error
+                working -= done
         except Stop as stop:
             status, reason = stop.status, stop.reason
         except asyncio.CancelledError:
@@ -255,8 +258,8 @@ class EvaluationRunner:
                     checker_model=model,
                     set=set_name,
                     item_id=item.id,
-                    verdict=common_pb2.Verdict.Value(f"VERDICT_{answer.verdict}") if answer.verdict else 0,
-                    label=common_pb2.Verdict.Value(f"VERDICT_{item.label}"),
+                    verdict=verdict_proto(answer.verdict) if answer.verdict else common_pb2.VERDICT_UNSPECIFIED,
+                    label=verdict_proto(item.label),
                     cached=answer.cached,
                 ),
             )

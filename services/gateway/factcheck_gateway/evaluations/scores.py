@@ -4,14 +4,15 @@ factcheck.evaluation.metrics (one place for them) with what the answers cost fro
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from factcheck.evaluation.metrics import ScoredItem, score
 from factcheck.v1 import common_pb2, evaluation_pb2, usage_pb2
 from factcheck_gateway.evaluations.store import ItemResult
 
 
-def _verdict(name: str) -> common_pb2.Verdict:
-    return common_pb2.Verdict.Value(f"VERDICT_{name}")
+def verdict_proto(name: str) -> common_pb2.Verdict:
+    return cast(common_pb2.Verdict, common_pb2.Verdict.Value(f"VERDICT_{name}"))
 
 
 def checker_score(model: str, set_name: str, total: int, answers: Sequence[ItemResult]) -> evaluation_pb2.CheckerScore:
@@ -39,7 +40,7 @@ def checker_score(model: str, set_name: str, total: int, answers: Sequence[ItemR
         accuracy=scores.accuracy,
         verdicts=[
             evaluation_pb2.VerdictScore(
-                verdict=_verdict(c.verdict),
+                verdict=verdict_proto(c.verdict),
                 precision=c.precision,
                 recall=c.recall,
                 support=c.support,
@@ -51,7 +52,7 @@ def checker_score(model: str, set_name: str, total: int, answers: Sequence[ItemR
         expected_calibration_error=scores.expected_calibration_error or 0.0,
         calibration=[
             evaluation_pb2.CalibrationBin(
-                confidence=common_pb2.Confidence.Value(f"CONFIDENCE_{b.confidence}"),
+                confidence=cast(common_pb2.Confidence, common_pb2.Confidence.Value(f"CONFIDENCE_{b.confidence}")),
                 stated=b.stated,
                 observed=b.accuracy,
                 count=b.count,

@@ -138,7 +138,9 @@ class EvaluationStore:
             row = session.get(EvaluationRow, evaluation_id)
             return _record(row) if row is not None and row.tenant_id == tenant_id else None
 
-    def list(self, tenant_id: str, page_size: int, page_token: str | None) -> tuple[list[EvaluationRecord], str | None]:
+    def list_evaluations(
+        self, tenant_id: str, page_size: int, page_token: str | None
+    ) -> tuple[list[EvaluationRecord], str | None]:
         """One tenant's evaluations, newest first (InvalidPageToken for a token it did not make)."""
         with self._sessions() as session:
             rows, next_token = newest_first_page(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import grpc
 
 from factcheck.kit.settings import Settings
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import evaluation_pb2, factcheck_pb2
 from factcheck_gateway.ledger.totals import UsageTotals
 
 
@@ -50,7 +50,11 @@ class Budget:
 UNLIMITED = Budget()
 
 
-def run_budget(request: factcheck_pb2.RunRequest, settings: Settings, tenant_id: str) -> Budget:
+# What carries a budget: a run's request, an evaluation's config, a resume of an evaluation.
+BudgetCarrier = factcheck_pb2.RunRequest | evaluation_pb2.EvaluationConfig | evaluation_pb2.ResumeEvaluationRequest
+
+
+def run_budget(request: BudgetCarrier, settings: Settings, tenant_id: str) -> Budget:
     """The run's budget: the request's fields, else the tenant's defaults, else the gateway's."""
     tenant = settings.tenant_budgets.get(tenant_id)
     max_cost = tenant.max_cost_usd if tenant is not None and tenant.max_cost_usd is not None else None

@@ -35,11 +35,14 @@ export enum EvaluationStatus {
   /** EVALUATION_STATUS_RUNNING - Under way, or stopped with its gateway (ResumeEvaluation continues it). */
   EVALUATION_STATUS_RUNNING = 1,
   /**
-   * EVALUATION_STATUS_COMPLETE - Every item of every set was judged by every checker (some answers may be failures: see
-   * CheckerScore.failed).
+   * EVALUATION_STATUS_COMPLETE - Every checker answered every item of every set (readable or not; an evaluation with failed
+   * calls ends PARTIAL).
    */
   EVALUATION_STATUS_COMPLETE = 2,
-  /** EVALUATION_STATUS_PARTIAL - The budget ran out before every item was judged; the scores cover the items judged. */
+  /**
+   * EVALUATION_STATUS_PARTIAL - The budget ran out, or some checker calls failed, before every item had an answer; the scores
+   * cover the items judged, and ResumeEvaluation continues it.
+   */
   EVALUATION_STATUS_PARTIAL = 3,
   /** EVALUATION_STATUS_FAILED - A fatal error ended it; the items judged before are stored. */
   EVALUATION_STATUS_FAILED = 4,
@@ -341,7 +344,7 @@ export interface CheckerScore {
   checkerModel: string;
   /** The set. */
   set: string;
-  /** Items with a readable or unreadable answer (failed calls are not scored). */
+  /** Items with an answer, readable or not (failed calls are not scored). */
   items: number;
   /** Items drawn from the set. */
   total: number;
@@ -351,7 +354,10 @@ export interface CheckerScore {
   accuracy: number;
   /** Per verdict: precision and recall. */
   verdicts: VerdictScore[];
-  /** Rows: the label; columns: the verdict; order VERIFIED, DISPUTED, UNVERIFIABLE (9 counts, row-major). */
+  /**
+   * Rows: the label; columns: the verdict; order VERIFIED, DISPUTED, UNVERIFIABLE (9 counts, row-major).
+   * Readable answers only (an unreadable one has no verdict to place).
+   */
   confusion: number[];
   /**
    * Expected calibration error of the stated confidence read as a probability
@@ -364,7 +370,10 @@ export interface CheckerScore {
   disputedRateOnSupported?:
     | number
     | undefined;
-  /** Share of scored items whose answer could not be read (counted as UNVERIFIABLE, as runs count it). */
+  /**
+   * Share of scored items whose answer could not be read. Such an answer counts as wrong (a run
+   * would read it as UNVERIFIABLE; an evaluation does not reward an answer it cannot read).
+   */
   unreadableRate: number;
   /** Latency of the checker calls (cache hits excluded), in milliseconds. */
   latency:

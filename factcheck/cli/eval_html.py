@@ -1,0 +1,259 @@
+"""The HTML page of an evaluation: one self-contained document (html_page's frame: inline CSS, the
+pages' one script, no network) rendered from templates/evaluation.html.j2 with what this module
+computes from the Evaluation.
+
+Per checker and set: the scores, a reliability diagram (SVG: the probability each confidence level
+is read as against the share of its verdicts that were right, with the diagonal; each point sized by
+its count), the confusion matrix as a heat-map table, and the latency percentiles (SVG bars). Across
+checkers: balanced accuracy per set (SVG bars, with chance marked). Every plot is drawn here as
+numbers; every name (models, sets) goes through the template's autoescaping.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from importlib import resources
+from pathlib import Path
+
+from markupsafe import Markup
+
+import factcheck.cli.eval_view as eval_view
+import factcheck.cli.view as view
+from factcheck.cli.eval_view import VERDICTS
+from factcheck.cli.html_page import frame
+from factcheck.v1 import evaluation_pb2
+
+EVALUATION_STYLE = Markup(
+    (resources.files("factcheck.cli") / "templates" / "evaluation.css").read_text(encoding="utf-8")
+)
+
+# The reliability diagram's plot area inside its SVG (viewBox 0 0 RELIABILITY_WIDTH RELIABILITY_HEIGHT).
+RELIABILITY_WIDTH, RELIABILITY_HEIGHT = 280, 250
+PLOT_LEFT, PLOT_TOP, PLOT_SIZE = 44, 14, 200
+POINT_MIN_R, POINT_MAX_R = 3.0, 12.0
+# The comparison's bars: label column, then the bar's length for a balanced accuracy of 1.
+COMPARE_LABEL, COMPARE_BAR, COMPARE_ROW = 230, 360, 26
+LATENCY_BAR = 300
+GOOD, POOR = (26, 127, 55), (207, 34, 46)
+STATUS_CLASSES = {
+    evaluation_pb2.EVALUATION_STATUS_COMPLETE: "s-complete",
+    evaluation_pb2.EVALUATION_STATUS_PARTIAL: "s-partial",
+    evaluation_pb2.EVALUATION_STATUS_FAILED: "s-failed",
+    evaluation_pb2.EVALUATION_STATUS_CANCELLED: "s-cancelled",
+    evaluation_pb2.EVALUATION_STATUS_RUNNING: "s-running",
+}
+
+
+def render_page(evaluation: evaluation_pb2.Evaluation) -> str:
+    """The evaluation's page as one HTML string."""
+    return frame(
+        "evaluation.html.j2",
+        extra_style=EVALUATION_STYLE,
+        title=f"Evaluation of {', '.join(evaluation.checker_models) or 'no checker'}",
+        evaluation_id=evaluation.evaluation_id,
+        status=eval_view.status_name(evaluation.status),
+        status_class=STATUS_CLASSES.get(evaluation.status, ""),
+        note=eval_view.stop_note(evaluation),
+        facts=[
+            ("Checkers", ", ".join(evaluation.checker_models) or eval_view.NONE),
+            ("Sets", eval_view.sets_text(evaluation)),
+            ("Draw", eval_view.draw_text(evaluation)),
+            ("Answers stored", f"{evaluation.done}/{evaluation.total}"),
+            ("Usage", eval_view.usage_text(evaluation.usage)),
+            ("Created", view.local_time(evaluation.created_at)),
+        ],
+        rows=[_row(score) for score in evaluation.scores],
+        comparison=comparison(evaluation.scores),
+        panels=[_panel(index, score) for index, score in enumerate(evaluation.scores)],
+        verdicts=VERDICTS,
+        short=eval_view.SHORT,
+    )
+
+
+def write_page(path: Path, evaluation: evaluation_pb2.Evaluation) -> None:
+    """Write the page to path and say where on stderr (stdout may carry --json output)."""
+    path.write_text(render_page(evaluation), encoding="utf-8")
+    print(f"HTML report written to {path}", file=sys.stderr)
+
+
+def _row(score: evaluation_pb2.CheckerScore) -> dict:
+    """A row of the scores table; `sort` holds each numeric cell's value for the page's sorting."""
+    row = eval_view.score_row(score)
+    return {
+        "row": row,
+        "pr": {verdict: f"{_two(row.precision[verdict])} / {_two(row.recall[verdict])}" for verdict in VERDICTS},
+        "sort": {
+            "balanced_accuracy": score.balanced_accuracy if row.scored else -1,
+            "ece": score.expected_calibration_error if row.scored else -1,
+            "dos": score.disputed_rate_on_supported if score.HasField("disputed_rate_on_supported") else -1,
+            "unreadable": score.unreadable_rate if row.scored else -1,
+            "p50": score.latency.p50 if score.latency.count else -1,
+            "p95": score.latency.p95 if score.latency.count else -1,
+            "tokens": score.usage.total_tokens,
+            "cost": score.usage.cost_usd,
+            "items": score.items,
+        },
+    }
+
+
+def _two(value: str) -> str:
+    """ "0.700" -> "0.70" (the table's precision and recall); "—" stays."""
+    return value[:-1] if value != eval_view.NONE else value
+
+
+def _panel(index: int, score: evaluation_pb2.CheckerScore) -> dict:
+    return {
+        "index": index,
+        "row": eval_view.score_row(score),
+        "reliability": reliability(score),
+        "confusion": confusion_cells(score),
+        "latency": latency(score),
+    }
+
+
+# --- the reliability diagram --------------------------------------------------------------
+
+
+def _x(probability: float) -> float:
+    return PLOT_LEFT + PLOT_SIZE * min(max(probability, 0.0), 1.0)
+
+
+def _y(probability: float) -> float:
+    return PLOT_TOP + PLOT_SIZE * (1 - min(max(probability, 0.0), 1.0))
+
+
+def reliability(score: evaluation_pb2.CheckerScore) -> dict:
+    """The diagram's geometry: the diagonal, the grid, and one point (with a bar down to 0) per bin
+    that holds verdicts; a point's area grows with its count."""
+    bins = [item for item in score.calibration if item.count > 0]
+    largest = max((item.count for item in bins), default=0)
+    points = []
+    for item in bins:
+        radius = POINT_MIN_R + (POINT_MAX_R - POINT_MIN_R) * math.sqrt(item.count / largest)
+        x, y = _x(item.stated), _y(item.observed)
+        points.append(
+            {
+                "confidence": eval_view.confidence_name(item.confidence),
+                "stated": item.stated,
+                "observed": item.observed,
+                "count": item.count,
+                "x": round(x, 1),
+                "y": round(y, 1),
+                "r": round(radius, 1),
+                "bar_top": round(y, 1),
+                "bar_height": round(_y(0) - y, 1),
+                "label_y": round(max(y - radius - 4, PLOT_TOP + 8), 1),
+            }
+        )
+    ticks = [
+        {"value": f"{value:g}", "x": round(_x(value), 1), "y": round(_y(value), 1)}
+        for value in (0.0, 0.25, 0.5, 0.75, 1.0)
+    ]
+    return {
+        "width": RELIABILITY_WIDTH,
+        "height": RELIABILITY_HEIGHT,
+        "left": PLOT_LEFT,
+        "top": PLOT_TOP,
+        "right": PLOT_LEFT + PLOT_SIZE,
+        "bottom": PLOT_TOP + PLOT_SIZE,
+        "size": PLOT_SIZE,
+        "ticks": ticks,
+        "points": points,
+        "ece": eval_view.fraction(score.expected_calibration_error) if score.items else eval_view.NONE,
+    }
+
+
+# --- the confusion heat-map ---------------------------------------------------------------
+
+
+def confusion_cells(score: evaluation_pb2.CheckerScore) -> list[dict]:
+    """One row per label: its cells with their count, their share of the row, and a background whose
+    strength is that share (green on the diagonal, where the verdict is right; red elsewhere)."""
+    rows = []
+    for index, (label, counts) in enumerate(zip(VERDICTS, eval_view.confusion(score))):
+        total = sum(counts)
+        cells = []
+        for column, count in enumerate(counts):
+            share = count / total if total else 0.0
+            red, green, blue = GOOD if column == index else POOR
+            cells.append(
+                {
+                    "count": count,
+                    "share": f"{100 * share:.0f}%" if total else "",
+                    "style": f"background-color: rgba({red}, {green}, {blue}, {0.08 + 0.72 * share:.2f})"
+                    if count
+                    else "",
+                    "dark": share > 0.55,
+                    "right": column == index,
+                }
+            )
+        rows.append({"label": label, "total": total, "cells": cells})
+    return rows
+
+
+# --- latency ------------------------------------------------------------------------------
+
+
+def latency(score: evaluation_pb2.CheckerScore) -> dict:
+    percentiles = score.latency
+    values = [("p50", percentiles.p50), ("p90", percentiles.p90), ("p95", percentiles.p95), ("p99", percentiles.p99)]
+    values.append(("max", percentiles.max))
+    slowest = max((value for _, value in values), default=0)
+    return {
+        "count": percentiles.count,
+        "bars": [
+            {
+                "name": name,
+                "value": f"{value:,} ms",
+                "width": round(LATENCY_BAR * value / slowest, 1) if slowest else 0,
+                "y": 4 + 22 * position,
+            }
+            for position, (name, value) in enumerate(values)
+        ],
+        "width": LATENCY_BAR + 140,
+        "height": 8 + 22 * len(values),
+    }
+
+
+# --- the comparison across checkers -------------------------------------------------------
+
+
+def comparison(scores) -> list[dict]:
+    """Per set (in the order they first appear), each checker's balanced accuracy as a bar; chance is
+    1 / the number of verdicts the set's labels hold."""
+    by_set: dict[str, list[evaluation_pb2.CheckerScore]] = {}
+    for score in scores:
+        by_set.setdefault(score.set, []).append(score)
+    charts = []
+    for index, (name, members) in enumerate(by_set.items()):
+        labels = max(
+            (sum(1 for item in score.verdicts if item.support > 0) for score in members),
+            default=0,
+        )
+        chance = 1 / labels if labels else None
+        bars = []
+        for position, score in enumerate(members):
+            value = score.balanced_accuracy if score.items else 0.0
+            bars.append(
+                {
+                    "checker": score.checker_model,
+                    "value": eval_view.fraction(score.balanced_accuracy) if score.items else eval_view.NONE,
+                    "width": round(COMPARE_BAR * min(max(value, 0.0), 1.0), 1),
+                    "y": 6 + COMPARE_ROW * position,
+                }
+            )
+        charts.append(
+            {
+                "index": index,
+                "set": name,
+                "bars": bars,
+                "label_width": COMPARE_LABEL,
+                "bar_width": COMPARE_BAR,
+                "width": COMPARE_LABEL + COMPARE_BAR + 70,
+                "height": 12 + COMPARE_ROW * len(members),
+                "chance_x": None if chance is None else round(COMPARE_LABEL + COMPARE_BAR * chance, 1),
+                "chance": None if chance is None else f"{chance:.2f}",
+            }
+        )
+    return charts

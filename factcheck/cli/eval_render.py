@@ -1,0 +1,312 @@
+"""Terminal output of `factcheck eval`: the progress of a running evaluation (a bar on a terminal,
+plain lines otherwise, on stderr either way), the score tables and confusion matrices of an
+evaluation, and the listings of evaluations and shipped sets.
+
+Model and set names come from the caller or the gateway: they are shown only through
+`terminal.plain`, so they can neither restyle nor drive the terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from rich import box
+from rich.columns import Columns
+from rich.console import Console, Group
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import Progress as Bar
+from rich.table import Table
+from rich.text import Text
+
+import factcheck.cli.eval_view as eval_view
+import factcheck.cli.view as view
+from factcheck.cli.eval_view import NONE, SHORT, VERDICTS
+from factcheck.cli.terminal import clean, counted, plain, section, stage_line
+from factcheck.v1 import evaluation_pb2
+
+STATUS_STYLES = {
+    evaluation_pb2.EVALUATION_STATUS_RUNNING: "cyan",
+    evaluation_pb2.EVALUATION_STATUS_COMPLETE: "green",
+    evaluation_pb2.EVALUATION_STATUS_PARTIAL: "yellow",
+    evaluation_pb2.EVALUATION_STATUS_FAILED: "red",
+    evaluation_pb2.EVALUATION_STATUS_CANCELLED: "magenta",
+}
+# Without a terminal, a progress line each time another tenth of the answers is stored.
+PLAIN_STEPS = 10
+
+
+# --- progress -----------------------------------------------------------------------------
+
+
+def started_line(event: evaluation_pb2.EvaluationEvent) -> Text:
+    started = event.started
+    sets = ", ".join(f"{summary.name} ({summary.items})" for summary in started.sets)
+    resumed = f", {started.done} stored already" if started.done else ""
+    return stage_line(
+        "started",
+        f"evaluation {event.evaluation_id}: {counted(len(started.checker_models), 'checker')} × "
+        f"{counted(len(started.sets), 'set')} [{sets}], {started.total} answers{resumed}",
+    )
+
+
+def score_line(score: evaluation_pb2.CheckerScore) -> Text:
+    row = eval_view.score_row(score)
+    return stage_line(
+        "score",
+        f"{row.checker} on {row.set}: balanced accuracy {row.balanced_accuracy}, ECE {row.ece}, "
+        f"{row.items} items, {row.failed} failed",
+    )
+
+
+def finished_line(evaluation: evaluation_pb2.Evaluation) -> Text:
+    return stage_line(
+        "finished",
+        Text(eval_view.status_name(evaluation.status), STATUS_STYLES.get(evaluation.status, "")),
+        f" ({evaluation.done}/{evaluation.total} answers stored)",
+    )
+
+
+class EvalProgress:
+    """Shows an evaluation's events on stderr as they arrive.
+
+    On a terminal: a progress bar, with a line above it for the start and each checker's score on
+    a set. Otherwise: the same lines as plain text, and a progress line per tenth of the answers.
+    """
+
+    def __init__(self, console: Console | None = None) -> None:
+        self._console = console or Console(stderr=True, highlight=False)
+        self._bar: Bar | None = None
+        self._task = None
+        self._next_step = 1
+        if self._console.is_terminal:
+            self._bar = Bar(
+                TextColumn("[bold cyan]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("[progress.percentage]{task.percentage:>3.0f}%"),
+                TimeElapsedColumn(),
+                TextColumn("eta"),
+                TimeRemainingColumn(),
+                console=self._console,
+                transient=True,
+            )
+            self._task = self._bar.add_task("Evaluating", total=None)
+        self.evaluation_id: str | None = None
+
+    def __enter__(self) -> EvalProgress:
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def _line(self, line: Text) -> None:
+        if self._bar is None:
+            print(line.plain, file=sys.stderr, flush=True)
+        else:
+            self._bar.console.print(line)
+
+    def show(self, event: evaluation_pb2.EvaluationEvent) -> None:
+        if event.evaluation_id:
+            self.evaluation_id = event.evaluation_id
+        kind = event.WhichOneof("event")
+        if kind == "started":
+            self._line(started_line(event))
+            self._advance(event.started.done, event.started.total, "")
+        elif kind == "progress":
+            progress = event.progress
+            self._advance(progress.done, progress.total, f"{progress.checker_model} · {progress.set}")
+        elif kind == "score":
+            self._line(score_line(event.score))
+        elif kind == "finished":
+            self._advance(event.finished.done, event.finished.total, "")
+            self._line(finished_line(event.finished))
+
+    def _advance(self, done: int, total: int, where: str) -> None:
+        if self._bar is not None and self._task is not None:
+            description = f"Evaluating {plain(where).plain}" if where else "Evaluating"
+            self._bar.update(self._task, completed=done, total=total or None, description=description)
+            return
+        if total <= 0:
+            return
+        # A line each time another tenth is done (the last one included), none for the ones in between.
+        step = done * PLAIN_STEPS // total
+        if step >= self._next_step:
+            self._next_step = step + 1
+            print(stage_line("progress", f"{done}/{total} answers ({100 * done // total}%)").plain, file=sys.stderr)
+
+
+# --- the evaluation -----------------------------------------------------------------------
+
+
+def render_evaluation(console: Console, evaluation: evaluation_pb2.Evaluation) -> None:
+    """The evaluation's header, its score table per set, cost and latency, and a confusion matrix per
+    checker and set."""
+    console.print(header(evaluation))
+    note = eval_view.stop_note(evaluation)
+    if note:
+        console.print(plain(note, "bold yellow"))
+    if not evaluation.scores:
+        console.print(Text("No scores yet: no checker has answered.", style="dim"))
+        return
+    drawn = {summary.name: summary for summary in evaluation.sets}
+    for name, scores in scores_by_set(evaluation.scores).items():
+        summary = drawn.get(name)
+        section(console, f"Scores on {clean(name)}{drawn_text(summary)}", scores_table(scores))
+    console.print(Text(LEGEND, style="dim"))
+    section(console, "Cost and latency", cost_table(evaluation.scores))
+    section(console, "Confusion matrices (rows: label, columns: verdict)", confusion_matrices(evaluation.scores))
+
+
+LEGEND = (
+    "bal. acc: mean recall over the verdicts the labels hold; P/R: precision/recall per verdict (— never given or "
+    "never labelled); ECE: expected calibration error; DIS|sup: items labelled VERIFIED called DISPUTED; "
+    "unread.: answers that could not be read (counted as wrong)"
+)
+
+
+def drawn_text(summary: evaluation_pb2.EvaluationSetSummary | None) -> str:
+    """ " (10 of 985 items)", " (custom, 12 items)"."""
+    if summary is None:
+        return ""
+    custom = "custom, " if summary.custom else ""
+    if summary.available and summary.available != summary.items:
+        return f" ({custom}{summary.items} of {summary.available} items)"
+    return f" ({custom}{counted(summary.items, 'item')})"
+
+
+def header(evaluation: evaluation_pb2.Evaluation) -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column()
+    status = evaluation.status
+    grid.add_row("Evaluation", plain(evaluation.evaluation_id))
+    grid.add_row("Status", Text(eval_view.status_name(status), STATUS_STYLES.get(status, "")))
+    grid.add_row("Checkers", plain(", ".join(evaluation.checker_models) or NONE))
+    grid.add_row("Sets", plain(eval_view.sets_text(evaluation)))
+    grid.add_row("Draw", eval_view.draw_text(evaluation))
+    grid.add_row("Answers", f"{evaluation.done}/{evaluation.total} stored")
+    grid.add_row("Usage", eval_view.usage_text(evaluation.usage))
+    grid.add_row("Created", view.local_time(evaluation.created_at))
+    return grid
+
+
+def scores_table(scores) -> Table:
+    """Per checker on one set: items, balanced accuracy, per-verdict precision/recall, calibration,
+    DISPUTED on supported claims and unreadable answers."""
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
+    add_name_columns(table, scores, with_set=False)
+    table.add_column("items", justify="right", no_wrap=True)
+    table.add_column("bal. acc", justify="right", no_wrap=True)
+    for verdict in VERDICTS:
+        table.add_column(f"{SHORT[verdict]} P/R", justify="right", no_wrap=True)
+    table.add_column("ECE", justify="right", no_wrap=True)
+    table.add_column("DIS|sup", justify="right", no_wrap=True)
+    table.add_column("unread.", justify="right", no_wrap=True)
+    for score in scores:
+        row = eval_view.score_row(score)
+        table.add_row(
+            plain(row.checker),
+            row.items,
+            Text(row.balanced_accuracy, style="bold"),
+            *(f"{short(row.precision[verdict])}/{short(row.recall[verdict])}" for verdict in VERDICTS),
+            row.ece,
+            row.disputed_on_supported,
+            row.unreadable,
+        )
+    return table
+
+
+def scores_by_set(scores) -> dict[str, list[evaluation_pb2.CheckerScore]]:
+    """The scores grouped by set, sets in the order they first appear."""
+    by_set: dict[str, list[evaluation_pb2.CheckerScore]] = {}
+    for score in scores:
+        by_set.setdefault(score.set, []).append(score)
+    return by_set
+
+
+# The checker and set columns keep up to this many characters on a line before they wrap.
+NAME_WIDTH = 32
+
+
+def add_name_columns(table: Table, scores, *, with_set: bool = True) -> None:
+    """The checker (and set) columns, as wide as their longest name (up to NAME_WIDTH), folded beyond."""
+    columns = [("checker", [score.checker_model for score in scores])]
+    if with_set:
+        columns.append(("set", [score.set for score in scores]))
+    for header, names in columns:
+        width = min(max([len(header), *(len(name) for name in names)]), NAME_WIDTH)
+        table.add_column(header, min_width=width, overflow="fold")
+
+
+def short(value: str) -> str:
+    """ "0.700" -> "0.70": precision and recall with two decimals in the terminal table."""
+    return value[:-1] if value != NONE and len(value) == 5 else value
+
+
+def cost_table(scores) -> Table:
+    """Per checker and set: latency percentiles, tokens, cost, cache hits and failed calls."""
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
+    add_name_columns(table, scores)
+    for name in ("p50", "p95", "tokens", "cost", "cached", "failed"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for score in scores:
+        row = eval_view.score_row(score)
+        failed = Text(row.failed, style="red" if score.failed else "")
+        table.add_row(plain(row.checker), plain(row.set), row.p50, row.p95, row.tokens, row.cost, row.cached, failed)
+    return table
+
+
+def confusion_table(score: evaluation_pb2.CheckerScore) -> Group:
+    """One compact 3×3 matrix under its checker and set; the diagonal (right answers) in bold green."""
+    table = Table(box=box.SIMPLE, pad_edge=False)
+    table.add_column("label \\ verdict", no_wrap=True)
+    for verdict in VERDICTS:
+        table.add_column(SHORT[verdict], justify="right", no_wrap=True)
+    for index, (verdict, counts) in enumerate(zip(VERDICTS, eval_view.confusion(score))):
+        cells = [Text(str(count), style="bold green" if column == index else "") for column, count in enumerate(counts)]
+        table.add_row(verdict, *cells)
+    return Group(plain(f"{score.checker_model} · {score.set}", "bold"), table)
+
+
+def confusion_matrices(scores) -> Columns:
+    return Columns([confusion_table(score) for score in scores], padding=(0, 4))
+
+
+# --- listings -----------------------------------------------------------------------------
+
+
+def evaluations_table(evaluations) -> Table:
+    """One row per stored evaluation: enough to pick the id to `show` or `resume`."""
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("id", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("checkers", ratio=1, overflow="fold")
+    table.add_column("sets", ratio=1, overflow="fold")
+    table.add_column("done", justify="right", no_wrap=True)
+    table.add_column("created", no_wrap=True)
+    for evaluation in evaluations:
+        table.add_row(
+            plain(evaluation.evaluation_id),
+            Text(eval_view.status_name(evaluation.status), STATUS_STYLES.get(evaluation.status, "")),
+            plain("\n".join(evaluation.checker_models)),
+            plain("\n".join(summary.name for summary in evaluation.sets)),
+            f"{evaluation.done}/{evaluation.total}",
+            view.local_time(evaluation.created_at),
+        )
+    return table
+
+
+def sets_table(sets) -> Table:
+    """The shipped sets: name, items, licence, and what they are."""
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("name", no_wrap=True)
+    table.add_column("items", justify="right", no_wrap=True)
+    table.add_column("licence", ratio=1)
+    table.add_column("description", ratio=2)
+    for shipped in sets:
+        about = ": ".join(part for part in (shipped.title, shipped.description) if part)
+        table.add_row(plain(shipped.name), f"{shipped.items:,}", plain(shipped.licence), plain(about))
+    return table

@@ -1,0 +1,485 @@
+"""`factcheck eval`: measure checker models on labelled sets through the gateway's EvaluationService,
+and `factcheck eval list / show / resume / cancel / sets`.
+
+A `--set` is a shipped set's name (`factcheck eval sets` lists them; the gateway reads it from its
+own package) or the caller's JSONL file, read here and sent whole as a CustomEvaluationSet. The
+evaluation streams its progress; Ctrl-C cancels it (what was judged stays stored) and says how to
+resume it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Iterable
+
+import grpc
+from rich.text import Text
+
+import factcheck.cli.client as client
+import factcheck.cli.eval_html as eval_html
+import factcheck.cli.eval_render as eval_render
+import factcheck.cli.eval_view as eval_view
+from factcheck.cli.terminal import make_console, proto_json
+from factcheck.evaluation.sets import SHIPPED_SETS, ItemsFileError, LabelledItem, read_items_file
+from factcheck.v1 import evaluation_pb2, evaluation_pb2_grpc, usage_pb2
+
+EvaluationStub = evaluation_pb2_grpc.EvaluationServiceStub
+
+RUN_EXIT_CODES = (
+    "exit codes: 0 complete, 1 PARTIAL (the budget ran out, or checker calls failed: resume asks them again) or "
+    "failed, 2 bad input (an "
+    "unknown set, an unreadable, empty or malformed JSONL file, a label outside VERIFIED/DISPUTED/UNVERIFIABLE) "
+    "or an invalid request, 3 the gateway is unreachable or refused the call, 4 cancelled elsewhere, "
+    "130 interrupted by Ctrl-C (the evaluation is cancelled; `factcheck eval resume ID` continues it)"
+)
+# CustomEvaluationSet.name: 1-64 characters of a-z, 0-9, ".", "_" and "-".
+SET_NAME_CHARS = re.compile(r"[^a-z0-9._-]+")
+MAX_SET_NAME = 64
+# How long a Ctrl-C waits for CancelEvaluation before leaving it to the closed stream.
+CANCEL_TIMEOUT_S = 5.0
+
+
+class UsageError(Exception):
+    """Input the command cannot use; shown as a one-line message, exit 2."""
+
+
+# --- the parser ---------------------------------------------------------------------------
+
+
+def add_parser(commands) -> None:
+    evaluate = commands.add_parser(
+        "eval",
+        usage=(
+            "factcheck eval --checker MODEL [--checker MODEL ...] --set NAME|FILE.jsonl [--set ...] [options]\n"
+            "       factcheck eval {list,show,resume,cancel,sets} ..."
+        ),
+        help="measure checker models on labelled sets (scores, calibration, cost); list, show, resume, cancel",
+        description=(
+            "Evaluate checker models on labelled claims: every item goes to the checker exactly as a run's "
+            "claims do, and each model is scored per set (balanced accuracy, per-verdict precision and recall, "
+            "calibration, DISPUTED on supported claims, unreadable answers, latency, tokens, cost). "
+            "A progress bar runs on stderr, then the tables print. Ctrl-C cancels the evaluation; "
+            "`factcheck eval resume ID` continues it. The subcommands read stored evaluations."
+        ),
+        epilog=RUN_EXIT_CODES,
+    )
+    evaluate.add_argument(
+        "--checker",
+        metavar="MODEL",
+        action="append",
+        default=[],
+        help="a checker model to evaluate (provider/name, e.g. local/checker); repeat for 1-8 models",
+    )
+    evaluate.add_argument(
+        "--set",
+        metavar="NAME|FILE.jsonl",
+        action="append",
+        default=[],
+        dest="sets",
+        help=(
+            "a labelled set: a shipped set's name (`factcheck eval sets`) or your own JSONL file "
+            '({"id", "claim", "evidence", "label"} per line, the label VERIFIED, DISPUTED or UNVERIFIABLE); '
+            "repeat for several"
+        ),
+    )
+    evaluate.add_argument(
+        "--limit", type=positive_int, metavar="N", help="items drawn from each set, 1-20000 (default: every item)"
+    )
+    evaluate.add_argument(
+        "--seed",
+        type=int,
+        metavar="S",
+        help="the seed of the draw: the same seed and limit draw the same items (default 0)",
+    )
+    add_budget_options(evaluate)
+    evaluate.add_argument(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="reuse verifications already paid for, so a repeated evaluation pays only for what changed "
+        "(default: the gateway's FACTCHECK_CACHE_ENABLED); --no-cache asks every model again",
+    )
+    evaluate.add_argument(
+        "--concurrency", type=positive_int, metavar="N", help="items sent to each checker at once, 1-16 (default 4)"
+    )
+    add_output_options(evaluate)
+    evaluate.set_defaults(run=client.channel_command(run_evaluation))
+
+    actions = evaluate.add_subparsers(
+        dest="action", metavar="ACTION", prog="factcheck eval", help="or one of these, on stored evaluations"
+    )
+
+    listing = actions.add_parser(
+        "list",
+        help="list your evaluations, newest first",
+        epilog="exit codes: 0 listed, 2 an invalid page token or size, 3 the gateway is unreachable",
+    )
+    client.add_page_options(listing, "evaluations")
+    listing.add_argument("--json", action="store_true", help="print the page as one JSON object")
+    listing.set_defaults(run=client.channel_command(run_list))
+
+    show = actions.add_parser(
+        "show",
+        help="show a stored evaluation's scores",
+        description="Show a stored evaluation's score tables and confusion matrices, by the id `factcheck eval` "
+        "and `factcheck eval list` print.",
+        epilog="exit codes: 0 shown, 3 the gateway is unreachable or refused the call, 5 unknown id",
+    )
+    show.add_argument("id", help="the evaluation's id")
+    add_output_options(show)
+    show.set_defaults(run=client.channel_command(run_show))
+
+    resume = actions.add_parser(
+        "resume",
+        help="continue a stopped evaluation with the items it has no answer for",
+        description=(
+            "Continue an evaluation that was cancelled, ran out of budget (PARTIAL), failed, or lost its "
+            "gateway: only the answers it lacks are asked for, with the same progress and tables as `factcheck "
+            "eval`. A larger budget lets a PARTIAL one finish."
+        ),
+        epilog=(
+            "exit codes: 0 complete, 1 stopped before the end again (PARTIAL) or failed, or it cannot be resumed "
+            "(complete, or a gateway is working on it), 2 bad arguments or an invalid request, 3 the gateway is "
+            "unreachable, 4 cancelled elsewhere, 5 unknown id, 130 interrupted by Ctrl-C (cancelled again)"
+        ),
+    )
+    resume.add_argument("id", help="the evaluation's id")
+    add_budget_options(resume, resumed=True)
+    add_output_options(resume)
+    resume.set_defaults(run=client.channel_command(run_resume))
+
+    cancel = actions.add_parser(
+        "cancel",
+        help="stop a running evaluation",
+        description="Stop a running evaluation: what it judged stays stored, its status becomes CANCELLED, "
+        "and `factcheck eval resume ID` continues it.",
+        epilog="exit codes: 0 cancelled, 1 it had already finished, 3 the gateway is unreachable, 5 unknown id",
+    )
+    cancel.add_argument("id", help="the evaluation's id")
+    cancel.set_defaults(run=client.channel_command(run_cancel))
+
+    sets = actions.add_parser(
+        "sets",
+        help="list the labelled sets the gateway ships",
+        description="List the labelled sets the gateway ships (installed with it, never downloaded): "
+        "name, items, licence and what they are. Give a name to `factcheck eval --set NAME`.",
+        epilog="exit codes: 0 listed, 3 the gateway is unreachable",
+    )
+    sets.add_argument("--json", action="store_true", help="print the sets as one JSON object")
+    sets.set_defaults(run=client.channel_command(run_sets))
+
+
+def add_budget_options(parser: argparse.ArgumentParser, *, resumed: bool = False) -> None:
+    default = "the evaluation's own" if resumed else "your tenant's default, as runs have"
+    stops = "PARTIAL" if not resumed else "PARTIAL again"
+    parser.add_argument(
+        "--max-cost-usd",
+        type=non_negative_float,
+        metavar="X",
+        help=f"the most its model calls may cost, in US dollars; reached, it stops as {stops} (default: {default})",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        metavar="N",
+        help=f"the most tokens (prompt + completion) its model calls may use (default: {default})",
+    )
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json", action="store_true", help="print the final evaluation as one JSON object (instead of the tables)"
+    )
+    parser.add_argument(
+        "--html",
+        metavar="PATH",
+        type=Path,
+        help="also write the scores as a self-contained HTML page with the plots (reliability diagrams, "
+        "confusion heat-maps, latency, a comparison of the models)",
+    )
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text}")
+    return value
+
+
+# --- the request --------------------------------------------------------------------------
+
+
+def is_file_set(value: str) -> bool:
+    """A --set value that is a file: an existing file, a name ending in .jsonl, or a path with a folder."""
+    return value.endswith(".jsonl") or "/" in value or "\\" in value or Path(value).is_file()
+
+
+def custom_set_name(path: Path, taken: set[str]) -> str:
+    """The file's stem as a custom set's name (a-z, 0-9, ".", "_", "-"; at most 64), made unique among
+    the request's sets and distinct from every shipped set's name."""
+    base = SET_NAME_CHARS.sub("-", path.stem.lower()).strip("-.") or "custom"
+    base = base[:MAX_SET_NAME]
+    if base in SHIPPED_SETS:
+        base = f"{base[: MAX_SET_NAME - 7]}-custom"
+    name, number = base, 1
+    while name in taken:
+        number += 1
+        suffix = f"-{number}"
+        name = f"{base[: MAX_SET_NAME - len(suffix)]}{suffix}"
+    taken.add(name)
+    return name
+
+
+def labelled_claim(item: LabelledItem) -> evaluation_pb2.LabelledClaim:
+    return evaluation_pb2.LabelledClaim(
+        id=item.id,
+        claim=item.claim,
+        evidence=[evaluation_pb2.LabelledEvidence(title=passage.title, text=passage.text) for passage in item.evidence],
+        label=f"VERDICT_{item.label}",
+    )
+
+
+def read_sets(values: Iterable[str]) -> tuple[list[str], list[evaluation_pb2.CustomEvaluationSet]]:
+    """The shipped set names and the custom sets the --set values give; UsageError for a file that cannot be used."""
+    shipped: list[str] = []
+    custom: list[evaluation_pb2.CustomEvaluationSet] = []
+    taken: set[str] = set()
+    for value in values:
+        if not is_file_set(value):
+            if value in shipped:
+                raise UsageError(f"--set {value} is given twice")
+            shipped.append(value)
+            continue
+        try:
+            items = read_items_file(value)
+        except ItemsFileError as error:
+            raise UsageError(str(error)) from error
+        name = custom_set_name(Path(value), taken)
+        custom.append(evaluation_pb2.CustomEvaluationSet(name=name, items=[labelled_claim(item) for item in items]))
+    return shipped, custom
+
+
+def budget_of(args: argparse.Namespace) -> usage_pb2.RunBudget | None:
+    if args.max_cost_usd is None and args.max_tokens is None:
+        return None
+    budget = usage_pb2.RunBudget()
+    if args.max_cost_usd is not None:
+        budget.max_cost_usd = args.max_cost_usd
+    if args.max_tokens is not None:
+        budget.max_tokens = args.max_tokens
+    return budget
+
+
+def build_config(args: argparse.Namespace) -> evaluation_pb2.EvaluationConfig:
+    """The EvaluationConfig the options ask for; UsageError for what needs no gateway to refuse."""
+    if not args.checker:
+        raise UsageError("give at least one --checker MODEL (e.g. --checker local/checker)")
+    if not args.sets:
+        raise UsageError("give at least one --set NAME|FILE.jsonl (`factcheck eval sets` lists the shipped sets)")
+    shipped, custom = read_sets(args.sets)
+    config = evaluation_pb2.EvaluationConfig(checker_models=args.checker, sets=shipped, custom_sets=custom)
+    if args.limit is not None:
+        config.limit = args.limit
+    if args.seed is not None:
+        config.seed = args.seed
+    budget = budget_of(args)
+    if budget is not None:
+        config.budget.CopyFrom(budget)
+    if args.cache is not None:
+        config.use_cache = args.cache
+    if args.concurrency is not None:
+        config.concurrency = args.concurrency
+    return config
+
+
+# --- running and following ----------------------------------------------------------------
+
+
+def run_evaluation(args: argparse.Namespace, channel: grpc.Channel) -> int:
+    try:
+        config = build_config(args)
+    except UsageError as error:
+        print(f"factcheck eval: {error}", file=sys.stderr)
+        return client.EXIT_USAGE
+    stub = EvaluationStub(channel)
+    return follow(args, stub, stub.RunEvaluation(evaluation_pb2.RunEvaluationRequest(config=config)))
+
+
+def run_resume(args: argparse.Namespace, channel: grpc.Channel) -> int:
+    stub = EvaluationStub(channel)
+    request = evaluation_pb2.ResumeEvaluationRequest(evaluation_id=args.id)
+    budget = budget_of(args)
+    if budget is not None:
+        request.budget.CopyFrom(budget)
+    return follow(args, stub, stub.ResumeEvaluation(request), evaluation_id=args.id)
+
+
+def follow(args: argparse.Namespace, stub: EvaluationStub, call, evaluation_id: str | None = None) -> int:
+    """Show the stream's events to its end, then the evaluation; Ctrl-C cancels it. The exit code."""
+    progress = eval_render.EvalProgress()
+    finished: evaluation_pb2.Evaluation | None = None
+    try:
+        with progress:
+            for response in call:
+                event = response.event
+                if event.evaluation_id:
+                    evaluation_id = event.evaluation_id
+                progress.show(event)
+                if event.WhichOneof("event") == "finished":
+                    finished = event.finished
+                    break
+    except KeyboardInterrupt:
+        call.cancel()
+        return interrupted(stub, evaluation_id)
+    except grpc.RpcError as error:
+        if evaluation_id is None or error.code() == grpc.StatusCode.CANCELLED:
+            raise
+        if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+            print(f"factcheck eval: cannot resume evaluation {evaluation_id}: {error.details()}", file=sys.stderr)
+            return client.EXIT_RUN_FAILED
+        print(f"factcheck: {client.describe_rpc_error(error, client.gateway_target())}", file=sys.stderr)
+        print(f"What was judged is stored; continue with `factcheck eval resume {evaluation_id}`.", file=sys.stderr)
+        return client.exit_code_of(error)
+    finally:
+        call.cancel()  # a no-op once the stream has ended
+    if finished is None:
+        if evaluation_id is None:
+            print("factcheck eval: the gateway ended the stream before the evaluation started", file=sys.stderr)
+            return client.EXIT_GATEWAY_ERROR
+        print(
+            f"factcheck eval: the stream ended before evaluation {evaluation_id} finished; "
+            f"continue it with `factcheck eval resume {evaluation_id}`",
+            file=sys.stderr,
+        )
+        return client.EXIT_GATEWAY_ERROR
+    present(args, finished)
+    return exit_code(finished)
+
+
+def interrupted(stub: EvaluationStub, evaluation_id: str | None) -> int:
+    """Ctrl-C: the closed stream already tells the gateway to stop; CancelEvaluation makes sure of it."""
+    if evaluation_id is None:
+        print("\nfactcheck: interrupted before the evaluation started", file=sys.stderr)
+        return client.EXIT_INTERRUPTED
+    try:
+        stub.CancelEvaluation(
+            evaluation_pb2.CancelEvaluationRequest(evaluation_id=evaluation_id), timeout=CANCEL_TIMEOUT_S
+        )
+    except grpc.RpcError:
+        pass  # already stopped by the closed stream (FAILED_PRECONDITION), or the gateway is gone
+    print(
+        f"\nfactcheck: interrupted: evaluation {evaluation_id} is cancelled; what was judged is stored.\n"
+        f"Resume it with `factcheck eval resume {evaluation_id}`, see it with `factcheck eval show {evaluation_id}`.",
+        file=sys.stderr,
+    )
+    return client.EXIT_INTERRUPTED
+
+
+def exit_code(evaluation: evaluation_pb2.Evaluation) -> int:
+    status = evaluation.status
+    if status == evaluation_pb2.EVALUATION_STATUS_COMPLETE:
+        return client.EXIT_OK
+    if status == evaluation_pb2.EVALUATION_STATUS_CANCELLED:
+        return client.EXIT_CANCELLED
+    return client.EXIT_RUN_FAILED
+
+
+def present(args: argparse.Namespace, evaluation: evaluation_pb2.Evaluation) -> None:
+    """The evaluation as the tables (or --json) on stdout, and the HTML page when asked for."""
+    if args.json:
+        print(proto_json(evaluation), flush=True)
+    else:
+        eval_render.render_evaluation(make_console(), evaluation)
+    if args.html is not None:
+        eval_html.write_page(args.html, evaluation)
+
+
+# --- stored evaluations -------------------------------------------------------------------
+
+
+def run_show(args: argparse.Namespace, channel: grpc.Channel) -> int:
+    request = evaluation_pb2.GetEvaluationRequest(evaluation_id=args.id)
+    evaluation = EvaluationStub(channel).GetEvaluation(request, timeout=client.UNARY_TIMEOUT_S).evaluation
+    present(args, evaluation)
+    return client.EXIT_OK
+
+
+def run_list(args: argparse.Namespace, channel: grpc.Channel) -> int:
+    request = evaluation_pb2.ListEvaluationsRequest(page_size=args.page_size, page_token=args.page_token)
+    page = EvaluationStub(channel).ListEvaluations(request, timeout=client.UNARY_TIMEOUT_S)
+    if args.json:
+        print(proto_json(page))
+        return client.EXIT_OK
+    console = make_console()
+    if not page.evaluations:
+        console.print("No stored evaluations." if not args.page_token else "No more evaluations.")
+    else:
+        console.print(eval_render.evaluations_table(page.evaluations))
+    if page.next_page_token:
+        size = f" --page-size {args.page_size}" if args.page_size else ""
+        console.print(
+            Text(f"Next page: factcheck eval list{size} --page-token {page.next_page_token}"),
+            soft_wrap=True,
+        )
+    return client.EXIT_OK
+
+
+def run_cancel(args: argparse.Namespace, channel: grpc.Channel) -> int:
+    stub = EvaluationStub(channel)
+    try:
+        response = stub.CancelEvaluation(
+            evaluation_pb2.CancelEvaluationRequest(evaluation_id=args.id), timeout=client.UNARY_TIMEOUT_S
+        )
+    except grpc.RpcError as error:
+        if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+            raise
+        print(
+            f"factcheck: evaluation {args.id} already finished{_status_of(stub, args.id)}; there is nothing to cancel.",
+            file=sys.stderr,
+        )
+        return client.EXIT_RUN_FAILED
+    print(
+        f"Evaluation {args.id}: {eval_view.status_name(response.status)}. What it judged is stored: "
+        f"factcheck eval show {args.id}; continue it with factcheck eval resume {args.id}"
+    )
+    return client.EXIT_OK
+
+
+def _status_of(stub: EvaluationStub, evaluation_id: str) -> str:
+    """ " (COMPLETE)", or nothing when the status cannot be read."""
+    try:
+        evaluation = stub.GetEvaluation(
+            evaluation_pb2.GetEvaluationRequest(evaluation_id=evaluation_id), timeout=client.UNARY_TIMEOUT_S
+        ).evaluation
+    except grpc.RpcError:
+        return ""
+    return f" ({eval_view.status_name(evaluation.status)})"
+
+
+def run_sets(args: argparse.Namespace, channel: grpc.Channel) -> int:
+    response = EvaluationStub(channel).ListEvaluationSets(
+        evaluation_pb2.ListEvaluationSetsRequest(), timeout=client.UNARY_TIMEOUT_S
+    )
+    if args.json:
+        print(proto_json(response))
+    elif not response.sets:
+        print("The gateway ships no labelled sets.")
+    else:
+        make_console().print(eval_render.sets_table(response.sets))
+    return client.EXIT_OK

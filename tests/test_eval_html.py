@@ -1,0 +1,151 @@
+"""The HTML page of an evaluation (`factcheck eval --html`, `eval show --html`): built from a
+constructed Evaluation, read back as markup, and loaded in headless Chromium like the reports
+(tests/test_html_report.py): it renders without the network, the plots are there, and the names
+that came from callers (models, sets) stay text.
+"""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+from markupsafe import escape
+
+from factcheck.cli import eval_html, html_page
+from factcheck.v1 import common_pb2, evaluation_pb2, usage_pb2
+from tests.test_html_report import Page, chromium, run_chromium  # noqa: F401 (chromium: a fixture)
+
+SCRIPT_ATTACK = "<script>document.title='pwned'</script>"
+IMG_ATTACK = "<img src=x onerror=alert(1)>"
+EVIL_MODEL = f"fake/{SCRIPT_ATTACK}"
+EVIL_SET = f"mine{IMG_ATTACK}"
+CHECKERS = ["local/checker-lexical", EVIL_MODEL]
+SETS = ["factcheck-bench", EVIL_SET]
+V, D, U = common_pb2.VERDICT_VERIFIED, common_pb2.VERDICT_DISPUTED, common_pb2.VERDICT_UNVERIFIABLE
+
+
+def make_score(checker: str, set_name: str, balanced: float, *, scored: bool = True) -> evaluation_pb2.CheckerScore:
+    """A checker's scores on a set: 9 of 10 items scored, one failed; the numbers need not add up."""
+    if not scored:
+        return evaluation_pb2.CheckerScore(checker_model=checker, set=set_name, total=10, failed=10)
+    return evaluation_pb2.CheckerScore(
+        checker_model=checker,
+        set=set_name,
+        items=9,
+        total=10,
+        balanced_accuracy=balanced,
+        accuracy=0.667,
+        verdicts=[
+            evaluation_pb2.VerdictScore(verdict=V, precision=0.75, recall=0.75, support=4, predicted=4),
+            evaluation_pb2.VerdictScore(verdict=D, precision=0.5, recall=0.333, support=3, predicted=2),
+            evaluation_pb2.VerdictScore(verdict=U, precision=0.0, recall=0.0, support=2, predicted=0),
+        ],
+        confusion=[3, 1, 0, 1, 1, 1, 2, 0, 0],
+        expected_calibration_error=0.125,
+        calibration=[
+            evaluation_pb2.CalibrationBin(confidence=common_pb2.CONFIDENCE_HIGH, stated=0.9, observed=0.8, count=5),
+            evaluation_pb2.CalibrationBin(confidence=common_pb2.CONFIDENCE_MEDIUM, stated=0.7, observed=0.5, count=4),
+            evaluation_pb2.CalibrationBin(confidence=common_pb2.CONFIDENCE_LOW, stated=0.5, observed=0.0, count=0),
+        ],
+        disputed_rate_on_supported=0.25,
+        unreadable_rate=0.111,
+        latency=evaluation_pb2.LatencyPercentiles(p50=120, p90=310, p95=420, p99=900, max=1250, count=8),
+        usage=usage_pb2.RunUsage(total_tokens=4321, cost_usd=0.0123, calls=9),
+        cached=1,
+        failed=1,
+    )
+
+
+def make_evaluation(
+    status: evaluation_pb2.EvaluationStatus = evaluation_pb2.EVALUATION_STATUS_COMPLETE,
+) -> evaluation_pb2.Evaluation:
+    """Two checkers (one named with a script) on a shipped set and a custom one (named with an image)."""
+    evaluation = evaluation_pb2.Evaluation(
+        evaluation_id="3f1c0d2e-0000-4000-8000-000000000001",
+        status=status,
+        checker_models=CHECKERS,
+        sets=[
+            evaluation_pb2.EvaluationSetSummary(name=SETS[0], items=10, available=985),
+            evaluation_pb2.EvaluationSetSummary(name=SETS[1], custom=True, items=10, available=10),
+        ],
+        limit=10,
+        seed=7,
+        scores=[
+            make_score(CHECKERS[0], SETS[0], 0.612),
+            make_score(CHECKERS[0], SETS[1], 0.5),
+            make_score(CHECKERS[1], SETS[0], 0.444),
+            make_score(CHECKERS[1], SETS[1], 0.0, scored=False),
+        ],
+        done=40,
+        total=40,
+        usage=usage_pb2.RunUsage(total_tokens=12_960, cost_usd=0.0369, calls=36, failed_calls=1, cache_hits=3),
+    )
+    evaluation.created_at.FromSeconds(1_795_000_000)
+    return evaluation
+
+
+def test_every_name_is_escaped_and_the_page_needs_nothing_from_outside():
+    page = eval_html.render_page(make_evaluation())
+    assert SCRIPT_ATTACK not in page and IMG_ATTACK not in page
+    assert str(escape(SCRIPT_ATTACK)) in page and str(escape(IMG_ATTACK)) in page
+    assert page.count("<script>") == 1  # the pages' own script, allowed by its hash
+    assert str(escape(html_page.CONTENT_SECURITY_POLICY)) in page
+    # Nothing is loaded: no external stylesheet, image, font or script.
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", page)
+    assert "@import" not in page and "url(" not in page
+
+
+def test_the_page_holds_a_plot_set_per_checker_and_set():
+    dom = Page(eval_html.render_page(make_evaluation()))
+    svgs = [attributes.get("class", "") for tag, attributes in dom.elements if tag == "svg"]
+    assert svgs.count("reliability-chart") == 4
+    assert svgs.count("compare-chart") == 2  # one per set
+    assert svgs.count("latency-chart") == 3  # the checker that never answered timed no call
+    points = [attributes for tag, attributes in dom.elements if tag == "g" and attributes.get("class") == "bin"]
+    # Bins holding verdicts only (the LOW bins are empty), on the three scored pairs.
+    assert [(point["data-confidence"], point["data-count"]) for point in points] == [("HIGH", "5"), ("MEDIUM", "4")] * 3
+    assert len(dom.find("line", "diagonal")) == 4
+    assert len(dom.find("table", "heatmap")) == 4
+    assert "0.612" in dom.text("compare-0") and "0.444" in dom.text("compare-0")
+    assert dom.text("panel-0").startswith("local/checker-lexical on factcheck-bench")
+    assert "3 75%" in dom.text("confusion-0")  # VERIFIED called VERIFIED: 3 of the row's 4
+    assert "p95 420 ms" in dom.text("latency-0")
+    # The score table: one row per checker and set.
+    assert len(dom.find("tr", "score-row")) == 4
+
+
+def test_point_sizes_follow_their_counts_and_the_diagonal_spans_the_plot():
+    diagram = eval_html.reliability(make_score("a/b", "s", 0.5))
+    high, medium = diagram["points"]
+    assert high["r"] == eval_html.POINT_MAX_R and medium["r"] < high["r"]
+    assert (high["x"], high["y"]) == (round(eval_html._x(0.9), 1), round(eval_html._y(0.8), 1))
+    assert diagram["left"] < high["x"] < diagram["right"]
+
+
+def test_an_evaluation_without_scores_renders_a_note():
+    evaluation = make_evaluation(evaluation_pb2.EVALUATION_STATUS_CANCELLED)
+    del evaluation.scores[:]
+    evaluation.error_message = "cancelled by the caller"
+    dom = Page(eval_html.render_page(evaluation))
+    assert dom.text("no-scores") == "No scores yet: no checker has answered."
+    assert dom.text("status") == "CANCELLED"
+    assert "factcheck eval resume 3f1c0d2e-0000-4000-8000-000000000001" in dom.text("status-note")
+    assert not [attributes for tag, attributes in dom.elements if tag == "svg"]
+
+
+def test_chromium_renders_the_page_with_its_plots_and_the_names_stay_text(chromium, tmp_path):  # noqa: F811
+    path = tmp_path / "evaluation.html"
+    eval_html.write_page(path, make_evaluation())
+    dumped = run_chromium(chromium, tmp_path / "profile", "--dump-dom", path.as_uri())
+    dom = Page(dumped)
+    # The document's title (the first <title>; the plots' tooltips are <title>s too): the model's script did not run.
+    title = re.search(r"<title>(.*?)</title>", dumped, re.S)
+    assert title is not None and unescape(title.group(1)) == f"Evaluation of {', '.join(CHECKERS)}"
+    assert len(dom.find("script")) == 1 and not dom.find("img")
+    svgs = [attributes.get("class", "") for tag, attributes in dom.elements if tag == "svg"]
+    assert svgs.count("reliability-chart") == 4 and svgs.count("compare-chart") == 2
+    assert len(dom.find("circle", "bin-point")) == 6
+    assert len(dom.find("rect", "bar")) == 4 + 3 * 5  # the comparison's bars, then 5 latency bars per timed pair
+    assert SCRIPT_ATTACK in dom.text("panel-2") and IMG_ATTACK in dom.text("compare-1")
+    # The page's own script ran (the policy lets it): the score table is sortable.
+    assert "js-sortable" in dom.find("table", "sortable")[0]["class"]
