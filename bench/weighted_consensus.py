@@ -1,10 +1,10 @@
 """Reliability-weighted consensus (FactCheckConfig.consensus = CONSENSUS_WEIGHTED) against the best single
 checker and the spec's majority, with three checkers on the shipped labelled sets.
 
-Checkers: `local/checker` (the entailment model), `local/checker-lexical` and word overlap (VERIFIED when the
-share of the claim's words found in the evidence reaches the threshold bench/checker_accuracy.py fits on
-Factcheck-Bench's train split, else UNVERIFIABLE: it never disputes). Each engine judges each item as
-bench/checker_accuracy.py has it judge (its loaders and judges, reused).
+Checkers: `local/checker` (the entailment model), `local/checker-lexical` and `local/checker-overlap` (word
+overlap with the best passage: VERIFIED at or above the threshold fitted on Factcheck-Bench's train split, else
+UNVERIFIABLE; it never disputes). Each engine judges each item as bench/checker_accuracy.py has its engines
+judge (their judges over a prompt's claims, what the engine's checker runs).
 
 Sets: the shipped ones (factcheck.evaluation.sets.load_shipped_set, what `factcheck eval` judges; evaluation
 only, as in bench/checker_accuracy.py: nothing here trains the engines):
@@ -46,15 +46,12 @@ from bench.checker_accuracy import (
     DataMissingError,
     balanced_accuracy,
     confusion_matrix,
-    fit_overlap_threshold,
     hash_fraction,
     judge_items,
-    load_pairs,
     nli_available,
-    split_by_claim,
 )
 from factcheck.core.domain import ClaimVerification, ExtractedClaim
-from factcheck.engines.evidence_windows import word_overlap
+from factcheck.engines.checker_overlap import OVERLAP_JUDGES, OVERLAP_THRESHOLD
 from factcheck.engines.judge import PassageText
 from factcheck.evaluation.sets import load_shipped_set
 from factcheck_gateway.consensus import calculate_consensus
@@ -62,7 +59,7 @@ from factcheck_gateway.weighted_consensus import ConsensusWeights, fit_weights, 
 
 CHECKER = "local/checker"
 LEXICAL = "local/checker-lexical"
-OVERLAP = "word overlap"
+OVERLAP = "local/checker-overlap"
 CHECKERS = (CHECKER, LEXICAL, OVERLAP)
 SETS = ("factcheck-bench", "wice", "climate-fever")
 SPLIT_SALT = "factcheck-weighted-consensus-v1:"
@@ -113,19 +110,13 @@ def _limited(items: list[Item], claims: int) -> list[Item]:
 # --- the checkers' verdicts, cached -------------------------------------------------------------------
 
 
-def verdicts(name: str, items: Sequence[Item], threshold: float) -> dict[str, list[str]]:
-    """Each checker's verdict on each item (engines from the cache when it holds them)."""
-    made = {
+def verdicts(name: str, items: Sequence[Item]) -> dict[str, list[str]]:
+    """Each checker's verdict on each item (from the cache when it holds them)."""
+    return {
         CHECKER: _cached(name, "nli", items, lambda: [j.verdict for j in judge_items(_inputs(items), "nli")]),
         LEXICAL: _cached(name, "lexical", items, lambda: [j.verdict for j in judge_items(_inputs(items), "lexical")]),
+        OVERLAP: _cached(name, "overlap", items, lambda: [j.verdict for j in OVERLAP_JUDGES.many(_inputs(items))]),
     }
-    made[OVERLAP] = [
-        "VERIFIED"
-        if max((word_overlap(i.claim, p.text) for p in i.passages), default=0.0) >= threshold
-        else "UNVERIFIABLE"
-        for i in items
-    ]
-    return made
 
 
 def _inputs(items: Sequence[Item]) -> list[tuple[str, Sequence[PassageText]]]:
@@ -197,11 +188,10 @@ def _scored(item: Item, verdict: str) -> str:
 
 
 def evaluate(limit: int | None = None) -> dict:
-    threshold = fit_overlap_threshold(split_by_claim(load_pairs())[0])
     sets = load_sets(limit)
     if not nli_available():
         raise DataMissingError("local/checker's entailment model is not installed (its runtime is missing)")
-    made = {name: verdicts(name, items, threshold) for name, items in sets.items()}
+    made = {name: verdicts(name, items) for name, items in sets.items()}
     fit_keep = {name: [i.fit for i in items] for name, items in sets.items()}
     per_set_counts = {name: confusions(sets[name], made[name], fit_keep[name]) for name in sets}
     pooled_counts = {
@@ -237,7 +227,7 @@ def evaluate(limit: int | None = None) -> dict:
 
     figures: dict = {
         "limit": limit,
-        "overlap_threshold": threshold,
+        "overlap_threshold": OVERLAP_THRESHOLD,
         "best_single": best,
         "sets": {
             name: {
@@ -319,7 +309,9 @@ def format_report(figures: dict) -> str:
     ]
     if figures["limit"]:
         lines.append(f"(--limit {figures['limit']}: that many claims of each set)")
-    lines.append(f"word overlap threshold (Factcheck-Bench train split): {figures['overlap_threshold']:.2f}")
+    lines.append(
+        f"local/checker-overlap's threshold (from Factcheck-Bench's train split): {figures['overlap_threshold']:.2f}"
+    )
     for name, part in figures["sets"].items():
         labels = ", ".join(f"{label} {part['judge_labels'].get(label, 0)}" for label in LABELS)
         lines.append(
