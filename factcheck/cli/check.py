@@ -18,7 +18,7 @@ from factcheck.cli.documents import NotText, cannot_read, decode_text
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
 from factcheck.kit.settings import Settings
 from factcheck.models.local import LOCAL_PREFIX
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import evaluation_pb2, factcheck_pb2
 
 RUN_EXIT_CODES = (
     "exit codes: 0 complete, 1 the run failed, 2 nothing to check, a binary or unreadable file, or an invalid "
@@ -26,6 +26,8 @@ RUN_EXIT_CODES = (
     "cancelled, 5 unknown id, 6 complete but nothing checked (the answer generated for --question held no "
     "verifiable claim), 130 interrupted (the run goes on), 141 stdout closed (e.g. | head)"
 )
+# --consensus: FactCheckConfig.consensus.
+CONSENSUS = {"majority": evaluation_pb2.CONSENSUS_MAJORITY, "weighted": evaluation_pb2.CONSENSUS_WEIGHTED}
 # The spec's `question` is required; with content and no question it describes the content.
 DEFAULT_QUESTION = "Fact-check this content"
 STDIN = "-"
@@ -77,6 +79,13 @@ def add_parser(commands) -> None:
         action="store_true",
         help="claim-level citations: four-tier support, corrected citations, numeric QA (needs evidence: "
         "documents in the knowledge store); read them back with `factcheck claims --run ID`",
+    )
+    parser.add_argument(
+        "--consensus",
+        choices=sorted(CONSENSUS),
+        help="how the checkers' verdicts combine: majority (the default) or weighted by each checker's "
+        "reliability in this tenant's newest evaluation that measured them all (`factcheck eval`); "
+        "without one, the majority, and the report says why",
     )
     parser.add_argument("--json", action="store_true", help="print each event as one JSON object per line")
     parser.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
@@ -140,6 +149,7 @@ def build_request(args: argparse.Namespace, content: str | None) -> factcheck_pb
         ("investigate_batch_size", getattr(args, "investigate_batch_size", None)),
         ("investigator_model", getattr(args, "investigator", None)),
         ("citations", True if getattr(args, "citations", False) else None),
+        ("consensus", CONSENSUS.get(getattr(args, "consensus", None) or "")),
     ):
         if value is not None:
             setattr(config, field, value)

@@ -23,8 +23,9 @@ from factcheck.cli.html_citations import citations_context
 from factcheck.cli.html_page import SCRIPT_HASH, frame, header_context
 from factcheck.cli.markdown_html import cite_text, markdown_to_html, source_anchor
 from factcheck.cli.view import ClaimView
+from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.text.evidence_text import passage_title
-from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2
 
 __all__ = ["SCRIPT_HASH", "render_page", "write_report"]
 
@@ -270,13 +271,21 @@ def claim_groups(claims: list[ClaimRow]) -> list[dict]:
     return [{"type": claim_type, "claims": members} for claim_type, members in groups.items()]
 
 
+def _consensus_text(result: factcheck_pb2.FactCheckResult) -> str:
+    """How the consensus was reached: the majority, or the weights of the evaluation the run used."""
+    weighting = result.verification.consensus_weighting
+    if result.verification.HasField("consensus_weighting") and weighting.used == evaluation_pb2.CONSENSUS_WEIGHTED:
+        return f"consensus {describe_weighting(weighting)}"
+    return "consensus by majority verdict (ties go to DISPUTED)"
+
+
 def footer(result: factcheck_pb2.FactCheckResult) -> str:
     checkers = ", ".join(checker.model for checker in result.verification.checkers) or "—"
     return "; ".join(
         [
             f"claims extracted by {result.extraction.model or '—'}",
             f"checked by {checkers}",
-            "consensus by majority verdict (ties go to DISPUTED)",
+            _consensus_text(result),
             f"report by {result.report.model or '—'}",
         ]
     )

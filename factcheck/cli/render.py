@@ -32,6 +32,7 @@ from factcheck.cli.terminal import (
     with_lines,
 )
 from factcheck.cli.view import ClaimView
+from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.v1 import factcheck_pb2
 
 __all__ = ["Progress", "clean", "describe_event", "make_console", "plain", "proto_json", "render_result"]
@@ -203,6 +204,8 @@ def _checker_done(payload: factcheck_pb2.CheckerCompletePayload) -> Text:
 def _consensus(payload: factcheck_pb2.AllCheckersCompletePayload) -> Text:
     counts = Counter(view.verdict_name(item.consensus_verdict) for item in payload.consensus)
     line = stage_line("verify", f"consensus of {counted(payload.checker_count, 'checker')}: ", _counts(counts))
+    if payload.HasField("consensus_weighting"):
+        line.append(f" ({describe_weighting(payload.consensus_weighting)})")
     return with_lines(line, (f"{failure.model} failed: {failure.message}" for failure in payload.failed_checkers))
 
 
@@ -293,6 +296,8 @@ def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> No
     print_status(console, result)
     console.print(_score(result))
     console.print(_metrics(views))
+    if result.verification.HasField("consensus_weighting"):  # the run chose its consensus (FactCheckConfig.consensus)
+        console.print(plain(f"Consensus: {describe_weighting(result.verification.consensus_weighting)}"))
     if (citations := citations_render.summary_line(result)) is not None:
         console.print(citations)
     if not views:

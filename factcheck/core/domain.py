@@ -265,6 +265,8 @@ class ClaimConsensus:
     agreement_rate: float
     correction: str | None = None
     citations: tuple[Citation, ...] = ()
+    # CONSENSUS_WEIGHTED only: the posterior probability of the consensus verdict (weighted_consensus.py).
+    weighted_probability: float | None = None
 
     def to_proto(self) -> common_pb2.ClaimConsensus:
         msg = common_pb2.ClaimConsensus(
@@ -280,6 +282,8 @@ class ClaimConsensus:
         )
         if self.correction is not None:
             msg.correction = self.correction
+        if self.weighted_probability is not None:
+            msg.weighted_probability = self.weighted_probability
         return msg
 
     @classmethod
@@ -295,6 +299,7 @@ class ClaimConsensus:
             agreement_rate=msg.agreement_rate,
             correction=msg.correction if msg.HasField("correction") else None,
             citations=tuple(Citation.from_proto(c) for c in msg.citations),
+            weighted_probability=msg.weighted_probability if msg.HasField("weighted_probability") else None,
         )
 
 

@@ -1,7 +1,8 @@
-"""calculateConsensus: the majority verdict of all checkers, per claim.
+"""calculateConsensus: the majority verdict of all checkers, per claim; or, given a run's weights
+(FactCheckConfig.consensus = CONSENSUS_WEIGHTED), the reliability-weighted verdict (weighted_consensus.py).
 
 The gateway runs this after the verify phase, and `results.py` runs it again on
-stored verifications, so a stored result always shows the current rules.
+stored verifications (with the weights the run stored), so a stored result always shows the current rules.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections import Counter
 from typing import Sequence
 
 from factcheck.core.domain import Citation, ClaimConsensus, ClaimVerification, ExtractedClaim
+from factcheck_gateway.weighted_consensus import ConsensusWeights, confidence_of, leaders
 
 MISSING_EVIDENCE = "Checker did not address this claim"
 
@@ -28,9 +30,20 @@ _CONFIDENCE_RANK = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
 def calculate_consensus(
     claims: Sequence[ExtractedClaim],
     all_verifications: Sequence[Sequence[ClaimVerification]],
+    weights: ConsensusWeights | None = None,
+    checker_models: Sequence[str] = (),
 ) -> list[ClaimConsensus]:
-    """One ClaimConsensus per claim, in claim order; the outer list is one entry per checker."""
-    return [_claim_consensus(claim, all_verifications) for claim in claims]
+    """One ClaimConsensus per claim, in claim order; the outer list is one entry per checker.
+
+    With `weights`, the weighted consensus: `checker_models` names the model of each entry of
+    `all_verifications` (a checker's list may be empty), and `weights` must hold every one of them."""
+    if weights is None:
+        return [_claim_consensus(claim, all_verifications) for claim in claims]
+    if len(checker_models) != len(all_verifications):
+        raise ValueError("the weighted consensus needs the model of every checker")
+    if missing := sorted(set(checker_models) - set(weights.checkers)):
+        raise ValueError(f"no weights for {', '.join(missing)}")
+    return [_weighted_claim_consensus(claim, all_verifications, weights, checker_models) for claim in claims]
 
 
 def _claim_consensus(claim: ExtractedClaim, all_verifications: Sequence[Sequence[ClaimVerification]]) -> ClaimConsensus:
@@ -45,6 +58,34 @@ def _claim_consensus(claim: ExtractedClaim, all_verifications: Sequence[Sequence
     return _consensus(claim, verdicts, verdict, confidence, agreement, correction)
 
 
+def _weighted_claim_consensus(
+    claim: ExtractedClaim,
+    all_verifications: Sequence[Sequence[ClaimVerification]],
+    weights: ConsensusWeights,
+    checker_models: Sequence[str],
+) -> ClaimConsensus:
+    """The label with the highest posterior (ties: rules 3-5, and LOW confidence as rule 7 gives a tie);
+    confidence from the posterior (weighted_consensus.confidence_of); agreement, correction and
+    citations from the checkers that gave the chosen verdict, as under the majority."""
+    verdicts = tuple(
+        _verification_for(claim.id, checker, model) for checker, model in zip(all_verifications, checker_models)
+    )
+    if not verdicts:
+        return _consensus(claim, verdicts, "UNVERIFIABLE", "LOW", 0.0, None)
+    given = [v.verdict for v in verdicts]
+    log_scores = weights.log_posterior(checker_models, given)
+    top = leaders(log_scores)
+    verdict = next(iter(top)) if len(top) == 1 else _TIE_WINNER[top]
+    probability = weights.posterior(checker_models, given)[_VERDICT_INDEX[verdict]]
+    confidence = "LOW" if len(top) > 1 else confidence_of(probability)
+    agreement = sum(1 for v in verdicts if v.verdict == verdict) / len(verdicts) * 100
+    correction = _majority_correction(verdicts) if verdict == "DISPUTED" else None
+    return _consensus(claim, verdicts, verdict, confidence, agreement, correction, probability)
+
+
+_VERDICT_INDEX = {"VERIFIED": 0, "DISPUTED": 1, "UNVERIFIABLE": 2}
+
+
 def _consensus(
     claim: ExtractedClaim,
     verdicts: tuple[ClaimVerification, ...],
@@ -52,6 +93,7 @@ def _consensus(
     confidence: str,
     agreement: float,
     correction: str | None,
+    weighted_probability: float | None = None,
 ) -> ClaimConsensus:
     return ClaimConsensus(
         claim_id=claim.id,
@@ -64,6 +106,7 @@ def _consensus(
         agreement_rate=agreement,
         correction=correction,
         citations=majority_citations(verdicts, verdict),
+        weighted_probability=weighted_probability,
     )
 
 
@@ -77,7 +120,7 @@ def majority_citations(verdicts: Sequence[ClaimVerification], verdict: str) -> t
     return tuple(cited.values())
 
 
-def _verification_for(claim_id: str, checker: Sequence[ClaimVerification]) -> ClaimVerification:
+def _verification_for(claim_id: str, checker: Sequence[ClaimVerification], model: str = "") -> ClaimVerification:
     """The checker's first verification of the claim; a silent checker counts as UNVERIFIABLE (the parser's rule)."""
     for verification in checker:
         if verification.claim_id == claim_id:
@@ -88,7 +131,7 @@ def _verification_for(claim_id: str, checker: Sequence[ClaimVerification]) -> Cl
         evidence=MISSING_EVIDENCE,
         correction=None,
         confidence="LOW",
-        checker_model=checker[0].checker_model if checker else "",
+        checker_model=checker[0].checker_model if checker else model,
     )
 
 

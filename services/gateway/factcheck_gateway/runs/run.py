@@ -302,6 +302,11 @@ class Run(Generic[PlanT]):
         """
         await self._retrying("database write", lambda: self.writer.commit(commit), until_stored=until_stored)
 
+    async def read(self, what: str, operation: Callable[[], T]) -> T:
+        """A database read (`operation`, run in a worker thread), retried as writes are while the database
+        is unreachable or locked."""
+        return await self._retrying(what, lambda: asyncio.to_thread(operation))
+
     async def _retrying(self, what: str, operation: Callable[[], Awaitable[T]], *, until_stored: bool = False) -> T:
         """`operation`, retried with backoff while the database is unreachable or locked, for the run's
         store_retry_budget_s (then RunFailed, the cause among its failures), or forever `until_stored`."""

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from factcheck.kit.settings import Settings
 from factcheck.v1 import entailment_pb2, factcheck_pb2
 from factcheck_gateway.knowledge.passage_store import SourceDocument
+from factcheck_gateway.modes.fact_check.consensus_weights import DEFAULT, consensus_name
 from factcheck_gateway.modes.fact_check.investigate.options import InvestigateOptions, plan_investigation
 from factcheck_gateway.request_validation import (
     RunBasics,
@@ -71,6 +72,9 @@ class RunPlan:
 
     # The verification loop (FactCheckConfig.investigate): None when off.
     investigation: InvestigateOptions | None = None
+    # FactCheckConfig.consensus: "default" (unset: the majority), "majority" or "weighted"
+    # (modes/fact_check/consensus_weights.py).
+    consensus: str = DEFAULT
 
     @property
     def generates(self) -> bool:
@@ -113,6 +117,8 @@ class RunPlan:
             config["checkerStrategy"] = self.checker_strategy
         if self.investigation is not None:
             config.update(self.investigation.request_config())
+        if self.consensus != DEFAULT:
+            config["consensus"] = self.consensus
         return config
 
 
@@ -177,6 +183,13 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         "mode_config.checker_strategy must be CHECKER_STRATEGY_DEFAULT or CHECKER_STRATEGY_ENTAILMENT_AGENTS",
     )
     entailment = config.checker_strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+    consensus = consensus_name(config.consensus)
+    check(
+        consensus is not None,
+        "mode_config.consensus",
+        "mode_config.consensus must be CONSENSUS_UNSPECIFIED, CONSENSUS_MAJORITY or CONSENSUS_WEIGHTED",
+    )
+    assert consensus is not None  # check() raised otherwise
 
     return RunPlan(
         question=basics.question,
@@ -204,6 +217,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         cache_ttl_s=settings.cache_ttl_s,
         checker_strategy="entailment_agents" if entailment else "default",
         investigation=plan_investigation(config, settings, checkers),
+        consensus=consensus,
     )
 
 

@@ -1,7 +1,9 @@
 """Fact-check mode's result, rebuilt from its stage rows (loadFactCheckResult).
 
 Consensus is not stored: it is recomputed from the stored verifications, as the spec
-does, so a result always agrees with the checkers' rows it is shown next to.
+does, so a result always agrees with the checkers' rows it is shown next to. A run that set
+FactCheckConfig.consensus stored its weighting (consensus_weights.py): the consensus is recomputed
+with those weights, whatever evaluations were stored since.
 """
 
 from __future__ import annotations
@@ -12,6 +14,12 @@ from factcheck.core.domain import ClaimVerification, ExtractedClaim, VerdictSumm
 from factcheck.v1 import common_pb2, factcheck_pb2
 from factcheck_gateway.consensus import calculate_consensus
 from factcheck_gateway.modes.fact_check import citations
+from factcheck_gateway.modes.fact_check.consensus_weights import (
+    DEFAULT,
+    STAGE_CONSENSUS,
+    Weighting,
+    stored_weighting,
+)
 from factcheck_gateway.modes.fact_check.investigate import records
 from factcheck_gateway.runs.run import stored_data
 from factcheck_gateway.store.models import (
@@ -37,7 +45,11 @@ def fill_fact_check_result(
     claims = [ExtractedClaim.from_json(c) for c in stored_data(extract).get("claims", [])]
     result.content.CopyFrom(_content(message, generate))
     result.extraction.CopyFrom(_extraction(extract, claims))
-    result.verification.CopyFrom(_verification(verifies, claims))
+    weighting = stored_weighting(
+        str(message.request_config.get("consensus", DEFAULT)), find_stage(stages, STAGE_CONSENSUS[0])
+    )
+    checker_models = [str(model) for model in message.request_config.get("checkerModels") or []]
+    result.verification.CopyFrom(_verification(verifies, claims, weighting, checker_models))
     result.report.CopyFrom(_report(report))
     retrieve = find_stage(stages, STAGE_RETRIEVE[0])
     if retrieve is not None:
@@ -103,11 +115,23 @@ def _extraction(extract: StageRecord | None, claims: list[ExtractedClaim]) -> fa
     )
 
 
-def _verification(verifies: list[StageRecord], claims: list[ExtractedClaim]) -> factcheck_pb2.VerificationResult:
+def _verification(
+    verifies: list[StageRecord],
+    claims: list[ExtractedClaim],
+    weighting: Weighting | None = None,
+    checker_models: list[str] | None = None,
+) -> factcheck_pb2.VerificationResult:
     per_checker = [_stored_verifications(stage) for stage in verifies]
     checkers = [_checker(stage, verifications) for stage, verifications in zip(verifies, per_checker)]
-    consensus = calculate_consensus(claims, per_checker)
-    return factcheck_pb2.VerificationResult(checkers=checkers, consensus=[c.to_proto() for c in consensus])
+    weights = weighting.weights if weighting is not None else None
+    models = [model_of(stage) for stage in verifies]
+    if weights is None or not set(models) <= set(weights.checkers):
+        weights, models = None, []  # the stored weights cover every checker of the run: never taken
+    consensus = calculate_consensus(claims, per_checker, weights, models)
+    result = factcheck_pb2.VerificationResult(checkers=checkers, consensus=[c.to_proto() for c in consensus])
+    if weighting is not None:
+        result.consensus_weighting.CopyFrom(weighting.to_proto(checker_models or models))
+    return result
 
 
 def _stored_verifications(stage: StageRecord) -> list[ClaimVerification]:

@@ -40,6 +40,8 @@ class FactCheckRun(Run[RunPlan]):
     checkers: list[CheckerOutcome] = field(default_factory=list)
     consensus: list[ClaimConsensus] = field(default_factory=list)
     consensus_protos: list = field(default_factory=list)
+    # How the consensus was reached (FactCheckConfig.consensus set): the weights, or the majority and why.
+    consensus_weighting: Any = None
     # The investigate stage's row data (modes/fact_check/investigate), when the run investigated.
     investigation: dict[str, Any] | None = None
     citation_state: Any = None  # claim-level citations (citations.py), when the run asked for them

@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 from google.protobuf.json_format import MessageToDict
 
+from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.core.domain import ExtractedClaim, VerdictSummary
 from factcheck.core.fallback_report import (
     NO_CLAIMS_NOTE,
@@ -25,7 +26,7 @@ from factcheck.core.fallback_report import (
 )
 from factcheck.v1 import extractor_pb2, factcheck_pb2, reporter_pb2
 from factcheck_gateway.knowledge.retrieval import Evidence
-from factcheck_gateway.modes.fact_check import cache, citations
+from factcheck_gateway.modes.fact_check import cache, citations, consensus_weights
 from factcheck_gateway.modes.fact_check.investigate import records
 from factcheck_gateway.modes.fact_check.state import FactCheckRun
 from factcheck_gateway.runs import title as shared_title
@@ -64,6 +65,8 @@ async def start(run: FactCheckRun) -> None:
         config.bias_warning = plan.bias_warning
     if plan.pipelined:
         config.pipelined = True
+    if plan.consensus != consensus_weights.DEFAULT:
+        config.consensus = consensus_weights.consensus_proto(plan.consensus)
     await run.emit(
         "factcheck_start",
         factcheck_pb2.FactCheckStartPayload(
@@ -292,6 +295,9 @@ async def report(run: FactCheckRun) -> None:
     report_text = response.report_text
     if run.investigation is not None:
         report_text += records.report_section(run.investigation)
+    if plan.consensus == consensus_weights.WEIGHTED and run.consensus_weighting is not None:
+        # The reporter's prompt is the spec's; the weights it combined are named after its text.
+        report_text += f"\n\nConsensus: {describe_weighting(run.consensus_weighting)}"
     score = response.reliability_score if response.HasField("reliability_score") else None
     note = response.note if response.HasField("note") else None
     parsed: dict[str, Any] = {

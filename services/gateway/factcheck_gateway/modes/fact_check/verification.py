@@ -15,7 +15,7 @@ from factcheck.core.entailment_rules import claim_entailment_from_json, claim_en
 from factcheck.kit.observability import metrics
 from factcheck.v1 import checker_pb2, common_pb2, factcheck_pb2
 from factcheck_gateway.consensus import calculate_consensus
-from factcheck_gateway.modes.fact_check import cache, citations
+from factcheck_gateway.modes.fact_check import cache, citations, consensus_weights
 from factcheck_gateway.modes.fact_check.state import CheckerOutcome, FactCheckRun
 from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
 from factcheck_gateway.store import ROLE_CHECKER, verify_stage
@@ -122,7 +122,9 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
     succeeded = sorted((o for o in run.checkers if o.response is not None), key=lambda o: o.index)
     if not succeeded:
         raise RunFailed(ALL_CHECKERS_FAILED)
-    run.consensus = calculate_consensus(run.claims, [o.verifications() for o in succeeded])
+    weighting = await consensus_weights.for_run(run, plan.checker_models)
+    models = [o.model for o in succeeded] if weighting.weights is not None else []
+    run.consensus = calculate_consensus(run.claims, [o.verifications() for o in succeeded], weighting.weights, models)
     run.consensus_protos = [item.to_proto() for item in run.consensus]  # once, for the event and the report
     metrics.record_verdicts(item.consensus_verdict for item in run.consensus)
     failed_checkers = []
@@ -133,12 +135,16 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
                 model=o.model, checker_index=o.index, message=f"{o.failure['code']}: {o.failure['message']}"
             )
         )
-    await run.emit(
-        "all_checkers_complete",
-        factcheck_pb2.AllCheckersCompletePayload(
-            consensus=run.consensus_protos, checker_count=len(succeeded), failed_checkers=failed_checkers
-        ),
+    payload = factcheck_pb2.AllCheckersCompletePayload(
+        consensus=run.consensus_protos, checker_count=len(succeeded), failed_checkers=failed_checkers
     )
+    if plan.consensus == consensus_weights.DEFAULT:
+        await run.emit("all_checkers_complete", payload)  # the spec's event
+    else:
+        run.consensus_weighting = weighting.to_proto(plan.checker_models)
+        payload.consensus_weighting.CopyFrom(run.consensus_weighting)
+        # The weights are stored with the event that reports them: a resumed run and GetResult use these.
+        await run.emit("all_checkers_complete", payload, stage=weighting.stage_row())
     await citations.after_verify(run)
 
 
