@@ -156,6 +156,17 @@ def test_a_missing_file_is_one_line_and_exit_2(tmp_path):
     assert done.stderr == f"factcheck eval: {path}: cannot be read (No such file or directory)\n"
 
 
+def test_sets_too_large_for_one_request_are_one_line_and_exit_2(tmp_path):
+    # 2,000 items of 20 passages of 900 characters: about 36 MiB, over the 32 MiB a message may hold.
+    passage = "word " * 180
+    line = json.dumps({"claim": "A claim.", "evidence": [passage] * 20, "label": "VERIFIED"})
+    path = tmp_path / "huge.jsonl"
+    path.write_text("\n".join(line.replace('"A claim.', f'"Claim {n}.') for n in range(2_000)), encoding="utf-8")
+    done = run_offline("eval", "--checker", LEXICAL, "--set", str(path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert "one request holds at most 31 MiB: split the file" in done.stderr
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -24,6 +24,7 @@ import factcheck.cli.eval_render as eval_render
 import factcheck.cli.eval_view as eval_view
 from factcheck.cli.terminal import make_console, proto_json
 from factcheck.evaluation.sets import SHIPPED_SETS, ItemsFileError, LabelledItem, read_items_file
+from factcheck.kit.grpc_options import MAX_MESSAGE_BYTES
 from factcheck.v1 import evaluation_pb2, evaluation_pb2_grpc, usage_pb2
 
 EvaluationStub = evaluation_pb2_grpc.EvaluationServiceStub
@@ -35,6 +36,8 @@ RUN_EXIT_CODES = (
     "or an invalid request, 3 the gateway is unreachable or refused the call, 4 cancelled elsewhere, "
     "130 interrupted by Ctrl-C (the evaluation is cancelled; `factcheck eval resume ID` continues it)"
 )
+# The request travels as one gRPC message (the custom sets whole): keep a margin below the limit.
+MAX_REQUEST_BYTES = MAX_MESSAGE_BYTES - 2**20
 # CustomEvaluationSet.name: 1-64 characters of a-z, 0-9, ".", "_" and "-".
 SET_NAME_CHARS = re.compile(r"[^a-z0-9._-]+")
 MAX_SET_NAME = 64
@@ -305,6 +308,11 @@ def build_config(args: argparse.Namespace) -> evaluation_pb2.EvaluationConfig:
         config.use_cache = args.cache
     if args.concurrency is not None:
         config.concurrency = args.concurrency
+    if (size := config.ByteSize()) > MAX_REQUEST_BYTES:
+        raise UsageError(
+            f"the sets are {size / 2**20:.0f} MiB together; one request holds at most "
+            f"{MAX_REQUEST_BYTES / 2**20:.0f} MiB: split the file into smaller sets"
+        )
     return config
 
 
