@@ -14,6 +14,7 @@ import factcheck.cli.client as client
 import factcheck.cli.html as html
 import factcheck.cli.render as render
 import factcheck.cli.view as view
+from factcheck.cli.arguments import non_negative_float
 from factcheck.cli.documents import NotText, cannot_read, decode_text
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
 from factcheck.kit.settings import Settings
@@ -96,21 +97,11 @@ def add_parser(commands) -> None:
 def add_reconnect_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reconnect-timeout",
-        type=seconds,
+        type=non_negative_float,
         default=RECONNECT_TIMEOUT_S,
         metavar="SECONDS",
         help=f"how long to keep trying to resume a broken connection to the gateway (default {RECONNECT_TIMEOUT_S:.0f})",
     )
-
-
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must not be negative: {text}")
-    return value
 
 
 def read_content(args: argparse.Namespace) -> str | None:

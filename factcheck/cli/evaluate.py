@@ -22,6 +22,7 @@ import factcheck.cli.client as client
 import factcheck.cli.eval_html as eval_html
 import factcheck.cli.eval_render as eval_render
 import factcheck.cli.eval_view as eval_view
+from factcheck.cli.arguments import non_negative_float, positive_int
 from factcheck.cli.terminal import make_console, proto_json
 from factcheck.evaluation.sets import SHIPPED_SETS, ItemsFileError, LabelledItem, read_items_file
 from factcheck.kit.grpc_options import MAX_MESSAGE_BYTES
@@ -203,26 +204,6 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         help="also write the scores as a self-contained HTML page with the plots (reliability diagrams, "
         "confusion heat-maps, latency, a comparison of the models)",
     )
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must not be negative: {text}")
-    return value
 
 
 # --- the request --------------------------------------------------------------------------

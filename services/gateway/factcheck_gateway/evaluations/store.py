@@ -20,6 +20,7 @@ from sqlalchemy.orm import sessionmaker
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.store.ledger_queries import LedgerStore, upsert_cache_entries
 from factcheck_gateway.store.models import (
+    STATUS_CANCELLED,
     STATUS_COMPLETE,
     STATUS_RUNNING,
     EvaluationItemRow,
@@ -231,29 +232,20 @@ class EvaluationStore:
 
     def finish(self, evaluation_id: str, owner: str, status: str, error_message: str | None) -> bool:
         """End a RUNNING evaluation this owner runs; False when it was ended or taken over meanwhile."""
-        with self.engine.begin() as session:
-            result = session.execute(
-                update(EvaluationRow)
-                .where(
-                    EvaluationRow.id == evaluation_id,
-                    EvaluationRow.status == STATUS_RUNNING,
-                    EvaluationRow.owner == owner,
-                )
-                .values(status=status, error_message=error_message, owner=None, updated_at=utc_now())
-            )
-            return cast(CursorResult, result).rowcount == 1
+        return self._end(status, error_message, EvaluationRow.id == evaluation_id, EvaluationRow.owner == owner)
 
     def cancel(self, evaluation_id: str, tenant_id: str, reason: str) -> bool:
         """End a RUNNING evaluation as CANCELLED, whichever gateway runs it (it stops at its next write)."""
+        return self._end(
+            STATUS_CANCELLED, reason, EvaluationRow.id == evaluation_id, EvaluationRow.tenant_id == tenant_id
+        )
+
+    def _end(self, status: str, error_message: str | None, *where) -> bool:
         with self.engine.begin() as session:
             result = session.execute(
                 update(EvaluationRow)
-                .where(
-                    EvaluationRow.id == evaluation_id,
-                    EvaluationRow.tenant_id == tenant_id,
-                    EvaluationRow.status == STATUS_RUNNING,
-                )
-                .values(status="CANCELLED", error_message=reason, owner=None, updated_at=utc_now())
+                .where(*where, EvaluationRow.status == STATUS_RUNNING)
+                .values(status=status, error_message=error_message, owner=None, updated_at=utc_now())
             )
             return cast(CursorResult, result).rowcount == 1
 
