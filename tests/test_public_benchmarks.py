@@ -30,14 +30,20 @@ def _write_jsonl(path, rows):
 
 def test_wice_reads_supported_as_supported_and_partial_or_no_support_as_not(tmp_path):
     rows = [
-        {"label": label, "claim": f"Claim {i}.", "evidence": ARTICLE, "supporting_sentences": [[2]], "meta": {}}
+        {
+            "label": label,
+            "claim": f"Claim {i}.",
+            "evidence": ARTICLE,
+            "supporting_sentences": [[2]],
+            "meta": {"id": f"w{i}"},
+        }
         for i, label in enumerate(("supported", "partially_supported", "not_supported"))
     ]
     items = load_wice(_write_jsonl(tmp_path / "test.jsonl", rows))
-    assert [(i.claim, i.supported, i.label) for i in items] == [
-        ("Claim 0.", True, "supported"),
-        ("Claim 1.", False, "partially_supported"),
-        ("Claim 2.", False, "not_supported"),
+    assert [(i.claim, i.supported, i.label, i.id) for i in items] == [
+        ("Claim 0.", True, "supported", "w0"),
+        ("Claim 1.", False, "partially_supported", "w1"),
+        ("Claim 2.", False, "not_supported", "w2"),
     ]
     assert items[0].sentences == tuple(ARTICLE)
 
@@ -70,9 +76,9 @@ def test_climate_fever_gives_every_claim_evidence_pair_its_verdict(tmp_path):
     rows = [{"claim_id": "0", "claim": "Sea levels are rising.", "claim_label": "DISPUTED", "evidences": evidences}]
     pairs = load_climate_fever(_write_jsonl(tmp_path / "cf.jsonl", rows))
     assert pairs == [
-        EvidencePair("0", "Sea levels are rising.", "Seas rise.", VERIFIED),
-        EvidencePair("0", "Sea levels are rising.", "Seas fall.", DISPUTED),
-        EvidencePair("0", "Sea levels are rising.", "Bees fly.", UNVERIFIABLE),
+        EvidencePair("0", "Sea levels are rising.", "Seas rise.", VERIFIED, article="A"),
+        EvidencePair("0", "Sea levels are rising.", "Seas fall.", DISPUTED, article="A"),
+        EvidencePair("0", "Sea levels are rising.", "Bees fly.", UNVERIFIABLE, article="B"),
     ]
 
 
