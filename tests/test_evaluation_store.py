@@ -38,7 +38,8 @@ def test_a_running_evaluation_is_taken_over_only_once_its_gateway_stopped_writin
     assert not store.heartbeat("e1", "gateway-a") and store.heartbeat("e1", "gateway-b")
     assert not store.finish("e1", "gateway-a", "COMPLETE", None)
     assert store.finish("e1", "gateway-b", "COMPLETE", None)
-    assert store.get("e1", "acme").status == "COMPLETE"
+    ended = store.get("e1", "acme")
+    assert ended is not None and ended.status == "COMPLETE"
     assert not store.claim("e1", "acme", "gateway-c", utc_now(), CONFIG)  # a COMPLETE one is never resumed
     store.engine.dispose()
 
@@ -48,6 +49,7 @@ def test_cancel_ends_it_for_whichever_gateway_runs_it(database_url):
     assert not store.cancel("e1", "globex", "Cancelled by the caller.")
     assert store.cancel("e1", "acme", "Cancelled by the caller.")
     record = store.get("e1", "acme")
+    assert record is not None
     assert record.status == "CANCELLED" and record.owner is None and record.error_message == "Cancelled by the caller."
     assert not store.heartbeat("e1", "gateway-a")  # its runner stops at its next write
     assert not store.cancel("e1", "acme", "again")  # already ended
