@@ -69,7 +69,15 @@ def _wait_for(condition, timeout_s: float = 10.0):
 
 def test_every_service_serves_rpc_metrics_by_method_and_code(observed):
     suite, _ = observed
-    gateway = scrape(metrics_url(suite.services["gateway"]))
+
+    def refused_get_result_counted() -> str | None:
+        # The client may read the refusal a moment before the server's interceptor has counted it (a CI
+        # run on a loaded machine scraped in between): wait for the count, then check every figure.
+        text = scrape(metrics_url(suite.services["gateway"]))
+        counted = sample_value(text, "grpc_server_handled_total", grpc_method="GetResult", grpc_code="INVALID_ARGUMENT")
+        return text if counted else None
+
+    gateway = _wait_for(refused_get_result_counted) or scrape(metrics_url(suite.services["gateway"]))
     assert sample_value(gateway, "grpc_server_handled_total", grpc_method="Run", grpc_code="OK") == 1
     assert (
         sample_value(gateway, "grpc_server_handled_total", grpc_method="GetResult", grpc_code="INVALID_ARGUMENT") == 1
