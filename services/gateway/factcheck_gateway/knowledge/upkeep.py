@@ -49,7 +49,11 @@ def refresh_after_load(connection: Connection, *, analyze: bool = False) -> bool
         now = connection.scalar(text("SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM kb_passages"))
         stale = now > 0 and now > _sqlite_analyzed_rows(connection) * (1 + STALE_GROWTH)
     if stale or analyze:
-        connection.exec_driver_sql("ANALYZE kb_passages")
+        # PostgreSQL: kb_documents too, which search joins to its hits (SQLite analyzes one table at a time,
+        # and its planner needs no statistics of kb_documents for a lookup by key).
+        connection.exec_driver_sql(
+            "ANALYZE kb_passages, kb_documents" if connection.dialect.name == "postgresql" else "ANALYZE kb_passages"
+        )
     return bool(stale or analyze)
 
 
