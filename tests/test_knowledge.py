@@ -547,6 +547,103 @@ def test_bulk_load_into_a_filled_store_leaves_it_analyzed_and_its_index_merged(k
     assert _pending_index_pages(engine) == 0
 
 
+def _index_segments(engine) -> int:
+    """Segments of the FTS5 index (its structure record: a 4-byte cookie, then varints nLevel, nSegment);
+    PostgreSQL has none."""
+    if engine.dialect.name != "sqlite":
+        return 1
+    with engine.connect() as connection:
+        record = connection.scalar(text("SELECT block FROM kb_passages_fts_data WHERE id = 10"))
+    values, value, position = [], 0, 4
+    while len(values) < 2:
+        byte = record[position]
+        position += 1
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            values.append(value)
+            value = 0
+    return values[1]
+
+
+def test_a_load_that_grows_the_store_merges_the_full_text_index(knowledge):
+    """FTS5 keeps each load's rows in segments of their own, which every search reads one by one; the loads
+    that refresh the statistics also merge them into one (PostgreSQL: kb_documents is analyzed with them)."""
+    engine = knowledge._engine
+    _no_autovacuum(engine)
+    for n in range(6):  # each document a transaction of its own: a segment each
+        knowledge.add_documents(_sentences(1, f"early{n}"), tenant_id=TENANT)
+    knowledge.add_documents(_sentences(40, "growth"), tenant_id=TENANT)
+    assert _index_segments(engine) == 1
+    assert [h.document.id for h in knowledge.search("early3 ledger", 1, tenant_id=TENANT).hits] == ["early3-0"]
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as connection:
+            documents = connection.scalar(text("SELECT reltuples FROM pg_class WHERE oid = 'kb_documents'::regclass"))
+        assert documents == 46
+
+
+def test_term_counts_are_read_once_and_forgotten_with_a_load(knowledge, monkeypatch):
+    """SQLite estimates a term's passages by counting it in the index: once per term, until a load or delete."""
+    from sqlalchemy import event
+
+    engine = knowledge._engine
+    counted: list[str] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _count(connection, cursor, statement, parameters, context, executemany):
+        if "COUNT(*) FROM kb_passages_fts" in statement:
+            counted.append(statement)
+
+    knowledge.add_documents([PARIS, EVEREST], tenant_id=TENANT)
+    assert [h.document.id for h in knowledge.search("Everest elevation", 3, tenant_id=TENANT).hits] == ["everest"]
+    first = len(counted)
+    knowledge.search("Everest elevation", 3, tenant_id=TENANT)
+    knowledge.search("elevation", 3, tenant_id=TENANT)
+    assert len(counted) == first  # every term already counted
+    knowledge.add_documents([BOILING], tenant_id=TENANT)
+    assert [h.document.id for h in knowledge.search("water level", 3, tenant_id=TENANT).hits][0] == "water"
+    knowledge.search("Everest elevation", 3, tenant_id=TENANT)
+    assert len(counted) > first or engine.dialect.name == "postgresql"
+    knowledge.delete_document("water", tenant_id=TENANT)
+    assert knowledge.search("water boils", 3, tenant_id=TENANT).hits == []
+    if engine.dialect.name == "sqlite":
+        assert first > 0
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("quorum", [1, 2, 3, 4, 5])
+def test_a_quorum_asked_by_leading_key_matches_what_its_groups_match(knowledge, quorum):
+    """PostgreSQL asks a quorum level as one tsquery per leading key (the GIN index evaluates each on fewer
+    operands); together they hold exactly the passages that hold all the keys of one of the groups."""
+    from itertools import combinations
+
+    from factcheck_gateway.knowledge.passage_store import _PostgresIndex, _PostgresStatistics
+
+    lexemes = ["ant", "bee", "cow", "doe", "eel"]
+    with knowledge._engine.connect() as connection:
+        index = _PostgresIndex(connection, TENANT, _PostgresStatistics())
+        index.keys(lexemes)
+        keys = [(lexeme,) for lexeme in lexemes]
+        groups = list(combinations(keys, quorum))
+        queries = index._by_leading_key(groups)
+        assert len(queries) == len(lexemes) - quorum + 1
+        everything = "(" + ") | (".join(" & ".join(group[0] for group in g) for g in groups) + ")"
+        for size in range(len(lexemes) + 1):
+            for held in combinations(lexemes, size):
+                vector = connection.scalar(
+                    text("SELECT array_to_tsvector(CAST(:held AS text[]))"), {"held": list(held)}
+                )
+                expected = connection.scalar(
+                    text("SELECT CAST(:v AS tsvector) @@ CAST(:q AS tsquery)"), {"v": vector, "q": everything}
+                )
+                found = connection.scalar(
+                    text(
+                        "SELECT bool_or(CAST(:v AS tsvector) @@ CAST(q AS tsquery)) FROM unnest(CAST(:qs AS text[])) q"
+                    ),
+                    {"v": vector, "qs": queries},
+                )
+                assert found == expected == (size >= quorum), (held, queries)
+
+
 # --- ranking: the store's best candidates survive, weighed as over the whole corpus ------------------------
 
 

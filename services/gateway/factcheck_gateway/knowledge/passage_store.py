@@ -121,6 +121,7 @@ class KnowledgeStore:
         self._candidate_cap = candidate_cap
         self._statistics = _PostgresStatistics()
         self._lengths = _AverageLength()
+        self._rarity = _SqliteRarity()
 
     def add_documents(self, documents: list[SourceDocument], *, tenant_id: str) -> list[AddedDocument]:
         """Store the tenant's documents and their passages; a text the tenant already stored is not stored again.
@@ -134,6 +135,7 @@ class KnowledgeStore:
 
     def _refresh_after_load(self) -> None:
         """A store must be fast right after the load that filled it, whatever the server's autovacuum does."""
+        self._rarity.forget()  # the terms' counts changed with any load
         try:
             with self._engine.begin() as connection:
                 if refresh_after_load(connection):
@@ -206,7 +208,8 @@ class KnowledgeStore:
             count = document.passage_count
             _delete_passages(session, tenant_id, document_id)
             session.delete(document)
-            return count
+        self._rarity.forget()
+        return count
 
     def list_documents(
         self, page_size: int, page_token: str | None, *, tenant_id: str
@@ -237,7 +240,7 @@ class KnowledgeStore:
         with self._engine.connect() as connection:
             index: _Index
             if connection.dialect.name == "sqlite":
-                index = _SqliteIndex(connection, tenant_id)
+                index = _SqliteIndex(connection, tenant_id, self._rarity)
             else:
                 index = _PostgresIndex(connection, tenant_id, self._statistics)
             keys = index.keys(terms)
@@ -288,9 +291,11 @@ class KnowledgeStore:
 #    middling terms among the rare ones, hundreds of them, which could push out the passage with
 #    the two rarest. SQLite runs the level's AND groups one by one, the heaviest first (FTS5's bm25
 #    would count every row of every term in the expression first, 30 of them in a level: 100 ms at
-#    1M passages); PostgreSQL ranks up to RANK_WINDOW matches of the level in one statement.
+#    1M passages); PostgreSQL ranks up to RANK_WINDOW matches of the level in one statement (its
+#    groups asked as one tsquery per leading key: see `_PostgresIndex._by_leading_key`).
 # Rarity is estimated without reading whole posting lists: FTS5 counts each term in a few fixed
-# windows of rowids (20,000 in all); PostgreSQL reads ANALYZE's lexeme frequencies (pg_stats).
+# windows of rowids (20,000 in all; each term once a minute, see `_SqliteRarity`); PostgreSQL
+# reads ANALYZE's lexeme frequencies (pg_stats).
 # The tenant: a small tenant's term in the index makes its matches cheap to find, but ANDing the
 # term of a tenant that owns most passages costs a walk along its posting list (30 ms in GIN at
 # 1M, up to 5 ms in FTS5), so such a tenant is checked row by row on the matches instead.
@@ -308,12 +313,12 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
     found: dict[int, None] = {}
     selective = _selective(index, keys)
     if selective:
-        found.update(dict.fromkeys(_matches(index, [(key,) for key in selective], cap, found)))
+        found.update(dict.fromkeys(_matches(index, [(key,) for key in selective], cap)))
         if len(found) >= wanted:
             return list(found)[:cap], False
     rare = sorted(keys, key=index.rarity)[:QUORUM_TERMS]
     for quorum in range(len(rare), 0, -1):
-        found.update(dict.fromkeys(_matches(index, list(combinations(rare, quorum)), cap, found)))
+        found.update(dict.fromkeys(_matches(index, list(combinations(rare, quorum)), cap)))
         if len(found) >= wanted:
             return list(found)[:cap], False
     if len(rare) < len(keys):  # still short: passages with only the commoner terms
@@ -321,15 +326,15 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
     return list(found)[:cap], False
 
 
-def _matches(index: _Index, groups: list[tuple], cap: int, found: Mapping[int, None]) -> list[int]:
-    """At most cap + 1 passages holding every key of one of the groups: all of them if the cap keeps
-    them all with those already found (cheap: the index stops at the limit), else the best by IDF."""
-    if index.ONE_STATEMENT_BEST:
-        return index.best(groups, cap + 1)
-    ids = index.match(index.any_of([index.all_of(group) for group in groups]), cap + 1)
-    if len(found.keys() | ids) > cap:
-        ids = index.best(groups, cap + 1)
-    return ids
+def _matches(index: _Index, groups: list[tuple], cap: int) -> list[int]:
+    """At most cap + 1 passages holding every key of one of the groups, the best by IDF (`_Index.best`).
+
+    No probe first for whether the cap keeps them all: when it does, `best` finds the same passages
+    (it stops only at cap + 1), and a probe of the groups' OR costs about as much in FTS5 as the groups
+    one by one (and reads a GIN index's posting lists a second time), so it only doubled the work of
+    every level the cap cuts.
+    """
+    return index.best(groups, cap + 1)
 
 
 def _selective(index: _Index, keys: list) -> list:
@@ -349,11 +354,6 @@ def _selective(index: _Index, keys: list) -> list:
 
 class _Index:
     """A backend's full-text index as a boolean filter over one tenant's passages."""
-
-    # Whether `best` is one statement that costs no more than a plain `match` of the same groups
-    # (PostgreSQL: the bitmap of the terms' posting lists is most of either), so that a probe first
-    # would only read the posting lists twice.
-    ONE_STATEMENT_BEST = False
 
     def keys(self, terms: list[str]) -> Mapping[str, object]:
         """What the index matches for each term (terms it cannot match are left out)."""
@@ -412,59 +412,28 @@ class _Index:
         """(id, text) of the tenant's passages among `ids`."""
         raise NotImplementedError
 
-    def passages(self, ids: list[int]) -> Sequence[RowMapping]:
+    def passages(self, ids: list[int]) -> Sequence[Mapping]:
         """The tenant's passages among `ids`, with their documents' metadata."""
         raise NotImplementedError
 
 
 class _SqliteIndex(_Index):
-    # Rarity: a term's count in RARITY_WINDOWS windows of RARITY_WINDOW_ROWS rowids spread over the
-    # table (FTS5 seeks to a rowid range), scaled up; exact when the table is smaller than that.
-    # (Two subqueries for MIN and MAX: together in one SELECT, SQLite scans the table for them.)
-    RARITY_WINDOWS, RARITY_WINDOW_ROWS = 2, 10_000
-
-    def __init__(self, connection: Connection, tenant_id: str) -> None:
+    def __init__(self, connection: Connection, tenant_id: str, rarity: _SqliteRarity) -> None:
         self._connection = connection
         self._tenant_id = tenant_id
+        self._estimates = rarity
         # The tenant column of the index holds the hex of tenant_id: one token (migration 0005).
         self._tenant = '"' + tenant_id.encode("utf-8").hex().upper() + '"'
         self._rarity: dict[str, float] = {}
 
     def keys(self, terms: list[str]) -> dict[str, str]:
         keys = {term: '"' + term.replace('"', '""') + '"' for term in terms}
-        self._estimate_rarity([*keys.values(), self._tenant], tenant=self._tenant)
+        self._rarity, self._span = self._estimates.get(self._connection, [*keys.values(), self._tenant], self._tenant)
         self._tenant_term = self._rarity.pop(self._tenant) < TENANT_TERM_BELOW_SHARE * self._span
         return keys
 
     def passage_count(self) -> float:
         return self._span
-
-    def _estimate_rarity(self, keys: list[str], tenant: str) -> None:
-        low, high = self._connection.execute(
-            text("SELECT (SELECT MIN(id) FROM kb_passages), (SELECT MAX(id) FROM kb_passages)")
-        ).one()
-        if low is None:
-            self._rarity, self._span = dict.fromkeys(keys, 0.0), 0
-            return
-        self._span = span = high - low + 1  # about the number of passages (deletions leave gaps)
-        size = self.RARITY_WINDOW_ROWS
-        if span <= self.RARITY_WINDOWS * size:
-            windows = [(low, high)]
-        else:
-            step = (span - size) // (self.RARITY_WINDOWS - 1)
-            windows = [(low + i * step, low + i * step + size - 1) for i in range(self.RARITY_WINDOWS)]
-        scale = span / sum(b - a + 1 for a, b in windows)
-        counts = [
-            " + ".join(
-                f"(SELECT COUNT(*) FROM kb_passages_fts WHERE kb_passages_fts MATCH :k{k} "
-                f"AND rowid BETWEEN {a} AND {b})"
-                for a, b in windows
-            )
-            for k in range(len(keys))
-        ]
-        parameters = {f"k{k}": ("tenant : " if key == tenant else "text : ") + key for k, key in enumerate(keys)}
-        row = self._connection.execute(text("SELECT " + ", ".join(counts)), parameters).one()
-        self._rarity = {key: count * scale for key, count in zip(keys, row)}
 
     def rarity(self, key: str) -> float:
         return self._rarity.get(key, 0.0)
@@ -502,8 +471,6 @@ class _SqliteIndex(_Index):
 
 
 class _PostgresIndex(_Index):
-    ONE_STATEMENT_BEST = True
-
     def __init__(self, connection: Connection, tenant_id: str, statistics: _PostgresStatistics) -> None:
         self._connection = connection
         self._tenant_id = tenant_id
@@ -620,13 +587,83 @@ class _PostgresIndex(_Index):
         parameters = {"ids": ids, "tenant_id": self._tenant_id}
         passages = self._connection.execute(_POSTGRES_PASSAGE_ROWS, parameters).mappings().all()
         parameters["documents"] = list({row["document_id"] for row in passages})
-        documents = {row["document_id"]: row for row in self._connection.execute(_POSTGRES_DOCUMENTS, parameters).mappings()}
+        documents = {
+            row["document_id"]: row for row in self._connection.execute(_POSTGRES_DOCUMENTS, parameters).mappings()
+        }
         return [{**row, **documents[row["document_id"]]} for row in passages if row["document_id"] in documents]
 
 
 def _tsquery_lexeme(lexeme: str) -> str:
     """A lexeme as a tsquery operand, quoted so that no character in it is an operator."""
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+class _SqliteRarity:
+    """FTS5 terms' estimated passage counts, and the span of passage ids they were scaled to.
+
+    A term's count in RARITY_WINDOWS windows of RARITY_WINDOW_ROWS rowids spread over the table (FTS5
+    seeks to a rowid range), scaled up; exact when the table is smaller than that. Each term is counted
+    once and remembered for at most a minute (a load through this store forgets them at once; one
+    through another replica is seen within that minute, as PostgreSQL's statistics are): the counts
+    were two queries on every search (2 ms at a million passages), for the same few thousand words.
+    """
+
+    RARITY_WINDOWS, RARITY_WINDOW_ROWS = 2, 10_000
+    MAX_AGE_S = 60.0
+    MAX_TERMS = 100_000  # remembered at most (then forgotten all at once)
+
+    def __init__(self) -> None:
+        self._state = _SqliteRarityState((), 0, 1.0, {}, float("-inf"))
+
+    def forget(self) -> None:
+        self._state = _SqliteRarityState((), 0, 1.0, {}, float("-inf"))
+
+    def get(self, connection: Connection, keys: list[str], tenant: str) -> tuple[dict[str, float], int]:
+        """Each key's estimated passage count (`tenant`: the tenant column's term), and the span."""
+        state = self._state
+        if time.monotonic() - state.read_at > self.MAX_AGE_S or len(state.counts) > self.MAX_TERMS:
+            state = self._state = self._windows(connection)
+        missing = [key for key in dict.fromkeys(keys) if key not in state.counts] if state.windows else []
+        if missing:
+            counts = [
+                " + ".join(
+                    f"(SELECT COUNT(*) FROM kb_passages_fts WHERE kb_passages_fts MATCH :k{k} "
+                    f"AND rowid BETWEEN {a} AND {b})"
+                    for a, b in state.windows
+                )
+                for k in range(len(missing))
+            ]
+            parameters = {f"k{k}": ("tenant : " if key == tenant else "text : ") + key for k, key in enumerate(missing)}
+            row = connection.execute(text("SELECT " + ", ".join(counts)), parameters).one()
+            state.counts.update((key, count * state.scale) for key, count in zip(missing, row))
+        return {key: state.counts.get(key, 0.0) for key in keys}, state.span
+
+    def _windows(self, connection: Connection) -> _SqliteRarityState:
+        # (Two subqueries for MIN and MAX: together in one SELECT, SQLite scans the table for them.)
+        low, high = connection.execute(
+            text("SELECT (SELECT MIN(id) FROM kb_passages), (SELECT MAX(id) FROM kb_passages)")
+        ).one()
+        if low is None:
+            return _SqliteRarityState((), 0, 1.0, {}, time.monotonic())
+        span = high - low + 1  # about the number of passages (deletions leave gaps)
+        size = self.RARITY_WINDOW_ROWS
+        windows: tuple[tuple[int, int], ...]
+        if span <= self.RARITY_WINDOWS * size:
+            windows = ((low, high),)
+        else:
+            step = (span - size) // (self.RARITY_WINDOWS - 1)
+            windows = tuple((low + i * step, low + i * step + size - 1) for i in range(self.RARITY_WINDOWS))
+        scale = span / sum(b - a + 1 for a, b in windows)
+        return _SqliteRarityState(windows, span, scale, {}, time.monotonic())
+
+
+@dataclass(frozen=True)
+class _SqliteRarityState:
+    windows: tuple[tuple[int, int], ...]  # the rowid ranges counted (none: an empty store)
+    span: int
+    scale: float
+    counts: dict[str, float]
+    read_at: float
 
 
 @dataclass(frozen=True)
