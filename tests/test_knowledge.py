@@ -644,6 +644,51 @@ def test_a_quorum_asked_by_leading_key_matches_what_its_groups_match(knowledge, 
                 assert found == expected == (size >= quorum), (held, queries)
 
 
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_the_strictest_quorum_level_taken_from_the_next_finds_what_it_would_alone(small_cap_knowledge, monkeypatch):
+    """PostgreSQL answers the level of all the rare terms from the next level's ranked window (those holding
+    every term weigh the most); the candidates are the ones the levels asked one by one give."""
+    from itertools import combinations
+
+    from factcheck_gateway.knowledge import passage_store
+
+    words = ["harbour", "crane", "pier", "ledger", "tide", "anchor"]
+    documents = [
+        SourceDocument(f"doc-{i}", "", "", f"Note {i}: " + " ".join(w for j, w in enumerate(words) if (i >> j) & 1))
+        for i in range(64)
+    ]
+    bulk_load(small_cap_knowledge._engine, documents, tenant_id=TENANT)
+
+    def candidates(query: str) -> tuple[list[int], bool]:
+        with small_cap_knowledge._engine.connect() as connection:
+            index = passage_store._PostgresIndex(connection, TENANT, passage_store._PostgresStatistics())
+            keys = list(dict.fromkeys(index.keys(passage_store.search_terms(query)).values()))
+            return passage_store._candidate_ids(index, keys, 4, 6)
+
+    queries = ["harbour crane pier ledger tide", "crane pier tide anchor", "harbour anchor", "ledger tide anchor crane"]
+    with small_cap_knowledge._engine.connect() as connection:
+        index = passage_store._PostgresIndex(connection, TENANT, passage_store._PostgresStatistics())
+        for query in queries:
+            keys = sorted(dict.fromkeys(index.keys(passage_store.search_terms(query)).values()), key=index.rarity)
+            for limit in (3, 5, 40):
+                below = list(combinations(keys, len(keys) - 1))
+                assert index.best_holding_all(below, limit) == (
+                    index.best([tuple(keys)], limit),
+                    index.best(below, limit),
+                )
+    folded = [candidates(query) for query in queries]
+    monkeypatch.setattr(passage_store._PostgresIndex, "FOLDS_STRICTEST_LEVEL", False)
+    assert folded == [candidates(query) for query in queries]
+    assert all(ids for ids, _ in folded)
+    # A full window cannot tell the strictest level's passages: they are asked for on their own.
+    monkeypatch.setattr(passage_store, "RANK_WINDOW", 3)
+    with small_cap_knowledge._engine.connect() as connection:
+        index = passage_store._PostgresIndex(connection, TENANT, passage_store._PostgresStatistics())
+        keys = list(index.keys(["crane", "pier"]).values())
+        strictest, _ = index.best_holding_all([(keys[0],), (keys[1],)], 5)
+    assert strictest is None
+
+
 # --- ranking: the store's best candidates survive, weighed as over the whole corpus ------------------------
 
 
