@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import math
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -51,6 +52,9 @@ SELECTIVE_SHARE = 0.01
 # When the cap would cut a candidate query's matches, PostgreSQL ranks at most this many of them by
 # their terms' IDF (the rest are cut in table order: they hold only common terms).
 RANK_WINDOW = 2_000
+# The strictest quorum level is read from the next one's ranked window (PostgreSQL) only when the next level is
+# expected to match fewer passages than this (a quarter of the window: words are not independent).
+FOLD_BELOW_MATCHES = RANK_WINDOW / 4
 # A tenant with less than this share of all passages is matched through its term in the index;
 # a larger one by checking tenant_id on each match (cheaper: the tenant's own posting list is long).
 TENANT_TERM_BELOW_SHARE = 0.2
@@ -321,7 +325,7 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
     for quorum in range(len(rare), 0, -1):
         if asked is not None:
             ids, asked = asked, None
-        elif quorum == len(rare) > 1 and index.FOLDS_STRICTEST_LEVEL:
+        elif quorum == len(rare) > 1 and index.FOLDS_STRICTEST_LEVEL and _worth_folding(index, rare, wanted):
             strictest, asked = index.best_holding_all(list(combinations(rare, quorum - 1)), cap + 1)
             ids = strictest if strictest is not None else _matches(index, [tuple(rare)], cap)
         else:
@@ -332,6 +336,22 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
     if len(rare) < len(keys):  # still short: passages with only the commoner terms
         found.update(dict.fromkeys(loosest if loosest is not None else index.match(index.any_of(keys), cap + 1)))
     return list(found)[:cap], False
+
+
+def _worth_folding(index: _Index, rare: list, wanted: int) -> bool:
+    """Whether the strictest level (all the rare keys) is best read from the next one's window: when it
+    looks too small to give the candidates wanted on its own, and the next level small enough for the
+    window to hold all its matches (else it is asked again on its own). Estimated as if the keys were
+    independent; only the cost depends on the estimate, never the candidates."""
+    passages = index.passage_count()
+    if passages <= 0:
+        return False
+
+    def expected(groups: list[tuple]) -> float:
+        return sum(passages * math.prod(min(1.0, index.rarity(key) / passages) for key in group) for group in groups)
+
+    below = list(combinations(rare, len(rare) - 1))
+    return expected([tuple(rare)]) < wanted and expected(below) < FOLD_BELOW_MATCHES
 
 
 def _matches(index: _Index, groups: list[tuple], cap: int) -> list[int]:
