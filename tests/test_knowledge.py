@@ -645,9 +645,9 @@ def test_a_quorum_asked_by_leading_key_matches_what_its_groups_match(knowledge, 
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_the_strictest_quorum_level_taken_from_the_next_finds_what_it_would_alone(small_cap_knowledge, monkeypatch):
-    """PostgreSQL answers the level of all the rare terms from the next level's ranked window (those holding
-    every term weigh the most); the candidates are the ones the levels asked one by one give."""
+def test_quorum_levels_read_from_one_window_find_what_each_would_alone(small_cap_knowledge, monkeypatch):
+    """PostgreSQL reads the strictest quorum levels from one window of a looser one, each row with the rare
+    terms it holds; each level's candidates are the ones it finds asked on its own."""
     from itertools import combinations
 
     from factcheck_gateway.knowledge import passage_store
@@ -659,34 +659,49 @@ def test_the_strictest_quorum_level_taken_from_the_next_finds_what_it_would_alon
     ]
     bulk_load(small_cap_knowledge._engine, documents, tenant_id=TENANT)
 
-    def candidates(query: str) -> tuple[list[int], bool]:
-        with small_cap_knowledge._engine.connect() as connection:
-            index = passage_store._PostgresIndex(connection, TENANT, passage_store._PostgresStatistics())
-            keys = list(dict.fromkeys(index.keys(passage_store.search_terms(query)).values()))
-            return passage_store._candidate_ids(index, keys, 4, 6)
+    def index(connection):
+        return passage_store._PostgresIndex(connection, TENANT, passage_store._PostgresStatistics())
 
     queries = ["harbour crane pier ledger tide", "crane pier tide anchor", "harbour anchor", "ledger tide anchor crane"]
     with small_cap_knowledge._engine.connect() as connection:
-        index = passage_store._PostgresIndex(connection, TENANT, passage_store._PostgresStatistics())
+        store = index(connection)
         for query in queries:
-            keys = sorted(dict.fromkeys(index.keys(passage_store.search_terms(query)).values()), key=index.rarity)
-            for limit in (3, 5, 40):
-                below = list(combinations(keys, len(keys) - 1))
-                assert index.best_holding_all(below, limit) == (
-                    index.best([tuple(keys)], limit),
-                    index.best(below, limit),
-                )
-    folded = [candidates(query) for query in queries]
-    monkeypatch.setattr(passage_store._PostgresIndex, "FOLDS_STRICTEST_LEVEL", False)
-    assert folded == [candidates(query) for query in queries]
-    assert all(ids for ids, _ in folded)
-    # A full window cannot tell the strictest level's passages: they are asked for on their own.
+            rare = sorted(dict.fromkeys(store.keys(passage_store.search_terms(query)).values()), key=store.rarity)
+            for lowest in range(1, len(rare)):
+                for limit in (3, 5, 40):
+                    alone = {
+                        level: store.best(list(combinations(rare, level)), limit)
+                        for level in range(len(rare), lowest - 1, -1)
+                    }
+                    assert store.best_levels(rare, lowest, limit) == alone
+
+    def candidates(query: str) -> tuple[list[int], bool]:
+        with small_cap_knowledge._engine.connect() as connection:
+            store = index(connection)
+            keys = list(dict.fromkeys(store.keys(passage_store.search_terms(query)).values()))
+            return passage_store._candidate_ids(store, keys, 4, 6)
+
+    # (Levels are read together only when even the rarest key is in a window's worth of passages: a window
+    # of 30 here, some of them full.)
+    monkeypatch.setattr(passage_store, "RANK_WINDOW", 30)
+    reads: list[int] = []
+    best_levels = passage_store._PostgresIndex.best_levels
+    monkeypatch.setattr(
+        passage_store._PostgresIndex,
+        "best_levels",
+        lambda self, rare, lowest, limit: reads.append(lowest) or best_levels(self, rare, lowest, limit),
+    )
+    together = [candidates(query) for query in queries]
+    assert reads  # the levels were read together
+    monkeypatch.setattr(passage_store._PostgresIndex, "READS_LEVELS_TOGETHER", False)
+    assert together == [candidates(query) for query in queries]
+    assert all(ids for ids, _ in together)
+    # A full window may not hold the stricter levels' matches: only the loosest level is read from it.
     monkeypatch.setattr(passage_store, "RANK_WINDOW", 3)
     with small_cap_knowledge._engine.connect() as connection:
-        index = passage_store._PostgresIndex(connection, TENANT, passage_store._PostgresStatistics())
-        keys = list(index.keys(["crane", "pier"]).values())
-        strictest, _ = index.best_holding_all([(keys[0],), (keys[1],)], 5)
-    assert strictest is None
+        store = index(connection)
+        rare = list(store.keys(["crane", "pier"]).values())
+        assert list(store.best_levels(rare, 1, 5)) == [1]
 
 
 # --- ranking: the store's best candidates survive, weighed as over the whole corpus ------------------------

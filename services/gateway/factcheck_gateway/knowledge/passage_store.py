@@ -52,8 +52,8 @@ SELECTIVE_SHARE = 0.01
 # When the cap would cut a candidate query's matches, PostgreSQL ranks at most this many of them by
 # their terms' IDF (the rest are cut in table order: they hold only common terms).
 RANK_WINDOW = 2_000
-# The strictest quorum level is read from the next one's ranked window (PostgreSQL) only when the next level is
-# expected to match fewer passages than this (a quarter of the window: words are not independent).
+# Quorum levels are read together from one window (PostgreSQL) only down to a level expected to match fewer
+# passages than this (a quarter of the window: words are not independent).
 FOLD_BELOW_MATCHES = RANK_WINDOW / 4
 # A tenant with less than this share of all passages is matched through its term in the index;
 # a larger one by checking tenant_id on each match (cheaper: the tenant's own posting list is long).
@@ -321,15 +321,13 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
         if len(found) >= wanted:
             return list(found)[:cap], False
     rare = sorted(keys, key=index.rarity)[:QUORUM_TERMS]
-    asked: list[int] | None = None  # the next level's matches, when they came with this level's
+    read: dict[int, list[int]] = {}  # levels' matches read together with a stricter one's
     for quorum in range(len(rare), 0, -1):
-        if asked is not None:
-            ids, asked = asked, None
-        elif quorum == len(rare) > 1 and index.FOLDS_STRICTEST_LEVEL and _worth_folding(index, rare, wanted):
-            strictest, asked = index.best_holding_all(list(combinations(rare, quorum - 1)), cap + 1)
-            ids = strictest if strictest is not None else _matches(index, [tuple(rare)], cap)
-        else:
-            ids = _matches(index, list(combinations(rare, quorum)), cap)
+        if quorum == len(rare):
+            lowest = _lowest_level_read_with(index, rare, wanted - len(found))
+            if lowest < quorum:
+                read = index.best_levels(rare, lowest, cap + 1)
+        ids = read.pop(quorum) if quorum in read else _matches(index, list(combinations(rare, quorum)), cap)
         found.update(dict.fromkeys(ids))
         if len(found) >= wanted:
             return list(found)[:cap], False
@@ -338,20 +336,34 @@ def _candidate_ids(index: _Index, keys: list, cap: int, wanted: int) -> tuple[li
     return list(found)[:cap], False
 
 
-def _worth_folding(index: _Index, rare: list, wanted: int) -> bool:
-    """Whether the strictest level (all the rare keys) is best read from the next one's window: when it
-    looks too small to give the candidates wanted on its own, and the next level small enough for the
-    window to hold all its matches (else it is asked again on its own). Estimated as if the keys were
-    independent; only the cost depends on the estimate, never the candidates."""
+def _lowest_level_read_with(index: _Index, rare: list, wanted: int) -> int:
+    """The loosest quorum level to read in one window with the strictest (all the rare keys), on an index that
+    can (`_Index.best_levels`); the strictest itself when none.
+
+    Only when even the rarest key is in a window's worth of passages or more (otherwise the levels, which all
+    walk its posting list, are cheap), and down to the first level expected to make up the candidates still
+    wanted, as long as each is expected to match few enough passages for the window to hold them all (else
+    the levels above it are asked again one by one). Estimated as if the keys were independent; only the
+    cost depends on the estimate, never the candidates.
+    """
+    strictest = len(rare)
     passages = index.passage_count()
-    if passages <= 0:
-        return False
+    if not index.READS_LEVELS_TOGETHER or passages <= 0 or index.rarity(rare[0]) < RANK_WINDOW:
+        return strictest  # (a rare key, a name, makes every level cheap on its own: its posting list is short)
+    shares = [min(1.0, index.rarity(key) / passages) for key in rare]
 
-    def expected(groups: list[tuple]) -> float:
-        return sum(passages * math.prod(min(1.0, index.rarity(key) / passages) for key in group) for group in groups)
+    def expected(level: int) -> float:
+        return passages * sum(math.prod(shares[i] for i in group) for group in combinations(range(strictest), level))
 
-    below = list(combinations(rare, len(rare) - 1))
-    return expected([tuple(rare)]) < wanted and expected(below) < FOLD_BELOW_MATCHES
+    lowest = strictest
+    for level in range(strictest, 0, -1):
+        matches = expected(level)
+        if matches >= FOLD_BELOW_MATCHES:
+            break
+        lowest = level
+        if matches >= wanted:
+            break
+    return lowest
 
 
 def _matches(index: _Index, groups: list[tuple], cap: int) -> list[int]:
@@ -383,8 +395,8 @@ def _selective(index: _Index, keys: list) -> list:
 class _Index:
     """A backend's full-text index as a boolean filter over one tenant's passages."""
 
-    # Whether `best_holding_all` answers the strictest quorum level with the next one (PostgreSQL).
-    FOLDS_STRICTEST_LEVEL = False
+    # Whether `best_levels` reads several quorum levels from one window (PostgreSQL).
+    READS_LEVELS_TOGETHER = False
 
     def keys(self, terms: list[str]) -> Mapping[str, object]:
         """What the index matches for each term (terms it cannot match are left out)."""
@@ -435,9 +447,10 @@ class _Index:
                 break
         return list(found)[:limit]
 
-    def best_holding_all(self, groups: list[tuple], limit: int) -> tuple[list[int] | None, list[int]]:
-        """`best(groups, limit)`, and before it what `best` of the one group of all their keys would
-        return, taken from the same passages: None when it cannot be (the ranked window was full)."""
+    def best_levels(self, rare: list, lowest: int, limit: int) -> dict[int, list[int]]:
+        """For each quorum level from all the rare keys down to `lowest` of them, what `best` of its groups
+        (`combinations(rare, level)`) returns, read from one window of the loosest level's matches; only
+        the loosest when that window was full (the stricter levels' matches may lie beyond it)."""
         raise NotImplementedError
 
     def rank(self, ids: list[int], keys: list, limit: int) -> list[tuple[int, float]]:
@@ -507,7 +520,7 @@ class _SqliteIndex(_Index):
 
 
 class _PostgresIndex(_Index):
-    FOLDS_STRICTEST_LEVEL = True
+    READS_LEVELS_TOGETHER = True
 
     def __init__(self, connection: Connection, tenant_id: str, statistics: _PostgresStatistics) -> None:
         self._connection = connection
@@ -568,18 +581,21 @@ class _PostgresIndex(_Index):
     def best(self, groups: list[tuple], limit: int) -> list[int]:
         return [row.id for row in self._best_rows(groups, limit)[0]]
 
-    def best_holding_all(self, groups: list[tuple], limit: int) -> tuple[list[int] | None, list[int]]:
-        # A passage holding every key outweighs any holding all but one, so when the window holds all of
-        # this level's matches, those that weigh all the keys' weights are the level above, in its order
-        # (weight, then id): a common-word question is spared a statement (3-5 ms at a million passages).
-        rows, weights = self._best_rows(groups, limit)
-        ids = [row.id for row in rows]
-        if rows and rows[0].window_rows >= RANK_WINDOW:
-            return None, ids
-        everything = sum(weights)  # added in the order the statement adds them: the same float
-        return [row.id for row in rows if row.weight == everything], ids
+    def best_levels(self, rare: list, lowest: int, limit: int) -> dict[int, list[int]]:
+        # The loosest level's window, each row with the keys it holds: a level's `best` is the rows holding
+        # at least its number of keys, by weight then id (the weights added in the statement's order, so
+        # the same floats), when the window holds all the loosest level's matches and so all the stricter
+        # levels'. A common-word question is spared a statement per level (10-15 ms at a million passages).
+        groups = list(combinations(rare, lowest))
+        rows, weights = self._best_rows(groups, RANK_WINDOW, holding=True)
+        held = [(row.id, [k for k in range(len(weights)) if row.held >> k & 1]) for row in rows]
+        ranked = sorted(
+            ((-sum(weights[k] for k in keys), identifier, len(keys)) for identifier, keys in held),
+        )
+        levels = [lowest] if rows and rows[0].window_rows >= RANK_WINDOW else range(len(rare), lowest - 1, -1)
+        return {level: [i for _, i, count in ranked if count >= level][:limit] for level in levels}
 
-    def _best_rows(self, groups: list[tuple], limit: int) -> tuple[Sequence[Row], list[float]]:
+    def _best_rows(self, groups: list[tuple], limit: int, holding: bool = False) -> tuple[Sequence[Row], list[float]]:
         # One statement: the groups' matches (a bitmap of their terms' posting lists), at most RANK_WINDOW
         # of them ranked by the IDF of the keys each holds (ts_rank knows no IDF). The groups are asked
         # as one tsquery per leading key (`_by_leading_key`), whose bitmaps PostgreSQL ORs.
@@ -597,7 +613,8 @@ class _PostgresIndex(_Index):
             "window": RANK_WINDOW,
             "limit": limit,
         }
-        return self._connection.execute(_postgres_best(len(queries), len(keys)), parameters).all(), weights
+        statement = _postgres_holding if holding else _postgres_best
+        return self._connection.execute(statement(len(queries), len(keys)), parameters).all(), weights
 
     def _by_leading_key(self, groups: list[tuple]) -> list[str]:
         """The OR of the groups (each an AND of keys) as tsqueries that together match the same passages:
@@ -855,6 +872,19 @@ def _postgres_best(queries: int, keys: int) -> TextClause:
         f"SELECT id, {weight} AS weight, count(*) OVER () AS window_rows FROM (SELECT id, search_vector "
         f"FROM kb_passages WHERE ({matching}) AND tenant_id = :tenant_id LIMIT :window) AS m "
         "ORDER BY weight DESC, id LIMIT :limit"
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _postgres_holding(queries: int, keys: int) -> TextClause:
+    """The window `_postgres_best` ranks, every row of it with the keys it holds (bit k: key :t{k})."""
+    matching = " OR ".join(f"search_vector @@ CAST(:q{i} AS tsquery)" for i in range(queries))
+    holding = " + ".join(
+        f"CASE WHEN m.search_vector @@ CAST(:t{k} AS tsquery) THEN {1 << k} ELSE 0 END" for k in range(keys)
+    )
+    return text(
+        f"SELECT id, {holding} AS held, count(*) OVER () AS window_rows FROM (SELECT id, search_vector "
+        f"FROM kb_passages WHERE ({matching}) AND tenant_id = :tenant_id LIMIT :window) AS m"
     )
 
 
