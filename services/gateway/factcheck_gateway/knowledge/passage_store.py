@@ -296,7 +296,8 @@ class KnowledgeStore:
 #    the two rarest. SQLite runs the level's AND groups one by one, the heaviest first (FTS5's bm25
 #    would count every row of every term in the expression first, 30 of them in a level: 100 ms at
 #    1M passages); PostgreSQL ranks up to RANK_WINDOW matches of the level in one statement (its
-#    groups asked as one tsquery per leading key: see `_PostgresIndex._by_leading_key`).
+#    groups asked as one tsquery per leading key: see `_PostgresIndex._by_leading_key`), and reads
+#    the strictest levels of a common-word question from one window (`_lowest_level_read_with`).
 # Rarity is estimated without reading whole posting lists: FTS5 counts each term in a few fixed
 # windows of rowids (20,000 in all; each term once a minute, see `_SqliteRarity`); PostgreSQL
 # reads ANALYZE's lexeme frequencies (pg_stats).
