@@ -554,7 +554,8 @@ def _index_segments(engine) -> int:
         return 1
     with engine.connect() as connection:
         record = connection.scalar(text("SELECT block FROM kb_passages_fts_data WHERE id = 10"))
-    values, value, position = [], 0, 4
+    values: list[int] = []
+    value, position = 0, 4
     while len(values) < 2:
         byte = record[position]
         position += 1
@@ -686,11 +687,12 @@ def test_quorum_levels_read_from_one_window_find_what_each_would_alone(small_cap
     monkeypatch.setattr(passage_store, "RANK_WINDOW", 30)
     reads: list[int] = []
     best_levels = passage_store._PostgresIndex.best_levels
-    monkeypatch.setattr(
-        passage_store._PostgresIndex,
-        "best_levels",
-        lambda self, rare, lowest, limit: reads.append(lowest) or best_levels(self, rare, lowest, limit),
-    )
+
+    def counted(self, rare: list, lowest: int, limit: int) -> dict[int, list[int]]:
+        reads.append(lowest)
+        return best_levels(self, rare, lowest, limit)
+
+    monkeypatch.setattr(passage_store._PostgresIndex, "best_levels", counted)
     together = [candidates(query) for query in queries]
     assert reads  # the levels were read together
     monkeypatch.setattr(passage_store._PostgresIndex, "READS_LEVELS_TOGETHER", False)
