@@ -20,7 +20,11 @@ Reference: exact BM25 (the gateway's terms, k1 and b) over every passage of the 
 here; its hit@3 is what a store that ranked the whole corpus exactly would score.
 
     python -m bench.retrieval [--sizes 10000,100000] [--million] [--backend sqlite|postgresql|both]
-                              [--facts 300] [--common 200] [--passes 3]
+                              [--facts 300] [--common 200] [--passes 3] [--database-url URL]
+
+--database-url: measure one size on one backend in that database instead of a fresh one, and keep
+it: the documents are loaded only when its store is empty (so a store is built once, then asked again
+while the search code changes; the load time reported is then 0).
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ import statistics
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -255,17 +261,30 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[int(share * (len(ordered) - 1))]
 
 
-def measure(backend: str, corpus: Corpus, reference: list[list[int]], passes: int) -> dict:
+@contextmanager
+def _database(backend: str, url: str | None) -> Iterator[str]:
+    """The given database (kept), or a fresh one of the backend (removed afterwards)."""
+    if url is not None:
+        yield url
+        return
     scratch = os.environ.get("FACTCHECK_BENCH_TMP")
     with (
         tempfile.TemporaryDirectory(prefix="factcheck-bench-", dir=scratch) as folder,
-        fresh_database(backend, Path(folder)) as url,
+        fresh_database(backend, Path(folder)) as fresh,
     ):
+        yield fresh
+
+
+def measure(
+    backend: str, corpus: Corpus, reference: list[list[int]], passes: int, database_url: str | None = None
+) -> dict:
+    with _database(backend, database_url) as url:
         gateway = start_service("gateway", {"FACTCHECK_DATABASE_URL": url})
         try:
             with grpc.insecure_channel(gateway.target, options=CHANNEL_OPTIONS) as channel:
                 stub = knowledge_pb2_grpc.KnowledgeServiceStub(channel)
-                load_seconds = load(stub, corpus.documents)
+                empty = not stub.ListDocuments(knowledge_pb2.ListDocumentsRequest(page_size=1), timeout=60).documents
+                load_seconds = load(stub, corpus.documents) if empty else 0.0
                 questions = [fact.question for fact in corpus.facts]
                 p50s, p95s, fact_p95s, common_p95s = [], [], [], []
                 hits = 0
@@ -293,7 +312,7 @@ def measure(backend: str, corpus: Corpus, reference: list[list[int]], passes: in
         "passages": len(corpus.passages),
         "documents": len(corpus.documents),
         "load_seconds": round(load_seconds, 1),
-        "passages_per_second": round(len(corpus.passages) / load_seconds),
+        "passages_per_second": round(len(corpus.passages) / load_seconds) if load_seconds else 0,
         "queries": len(corpus.facts) + len(corpus.common_queries),
         "passes": passes,
         # Median pass first, then the spread over the passes.
@@ -315,6 +334,7 @@ def run(
     common: int = 200,
     passes: int = 3,
     report=None,
+    database_url: str | None = None,
 ) -> list[dict]:
     """Measure every size on every backend, each on a fresh database (deleted after its size)."""
     results = []
@@ -322,7 +342,7 @@ def run(
         corpus = build_corpus(size, facts, common)
         reference = reference_top3(corpus)
         for backend in backends:
-            result = measure(backend, corpus, reference, passes)
+            result = measure(backend, corpus, reference, passes, database_url)
             results.append(result)
             if report is not None:
                 report(result)
@@ -353,11 +373,22 @@ def main() -> None:
     parser.add_argument("--common", type=int, default=200)
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument("--database-url", help="a database to use and keep (one size, one backend)")
     args = parser.parse_args()
     sizes = tuple(int(s) for s in args.sizes.split(",") if s) + ((MILLION,) if args.million else ())
     backends = ("sqlite", "postgresql") if args.backend == "both" else (args.backend,)
+    if args.database_url and (len(sizes) != 1 or len(backends) != 1):
+        parser.error("--database-url takes one size (--sizes N, or --sizes '' --million) and one --backend")
     print(HEADER, flush=True)
-    run(sizes, backends, args.facts, args.common, args.passes, report=lambda r: print(line(r), flush=True))
+    run(
+        sizes,
+        backends,
+        args.facts,
+        args.common,
+        args.passes,
+        report=lambda r: print(line(r), flush=True),
+        database_url=args.database_url,
+    )
     print("(Search over gRPC, top 3, as loaded; ms: median pass and the passes' spread; facts and common: p95)")
 
 

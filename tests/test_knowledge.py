@@ -547,6 +547,165 @@ def test_bulk_load_into_a_filled_store_leaves_it_analyzed_and_its_index_merged(k
     assert _pending_index_pages(engine) == 0
 
 
+def _index_segments(engine) -> int:
+    """Segments of the FTS5 index (its structure record: a 4-byte cookie, then varints nLevel, nSegment);
+    PostgreSQL has none."""
+    if engine.dialect.name != "sqlite":
+        return 1
+    with engine.connect() as connection:
+        record = connection.scalar(text("SELECT block FROM kb_passages_fts_data WHERE id = 10"))
+    values: list[int] = []
+    value, position = 0, 4
+    while len(values) < 2:
+        byte = record[position]
+        position += 1
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            values.append(value)
+            value = 0
+    return values[1]
+
+
+def test_a_load_that_grows_the_store_merges_the_full_text_index(knowledge):
+    """FTS5 keeps each load's rows in segments of their own, which every search reads one by one; the loads
+    that refresh the statistics also merge them into one (PostgreSQL: kb_documents is analyzed with them)."""
+    engine = knowledge._engine
+    _no_autovacuum(engine)
+    for n in range(6):  # each document a transaction of its own: a segment each
+        knowledge.add_documents(_sentences(1, f"early{n}"), tenant_id=TENANT)
+    knowledge.add_documents(_sentences(40, "growth"), tenant_id=TENANT)
+    assert _index_segments(engine) == 1
+    assert [h.document.id for h in knowledge.search("early3 ledger", 1, tenant_id=TENANT).hits] == ["early3-0"]
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as connection:
+            documents = connection.scalar(text("SELECT reltuples FROM pg_class WHERE oid = 'kb_documents'::regclass"))
+        assert documents == 46
+
+
+def test_term_counts_are_read_once_and_forgotten_with_a_load(knowledge, monkeypatch):
+    """SQLite estimates a term's passages by counting it in the index: once per term, until a load or delete."""
+    from sqlalchemy import event
+
+    engine = knowledge._engine
+    counted: list[str] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _count(connection, cursor, statement, parameters, context, executemany):
+        if "COUNT(*) FROM kb_passages_fts" in statement:
+            counted.append(statement)
+
+    knowledge.add_documents([PARIS, EVEREST], tenant_id=TENANT)
+    assert [h.document.id for h in knowledge.search("Everest elevation", 3, tenant_id=TENANT).hits] == ["everest"]
+    first = len(counted)
+    knowledge.search("Everest elevation", 3, tenant_id=TENANT)
+    knowledge.search("elevation", 3, tenant_id=TENANT)
+    assert len(counted) == first  # every term already counted
+    knowledge.add_documents([BOILING], tenant_id=TENANT)
+    assert [h.document.id for h in knowledge.search("water level", 3, tenant_id=TENANT).hits][0] == "water"
+    knowledge.search("Everest elevation", 3, tenant_id=TENANT)
+    assert len(counted) > first or engine.dialect.name == "postgresql"
+    knowledge.delete_document("water", tenant_id=TENANT)
+    assert knowledge.search("water boils", 3, tenant_id=TENANT).hits == []
+    if engine.dialect.name == "sqlite":
+        assert first > 0
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("quorum", [1, 2, 3, 4, 5])
+def test_a_quorum_asked_by_leading_key_matches_what_its_groups_match(knowledge, quorum):
+    """PostgreSQL asks a quorum level as one tsquery per leading key (the GIN index evaluates each on fewer
+    operands); together they hold exactly the passages that hold all the keys of one of the groups."""
+    from itertools import combinations
+
+    from factcheck_gateway.knowledge.passage_store import _PostgresIndex, _PostgresStatistics
+
+    lexemes = ["ant", "bee", "cow", "doe", "eel"]
+    with knowledge._engine.connect() as connection:
+        index = _PostgresIndex(connection, TENANT, _PostgresStatistics())
+        index.keys(lexemes)
+        keys = [(lexeme,) for lexeme in lexemes]
+        groups = list(combinations(keys, quorum))
+        queries = index._by_leading_key(groups)
+        assert len(queries) == len(lexemes) - quorum + 1
+        everything = "(" + ") | (".join(" & ".join(group[0] for group in g) for g in groups) + ")"
+        for size in range(len(lexemes) + 1):
+            for held in combinations(lexemes, size):
+                vector = connection.scalar(
+                    text("SELECT array_to_tsvector(CAST(:held AS text[]))"), {"held": list(held)}
+                )
+                expected = connection.scalar(
+                    text("SELECT CAST(:v AS tsvector) @@ CAST(:q AS tsquery)"), {"v": vector, "q": everything}
+                )
+                found = connection.scalar(
+                    text(
+                        "SELECT bool_or(CAST(:v AS tsvector) @@ CAST(q AS tsquery)) FROM unnest(CAST(:qs AS text[])) q"
+                    ),
+                    {"v": vector, "qs": queries},
+                )
+                assert found == expected == (size >= quorum), (held, queries)
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_quorum_levels_read_from_one_window_find_what_each_would_alone(small_cap_knowledge, monkeypatch):
+    """PostgreSQL reads the strictest quorum levels from one window of a looser one, each row with the rare
+    terms it holds; each level's candidates are the ones it finds asked on its own."""
+    from itertools import combinations
+
+    from factcheck_gateway.knowledge import passage_store
+
+    words = ["harbour", "crane", "pier", "ledger", "tide", "anchor"]
+    documents = [
+        SourceDocument(f"doc-{i}", "", "", f"Note {i}: " + " ".join(w for j, w in enumerate(words) if (i >> j) & 1))
+        for i in range(64)
+    ]
+    bulk_load(small_cap_knowledge._engine, documents, tenant_id=TENANT)
+
+    def index(connection):
+        return passage_store._PostgresIndex(connection, TENANT, passage_store._PostgresStatistics())
+
+    queries = ["harbour crane pier ledger tide", "crane pier tide anchor", "harbour anchor", "ledger tide anchor crane"]
+    with small_cap_knowledge._engine.connect() as connection:
+        store = index(connection)
+        for query in queries:
+            rare = sorted(dict.fromkeys(store.keys(passage_store.search_terms(query)).values()), key=store.rarity)
+            for lowest in range(1, len(rare)):
+                for limit in (3, 5, 40):
+                    alone = {
+                        level: store.best(list(combinations(rare, level)), limit)
+                        for level in range(len(rare), lowest - 1, -1)
+                    }
+                    assert store.best_levels(rare, lowest, limit) == alone
+
+    def candidates(query: str) -> tuple[list[int], bool]:
+        with small_cap_knowledge._engine.connect() as connection:
+            store = index(connection)
+            keys = list(dict.fromkeys(store.keys(passage_store.search_terms(query)).values()))
+            return passage_store._candidate_ids(store, keys, 4, 6)
+
+    # (Levels are read together only when even the rarest key is in a window's worth of passages: a window
+    # of 30 here, some of them full.)
+    monkeypatch.setattr(passage_store, "RANK_WINDOW", 30)
+    reads: list[int] = []
+    best_levels = passage_store._PostgresIndex.best_levels
+
+    def counted(self, rare: list, lowest: int, limit: int) -> dict[int, list[int]]:
+        reads.append(lowest)
+        return best_levels(self, rare, lowest, limit)
+
+    monkeypatch.setattr(passage_store._PostgresIndex, "best_levels", counted)
+    together = [candidates(query) for query in queries]
+    assert reads  # the levels were read together
+    monkeypatch.setattr(passage_store._PostgresIndex, "READS_LEVELS_TOGETHER", False)
+    assert together == [candidates(query) for query in queries]
+    assert all(ids for ids, _ in together)
+    # A full window may not hold the stricter levels' matches: only the loosest level is read from it.
+    monkeypatch.setattr(passage_store, "RANK_WINDOW", 3)
+    with small_cap_knowledge._engine.connect() as connection:
+        store = index(connection)
+        rare = list(store.keys(["crane", "pier"]).values())
+        assert list(store.best_levels(rare, 1, 5)) == [1]
+
+
 # --- ranking: the store's best candidates survive, weighed as over the whole corpus ------------------------
 
 

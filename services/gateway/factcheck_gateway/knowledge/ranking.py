@@ -29,14 +29,23 @@ class BM25:
         self._average_length = (sum(self._lengths) / len(self._lengths)) if self._lengths else 0.0
         if average_length:
             self._average_length = average_length
-        document_frequency: dict[str, int] = {}
-        for doc in self._docs:
-            for term in doc:
-                document_frequency[term] = document_frequency.get(term, 0) + 1
-        n = len(self._docs)
-        self._idf = {t: idf(df, n) for t, df in document_frequency.items()}
-        if corpus_idf is not None:
-            self._idf.update((t, value) for t, value in corpus_idf.items() if t in self._idf)
+        self._corpus_idf = corpus_idf
+        # Each term's IDF, worked out the first time a query asks for it (a query has a few terms, the
+        # texts hundreds): 0 for a term in none of the texts.
+        self._idf: dict[str, float] = {}
+
+    def _term_idf(self, term: str) -> float:
+        value = self._idf.get(term)
+        if value is None:
+            frequency = sum(1 for doc in self._docs if term in doc)
+            if not frequency:
+                value = 0.0
+            elif self._corpus_idf is not None and term in self._corpus_idf:
+                value = self._corpus_idf[term]
+            else:
+                value = idf(frequency, len(self._docs))
+            self._idf[term] = value
+        return value
 
     def scores(self, query: str) -> list[float]:
         terms = search_terms(query)
@@ -45,10 +54,10 @@ class BM25:
     def coverage(self, query: str, index: int) -> float:
         """Share of the query's IDF weight that the passage contains (0-1): how much of the claim it touches."""
         terms = search_terms(query)
-        total = sum(self._idf.get(t, 0.0) for t in terms)
+        total = sum(self._term_idf(t) for t in terms)
         if total == 0:
             return 0.0
-        return sum(self._idf.get(t, 0.0) for t in terms if t in self._docs[index]) / total
+        return sum(self._term_idf(t) for t in terms if t in self._docs[index]) / total
 
     def _score(self, terms: list[str], index: int) -> float:
         doc, length = self._docs[index], self._lengths[index]
@@ -57,7 +66,7 @@ class BM25:
         for term in terms:
             tf = doc.get(term, 0)
             if tf:
-                score += self._idf[term] * tf * (K1 + 1) / (tf + norm)
+                score += self._term_idf(term) * tf * (K1 + 1) / (tf + norm)
         return score
 
 
