@@ -62,10 +62,10 @@ from bench.public_benchmarks import ArticleClaim, EvidencePair, load_climate_fev
 from factcheck.engines.evidence_windows import word_overlap
 from factcheck.engines.judge import DISPUTED, VERIFIED, Judgement, PassageText
 from factcheck.engines.judges import DEFAULT_JUDGES, LEXICAL_JUDGES
+from factcheck.evaluation.sets import LABELS
 from factcheck.models.inputs import VerifyInputs
 
 STANCE_FILE = Path("factcheck-bench") / "subtask3_claim_evidence_stance.jsonl"
-LABELS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
 GOLD_VERDICT = {
     "completely-support": "VERIFIED",
     "refute": "DISPUTED",

@@ -10,8 +10,9 @@ import pytest
 from sqlalchemy import insert
 
 from factcheck.core.consensus_weighting import describe_weighting
+from factcheck.evaluation.sets import LABELS
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2, factcheck_pb2_grpc
-from factcheck_gateway.evaluations.store import VERDICT_ORDER, EvaluationStore
+from factcheck_gateway.evaluations.store import EvaluationStore
 from factcheck_gateway.modes.fact_check import consensus_weights
 from factcheck_gateway.modes.fact_check.consensus_weights import (
     NOT_REACHED,
@@ -50,8 +51,8 @@ def store_evaluation(
         evaluations.create(evaluation_id, tenant_id, "test-owner", config, {}, total)
         rows = []
         for model, counts in confusions.items():
-            for label, row in zip(VERDICT_ORDER, counts):
-                for verdict, count in zip(VERDICT_ORDER, row):
+            for label, row in zip(LABELS, counts):
+                for verdict, count in zip(LABELS, row):
                     rows += [
                         {
                             "evaluation_id": evaluation_id,

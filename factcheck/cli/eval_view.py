@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import factcheck.cli.view as view
+from factcheck.evaluation.sets import LABELS
 from factcheck.v1 import common_pb2, evaluation_pb2
 
 # The order of the confusion matrix's rows (labels) and columns (verdicts), as the proto gives it.
-VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
+VERDICTS = LABELS  # the order of the confusion matrix and the per-verdict scores
 VERDICT_VALUES = tuple(common_pb2.Verdict.Value(f"VERDICT_{name}") for name in VERDICTS)
 SHORT = {"VERIFIED": "VER", "DISPUTED": "DIS", "UNVERIFIABLE": "UNV"}
 NONE = "—"

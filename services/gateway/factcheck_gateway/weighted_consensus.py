@@ -28,7 +28,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
+from factcheck.evaluation.sets import LABELS
+
+VERDICTS = LABELS  # the order of confusion rows and columns
 # Laplace (add-one) smoothing of every confusion cell: a checker never measured giving a verdict for a
 # label gets a small probability of doing so, never zero (one surprising verdict cannot veto a label).
 SMOOTHING = 1.0

@@ -17,6 +17,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Engine, and_, delete, func, insert, or_, select, update
 from sqlalchemy.orm import sessionmaker
 
+from factcheck.evaluation.sets import LABELS
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.store.ledger_queries import LedgerStore, upsert_cache_entries
 from factcheck_gateway.store.models import (
@@ -29,9 +30,6 @@ from factcheck_gateway.store.models import (
     utc_now,
 )
 from factcheck_gateway.store.paging import newest_first_page
-
-# Rows and columns of a confusion matrix: the label, then the verdict.
-VERDICT_ORDER = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
 
 Confusion = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
 
@@ -73,7 +71,7 @@ class ItemResult:
 @dataclass(frozen=True)
 class MeasuredReliability:
     """What the weighted consensus needs from an evaluation: per checker model, its confusion counts
-    pooled over every set (rows the label, columns the verdict, both in VERDICT_ORDER)."""
+    pooled over every set (rows the label, columns the verdict, both in LABELS)."""
 
     evaluation_id: str
     confusions: dict[str, Confusion]
@@ -300,8 +298,8 @@ class EvaluationStore:
                 ).all()
                 matrices = {model: [[0, 0, 0], [0, 0, 0], [0, 0, 0]] for model in wanted}
                 for model, label, verdict, count in counts:
-                    if label in VERDICT_ORDER and verdict in VERDICT_ORDER:
-                        matrices[model][VERDICT_ORDER.index(label)][VERDICT_ORDER.index(verdict)] += count
+                    if label in LABELS and verdict in LABELS:
+                        matrices[model][LABELS.index(label)][LABELS.index(verdict)] += count
                 confusions = {
                     model: cast(Confusion, tuple(tuple(line) for line in matrix)) for model, matrix in matrices.items()
                 }
