@@ -7,7 +7,9 @@ import math
 
 import pytest
 
+from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.core.domain import ClaimVerification, ExtractedClaim
+from factcheck.v1 import common_pb2, evaluation_pb2
 from factcheck_gateway.consensus import MISSING_EVIDENCE, calculate_consensus
 from factcheck_gateway.weighted_consensus import (
     UNIFORM_PRIOR,
@@ -66,6 +68,34 @@ def test_a_checker_that_says_nothing_has_zero_weight():
     weights = fit_weights("e", {"m": ((10, 10, 10), (10, 10, 10), (10, 10, 10))})
     assert weights.checkers["m"].verdict_weights == pytest.approx((0.0, 0.0, 0.0))
     assert weights.checkers["m"].items == 90
+
+
+def test_a_verdict_never_given_in_the_evaluation_counts_for_nothing():
+    # Word overlap never says DISPUTED: smoothing alone would give DISPUTED a positive weight (1/13 of the
+    # small DISPUTED row against 1/28 and 1/99 of the larger ones), read as evidence it never was.
+    overlap = ((20, 0, 5), (4, 0, 6), (10, 0, 86))
+    weights = fit_weights("e", {"a": diagonal(20, 5), "overlap": overlap})
+    measured = weights.checkers["overlap"]
+    assert measured.unmeasured == ("DISPUTED",)
+    assert measured.verdict_weights[1] == 0.0 and measured.verdict_weights[0] > 0
+    alone = weighted(fit_weights("e", {"a": diagonal(20, 5)}), ("a", "VERIFIED"))
+    both = weighted(weights, ("a", "VERIFIED"), ("overlap", "DISPUTED"))
+    assert both.consensus_verdict == alone.consensus_verdict == "VERIFIED"
+    assert both.weighted_probability == pytest.approx(alone.weighted_probability)
+    assert ConsensusWeights.from_json(weights.to_json()) == weights
+    weighting = evaluation_pb2.ConsensusWeighting(
+        used=evaluation_pb2.CONSENSUS_WEIGHTED,
+        evaluation_id="e",
+        checkers=[
+            evaluation_pb2.CheckerReliability(
+                checker_model="overlap",
+                verdict_weights=measured.verdict_weights,
+                unmeasured_verdicts=[common_pb2.VERDICT_DISPUTED],
+            )
+        ],
+    )
+    assert "overlap: VERIFIED +" in describe_weighting(weighting)
+    assert "DISPUTED never given" in describe_weighting(weighting)
 
 
 def test_pooled_label_prior_is_smoothed():

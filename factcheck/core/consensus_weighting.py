@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from factcheck.v1 import evaluation_pb2
+from factcheck.v1 import common_pb2, evaluation_pb2
 
 _VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
 
@@ -14,6 +14,12 @@ def describe_weighting(weighting: evaluation_pb2.ConsensusWeighting) -> str:
         return f"majority ({weighting.note})" if weighting.note else "majority"
     parts = []
     for checker in weighting.checkers:
-        values = ", ".join(f"{verdict} {weight:+.2f}" for verdict, weight in zip(_VERDICTS, checker.verdict_weights))
+        unmeasured = set(checker.unmeasured_verdicts)
+        values = ", ".join(
+            f"{verdict} never given"
+            if common_pb2.Verdict.Value(f"VERDICT_{verdict}") in unmeasured
+            else f"{verdict} {weight:+.2f}"
+            for verdict, weight in zip(_VERDICTS, checker.verdict_weights)
+        )
         parts.append(f"{checker.checker_model}: {values}")
     return f"weighted by evaluation {weighting.evaluation_id} (weights: {'; '.join(parts)})"

@@ -50,7 +50,10 @@ class CheckerReliability:
     checker_model: str
     items: int  # labelled items measured
     verdict_given_label: tuple[tuple[float, float, float], ...]  # 3×3 P(verdict | label), smoothed
-    verdict_weights: tuple[float, float, float]  # log-odds of each verdict for itself
+    verdict_weights: tuple[float, float, float]  # log-odds of each verdict for itself (0 when unmeasured)
+    # Verdicts the checker never gave in the evaluation: their smoothed probabilities measure nothing, so
+    # such a verdict is left out of the posterior (and weighs 0) rather than read as evidence.
+    unmeasured: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,6 +61,7 @@ class CheckerReliability:
             "items": self.items,
             "verdictGivenLabel": [list(row) for row in self.verdict_given_label],
             "verdictWeights": list(self.verdict_weights),
+            "unmeasuredVerdicts": list(self.unmeasured),
         }
 
     @classmethod
@@ -68,6 +72,7 @@ class CheckerReliability:
             items=int(data["items"]),
             verdict_given_label=tuple((float(r[0]), float(r[1]), float(r[2])) for r in rows),
             verdict_weights=_triple(data["verdictWeights"]),
+            unmeasured=tuple(str(v) for v in data.get("unmeasuredVerdicts", ())),
         )
 
 
@@ -91,6 +96,8 @@ class ConsensusWeights:
         """Unnormalised log P(label | verdicts): ln prior + Σ ln P(verdict_i | label)."""
         scores = [math.log(p) for p in self.prior]
         for model, verdict in zip(checker_models, verdicts, strict=True):
+            if verdict in self.checkers[model].unmeasured:
+                continue  # never measured: no evidence either way
             table = self.checkers[model].verdict_given_label
             column = VERDICTS.index(verdict)
             for label in range(3):
@@ -150,11 +157,14 @@ def verdict_weights(
 
 def reliability(checker_model: str, counts: Counts, prior: Sequence[float] = UNIFORM_PRIOR) -> CheckerReliability:
     table = smoothed_verdict_given_label(counts)
+    unmeasured = tuple(v for column, v in enumerate(VERDICTS) if not any(row[column] for row in counts))
+    weights = verdict_weights(table, prior)
     return CheckerReliability(
         checker_model=checker_model,
         items=sum(sum(row) for row in counts),
         verdict_given_label=table,
-        verdict_weights=verdict_weights(table, prior),
+        verdict_weights=_triple([0.0 if v in unmeasured else w for v, w in zip(VERDICTS, weights)]),
+        unmeasured=unmeasured,
     )
 
 

@@ -357,13 +357,15 @@ class ConsensusWeighting(_message.Message):
     def __init__(self, requested: _Optional[_Union[Consensus, str]] = ..., used: _Optional[_Union[Consensus, str]] = ..., evaluation_id: _Optional[str] = ..., checkers: _Optional[_Iterable[_Union[CheckerReliability, _Mapping]]] = ..., note: _Optional[str] = ...) -> None: ...
 
 class CheckerReliability(_message.Message):
-    __slots__ = ("checker_model", "items", "verdict_given_label", "verdict_weights")
+    __slots__ = ("checker_model", "items", "verdict_given_label", "verdict_weights", "unmeasured_verdicts")
     CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     VERDICT_GIVEN_LABEL_FIELD_NUMBER: _ClassVar[int]
     VERDICT_WEIGHTS_FIELD_NUMBER: _ClassVar[int]
+    UNMEASURED_VERDICTS_FIELD_NUMBER: _ClassVar[int]
     checker_model: str
     items: int
     verdict_given_label: _containers.RepeatedScalarFieldContainer[float]
     verdict_weights: _containers.RepeatedScalarFieldContainer[float]
-    def __init__(self, checker_model: _Optional[str] = ..., items: _Optional[int] = ..., verdict_given_label: _Optional[_Iterable[float]] = ..., verdict_weights: _Optional[_Iterable[float]] = ...) -> None: ...
+    unmeasured_verdicts: _containers.RepeatedScalarFieldContainer[_common_pb2.Verdict]
+    def __init__(self, checker_model: _Optional[str] = ..., items: _Optional[int] = ..., verdict_given_label: _Optional[_Iterable[float]] = ..., verdict_weights: _Optional[_Iterable[float]] = ..., unmeasured_verdicts: _Optional[_Iterable[_Union[_common_pb2.Verdict, str]]] = ...) -> None: ...

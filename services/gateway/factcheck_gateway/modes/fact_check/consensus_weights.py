@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from sqlalchemy.engine import Engine
 
+from factcheck.core.domain import verdict_to_proto
 from factcheck.v1 import evaluation_pb2
 from factcheck_gateway.evaluations.store import EvaluationStore, MeasuredReliability
 from factcheck_gateway.runs.run import stored_data
@@ -93,6 +94,7 @@ class Weighting:
                         items=reliability.items,
                         verdict_given_label=[p for row in reliability.verdict_given_label for p in row],
                         verdict_weights=reliability.verdict_weights,
+                        unmeasured_verdicts=[verdict_to_proto(v) for v in reliability.unmeasured],
                     )
                 )
         return message

@@ -523,8 +523,14 @@ export interface CheckerReliability {
   /**
    * The log-odds weight of each verdict the checker gives (order VERIFIED, DISPUTED, UNVERIFIABLE):
    * ln P(verdict | label = that verdict) − ln P(verdict | label ≠ it); above 0 the verdict is evidence for itself.
+   * 0 for a verdict in unmeasured_verdicts.
    */
   verdictWeights: number[];
+  /**
+   * Verdicts the checker never gave in the evaluation: nothing measured what they mean, so such a verdict
+   * counts for nothing in the weighted consensus (its smoothed probabilities would be noise).
+   */
+  unmeasuredVerdicts: Verdict[];
 }
 
 function createBaseLabelledEvidence(): LabelledEvidence {
@@ -3850,7 +3856,7 @@ export const ConsensusWeighting: MessageFns<ConsensusWeighting> = {
 };
 
 function createBaseCheckerReliability(): CheckerReliability {
-  return { checkerModel: "", items: 0, verdictGivenLabel: [], verdictWeights: [] };
+  return { checkerModel: "", items: 0, verdictGivenLabel: [], verdictWeights: [], unmeasuredVerdicts: [] };
 }
 
 export const CheckerReliability: MessageFns<CheckerReliability> = {
@@ -3872,6 +3878,13 @@ export const CheckerReliability: MessageFns<CheckerReliability> = {
       writer.uint32(34).fork();
       for (const v of message.verdictWeights) {
         writer.double(v);
+      }
+      writer.join();
+    }
+    if (message.unmeasuredVerdicts.length !== 0) {
+      writer.uint32(42).fork();
+      for (const v of message.unmeasuredVerdicts) {
+        writer.int32(v);
       }
       writer.join();
     }
@@ -3943,6 +3956,24 @@ export const CheckerReliability: MessageFns<CheckerReliability> = {
 
             break;
           }
+          case 5: {
+            if (tag === 40) {
+              message.unmeasuredVerdicts.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 42) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.unmeasuredVerdicts.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3973,6 +4004,11 @@ export const CheckerReliability: MessageFns<CheckerReliability> = {
         : globalThis.Array.isArray(object?.verdict_weights)
         ? object.verdict_weights.map((e: any) => globalThis.Number(e))
         : [],
+      unmeasuredVerdicts: globalThis.Array.isArray(object?.unmeasuredVerdicts)
+        ? object.unmeasuredVerdicts.map((e: any) => verdictFromJSON(e))
+        : globalThis.Array.isArray(object?.unmeasured_verdicts)
+        ? object.unmeasured_verdicts.map((e: any) => verdictFromJSON(e))
+        : [],
     };
   },
 
@@ -3990,6 +4026,9 @@ export const CheckerReliability: MessageFns<CheckerReliability> = {
     if (message.verdictWeights?.length) {
       obj.verdictWeights = message.verdictWeights.map((e) => floatToJson(e));
     }
+    if (message.unmeasuredVerdicts?.length) {
+      obj.unmeasuredVerdicts = message.unmeasuredVerdicts.map((e) => verdictToJSON(e));
+    }
     return obj;
   },
 
@@ -4002,6 +4041,7 @@ export const CheckerReliability: MessageFns<CheckerReliability> = {
     message.items = object.items ?? 0;
     message.verdictGivenLabel = object.verdictGivenLabel?.map((e) => e) || [];
     message.verdictWeights = object.verdictWeights?.map((e) => e) || [];
+    message.unmeasuredVerdicts = object.unmeasuredVerdicts?.map((e) => e) || [];
     return message;
   },
 };
