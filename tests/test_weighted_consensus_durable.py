@@ -4,9 +4,11 @@ on PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
 
+import grpc
 import pytest
 
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2
@@ -29,10 +31,9 @@ from tests.test_weighted_consensus_runs import CHECKERS, RELIABLE, WEAK, claim_1
 pytestmark = pytest.mark.e2e
 
 
-def first_report_held(seconds: float) -> Behaviour:
-    """The reporter's first report waits `seconds` (its gateway is killed meanwhile); everything else,
-    the title and the resumed run's report included, is answered at once."""
-    held = threading.Event()
+def first_report_held(seconds: float, held: threading.Event) -> Behaviour:
+    """The reporter's first report waits `seconds` (its gateway is killed meanwhile; `held` is set once it
+    arrived); everything else, the title and the resumed run's report included, is answered at once."""
     answer = default_reply()
 
     def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer | None:
@@ -57,7 +58,8 @@ async def test_a_resumed_weighted_run_keeps_the_weights_it_stored(
     fake_models.script("fake/checker-a", verdicts({"claim_1": "DISPUTED"}, correction="Signed in 2016."))
     for model in CHECKERS[1:]:
         fake_models.script(model, verdicts())
-    fake_models.script("fake/reporter", first_report_held(120))
+    report_arrived = threading.Event()
+    fake_models.script("fake/reporter", first_report_held(120, report_arrived))
 
     async with connect(first) as stub:
         before_kill = await read_until(
@@ -68,6 +70,9 @@ async def test_a_resumed_weighted_run_keeps_the_weights_it_stored(
     assert complete.consensus_weighting.evaluation_id == used
     assert claim_1(complete.consensus).consensus_verdict == common_pb2.VERDICT_DISPUTED
 
+    # Killed only once its report call is held by the model server: killed before, the resumed run's report
+    # would be the first to arrive, and be the one held (a loaded machine did that).
+    assert await asyncio.to_thread(report_arrived.wait, 30), "the first gateway's report call never arrived"
     first.process.kill()  # SIGKILL after the consensus, while the report is being written
     first.process.wait()
     # A newer evaluation that would turn claim 1 around (the two verifying checkers measured reliable).
@@ -77,7 +82,11 @@ async def test_a_resumed_weighted_run_keeps_the_weights_it_stored(
 
     second = start_gateway()
     async with connect(second) as stub:
-        watched = await watch_all(stub, message_id)
+        try:
+            watched = await watch_all(stub, message_id)
+        except grpc.aio.AioRpcError as error:
+            logs = "\n".join(["-- first gateway:", *first.output[-40:], "-- second gateway:", *second.output[-60:]])
+            raise AssertionError(f"Watch of the resumed run failed: {error.code().name}\n{logs}") from error
         result = (await stub.GetResult(factcheck_pb2.GetResultRequest(message_id=message_id))).result
     assert await wait_for_status(store, message_id) == "COMPLETE"
     assert store.get_message(message_id, tenant_id=ANY_TENANT).resume_count == 1
