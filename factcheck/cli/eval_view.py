@@ -8,12 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import factcheck.cli.view as view
+from factcheck.core.domain import verdict_to_proto
 from factcheck.evaluation.sets import LABELS
-from factcheck.v1 import common_pb2, evaluation_pb2
+from factcheck.v1 import evaluation_pb2
 
 # The order of the confusion matrix's rows (labels) and columns (verdicts), as the proto gives it.
 VERDICTS = LABELS  # the order of the confusion matrix and the per-verdict scores
-VERDICT_VALUES = tuple(common_pb2.Verdict.Value(f"VERDICT_{name}") for name in VERDICTS)
+VERDICT_VALUES = tuple(verdict_to_proto(name) for name in VERDICTS)
 SHORT = {"VERIFIED": "VER", "DISPUTED": "DIS", "UNVERIFIABLE": "UNV"}
 NONE = "—"
 # The stated confidence read as a probability (CheckerScore.expected_calibration_error).

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from factcheck.v1 import common_pb2, evaluation_pb2
-
-_VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
+from factcheck.core.domain import verdict_from_proto
+from factcheck.evaluation.sets import LABELS
+from factcheck.v1 import evaluation_pb2
 
 
 def describe_weighting(weighting: evaluation_pb2.ConsensusWeighting) -> str:
@@ -14,12 +14,10 @@ def describe_weighting(weighting: evaluation_pb2.ConsensusWeighting) -> str:
         return f"majority ({weighting.note})" if weighting.note else "majority"
     parts = []
     for checker in weighting.checkers:
-        unmeasured = set(checker.unmeasured_verdicts)
+        unmeasured = {verdict_from_proto(value) for value in checker.unmeasured_verdicts}
         values = ", ".join(
-            f"{verdict} never given"
-            if common_pb2.Verdict.Value(f"VERDICT_{verdict}") in unmeasured
-            else f"{verdict} {weight:+.2f}"
-            for verdict, weight in zip(_VERDICTS, checker.verdict_weights)
+            f"{verdict} never given" if verdict in unmeasured else f"{verdict} {weight:+.2f}"
+            for verdict, weight in zip(LABELS, checker.verdict_weights)
         )
         parts.append(f"{checker.checker_model}: {values}")
     return f"weighted by evaluation {weighting.evaluation_id} (weights: {'; '.join(parts)})"

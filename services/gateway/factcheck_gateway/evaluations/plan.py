@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from factcheck.core.domain import is_known_enum, verdict_from_proto
 from factcheck.evaluation.sets import (
     MAX_ITEMS_PER_SET,
     SHIPPED_SETS,
@@ -96,11 +97,6 @@ def item_json(item: LabelledItem) -> dict[str, Any]:
     }
 
 
-def _verdict_name(value: int) -> str | None:
-    name = common_pb2.Verdict.Name(value) if value in common_pb2.Verdict.values() else ""
-    return name.removeprefix("VERDICT_") if value != common_pb2.VERDICT_UNSPECIFIED and name else None
-
-
 def _custom_set(index: int, custom: evaluation_pb2.CustomEvaluationSet) -> tuple[str, list[LabelledItem]]:
     field = f"config.custom_sets[{index}]"
     check(
@@ -123,7 +119,7 @@ def _custom_set(index: int, custom: evaluation_pb2.CustomEvaluationSet) -> tuple
     seen: set[str] = set()
     for number, claim in enumerate(custom.items):
         where = f"{field}.items[{number}]"
-        label = _verdict_name(claim.label)
+        label = verdict_from_proto(claim.label) if is_known_enum(common_pb2.Verdict, claim.label) else None
         check(label is not None, f"{where}.label", f"{where}.label must be VERIFIED, DISPUTED or UNVERIFIABLE")
         raw = {
             "id": claim.id,

@@ -18,13 +18,19 @@ from typing import Any
 
 import grpc
 
-from factcheck.core.domain import claim_type_to_proto, is_not_addressed
+from factcheck.core.domain import (
+    claim_type_to_proto,
+    confidence_from_proto,
+    is_not_addressed,
+    verdict_from_proto,
+    verdict_to_proto,
+)
 from factcheck.engines.extractor import claim_type
 from factcheck.evaluation.sets import LabelledItem
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, evaluation_pb2
 from factcheck_gateway.evaluations.plan import EvaluationPlan
-from factcheck_gateway.evaluations.scores import checker_score, verdict_proto
+from factcheck_gateway.evaluations.scores import checker_score
 from factcheck_gateway.evaluations.store import EvaluationStore, ItemResult
 from factcheck_gateway.ledger.budget import BudgetExceeded
 from factcheck_gateway.ledger.pricing import Pricing
@@ -95,8 +101,8 @@ def _answer(model: str, set_name: str, item: LabelledItem, response: checker_pb2
     if verification is None:  # (the checker answers every claim; this guards a broken one)
         verdict, confidence, unreadable, cached = "UNVERIFIABLE", "LOW", True, False
     else:
-        verdict = common_pb2.Verdict.Name(verification.verdict).removeprefix("VERDICT_")
-        confidence = common_pb2.Confidence.Name(verification.confidence).removeprefix("CONFIDENCE_")
+        verdict = verdict_from_proto(verification.verdict)
+        confidence = confidence_from_proto(verification.confidence)
         unreadable, cached = is_not_addressed(verification.evidence), verification.cached
     return ItemResult(
         checker_model=model,
@@ -258,8 +264,8 @@ class EvaluationRunner:
                     checker_model=model,
                     set=set_name,
                     item_id=item.id,
-                    verdict=verdict_proto(answer.verdict) if answer.verdict else common_pb2.VERDICT_UNSPECIFIED,
-                    label=verdict_proto(item.label),
+                    verdict=verdict_to_proto(answer.verdict) if answer.verdict else common_pb2.VERDICT_UNSPECIFIED,
+                    label=verdict_to_proto(item.label),
                     cached=answer.cached,
                 ),
             )

@@ -4,15 +4,11 @@ factcheck.evaluation.metrics (one place for them) with what the answers cost fro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
+from factcheck.core.domain import confidence_to_proto, verdict_to_proto
 from factcheck.evaluation.metrics import ScoredItem, score
-from factcheck.v1 import common_pb2, evaluation_pb2, usage_pb2
+from factcheck.v1 import evaluation_pb2, usage_pb2
 from factcheck_gateway.evaluations.store import ItemResult
-
-
-def verdict_proto(name: str) -> common_pb2.Verdict:
-    return cast(common_pb2.Verdict, common_pb2.Verdict.Value(f"VERDICT_{name}"))
 
 
 def checker_score(model: str, set_name: str, total: int, answers: Sequence[ItemResult]) -> evaluation_pb2.CheckerScore:
@@ -40,7 +36,7 @@ def checker_score(model: str, set_name: str, total: int, answers: Sequence[ItemR
         accuracy=scores.accuracy,
         verdicts=[
             evaluation_pb2.VerdictScore(
-                verdict=verdict_proto(c.verdict),
+                verdict=verdict_to_proto(c.verdict),
                 precision=c.precision,
                 recall=c.recall,
                 support=c.support,
@@ -52,7 +48,7 @@ def checker_score(model: str, set_name: str, total: int, answers: Sequence[ItemR
         expected_calibration_error=scores.expected_calibration_error or 0.0,
         calibration=[
             evaluation_pb2.CalibrationBin(
-                confidence=cast(common_pb2.Confidence, common_pb2.Confidence.Value(f"CONFIDENCE_{b.confidence}")),
+                confidence=confidence_to_proto(b.confidence),
                 stated=b.stated,
                 observed=b.accuracy,
                 count=b.count,

@@ -32,7 +32,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from factcheck.core.domain import VerdictSummary, is_not_addressed
+from factcheck.core.domain import VerdictSummary, is_not_addressed, verdict_from_proto
 from factcheck.core.prompt_versions import EXTRACT, VERIFY, version_label
 from factcheck.kit.observability import metrics
 from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2
@@ -219,14 +219,10 @@ def _merged(
     merged.model = request.model
     del merged.verifications[:]
     merged.verifications.extend(verifications)
-    merged.summary.CopyFrom(VerdictSummary.count(_verdict_name(v.verdict) for v in verifications).to_proto())
+    merged.summary.CopyFrom(VerdictSummary.count(verdict_from_proto(v.verdict) for v in verifications).to_proto())
     if not fresh.raw_text:
         merged.raw_text = f"(all {len(verifications)} verifications reused from the verification cache)"
     return merged
-
-
-def _verdict_name(verdict: int) -> str:
-    return common_pb2.Verdict.Name(verdict).removeprefix("VERDICT_")
 
 
 # --- extraction --------------------------------------------------------------------------------------
