@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Sequence
 
 from factcheck.core.domain import Citation, ClaimConsensus, ClaimVerification, ExtractedClaim
-from factcheck_gateway.weighted_consensus import ConsensusWeights, confidence_of, leaders
+from factcheck_gateway.weighted_consensus import VERDICTS, ConsensusWeights, confidence_of, leaders, normalised
 
 MISSING_EVIDENCE = "Checker did not address this claim"
 
@@ -76,14 +76,11 @@ def _weighted_claim_consensus(
     log_scores = weights.log_posterior(checker_models, given)
     top = leaders(log_scores)
     verdict = next(iter(top)) if len(top) == 1 else _TIE_WINNER[top]
-    probability = weights.posterior(checker_models, given)[_VERDICT_INDEX[verdict]]
+    probability = normalised(log_scores)[VERDICTS.index(verdict)]  # (the posterior, computed once)
     confidence = "LOW" if len(top) > 1 else confidence_of(probability)
     agreement = sum(1 for v in verdicts if v.verdict == verdict) / len(verdicts) * 100
     correction = _majority_correction(verdicts) if verdict == "DISPUTED" else None
     return _consensus(claim, verdicts, verdict, confidence, agreement, correction, probability)
-
-
-_VERDICT_INDEX = {"VERIFIED": 0, "DISPUTED": 1, "UNVERIFIABLE": 2}
 
 
 def _consensus(

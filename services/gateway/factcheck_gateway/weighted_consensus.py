@@ -84,16 +84,9 @@ class ConsensusWeights:
     checkers: Mapping[str, CheckerReliability]  # by checker model
     prior: tuple[float, float, float] = UNIFORM_PRIOR
 
-    def posterior(self, checker_models: Sequence[str], verdicts: Sequence[str]) -> tuple[float, float, float]:
-        """P(label | the checkers' verdicts), VERDICTS order; checker i is `checker_models[i]`."""
-        log_scores = self.log_posterior(checker_models, verdicts)
-        top = max(log_scores)
-        exp = [math.exp(score - top) for score in log_scores]
-        total = sum(exp)
-        return (exp[0] / total, exp[1] / total, exp[2] / total)
-
     def log_posterior(self, checker_models: Sequence[str], verdicts: Sequence[str]) -> list[float]:
-        """Unnormalised log P(label | verdicts): ln prior + Σ ln P(verdict_i | label)."""
+        """Unnormalised log P(label | verdicts): ln prior + Σ ln P(verdict_i | label), VERDICTS order;
+        checker i is `checker_models[i]` (`normalised` makes it the posterior)."""
         scores = [math.log(p) for p in self.prior]
         for model, verdict in zip(checker_models, verdicts, strict=True):
             if verdict in self.checkers[model].unmeasured:
@@ -119,6 +112,14 @@ class ConsensusWeights:
             checkers={c.checker_model: c for c in checkers},
             prior=_triple(data.get("prior", UNIFORM_PRIOR)),
         )
+
+
+def normalised(log_scores: Sequence[float]) -> tuple[float, float, float]:
+    """Probabilities from unnormalised log scores (a softmax, stable for large scores)."""
+    top = max(log_scores)
+    exp = [math.exp(score - top) for score in log_scores]
+    total = sum(exp)
+    return (exp[0] / total, exp[1] / total, exp[2] / total)
 
 
 def smoothed_verdict_given_label(counts: Counts) -> tuple[tuple[float, float, float], ...]:
