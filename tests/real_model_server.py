@@ -18,6 +18,10 @@ is passed on to the server at once, as a direct connection would.
 The server's own activity is its process's CPU time (`cpu_seconds`, from /proc): `wait_until_idle`
 tells when it stopped generating.
 
+A server that dies (llama.cpp built for another CPU dies with SIGSEGV on its first completion) is named in one
+line: `LlamaServer.death(during)` says how it exited, during what, and the last lines of its log, and
+`start` fails with that line when the server cannot answer one short completion.
+
 Also a script: `python -m tests.real_model_server --port 8090` serves the model until interrupted.
 """
 
@@ -52,6 +56,11 @@ N_CTX = 2048
 N_THREADS = 2
 SEED = 42
 STARTUP_TIMEOUT_S = 180.0
+# The first completion, asked before anyone uses the server: short, so that a broken build fails in seconds.
+FIRST_COMPLETION = {"messages": [{"role": "user", "content": "Say hi"}], "max_tokens": 16, "temperature": 0.0}
+FIRST_COMPLETION_TIMEOUT_S = 120.0
+# Lines of the server's log quoted when it dies.
+DEATH_LOG_LINES = 8
 # CPU seconds per second below which the server counts as idle (uvicorn's own bookkeeping is far less).
 IDLE_CPU_RATE = 0.05
 
@@ -138,6 +147,10 @@ class Throttle:
         self.release()
 
 
+class LlamaServerDied(RuntimeError):
+    """The server's process exited; the message is `LlamaServer.death`'s line."""
+
+
 @dataclass
 class LlamaServer:
     """`python -m llama_cpp.server` on a loopback port, its output kept for failure messages."""
@@ -146,6 +159,9 @@ class LlamaServer:
     port: int
     command: list[str]
     output: list[str] = field(default_factory=list)
+    # What was under way when the process was first seen dead (a test's name, "its first completion").
+    died_during: str | None = None
+    _drainer: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
@@ -187,7 +203,7 @@ class LlamaServer:
             "false",
         ]
         server = cls(_spawn(command), port, command)
-        threading.Thread(target=server._drain, daemon=True).start()
+        server._start_draining()
         server._wait_ready()
         return server
 
@@ -195,8 +211,53 @@ class LlamaServer:
         """A fresh server on the same port (what it was generating is dropped); `pid` changes."""
         self.stop()
         self.process = _spawn(self.command)
-        threading.Thread(target=self._drain, daemon=True).start()
+        self.died_during = None
+        self._start_draining()
         self._wait_ready()
+
+    def death(self, during: str, grace_s: float = 0.0) -> str | None:
+        """One line saying how the server's process exited, during what (the first time it was seen dead) and
+        the last lines of its log; None while it runs. `grace_s`: how long a process on its way out (its
+        connections already closed, its exit not yet reaped) is waited for."""
+        try:
+            code = self.process.wait(timeout=grace_s) if grace_s > 0 else self.process.poll()
+        except subprocess.TimeoutExpired:
+            code = None
+        if code is None:
+            return None
+        if self.died_during is None:
+            self.died_during = during
+        if self._drainer is not None:
+            self._drainer.join(timeout=2)  # the log's last lines, which the dying process wrote
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = "a signal"
+            how = f"with {name} (signal {-code})"
+        else:
+            how = f"with exit code {code}"
+        log = " | ".join(line.strip() for line in self.output[-DEATH_LOG_LINES:] if line.strip()) or "(empty)"
+        return f"llama.cpp server exited {how} during {self.died_during}; last lines of its log: {log}"
+
+    def require_alive(self, during: str) -> None:
+        """Raise `LlamaServerDied` with `death`'s line when the process has exited."""
+        line = self.death(during)
+        if line is not None:
+            raise LlamaServerDied(line)
+
+    @property
+    def system_info(self) -> str | None:
+        """llama.cpp's own line of the instruction sets the library was built with (it prints it on loading a
+        model): `AVX512 = 1` or `AMX_INT8 = 1` there means a build that runs only on CPUs that have them."""
+        for line in self.output:
+            if "system_info" in line or "CPU : " in line:
+                return line.strip()
+        return None
+
+    def _start_draining(self) -> None:
+        self._drainer = threading.Thread(target=self._drain, daemon=True)
+        self._drainer.start()
 
     def _drain(self) -> None:
         process = self.process
@@ -206,19 +267,44 @@ class LlamaServer:
             del self.output[:-200]
 
     def _wait_ready(self) -> None:
+        """Until the server lists its model, then one short completion: a server that loads the model and dies on
+        its first answer (a build for another CPU) fails here, with `death`'s line, not in the first test."""
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                break
+            self.require_alive("its start")
             try:
                 with urllib.request.urlopen(f"{self.base_url}/v1/models", timeout=2) as answer:
                     if answer.status == 200:
-                        return
+                        break
             except (urllib.error.URLError, OSError):
                 pass
             time.sleep(0.25)
-        self.stop()
-        raise RuntimeError("llama.cpp's server did not start:\n" + "\n".join(self.output[-40:]))
+        else:
+            self.stop()
+            raise RuntimeError("llama.cpp's server did not start:\n" + "\n".join(self.output[-40:]))
+        self._first_completion()
+
+    def _first_completion(self) -> None:
+        request = urllib.request.Request(
+            f"{self.base_url}/v1/chat/completions",
+            data=json.dumps(FIRST_COMPLETION).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=FIRST_COMPLETION_TIMEOUT_S) as answer:
+                body = json.loads(answer.read())
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            # The process may still be on its way out: give it a moment to be reaped before naming its end.
+            try:
+                self.process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+            self.require_alive("its first completion")
+            self.stop()
+            raise RuntimeError(f"llama.cpp's server did not answer its first completion: {error!r}") from error
+        if not isinstance(body, dict) or not body.get("choices"):
+            self.stop()
+            raise RuntimeError(f"llama.cpp's server answered its first completion with {str(body)[:300]}")
 
     def stop(self) -> None:
         if self.process.poll() is None:

@@ -51,7 +51,16 @@ from factcheck.v1 import (
 )
 from tests.fake_model_server import classify
 from tests.processes import Suite, start_suite
-from tests.real_model_server import N_CTX, LlamaServer, ProxiedCall, RecordingProxy, Throttle, wait_until_idle
+from tests.real_model_plugin import record_llama_system_info
+from tests.real_model_server import (
+    N_CTX,
+    LlamaServer,
+    LlamaServerDied,
+    ProxiedCall,
+    RecordingProxy,
+    Throttle,
+    wait_until_idle,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.realmodel]
 
@@ -90,7 +99,12 @@ def _require_the_real_model() -> None:
 @pytest.fixture(scope="module")
 def llama() -> Iterator[LlamaServer]:
     _require_the_real_model()
-    with LlamaServer.start() as server:
+    try:
+        server = LlamaServer.start()
+    except LlamaServerDied as death:
+        # A server that cannot answer one short completion fails the tier with that line, skipping nothing.
+        pytest.fail(str(death), pytrace=False)
+    with server:
         yield server
 
 
@@ -135,8 +149,11 @@ def real_suite(proxy: RecordingProxy, database_url: str) -> Iterator[Suite]:
 
 
 @pytest.fixture
-def mark(llama: LlamaServer, proxy: RecordingProxy) -> int:
+def mark(request: pytest.FixtureRequest, llama: LlamaServer, proxy: RecordingProxy) -> int:
     """The proxy's record position once the server has finished what earlier tests left it."""
+    death = llama.death(during=request.node.name)
+    if death is not None:  # it died in an earlier test, which said so: every later one says it too
+        pytest.fail(death, pytrace=False)
     if wait_until_idle(llama.pid, timeout_s=DRAIN_TIMEOUT_S) is None:
         llama.restart()
     return proxy.mark()
