@@ -154,6 +154,7 @@ def mark(request: pytest.FixtureRequest, llama: LlamaServer, proxy: RecordingPro
     death = llama.death(during=request.node.name)
     if death is not None:  # it died in an earlier test, which said so: every later one says it too
         pytest.fail(death, pytrace=False)
+    record_llama_system_info(request, llama)  # the build's instruction sets, in pytest's summary
     if wait_until_idle(llama.pid, timeout_s=DRAIN_TIMEOUT_S) is None:
         llama.restart()
     return proxy.mark()
