@@ -98,10 +98,16 @@ def points_of(request: metrics_service_pb2.ExportMetricsServiceRequest) -> list[
 
 
 class _Received:
+    port: int
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._spans: list[ReceivedSpan] = []
         self._points: list[ReceivedPoint] = []
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     def _add(self, spans: list[ReceivedSpan] | None = None, points: list[ReceivedPoint] | None = None) -> None:
         with self._lock:
@@ -144,10 +150,6 @@ class FakeCollector(_Received):
         trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Traces(), self._server)
         metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(Metrics(), self._server)
         self.port = self._server.add_insecure_port("127.0.0.1:0")
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> FakeCollector:
         self._server.start()
@@ -195,10 +197,6 @@ class FakeHttpCollector(_Received):
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> FakeHttpCollector:
         self._thread.start()

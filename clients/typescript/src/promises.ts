@@ -60,13 +60,10 @@ export class Caller {
           return;
         }
         const onAbort = () => call.cancel();
+        const sent = this.outgoing(type, request, options);
+        const { path, requestSerialize, responseDeserialize } = method;
         const call = this.client.makeUnaryRequest(
-          method.path,
-          method.requestSerialize,
-          method.responseDeserialize,
-          type.fromPartial(request ?? ({} as DeepPartial<Request>)),
-          this.metadata(options),
-          { deadline: options.deadline },
+          ...[path, requestSerialize, responseDeserialize, sent.argument, sent.metadata, sent.options] as const,
           (error: ServiceError | null, response?: Response) => {
             signal?.removeEventListener("abort", onAbort);
             if (signal?.aborted) {
@@ -91,16 +88,22 @@ export class Caller {
       if (signal?.aborted) {
         return Promise.reject(signal.reason);
       }
+      const sent = this.outgoing(type, request, options);
+      const { path, requestSerialize, responseDeserialize } = method;
       const call = this.client.makeServerStreamRequest(
-        method.path,
-        method.requestSerialize,
-        method.responseDeserialize,
-        type.fromPartial(request ?? ({} as DeepPartial<Request>)),
-        this.metadata(options),
-        { deadline: options.deadline },
+        ...[path, requestSerialize, responseDeserialize, sent.argument, sent.metadata, sent.options] as const,
       );
       const events = new ResponseEvents<Response>(call, signal);
       return events.accepted.then(() => events as EventStream<NonNullable<Response["event"]>>);
+    };
+  }
+
+  /** The request message (defaults filled in), the call's metadata and its grpc-js options. */
+  private outgoing<Request>(type: MessageType<Request>, request: DeepPartial<Request> | undefined, options: CallOptions) {
+    return {
+      argument: type.fromPartial(request ?? ({} as DeepPartial<Request>)),
+      metadata: this.metadata(options),
+      options: { deadline: options.deadline },
     };
   }
 
