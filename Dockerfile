@@ -20,9 +20,9 @@ WORKDIR /app
 COPY protos ./protos
 COPY api ./api
 RUN pip install ./api
-# The shared library's dependencies first, so a code change does not reinstall them. No extra but traces
-# (otel: FACTCHECK_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT turns them on in any service); the services'
-# own needs come with them.
+# The shared library's dependencies first, so a code change does not reinstall them. No extra but traces and
+# metrics (otel: OpenTelemetry's OTEL_* environment turns them on in any service); the services' own needs
+# come with them.
 COPY pyproject.toml README.md ./
 RUN mkdir -p factcheck \
     && pip install '.[otel]' \

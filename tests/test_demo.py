@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.processes import ROOT
+from tests.test_html_report import Page, chromium, measure_layout  # noqa: F401 - chromium is a fixture
 from tests.test_servers import _free_port_block
 
 pytestmark = pytest.mark.e2e
@@ -38,7 +39,7 @@ def run_demo(cwd: Path, data_home: Path, *args: str) -> subprocess.CompletedProc
     )
 
 
-def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
+def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path, chromium):  # noqa: F811
     first = tmp_path / "first"
     first.mkdir()
     done = run_demo(first, tmp_path / "data")
@@ -53,6 +54,7 @@ def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
     assert "The Paris Agreement was adopted in 2015 (not 2017)" in output
     assert "Reliability score 69/100" in output
     assert (first / "factcheck-demo.html").stat().st_size > 10_000
+    _check_the_demo_page(chromium, tmp_path, first / "factcheck-demo.html")
     # The council example: the answer with the wrong year ranks last, its error classified and corrected.
     council = output.split("Council: ranking the answers in")[1]
     assert re.search(r"3 Response [A-C] assistant-beta 3\.00 MIXED 0 1 ", council)
@@ -80,3 +82,18 @@ def test_demo_checks_the_sample_against_the_example_knowledge(tmp_path):
     # Nothing it prints or writes points into the first run's folder, or at any file:// copy of the documents.
     for text in (again.stdout, (second / "factcheck-demo.html").read_text()):
         assert str(first) not in text and str(EXAMPLES) not in text and "file://" not in text
+
+
+def _check_the_demo_page(browser: Path, tmp_path: Path, report: Path) -> None:
+    """The demo's HTML report as a reader sees it: a title cut at a word boundary with "…", each document named
+    once (its title is its heading), each checker's evidence and each verdict marker shown once, no word broken
+    in a table, the page as tall as what it shows: 3,058 px at 1280 px wide (4,414 px before: the evidence three
+    times over, the annotated content twice)."""
+    markup = report.read_text(encoding="utf-8")
+    page = Page(markup)
+    assert page.title == "Fact-check: Facts about the Eiffel Tower…"
+    assert "The Eiffel Tower › The Eiffel Tower" not in markup and "›" not in page.text("sources")
+    evidence = 'The Paris Agreement says otherwise: "The Paris Agreement is an international treaty on climate change.'
+    seen = measure_layout(browser, tmp_path, report, [evidence, "[VERIFIED]", "[DISPUTED]", "[UNVERIFIABLE]"])
+    assert seen["shown"] == [1, 3, 1, 1] and seen["broken"] == [] and seen["page"] <= seen["view"], seen
+    assert seen["height"] <= 3300, seen

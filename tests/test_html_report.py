@@ -554,3 +554,59 @@ def test_chromium_a_long_cited_quote_wraps_inside_its_claim(chromium, tmp_path):
     )
     seen = json.loads(dom.text("out"))
     assert seen["beyond"] <= 0 and seen["page"] <= seen["view"], seen
+
+
+# Measures the report's layout in a frame 1280 px wide: the page's height as it opens, then, every accordion open,
+# any word a table cell breaks across two lines, how often each text of `needles` (set as data-needles on the
+# frame's probe) is shown, and how far the page reaches past the view.
+LAYOUT_PROBE = """<!DOCTYPE html><html><body style="margin:0"><pre id="out"></pre>
+<iframe src="report.html" style="width:1280px;height:900px;border:0" onload="
+  var d = this.contentDocument, w = this.contentWindow;
+  var out = {height: d.documentElement.scrollHeight};
+  Array.prototype.forEach.call(d.querySelectorAll('details'), function (x) { x.open = true; });
+  out.broken = [];
+  Array.prototype.forEach.call(d.querySelectorAll('td, th'), function (cell) {
+    var walker = d.createTreeWalker(cell, w.NodeFilter.SHOW_TEXT), node, match;
+    while ((node = walker.nextNode())) {
+      var words = /[^\\s]+/g;
+      while ((match = words.exec(node.data))) {
+        var range = d.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        var lines = {};
+        Array.prototype.forEach.call(range.getClientRects(), function (r) { if (r.width) { lines[Math.round(r.top)] = 1; } });
+        if (Object.keys(lines).length > 1) { out.broken.push(match[0]); }
+      }
+    }
+  });
+  var text = d.body.innerText;
+  out.shown = JSON.parse(document.body.dataset.needles).map(function (needle) {
+    return text.split(needle).length - 1;
+  });
+  out.report_tables = d.querySelectorAll('#report-text table').length;
+  out.opened_height = d.documentElement.scrollHeight;
+  out.page = d.documentElement.scrollWidth;
+  out.view = w.innerWidth;
+  document.getElementById('out').textContent = JSON.stringify(out);
+"></iframe></body></html>
+"""
+
+
+def measure_layout(chromium: Path, tmp_path: Path, report: Path, needles: list[str]) -> dict:
+    """LAYOUT_PROBE's figures for the report at `report` (copied beside the probe)."""
+    folder = tmp_path / "layout"
+    folder.mkdir(exist_ok=True)
+    (folder / "report.html").write_bytes(report.read_bytes())
+    probe = folder / "probe.html"
+    probe.write_text(LAYOUT_PROBE.replace("<body ", f'<body data-needles="{escape(json.dumps(needles))}" ', 1))
+    dom = Page(
+        run_chromium(
+            chromium,
+            tmp_path / "layout-profile",
+            "--allow-file-access-from-files",
+            "--window-size=1300,900",
+            "--dump-dom",
+            probe.as_uri(),
+        )
+    )
+    return json.loads(dom.text("out"))

@@ -776,6 +776,9 @@ def test_a_section_titles_its_passage_wherever_the_passage_is_shown():
     assert passage_title(plain) == "The Paris Agreement"
     assert passage_title(sectioned) == "The Paris Agreement › Entry into force"
     assert passage_title(common_pb2.Passage(source_id="paris", section_title="Parties")) == "paris › Parties"
+    # A document whose title is its first heading: the title once, not "The Paris Agreement › The Paris Agreement".
+    headed = common_pb2.Passage(source_title="The Paris Agreement", section_title="the  Paris agreement")
+    assert passage_title(headed) == "The Paris Agreement"
     assert format_passage(sectioned).startswith("[P1] The Paris Agreement › Entry into force\n> It binds.")
     assert Passage.from_proto(sectioned).title == "The Paris Agreement › Entry into force"  # the checkers' prompts
     citation = common_pb2.Citation(passage_id="P1", source_id="paris", source_title="The Paris Agreement")

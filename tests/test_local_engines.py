@@ -345,7 +345,25 @@ async def test_title_is_short_plain_and_deterministic(model: str) -> None:
 
 
 def test_title_without_question_comes_from_the_content() -> None:
-    assert reporter.answer(title_inputs("", CONTENT)) == "Fact-check: ARPANET was funded by the U.S. Department"
+    assert reporter.answer(title_inputs("", CONTENT)) == "Fact-check: ARPANET was funded by the U.S. Department…"
+
+
+@pytest.mark.parametrize(
+    ("question", "title"),
+    [
+        # Cut from a list: whole items, and "…" says there is more (not "…the Eiffel Tower, the Paris").
+        (
+            "Facts about the Eiffel Tower, the Paris Agreement, Apollo 11, water and the Great Barrier Reef",
+            "Fact-check: Facts about the Eiffel Tower…",
+        ),
+        ("Population of Tokyo, Japan in 2020 and growth since 1990", "Fact-check: Population of Tokyo, Japan in 2020…"),
+        ("What is the capital of France?", "Fact-check: capital of France"),  # nothing cut, no ellipsis
+        ("y" * 200, "Fact-check: " + "y" * 67 + "…"),  # one long word: cut inside it, still marked
+    ],
+)
+def test_a_title_cut_ends_at_a_phrase_or_word_boundary_with_an_ellipsis(question: str, title: str) -> None:
+    assert reporter.answer(title_inputs(question, CONTENT)) == title
+    assert len(title) <= TITLE_MAX_CHARS
 
 
 @pytest.mark.parametrize(
@@ -353,7 +371,9 @@ def test_title_without_question_comes_from_the_content() -> None:
 )
 def test_a_bare_instruction_is_not_the_title_the_content_is(question: str) -> None:
     """The title used to be "Fact-check: Fact-check this content"."""
-    assert reporter.answer(title_inputs(question, CONTENT)) == ("Fact-check: ARPANET was funded by the U.S. Department")
+    assert reporter.answer(title_inputs(question, CONTENT)) == (
+        "Fact-check: ARPANET was funded by the U.S. Department…"
+    )
 
 
 def test_a_title_does_not_repeat_the_instruction_verb() -> None:

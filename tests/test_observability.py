@@ -17,11 +17,11 @@ import grpc
 import pytest
 
 from factcheck.kit.observability.context import bind_message_id, close_run_context, current_message_id, open_run_context
-from factcheck.v1 import extractor_pb2, extractor_pb2_grpc, factcheck_pb2, factcheck_pb2_grpc
+from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from tests.conftest import content_request, suite_environment
 from tests.fake_otlp_collector import FakeCollector
 from tests.ops_support import metrics_url, sample_value, scrape
-from tests.processes import ROOT, start_service, start_suite
+from tests.processes import ROOT, start_suite
 
 pytestmark = pytest.mark.e2e
 
@@ -182,9 +182,9 @@ def test_without_an_endpoint_only_the_opentelemetry_api_is_loaded_and_records_no
     code = (
         "import json, sys\n"
         "from factcheck.kit.settings import Settings\n"
-        "from factcheck.kit.observability import tracing\n"
+        "from factcheck.kit.observability import otel, tracing\n"
         "import factcheck_gateway.main, factcheck_checker.main, factcheck.models.client\n"
-        "tracing.setup(Settings(), 'x')\n"
+        "otel.setup(Settings(), 'x')\n"
         "from factcheck.kit.channels import open_channel\n"
         "from factcheck.serving.server import server_interceptors\n"
         "from opentelemetry import trace\n"
@@ -210,98 +210,6 @@ def test_without_an_endpoint_only_the_opentelemetry_api_is_loaded_and_records_no
         "ModelCallsServerInterceptor",
         "ErrorInterceptor",
     ]
-
-
-# --- OpenTelemetry's standard environment ------------------------------------------------------------------
-
-GENERATE_SPAN = "/factcheck.v1.ExtractorService/Generate"
-# Every variable that names a collector, cleared unless a test sets it (the test runner's own must not leak in).
-NO_ENDPOINTS = {
-    "FACTCHECK_OTLP_ENDPOINT": "",
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "",
-    "OTEL_EXPORTER_OTLP_ENDPOINT": "",
-}
-
-
-def _generate_through_an_extractor(fake_models, env: dict[str, str]) -> None:
-    """Start an extractor with `env`, make one Generate call (one model call to the fake model server), and
-    stop it gracefully, which flushes its spans."""
-    service = start_service(
-        "extractor",
-        {
-            "FACTCHECK_MODEL_BASE_URL": fake_models.base_url,
-            "OTEL_BSP_SCHEDULE_DELAY": "100",
-            "OTEL_SERVICE_NAME": "",
-            "OTEL_RESOURCE_ATTRIBUTES": "",
-            "OTEL_TRACES_SAMPLER": "parentbased_always_on",
-            **NO_ENDPOINTS,
-            **env,
-        },
-    )
-    try:
-        with grpc.insecure_channel(service.target) as channel:
-            stub = extractor_pb2_grpc.ExtractorServiceStub(channel)
-            reply = stub.Generate(extractor_pb2.GenerateRequest(model="fake/generator", question="Why?"), timeout=30)
-        assert reply.content, service.output
-    finally:
-        assert service.stop() == 0, service.output
-
-
-def test_opentelemetrys_standard_variables_configure_the_export_and_the_resource(fake_models):
-    """OTEL_EXPORTER_OTLP_ENDPOINT alone turns tracing on; OTEL_SERVICE_NAME names the service (over a
-    service.name in OTEL_RESOURCE_ATTRIBUTES, and instead of the process's factcheck-extractor);
-    OTEL_RESOURCE_ATTRIBUTES' other attributes describe it."""
-    with FakeCollector() as standard:
-        _generate_through_an_extractor(
-            fake_models,
-            {
-                "OTEL_EXPORTER_OTLP_ENDPOINT": standard.endpoint,
-                "OTEL_SERVICE_NAME": "extractor-eu-1",
-                "OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=staging,service.name=not-this-one",
-            },
-        )
-        spans = standard.spans
-    names = {span.name for span in spans}
-    assert GENERATE_SPAN in names and "model.complete" in names, names
-    assert {span.service for span in spans} == {"extractor-eu-1"}
-    assert all(span.resource["deployment.environment"] == "staging" for span in spans)
-    [server_span] = [span for span in spans if span.name == GENERATE_SPAN]
-    [model_span] = [span for span in spans if span.name == "model.complete"]
-    assert model_span.parent_span_id == server_span.span_id
-    assert model_span.attributes["gen_ai.request.model"] == "fake/generator"
-
-
-def test_without_otel_service_name_the_service_is_named_after_its_process(fake_models):
-    with FakeCollector() as standard:
-        _generate_through_an_extractor(
-            fake_models,
-            {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": standard.endpoint, "OTEL_RESOURCE_ATTRIBUTES": "team=facts"},
-        )
-        spans = standard.spans
-    assert spans and {span.service for span in spans} == {"factcheck-extractor"}
-    assert all(span.resource["team"] == "facts" for span in spans)
-
-
-def test_factcheck_otlp_endpoint_wins_over_opentelemetrys_endpoint(fake_models):
-    with FakeCollector() as ours, FakeCollector() as standard:
-        _generate_through_an_extractor(
-            fake_models,
-            {
-                "FACTCHECK_OTLP_ENDPOINT": ours.endpoint,
-                "OTEL_EXPORTER_OTLP_ENDPOINT": standard.endpoint,
-                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": standard.endpoint,
-            },
-        )
-        assert GENERATE_SPAN in {span.name for span in ours.spans}
-        assert standard.spans == []
-
-
-def test_otel_traces_sampler_decides_what_is_exported(fake_models):
-    with FakeCollector() as standard:
-        _generate_through_an_extractor(
-            fake_models, {"OTEL_EXPORTER_OTLP_ENDPOINT": standard.endpoint, "OTEL_TRACES_SAMPLER": "always_off"}
-        )
-        assert standard.spans == []  # the extractor has stopped: whatever it had was flushed
 
 
 async def test_a_runs_tasks_share_its_message_id():

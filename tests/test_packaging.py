@@ -138,6 +138,58 @@ def test_every_factcheck_variable_they_set_is_a_setting():
     assert unknown == []
 
 
+# OpenTelemetry's standard variables a deployment sets for every service (the SDK reads them: otel.py).
+OTEL_PASSED_THROUGH = {
+    "OTEL_TRACES_EXPORTER",
+    "OTEL_METRICS_EXPORTER",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "OTEL_RESOURCE_ATTRIBUTES",
+    "OTEL_TRACES_SAMPLER",
+    "OTEL_TRACES_SAMPLER_ARG",
+    "OTEL_SDK_DISABLED",
+}
+
+
+def _opentelemetry_variables() -> set[str]:
+    """Every variable OpenTelemetry's API and SDK define (their environment_variables modules)."""
+    from opentelemetry import environment_variables as api
+    from opentelemetry.sdk import environment_variables as sdk
+
+    return {value for module in (api, sdk) for name, value in vars(module).items() if name.startswith("OTEL_")}
+
+
+def test_every_otel_variable_they_set_is_one_opentelemetry_defines():
+    variables = {name for name in _compose_variables() | _k8s_variables() if name.startswith("OTEL_")}
+    assert variables >= OTEL_PASSED_THROUGH
+    assert sorted(variables - _opentelemetry_variables()) == []
+
+
+def test_compose_passes_opentelemetrys_variables_through_to_every_service():
+    """A name without a value: the container gets the variable of the environment compose runs in, or none. One
+    OTEL_SERVICE_NAME for four services would merge them, so each keeps its own (the process's name)."""
+    services = _compose()["services"]
+    for name in SERVICES:
+        environment = services[name]["environment"]
+        assert {variable: environment.get(variable, "absent") for variable in OTEL_PASSED_THROUGH} == dict.fromkeys(
+            OTEL_PASSED_THROUGH
+        ), name
+        assert "OTEL_SERVICE_NAME" not in environment
+
+
+def test_kubernetes_hands_every_service_the_opentelemetry_config_map():
+    deployments = {doc["metadata"]["name"]: doc for doc in _kind("Deployment")}
+    for name in SERVICES:
+        [container] = deployments[f"factcheck-{name}"]["spec"]["template"]["spec"]["containers"]
+        assert {"configMapRef": {"name": "factcheck-otel", "optional": True}} in container["envFrom"], name
+        assert not [item for item in container.get("env", []) if item["name"].startswith("OTEL_")]
+    [otel] = [doc for doc in _kind("ConfigMap") if doc["metadata"]["name"] == "factcheck-otel"]
+    assert all(name.startswith("OTEL_") for name in otel["data"]) and "OTEL_SERVICE_NAME" not in otel["data"]
+    # Nothing is sent until an operator names a collector (the endpoint is there, commented out).
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT" not in otel["data"]
+    assert "# OTEL_EXPORTER_OTLP_ENDPOINT:" in (ROOT / "deploy/k8s/configmap.yaml").read_text()
+
+
 # --- what the operators rely on ------------------------------------------------------------------------
 
 
@@ -196,7 +248,7 @@ def test_kubernetes_has_grpc_probes_a_headless_checker_service_and_an_hpa():
     assert "clusterIP" not in services["factcheck-gateway"]["spec"]
     [hpa] = _kind("HorizontalPodAutoscaler")
     assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "factcheck-checker"}
-    [config] = _kind("ConfigMap")
+    [config] = [doc for doc in _kind("ConfigMap") if doc["metadata"]["name"] == "factcheck-config"]
     assert config["data"]["FACTCHECK_CHECKER_TARGET"] == "dns:///factcheck-checker:50053"
     [secret] = _kind("Secret")
     assert "FACTCHECK_MODEL_API_KEY" in secret["stringData"]

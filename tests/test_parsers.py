@@ -772,15 +772,15 @@ def test_clean_title_cuts_long_titles_at_a_word_boundary():
         "An extremely long title that keeps going, listing every single fact, date, and statistic in the entire piece."
     )
     title = clean_title(text, fallback="x")
-    assert len(title) <= 80
-    assert text.startswith(title) and text[len(title)] in " ,"
-    assert title[-1].isalnum()
+    assert len(title) <= 80 and title.endswith("…")
+    assert text.startswith(title[:-1]) and text[len(title) - 1] in " ,"
+    assert title[-2].isalnum()
 
 
 def test_clean_title_falls_back_when_nothing_is_left():
     assert clean_title("", fallback="Fact-check") == "Fact-check"
     assert clean_title('**""**\n---\n', fallback="Fact-check") == "Fact-check"
-    assert clean_title("x" * 200, fallback="f") == "x" * 80
+    assert clean_title("x" * 200, fallback="f") == "x" * 79 + "…"
 
 
 @FAST

@@ -251,3 +251,68 @@ def test_the_inspect_example_reads_claims_reviews_and_usage(example, cli_suite_t
     assert unknown.returncode == EXIT_NOT_FOUND and unknown.stdout == ""
     assert unknown.stderr.startswith(f"factcheck example: NOT_FOUND from {cli_suite_target}: ")
     assert no_id.returncode == EXIT_USAGE and "give one run's message id" in no_id.stderr
+
+
+# --- the promise-based client (clients/typescript/src/client.ts) ---------------------------------------------
+
+PROMISE_TESTS = CLIENT / "dist" / "test" / "client.test.js"
+
+
+def test_the_promise_client_calls_every_service_with_cancellation(example, shared_suites, shared_models):
+    """clients/typescript/test/client.test.ts under `node --test` against the suite: a run as an async iterable, each
+    service's calls as promises, refusals as rejections with their status, AbortSignal for unary and streaming calls.
+    Each model call takes 0.5 s, so a run can be stopped half-way."""
+    suite, _ = shared_suites.get("cli", "sqlite")
+    shared_models.reset()
+    shared_models.set_latency("verify", 0.5)
+    env = {"PATH": _node_directory(), "FACTCHECK_GATEWAY_TARGET": suite.gateway_target}
+    try:
+        done = subprocess.run(
+            ["node", "--test", "--test-reporter=spec", str(PROMISE_TESTS)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=180,
+        )
+    finally:
+        shared_models.reset()
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    counts = dict(
+        line.split()[1:3] for line in done.stdout.splitlines() if line.startswith("ℹ ") and len(line.split()) == 3
+    )
+    assert counts["fail"] == "0" and int(counts["pass"]) >= 13, done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--checker", "x"], "nothing to check: give the content"),  # the flag's value is not content
+        (["--bogus", "x"], "Unknown option '--bogus'"),
+        (["--checker"], "Option '--checker <value>' argument missing"),
+        (["--checker", "a", "--checker", "b", "--checker", "c", "--checker", "d", "--checker", "e", "x"], "at most 4"),
+    ],
+    ids=["flag-only", "unknown", "no-value", "five-checkers"],
+)
+def test_the_example_parses_its_flags(example, args, said):
+    env = {"PATH": _node_directory(), "FACTCHECK_GATEWAY_TARGET": "127.0.0.1:9"}
+    done = subprocess.run(["node", str(example), *args], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == EXIT_USAGE and done.stdout == "", done.stderr
+    assert done.stderr.startswith(f"factcheck example: {said}"), done.stderr
+
+
+def test_the_example_sends_its_flags_not_as_content(example, cli_suite_target, shared_models):
+    """`check.js --checker M --json CONTENT`: M checks CONTENT (before, the flags were checked as content)."""
+    env = {"PATH": _node_directory(), "FACTCHECK_GATEWAY_TARGET": cli_suite_target}
+    done = subprocess.run(
+        ["node", str(example), "--checker", CHECKERS[1], "--json", CONTENT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    [start] = [json.loads(line)["factcheckStart"] for line in done.stdout.splitlines()[:1]]
+    assert start["config"]["checkerModels"] == [CHECKERS[1]]
+    [extracted] = [request for request in shared_models.requests if request.kind == "extract"]
+    assert CONTENT in extracted.prompt and "--checker" not in extracted.prompt
+    assert {request.model for request in shared_models.requests if request.kind == "verify"} == {CHECKERS[1]}

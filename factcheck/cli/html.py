@@ -21,10 +21,11 @@ import factcheck.cli.investigation as investigation
 import factcheck.cli.view as view
 from factcheck.cli.html_citations import citations_context
 from factcheck.cli.html_page import SCRIPT_HASH, frame, header_context
-from factcheck.cli.markdown_html import cite_text, markdown_to_html, source_anchor
+from factcheck.cli.markdown_html import cite_text, markdown_to_html, source_anchor, without_sections
 from factcheck.cli.view import ClaimView
 from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.text.evidence_text import passage_title
+from factcheck.text.shorten import shorten
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2
 
 __all__ = ["SCRIPT_HASH", "render_page", "write_report"]
@@ -34,6 +35,9 @@ GAUGE_CIRCUMFERENCE = 2 * math.pi * GAUGE_RADIUS
 VERDICT_ICONS = {"VERIFIED": "✓", "DISPUTED": "✗", "UNVERIFIABLE": "?", view.UNCHECKED: "…"}
 VERDICT_RANK = {"DISPUTED": 0, "UNVERIFIABLE": 1, "VERIFIED": 2, view.UNCHECKED: 3}
 FINDING_TITLES = {"VERIFIED": "Verified claims", "DISPUTED": "Disputed claims", "UNVERIFIABLE": "Unverifiable claims"}
+# The reporter's sections the page shows itself, from the run's data: its evidence table, the findings (each
+# claim's accordion, grouped by verdict) and the annotated content. The report card keeps the rest.
+PAGE_SECTIONS = ("Evidence Table", "Detailed Findings", "Annotated Content")
 KNOWN_TYPES = ("STATISTIC", "DATE", "ATTRIBUTION", "TECHNICAL", "COMPARISON", "CAUSAL")
 # Links a source may carry: to the web or to a local document (`kb add` stores file:// URLs).
 LINK_SCHEMES = ("http", "https", "file")
@@ -75,7 +79,6 @@ class ClaimRow:
     context: str | None
     checkers: list[CheckerRow]
     votes: list[Vote]
-    lead_evidence: str
 
     @property
     def type_class(self) -> str:
@@ -142,16 +145,34 @@ def render_page(result: factcheck_pb2.FactCheckResult) -> str:
         ],
         claim_groups=claim_groups(claims),
         sources=sources,
-        findings=[
-            {"verdict": verdict, "title": heading, "claims": [c for c in claims if c.verdict == verdict]}
-            for verdict, heading in FINDING_TITLES.items()
-        ],
-        report_html=markdown_to_html(result.report.report_text, passage_ids) if result.report.report_text else "",
+        findings=findings(claims),
+        **report_context(result.report.report_text, passage_ids),
         report_model=result.report.model,
         investigation=investigation.html_context(result),
         footer=footer(result),
         citations=citations_context(result),
     )
+
+
+def findings(claims: list[ClaimRow]) -> list[dict]:
+    """The claims by verdict (the spec's findings, in collapsible groups), each claim once; claims a failed run
+    left unchecked in a group of their own."""
+    groups = dict(FINDING_TITLES)
+    if any(claim.verdict == view.UNCHECKED for claim in claims):
+        groups[view.UNCHECKED] = "Unchecked claims"
+    return [
+        {"verdict": verdict, "title": heading, "claims": [c for c in claims if c.verdict == verdict]}
+        for verdict, heading in groups.items()
+    ]
+
+
+def report_context(report_text: str, passage_ids: set[str]) -> dict:
+    """The reporter's markdown as the report card shows it: without the sections the page shows itself."""
+    kept, left_out = without_sections(report_text, PAGE_SECTIONS)
+    return {
+        "report_html": markdown_to_html(kept, passage_ids) if kept.strip() else "",
+        "report_left_out": left_out,
+    }
 
 
 def write_report(path: Path, result: factcheck_pb2.FactCheckResult) -> None:
@@ -190,9 +211,6 @@ def claim_row(claim: ClaimView, passage_ids: set[str]) -> ClaimRow:
         context=context,
         checkers=checkers,
         votes=votes,
-        lead_evidence=next(
-            (v.evidence for v in verifications if view.verdict_name(v.verdict) == claim.verdict and v.evidence), ""
-        ),
     )
 
 
@@ -259,8 +277,7 @@ def safe_link(url: str) -> str | None:
 
 
 def excerpt(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= SOURCE_EXCERPT_CHARS else text[: SOURCE_EXCERPT_CHARS - 1].rstrip() + "…"
+    return shorten(text, SOURCE_EXCERPT_CHARS)
 
 
 def claim_groups(claims: list[ClaimRow]) -> list[dict]:

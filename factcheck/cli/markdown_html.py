@@ -63,6 +63,42 @@ _markdown = (
     .disable(["image", "link", "autolink", "reference"])
 )
 _markdown.core.ruler.push("link_citations", _link_citations)
+# A table wider than the page scrolls inside its own box, so no cell is squeezed into breaking its words.
+_markdown.add_render_rule("table_open", lambda *_: '<div class="table-scroll"><table>\n')
+_markdown.add_render_rule("table_close", lambda *_: "</table></div>\n")
+
+
+def without_sections(text: str, headings: Collection[str]) -> tuple[str, list[str]]:
+    """The markdown without the sections under the given headings (each to the next heading of its level or
+    higher; compared without case, a trailing "(3)" or ":"), and the headings it left out, as written."""
+    wanted = {_heading_key(heading) for heading in headings}
+    lines = text.splitlines(keepends=True)
+    tokens = _markdown.parse(text)
+    dropped: list[tuple[int, int]] = []
+    left_out: list[str] = []
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.map is None:
+            continue
+        title = tokens[index + 1].content
+        if _heading_key(title) not in wanted:
+            continue
+        level = int(token.tag[1])
+        end = next(
+            (
+                later.map[0]
+                for later in tokens[index + 1 :]
+                if later.type == "heading_open" and later.map is not None and int(later.tag[1]) <= level
+            ),
+            len(lines),
+        )
+        dropped.append((token.map[0], end))
+        left_out.append(title)
+    kept = [line for number, line in enumerate(lines) if not any(start <= number < end for start, end in dropped)]
+    return "".join(kept), left_out
+
+
+def _heading_key(heading: str) -> str:
+    return re.sub(r"\s*(\(\d+\))?\s*:?\s*$", "", " ".join(heading.casefold().split()))
 
 
 def markdown_to_html(text: str, passage_ids: Collection[str] = ()) -> Markup:

@@ -48,11 +48,13 @@ from factcheck.engines import synthesis
 from factcheck.engines.reading import one_line
 from factcheck.models.inputs import ReportEntry, ReportInputs, SynthesisInputs, TitleInputs, unanswerable
 from factcheck.text.sentences import STOPWORDS, split_sentences
+from factcheck.text.shorten import ELLIPSIS, shorten
 
 __all__ = ["annotate", "answer", "reliability_score", "score_band", "title", "write_report"]
 
 TITLE_MAX_CHARS = 80
 TITLE_MAX_WORDS = 8
+_MIN_PHRASE_WORDS = 4
 FEW_CLAIMS_NOTE = "Limited number of verifiable claims."
 FEW_FACTS_NOTE = "Limited verifiable factual content. This content is primarily opinion or analysis."
 EVIDENCE_MAX_CHARS = 300
@@ -257,14 +259,10 @@ def _evidence_lines(entry: ReportEntry) -> list[str]:
     backing = [v for v in entry.verdicts if v.verdict == entry.verdict] or list(entry.verdicts)
     if not backing:
         return ["  - No checker evidence was recorded for this claim."]
-    return [f"  - {v.model} ({v.confidence}): {_shorten(v.evidence) or 'no evidence given'}" for v in backing]
-
-
-def _shorten(text: str) -> str:
-    text = " ".join(text.split())
-    if len(text) <= EVIDENCE_MAX_CHARS:
-        return text
-    return text[:EVIDENCE_MAX_CHARS].rsplit(" ", 1)[0] + " \u2026"
+    return [
+        f"  - {v.model} ({v.confidence}): {shorten(v.evidence, EVIDENCE_MAX_CHARS) or 'no evidence given'}"
+        for v in backing
+    ]
 
 
 def _methodology(request: ReportInputs) -> str:
@@ -341,14 +339,26 @@ def _key_phrase(text: str) -> str:
     words = text.split()
     if words and words[0].lower() in {"the", "a", "an"}:
         words = words[1:]
-    words = words[: TITLE_MAX_WORDS - 1]
-    while words and words[-1].lower().strip(",;:") in STOPWORDS:
-        words.pop()
-    phrase = " ".join(words).rstrip(",;:-")
+    kept = words[: TITLE_MAX_WORDS - 1]
+    cut = len(kept) < len(words)
+    if cut:
+        kept = _to_phrase_end(kept)
+    while kept and kept[-1].lower().strip(",;:") in STOPWORDS:
+        kept.pop()
+    phrase = " ".join(kept).rstrip(",;:-")
     budget = TITLE_MAX_CHARS - len("Fact-check: ")
-    if len(phrase) > budget:
-        phrase = phrase[: budget + 1].rsplit(" ", 1)[0] if " " in phrase[:budget] else phrase[:budget]
-    return phrase.rstrip(",;:-")
+    if cut and phrase and len(phrase) < budget:
+        return phrase + ELLIPSIS  # the words left out are marked, as a cut by length is
+    return shorten(phrase, budget)
+
+
+def _to_phrase_end(words: list[str]) -> list[str]:
+    """The words up to the last end of a phrase among them (a comma, or before "and"/"or"), if that keeps at
+    least four: a title cut from a list ends with whole items ("the Eiffel Tower…", not "…, the Paris")."""
+    for end in range(len(words), _MIN_PHRASE_WORDS - 1, -1):
+        if words[end - 1].endswith((",", ";")) or (end < len(words) and words[end].lower() in {"and", "or"}):
+            return words[:end]
+    return words
 
 
 def _plural(count: int, noun: str) -> str:

@@ -292,9 +292,9 @@ class Settings(BaseSettings):
     cache_ttl_s: float = Field(default=7 * 24 * 3600.0, gt=0)
 
     metrics_listen: str | None = None
-    # OTLP/gRPC collector for OpenTelemetry traces (e.g. http://otel-collector:4317). It wins over
-    # OpenTelemetry's own OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT; with none of them set there is no
-    # tracing, and OpenTelemetry's SDK is not even imported (observability/tracing.py).
+    # The base URL of an OTLP collector for traces and metrics (e.g. http://otel-collector:4317). It wins over
+    # OpenTelemetry's own OTEL_EXPORTER_OTLP_*ENDPOINT variables; the SDK reads the rest of OpenTelemetry's
+    # environment itself (observability/otel.py).
     otlp_endpoint: str | None = None
     # "text" (human-readable) or "json" (one object per line with message_id and trace_id).
     log_format: Literal["text", "json"] = "text"

@@ -14,7 +14,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from factcheck.kit.grpc_options import CHANNEL_OPTIONS, MAX_MESSAGE_BYTES, server_options
 from factcheck.kit.health_servicer import HealthServicer
-from factcheck.kit.observability import metrics, tracing
+from factcheck.kit.observability import metrics, otel, tracing
 from factcheck.kit.observability.interceptors import MessageIdServerInterceptor, ServerMetricsInterceptor
 from factcheck.kit.observability.logs import configure_logging as _configure_logging
 from factcheck.kit.reflection import enable_server_reflection
@@ -103,7 +103,7 @@ def add_port(server: grpc.aio.Server, address: str, settings: Settings, name: st
 
 
 def _start_observability(name: str, settings: Settings) -> None:
-    tracing.setup(settings, name)
+    otel.setup(settings, name)
     if settings.metrics_listen:
         host, port = metrics.serve_metrics(settings.metrics_listen)
         print(f"{name} metrics on http://{host}:{port}/metrics", flush=True)
@@ -163,7 +163,7 @@ async def run_server(
         result = on_stop()
         if asyncio.iscoroutine(result):
             await result
-    tracing.shutdown()
+    otel.shutdown()
     log.info("%s: stopped", name)
 
 

@@ -19,11 +19,16 @@ def quote_lines(text: str) -> str:
 
 def passage_title(passage: common_pb2.Passage) -> str:
     """A passage's title wherever one is shown: its document's title (else its id), then the heading of the
-    section it is in, if any ("The Paris Agreement › Entry into force"): the heading says what the passage is about."""
+    section it is in, if any ("The Paris Agreement › Entry into force"): the heading says what the passage is about,
+    unless it only repeats the title."""
     title = passage.source_title or passage.source_id
-    if not passage.section_title:
-        return title
+    if not passage.section_title or _same_words(passage.section_title, title):
+        return title  # a document whose title is its heading: "The Eiffel Tower", not "The Eiffel Tower › The Eiffel Tower"
     return f"{title} › {passage.section_title}" if title else passage.section_title
+
+
+def _same_words(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
 
 
 def format_passage(passage: common_pb2.Passage) -> str:

@@ -1,17 +1,25 @@
 // Run a fact-check from Node and print its events as they stream, then the score and title.
 //
 //   npm run build && node dist/examples/check.js "The Eiffel Tower was completed in 1889."
+//   node dist/examples/check.js --checker local/checker --checker local/checker-lexical "..."
 //   FACTCHECK_GATEWAY_TARGET=host:50051 node dist/examples/check.js --json "..."   # one JSON object per event
 //
-// Exit codes as the `factcheck` command's: 0 complete, 1 the run failed, 2 nothing to check (no or empty
-// content) or a request the gateway refuses as invalid, 3 the gateway is unreachable or refused the call,
-// 4 cancelled, 141 stdout closed by its reader (`--json | head -3`: nothing printed about it).
+// Options (before or after the content; `--` ends them): --json, --checker MODEL (repeat for 1-4),
+// --extractor MODEL, --reporter MODEL, -q/--question TEXT (what the content answers), -h/--help.
+// Ctrl-C stops following the run (an AbortSignal cancels the call); the run goes on in the gateway.
+//
+// Exit codes as the `factcheck` command's: 0 complete, 1 the run failed, 2 a bad option, nothing to check (no
+// or empty content) or a request the gateway refuses as invalid, 3 the gateway is unreachable or refused the
+// call, 4 cancelled, 130 stopped by Ctrl-C, 141 stdout closed by its reader (`--json | head -3`).
 import { randomUUID } from "node:crypto";
+import { parseArgs } from "node:util";
 
-import { ServiceError } from "@grpc/grpc-js";
-
-import { connectGateway, FactCheckEvent, Mode, RunRequest, RunResponse } from "../src";
+import { connect, FactCheckEvent, Mode, ServiceError } from "../src";
 import { EXIT, exitQuietlyWhenStdoutCloses, refuse, reportCallError } from "./cli";
+
+const USAGE =
+  "usage: node dist/examples/check.js [--json] [--checker MODEL]... [--extractor MODEL] [--reporter MODEL] " +
+  "[-q QUESTION] CONTENT...";
 
 function describe(event: FactCheckEvent): string {
   const kind = event.event?.$case ?? "unknown";
@@ -36,51 +44,113 @@ function describe(event: FactCheckEvent): string {
   }
 }
 
-function main(): void {
-  const args = process.argv.slice(2);
-  const json = args[0] === "--json";
-  const words = json ? args.slice(1) : args;
-  if (words.length === 0) {
-    refuse("nothing to check: give the content, e.g. node dist/examples/check.js [--json] \"The Eiffel Tower ...\"");
+interface Options {
+  json: boolean;
+  content: string;
+  question: string;
+  checkers: string[];
+  extractor?: string;
+  reporter?: string;
+}
+
+/** The command line, or exit 2 with one line saying what is wrong (nothing is sent then). */
+function parse(args: string[]): Options {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        json: { type: "boolean" },
+        checker: { type: "string", multiple: true },
+        extractor: { type: "string" },
+        reporter: { type: "string" },
+        question: { type: "string", short: "q" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    // parseArgs says "Unknown option '--bogus'. To specify a positional argument starting with a '-', ...".
+    refuse(`${(error as Error).message.replace(/\. To specify .*$/s, "")}\n${USAGE}`);
   }
-  const content = words.join(" ");
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(EXIT.ok);
+  }
+  if (positionals.length === 0) {
+    refuse(`nothing to check: give the content\n${USAGE}`);
+  }
+  const content = positionals.join(" ");
   if (!content.trim()) {
     refuse("nothing to check: the content is empty");
   }
-  exitQuietlyWhenStdoutCloses();
-  const gateway = connectGateway();
-  const request = RunRequest.fromPartial({
-    question: "Fact-check this content",
-    mode: Mode.MODE_FACT_CHECK,
-    modeConfig: { contentToCheck: content },
-    // AIP-155: a retried Run with the same id attaches to this run instead of starting another.
-    requestId: randomUUID(),
-  });
-  let exitCode: number = EXIT.runFailed;
-  const stream = gateway.factCheck.run(request, gateway.metadata());
-  stream.on("data", (response: RunResponse) => {
-    const event = response.event;
-    if (!event) {
-      return;
-    }
-    if (json) {
-      console.log(JSON.stringify(FactCheckEvent.toJSON(event)));
-    } else {
-      console.log(`${event.seq.padStart(3)} ${(event.event?.$case ?? "?").padEnd(20)} ${describe(event)}`);
-    }
-    if (event.event?.$case === "complete") {
-      exitCode = EXIT.ok;
-    } else if (event.event?.$case === "cancelled") {
-      exitCode = EXIT.cancelled;
-    }
-  });
-  stream.on("error", (error: ServiceError) => {
-    exitCode = reportCallError(error, gateway.target);
-  });
-  stream.on("close", () => {
-    gateway.close();
-    process.exitCode = exitCode;
-  });
+  const checkers = values.checker ?? [];
+  if (checkers.length > 4) {
+    refuse(`at most 4 checkers (--checker given ${checkers.length} times)`);
+  }
+  return {
+    json: values.json ?? false,
+    content,
+    question: values.question ?? "Fact-check this content",
+    checkers,
+    extractor: values.extractor,
+    reporter: values.reporter,
+  };
 }
 
-main();
+async function main(): Promise<number> {
+  const options = parse(process.argv.slice(2));
+  exitQuietlyWhenStdoutCloses();
+  const client = connect();
+  const stop = new AbortController();
+  process.once("SIGINT", () => stop.abort());
+  let exitCode: number = EXIT.runFailed;
+  let messageId = "";
+  try {
+    const events = await client.factCheck.run(
+      {
+        question: options.question,
+        mode: Mode.MODE_FACT_CHECK,
+        modeConfig: {
+          contentToCheck: options.content,
+          checkerModels: options.checkers,
+          extractorModel: options.extractor,
+          reporterModel: options.reporter,
+        },
+        // AIP-155: a retried Run with the same id attaches to this run instead of starting another.
+        requestId: randomUUID(),
+      },
+      { signal: stop.signal },
+    );
+    for await (const event of events) {
+      messageId ||= event.messageId;
+      if (options.json) {
+        console.log(JSON.stringify(FactCheckEvent.toJSON(event)));
+      } else {
+        console.log(`${event.seq.padStart(3)} ${(event.event?.$case ?? "?").padEnd(20)} ${describe(event)}`);
+      }
+      if (event.event?.$case === "complete") {
+        exitCode = EXIT.ok;
+      } else if (event.event?.$case === "cancelled") {
+        exitCode = EXIT.cancelled;
+      }
+    }
+  } catch (error) {
+    if (stop.signal.aborted) {
+      console.error(`factcheck example: stopped following run ${messageId || "(not started)"}; it goes on in the gateway`);
+      return EXIT.interrupted;
+    }
+    if (!(error instanceof Error && "code" in error && "details" in error)) {
+      throw error;
+    }
+    return reportCallError(error as ServiceError, client.target);
+  } finally {
+    client.close();
+  }
+  return exitCode;
+}
+
+main().then((code) => {
+  process.exitCode = code;
+});

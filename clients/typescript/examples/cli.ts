@@ -9,6 +9,8 @@ export const EXIT = {
   usage: 2,
   gateway: 3,
   cancelled: 4,
+  // Stopped by Ctrl-C (128 + SIGINT), as a shell reports it.
+  interrupted: 130,
   notFound: 5,
   // A reader that closed stdout, as a shell reports SIGPIPE (128 + 13).
   brokenPipe: 141,

@@ -7,28 +7,11 @@
 //
 // Exit codes as the `factcheck` command's: 0 shown, 2 no run id, 3 the gateway is unreachable or refused
 // the call, 5 no such run, 141 stdout closed by its reader.
-import { ServiceError } from "@grpc/grpc-js";
-
-import {
-  citations,
-  connectGateway,
-  FactCheckResult,
-  GetResultResponse,
-  investigation,
-  messageStatusToJSON,
-  usage,
-} from "../src";
+import { citations, connect, FactCheckResult, investigation, messageStatusToJSON, ServiceError, usage } from "../src";
 import { EXIT, exitQuietlyWhenStdoutCloses, refuse, reportCallError } from "./cli";
 
 function counted(count: number | string, noun: string): string {
   return `${count} ${Number(count) === 1 ? noun : `${noun}s`}`;
-}
-
-/** A unary call as a promise: `start` makes the call with the callback it is given. */
-function unary<T>(start: (done: (error: ServiceError | null, response?: T) => void) => unknown): Promise<T> {
-  return new Promise((resolve, reject) => {
-    start((error, response) => (error || response === undefined ? reject(error) : resolve(response)));
-  });
 }
 
 async function main(): Promise<number> {
@@ -39,31 +22,14 @@ async function main(): Promise<number> {
     refuse("give one run's message id: node dist/examples/inspect.js [--json] MESSAGE_ID");
   }
   exitQuietlyWhenStdoutCloses();
-  const gateway = connectGateway();
-  const metadata = gateway.metadata();
+  const client = connect();
   try {
     // GetResult first: an unknown id is NOT_FOUND there (the listings would answer an empty page).
-    const { result } = await unary<GetResultResponse>((done) =>
-      gateway.factCheck.getResult({ messageId }, metadata, done),
-    );
+    const { result } = await client.factCheck.getResult({ messageId });
     const [claims, reviews, spent] = await Promise.all([
-      unary<citations.ListClaimsResponse>((done) =>
-        gateway.claims.listClaims(citations.ListClaimsRequest.fromPartial({ messageId, pageSize: 100 }), metadata, done),
-      ),
-      unary<investigation.ListReviewsResponse>((done) =>
-        gateway.review.listReviews(
-          investigation.ListReviewsRequest.fromPartial({ messageId, includeDecided: true, pageSize: 100 }),
-          metadata,
-          done,
-        ),
-      ),
-      unary<usage.GetUsageResponse>((done) =>
-        gateway.usage.getUsage(
-          usage.GetUsageRequest.fromPartial({ groupBy: [usage.UsageGroupBy.USAGE_GROUP_BY_MODEL] }),
-          metadata,
-          done,
-        ),
-      ),
+      client.claims.list({ messageId, pageSize: 100 }),
+      client.review.list({ messageId, includeDecided: true, pageSize: 100 }),
+      client.usage.get({ groupBy: [usage.UsageGroupBy.USAGE_GROUP_BY_MODEL] }),
     ]);
     if (json) {
       console.log(
@@ -101,9 +67,9 @@ async function main(): Promise<number> {
     if (!(error instanceof Error && "code" in error && "details" in error)) {
       throw error;
     }
-    return reportCallError(error as ServiceError, gateway.target);
+    return reportCallError(error as ServiceError, client.target);
   } finally {
-    gateway.close();
+    client.close();
   }
 }
 

@@ -1,9 +1,8 @@
-// The factcheck TypeScript client: the generated messages and grpc-js service clients (src/generated,
-// from protos/factcheck/v1 by ts-proto), and a helper that connects to the gateway the way the
-// Python CLI does (FACTCHECK_GATEWAY_TARGET, FACTCHECK_GATEWAY_TOKEN, FACTCHECK_TLS_CA_FILE).
-import { readFileSync } from "node:fs";
-
-import { ChannelCredentials, credentials, Metadata } from "@grpc/grpc-js";
+// The factcheck TypeScript client: `connect()`, a promise-based client of every gateway service (client.ts);
+// the generated messages and grpc-js service clients (src/generated, from protos/factcheck/v1 by ts-proto); and
+// `connectGateway()`, those grpc-js clients with callbacks and streams as grpc-js makes them. Both reach the
+// gateway the way the Python CLI does (FACTCHECK_GATEWAY_TARGET, FACTCHECK_GATEWAY_TOKEN, FACTCHECK_TLS_CA_FILE).
+import { Metadata } from "@grpc/grpc-js";
 
 import { ClaimsServiceClient } from "./generated/factcheck/v1/citations";
 import { EvaluationServiceClient } from "./generated/factcheck/v1/evaluation";
@@ -11,6 +10,13 @@ import { FactCheckServiceClient } from "./generated/factcheck/v1/factcheck";
 import { ReviewServiceClient } from "./generated/factcheck/v1/investigation";
 import { KnowledgeServiceClient } from "./generated/factcheck/v1/knowledge";
 import { UsageServiceClient } from "./generated/factcheck/v1/usage";
+import { GatewayOptions, gatewaySettings } from "./gateway";
+
+export { connect, FactCheckClient } from "./client";
+export { CallOptions, EventStream, StreamCall, UnaryCall } from "./promises";
+export { DEFAULT_GATEWAY_TARGET, GatewayOptions } from "./gateway";
+// A call the gateway refuses rejects with grpc-js's ServiceError: compare its `code` with `status`.
+export { ServiceError, status } from "@grpc/grpc-js";
 
 // FactCheckService's messages at the top level; the other files as namespaces (each generated file
 // exports the same helper names, e.g. DeepPartial).
@@ -22,17 +28,6 @@ export * as evaluation from "./generated/factcheck/v1/evaluation";
 export * as investigation from "./generated/factcheck/v1/investigation";
 export * as knowledge from "./generated/factcheck/v1/knowledge";
 export * as usage from "./generated/factcheck/v1/usage";
-
-export const DEFAULT_GATEWAY_TARGET = "localhost:50051";
-
-export interface GatewayOptions {
-  /** gRPC target, e.g. "localhost:50051" (default: FACTCHECK_GATEWAY_TARGET, else localhost:50051). */
-  target?: string;
-  /** Bearer token the gateway accepts (its FACTCHECK_AUTH_TOKENS); default FACTCHECK_GATEWAY_TOKEN. */
-  token?: string;
-  /** PEM file of the CA that signed the gateway's certificate: TLS; default FACTCHECK_TLS_CA_FILE, else plaintext. */
-  caFile?: string;
-}
 
 /** A client for each service the gateway serves; they share the gateway's target and credentials. */
 export interface Gateway {
@@ -56,30 +51,19 @@ export interface Gateway {
 }
 
 export function connectGateway(options: GatewayOptions = {}): Gateway {
-  const target = options.target ?? process.env.FACTCHECK_GATEWAY_TARGET ?? DEFAULT_GATEWAY_TARGET;
-  const token = options.token ?? process.env.FACTCHECK_GATEWAY_TOKEN;
-  const caFile = options.caFile ?? process.env.FACTCHECK_TLS_CA_FILE;
-  const channel: ChannelCredentials = caFile
-    ? credentials.createSsl(readFileSync(caFile))
-    : credentials.createInsecure();
+  const { target, credentials, metadata } = gatewaySettings(options);
   const clients = {
-    factCheck: new FactCheckServiceClient(target, channel),
-    knowledge: new KnowledgeServiceClient(target, channel),
-    claims: new ClaimsServiceClient(target, channel),
-    review: new ReviewServiceClient(target, channel),
-    usage: new UsageServiceClient(target, channel),
-    evaluation: new EvaluationServiceClient(target, channel),
+    factCheck: new FactCheckServiceClient(target, credentials),
+    knowledge: new KnowledgeServiceClient(target, credentials),
+    claims: new ClaimsServiceClient(target, credentials),
+    review: new ReviewServiceClient(target, credentials),
+    usage: new UsageServiceClient(target, credentials),
+    evaluation: new EvaluationServiceClient(target, credentials),
   };
   return {
     target,
     ...clients,
-    metadata() {
-      const metadata = new Metadata();
-      if (token) {
-        metadata.set("authorization", `Bearer ${token}`);
-      }
-      return metadata;
-    },
+    metadata,
     close() {
       for (const client of Object.values(clients)) {
         client.close();

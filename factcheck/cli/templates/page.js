@@ -21,12 +21,12 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
     });
   });
 });
-// A link to a claim's accordion (a superscript in the content, a claim in the panel) opens it:
-// following "#detail-2" alone would only scroll to a closed <details>.
+// A link to a claim's accordion (a superscript in the content, a claim in the panel) opens it, and the
+// findings group it is in: following "#detail-2" alone would only scroll to a closed <details>.
 function openTarget(hash) {
   var target = hash && document.getElementById(decodeURIComponent(hash.slice(1)));
-  if (target && target.tagName === "DETAILS") {
-    target.open = true;
+  for (var box = target && target.closest("details"); box; box = box.parentElement.closest("details")) {
+    box.open = true;
   }
 }
 document.addEventListener("click", function (event) {

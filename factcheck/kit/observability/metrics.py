@@ -1,8 +1,11 @@
-"""Prometheus metrics of a factcheck process, and the small API that records them.
+"""Metrics of a factcheck process, and the small API that records them.
 
 Names follow the usual gRPC conventions (grpc_server_*), so existing dashboards work;
 the suite's own metrics are prefixed factcheck_. Every process serves its metrics on
-FACTCHECK_METRICS_LISTEN (path /metrics) when that is set.
+FACTCHECK_METRICS_LISTEN (path /metrics) when that is set. Each is also an OpenTelemetry
+instrument of the same name (a counter's without Prometheus' "_total", which an exporter to
+Prometheus adds back), which the OpenTelemetry SDK exports as OTEL_METRICS_EXPORTER says
+once otel.setup has installed it; before that, the API's instruments record nothing.
 
     record_stage("extract", 1.8)          # the gateway's pipeline, per stage
     record_verdicts(["VERIFIED", "DISPUTED"])
@@ -12,7 +15,9 @@ FACTCHECK_METRICS_LISTEN (path /metrics) when that is set.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from opentelemetry import metrics as otel_metrics
 from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 from factcheck.core.domain import TokenUsage
@@ -61,46 +66,81 @@ STAGE_SECONDS = Histogram(
 VERDICTS = Counter("factcheck_verdicts_total", "Consensus verdicts of verified claims.", ["verdict"])
 RUNS = Counter("factcheck_runs_total", "Finished runs by final status (COMPLETE, PARTIAL, FAILED).", ["status"])
 _runs_in_flight: Gauge | None = None  # the gateway's only: created by track_runs_in_flight
+_count_in_flight: Callable[[], int] | None = None
+_meter = otel_metrics.get_meter("factcheck")
+_instruments: dict[Counter | Histogram, Any] = {}  # each Prometheus metric's OpenTelemetry instrument
+
+
+def _instrument(metric: Counter | Histogram) -> Any:
+    """The OpenTelemetry instrument of a Prometheus metric: same name, description and (histograms) buckets."""
+    instrument = _instruments.get(metric)
+    if instrument is None:
+        [family] = metric.describe()  # a counter's family name is without "_total"
+        if isinstance(metric, Counter):
+            instrument = _meter.create_counter(family.name, description=family.documentation)
+        else:
+            instrument = _meter.create_histogram(
+                family.name, description=family.documentation, explicit_bucket_boundaries_advisory=SECONDS_BUCKETS
+            )
+        _instruments[metric] = instrument
+    return instrument
+
+
+def _count(counter: Counter, amount: float = 1.0, **labels: str) -> None:
+    counter.labels(**labels).inc(amount)
+    _instrument(counter).add(amount, labels)
+
+
+def _observe(histogram: Histogram, value: float, **labels: str) -> None:
+    histogram.labels(**labels).observe(value)
+    _instrument(histogram).record(value, labels)
 
 
 def record_rpc(service: str, method: str, code: str, seconds: float) -> None:
-    RPCS_HANDLED.labels(service, method, code).inc()
-    RPC_SECONDS.labels(service, method).observe(seconds)
+    _count(RPCS_HANDLED, grpc_service=service, grpc_method=method, grpc_code=code)
+    _observe(RPC_SECONDS, seconds, grpc_service=service, grpc_method=method)
 
 
 def record_model_call(model: str, outcome: str, seconds: float, usage: TokenUsage | None) -> None:
-    MODEL_CALLS.labels(model, outcome).inc()
-    MODEL_SECONDS.labels(model).observe(seconds)
+    _count(MODEL_CALLS, model=model, outcome=outcome)
+    _observe(MODEL_SECONDS, seconds, model=model)
     if usage is not None:
-        MODEL_TOKENS.labels(model, "prompt").inc(usage.prompt_tokens)
-        MODEL_TOKENS.labels(model, "completion").inc(usage.completion_tokens)
+        _count(MODEL_TOKENS, usage.prompt_tokens, model=model, kind="prompt")
+        _count(MODEL_TOKENS, usage.completion_tokens, model=model, kind="completion")
 
 
 def record_limit_wait(provider: str, seconds: float) -> None:
-    MODEL_LIMIT_WAIT_SECONDS.labels(provider or "default").inc(seconds)
+    _count(MODEL_LIMIT_WAIT_SECONDS, seconds, provider=provider or "default")
 
 
 def record_stage(stage: str, seconds: float) -> None:
     """One stage of a run took `seconds` (generate, extract, verify, report, title, run)."""
-    STAGE_SECONDS.labels(stage).observe(max(seconds, 0.0))
+    _observe(STAGE_SECONDS, max(seconds, 0.0), stage=stage)
 
 
 def record_verdicts(verdicts: Iterable[str]) -> None:
     """Count consensus verdicts, by name ("VERIFIED", "DISPUTED", "UNVERIFIABLE")."""
     for verdict in verdicts:
-        VERDICTS.labels(verdict.removeprefix("VERDICT_")).inc()
+        _count(VERDICTS, verdict=verdict.removeprefix("VERDICT_"))
 
 
 def record_run(status: str) -> None:
-    RUNS.labels(status.removeprefix("MESSAGE_STATUS_")).inc()
+    _count(RUNS, status=status.removeprefix("MESSAGE_STATUS_"))
 
 
 def track_runs_in_flight(count: Callable[[], int]) -> None:
-    """factcheck_runs_in_flight reads `count()` at each scrape."""
-    global _runs_in_flight
+    """factcheck_runs_in_flight reads `count()` at each scrape (and each OpenTelemetry collection)."""
+    global _runs_in_flight, _count_in_flight
     if _runs_in_flight is None:
         _runs_in_flight = Gauge("factcheck_runs_in_flight", "Runs the gateway is carrying out now.")
+        [family] = _runs_in_flight.describe()
+        _meter.create_observable_gauge(family.name, [_observe_in_flight], description=family.documentation)
+    _count_in_flight = count
     _runs_in_flight.set_function(count)
+
+
+def _observe_in_flight(_options: object) -> list[otel_metrics.Observation]:
+    return [otel_metrics.Observation(_count_in_flight())] if _count_in_flight is not None else []
 
 
 def serve_metrics(listen: str) -> tuple[str, int]:
@@ -130,13 +170,13 @@ CACHE_LOOKUPS = Counter(
 
 def record_ledger_call(model: str, stage: str, tokens: int, cost_usd: float) -> None:
     """A ledgered model call of a run (the gateway's)."""
-    LEDGER_COST_USD.labels(model, stage).inc(cost_usd)
-    LEDGER_TOKENS.labels(model, stage).inc(tokens)
+    _count(LEDGER_COST_USD, cost_usd, model=model, stage=stage)
+    _count(LEDGER_TOKENS, tokens, model=model, stage=stage)
 
 
 def record_cache_lookups(kind: str, hits: int, misses: int) -> None:
     """The hit rate is hits / (hits + misses) of factcheck_cache_lookups_total."""
     if hits:
-        CACHE_LOOKUPS.labels(kind, "hit").inc(hits)
+        _count(CACHE_LOOKUPS, hits, kind=kind, result="hit")
     if misses:
-        CACHE_LOOKUPS.labels(kind, "miss").inc(misses)
+        _count(CACHE_LOOKUPS, misses, kind=kind, result="miss")

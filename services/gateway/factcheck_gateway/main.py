@@ -10,7 +10,7 @@ from typing import cast
 import grpc
 
 from factcheck.kit.channels import open_channel
-from factcheck.kit.observability import metrics, tracing
+from factcheck.kit.observability import metrics, otel
 from factcheck.kit.observability.interceptors import RunMetadataStub
 from factcheck.kit.settings import Settings, get_settings
 from factcheck.serving.server import configure_logging, run_server, service_argument_parser, service_full_name
@@ -112,7 +112,7 @@ def start_fact_check_service(
 
 
 async def serve(settings: Settings) -> None:
-    tracing.setup(settings, "factcheck-gateway")  # before the channels, which carry the trace context
+    otel.setup(settings, "factcheck-gateway")  # before the channels, which carry the trace context
     database = DatabaseGate(settings.database_url)
     await database.open()
     store = StageStore(settings.database_url)

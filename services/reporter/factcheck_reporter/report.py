@@ -16,6 +16,7 @@ from factcheck.core.fallback_report import (  # noqa: F401  (re-exported: the re
 )
 from factcheck.text.answer_echo import REPEATS_PROMPT, repeats_prompt
 from factcheck.text.protocol_lines import is_quoted_or_code, lines_of
+from factcheck.text.shorten import shorten
 
 # The edge case "Very few claims (1-2)": the note the report carries.
 FEW_CLAIMS_NOTE = "Limited number of verifiable claims."
@@ -46,7 +47,8 @@ _ECHO_SCORE = re.compile(
 )
 _TITLE_LABEL = re.compile(r"^title\s*[:\-\u2013\u2014]\s*", re.IGNORECASE)
 _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
-_TRAILING_PUNCTUATION = ".,;:-\u2013\u2014\u2026"
+# Not "…": a title that ends with one was cut, and says so.
+_TRAILING_PUNCTUATION = ".,;:-\u2013\u2014"
 
 
 # A claim named by number: "CLAIM 3", "claim_3", "Claim #3" (the prompt names them "CLAIM claim_3").
@@ -172,13 +174,11 @@ def clean_title(text: str, fallback: str) -> str:
     """The first line of the model's answer as a plain title of at most 80 characters; fallback if none.
 
     Models wrap titles in markdown, quotes or a "Title:" label; none of that belongs in a
-    conversation list. A trailing "?" or "!" is kept unless the title had to be cut.
+    conversation list. A title cut to fit ends at a word boundary with "…".
     """
     for line in text.replace("\r", "\n").split("\n"):
         title = _plain_title(line)
-        if len(title) > TITLE_MAX_CHARS:
-            cut = title[: TITLE_MAX_CHARS + 1].rsplit(" ", 1)[0] if " " in title[: TITLE_MAX_CHARS + 1] else ""
-            title = (cut or title[:TITLE_MAX_CHARS]).rstrip(_TRAILING_PUNCTUATION + "!? ")
+        title = shorten(title, TITLE_MAX_CHARS)
         if title:
             return title
     return fallback
