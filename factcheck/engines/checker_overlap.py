@@ -18,6 +18,7 @@ from typing import Sequence
 
 from factcheck.engines import checker
 from factcheck.engines.evidence_windows import word_overlap
+from factcheck.engines.grounded import grounded
 from factcheck.engines.judge import NOTHING_TO_READ, UNVERIFIABLE, VERIFIED, Judgement, PassageText, window_quote
 from factcheck.engines.judges import Judges, isolated
 from factcheck.text.sentences import sentence_spans
@@ -32,6 +33,11 @@ HIGH_CONFIDENCE_OVERLAP = 0.9
 
 @isolated
 def overlap_judge(claim: str, passages: Sequence[PassageText]) -> Judgement:
+    """Word overlap's verdict, grounded (grounded.py: a VERIFIED needs every specific of the claim stated)."""
+    return grounded(_overlap(claim, passages), claim, passages)
+
+
+def _overlap(claim: str, passages: Sequence[PassageText]) -> Judgement:
     """VERIFIED when the best passage holds at least OVERLAP_THRESHOLD of the claim's words, else UNVERIFIABLE.
     `score` is the overlap for VERIFIED and one minus it for UNVERIFIABLE (how far it is from verifying)."""
     if not passages:

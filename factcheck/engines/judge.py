@@ -8,7 +8,7 @@ Per passage:
 1. Align. The passage is cut into sentences (`sentences.py`); every window of one or two
    consecutive sentences is scored by the share of the claim's content words it holds,
    each word weighted by its IDF (rare words count more), after light stemming and a
-   small synonym table ("awarded" meets "won"). The best window is the evidence.
+   small synonym table ("awarded" meets "won": factcheck/text/synonyms.py). The best window is the evidence.
 2. Compare what matters between the claim and that window (and the whole passage):
    figures after normalisation (`numbers.py`: units, %, thousands, million/billion,
    ranges, "about"), dates and years, named entities (capitalised spans), negation
@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from factcheck.core.grounding import PassageText
 from factcheck.engines.verifier_model import LABELS, VerifierModel, default_model
 from factcheck.text.numbers import (
     DateMention,
@@ -59,6 +60,7 @@ from factcheck.text.numbers import (
     quantities_agree,
 )
 from factcheck.text.sentences import STOPWORDS, sentence_spans, stem, tokenize
+from factcheck.text.synonyms import fold
 from factcheck.text.text_safety import excerpt
 
 VERIFIED, DISPUTED, UNVERIFIABLE = "VERIFIED", "DISPUTED", "UNVERIFIABLE"
@@ -67,6 +69,7 @@ CONFLICT_FIGURE, CONFLICT_DATE = "figure", "date"  # the passage gives another f
 CONFLICT_NEGATION, CONFLICT_QUANTIFIER = "negation", "quantifier"  # opposite polarity / weaker quantifier
 CONFLICT_NAME = "name"  # the verifier disputes it and the passage lacks (or nearly has) the claim's names
 CONFLICT_VERIFIER = "verifier"  # the verifier disputes it, for no reason these rules name
+CONFLICT_TERM = "term"  # the passage gives another value of a contrast term ("smallest" for "largest")
 
 # A figure or date conflict counts when the window carries this share of the claim's
 # other words; a wording conflict (negated on one side only, or the claim's quantifier
@@ -142,45 +145,10 @@ _ANTONYMS = {
     ]
     for pair in ((a, b), (b, a))
 }
-# Words that say the same thing for alignment: each maps to its group's first word.
-_SYNONYM_GROUPS = [
-    "win won awarded received earned",
-    "die died death",
-    "found founded established created",
-    "begin began beginning started start",
-    "big large huge",
-    "small little tiny",
-    "buy bought purchased acquired",
-    "make made produced manufactured",
-    "country nation",
-    "city town",
-    "film movie",
-    "job occupation profession career",
-    "build built constructed",
-    "write wrote written authored",
-    "locate located situated",
-    "usa america american",
-    "uk britain british",
-    "people persons population",
-    "spouse wife husband",
-    "child children kids",
-    "leader chief",
-    "study research",
-]
-_SYNONYMS = {stem(word): stem(group.split()[0]) for group in _SYNONYM_GROUPS for word in group.split()}
 _ENTITY = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:of|the|de|del|von|van|and|&)?\s*[A-Z][\w'’.-]*)*")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}")
 _QUOTABLE = re.compile(r'[^"\n\r]+')
 _WORD = re.compile(r"\S+")
-
-
-@dataclass(frozen=True)
-class PassageText:
-    """One evidence passage: its id ("P1"), its text, and the title of its source."""
-
-    id: str
-    text: str
-    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -320,7 +288,7 @@ def _content_stems(tokens: Iterable[str]) -> list[str]:
 @lru_cache(maxsize=65536)
 def _fold(token: str) -> str:
     stemmed = stem(token.replace(",", "")) if token[0].isdigit() else stem(token)
-    return _SYNONYMS.get(stemmed, stemmed)
+    return fold(stemmed)
 
 
 def _negates(tokens: tuple[str, ...], targets: frozenset[str]) -> bool:

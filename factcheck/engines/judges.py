@@ -6,7 +6,8 @@ citation-review prompts, `local/investigator` and `local/entailment`'s judge all
 `lexical_judge` (`judge.judge`, the engine before the model) is what `local/checker-lexical`
 pins on every prompt it answers.
 
-Both take (claim, passages) and return a `Judgement`; the model is loaded on the first claim
+Both take (claim, passages) and return a `Judgement`, held to what the passages state of the claim's specifics
+(grounded.py: every built-in checker's verdict is); the model is loaded on the first claim
 that has a passage to read, not on import, so a process that checks nothing never loads
 onnxruntime. `DEFAULT_JUDGES` and `LEXICAL_JUDGES` pair each with its form for a whole prompt's
 claims (the model judges FACTCHECK_NLI_THREADS claims side by side: `nli_judge.judge_claims`).
@@ -21,8 +22,9 @@ from typing import Callable, ParamSpec, Sequence
 
 from factcheck.engines import judge as lexical
 from factcheck.engines import nli_judge
+from factcheck.engines.grounded import grounded
 from factcheck.engines.judge import Judgement, PassageText, unjudged
-from factcheck.engines.nli_model import EntailmentModelUnavailable
+from factcheck.engines.nli_model import EntailmentModel, EntailmentModelUnavailable
 
 log = logging.getLogger("factcheck.engines")
 P = ParamSpec("P")
@@ -50,21 +52,27 @@ def isolated(judge: Callable[P, Judgement]) -> Callable[P, Judgement]:
     return judge_one
 
 
+def _grounded_model_judge(
+    claim: str, passages: Sequence[PassageText], model: EntailmentModel | None = None
+) -> Judgement:
+    return grounded(nli_judge.judge(claim, passages, model), claim, passages)
+
+
 @isolated
 def default_judge(claim: str, passages: Sequence[PassageText]) -> Judgement:
-    """The embedded entailment model's verdict on `claim` given `passages` (nli_judge.py)."""
-    return nli_judge.judge(claim, passages)
+    """The embedded entailment model's verdict on `claim` given `passages` (nli_judge.py), grounded."""
+    return _grounded_model_judge(claim, passages)
 
 
 @isolated
 def lexical_judge(claim: str, passages: Sequence[PassageText]) -> Judgement:
-    """The lexical judge's verdict (judge.py): `local/checker-lexical`."""
-    return lexical.judge(claim, passages)
+    """The lexical judge's verdict (judge.py), grounded: `local/checker-lexical`."""
+    return grounded(lexical.judge(claim, passages), claim, passages)
 
 
 def default_judge_claims(items: Sequence[tuple[str, Sequence[PassageText]]]) -> list[Judgement]:
-    """The model's verdicts, FACTCHECK_NLI_THREADS claims side by side, each claim isolated."""
-    return nli_judge.judge_claims(items, judge_one=isolated(nli_judge.judge))
+    """The model's verdicts, FACTCHECK_NLI_THREADS claims side by side, each claim isolated and grounded."""
+    return nli_judge.judge_claims(items, judge_one=isolated(_grounded_model_judge))
 
 
 def lexical_judge_claims(items: Sequence[tuple[str, Sequence[PassageText]]]) -> list[Judgement]:

@@ -216,6 +216,7 @@ _WORDNUM = (
     r"(?:-(?:" + "|".join(_COMPOUND_UNITS) + r"))?"
 )
 _SCALE = r"(?:" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r")\b"
+_MEASURE_UNITS = frozenset(unit for unit, _ in _UNITS.values()) | frozenset(_CURRENCIES.values())
 _CURRENCY_SIGN = r"(?:US\$|\$|€|£|¥|₹)"
 _AMOUNT = rf"(?:{_NUM}|\b{_WORDNUM}\b)(?:\s*{_SCALE})?"
 _PREFIXES = sorted(_HEDGES + _LOWER_BOUNDS + _UPPER_BOUNDS + ("between", "from"), key=len, reverse=True)
@@ -235,8 +236,10 @@ _POST = re.compile(
 )
 
 _DATE_PATTERNS = [
-    # March 8, 1841 / March 8th 1841 / March 1841
-    re.compile(r"\b(?P<month>[A-Z][a-z]{2,8})\.?\s+(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+)?(?P<year>\d{4})\b"),
+    # March 8, 1841 / March 8th 1841 / March 1841 / May of 2018
+    re.compile(
+        r"\b(?P<month>[A-Z][a-z]{2,8})\.?\s+(?:of\s+)?(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+)?(?P<year>\d{4})\b"
+    ),
     # 8 March 1841
     re.compile(r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>[A-Z][a-z]{2,8})\.?,?\s+(?P<year>\d{4})\b"),
     # 2019-04-09
@@ -349,6 +352,17 @@ def _fractions(text: str) -> list[Quantity]:
 def comparable(a: Quantity, b: Quantity) -> bool:
     """True when `a` and `b` count the same kind of thing, so that different values conflict."""
     return a.unit == b.unit
+
+
+def is_measure(unit: str) -> bool:
+    """True for a unit of measure, a currency or "%"; False for a bare count or a counted noun ("people")."""
+    return unit in _MEASURE_UNITS
+
+
+def may_count_the_same(a: Quantity, b: Quantity) -> bool:
+    """True when the same value may state the same figure: the same unit, or two counts whose nouns differ or are
+    missing ("126.3 million people" and "a population of 126.3 million"); never a measure against another unit."""
+    return a.unit == b.unit or not (is_measure(a.unit) or is_measure(b.unit))
 
 
 def quantities_agree(a: Quantity, b: Quantity) -> bool:

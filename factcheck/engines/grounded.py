@@ -1,0 +1,129 @@
+"""Grounded verdicts: every built-in checker's judgement held to what its passages say.
+
+A judge (the entailment model, the lexical rules, word overlap) reads a claim's meaning; whether the passages
+hold the claim's specifics (figures, dates, names, contrast terms) is decided here, the same way for every
+engine, by `factcheck.core.grounding`:
+
+- A claim with a specific the passages do not state about its subject is never VERIFIED. When a sentence about
+  the subject gives another value for that attribute (another year for the same landing, another country for the
+  same mountain) the claim is DISPUTED (HIGH when that value stands where the claim's does), with the correction that puts that value in place of the claim's
+  ("Apollo 11 landed on the Moon in 1969 (not 1972) [P1]"), citing that sentence. Otherwise it is UNVERIFIABLE,
+  and the evidence says what is missing ("the sources do not mention Mars").
+- A DISPUTED judgement carries a correction only from such a conflict: never a sentence about something else,
+  never another event's value. Where every specific is stated, a judge's DISPUTED stands only on an explicit
+  wording conflict (a negation, a weaker quantifier); the judge's reading alone ("the model reads it as refuted")
+  is no contradiction of anything the claim names, and the claim is UNVERIFIABLE.
+- A VERIFIED judgement cites the sentence that grounds the claim (the one about its subject holding most of its
+  specifics) and is HIGH only when every specific is stated verbatim; a DISPUTED one the judge reached without
+  such a conflict (a negation, the model's reading) is at most MEDIUM.
+- A claim without passages, or one the judge failed on, is left as the judge gave it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from factcheck.core.grounding import Grounding, PassageText, ground
+from factcheck.engines.judge import (
+    CONFLICT_DATE,
+    CONFLICT_FIGURE,
+    CONFLICT_NAME,
+    CONFLICT_NEGATION,
+    CONFLICT_QUANTIFIER,
+    CONFLICT_TERM,
+    DISPUTED,
+    UNVERIFIABLE,
+    VERIFIED,
+    Judgement,
+    window_quote,
+)
+from factcheck.text.specifics import KIND_DATE, KIND_FIGURE, KIND_NAME
+
+# The probability given to a verdict these rules decide against the judge: a stated conflict of the same attribute
+# (DISPUTED), and a specific no passage states (UNVERIFIABLE).
+CONFLICT_SCORE = 0.9
+MISSING_SCORE = 0.75
+_CONFLICT_KIND = {KIND_DATE: CONFLICT_DATE, KIND_FIGURE: CONFLICT_FIGURE, KIND_NAME: CONFLICT_NAME}
+# A judge's DISPUTED that stands when every specific is stated: the wording says the opposite of the claim.
+EXPLICIT_WORDING_CONFLICTS = (CONFLICT_NEGATION, CONFLICT_QUANTIFIER)
+
+
+def grounded(judgement: Judgement, claim: str, passages: Sequence[PassageText]) -> Judgement:
+    """`judgement` held to what `passages` state of the claim's specifics (see the module docstring)."""
+    if judgement.failure or not passages:
+        return judgement
+    grounding = ground(claim, passages)
+    if grounding.conflicts:
+        return _conflicting(judgement, claim, grounding)
+    if grounding.missing:
+        return _missing(judgement, claim, grounding)
+    return _stated(judgement, claim, grounding)
+
+
+def _conflicting(judgement: Judgement, claim: str, grounding: Grounding) -> Judgement:
+    passage_id, quote = _cited(claim, grounding)
+    first = grounding.conflicts[0].specific
+    return Judgement(
+        verdict=DISPUTED,
+        confidence="HIGH" if all(c.explicit for c in grounding.conflicts) else "MEDIUM",
+        correction=grounding.correction(claim),
+        passage_id=passage_id,
+        quote=quote,
+        score=max(CONFLICT_SCORE, judgement.score if judgement.verdict == DISPUTED else 0.0),
+        conflict=_CONFLICT_KIND.get(first.kind, CONFLICT_TERM),
+    )
+
+
+def _missing(judgement: Judgement, claim: str, grounding: Grounding) -> Judgement:
+    """UNVERIFIABLE, saying what the passages do not mention, citing the closest sentence about the subject."""
+    passage_id, quote = _cited(claim, grounding)
+    score = MISSING_SCORE if judgement.verdict != UNVERIFIABLE else max(MISSING_SCORE, judgement.score)
+    return Judgement(
+        verdict=UNVERIFIABLE,
+        confidence="MEDIUM",
+        correction=None,
+        passage_id=passage_id,
+        quote=quote,
+        score=score,
+        partial=grounding.missing_reason(),
+    )
+
+
+def _stated(judgement: Judgement, claim: str, grounding: Grounding) -> Judgement:
+    if grounding.polarity_differs and grounding.specifics and judgement.verdict != UNVERIFIABLE:
+        # The sentence holding every specific says the opposite ("was not" / "was"): a contradiction of the
+        # claim's wording, not of a value, so no correction.
+        passage_id, quote = _cited(claim, grounding)
+        return Judgement(
+            DISPUTED, "MEDIUM", None, passage_id, quote, max(judgement.score, MISSING_SCORE), CONFLICT_NEGATION
+        )
+    if judgement.verdict == VERIFIED:
+        passage_id, quote = _cited(claim, grounding) if grounding.specifics else (None, None)
+        confidence = judgement.confidence if grounding.verbatim else _at_most_medium(judgement.confidence)
+        return replace(
+            judgement,
+            passage_id=passage_id or judgement.passage_id,
+            quote=quote or judgement.quote,
+            confidence=confidence,
+        )
+    if judgement.verdict == DISPUTED:
+        if judgement.conflict in EXPLICIT_WORDING_CONFLICTS:
+            # Every specific is stated, and the wording says the opposite ("not", "some" for "all"): a
+            # contradiction, but of no value, so no correction.
+            return replace(judgement, correction=None, confidence=_at_most_medium(judgement.confidence))
+        # Every specific is stated and nothing says otherwise of any of them: the judge's reading alone is no
+        # contradiction (a small model reads "born July 18, 1940" against "born on July 18th, 1940" as one).
+        return Judgement(UNVERIFIABLE, "LOW", None, None, None, MISSING_SCORE)
+    return judgement
+
+
+def _cited(claim: str, grounding: Grounding) -> tuple[str | None, str | None]:
+    sentence = grounding.citation
+    if sentence is None:
+        return None, None
+    return sentence.passage.id, window_quote(claim, sentence.passage.text, sentence.start, sentence.end)
+
+
+def _at_most_medium(confidence: str) -> str:
+    return "MEDIUM" if confidence == "HIGH" else confidence
