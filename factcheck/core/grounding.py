@@ -38,7 +38,6 @@ from typing import Sequence
 
 from factcheck.text.numbers import may_count_the_same
 from factcheck.text.sentences import STOPWORDS, refers_back, sentence_spans, stem
-from factcheck.text.synonyms import fold_binding
 from factcheck.text.specifics import (
     KIND_DATE,
     KIND_FIGURE,
@@ -53,6 +52,7 @@ from factcheck.text.specifics import (
     rivals,
     text_facts,
 )
+from factcheck.text.synonyms import fold_binding
 
 # Words of a name too common to say which thing it is ("Mount Kilimanjaro" is named by "Kilimanjaro").
 _GENERIC_NAME_WORDS = frozenset(
