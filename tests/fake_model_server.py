@@ -484,17 +484,20 @@ def refuse_stream_options(then: Behaviour | None = None) -> Behaviour:
     return Behaviour(f"refuse_stream_options(then={follow.name})", action)
 
 
-def minicheck(p_yes: Callable[[str, str], float] | None = None, *, with_logprobs: bool = True) -> Behaviour:
+def minicheck(
+    p_yes: Callable[[str, str], float] | None = None, *, with_logprobs: bool = True, stream: bool = True
+) -> Behaviour:
     """A MiniCheck-dialect model: "Yes" or "No" (whichever is likelier), P(yes) = `p_yes(document, claim)`
     (default: `default_p_yes`). With `with_logprobs` and a request that asks for them, the answer token
     carries its alternatives: "Yes", "yes" and "No", "no", the two spellings of each sharing its probability
-    9 to 1 (their sum is P(yes)), most likely first, at most `top_logprobs` of them."""
+    9 to 1 (their sum is P(yes)), most likely first, at most `top_logprobs` of them. `stream=False`: a
+    server that answers a whole completion even to a request that asks for a stream."""
     score = p_yes or default_p_yes
 
     def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer:
-        return minicheck_answer(request, score, with_logprobs=with_logprobs)
+        return minicheck_answer(request, score, with_logprobs=with_logprobs, stream=stream)
 
-    return Behaviour(f"minicheck(with_logprobs={with_logprobs})", action)
+    return Behaviour(f"minicheck(with_logprobs={with_logprobs}, stream={stream})", action)
 
 
 def minicheck_document_and_claim(prompt: str) -> tuple[str, str]:
@@ -526,7 +529,7 @@ def minicheck_alternatives(p_yes: float) -> list[tuple[str, float]]:
 
 
 def minicheck_answer(
-    request: RecordedRequest, p_yes: Callable[[str, str], float], *, with_logprobs: bool = True
+    request: RecordedRequest, p_yes: Callable[[str, str], float], *, with_logprobs: bool = True, stream: bool = True
 ) -> HttpAnswer:
     """The answer of a MiniCheck model to `request`: streamed (with a usage chunk when asked) or whole."""
     document, claim = minicheck_document_and_claim(request.prompt)
@@ -549,7 +552,7 @@ def minicheck_answer(
         }
     prompt_tokens = len(request.prompt.split())
     usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 1, "total_tokens": prompt_tokens + 1}
-    if request.body.get("stream") is not True:
+    if not stream or request.body.get("stream") is not True:
         choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": token}}
         choice.update(finish_reason="length", logprobs=logprobs)
         body = {"id": "chatcmpl-fake", "object": "chat.completion", "model": request.model}
