@@ -555,7 +555,7 @@ def minicheck_answer(
     if not stream or request.body.get("stream") is not True:
         choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": token}}
         choice.update(finish_reason="length", logprobs=logprobs)
-        body = {"id": "chatcmpl-fake", "object": "chat.completion", "model": request.model}
+        body: dict[str, Any] = {"id": "chatcmpl-fake", "object": "chat.completion", "model": request.model}
         body.update(choices=[choice], usage=usage)
         return HttpAnswer(200, json.dumps(body).encode(), text=None, usage=usage)
     first = json.loads(chunk_event(request.model, token))

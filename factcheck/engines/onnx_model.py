@@ -190,7 +190,7 @@ class GroundingModel:
         wanted = self.card.output
         if wanted is None:
             wanted = "logits" if "logits" in names else names[0] if len(names) == 1 else None
-        if wanted not in names:
+        if wanted is None or wanted not in names:
             raise OnnxModelError(
                 f'{MODEL_FILE} has the outputs {", ".join(names)[:160]}: name the class scores with "output" '
                 f"in {CARD_FILE}"

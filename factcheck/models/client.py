@@ -123,6 +123,8 @@ from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, e
 from factcheck.models.local import (
     LOCAL_PREFIX,
     ONNX_PREFIX,
+    LocalEngine,
+    LocalStreamEngine,
     engine_family,
     get_local_engine,
     get_local_stream_engine,
@@ -482,14 +484,15 @@ class ModelClient:
         its whole answer is one piece, and its usage is 0 tokens (not estimated).
         """
         family_model = model_id.startswith(ONNX_PREFIX)
+        engine: LocalEngine | LocalStreamEngine
         if family_model:
             family, name = engine_family(model_id)
             settings = self._settings
 
-            def engine(prompt: str, inputs: ModelInputs | None) -> str:
+            def family_engine(prompt: str, inputs: ModelInputs | None) -> str:
                 return family.engine(name, settings)(prompt, inputs)
 
-            provider = provider_of(model_id)
+            engine, provider = family_engine, provider_of(model_id)
         else:
             name = model_id[len(LOCAL_PREFIX) :]
             engine = get_local_engine(name) if streamed is None else get_local_stream_engine(name)
@@ -500,8 +503,8 @@ class ModelClient:
                 async with self._semaphore(provider, self._settings.model_max_concurrency):
                     if streamed is None or family_model:
                         text = await asyncio.to_thread(engine, prompt, inputs)
-                        if streamed is not None:
-                            streamed(clean_text(text) if isinstance(text, str) else text)
+                        if streamed is not None and isinstance(text, str):  # a family's answer: one piece
+                            streamed(clean_text(text))
                     else:
                         text = await self._stream_local(model_id, engine, prompt, inputs, streamed)
         except ModelError:
