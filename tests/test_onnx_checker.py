@@ -30,6 +30,7 @@ from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelNotConfiguredError
 from factcheck.models.inputs import ClaimInput, Passage, VerifyInputs
 from factcheck.serving.server import new_server
+from factcheck.text.chunks import chunk_spans
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
 from factcheck_checker.checker_service import CheckerService
 from tests.onnx_models import TinyModel, shipped_nli_folder, tiny_model_folder, tiny_reference
@@ -84,6 +85,26 @@ def test_the_shipped_model_reads_the_same_through_onnx_as_through_its_own_reader
             assert abs(r.supported - e.supported) <= 1e-6 and abs((r.contradicted or 0) - e.refuted) <= 1e-6
         pairs_read += len(pairs)
     assert pairs_read >= 30 and largest <= 1e-6, largest
+
+
+def test_a_pair_put_together_from_the_passage_s_tokens_is_the_pair_tokenized(nli_folder, tmp_path):
+    """A WordPiece tokenizer reads every word alone: a chunk's tokens are the passage's tokens inside it, and
+    the pair put together from them by the tokenizer's layout is the pair it tokenizes (a template model
+    tokenizes each pair)."""
+    model = _model(nli_folder)
+    compared = 0
+    for item in [item for item in load_shipped_set("factcheck-bench") if item.evidence][:40]:
+        claim = item.claim.strip()
+        for evidence in item.evidence:
+            tokens = model.tokens(evidence.text)
+            spans = chunk_spans(evidence.text, tokens.offsets, 60)
+            put_together = model.encode_units(claim, model.tokens(claim), evidence.text, tokens, spans)
+            tokenized = model.encode([(claim, evidence.text[start:end]) for start, end in spans])
+            assert put_together == tokenized
+            compared += len(spans)
+    assert compared >= 40
+    template = _model(tiny_model_folder(tmp_path / "t", template="{document}</s>{claim}", roberta_style=True).folder)
+    assert model._pair_layout is not None and template._pair_layout is None
 
 
 def test_the_card_of_the_shipped_model_is_its_reader_s(nli_folder):

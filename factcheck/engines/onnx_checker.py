@@ -31,7 +31,7 @@ from factcheck.core.grounding import (
     no_passages_reason,
     verification_block,
 )
-from factcheck.engines.onnx_model import GroundingModel, OnnxModelError, loaded
+from factcheck.engines.onnx_model import GroundingModel, OnnxModelError, Tokens, loaded
 from factcheck.kit.settings import Settings
 from factcheck.models.availability import onnx_folder_setting
 from factcheck.models.errors import ModelNotConfiguredError
@@ -52,10 +52,10 @@ def answer(inputs: object, model: GroundingModel, model_id: str) -> str:
     passages: dict[str, Passage] = {}
     for passage in inputs.passages:
         passages.setdefault(passage.id, passage)
-    tokens: dict[str, list[Span]] = {}  # each passage tokenized once per call
+    tokens: dict[str, Tokens] = {}  # each passage tokenized once per call
     blocks, verdicts = [], []
     for claim in inputs.claims:
-        listed = [passages[pid] for pid in inputs.claim_passages.get(claim.id, ()) if pid in passages]
+        listed = [passages[pid] for pid in dict.fromkeys(inputs.claim_passages.get(claim.id, ())) if pid in passages]
         reading = read_claim(model, model_id, claim.id, claim.text.strip(), listed, tokens, bool(passages))
         decision = decide(reading, model.card.thresholds, model_id)
         blocks.append(verification_block(claim.id, decision, with_sources=bool(passages)))
@@ -69,7 +69,7 @@ def read_claim(
     claim_id: str,
     claim: str,
     passages: list[Passage],
-    tokens: dict[str, list[Span]],
+    tokens: dict[str, Tokens],
     call_had_evidence: bool = True,
 ) -> ClaimReading:
     """Every reading of one claim, or why there is none."""
@@ -99,12 +99,13 @@ def _read(
     claim_id: str,
     claim: str,
     passages: list[Passage],
-    tokens: dict[str, list[Span]],
+    tokens: dict[str, Tokens],
 ) -> ClaimReading:
     card = model.card
     sentences = card.aggregation == "sentences"
     parts = (split_sentences(claim) or [claim]) if sentences else [claim]
-    longest = max(model.count(part) for part in parts)
+    part_tokens = [model.tokens(part) for part in parts]
+    longest = max(len(t.ids) for t in part_tokens)
     room = card.max_length - model.overhead - longest
     if card.chunk_tokens is not None:
         room = min(room, card.chunk_tokens)
@@ -121,16 +122,16 @@ def _read(
     kind = "sentence" if sentences else "chunk"
     units: list[Unit] = []
     spans: list[tuple[str, Span]] = []
+    texts = {passage.id: passage.text for passage in passages}
     for passage in passages:
-        offsets = tokens.get(passage.id)
-        if offsets is None:
-            offsets = tokens[passage.id] = model.tokens(passage.text)
+        if passage.id not in tokens:
+            tokens[passage.id] = model.tokens(passage.text)
         cut = sentence_units if sentences else chunk_spans
-        for span in cut(passage.text, offsets, room):
+        for span in cut(passage.text, tokens[passage.id].offsets, room):
             units.append(Unit(passage.id, passage.title, passage.text[span[0] : span[1]], kind))
             spans.append((passage.id, span))
     pairs = [(part, unit.text) for part in parts for unit in units]
-    encoded = model.encode(pairs)
+    encoded = _encoded(model, parts, part_tokens, spans, texts, tokens)
     unread, over = 0, [i for i, e in enumerate(encoded) if len(e.ids) > card.max_length]
     if over:
         # The units were cut by the passage's own tokens; a pair's tokens can come out a few more (a word
@@ -157,6 +158,19 @@ def _read(
     return ClaimReading(claim_id, tuple(readings), unread=unread, unread_reason=reason)
 
 
+def _encoded(model, parts, part_tokens, spans, texts, tokens) -> list:
+    """Every (part, unit) pair encoded, parts first, each passage's units together."""
+    by_passage: dict[str, list[Span]] = {}
+    for passage_id, span in spans:
+        by_passage.setdefault(passage_id, []).append(span)
+    return [
+        encoding
+        for part, claim_tokens in zip(parts, part_tokens)
+        for passage_id, passage_spans in by_passage.items()
+        for encoding in model.encode_units(part, claim_tokens, texts[passage_id], tokens[passage_id], passage_spans)
+    ]
+
+
 def _recut(model, parts, units, spans, encoded, tokens, passages):
     """Units whose pair is too long cut again by their overflow; how many could not be."""
     card = model.card
@@ -173,19 +187,24 @@ def _recut(model, parts, units, spans, encoded, tokens, passages):
             new_spans.append((passage_id, span))
             continue
         text = texts[passage_id]
-        inside = [t for t in tokens[passage_id] if span[0] <= t[0] < span[1]]
+        offsets = tokens[passage_id].offsets
+        inside = [t for t in offsets if span[0] <= t[0] < span[1]]
         room = len(inside) - extra
         if room < 1:
             dropped += 1
             continue
-        for piece in cut_span(text, tokens[passage_id], span, room):
+        for piece in cut_span(text, offsets, span, room):
             new_units.append(Unit(unit.passage_id, unit.title, text[piece[0] : piece[1]], unit.kind))
             new_spans.append((passage_id, piece))
     return new_units, new_spans, dropped
 
 
 class OnnxFamily:
-    """The `onnx/` engine family: each name's folder from the settings, its model loaded once per process."""
+    """The `onnx/` engine family: each name's folder from the settings, its model loaded once per process
+    (and, once loaded, found again without touching the disk: every call asks for it)."""
+
+    def __init__(self) -> None:
+        self._found: dict[tuple[str, str, int, int], GroundingModel] = {}
 
     def engine(self, name: str, settings: Settings) -> LocalEngine:
         model, model_id = self._model(name, settings)
@@ -203,8 +222,12 @@ class OnnxFamily:
         model_id = f"{ONNX_PREFIX}{name}"
         onnx_folder_setting(model_id, settings)
         folder = settings.onnx_models[name]
+        key = (name, str(folder), settings.onnx_threads, settings.onnx_batch_size)
+        if (found := self._found.get(key)) is not None:
+            return found, model_id
         try:
-            return loaded(folder, settings), model_id
+            model = self._found[key] = loaded(folder, settings)
+            return model, model_id
         except OnnxModelError as error:
             raise ModelNotConfiguredError(
                 model_id, f"the folder FACTCHECK_ONNX_MODELS gives it ({folder}) cannot be used: {error}"

@@ -10,7 +10,12 @@ its output must have one value per label, all finite). A model that fails is ref
 until one of its files changes; a model that loads is kept for the process's life.
 
 Reading: pairs are tokenized by the model's own tokenizer (never truncated: the checker cuts the evidence
-to fit, and a pair that still does not fit is reported, not cut), sorted by length and run
+to fit, and a pair that still does not fit is reported, not cut). A passage is tokenized once: where the
+tokenizer reads every word on its own (a whitespace pre-tokenizer, as BERT's WordPiece), a chunk's tokens
+are the passage's tokens inside it, and its pair is put together from those and the claim's by the
+tokenizer's own pair layout (its special tokens and segment ids, read from a probe pair); a tokenizer that
+reads words in context (byte-level BPE, SentencePiece) or a template tokenizes each pair's text. Pairs are
+sorted by length and run
 FACTCHECK_ONNX_BATCH_SIZE at a time, padded to the longest of the batch. Memory is bounded by the weights
 plus one batch's activations (batch size x the card's max_length): runs of one model take turns (one at a
 time), each on FACTCHECK_ONNX_THREADS intra-op threads, with no inter-op pool and no spinning threads.
@@ -21,9 +26,10 @@ depend on what else was read with it (nli_model.py batches the same way).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -49,6 +55,19 @@ class Encoded:
 
     ids: list[int]
     type_ids: list[int]
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """A text as the model's tokenizer reads it, without special tokens: each token's id and offsets."""
+
+    ids: list[int]
+    offsets: list[Span]
+    starts: list[int] = field(default_factory=list)
+
+    def within(self, span: Span) -> list[int]:
+        """The ids of the tokens that start inside `span`."""
+        return self.ids[bisect.bisect_left(self.starts, span[0]) : bisect.bisect_left(self.starts, span[1])]
 
 
 class GroundingModel:
@@ -78,6 +97,8 @@ class GroundingModel:
         # would hide a pair that does not fit.
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
+        # Pairs need no character offsets: the fast batch skips them where the package has it.
+        self._encode_batch = getattr(self.tokenizer, "encode_batch_fast", self.tokenizer.encode_batch)
         self.pad_id = self._pad_id()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
@@ -96,17 +117,40 @@ class GroundingModel:
         self._run_lock = threading.Lock()
         self.revision = _files_hash(folder)
         self._special_tokens = self._count_special_tokens()
+        # How the tokenizer lays out a pair, when a pair can be put together from its texts' own tokens.
+        self._pair_layout = self._learn_pair_layout() if self._words_read_alone() else None
         self._probe()
 
     # --- reading -------------------------------------------------------------------------------------
 
-    def tokens(self, text: str) -> list[Span]:
-        """The character offsets of `text`'s tokens (no special tokens), for cutting it to fit."""
-        return token_offsets(self.tokenizer.encode(text, add_special_tokens=False).offsets)
+    def tokens(self, text: str) -> Tokens:
+        """`text`'s tokens (no special tokens), with their character offsets, for cutting it to fit."""
+        encoding = self.tokenizer.encode(text, add_special_tokens=False)
+        kept = [(i, span) for i, span in zip(encoding.ids, encoding.offsets) if span[1] > span[0]]
+        offsets = token_offsets(span for _, span in kept)
+        return Tokens([i for i, _ in kept], offsets, [start for start, _ in offsets])
 
-    def count(self, text: str) -> int:
-        """How many tokens `text` is, alone."""
-        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+    def encode_units(
+        self, claim: str, claim_tokens: Tokens, text: str, tokens: Tokens, spans: Sequence[Span]
+    ) -> list[Encoded]:
+        """Each (claim, text[span]) pair as the card says the model reads it: put together from the tokens
+        already read where the tokenizer reads every word alone, else tokenized anew."""
+        layout = self._pair_layout
+        if layout is None:
+            return self.encode([(claim, text[start:end]) for start, end in spans])
+        first_is_claim = self.card.claim_first
+        out = []
+        for span in spans:
+            unit = tokens.within(span)
+            sequences = (claim_tokens.ids, unit) if first_is_claim else (unit, claim_tokens.ids)
+            ids: list[int] = []
+            types: list[int] = []
+            for token, sequence, type_id in layout:
+                part = [token] if sequence is None else sequences[sequence]
+                ids += part
+                types += [type_id] * len(part)
+            out.append(Encoded(ids, types))
+        return out
 
     @property
     def overhead(self) -> int:
@@ -123,7 +167,7 @@ class GroundingModel:
             texts = [(claim, doc) for claim, doc in pairs]
         else:
             texts = [(doc, claim) for claim, doc in pairs]
-        return [Encoded(e.ids, e.type_ids) for e in self.tokenizer.encode_batch(texts)]
+        return [Encoded(e.ids, e.type_ids) for e in self._encode_batch(texts)]
 
     def probabilities(self, encoded: Sequence[Encoded], order_keys: Sequence[int]) -> list[list[float]]:
         """Each pair's probability per label, in order; run `batch_size` pairs at a time, sorted by
@@ -196,6 +240,31 @@ class GroundingModel:
                 f"in {CARD_FILE}"
             )
         return wanted
+
+    def _words_read_alone(self) -> bool:
+        """Whether the tokenizer reads every word on its own (a whitespace pre-tokenizer, no template): then a
+        chunk's tokens are the passage's tokens inside it."""
+        from tokenizers import pre_tokenizers
+
+        alone = (pre_tokenizers.BertPreTokenizer, pre_tokenizers.Whitespace, pre_tokenizers.WhitespaceSplit)
+        return self.card.template is None and isinstance(self.tokenizer.pre_tokenizer, alone)
+
+    def _learn_pair_layout(self) -> tuple[tuple[int | None, int | None, int], ...] | None:
+        """The post-processor's layout of a pair, from a probe: each special token as (id, None, type id),
+        each sequence as (None, 0 or 1, its type id). None when the probe's tokens are not its texts'."""
+        first, second = "tower", "moon"
+        encoding = self.tokenizer.encode(first, second)
+        alone = [self.tokenizer.encode(t, add_special_tokens=False).ids for t in (first, second)]
+        layout: list[tuple[int | None, int | None, int]] = []
+        seen: list[list[int]] = [[], []]
+        for token, sequence, type_id in zip(encoding.ids, encoding.sequence_ids, encoding.type_ids):
+            if sequence is None:
+                layout.append((token, None, type_id))
+                continue
+            seen[sequence].append(token)
+            if not layout or layout[-1][1] != sequence:
+                layout.append((None, sequence, type_id))
+        return tuple(layout) if seen == alone else None
 
     def _count_special_tokens(self) -> int:
         card = self.card

@@ -77,7 +77,7 @@ async def verify_with_dialect(
     units: dict[str, list[Unit]] = {}
     not_checked: dict[str, str] = {}
     for claim_id, claim in claims:
-        listed = [passages[pid] for pid in claim_passages.get(claim_id, []) if pid in passages]
+        listed = [passages[pid] for pid in dict.fromkeys(claim_passages.get(claim_id, [])) if pid in passages]
         room = window - estimate_tokens(SYSTEM_PROMPT) - estimate_tokens(claim) - CLAIM_RESERVE_TOKENS
         if not listed:
             not_checked[claim_id] = no_passages_reason(model, bool(passages))
