@@ -243,6 +243,8 @@ def in_processes(folder: Path, items: list[LabelledItem], repeats: int) -> tuple
     ours, theirs = context.Pipe()
     worker = context.Process(target=_forward_worker, args=(str(folder), items, theirs), daemon=True)
     worker.start()
+    assert worker.pid is not None  # (started)
+    worker_pid = worker.pid
     env = {"FACTCHECK_ONNX_MODELS": json.dumps({"nli": str(folder)}), "FACTCHECK_ONNX_THREADS": "1"}
     checker = start_service("checker", env)
     try:
@@ -261,10 +263,10 @@ def in_processes(folder: Path, items: list[LabelledItem], repeats: int) -> tuple
                 ours.send("round")
                 ours.recv()
                 for _ in range(repeats):
-                    cpu, wall = _cpu_s(worker.pid), time.perf_counter()
+                    cpu, wall = _cpu_s(worker_pid), time.perf_counter()
                     ours.send("round")
                     ours.recv()
-                    bare.cpu, bare.wall = bare.cpu + _cpu_s(worker.pid) - cpu, bare.wall + time.perf_counter() - wall
+                    bare.cpu, bare.wall = bare.cpu + _cpu_s(worker_pid) - cpu, bare.wall + time.perf_counter() - wall
                     cpu, wall = _cpu_s(checker.process.pid), time.perf_counter()
                     await verify_all(stub)
                     served.cpu += _cpu_s(checker.process.pid) - cpu

@@ -127,7 +127,7 @@ class GroundingModel:
         """`text`'s tokens (no special tokens), with their character offsets, for cutting it to fit."""
         encoding = self.tokenizer.encode(text, add_special_tokens=False)
         kept = [(i, span) for i, span in zip(encoding.ids, encoding.offsets) if span[1] > span[0]]
-        offsets = token_offsets(span for _, span in kept)
+        offsets = token_offsets([span for _, span in kept])
         return Tokens([i for i, _ in kept], offsets, [start for start, _ in offsets])
 
     def encode_units(
@@ -146,7 +146,7 @@ class GroundingModel:
             ids: list[int] = []
             types: list[int] = []
             for token, sequence, type_id in layout:
-                part = [token] if sequence is None else sequences[sequence]
+                part = sequences[sequence] if sequence is not None else [token] if token is not None else []
                 ids += part
                 types += [type_id] * len(part)
             out.append(Encoded(ids, types))
