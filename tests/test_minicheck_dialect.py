@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from contextlib import AsyncExitStack
 
 import grpc
 import pytest
@@ -22,9 +23,7 @@ from factcheck.models import calls
 from factcheck.models.availability import check_servable, grounding_kind
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelNotConfiguredError
-from factcheck.serving.server import new_server
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
-from factcheck_checker.checker_service import CheckerService
 from factcheck_checker.minicheck import SYSTEM_PROMPT
 from factcheck_gateway.modes.fact_check.cache import verify_prompt_label
 from factcheck_gateway.request_validation import ValidationError, check_model
@@ -39,6 +38,7 @@ from tests.fake_model_server import (
     refuse_logprobs,
     reply,
 )
+from tests.inprocess import serve_checker
 
 MODEL = "vllm/minicheck-7b"
 WIRE = "minicheck-7b"  # the name the server sees (strip_prefix)
@@ -67,23 +67,12 @@ def server():
 @pytest.fixture
 async def checker_for(server):
     """A CheckerService on a real gRPC server, with the settings given."""
-    stack = []
+    async with AsyncExitStack() as stack:
 
-    async def start(settings: Settings) -> checker_pb2_grpc.CheckerServiceStub:
-        client = ModelClient(settings)
-        grpc_server = new_server(settings)
-        checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), grpc_server)
-        port = grpc_server.add_insecure_port("127.0.0.1:0")
-        await grpc_server.start()
-        channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        stack.append((client, grpc_server, channel))
-        return checker_pb2_grpc.CheckerServiceStub(channel)
+        async def start(settings: Settings) -> checker_pb2_grpc.CheckerServiceStub:
+            return await stack.enter_async_context(serve_checker(settings))
 
-    yield start
-    for client, grpc_server, channel in stack:
-        await channel.close()
-        await grpc_server.stop(None)
-        await client.aclose()
+        yield start
 
 
 def _request(

@@ -29,10 +29,9 @@ from factcheck.models.availability import check_servable, grounding_kind
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelNotConfiguredError
 from factcheck.models.inputs import ClaimInput, Passage, VerifyInputs
-from factcheck.serving.server import new_server
 from factcheck.text.chunks import chunk_spans
-from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
-from factcheck_checker.checker_service import CheckerService
+from factcheck.v1 import checker_pb2, common_pb2
+from tests.inprocess import serve_checker
 from tests.onnx_models import TinyModel, shipped_nli_folder, tiny_model_folder, tiny_reference
 
 TOWER = "The Eiffel Tower in Paris was completed in 1889. It is 330 metres tall."
@@ -367,15 +366,8 @@ async def checker(tmp_path, nli_folder):
         stage_timeout_ms=30_000,
         onnx_models={"nli": str(nli_folder), "tiny": str(tiny.folder), "broken": str(broken)},
     )
-    client = ModelClient(settings)
-    server = new_server(settings)
-    checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        yield checker_pb2_grpc.CheckerServiceStub(channel)
-    await server.stop(None)
-    await client.aclose()
+    async with serve_checker(settings) as stub:
+        yield stub
 
 
 def _request(model: str, **kwargs) -> checker_pb2.VerifyRequest:
