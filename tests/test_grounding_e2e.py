@@ -37,6 +37,8 @@ def grounded(tmp_path_factory) -> Iterator[tuple[Suite, FakeModelServer]]:
             "FACTCHECK_ONNX_MODELS": json.dumps({"nli": str(nli), "broken": str(broken)}),
             "FACTCHECK_MODEL_DIALECTS": json.dumps({DIALECT: "minicheck"}),
             "FACTCHECK_ONNX_THREADS": "1",
+            # Every run and evaluation uses the verification cache: its keys for these models are checked below.
+            "FACTCHECK_CACHE_ENABLED": "true",
         }
         suite = start_suite(env)
         try:
@@ -100,6 +102,19 @@ def test_a_fact_check_runs_with_grounding_checkers_against_the_knowledge_store(g
         assert "Eiffel Tower in Paris was completed in 1889" in verification["citations"][0]["quote"], verification
         assert "P(supported)" in verification["evidence"]
     assert events[-1]["complete"]["status"] == "MESSAGE_STATUS_COMPLETE"
+
+    # The same claim and evidence again: both verdicts come from the verification cache, keyed by the onnx/
+    # model's files and by the dialect's prompt version and served model.
+    again = _factcheck(suite, "check", "--json", "--checker", ONNX, "--checker", DIALECT, content)
+    assert again.returncode == 0, again.stderr
+    events = [json.loads(line) for line in again.stdout.splitlines()]
+    cached = {
+        e["checkerComplete"]["model"]: e["checkerComplete"]["verifications"] for e in events if "checkerComplete" in e
+    }
+    assert {model: [v.get("cached", False) for v in found] for model, found in cached.items()} == {
+        ONNX: [True],
+        DIALECT: [True],
+    }
 
 
 @pytest.mark.parametrize(
