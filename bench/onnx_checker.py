@@ -6,7 +6,7 @@ tokenizer.json equivalent to its vocab.txt and a card (tests/onnx_models.py), an
 1. Scores. Through the services: the four services as processes, `EvaluationService.RunEvaluation` (what
    `factcheck eval --checker onnx/nli` sends) on a shipped set. Alone: local/checker's own reader of the
    model (factcheck/engines/nli_model.py: its tokenizer from vocab.txt, its session, its batches), the
-   passages cut into chunks by the same rule, the same grounding decision (factcheck/core/grounding.py),
+   passages cut into chunks by the same rule, the same grounding decision (factcheck/core/model_verdicts.py),
    scored by the same metrics. local/checker itself adds lexical rules, windows and a combiner on top of
    the model: those are not the model's reading, so the comparison is with the model alone. Prints both
    score lines and how many items got another verdict.
@@ -33,7 +33,7 @@ from pathlib import Path
 import grpc
 
 from factcheck.core.domain import verdict_from_proto
-from factcheck.core.grounding import ClaimReading, Thresholds, Unit, UnitReading, decide
+from factcheck.core.model_verdicts import ClaimReading, Thresholds, Unit, UnitReading, decide
 from factcheck.engines.nli_model import MODEL_DIR, EntailmentModel
 from factcheck.engines.onnx_checker import MIN_EVIDENCE_SHARE, answer, read_claim
 from factcheck.engines.onnx_model import loaded

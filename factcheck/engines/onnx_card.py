@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factcheck.core.grounding import Thresholds
+from factcheck.core.model_verdicts import Thresholds
 
 CARD_FILE = "factcheck-model.json"
 MODEL_FILE = "model.onnx"

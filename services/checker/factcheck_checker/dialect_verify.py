@@ -7,7 +7,7 @@ Each claim's passages are cut into chunks of sentences that fit the model's wind
 call (minicheck.py), all of a request's calls at once within the provider's concurrency, each through the
 one model client: bounded (one answer token), ledgered (each call a row of the run's ledger), retried,
 and cancelled with the RPC. P(support) per chunk becomes the verdict by the grounding rules
-(factcheck/core/grounding.py: the best chunk decides; MiniCheck has no contradiction class, so never
+(factcheck/core/model_verdicts.py: the best chunk decides; MiniCheck has no contradiction class, so never
 DISPUTED), written in the verification format and read back by the same parser and citation check as any
 checker's answer.
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 
 from factcheck.core.domain import Completion, TokenUsage, VerdictSummary
-from factcheck.core.grounding import (
+from factcheck.core.model_verdicts import (
     ClaimReading,
     Thresholds,
     Unit,

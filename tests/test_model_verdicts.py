@@ -1,4 +1,4 @@
-"""The grounding rules (factcheck/core/grounding.py) and the cutting of passages (factcheck/text/chunks.py):
+"""The grounding rules (factcheck/core/model_verdicts.py) and the cutting of passages (factcheck/text/chunks.py):
 how a grounding model's readings become a verdict, and how its answer reads back through the checker's
 parser and citation check."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from factcheck.core.grounding import (
+from factcheck.core.model_verdicts import (
     ClaimReading,
     Thresholds,
     Unit,
