@@ -1,4 +1,4 @@
-"""The grounding rules (factcheck/core/model_verdicts.py) and the cutting of passages (factcheck/text/chunks.py):
+"""The grounding models' decision (factcheck/core/model_verdicts.py) and the cutting of passages (factcheck/text/chunks.py):
 how a grounding model's readings become a verdict, and how its answer reads back through the checker's
 parser and citation check."""
 

@@ -6,7 +6,7 @@ to be read (its card, onnx_card.py):
   claim leaves of the model's max_length (or the card's chunk_tokens); every chunk is read with the claim;
 - "sentences" (SummaC): every sentence of every passage is read with each sentence of the claim.
 
-The readings become the verdict by the grounding rules (factcheck/core/model_verdicts.py): the best unit
+The readings become the verdict by the grounding models' decision (factcheck/core/model_verdicts.py): the best unit
 decides, DISPUTED only on a contradiction class reading, no correction. The answer is the verification
 format, the deciding chunk or sentence quoted verbatim and cited by its passage label.
 

@@ -6,7 +6,7 @@ Each claim's passages are cut into chunks of sentences that fit the model's wind
 (factcheck/text/chunks.py, about four characters a token, as the model client estimates); every chunk is one
 call (minicheck.py), all of a request's calls at once within the provider's concurrency, each through the
 one model client: bounded (one answer token), ledgered (each call a row of the run's ledger), retried,
-and cancelled with the RPC. P(support) per chunk becomes the verdict by the grounding rules
+and cancelled with the RPC. P(support) per chunk becomes the verdict by the grounding models' decision
 (factcheck/core/model_verdicts.py: the best chunk decides; MiniCheck has no contradiction class, so never
 DISPUTED), written in the verification format and read back by the same parser and citation check as any
 checker's answer.
