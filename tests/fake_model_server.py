@@ -23,7 +23,11 @@ each request to that model consumes the next one and the last one repeats. Behav
 are built with `reply`, `default_reply`, `echo`, `verdicts`, `delay`, `fail`, `garbage`,
 `bad_shape`, `hang`, `disconnect`, `raw_bytes` (any status, body and headers) and
 `raw_response` (the whole HTTP response as bytes, however malformed) and `sse` (server-sent events
-as given, then a clean end, a dropped connection or a hang). `server.set_latency(kind_or_model, s)`
+as given, then a clean end, a dropped connection or a hang). `minicheck(p_yes)` is a grounding model of
+the MiniCheck dialect (its system prompt opens the prompt): one answer token, "Yes" or "No", with its
+log-probabilities when the request asks for them (`with_logprobs=False`: a server that never sends any),
+P(yes) for each (document, claim) given by `p_yes`; `refuse_logprobs()` a server that answers 400 to the
+field. Unscripted, a MiniCheck prompt gets `minicheck(default_p_yes)`. `server.set_latency(kind_or_model, s)`
 adds a fixed delay before answering (a model id wins over a kind). Everything is
 thread-safe.
 
@@ -51,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import select
 import socket
@@ -80,7 +85,10 @@ __all__ = [
     "fail",
     "garbage",
     "hang",
+    "minicheck",
+    "minicheck_answer",
     "raw_bytes",
+    "refuse_logprobs",
     "raw_response",
     "plain",
     "refuse_json_schema",
@@ -112,6 +120,8 @@ PROMPT_OPENINGS = {
     "entail_auditor": "You are the ADVERSARIAL AUDITOR agent of a multi-agent entailment check.",
     "assess": "You are assessing search results as evidence for one claim.",
     "review": "You are a citation reviewer.",  # claim-level citations
+    # The MiniCheck dialect's system prompt (services/checker/factcheck_checker/minicheck.py).
+    "minicheck": "Determine whether the provided claim is consistent with the corresponding document.",
 }
 KINDS = (*PROMPT_OPENINGS, "other")
 
@@ -254,6 +264,8 @@ def default_reply() -> Behaviour:
     """Answer with the default text for the prompt's kind (what unscripted models get)."""
 
     def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer:
+        if request.kind == "minicheck":
+            return minicheck_answer(request, default_p_yes)
         return completion_answer(request.model, default_answer(request.prompt), prompt=request.prompt)
 
     return Behaviour("default_reply()", action)
@@ -470,6 +482,105 @@ def refuse_stream_options(then: Behaviour | None = None) -> Behaviour:
         return follow(request, stop)
 
     return Behaviour(f"refuse_stream_options(then={follow.name})", action)
+
+
+def minicheck(
+    p_yes: Callable[[str, str], float] | None = None, *, with_logprobs: bool = True, stream: bool = True
+) -> Behaviour:
+    """A MiniCheck-dialect model: "Yes" or "No" (whichever is likelier), P(yes) = `p_yes(document, claim)`
+    (default: `default_p_yes`). With `with_logprobs` and a request that asks for them, the answer token
+    carries its alternatives: "Yes", "yes" and "No", "no", the two spellings of each sharing its probability
+    9 to 1 (their sum is P(yes)), most likely first, at most `top_logprobs` of them. `stream=False`: a
+    server that answers a whole completion even to a request that asks for a stream."""
+    score = p_yes or default_p_yes
+
+    def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer:
+        return minicheck_answer(request, score, with_logprobs=with_logprobs, stream=stream)
+
+    return Behaviour(f"minicheck(with_logprobs={with_logprobs}, stream={stream})", action)
+
+
+def minicheck_document_and_claim(prompt: str) -> tuple[str, str]:
+    """The document and the claim of a MiniCheck prompt ("Document: ...\nClaim: ...")."""
+    user = prompt.split("\n\nDocument: ", 1)[-1]
+    document, _, claim = user.rpartition("\nClaim: ")
+    return document, claim
+
+
+def default_p_yes(document: str, claim: str) -> float:
+    """The unscripted MiniCheck model: the share of the claim's words (lower-cased, 3+ letters) that the
+    document holds, as a probability between 0.05 and 0.95."""
+    words = {word for word in re.findall(r"[a-z0-9]{3,}", claim.lower())}
+    held = {word for word in re.findall(r"[a-z0-9]{3,}", document.lower())}
+    share = len(words & held) / len(words) if words else 0.0
+    return round(0.05 + 0.9 * share, 6)
+
+
+def minicheck_alternatives(p_yes: float) -> list[tuple[str, float]]:
+    """The answer token's alternatives for P(yes) `p_yes`, most likely first (log-probabilities)."""
+    floor = 1e-12
+    alternatives = [
+        ("Yes", math.log(max(p_yes * 0.9, floor))),
+        ("yes", math.log(max(p_yes * 0.1, floor))),
+        ("No", math.log(max((1 - p_yes) * 0.9, floor))),
+        ("no", math.log(max((1 - p_yes) * 0.1, floor))),
+    ]
+    return sorted(alternatives, key=lambda alternative: -alternative[1])
+
+
+def minicheck_answer(
+    request: RecordedRequest, p_yes: Callable[[str, str], float], *, with_logprobs: bool = True, stream: bool = True
+) -> HttpAnswer:
+    """The answer of a MiniCheck model to `request`: streamed (with a usage chunk when asked) or whole."""
+    document, claim = minicheck_document_and_claim(request.prompt)
+    probability = p_yes(document, claim)
+    token = "Yes" if probability >= 0.5 else "No"
+    logprobs = None
+    top = request.body.get("top_logprobs")
+    if with_logprobs and request.body.get("logprobs") is True:
+        count = top if isinstance(top, int) and not isinstance(top, bool) and top >= 0 else 0
+        alternatives = minicheck_alternatives(probability)
+        own = next(logprob for text, logprob in alternatives if text == token)
+        logprobs = {
+            "content": [
+                {
+                    "token": token,
+                    "logprob": own,
+                    "top_logprobs": [{"token": text, "logprob": value} for text, value in alternatives[:count]],
+                }
+            ]
+        }
+    prompt_tokens = len(request.prompt.split())
+    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 1, "total_tokens": prompt_tokens + 1}
+    if not stream or request.body.get("stream") is not True:
+        choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": token}}
+        choice.update(finish_reason="length", logprobs=logprobs)
+        body: dict[str, Any] = {"id": "chatcmpl-fake", "object": "chat.completion", "model": request.model}
+        body.update(choices=[choice], usage=usage)
+        return HttpAnswer(200, json.dumps(body).encode(), text=None, usage=usage)
+    first = json.loads(chunk_event(request.model, token))
+    first["choices"][0]["logprobs"] = logprobs
+    events = [chunk_event(request.model, "", role=True), json.dumps(first), chunk_event(request.model, finish="length")]
+    options = request.body.get("stream_options")
+    if isinstance(options, dict) and options.get("include_usage") is True:
+        events.append(
+            json.dumps({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [], "usage": usage})
+        )
+    events.append("[DONE]")
+    return HttpAnswer(200, b"", (("Content-Type", "text/event-stream"),), events=tuple(events))
+
+
+def refuse_logprobs(then: Behaviour | None = None) -> Behaviour:
+    """A server that takes no `logprobs`: HTTP 400 naming it; otherwise like `then` (default answer)."""
+    follow = then or default_reply()
+    body = json.dumps({"error": {"message": "logprobs is not supported by this server"}}).encode()
+
+    def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer | None:
+        if "logprobs" in request.body:
+            return HttpAnswer(400, body)
+        return follow(request, stop)
+
+    return Behaviour(f"refuse_logprobs(then={follow.name})", action)
 
 
 def output_limit_of(body: Mapping[str, Any]) -> int | None:

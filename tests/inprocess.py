@@ -77,6 +77,22 @@ class InProcess:
 
 
 @asynccontextmanager
+async def serve_checker(settings: Settings) -> AsyncIterator[checker_pb2_grpc.CheckerServiceStub]:
+    """The CheckerService alone on a loopback port, built as the real server is, and a stub to it."""
+    client = ModelClient(settings)
+    server = new_server(settings)
+    checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            yield checker_pb2_grpc.CheckerServiceStub(channel)
+    finally:
+        await server.stop(None)
+        await client.aclose()
+
+
+@asynccontextmanager
 async def serve_everything(settings: Settings, *, authenticate: bool = False) -> AsyncIterator[InProcess]:
     """Gateway, knowledge, extractor, checker, reporter and health on one loopback port; the
     gateway's downstream calls go to the same server."""

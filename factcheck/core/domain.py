@@ -331,6 +331,9 @@ class Completion:
     # Why the model stopped, as the provider said ("stop", "length": cut at the output limit, ...);
     # "" when it did not say (local engines).
     finish_reason: str = ""
+    # The first answer token's most likely alternatives, (token, log-probability), most likely first: only
+    # for a call that asked for them (`logprobs=`) of a provider that sent them; None otherwise.
+    top_logprobs: tuple[tuple[str, float], ...] | None = None
 
     @property
     def cut_at_limit(self) -> bool:

@@ -28,6 +28,9 @@ ENTAILMENT_RELIABILITY = "entailment_reliability"
 ENTAILMENT_JUDGE = "entailment_judge"
 ENTAILMENT_AUDITOR = "entailment_auditor"
 ENTAILMENT_REPAIR = "entailment_repair"
+# The MiniCheck dialect's prompt (a grounding model's own, services/checker/factcheck_checker/minicheck.py):
+# what a dialect checker's verify calls send instead of the verify template.
+MINICHECK = "minicheck"
 
 PROMPT_VERSIONS: dict[str, int] = {
     GENERATE: 1,
@@ -42,6 +45,7 @@ PROMPT_VERSIONS: dict[str, int] = {
     ENTAILMENT_JUDGE: 1,
     ENTAILMENT_AUDITOR: 1,
     ENTAILMENT_REPAIR: 1,
+    MINICHECK: 1,
 }
 
 

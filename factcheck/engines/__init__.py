@@ -22,6 +22,9 @@ on first use, so a process pays only for the engines it calls.
 | local/entailment | entailment | the four entailment agents' inputs (extractor, reliability, judge, auditor), in their JSON (its judge: `judges.default_judge`) |
 | local/investigator | investigator | AssessInputs of the verification loop (local/checker answers them too), with `judges.default_judge` |
 
+`onnx/<name>` (onnx_checker): the engine family of grounding cross-encoders, each from the folder
+FACTCHECK_ONNX_MODELS gives its name; VerifyInputs only.
+
 Which judge decides whether passages state a claim is chosen in one place, `judges.py`. The
 entailment model is loaded on the first claim that has a passage to read, so a process that
 never judges one does not import onnxruntime.
@@ -33,7 +36,13 @@ import importlib
 from collections.abc import Iterator
 
 from factcheck.models.inputs import ModelInputs
-from factcheck.models.local import LocalEngine, LocalStreamEngine, register_local_engine
+from factcheck.models.local import (
+    ONNX_PREFIX,
+    LocalEngine,
+    LocalStreamEngine,
+    register_engine_family,
+    register_local_engine,
+)
 
 ENGINE_MODULES = {
     "generator": "generator",
@@ -89,3 +98,8 @@ for _name, _module in ENGINE_MODULES.items():
         stream=_lazy_stream(_module),
         revision=model_revision if _name in MODEL_JUDGED_ENGINES else None,
     )
+
+# (onnx_checker imports onnxruntime only when a model is loaded)
+from factcheck.engines.onnx_checker import OnnxFamily  # noqa: E402
+
+register_engine_family(ONNX_PREFIX, OnnxFamily())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -13,6 +14,9 @@ from pydantic import BaseModel, Field, SecretStr, field_validator, model_validat
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from factcheck.kit.security.tenants import tenant_tokens
+
+# A name of FACTCHECK_ONNX_MODELS: the part of the model id after "onnx/".
+ONNX_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 DEFAULT_PORTS = {"gateway": 50051, "extractor": 50052, "checker": 50053, "reporter": 50054}
 
@@ -67,6 +71,10 @@ class ProviderOverride(BaseModel):
     # The id stored with the run stays the caller's.
     strip_prefix: bool = False
     model_names: dict[str, str] = Field(default_factory=dict)
+    # The request dialect of this provider's models (a model's own FACTCHECK_MODEL_DIALECTS entry wins);
+    # unset: "chat", the suite's prompts. "minicheck": a grounding model that answers Yes or No
+    # (factcheck/models/dialects.py).
+    dialect: str | None = None
 
     def wire_model(self, model_id: str) -> str:
         return wire_model_name(model_id, strip_prefix=self.strip_prefix, model_names=self.model_names)
@@ -129,6 +137,19 @@ class Settings(BaseSettings):
     model_names: dict[str, str] = Field(default_factory=dict)
     # Concurrent requests per provider.
     model_max_concurrency: int = Field(default=16, ge=1)
+    # The request dialect per model id, JSON: {"vllm/bespoke-minicheck-7b": "minicheck"} (a provider's
+    # "dialect" gives one to all its models). Unset: "chat", the suite's prompts. Names are checked
+    # where a run names the model (an unknown one is INVALID_ARGUMENT), not here.
+    model_dialects: dict[str, str] = Field(default_factory=dict)
+    # Grounding cross-encoders run in the checker, JSON: {"minicheck-roberta": "/models/minicheck-roberta"}:
+    # each name is the model id onnx/<name>, each folder holds model.onnx, tokenizer.json and
+    # factcheck-model.json (docs/models.md). A folder is on the checker's disk; the gateway reads only the names.
+    onnx_models: dict[str, Path] = Field(default_factory=dict)
+    # Pairs (claim, chunk) per onnxruntime run of an onnx/ model: with the card's max_length, what bounds
+    # the activations' memory (one run at a time per model).
+    onnx_batch_size: int = Field(default=16, ge=1, le=256)
+    # CPU threads of one onnxruntime run of an onnx/ model (intra-op; no inter-op pool, no spinning).
+    onnx_threads: int = Field(default=2, ge=1, le=64)
     # The embedded entailment model (local/checker): how many of a prompt's claims are judged side
     # by side, one onnxruntime thread each (factcheck/engines/nli_model.py). 2: the cores the suite is sized for.
     nli_threads: int = Field(default=2, ge=1, le=64)
@@ -305,6 +326,16 @@ class Settings(BaseSettings):
     def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("onnx_models")
+    @classmethod
+    def _onnx_names_are_model_names(cls, value: dict[str, Path]) -> dict[str, Path]:
+        bad = sorted(name for name in value if not ONNX_NAME.fullmatch(name))
+        if bad:
+            raise ValueError(
+                f"names must be 1 to 64 characters of a-z, A-Z, 0-9, '.', '_' and '-' (got {', '.join(bad)[:120]})"
+            )
         return value
 
     @field_validator("model_output_tokens")

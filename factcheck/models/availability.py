@@ -1,13 +1,20 @@
-"""Whether a model id can be served here at all: a registered `local/` engine, or a provider with an
-endpoint configured. The model client refuses a call to one that cannot (ModelNotConfiguredError);
-the gateway asks the same question when it validates a request, so such a run is refused before it
-starts instead of failing at its first call to the model."""
+"""Whether a model id can be served here at all: a registered `local/` engine, an `onnx/` name with a
+folder configured, or a provider with an endpoint configured (and a dialect this suite speaks). The model
+client refuses a call to one that cannot (ModelNotConfiguredError); the gateway asks the same question when
+it validates a request, so such a run is refused before it starts instead of failing at its first call.
+
+Grounding models (`onnx/` ones and those of a grounding dialect, `minicheck`) only verify claims against
+passages: `grounding_kind` names them, so that the gateway accepts them as checkers and nowhere else.
+An `onnx/` model's folder is on the checker's disk: whether it holds a usable model (files, card, outputs)
+only the checker can say (CheckerService.GetEngineRevision, which the gateway asks before a run).
+"""
 
 from __future__ import annotations
 
 from factcheck.kit.settings import Settings
+from factcheck.models.dialects import GROUNDING_DIALECTS, dialect_of
 from factcheck.models.errors import ModelNotConfiguredError
-from factcheck.models.local import LOCAL_PREFIX, get_local_engine
+from factcheck.models.local import LOCAL_PREFIX, ONNX_PREFIX, get_local_engine
 
 
 def provider_of(model_id: str) -> str:
@@ -24,12 +31,45 @@ def no_endpoint_message(provider: str) -> str:
 
 def check_servable(model_id: str, settings: Settings) -> None:
     """ModelNotConfiguredError, saying why, for a model no call could reach: an unknown local engine
-    (naming the available ones) or a provider with no endpoint (naming the settings that give one)."""
+    (naming the available ones), an onnx/ name without a folder, a provider with no endpoint (naming the
+    settings that give one), or a dialect this suite does not speak."""
     if model_id.startswith(LOCAL_PREFIX):
         get_local_engine(model_id[len(LOCAL_PREFIX) :])
+        return
+    if model_id.startswith(ONNX_PREFIX):
+        onnx_folder_setting(model_id, settings)
         return
     provider = provider_of(model_id)
     override = settings.model_providers.get(provider) if provider else None
     base_url = override.base_url if override is not None else settings.model_base_url
     if not base_url:
         raise ModelNotConfiguredError(model_id, no_endpoint_message(provider))
+    dialect_of(model_id, settings)
+
+
+def onnx_folder_setting(model_id: str, settings: Settings) -> str:
+    """The name of an onnx/ model id, when FACTCHECK_ONNX_MODELS gives it a folder; ModelNotConfiguredError
+    naming the setting otherwise."""
+    name = model_id[len(ONNX_PREFIX) :]
+    if name not in settings.onnx_models:
+        configured = ", ".join(sorted(settings.onnx_models)) or "none"
+        raise ModelNotConfiguredError(
+            model_id,
+            f"no folder is configured for {model_id}: add {name[:64]!r} and its folder to FACTCHECK_ONNX_MODELS "
+            f"(configured: {configured})",
+        )
+    return name
+
+
+def grounding_kind(model_id: str, settings: Settings) -> str | None:
+    """The grounding kind of a grounding model: "onnx", or its dialect ("minicheck"); None for any other model
+    (an unknown dialect is None here: check_servable refuses it)."""
+    if model_id.startswith(ONNX_PREFIX):
+        return "onnx"
+    if model_id.startswith(LOCAL_PREFIX):
+        return None
+    try:
+        dialect = dialect_of(model_id, settings)
+    except ModelNotConfiguredError:
+        return None
+    return dialect if dialect in GROUNDING_DIALECTS else None

@@ -7,6 +7,9 @@ Routing:
   the built-in engines answer from those, never from the prompt's text. Local engines
   report no token counts, so usage is *estimated* as whitespace-separated word counts of
   the prompt and the answer.
+- `onnx/<name>` runs a grounding cross-encoder of the checker's (an engine family,
+  `factcheck.engines.onnx_checker`) the same way; it is loaded on its first call (in the worker
+  thread) and costs no tokens: its calls are ledgered with 0 tokens, not estimated.
 - Any other id is sent unchanged, as the `model` field, to an OpenAI-compatible
   `POST {base_url}/chat/completions` (the prompt only: `inputs` never go on the wire). The base URL and key come from the provider
   override for the id's prefix (the part before '/') when one exists, else from
@@ -48,9 +51,14 @@ output limit is lowered to the room left, and a prompt that leaves none is refus
 
 Negotiation: `response_format` goes out in the provider's form (json_schema, llama.cpp's
 json_object with a schema, json_object, none); an error answer that names a field the
-request sent (`response_format`, `stream_options`) is a refusal, not a failure: the request
-is sent again at once without it or in the next simpler form, and the client remembers the
+request sent (`response_format`, `stream_options`, `logprobs`) is a refusal, not a failure: the
+request is sent again at once without it or in the next simpler form, and the client remembers the
 provider's form for later calls. Refusals are never retried with backoff.
+
+Log-probabilities: a call with `logprobs=n` asks for the answer tokens' `n` most likely alternatives
+(`logprobs: true, top_logprobs: n`); the first token's come back as `Completion.top_logprobs`, None when
+the provider sent none (or refused the field: it is not asked again). A grounding dialect
+(`factcheck.models.dialects`) reads its verdict from them.
 
 Usage: a provider that reports none gets an estimate (about four characters a token), and
 so does a call that ended without an answer after reaching the provider (cancelled, timed
@@ -100,6 +108,7 @@ from factcheck.kit.observability import metrics
 from factcheck.kit.settings import MaxTokensField, Settings, StructuredOutputFormat, wire_model_name
 from factcheck.models import calls, output_limits, provider_answers
 from factcheck.models.availability import no_endpoint_message, provider_of
+from factcheck.models.dialects import GROUNDING_DIALECTS, dialect_of, dialect_revision
 from factcheck.models.errors import (
     ModelError,
     ModelMalformedResponseError,
@@ -111,7 +120,17 @@ from factcheck.models.errors import (
 )
 from factcheck.models.inputs import ModelInputs
 from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, estimate_tokens
-from factcheck.models.local import LOCAL_PREFIX, get_local_engine, get_local_stream_engine, local_engine_revision
+from factcheck.models.local import (
+    LOCAL_PREFIX,
+    ONNX_PREFIX,
+    LocalEngine,
+    LocalStreamEngine,
+    engine_family,
+    get_local_engine,
+    get_local_stream_engine,
+    is_in_process,
+    local_engine_revision,
+)
 from factcheck.models.output_limits import OutputLimit
 from factcheck.models.provider_answers import MAX_JSON_DEPTH, MAX_RESPONSE_BYTES
 from factcheck.text.text_safety import clean_text, excerpt
@@ -143,6 +162,7 @@ STRUCTURED_OUTPUT_FORMATS: tuple[StructuredOutputFormat, ...] = (
 _REFUSAL_MARKERS = {
     "response_format": ("response_format", "json_schema", "json_object"),
     "stream_options": ("stream_options", "include_usage"),
+    "logprobs": ("logprobs", "top_logprobs"),
 }
 _REFUSAL_HEAD_CHARS = 4096
 # Tokens a chat template adds around the prompt (role markers), and the least room an answer needs.
@@ -183,6 +203,18 @@ class _CallStats:
     reported: TokenUsage | None = None
     # The provider's finish reason of the answer ("stop", "length", ...), when it gave one.
     finish_reason: str = ""
+    # The first answer token's alternatives (a call with `logprobs`), when the provider sent them.
+    top_logprobs: tuple[tuple[str, float], ...] | None = None
+
+
+@dataclass(frozen=True)
+class _Extras:
+    """What a call asks of an HTTP provider besides the prompt: a structured answer, a system message,
+    the answer tokens' log-probabilities."""
+
+    response_format: dict[str, Any] | None = None
+    system: str | None = None
+    logprobs: int | None = None
 
 
 # What `next` returns once a local engine's stream is exhausted.
@@ -242,6 +274,8 @@ class ModelClient:
         # streams may be asked for usage (learnt from its refusals, kept for the process's life).
         self._formats: dict[str, StructuredOutputFormat] = {}
         self._stream_usage: dict[str, bool] = {}
+        # Providers that refused `logprobs` (asked without it from then on).
+        self._no_logprobs: set[str] = set()
 
     async def __aenter__(self) -> ModelClient:
         return self
@@ -262,11 +296,15 @@ class ModelClient:
         limit: OutputLimit | None = None,
         response_format: dict[str, Any] | None = None,
         inputs: ModelInputs | None = None,
+        system: str | None = None,
+        logprobs: int | None = None,
     ) -> Completion:
         """Answer `prompt` with `model_id` within `timeout_s` seconds, retries included.
 
         `inputs` are what the prompt was built from: a `local/` engine answers from them, an HTTP
-        provider never sees them.
+        provider never sees them. `system` (HTTP providers) goes before the prompt as a system message:
+        a model's own instructions, for a dialect that has some. `logprobs` asks for that many alternatives
+        of each answer token (`Completion.top_logprobs`: the first token's, when the provider sent them).
 
         `limit` (from `factcheck.models.output_limits`) bounds the answer: its tokens, as the
         settings scale and cap them, go out as `max_tokens`, its stop sequences as `stop`; without
@@ -278,28 +316,44 @@ class ModelClient:
         """
         if response_format is not None and not self.supports_structured_outputs(model_id):
             response_format = None
-        return await self._call(model_id, prompt, timeout_s, None, response_format, limit, inputs)
+        extras = _Extras(response_format, system, logprobs)
+        return await self._call(model_id, prompt, timeout_s, None, extras, limit, inputs)
 
     def supports_structured_outputs(self, model_id: str) -> bool:
         """Whether calls to `model_id` send `response_format`: the provider override's
-        `structured_outputs`, else FACTCHECK_MODEL_STRUCTURED_OUTPUTS. Never for local/ engines,
+        `structured_outputs`, else FACTCHECK_MODEL_STRUCTURED_OUTPUTS. Never for in-process engines,
         which answer from the call's inputs."""
-        if model_id.startswith(LOCAL_PREFIX):
+        if is_in_process(model_id):
             return False
         return self._provider_setting(provider_of(model_id), "structured_outputs")
 
     def engine_revision(self, model_id: str) -> str:
         """What else `model_id`'s answers depend on besides its inputs: a `local/` engine's registered
-        revision (the embedded entailment model's, for the engines it judges for), "" for every other
-        engine and every HTTP model (its id is all there is to know). ModelNotConfiguredError for an
-        unknown `local/` engine."""
-        if not model_id.startswith(LOCAL_PREFIX):
-            return ""
-        return local_engine_revision(model_id[len(LOCAL_PREFIX) :])
+        revision (the embedded entailment model's, for the engines it judges for); an `onnx/` model's
+        files' hash (the model is loaded and checked first: blocking, call it from a worker thread when
+        it may not be loaded yet); a grounding dialect's prompt version and served model name; "" for every
+        other engine and HTTP model (its id is all there is to know). ModelNotConfiguredError, saying
+        which setting to fix, for a model that cannot be used."""
+        if model_id.startswith(LOCAL_PREFIX):
+            return local_engine_revision(model_id[len(LOCAL_PREFIX) :])
+        if model_id.startswith(ONNX_PREFIX):
+            family, name = engine_family(model_id)
+            return family.revision(name, self._settings)
+        dialect = self.dialect(model_id)
+        if dialect in GROUNDING_DIALECTS:
+            return dialect_revision(dialect, self._endpoint_for(model_id).wire_model)
+        return ""
+
+    def dialect(self, model_id: str) -> str:
+        """The dialect `model_id` is spoken to in (`factcheck.models.dialects`): "chat" for in-process
+        engines and most models. ModelNotConfiguredError for a dialect this suite does not speak."""
+        if is_in_process(model_id):
+            return "chat"
+        return dialect_of(model_id, self._settings)
 
     def context_window(self, model_id: str) -> int | None:
         """The context window (tokens) of `model_id`'s provider, when the settings give one."""
-        if model_id.startswith(LOCAL_PREFIX):
+        if is_in_process(model_id):
             return None
         return self._provider_setting(provider_of(model_id), "context_window")
 
@@ -352,7 +406,7 @@ class ModelClient:
 
         Iterating raises the `ModelError` of a failed call. Leaving the block early cancels it.
         """
-        return CompletionStream(lambda emit: self._call(model_id, prompt, timeout_s, emit, None, limit, inputs))
+        return CompletionStream(lambda emit: self._call(model_id, prompt, timeout_s, emit, _Extras(), limit, inputs))
 
     async def _call(
         self,
@@ -360,7 +414,7 @@ class ModelClient:
         prompt: str,
         timeout_s: float,
         emit: _Emit | None,
-        response_format: dict[str, Any] | None = None,
+        extras: _Extras,
         limit: OutputLimit | None = None,
         inputs: ModelInputs | None = None,
     ) -> Completion:
@@ -378,11 +432,11 @@ class ModelClient:
             set_status_on_exception=False,
         ) as span:
             try:
-                if model_id.startswith(LOCAL_PREFIX):
+                if is_in_process(model_id):
                     text, usage = await self._complete_local(model_id, prompt, inputs, deadline, stats, streamed)
                 else:
                     text, usage = await self._complete_remote(
-                        model_id, prompt, deadline, timeout_s, stats, streamed, response_format, limit
+                        model_id, prompt, deadline, timeout_s, stats, streamed, extras, limit
                     )
                 stats.usage = usage
             except ModelError as exc:
@@ -401,7 +455,12 @@ class ModelClient:
                 _observe_call(span, model_id, stats, elapsed)
                 _report_call(model_id, prompt, stats, latency_ms)
         return Completion(
-            text=text, usage=usage, latency_ms=latency_ms, model=model_id, finish_reason=stats.finish_reason
+            text=text,
+            usage=usage,
+            latency_ms=latency_ms,
+            model=model_id,
+            finish_reason=stats.finish_reason,
+            top_logprobs=stats.top_logprobs,
         )
 
     # --- local engines -------------------------------------------------------------
@@ -420,15 +479,32 @@ class ModelClient:
 
         On timeout the thread cannot be killed: it finishes in the background and its
         answer is dropped.
+
+        An engine family's model (`onnx/`) is looked up, loaded on its first call, in the worker thread;
+        its whole answer is one piece, and its usage is 0 tokens (not estimated).
         """
-        name = model_id[len(LOCAL_PREFIX) :]
-        engine = get_local_engine(name) if streamed is None else get_local_stream_engine(name)
+        family_model = model_id.startswith(ONNX_PREFIX)
+        engine: LocalEngine | LocalStreamEngine
+        if family_model:
+            family, name = engine_family(model_id)
+            settings = self._settings
+
+            def family_engine(prompt: str, inputs: ModelInputs | None) -> str:
+                return family.engine(name, settings)(prompt, inputs)
+
+            engine, provider = family_engine, provider_of(model_id)
+        else:
+            name = model_id[len(LOCAL_PREFIX) :]
+            engine = get_local_engine(name) if streamed is None else get_local_stream_engine(name)
+            provider = _LOCAL_PROVIDER
         stats.attempts = 1
         try:
             async with asyncio.timeout_at(deadline):
-                async with self._semaphore(_LOCAL_PROVIDER, self._settings.model_max_concurrency):
-                    if streamed is None:
+                async with self._semaphore(provider, self._settings.model_max_concurrency):
+                    if streamed is None or family_model:
                         text = await asyncio.to_thread(engine, prompt, inputs)
+                        if streamed is not None and isinstance(text, str):  # a family's answer: one piece
+                            streamed(clean_text(text))
                     else:
                         text = await self._stream_local(model_id, engine, prompt, inputs, streamed)
         except ModelError:
@@ -441,6 +517,8 @@ class ModelClient:
         if not isinstance(text, str):
             raise ModelMalformedResponseError(model_id, f"local engine returned {type(text).__name__}, not str")
         text = clean_text(text)
+        if family_model:
+            return text, TokenUsage()
         stats.estimated = True
         return text, _estimate_usage(prompt, text)
 
@@ -468,7 +546,7 @@ class ModelClient:
         timeout_s: float,
         stats: _CallStats,
         streamed: _Streamed | None = None,
-        response_format: dict[str, Any] | None = None,
+        extras: _Extras | None = None,
         limit: OutputLimit | None = None,
     ) -> tuple[str, TokenUsage]:
         """Attempt, and retry retryable failures with backoff, until success or the deadline
@@ -486,8 +564,9 @@ class ModelClient:
         estimate, marked as one.
         """
         endpoint = self._endpoint_for(model_id)
+        extras = extras or _Extras()
         bound = self._fit_context_window(
-            endpoint, model_id, prompt, self._resolve_limit(limit, endpoint.max_output_tokens)
+            endpoint, model_id, (extras.system or "") + prompt, self._resolve_limit(limit, endpoint.max_output_tokens)
         )
         headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
         max_retries = self._settings.model_max_retries
@@ -511,7 +590,7 @@ class ModelClient:
 
         async def attempt() -> tuple[str, TokenUsage | None]:
             return await self._negotiate(
-                endpoint, model_id, prompt, bound, response_format, headers, deadline, timeout_s, stats, streamed
+                endpoint, model_id, prompt, bound, extras, headers, deadline, timeout_s, stats, streamed
             )
 
         try:
@@ -530,7 +609,7 @@ class ModelClient:
         model_id: str,
         prompt: str,
         bound: OutputLimit,
-        response_format: dict[str, Any] | None,
+        extras: _Extras,
         headers: dict[str, str],
         deadline: float,
         timeout_s: float,
@@ -541,7 +620,7 @@ class ModelClient:
         (`_Refused`: dropped or simplified). A refusal is no failure to wait out, so it never
         reaches the retries; one of a field the request did not send is final."""
         while True:
-            payload, form = self._payload(endpoint, prompt, bound, response_format)
+            payload, form = self._payload(endpoint, prompt, bound, extras)
             stats.attempts += 1
             try:
                 return await self._attempt(endpoint, model_id, payload, headers, deadline, timeout_s, stats, streamed)
@@ -550,15 +629,19 @@ class ModelClient:
                     raise refusal.error from None
 
     def _payload(
-        self, endpoint: _Endpoint, prompt: str, bound: OutputLimit, response_format: dict[str, Any] | None
+        self, endpoint: _Endpoint, prompt: str, bound: OutputLimit, extras: _Extras
     ) -> tuple[dict[str, Any], StructuredOutputFormat | None]:
         """The request body, in the forms the provider takes (as far as the client knows yet), and
         the form of `response_format` it uses (None without one)."""
+        messages = [{"role": "system", "content": extras.system}] if extras.system is not None else []
         payload: dict[str, Any] = {
             "model": endpoint.wire_model,
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": [*messages, {"role": "user", "content": prompt}],
             "stream": True,
         }
+        if extras.logprobs is not None and endpoint.provider not in self._no_logprobs:
+            payload["logprobs"] = True
+            payload["top_logprobs"] = extras.logprobs
         if self._asks_stream_usage(endpoint.provider):
             payload["stream_options"] = {"include_usage": True}
         if endpoint.max_tokens_field in ("max_tokens", "both"):
@@ -568,9 +651,9 @@ class ModelClient:
         if bound.stop:
             payload["stop"] = list(bound.stop)
         form: StructuredOutputFormat | None = None
-        if response_format is not None:
+        if extras.response_format is not None:
             form = self._structured_output_format(endpoint.provider)
-            converted = _in_format(response_format, form)
+            converted = _in_format(extras.response_format, form)
             if converted is not None:
                 payload["response_format"] = converted
         return payload, form
@@ -601,6 +684,11 @@ class ModelClient:
             if self._stream_usage.get(provider, True):
                 log.warning("provider %s refused stream_options: its usage is estimated from now on", provider)
             self._stream_usage[provider] = False
+            return True
+        if field_name == "logprobs" and "logprobs" in payload:
+            if provider not in self._no_logprobs:
+                log.warning("provider %s refused logprobs: its calls are asked without them from now on", provider)
+            self._no_logprobs.add(provider)
             return True
         return False
 
@@ -636,7 +724,7 @@ class ModelClient:
         limits = self._limits.for_provider(endpoint.provider)
         if limits is None:
             return await self._request(endpoint, model_id, payload, headers, deadline, timeout_s, stats, streamed)
-        estimate = estimate_tokens(payload["messages"][0]["content"])
+        estimate = estimate_tokens("".join(message["content"] for message in payload["messages"]))
         await self._admit(limits, endpoint.provider, model_id, estimate, deadline)
         used: int | None = None
         try:
@@ -685,7 +773,7 @@ class ModelClient:
         remaining = max(deadline - loop.time(), 0.001)
         # httpx's own timeout is a backstop; the asyncio deadline is what normally fires.
         timeout = httpx.Timeout(remaining + 1.0, connect=min(remaining, _CONNECT_TIMEOUT_S))
-        stats.received, stats.reported, stats.reached = [], None, False
+        stats.received, stats.reported, stats.reached, stats.top_logprobs = [], None, False, None
         try:
             async with asyncio.timeout_at(deadline):
                 async with self._semaphore(endpoint.provider, endpoint.max_concurrency):
@@ -722,9 +810,10 @@ class ModelClient:
         if not 200 <= response.status_code < 300:
             stats.reached = False  # an error answer: nothing generated
         if body.problem is None and len(body.data) > _THREAD_PARSE_BYTES:
-            text, usage, finish = await asyncio.to_thread(self._interpret, endpoint, model_id, response, body, payload)
+            answer = await asyncio.to_thread(self._interpret, endpoint, model_id, response, body, payload)
         else:
-            text, usage, finish = self._interpret(endpoint, model_id, response, body, payload)
+            answer = self._interpret(endpoint, model_id, response, body, payload)
+        text, usage, finish, stats.top_logprobs = answer
         stats.received, stats.finish_reason = [text], finish
         if streamed is not None:  # a provider that ignored "stream": its whole answer is one piece
             streamed(text)
@@ -752,8 +841,10 @@ class ModelClient:
                 async for event in events:
                     if event == "[DONE]":
                         return "".join(parts), stats.reported
-                    piece, chunk_usage, finish = self._parse_chunk(endpoint, model_id, event)
+                    piece, chunk_usage, finish, alternatives = self._parse_chunk(endpoint, model_id, event)
                     stats.reported = chunk_usage or stats.reported
+                    if stats.top_logprobs is None and alternatives is not None:
+                        stats.top_logprobs = alternatives
                     if finish:
                         finished, stats.finish_reason = True, finish
                     if piece:
@@ -789,8 +880,11 @@ class ModelClient:
             raise ModelProviderError(model_id, message)
         raise _RetryableFailure(ModelProviderError(model_id, message))
 
-    def _parse_chunk(self, endpoint: _Endpoint, model_id: str, event: str) -> tuple[str, TokenUsage | None, str]:
-        """(text, usage if reported, the finish reason or "") of one `chat.completion.chunk`."""
+    def _parse_chunk(
+        self, endpoint: _Endpoint, model_id: str, event: str
+    ) -> tuple[str, TokenUsage | None, str, tuple[tuple[str, float], ...] | None]:
+        """(text, usage if reported, the finish reason or "", the first token's alternatives if it carries
+        them) of one `chat.completion.chunk`."""
         if provider_answers.json_too_deep(event):
             raise ModelMalformedResponseError(model_id, f"a streamed chunk nests deeper than {MAX_JSON_DEPTH} levels")
         try:
@@ -809,7 +903,7 @@ class ModelClient:
         if not isinstance(choices, list):
             raise ModelMalformedResponseError(model_id, "a streamed chunk has no choices")
         if not choices:  # e.g. the closing chunk that only reports usage
-            return "", usage, ""
+            return "", usage, "", None
         choice = choices[0]
         delta = choice.get("delta") if isinstance(choice, dict) else None
         if not isinstance(delta, dict):
@@ -818,7 +912,8 @@ class ModelClient:
         text = "" if content is None else provider_answers.content_text(content)
         if text is None:
             raise ModelMalformedResponseError(model_id, "choices[0].delta.content of a streamed chunk is not text")
-        return clean_text(text), usage, provider_answers.finish_reason_of(choice)
+        alternatives = provider_answers.first_token_logprobs(choice)
+        return clean_text(text), usage, provider_answers.finish_reason_of(choice), alternatives
 
     def _interpret(
         self,
@@ -827,9 +922,9 @@ class ModelClient:
         response: httpx.Response,
         body: provider_answers.Body,
         payload: dict[str, Any],
-    ) -> tuple[str, TokenUsage | None, str]:
-        """Map an HTTP answer to a result (text, usage, finish reason), a refusal of a request field,
-        a retryable failure or a final error."""
+    ) -> tuple[str, TokenUsage | None, str, tuple[tuple[str, float], ...] | None]:
+        """Map an HTTP answer to a result (text, usage, finish reason, the first token's alternatives), a
+        refusal of a request field, a retryable failure or a final error."""
         status = response.status_code
         if 200 <= status < 300:
             if body.problem is not None:
@@ -851,9 +946,11 @@ class ModelClient:
             raise _RetryableFailure(error, retry_after)
         raise error
 
-    def _parse_completion(self, model_id: str, body: bytes) -> tuple[str, TokenUsage | None, str]:
-        """Read `choices[0].message.content`, `usage` (None when absent) and the finish reason from a
-        chat completion body."""
+    def _parse_completion(
+        self, model_id: str, body: bytes
+    ) -> tuple[str, TokenUsage | None, str, tuple[tuple[str, float], ...] | None]:
+        """Read `choices[0].message.content`, `usage` (None when absent), the finish reason and the first
+        token's alternatives (None when absent) from a chat completion body."""
         text = provider_answers.decode_body(body)
         if provider_answers.json_too_deep(text):
             raise ModelMalformedResponseError(model_id, f"response JSON nests deeper than {MAX_JSON_DEPTH} levels")
@@ -870,7 +967,8 @@ class ModelClient:
             raise ModelMalformedResponseError(model_id, "choices[0].message.content is missing or not text")
         usage = data.get("usage")
         reported = provider_answers.parse_usage(usage) if isinstance(usage, dict) else None
-        return clean_text(content), reported, provider_answers.finish_reason_of(choices[0])
+        alternatives = provider_answers.first_token_logprobs(choices[0])
+        return clean_text(content), reported, provider_answers.finish_reason_of(choices[0]), alternatives
 
     # --- helpers -------------------------------------------------------------------
 

@@ -15,14 +15,20 @@ keyed by it never serves an earlier engine's answers.
 Engines register themselves with `register_local_engine`. So that engine modules can do
 that on import without every caller knowing about them, the first lookup of an unknown
 name imports `factcheck.engines` once (if that module exists).
+
+An engine family answers a whole prefix of model ids in-process, each name configured by the settings
+rather than registered: `onnx/<name>` is a grounding cross-encoder from a folder of the checker's
+(FACTCHECK_ONNX_MODELS; factcheck/engines/onnx_checker.py). A family registers itself the same way
+(`register_engine_family`) and gives each name's engine and revision for the settings it is asked with.
 """
 
 from __future__ import annotations
 
 import importlib
 import threading
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Protocol
 
+from factcheck.kit.settings import Settings
 from factcheck.models.errors import ModelNotConfiguredError
 from factcheck.models.inputs import ModelInputs
 
@@ -31,11 +37,25 @@ LocalStreamEngine = Callable[[str, ModelInputs | None], Iterator[str]]
 EngineRevision = Callable[[], str]
 
 LOCAL_PREFIX = "local/"
+ONNX_PREFIX = "onnx/"
+# Model ids answered in this process, by a registered engine or an engine family: never sent over HTTP.
+IN_PROCESS_PREFIXES = (LOCAL_PREFIX, ONNX_PREFIX)
 _ENGINES_MODULE = "factcheck.engines"
+
+
+class EngineFamily(Protocol):
+    """The engines of one prefix (`onnx/`): each name's engine and revision under the given settings, or
+    ModelNotConfiguredError saying which setting to fix."""
+
+    def engine(self, name: str, settings: Settings) -> LocalEngine: ...
+
+    def revision(self, name: str, settings: Settings) -> str: ...
+
 
 _engines: dict[str, LocalEngine] = {}
 _streams: dict[str, LocalStreamEngine] = {}
 _revisions: dict[str, EngineRevision] = {}
+_families: dict[str, EngineFamily] = {}
 _lock = threading.Lock()
 _engines_module_loaded = False
 
@@ -59,6 +79,36 @@ def register_local_engine(
             _streams[name] = stream
         if revision is not None:
             _revisions[name] = revision
+
+
+def register_engine_family(prefix: str, family: EngineFamily) -> None:
+    """Make `family` answer every model id under `prefix` (one of IN_PROCESS_PREFIXES but local/)."""
+    if prefix not in IN_PROCESS_PREFIXES or prefix == LOCAL_PREFIX:
+        raise ValueError(f"{prefix!r} is not an engine family's prefix")
+    with _lock:
+        _families[prefix] = family
+
+
+def is_in_process(model_id: str) -> bool:
+    """Whether `model_id` is answered in this process (local/ or an engine family's prefix)."""
+    return model_id.startswith(IN_PROCESS_PREFIXES)
+
+
+def engine_family(model_id: str) -> tuple[EngineFamily, str]:
+    """The family answering `model_id` and the name within it; ModelNotConfiguredError when this
+    installation has none (an install without the engines)."""
+    prefix = next((p for p in IN_PROCESS_PREFIXES if p != LOCAL_PREFIX and model_id.startswith(p)), None)
+    if prefix is None:
+        raise ModelNotConfiguredError(model_id, "not the id of an engine family")
+    with _lock:
+        family = _families.get(prefix)
+    if family is None:
+        _load_engines_module_once()
+        with _lock:
+            family = _families.get(prefix)
+    if family is None:
+        raise ModelNotConfiguredError(model_id, f"this installation has no {prefix} engines")
+    return family, model_id[len(prefix) :]
 
 
 def unregister_local_engine(name: str) -> None:

@@ -35,6 +35,8 @@ class OutputLimit:
     role: str
     max_tokens: int
     stop: tuple[str, ...] = ()
+    # The answer's length is the format's (one Yes/No token): no setting scales or overrides it.
+    fixed: bool = False
 
 
 def _scaled(base: int, per_unit: int, units: int, ceiling: int) -> int:
@@ -92,10 +94,13 @@ def entailment_agent(statements: int = 0) -> OutputLimit:
 
 
 def resolve(limit: OutputLimit | None, *, overrides: dict[str, int], scale: float, ceiling: int) -> OutputLimit:
-    """The limit a call sends: the role's override, else its limit times `scale`; never above
-    `ceiling` (the setting, or the provider's own), never below one token. No limit: the ceiling."""
+    """The limit a call sends: the role's override, else its limit times `scale` (a `fixed` limit as it
+    is); never above `ceiling` (the setting, or the provider's own), never below one token. No limit:
+    the ceiling."""
     if limit is None:
         return OutputLimit(DEFAULT, ceiling)
+    if limit.fixed:
+        return OutputLimit(limit.role, max(1, min(limit.max_tokens, ceiling)), limit.stop, fixed=True)
     tokens = overrides.get(limit.role)
     if tokens is None:
         tokens = math.ceil(limit.max_tokens * scale)

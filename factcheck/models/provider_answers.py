@@ -234,3 +234,40 @@ def finish_reason_of(choice: Any) -> str:
     """A choice's finish reason: a short word, or "" when absent or odd."""
     reason = choice.get("finish_reason") if isinstance(choice, dict) else None
     return excerpt(reason, 32) if isinstance(reason, str) and reason else ""
+
+
+# The alternatives of an answer token kept, at most (OpenAI allows 20 top_logprobs).
+MAX_TOP_LOGPROBS = 20
+_TOKEN_CHARS = 64
+
+
+def first_token_logprobs(choice: Any) -> tuple[tuple[str, float], ...] | None:
+    """The first answer token's alternatives, (token, log-probability) most likely first, from a choice's
+    `logprobs.content[0]` (a chat completion or a stream's chunk): its `top_logprobs`, else the token's own
+    log-probability. None when the choice has none, or only unreadable ones."""
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    first = content[0] if isinstance(content, list) and content else None
+    if not isinstance(first, dict):
+        return None
+    candidates = first.get("top_logprobs")
+    readable = [
+        alternative
+        for alternative in (
+            _logprob(c) for c in (candidates if isinstance(candidates, list) else [])[:MAX_TOP_LOGPROBS]
+        )
+        if alternative is not None
+    ]
+    if not readable and (own := _logprob(first)) is not None:
+        readable = [own]
+    return tuple(sorted(readable, key=lambda alternative: -alternative[1])) or None
+
+
+def _logprob(entry: Any) -> tuple[str, float] | None:
+    token = entry.get("token") if isinstance(entry, dict) else None
+    value = entry.get("logprob") if isinstance(entry, dict) else None
+    if not isinstance(token, str) or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not math.isfinite(value) or value > 0:
+        return None
+    return excerpt(token, _TOKEN_CHARS) if len(token) > _TOKEN_CHARS else token, float(value)

@@ -3,6 +3,7 @@ council fact-checker rates every anonymised response (council mode)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 import grpc
@@ -13,7 +14,9 @@ from factcheck.kit.errors import answer_unreadable, check_argument, check_ids, c
 from factcheck.kit.rpc import call_timeout_s, check_model_id
 from factcheck.kit.settings import Settings
 from factcheck.models import output_limits
+from factcheck.models.availability import grounding_kind
 from factcheck.models.client import ModelClient
+from factcheck.models.dialects import GROUNDING_DIALECTS
 from factcheck.text.answer_echo import REPEATS_PROMPT, repeats_prompt
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import (
@@ -39,6 +42,7 @@ from factcheck_checker.council_prompts import (
     fit_council_responses,
 )
 from factcheck_checker.council_summary import parse_council_check
+from factcheck_checker.dialect_verify import verify_with_dialect
 from factcheck_checker.entailment.agents import check_agent_request, run_agent
 from factcheck_checker.entailment.strategy import verify_with_agents
 from factcheck_checker.review import build_review_prompt, check_review, parse_review, review_inputs
@@ -63,6 +67,7 @@ _STANCES = {
 class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
     def __init__(self, client: ModelClient, settings: Settings) -> None:
         self._client = client
+        self._settings = settings
         self._timeout_s = settings.stage_timeout_ms / 1000
 
     async def Verify(
@@ -93,6 +98,17 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
         check_argument(
             request.strategy in entailment_pb2.CheckerStrategy.values(), "strategy", "strategy is not a known strategy"
         )
+        grounding = grounding_kind(request.model, self._settings)
+        check_argument(
+            grounding is None or request.strategy != entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS,
+            "strategy",
+            f"{excerpt(request.model, 100)} is a grounding model: it reads claims against passages and cannot be "
+            "the entailment agents (CHECKER_STRATEGY_ENTAILMENT_AGENTS needs a chat model)",
+        )
+        if grounding in GROUNDING_DIALECTS:
+            return await verify_with_dialect(
+                self._client, request, claim_passages, call_timeout_s(context, self._timeout_s)
+            )
         if request.strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS and request.passages:
             response = await verify_with_agents(
                 self._client, request, claim_passages, call_timeout_s(context, self._timeout_s)
@@ -142,11 +158,14 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
     async def GetEngineRevision(
         self, request: checker_pb2.GetEngineRevisionRequest, context: grpc.aio.ServicerContext
     ) -> checker_pb2.GetEngineRevisionResponse:
-        """The engine revision Verify would report for the model (VerifyResponse.engine_revision), without a call."""
+        """The engine revision Verify would report for the model (VerifyResponse.engine_revision), without a call.
+
+        An `onnx/` model is loaded and checked here (in a worker thread) if it was not yet: a folder that does
+        not hold a usable model is FAILED_PRECONDITION saying why, which the gateway reports as its run's
+        INVALID_ARGUMENT before the run starts."""
         check_model_id("model", request.model)
-        return checker_pb2.GetEngineRevisionResponse(
-            model=request.model, engine_revision=self._client.engine_revision(request.model)
-        )
+        revision = await asyncio.to_thread(self._client.engine_revision, request.model)
+        return checker_pb2.GetEngineRevisionResponse(model=request.model, engine_revision=revision)
 
     async def ReviewCitations(
         self, request: citations_pb2.ReviewCitationsRequest, context: grpc.aio.ServicerContext

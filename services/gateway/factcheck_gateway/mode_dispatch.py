@@ -33,6 +33,12 @@ def mode_of(plan: Plan) -> Mode:
 # --- requests -----------------------------------------------------------------------------------------
 
 
+def checker_fields(plan: Plan) -> tuple[tuple[str, str], ...]:
+    """The plan's checker models with their request fields (none for a mode without checkers)."""
+    fields = mode_of(plan).checker_fields
+    return fields(plan) if fields is not None else ()
+
+
 def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, *, tenant_id: str) -> Plan:
     """Check a RunRequest of `tenant_id` and plan it with its mode; raises ValidationError with a readable message."""
     check(request.question.strip(), "question", "Question or content description is required")

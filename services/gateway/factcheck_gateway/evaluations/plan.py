@@ -148,7 +148,7 @@ def plan_evaluation(request: evaluation_pb2.RunEvaluationRequest, settings: Sett
     )
     check(len(set(models)) == len(models), "config.checker_models", "config.checker_models lists a model twice")
     for index, model in enumerate(models):
-        check_model(f"config.checker_models[{index}]", model, settings)
+        check_model(f"config.checker_models[{index}]", model, settings, checker=True)
     check(
         len(config.sets) + len(config.custom_sets) > 0,
         "config.sets",

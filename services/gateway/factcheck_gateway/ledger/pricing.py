@@ -1,7 +1,9 @@
 """Prices of model calls, from FACTCHECK_MODEL_PRICES (dollars per million tokens).
 
 A model's price is its own entry, else its provider's (the part of the id before '/');
-`local/` models are free. A model with neither has no price: its calls are ledgered with
+in-process models (`local/` engines and `onnx/` grounding models, which run on the checker's own CPU and
+report 0 tokens) are free, and no entry prices them: their cost is the checker's machine, whose time each
+call's latency_ms records. A model with neither has no price: its calls are ledgered with
 cost 0 and NULL prices, so an operator sees what is unpriced instead of a made-up figure.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from factcheck.kit.settings import ModelPrice, Settings
-from factcheck.models.local import LOCAL_PREFIX
+from factcheck.models.local import is_in_process
 
 PER_MILLION = 1_000_000
 
@@ -45,7 +47,7 @@ class Pricing:
 
     def price_of(self, model: str) -> Price | None:
         """The model's price, None when it has none."""
-        if model.startswith(LOCAL_PREFIX):
+        if is_in_process(model):
             return FREE
         if (price := self._prices.get(model)) is not None:
             return price

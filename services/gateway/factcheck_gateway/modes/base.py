@@ -37,3 +37,6 @@ class Mode(Generic[PlanT, RunT]):
     stages: Callable[[RunT], AsyncIterator[Step]]
     # Fills the mode's sections of a stored run's result from its stage rows.
     fill_result: Callable[[factcheck_pb2.FactCheckResult, MessageRecord, list[StageRecord]], None]
+    # The plan's checker models, each with its request field: a grounding model among them is confirmed
+    # with the checker before the run starts (grounding_checkers.py). None: the mode has no checker models.
+    checker_fields: Callable[[PlanT], tuple[tuple[str, str], ...]] | None = None

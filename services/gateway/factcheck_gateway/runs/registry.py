@@ -27,7 +27,7 @@ from factcheck.kit.observability import metrics
 from factcheck.kit.observability.context import open_run_context
 from factcheck.kit.settings import Settings
 from factcheck.text.text_safety import first_line
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import checker_pb2_grpc, factcheck_pb2
 from factcheck_gateway.knowledge.retrieval import Retriever
 from factcheck_gateway.ledger.budget import UNLIMITED, Budget, run_budget
 from factcheck_gateway.ledger.pricing import Pricing
@@ -209,6 +209,11 @@ class RunRegistry:
         self._recover_now.set()
 
     # --- background loops -------------------------------------------------------------------------------
+
+    @property
+    def checker(self) -> checker_pb2_grpc.CheckerServiceStub:
+        """The checker service's stub (not ledgered: what the gateway asks it outside a run)."""
+        return self._downstream.checker
 
     def start(self, database_ready: Callable[[], Awaitable[None]]) -> None:
         """Heartbeats now; recovery once the database is migrated (`database_ready` returns)."""

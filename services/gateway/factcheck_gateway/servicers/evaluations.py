@@ -33,6 +33,7 @@ from factcheck_gateway.evaluations.plan import (
 from factcheck_gateway.evaluations.runner import SHUTTING_DOWN, EvaluationRunner
 from factcheck_gateway.evaluations.scores import checker_score
 from factcheck_gateway.evaluations.store import EvaluationRecord, EvaluationStore
+from factcheck_gateway.grounding_checkers import confirm_grounding_checkers
 from factcheck_gateway.ledger.budget import run_budget
 from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.totals import UsageTotals
@@ -92,6 +93,8 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
     ) -> AsyncIterator[evaluation_pb2.RunEvaluationResponse]:
         tenant = caller_tenant()
         plan = await asyncio.to_thread(plan_evaluation, request, self._settings, tenant)
+        fields = [(f"config.checker_models[{i}]", model) for i, model in enumerate(plan.checker_models)]
+        await confirm_grounding_checkers(fields, self._checker, self._settings)
         evaluation_id = str(uuid.uuid4())
         await call_store(
             EVALUATIONS_UNAVAILABLE,

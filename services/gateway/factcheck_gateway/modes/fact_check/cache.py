@@ -6,7 +6,11 @@ the checker is sent only the claims it has not verified before (no model call at
 are none). Extraction is cached the same way, by content, model, prompt version and length limit.
 
 Engine revision: what a checker's verdicts depend on besides the model id and the prompt (for a
-`local/` engine judged by the embedded entailment model, that model's files; "" for an HTTP model).
+`local/` engine judged by the embedded entailment model, that model's files; for an `onnx/` grounding
+model, the SHA-256 of its card, tokenizer and weights; for a model of a grounding dialect, the dialect's
+prompt version and the served model's name; "" for any other HTTP model). A grounding dialect's calls send
+its own prompt, not the verify template: its revision names that prompt's version ("minicheck@1 <model>"),
+which is then the version its entries are keyed, stored and checked by.
 Only the checker knows which engine it runs, so before a lookup the gateway asks it
 (CheckerService.GetEngineRevision, no model call) and keys by the answer; each verification is
 stored under the revision the checker reported with it (VerifyResponse.engine_revision). A checker
@@ -33,7 +37,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from factcheck.core.domain import VerdictSummary, is_not_addressed, verdict_from_proto
-from factcheck.core.prompt_versions import EXTRACT, VERIFY, version_label
+from factcheck.core.prompt_versions import EXTRACT, PROMPT_VERSIONS, VERIFY, version_label
 from factcheck.kit.observability import metrics
 from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2
 from factcheck_gateway.store.ledger_queries import LedgerStore
@@ -106,8 +110,9 @@ async def verify(run, request: checker_pb2.VerifyRequest) -> checker_pb2.VerifyR
     call = run.downstream.checker.Verify
     if not run.plan.use_cache:
         return await call(request, timeout=run.stage_timeout_s)
-    model, label = request.model, version_label(VERIFY)
+    model = request.model
     revision = await _engine_revision(run, model)
+    label = verify_prompt_label(revision)
     claim_passages = {item.claim_id: list(item.passage_ids) for item in request.evidence}
     keys = _verification_keys(request, claim_passages, revision)
     found = await asyncio.to_thread(
@@ -144,6 +149,16 @@ async def verify(run, request: checker_pb2.VerifyRequest) -> checker_pb2.VerifyR
     return _merged(request, fresh, reused)
 
 
+def verify_prompt_label(engine_revision: str) -> str:
+    """The prompt version a checker's verify calls report: the verify template's ("verify@1"), or the
+    grounding dialect's own prompt that its engine revision starts with ("minicheck@1 ...")."""
+    head = engine_revision.split(" ", 1)[0]
+    name, _, version = head.partition("@")
+    if name != VERIFY and name in PROMPT_VERSIONS and version == str(PROMPT_VERSIONS[name]):
+        return head
+    return version_label(VERIFY)
+
+
 async def _engine_revision(run, model: str) -> str:
     """The engine revision the checker runs for `model` now."""
     asked = checker_pb2.GetEngineRevisionRequest(model=model)
@@ -160,7 +175,7 @@ def _verification_keys(
         claim.id: verification_key(
             request.model,
             engine_revision,
-            version_label(VERIFY),
+            verify_prompt_label(engine_revision),
             claim,
             [passages[pid] for pid in claim_passages.get(claim.id, ()) if pid in passages],
         )

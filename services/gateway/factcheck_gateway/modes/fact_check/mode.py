@@ -3,7 +3,7 @@
 from factcheck.v1.factcheck_pb2 import MODE_FACT_CHECK
 from factcheck_gateway.modes.base import Mode
 from factcheck_gateway.modes.fact_check.flow import stages
-from factcheck_gateway.modes.fact_check.plan import plan_fact_check, resolved_request
+from factcheck_gateway.modes.fact_check.plan import RunPlan, plan_fact_check, resolved_request
 from factcheck_gateway.modes.fact_check.result import fill_fact_check_result
 from factcheck_gateway.modes.fact_check.state import FactCheckRun
 from factcheck_gateway.modes.fact_check.steps import start
@@ -18,4 +18,5 @@ FACT_CHECK = Mode(
     start=start,
     stages=stages,
     fill_result=fill_fact_check_result,
+    checker_fields=RunPlan.checker_fields,
 )

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from factcheck.kit.settings import Settings
+from factcheck.models.availability import grounding_kind
+from factcheck.text.text_safety import excerpt
 from factcheck.v1 import entailment_pb2, factcheck_pb2
 from factcheck_gateway.knowledge.passage_store import SourceDocument
 from factcheck_gateway.modes.fact_check.consensus_weights import DEFAULT, consensus_name
@@ -63,6 +65,10 @@ class RunPlan:
     cache_ttl_s: float = 7 * 24 * 3600.0
     # How the checkers verify (FactCheckConfig.checker_strategy): "default" or "entailment_agents".
     checker_strategy: str = "default"
+
+    def checker_fields(self) -> tuple[tuple[str, str], ...]:
+        """Each checker model with its request field."""
+        return tuple((f"mode_config.checker_models[{i}]", model) for i, model in enumerate(self.checker_models))
 
     @property
     def checker_strategy_proto(self) -> entailment_pb2.CheckerStrategy:
@@ -156,7 +162,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         check_model("mode_config.generator_model", generator, settings)
     check_model("mode_config.extractor_model", extractor, settings)
     for index, checker in enumerate(checkers):
-        check_model(f"mode_config.checker_models[{index}]", checker, settings)
+        check_model(f"mode_config.checker_models[{index}]", checker, settings, checker=True)
     check_model("mode_config.reporter_model", reporter, settings)
 
     max_length = MAX_CONTENT_LENGTH_DEFAULT
@@ -183,6 +189,13 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         "mode_config.checker_strategy must be CHECKER_STRATEGY_DEFAULT or CHECKER_STRATEGY_ENTAILMENT_AGENTS",
     )
     entailment = config.checker_strategy == entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+    grounding = [model for model in checkers if grounding_kind(model, settings) is not None]
+    check(
+        not (entailment and grounding),
+        "mode_config.checker_strategy",
+        f"{excerpt(grounding[0]) if grounding else ''} is a grounding model: it reads claims against passages and "
+        "cannot be the entailment agents (CHECKER_STRATEGY_ENTAILMENT_AGENTS needs chat models as checkers)",
+    )
     consensus = consensus_name(config.consensus)
     check(
         consensus is not None,
