@@ -221,7 +221,12 @@ def changed_copies(pair: dict, rng: random.Random, slot_names: dict[str, list[st
             changed = value * rng.choice([2, 3, 0.5]) if value > 3 else value + rng.choice([2, 3, 4])
         text = f"{changed:,.0f}" if "," in m.group() else (f"{changed:g}" if "." in m.group() else str(int(changed)))
         copy("figure", claim[: m.start()] + text + claim[m.end() :], "DISPUTED", m.group())
-    slots = [m for m in _SLOT.finditer(claim) if _has_word(passage, m.group(2)) and m.start(2) > 0]
+    # Not a name inside the page's own title ("Bank of America"): changing that changes the subject ("subject").
+    slots = [
+        m
+        for m in _SLOT.finditer(claim)
+        if _has_word(passage, m.group(2)) and m.start(2) > 0 and m.group(2).lower() not in pair["title"].lower()
+    ]
     if slots:
         m = rng.choice(slots)
         held = f"{pair['title']} {passage}".lower()

@@ -107,9 +107,12 @@ class Grounding:
     conflicts: tuple[Conflict, ...]
     citation: SentenceRef | None  # the sentence about the subject holding most of the claim's specifics
     verbatim: bool  # every specific found is stated in the claim's own words
-    # One of the claim and its cited sentence is negated and the other not ("was not" / "was"): they say opposite
-    # things of the same specifics.
+    # One of the claim and its cited sentence is negated and the other not ("was not" / "was"), the sentence saying
+    # the same thing otherwise: they say opposite things of the same specifics.
     polarity_differs: bool = False
+    # The claim denies something ("is not", "never") that its cited sentence does not deny: whatever else the
+    # sentence states, it does not state the denial.
+    denial_unstated: bool = False
 
     @property
     def grounded(self) -> bool:
@@ -174,7 +177,8 @@ def ground(claim: str, passages: Sequence[PassageText]) -> Grounding:
         conflicts=conflicts,
         citation=citation,
         verbatim=all(how.get(id(s)) == VERBATIM for s in found),
-        polarity_differs=citation is not None and _polarity_differs(claim, citation.text),
+        polarity_differs=citation is not None and _polarity_differs(claim, citation.text, subject),
+        denial_unstated=citation is not None and _denial_unstated(claim, citation.text),
     )
 
 
@@ -197,13 +201,26 @@ def _negated(text: str, shared: frozenset[str]) -> bool:
     return False
 
 
-def _polarity_differs(claim: str, sentence: str) -> bool:
-    """The claim denies what the sentence states, or the sentence denies something the claim states: a negation
-    before one of the claim's content words in the claim; before a word both share in the sentence (a sentence's
-    other negations are about other things)."""
-    claim_stems = frozenset(_content_stems(claim))
+# The share of the claim's content words a sentence must hold to say the same thing (but for a negation).
+_SAME_WORDING = 0.7
+
+
+def _polarity_differs(claim: str, sentence: str, subject: Specific | None) -> bool:
+    """The sentence says what the claim says of its subject (most of its other content words: the sentence is
+    about the subject already) and one of them denies it: a negation before one of the claim's content words in
+    the claim; before a word both share in the sentence (a sentence's other negations are about other things)."""
+    subject_stems = _content_stems(subject.text) if subject is not None else set()
+    claim_stems = frozenset(_content_stems(claim) - _NEGATIONS - subject_stems)
     shared = frozenset(claim_stems & _content_stems(sentence))
+    if not claim_stems or len(shared) < _SAME_WORDING * len(claim_stems):
+        return False
     return _negated(claim, claim_stems) != _negated(sentence, shared)
+
+
+def _denial_unstated(claim: str, sentence: str) -> bool:
+    claim_stems = frozenset(_content_stems(claim) - _NEGATIONS)
+    shared = frozenset(claim_stems & _content_stems(sentence))
+    return _negated(claim, claim_stems) and not _negated(sentence, shared)
 
 
 def _content_stems(text: str) -> set[str]:
@@ -470,6 +487,8 @@ def _head_stands_by(heads: _Heads, facts: TextFacts, values: list[tuple[int, int
     before = {_bound_word(t.lower) for t in facts.tokens if previous_end <= t.start and t.end <= first}
     after = {_bound_word(t.lower) for t in facts.tokens if last <= t.start and t.end <= next_start}
     before |= _lifespan_roles(facts, start)
+    if len(ordered) == 1:  # the sentence's only value of the kind: a head anywhere in it binds it ("a 1986 ... film")
+        before = after = before | after
     return (heads.before is not None and heads.before in before) or (heads.after is not None and heads.after in after)
 
 
@@ -479,14 +498,13 @@ _LIFESPAN_DASH = re.compile(r"^\s*(?:-|–|—|to)\s*$")
 
 
 def _lifespan_roles(facts: TextFacts, start: int) -> set[str]:
-    """ "born" for the first date of a bracketed lifespan, "die" for the second (as `_bound_word` spells them)."""
+    """ "born" for the first date of a lifespan, "die" for the second (as `_bound_word` spells them): two full dates
+    joined by a dash or "to" ("14 April 1891 to 6 December 1986", in brackets or not)."""
     text = facts.text
-    opening = text.rfind("(", 0, start)
-    closing = text.find(")", start)
-    if opening < 0 or closing < 0 or ")" in text[opening:start]:
-        return set()
-    inside = [d for d in facts.dates if opening < d.start and d.end <= closing]
-    if len(inside) != 2 or not _LIFESPAN_DASH.match(text[inside[0].end : inside[1].start]):
+    dates = [d for d in facts.dates if d.day is not None]
+    pairs = [(a, b) for a, b in zip(dates, dates[1:]) if _LIFESPAN_DASH.match(text[a.end : b.start])]
+    inside = next((list(pair) for pair in pairs if start in (pair[0].start, pair[1].start)), [])
+    if len(inside) != 2:
         return set()
     return (
         {_bound_word("born")}
@@ -533,7 +551,6 @@ def _conflict(claim: str, specific: Specific, sentences: Sequence[SentenceRef]) 
     does not say where an author lives."""
     heads = _heads(claim, specific)
     claim_names = _name_words(claim)
-    weak: Conflict | None = None
     for sentence in sentences:
         facts = text_facts(sentence.text)
         if specific.kind == KIND_TERM:
@@ -550,24 +567,63 @@ def _conflict(claim: str, specific: Specific, sentences: Sequence[SentenceRef]) 
             if slot is not None:
                 return Conflict(specific, _stated_as(claim, specific, facts, slot), sentence)
             continue
-        candidates = [c for c in rivals(specific, facts) if not _in_another_names_clause(facts, c.start, claim_names)]
+        candidates = [
+            c
+            for c in rivals(specific, facts)
+            if not _in_another_names_clause(facts, c.start, claim_names)
+            and not _counts_another_thing(claim, specific, facts, c)
+        ]
         if not candidates:
             continue
         values = _same_kind_spans(specific, facts)
+        predicate = _Heads(_predicate(claim), None)
         placed = [
             c
             for c in candidates
             if (specific.kind == KIND_NAME and _same_place(claim, specific, facts, c))
+            or (specific.kind == KIND_NAME and len(candidates) == 1 and _both_located(claim, specific, facts, c))
+            or (specific.kind != KIND_NAME and _same_distinctive_place(claim, specific, facts, c))
+            or _same_day_another_year(specific, facts, c)
             or (heads is not None and _head_stands_by(heads, facts, values, c.start, c.end))
+            or (
+                specific.kind != KIND_NAME
+                and predicate.before is not None
+                and _head_stands_by(predicate, facts, values, c.start, c.end)
+            )
         ]
         chosen = _nearest_to_neighbour(claim, specific, facts, placed)
         if chosen is not None:
             return Conflict(specific, _stated_as(claim, specific, facts, chosen), sentence)
-        if specific.kind == KIND_NAME or len(candidates) != 1:
-            continue
-        if weak is None and _same_thing_said(claim, specific, facts):
-            weak = Conflict(specific, _stated_as(claim, specific, facts, candidates[0]), sentence, explicit=False)
-    return weak
+    return None
+
+
+def _counts_another_thing(claim: str, specific: Specific, facts: TextFacts, candidate: Occurrence) -> bool:
+    """A figure followed by another noun than the claim's ("21% oxygen" against "79% nitrogen"): it measures
+    something else, so it is no value of the claim's attribute."""
+    if specific.kind != KIND_FIGURE:
+        return False
+    claimed, stated = _word_right_after(claim, specific.end), _word_right_after(facts.text, candidate.end)
+    return claimed is not None and stated is not None and claimed != stated
+
+
+def _word_right_after(text: str, end: int) -> str | None:
+    """The content word right after `end` ("of" skipped), as `_bound_word` spells it; None at a comma or a stop."""
+    match = re.match(r"\s+(?:of\s+)?([A-Za-z][\w-]*)", text[end:])
+    if match is None or match.group(1).lower() in STOPWORDS:
+        return None
+    return _bound_word(match.group(1).lower())
+
+
+def _predicate(claim: str) -> str | None:
+    """What the claim says its subject did or is (`_bound_word`): its first content word outside its names and
+    other specifics ("landed" in "Apollo 11 landed on the Moon in 1972"). A value that word stands by in a
+    sentence about the subject ("The lunar module Eagle landed on 20 July 1969") is that event's."""
+    spans = [(s.start, s.end) for s in claim_specifics(claim)]
+    for token in text_facts(claim).tokens:
+        inside = any(a <= token.start < b for a, b in spans)
+        if not inside and token.lower not in STOPWORDS and token.lower.isalpha() and len(token.lower) > 2:
+            return _bound_word(token.lower)
+    return None
 
 
 # Term sets whose words are everywhere ("after leaving"): a rival counts only in the claim's place.
@@ -582,6 +638,42 @@ def _same_place_either_side(claim: str, specific: Specific, facts: TextFacts, ca
     after_claim = [t.lower for t in text_facts(claim).tokens if t.start >= specific.end and t.lower not in STOPWORDS]
     after_sentence = [t.lower for t in facts.tokens if t.start >= candidate.end and t.lower not in STOPWORDS]
     return bool(after_claim and after_sentence) and stem(after_claim[0]) == stem(after_sentence[0])
+
+
+# Words that put a place where something is, comes from or goes to.
+_LOCATIVE = frozenset("in to from at near into inside within".split())
+
+
+def _both_located(claim: str, specific: Specific, facts: TextFacts, candidate: Occurrence) -> bool:
+    """The claim puts its subject somewhere ("was in Alabama") and the sentence about it somewhere else of the same
+    category ("returned to England"): its one place of that kind, after a word of place on both sides (not "an
+    American author" for "an author in Kenya")."""
+    claim_before = [
+        t.lower for t in text_facts(claim).tokens if t.end <= specific.start and t.lower not in _DETERMINERS
+    ]
+    sentence_before = [t.lower for t in facts.tokens if t.end <= candidate.start and t.lower not in _DETERMINERS]
+    return bool(claim_before and sentence_before) and claim_before[-1] in _LOCATIVE and sentence_before[-1] in _LOCATIVE
+
+
+def _same_distinctive_place(claim: str, specific: Specific, facts: TextFacts, candidate: Occurrence) -> bool:
+    """`_same_place`, for a figure or date, where the words before it say something ("released in", "as of"); a
+    lone "in" stands before almost every year."""
+    context = _context(text_facts(claim).tokens, specific.start)
+    distinctive = any(w not in STOPWORDS for w in context) or context == ("as", "of")
+    return distinctive and _same_place(claim, specific, facts, candidate)
+
+
+def _same_day_another_year(specific: Specific, facts: TextFacts, candidate: Occurrence) -> bool:
+    """A full date that differs from the claim's in its year alone ("March 17, 2025" / "On March 17, 2014")."""
+    claimed = specific.date
+    if specific.kind != KIND_DATE or claimed is None or claimed.day is None or claimed.month is None:
+        return False
+    stated = next((d for d in facts.dates if d.start == candidate.start), None)
+    return (
+        stated is not None
+        and (stated.month, stated.day) == (claimed.month, claimed.day) != ()
+        and stated.year != claimed.year
+    )
 
 
 def _term_as(specific: Specific, rival: Occurrence, facts: TextFacts) -> str:

@@ -91,12 +91,24 @@ def _missing(judgement: Judgement, claim: str, grounding: Grounding) -> Judgemen
 
 
 def _stated(judgement: Judgement, claim: str, grounding: Grounding) -> Judgement:
-    if grounding.polarity_differs and grounding.specifics and judgement.verdict != UNVERIFIABLE:
+    if grounding.polarity_differs and judgement.verdict != UNVERIFIABLE:
         # The sentence holding every specific says the opposite ("was not" / "was"): a contradiction of the
         # claim's wording, not of a value, so no correction.
         passage_id, quote = _cited(claim, grounding)
         return Judgement(
             DISPUTED, "MEDIUM", None, passage_id, quote, max(judgement.score, MISSING_SCORE), CONFLICT_NEGATION
+        )
+    if judgement.verdict == VERIFIED and grounding.denial_unstated:
+        # "X is not Y" against a sentence that never denies anything of it: a small model reads past the "not".
+        passage_id, quote = _cited(claim, grounding)
+        return Judgement(
+            UNVERIFIABLE,
+            "MEDIUM",
+            None,
+            passage_id,
+            quote,
+            MISSING_SCORE,
+            partial="the sources do not state the denial",
         )
     if judgement.verdict == VERIFIED:
         passage_id, quote = _cited(claim, grounding) if grounding.specifics else (None, None)

@@ -119,7 +119,10 @@ _TERM_SETS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
     "opening": {"opened": ("opened", "opens", "reopened"), "closed": ("closed", "closes", "shut")},
-    "outcome": {"won": ("won", "win", "wins", "winning"), "lost": ("lost", "lose", "loses", "losing")},
+    "outcome": {
+        "won": ("won", "win", "wins", "winning", "awarded", "earned"),
+        "lost": ("lost", "lose", "loses", "losing"),
+    },
     "life": {"born": ("born",), "died": ("died", "dies")},
     "status": {"legal": ("legal",), "illegal": ("illegal",)},
     "sector": {"public": ("public",), "private": ("private",)},
@@ -294,7 +297,12 @@ def rivals(specific: Specific, facts: TextFacts) -> list[Occurrence]:
                 for d in facts.dates
                 if _bound_before(facts.text, d.start) == specific.bound and not dates_agree(claimed_date, d)
             ]
-        return [Occurrence(d.start, d.end, "rival", d.text) for d in facts.dates if not dates_agree(claimed_date, d)]
+        # A bound in the text ("before 1492") is no date of the event: it may hold whatever the claim's date is.
+        return [
+            Occurrence(d.start, d.end, "rival", d.text)
+            for d in facts.dates
+            if not dates_agree(claimed_date, d) and _bound_before(facts.text, d.start) is None
+        ]
     if specific.kind == KIND_TERM:
         return [
             Occurrence(t.start, t.end, "rival", t.word)
