@@ -22,11 +22,13 @@ def no_endpoint_message(provider: str) -> str:
     )
 
 
-def check_servable(model_id: str, settings: Settings) -> None:
+def check_servable(model_id: str, settings: Settings, role: str | None = None) -> None:
     """ModelNotConfiguredError, saying why, for a model no call could reach: an unknown local engine
-    (naming the available ones) or a provider with no endpoint (naming the settings that give one)."""
+    (naming the available ones), a local engine that cannot fill `role` (e.g. local/reporter as a
+    checker: naming the ones that can), or a provider with no endpoint (naming the settings that give
+    one). An HTTP model is taken to fill any role."""
     if model_id.startswith(LOCAL_PREFIX):
-        get_local_engine(model_id[len(LOCAL_PREFIX) :])
+        get_local_engine(model_id[len(LOCAL_PREFIX) :], role)
         return
     provider = provider_of(model_id)
     override = settings.model_providers.get(provider) if provider else None

@@ -17,6 +17,7 @@ from factcheck.kit.rpc import is_model_id
 from factcheck.kit.settings import Settings
 from factcheck.models.availability import check_servable
 from factcheck.models.errors import ModelNotConfiguredError
+from factcheck.models.local import CHECKER
 from factcheck.text.text_safety import excerpt, has_unsafe_characters
 from factcheck.v1 import common_pb2
 from factcheck_gateway.knowledge.passage_store import SourceDocument
@@ -55,14 +56,21 @@ def check(condition: object, field: str, message: str) -> None:
         raise ValidationError(message, field=field)
 
 
-def check_model(field: str, model: str, settings: Settings) -> None:
-    """A model id this suite can serve: a registered local/ engine, or a provider with an endpoint configured
-    (the gateway's settings are the services': deployments give them the same model settings)."""
+def check_model(field: str, model: str, settings: Settings, role: str | None = None) -> None:
+    """A model id this suite can serve (in `role`, when given): a registered local/ engine that can fill it,
+    or a provider with an endpoint configured (the gateway's settings are the services': deployments give
+    them the same model settings)."""
     check(is_model_id(model), field, f"{field} must be a model id like \"provider/name\" (got '{excerpt(model)}')")
     try:
-        check_servable(model, settings)
+        check_servable(model, settings, role)
     except ModelNotConfiguredError as error:
         raise ValidationError(f"{field}: {error}", field=field) from error
+
+
+def check_checker_model(field: str, model: str, settings: Settings) -> None:
+    """A model that can check claims: a local/ engine that verifies (not local/reporter, local/generator,
+    ...), or a provider's model."""
+    check_model(field, model, settings, CHECKER)
 
 
 def bounded(field: str, value: int, low: int, high: int) -> int:
