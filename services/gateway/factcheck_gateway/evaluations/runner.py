@@ -96,7 +96,8 @@ class Stop(Exception):
 
 
 class BudgetSpent(Exception):
-    """The budget refused a call: the evaluation stops PARTIAL once every call under way is settled."""
+    """The budget refused a worker's next call: the evaluation stops PARTIAL once the calls under way
+    have brought their answers."""
 
 
 def verify_request(model: str, item: LabelledItem) -> checker_pb2.VerifyRequest:
@@ -288,17 +289,22 @@ class EvaluationRunner:
                 for queue in [self._queue(model)]
                 for _ in range(self.plan.concurrency)
             ]
-            working = set(workers)
+            working, budget_spent = set(workers), False
             while working:  # (the heartbeat only ends by raising Stop)
                 done, _ = await asyncio.wait(working | {heartbeat}, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
-                    if (error := task.exception()) is not None:
+                    error = task.exception()
+                    # A spent budget ends the worker that met it; the others finish the item they are on
+                    # (their calls are paid for) and meet it at their next.
+                    if isinstance(error, BudgetSpent):
+                        budget_spent = True
+                    elif error is not None:
                         raise error
                 working -= done
+            if budget_spent:
+                status = STATUS_PARTIAL
         except Stop as stop:
             status, reason = stop.status, stop.reason
-        except BudgetSpent:
-            status = STATUS_PARTIAL
         except asyncio.CancelledError:
             if self.cancel_reason == HANDED_ON:
                 status = HANDED_ON
