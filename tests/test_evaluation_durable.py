@@ -19,11 +19,11 @@ import pytest
 from factcheck.v1 import common_pb2, evaluation_pb2, evaluation_pb2_grpc
 from factcheck_gateway.evaluations.store import EvaluationStore
 from factcheck_gateway.store import StageStore
-from tests.fake_model_server import verification_text, reply
+from tests.fake_model_server import reply, verification_text
 from tests.test_durable_runs import (  # noqa: F401  (module fixtures, used by name)
     backend,
-    database_url,
-    start_gateway,
+    database_url,  # noqa: F811
+    start_gateway,  # noqa: F811
     workers,
 )
 
@@ -77,8 +77,8 @@ def kinds(events) -> list[str]:
     return [event.WhichOneof("event") for event in events]
 
 
-def evaluation_store(database_url: str) -> tuple[StageStore, EvaluationStore]:
-    stage_store = StageStore(database_url)
+def evaluation_store(url: str) -> tuple[StageStore, EvaluationStore]:
+    stage_store = StageStore(url)
     return stage_store, EvaluationStore(stage_store.engine)
 
 
@@ -92,7 +92,7 @@ async def wait_until(condition, timeout_s: float = 30.0):
 
 
 async def test_a_caller_that_hangs_up_leaves_it_running_and_any_gateway_follows_it(
-    start_gateway,
+    start_gateway,  # noqa: F811
     fake_models,  # noqa: F811
 ):
     slow_checker(fake_models, 0.15)
@@ -134,7 +134,7 @@ async def test_a_connection_the_server_recycles_does_not_stop_it(start_gateway, 
 
 
 async def test_a_gateway_shut_down_hands_it_on_and_another_resumes_it(
-    start_gateway,
+    start_gateway,  # noqa: F811
     fake_models,
     database_url,  # noqa: F811
 ):
@@ -165,7 +165,7 @@ async def test_a_gateway_shut_down_hands_it_on_and_another_resumes_it(
 
 
 async def test_a_killed_gateways_evaluation_is_resumed_once_its_heartbeat_lapses(
-    start_gateway,
+    start_gateway,  # noqa: F811
     fake_models,
     database_url,  # noqa: F811
 ):
@@ -183,7 +183,7 @@ async def test_a_killed_gateways_evaluation_is_resumed_once_its_heartbeat_lapses
 
 
 async def test_cancel_on_another_gateway_stops_it_and_its_watchers(
-    start_gateway,
+    start_gateway,  # noqa: F811
     fake_models,
     database_url,  # noqa: F811
 ):

@@ -13,8 +13,8 @@ import pytest
 from factcheck.v1 import common_pb2, evaluation_pb2, evaluation_pb2_grpc, usage_pb2, usage_pb2_grpc
 from tests.conftest import suite_environment
 from tests.fake_model_server import delay, garbage, reply, verification_text
-from tests.test_errors import details_of
 from tests.processes import start_suite
+from tests.test_errors import details_of
 
 pytestmark = pytest.mark.e2e
 

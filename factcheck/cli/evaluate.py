@@ -422,8 +422,8 @@ def follow(
         if resuming is not None and error.code() == grpc.StatusCode.FAILED_PRECONDITION:
             print(f"factcheck eval: cannot resume evaluation {resuming}: {error.details()}", file=sys.stderr)
             return client.EXIT_RUN_FAILED
-        if follower.resource_id is None:
-            raise  # refused before it started (not found, invalid, unreachable): the command's usual message
+        if follower.resource_id is None or not follower.shown:
+            raise  # refused before any event (not found, invalid, unreachable): the command's usual message
         print(f"factcheck: {client.describe_rpc_error(error, client.gateway_target())}", file=sys.stderr)
         print(f"The evaluation goes on at the gateway: {watch_hint(follower.resource_id)}.", file=sys.stderr)
         return client.exit_code_of(error)

@@ -112,6 +112,7 @@ class StreamFollower:
         # The followed resource's id once known, and the seq of the last event shown.
         self.resource_id: str | None = None
         self.last_seq = 0
+        self.shown = 0  # events shown
         # Once the channel has been connected, a failed call may have reached the gateway: it is
         # retried. A gateway never reached at all is reported at once, as any other command does.
         self._connected_once = threading.Event()
@@ -203,6 +204,7 @@ class StreamFollower:
                     continue  # already shown (a retried start replays from the first event)
                 self.last_seq = event.seq
                 self._progressed = True
+                self.shown += 1
                 ending = self._take(event)
                 if ending is not None:
                     return ending
