@@ -11,7 +11,6 @@ import re
 from html import unescape
 
 import pytest
-
 from markupsafe import escape
 
 from factcheck.cli import eval_html, html_page

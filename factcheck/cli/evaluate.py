@@ -177,7 +177,7 @@ def add_parser(commands) -> None:
 
     compare = actions.add_parser(
         "compare",
-        help="compare two evaluations: balanced accuracy per checker and set, with a 95% interval",
+        help="compare two evaluations: balanced accuracy per checker and set, with a 95%% interval",
         description="Compare evaluation B with evaluation A: per checker and set both measured, the balanced "
         "accuracy of each on the items both judged, the difference B − A with a paired bootstrap 95% "
         "interval (an interval that does not hold 0 is a difference the items show), and the items where "
