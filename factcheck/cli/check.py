@@ -233,15 +233,17 @@ def report_failure(ending: Ending, *, causes: bool = True) -> None:
     print(f"What was done is stored: factcheck show {ending.message_id}", file=sys.stderr)
 
 
-def report_lost(lost: ConnectionLost) -> None:
+def report_lost(lost: ConnectionLost, what: str = "run", hint: Callable[[str], str] = follow_hint) -> None:
+    """The gateway could not be reached again: how long it was tried, and how to follow the run (or
+    evaluation: `what`, `hint`) once it can."""
     why = f" ({lost.error.code().name}: {lost.error.details()})" if lost.error is not None else ""
     print(
-        f"factcheck: lost the connection to the gateway at {client.gateway_target()} and could not resume "
-        f"within {lost.waited_s:.0f} s{why}.",
+        f"factcheck: lost the connection to the gateway at {client.gateway_target()} and could not follow the "
+        f"{what} again within {lost.waited_s:.0f} s{why}.",
         file=sys.stderr,
     )
     if lost.message_id is not None:
-        print(f"The run may still be going: {follow_hint(lost.message_id)}.", file=sys.stderr)
+        print(f"The {what} may still be going: {hint(lost.message_id)}.", file=sys.stderr)
 
 
 def present_result(args: argparse.Namespace, gateway: client.Gateway, message_id: str) -> factcheck_pb2.FactCheckResult:

@@ -19,6 +19,7 @@ from typing import Callable, Iterable
 import grpc
 from rich.text import Text
 
+import factcheck.cli.check as check
 import factcheck.cli.client as client
 import factcheck.cli.eval_html as eval_html
 import factcheck.cli.eval_render as eval_render
@@ -26,7 +27,7 @@ import factcheck.cli.eval_view as eval_view
 from factcheck.cli.arguments import non_negative_float, positive_int
 from factcheck.cli.eval_follow import EndedBeforeStart, EvaluationFollower, watch_hint
 from factcheck.cli.eval_items import add_item_options, fetch_items, run_items, wants_items
-from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost
+from factcheck.cli.follow import ConnectionLost
 from factcheck.cli.terminal import make_console, proto_json
 from factcheck.evaluation.sets import SHIPPED_SETS, ItemsFileError, LabelledItem, read_items_file
 from factcheck.kit.grpc_options import MAX_MESSAGE_BYTES
@@ -119,7 +120,7 @@ def add_parser(commands) -> None:
         "--concurrency", type=positive_int, metavar="N", help="items sent to each checker at once, 1-16 (default 4)"
     )
     add_output_options(evaluate)
-    add_reconnect_option(evaluate)
+    check.add_reconnect_option(evaluate)
     evaluate.set_defaults(run=client.channel_command(run_evaluation))
 
     actions = evaluate.add_subparsers(
@@ -172,7 +173,7 @@ def add_parser(commands) -> None:
         help="follow only the events after event N (the seq of the last one you saw); default: from the start",
     )
     add_output_options(watch)
-    add_reconnect_option(watch)
+    check.add_reconnect_option(watch)
     watch.set_defaults(run=client.channel_command(run_watch))
 
     compare = actions.add_parser(
@@ -213,7 +214,7 @@ def add_parser(commands) -> None:
     resume.add_argument("id", help="the evaluation's id")
     add_budget_options(resume, resumed=True)
     add_output_options(resume)
-    add_reconnect_option(resume)
+    check.add_reconnect_option(resume)
     resume.set_defaults(run=client.channel_command(run_resume))
 
     cancel = actions.add_parser(
@@ -264,17 +265,6 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="also write the scores as a self-contained HTML page with the plots (reliability diagrams, "
         "confusion heat-maps, latency, a comparison of the models) and the checkers' mistakes",
-    )
-
-
-def add_reconnect_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--reconnect-timeout",
-        type=non_negative_float,
-        default=RECONNECT_TIMEOUT_S,
-        metavar="SECONDS",
-        help="how long to keep trying to follow the evaluation again after a broken connection to the gateway "
-        f"(default {RECONNECT_TIMEOUT_S:.0f}); the evaluation goes on regardless",
     )
 
 
@@ -416,7 +406,7 @@ def follow(
         print("factcheck eval: the gateway ended the stream before the evaluation started", file=sys.stderr)
         return client.EXIT_GATEWAY_ERROR
     except ConnectionLost as lost:
-        report_lost(lost)
+        check.report_lost(lost, "evaluation", watch_hint)
         return client.EXIT_GATEWAY_ERROR
     except grpc.RpcError as error:
         if resuming is not None and error.code() == grpc.StatusCode.FAILED_PRECONDITION:
@@ -429,17 +419,6 @@ def follow(
         return client.exit_code_of(error)
     present(args, follower.stub, evaluation)
     return exit_code(evaluation)
-
-
-def report_lost(lost: ConnectionLost) -> None:
-    why = f" ({lost.error.code().name}: {lost.error.details()})" if lost.error is not None else ""
-    print(
-        f"factcheck: lost the connection to the gateway at {client.gateway_target()} and could not follow the "
-        f"evaluation again within {lost.waited_s:.0f} s{why}.",
-        file=sys.stderr,
-    )
-    if lost.message_id is not None:
-        print(f"It goes on wherever a gateway runs it: {watch_hint(lost.message_id)}.", file=sys.stderr)
 
 
 def interrupted(stub: EvaluationStub, evaluation_id: str | None) -> int:
