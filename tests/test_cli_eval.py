@@ -545,8 +545,7 @@ def test_ctrl_c_without_a_terminal_detaches_and_says_how_to_watch_again(scripted
     assert f"detached: evaluation {ScriptedEvaluations.ID} goes on at the gateway" in stderr
     assert f"Watch it again with `factcheck eval watch {ScriptedEvaluations.ID}`" in stderr
     assert "Traceback" not in stderr and running.stdout == []
-    assert servicer.stream_closed.wait(10)  # the command left the stream ...
-    assert servicer.cancelled == []  # ... and never asked to cancel
+    assert servicer.cancelled == []  # the command left, and never asked to cancel
 
 
 @pytest.mark.parametrize("answer, cancelled", [("c\n", True), ("\n", False)])
