@@ -59,7 +59,7 @@ def render_page(
     """The evaluation's page as one HTML string, with its mistakes (wrong answers: at most `limit`, a
     note saying so when there were more)."""
     shown = list(mistakes)[:limit] if limit is not None else list(mistakes)
-    rows = [_mistake(item) for item in shown]
+    rows = [eval_view.item_row(item) for item in shown]
     return frame(
         "evaluation.html.j2",
         extra_style=EVALUATION_STYLE,
@@ -98,10 +98,6 @@ def write_page(
     """Write the page to path and say where on stderr (stdout may carry --json output)."""
     path.write_text(render_page(evaluation, mistakes, limit), encoding="utf-8")
     print(f"HTML report written to {path}", file=sys.stderr)
-
-
-def _mistake(item: evaluation_pb2.EvaluationItem) -> eval_view.ItemRow:
-    return eval_view.item_row(item)
 
 
 def _filters(rows: Sequence[eval_view.ItemRow]) -> list[tuple[str, str, list[str]]]:

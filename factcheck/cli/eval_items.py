@@ -19,8 +19,11 @@ from factcheck.cli.terminal import counted, make_console
 from factcheck.v1 import common_pb2, evaluation_pb2, evaluation_pb2_grpc
 
 PAGE_SIZE = 100  # the most a page holds
-LABELS = {"verified": common_pb2.VERDICT_VERIFIED, "disputed": common_pb2.VERDICT_DISPUTED}
-LABELS["unverifiable"] = common_pb2.VERDICT_UNVERIFIABLE
+LABELS = {
+    "verified": common_pb2.VERDICT_VERIFIED,
+    "disputed": common_pb2.VERDICT_DISPUTED,
+    "unverifiable": common_pb2.VERDICT_UNVERIFIABLE,
+}
 STDOUT = "-"
 
 
