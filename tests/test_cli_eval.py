@@ -232,7 +232,7 @@ def test_an_unfinished_evaluation_says_why_and_how_to_continue():
     evaluation = make_evaluation(evaluation_pb2.EVALUATION_STATUS_PARTIAL)
     evaluation.error_message = "the budget of $0.01 is spent"
     text = " ".join(rendered(evaluation).split())
-    assert "Stopped before every item was judged (the budget of $0.01 is spent)" in text
+    assert "Stopped before every item was judged: the budget of $0.01 is spent. The scores cover only" in text
     assert f"Continue with: factcheck eval resume {evaluation.evaluation_id} (add --max-cost-usd X" in text
 
 

@@ -202,7 +202,7 @@ def stop_note(evaluation: evaluation_pb2.Evaluation) -> str:
             else ""
         )
         return (
-            f"Stopped before every item was judged ({why.rstrip('.')}); the scores cover the items judged. "
+            f"Stopped before every item was judged: {why.rstrip('.')}. The scores cover only the items judged. "
             f"Continue with: {resume} (add --max-cost-usd X or --max-tokens N when the budget ran out){listed}"
         )
     if status == evaluation_pb2.EVALUATION_STATUS_CANCELLED:
