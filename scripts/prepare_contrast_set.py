@@ -286,7 +286,7 @@ def same_kind_names(name: str, slot: str, slot_names: dict[str, list[str]]) -> l
 def _place_words() -> frozenset[str]:
     """Every country, city, region and continent the gazetteer knows, with its demonyms, in lower case: a passage
     holding none of them mentions no place, so a place added to its claim is a detail it never mentions."""
-    words = set()
+    words: set[str] = set()
     for name, entry in _gazetteer().items():
         if entry["category"] in ("country", "city", "region", "continent"):
             words.update(w.lower() for w in [name, *entry["aliases"], *entry["demonyms"]])

@@ -85,7 +85,7 @@ OCEANS = {
     "Gulf of Mexico": [],
     "Persian Gulf": [],
 }
-CELESTIAL = {
+CELESTIAL: dict[str, list[str]] = {
     "Sun": [],
     "Moon": [],
     "Mercury": [],
@@ -111,11 +111,13 @@ FIELDS = {
     "Astronomy": [],
     "Philosophy": [],
 }
-MONTHS = {
+MONTHS: dict[str, list[str]] = {
     name: []
     for name in ("January February March April May June July August September October November December".split())
 }
-WEEKDAYS = {name: [] for name in "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()}
+WEEKDAYS: dict[str, list[str]] = {
+    name: [] for name in "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+}
 US_STATES = (
     "Alabama Alaska Arizona Arkansas California Colorado Connecticut Delaware Florida Georgia Hawaii Idaho "
     "Illinois Indiana Iowa Kansas Kentucky Louisiana Maine Maryland Massachusetts Michigan Minnesota Mississippi "

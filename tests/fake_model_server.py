@@ -181,7 +181,7 @@ class HttpAnswer:
     ending: str = "done"
     finish_reason: str = "stop"
     # The usage a completion reports (streamed too, when the request asks for it).
-    usage: Mapping[str, int] | None = None
+    usage: Mapping[str, Any] | None = None
 
 
 # A behaviour's action: given the request and the server's stop event, the answer to
@@ -204,7 +204,7 @@ class Behaviour:
 
 
 def completion_answer(
-    model: str, text: str, usage: Mapping[str, int] | None = None, *, prompt: str = "", finish_reason: str = "stop"
+    model: str, text: str, usage: Mapping[str, Any] | None = None, *, prompt: str = "", finish_reason: str = "stop"
 ) -> HttpAnswer:
     """A 200 OpenAI chat completion carrying `text`; usage defaults to word counts."""
     scripted = dict(usage) if usage is not None else None
@@ -245,7 +245,7 @@ def chunk_event(model: str, content: str | None = None, *, finish: bool | str = 
 # --- behaviours --------------------------------------------------------------------------
 
 
-def reply(text: str | Callable[[str], str], *, usage: Mapping[str, int] | None = None) -> Behaviour:
+def reply(text: str | Callable[[str], str], *, usage: Mapping[str, Any] | None = None) -> Behaviour:
     """Answer 200 with `text`, or with `text(prompt)` when it is callable."""
 
     def action(request: RecordedRequest, stop: threading.Event) -> HttpAnswer:

@@ -11,8 +11,9 @@ once a test records it (`record_llama_system_info`), workers included.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 
+import pluggy
 import pytest
 
 from tests.real_model_server import LlamaServer
@@ -28,7 +29,7 @@ def servers_of(item: pytest.Item) -> list[LlamaServer]:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator[None, pluggy.Result, None]:
     outcome = yield
     if call.when != "call":
         return

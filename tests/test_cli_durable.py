@@ -331,3 +331,51 @@ def test_cancel_stops_a_running_run_and_its_followers_exit_cancelled(fake_models
     assert row[0] == message_id and row[3:5] == ["fact-check", "CANCELLED"]  # id, date, time, mode, status
     replay = factcheck(target, "watch", message_id)  # a cancelled run replays and exits cancelled too
     assert replay.returncode == 4 and "factcheck: the run was cancelled" in replay.stderr
+
+
+# --- evaluations ------------------------------------------------------------------------------------
+
+
+def labelled_items(path, count: int) -> str:
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"i{n}", "claim": f"Claim number {n}.", "label": "VERIFIED"}) + "\n" for n in range(count)
+        ),
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+def test_eval_follows_on_after_the_server_recycles_its_connection(fake_models, start_gateway, tmp_path):
+    fake_models.set_latency("fake/checker-a", 0.2)
+    gateway = start_gateway(
+        f"sqlite:///{tmp_path / 'age.db'}",
+        FACTCHECK_MAX_CONNECTION_AGE_S="1",
+        FACTCHECK_MAX_CONNECTION_AGE_GRACE_S="0.5",
+    )
+    items = labelled_items(tmp_path / "ten.jsonl", 10)
+    done = factcheck(gateway.target, "eval", "--checker", "fake/checker-a", "--set", items, "--concurrency", "1")
+    assert done.returncode == 0, done.stderr
+    assert "finished  COMPLETE (10/10 answers stored)" in done.stderr
+    notes = [line for line in done.stderr.splitlines() if line.startswith("note ")]
+    assert notes and all("the evaluation goes on: following it again after event" in note for note in notes)
+    assert "Start the suite" not in done.stderr and "factcheck eval resume" not in done.stderr
+    assert len(fake_models.requests_for("fake/checker-a")) == 10  # it never stopped: nothing asked twice
+
+
+def test_eval_follows_its_evaluation_to_a_restarted_gateway(fake_models, start_gateway, tmp_path):
+    fake_models.set_latency("fake/checker-a", 0.3)
+    database_url = f"sqlite:///{tmp_path / 'restart.db'}"
+    first = start_gateway(database_url)
+    items = labelled_items(tmp_path / "twelve.jsonl", 12)
+    running = start_factcheck(first.target, "eval", "--checker", "fake/checker-a", "--set", items, "--concurrency", "1")
+    running.wait_for(lambda line: line.startswith("progress "))
+    first.process.kill()  # the gateway dies with the evaluation under way ...
+    first.process.wait()
+    # ... and the next gateway on its address resumes it once its heartbeat lapses; the command follows it there.
+    start_gateway(database_url, port=int(first.target.rsplit(":", 1)[1]))
+    assert running.finish() == 0, running.stderr
+    stderr = "\n".join(running.stderr)
+    assert "finished  COMPLETE (12/12 answers stored)" in stderr
+    assert "the evaluation goes on: following it again" in stderr and "Start the suite" not in stderr
+    assert 12 <= len(fake_models.requests_for("fake/checker-a")) <= 13  # a call cut short by the kill, at most

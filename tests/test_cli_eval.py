@@ -9,10 +9,14 @@ as a real process against the suite the command-line modules share (test_cli.py'
 from __future__ import annotations
 
 import argparse
+import csv
 import io
 import json
+import os
+import pty
 import signal
 import subprocess
+import sys
 import threading
 import time
 from concurrent import futures
@@ -28,6 +32,7 @@ from factcheck.cli.app import build_parser
 from factcheck.v1 import common_pb2, evaluation_pb2, evaluation_pb2_grpc
 from tests import test_cli
 from tests.test_cli import FACTCHECK, cli_environment
+from tests.test_cli_durable import _WITH_CTRL_C as WITH_CTRL_C
 from tests.test_cli_edges import dead_target
 from tests.test_eval_html import CHECKERS, EVIL_MODEL, make_evaluation, make_score
 from tests.test_html_report import Page
@@ -210,7 +215,7 @@ def test_the_tables_show_every_score_per_checker_and_set():
     assert "Scores on mine" in text and "(custom, 10 items)" in text
     # checker, items, balanced accuracy, P/R per verdict, ECE, DISPUTED on supported, unreadable
     assert lines_with(text, "local/checker-lexical", "0.612") == [
-        "local/checker-lexical 9/10 0.612 0.75/0.75 0.50/0.33 —/0.00 0.125 25.0% 11.1%"
+        "local/checker-lexical 9/10 0.612* 0.75/0.75 0.50/0.33 —/0.00 0.125 25.0% 11.1%"  # 9 of 10: partial
     ]
     # A checker that never answered: nothing to score, every call failed.
     assert lines_with(text, "0/10") == [f"{EVIL_MODEL} 0/10 — —/— —/— —/— — — —"]
@@ -227,7 +232,7 @@ def test_an_unfinished_evaluation_says_why_and_how_to_continue():
     evaluation = make_evaluation(evaluation_pb2.EVALUATION_STATUS_PARTIAL)
     evaluation.error_message = "the budget of $0.01 is spent"
     text = " ".join(rendered(evaluation).split())
-    assert "Stopped before every item was judged (the budget of $0.01 is spent)" in text
+    assert "Stopped before every item was judged: the budget of $0.01 is spent. The scores cover only" in text
     assert f"Continue with: factcheck eval resume {evaluation.evaluation_id} (add --max-cost-usd X" in text
 
 
@@ -238,9 +243,9 @@ def test_names_cannot_drive_the_terminal():
     assert "\x1b" not in text and "\x07" not in text and "evil/[2J]0;ownedmodel" in text
 
 
-def test_json_is_the_final_evaluation_in_lower_camel_case(capsys, tmp_path):
+def test_json_is_the_final_evaluation_in_lower_camel_case(capsys):
     evaluation = make_evaluation()
-    evaluate.present(argparse.Namespace(json=True, html=tmp_path / "page.html"), evaluation)
+    evaluate.present(argparse.Namespace(json=True, html=None), None, evaluation)  # type: ignore[arg-type]
     out, err = capsys.readouterr()
     [line] = out.splitlines()
     printed = json.loads(line)
@@ -248,8 +253,37 @@ def test_json_is_the_final_evaluation_in_lower_camel_case(capsys, tmp_path):
     assert printed["scores"][0]["balancedAccuracy"] == 0.612
     assert printed["scores"][0]["disputedRateOnSupported"] == 0.25
     assert json_format.Parse(line, evaluation_pb2.Evaluation()) == evaluation
-    assert err == f"HTML report written to {tmp_path / 'page.html'}\n"
-    assert (tmp_path / "page.html").read_text().count('class="reliability-chart"') == 4
+    assert err == ""
+
+
+def test_precision_and_recall_are_rounded_not_cut():
+    score = make_score("a/b", "s", 0.5)
+    del score.verdicts[:]
+    score.verdicts.add(verdict=common_pb2.VERDICT_VERIFIED, precision=2 / 3, recall=0.6666, support=3, predicted=3)
+    row = eval_view.score_row(score)
+    assert (row.precision["VERIFIED"], row.recall["VERIFIED"]) == ("0.67", "0.67")
+    assert lines_with(rendered(evaluation_with(score)), "a/b", "9/10")[0].split()[3] == "0.67/0.67"
+
+
+def evaluation_with(*scores: evaluation_pb2.CheckerScore) -> evaluation_pb2.Evaluation:
+    evaluation = make_evaluation()
+    del evaluation.scores[:]
+    evaluation.scores.extend(scores)
+    return evaluation
+
+
+def test_a_score_on_part_of_the_set_is_marked_partial():
+    partial = make_score("a/b", "s", 1.0)
+    partial.items, partial.total = 3, 30
+    whole = make_score("a/c", "s", 0.5)
+    whole.items = whole.total = 10
+    text = rendered(evaluation_with(partial, whole))
+    assert lines_with(text, "a/b", "3/30")[0].split()[2] == "1.000*"
+    assert lines_with(text, "a/c", "10/10")[0].split()[2] == "0.500"
+    assert "* scored on fewer items than were drawn" in " ".join(text.split())
+    line = eval_render.score_line(partial).plain
+    assert "balanced accuracy 1.000" in line and "on 3 of 30 items only (partial)" in line
+    assert "on fewer items" not in rendered(evaluation_with(whole))
 
 
 def event(**fields) -> evaluation_pb2.EvaluationEvent:
@@ -283,7 +317,8 @@ def test_without_a_terminal_progress_is_a_few_plain_lines_on_stderr(capsys):
     assert lines[1:11] == [f"progress  {2 * n}/20 answers ({10 * n}%)" for n in range(1, 11)]
     assert (
         lines[11]
-        == "score     local/checker-lexical on factcheck-bench: balanced accuracy 0.612, ECE 0.125, 9/10 items, 1 failed"
+        == "score     local/checker-lexical on factcheck-bench: balanced accuracy 0.612, ECE 0.125, on 9 of 10 "
+        "items only (partial), 1 failed"
     )
     assert lines[12:] == ["finished  COMPLETE (20/20 answers stored)"]
     assert progress.evaluation_id == "ev-1"
@@ -313,12 +348,24 @@ def test_the_exit_code_follows_how_the_evaluation_ended(status: evaluation_pb2.E
     assert evaluate.exit_code(evaluation_pb2.Evaluation(status=status)) == code
 
 
-def test_listings_show_ids_statuses_and_sets():
-    console = Console(file=io.StringIO(), width=200)
+def test_listings_show_ids_statuses_sets_and_each_checkers_balanced_accuracy():
+    console = Console(file=io.StringIO(), width=240)
     listed = make_evaluation()
+    listed.headlines.extend(
+        evaluation_pb2.ScoreHeadline(
+            checker_model=score.checker_model, set=score.set, items=score.items, total=score.total,
+            balanced_accuracy=score.balanced_accuracy, failed=score.failed,
+        )
+        for score in listed.scores
+    )  # fmt: skip
+    del listed.scores[:]
     console.print(eval_render.evaluations_table([listed]))
-    row = lines_with(console.file.getvalue(), listed.evaluation_id)  # type: ignore[attr-defined]
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    row = lines_with(text, listed.evaluation_id)
     assert len(row) == 1 and "COMPLETE" in row[0] and "40/40" in row[0] and "factcheck-bench" in row[0]
+    # Per checker, its balanced accuracy on each set in the sets' order: 9 of 10 items scored is partial.
+    assert "local/checker-lexical: 0.612* · 0.500*" in row[0]
+    assert lines_with(text, f"{EVIL_MODEL}: 0.444* · —")
     console = Console(file=io.StringIO(), width=200)
     shipped = evaluation_pb2.EvaluationSet(
         name="wice", title="WiCE", description="Wikipedia claims", licence="ODC-BY-1.0", items=358
@@ -335,13 +382,18 @@ def test_listings_show_ids_statuses_and_sets():
 
 
 class ScriptedEvaluations(evaluation_pb2_grpc.EvaluationServiceServicer):
-    """One evaluation of 2 checkers × 1 set of 3 items; `item_delay_s` paces its progress events."""
+    """One evaluation of 2 checkers × 1 set of 3 items; `item_delay_s` paces its progress events, and the
+    evaluation goes on whoever listens (as the gateway's does): RunEvaluation and WatchEvaluation both read
+    its events, each with its seq. `drop_after`: RunEvaluation's stream breaks (UNAVAILABLE, as a connection
+    the server recycles at its maximum age) after that many events."""
 
     ID = "ev-scripted-1"
 
     def __init__(self) -> None:
         self.item_delay_s = 0.0
+        self.drop_after: int | None = None
         self.requests: list = []
+        self.watched: list[int] = []
         self.cancelled: list[str] = []
         self.stream_closed = threading.Event()
         self.status = evaluation_pb2.EVALUATION_STATUS_RUNNING
@@ -351,33 +403,57 @@ class ScriptedEvaluations(evaluation_pb2_grpc.EvaluationServiceServicer):
         evaluation.evaluation_id = self.ID
         return evaluation
 
-    def _events(self, context, done: int = 0):
+    def _script(self, done: int = 0) -> list[evaluation_pb2.EvaluationEvent]:
         sets = [evaluation_pb2.EvaluationSetSummary(name="factcheck-bench", items=3, available=985)]
         started = evaluation_pb2.EvaluationStartedPayload(checker_models=CHECKERS, sets=sets, total=6, done=done)
-        yield evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, started=started)
+        script = [evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, started=started)]
         for count in range(done + 1, 7):
-            deadline = time.monotonic() + self.item_delay_s
-            while time.monotonic() < deadline:
-                if not context.is_active():
-                    self.stream_closed.set()
-                    self.status = evaluation_pb2.EVALUATION_STATUS_CANCELLED
-                    return
-                time.sleep(0.02)
             progress = evaluation_pb2.EvaluationProgressPayload(done=count, total=6, checker_model=CHECKERS[count % 2])
-            yield evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, progress=progress)
-        yield evaluation_pb2.EvaluationEvent(
-            evaluation_id=self.ID, score=make_score(CHECKERS[0], "factcheck-bench", 0.6)
+            script.append(evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, progress=progress))
+        script.append(
+            evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, score=make_score(CHECKERS[0], "factcheck-bench", 0.6))
         )
-        self.status = evaluation_pb2.EVALUATION_STATUS_COMPLETE
-        yield evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, finished=self.evaluation())
+        script.append(evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, finished=self.evaluation()))
+        for seq, item in enumerate(script, start=1):
+            item.seq = seq
+        return script
+
+    def _events(self, context, done: int = 0, after_seq: int = 0, drop_after: int | None = None):
+        script = self._script(done)
+        for item in script[after_seq:]:
+            if drop_after is not None and item.seq > drop_after:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "Connection closed by the server (max connection age)")
+            if item.WhichOneof("event") == "progress":
+                deadline = time.monotonic() + self.item_delay_s
+                while time.monotonic() < deadline:
+                    if self.status == evaluation_pb2.EVALUATION_STATUS_CANCELLED:
+                        item = evaluation_pb2.EvaluationEvent(evaluation_id=self.ID, finished=self.evaluation())
+                        item.seq = len(script) + 1
+                        yield item
+                        return
+                    if not context.is_active():
+                        self.stream_closed.set()  # the caller left; the evaluation would go on
+                        return
+                    time.sleep(0.02)
+            if item.WhichOneof("event") == "finished":
+                self.status = evaluation_pb2.EVALUATION_STATUS_COMPLETE
+                item.finished.CopyFrom(self.evaluation())
+            yield item
 
     def RunEvaluation(self, request, context):
         self.requests.append(request)
         unknown = [name for name in request.config.sets if name not in ("factcheck-bench", "wice")]
         if unknown:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown set {unknown[0]!r}: the shipped sets are ...")
-        for event in self._events(context):
+        for event in self._events(context, drop_after=self.drop_after):
             yield evaluation_pb2.RunEvaluationResponse(event=event)
+
+    def WatchEvaluation(self, request, context):
+        self.watched.append(request.after_seq)
+        if request.evaluation_id != self.ID:
+            context.abort(grpc.StatusCode.NOT_FOUND, f"No evaluation {request.evaluation_id!r}")
+        for event in self._events(context, after_seq=request.after_seq):
+            yield evaluation_pb2.WatchEvaluationResponse(event=event)
 
     def ResumeEvaluation(self, request, context):
         self.requests.append(request)
@@ -404,6 +480,13 @@ class ScriptedEvaluations(evaluation_pb2_grpc.EvaluationServiceServicer):
         listed = self.evaluation()
         del listed.scores[:]
         return evaluation_pb2.ListEvaluationsResponse(evaluations=[listed], next_page_token="page-2")
+
+    def ListEvaluationItems(self, request, context):
+        wrong = evaluation_pb2.EvaluationItem(
+            checker_model=CHECKERS[0], set="factcheck-bench", item_id="fcb-1", claim="The Moon is made of cheese.",
+            label=common_pb2.VERDICT_DISPUTED, verdict=common_pb2.VERDICT_VERIFIED, answer="It says so.",
+        )  # fmt: skip
+        return evaluation_pb2.ListEvaluationItemsResponse(items=[wrong] if request.wrong_only else [])
 
     def ListEvaluationSets(self, request, context):
         shipped = evaluation_pb2.EvaluationSet(name="wice", title="WiCE", licence="ODC-BY-1.0", items=358)
@@ -449,7 +532,7 @@ def test_an_unknown_set_is_the_gateways_message_and_exit_2(scripted):
     assert done.stderr == "factcheck: invalid request: unknown set 'no-such-set': the shipped sets are ...\n"
 
 
-def test_ctrl_c_cancels_the_evaluation_and_says_how_to_resume(scripted):
+def test_ctrl_c_without_a_terminal_detaches_and_says_how_to_watch_again(scripted):
     from tests.test_cli_durable import start_factcheck
 
     servicer, target = scripted
@@ -459,11 +542,71 @@ def test_ctrl_c_cancels_the_evaluation_and_says_how_to_resume(scripted):
     running.process.send_signal(signal.SIGINT)
     assert running.finish() == 130
     stderr = "\n".join(running.stderr)
-    assert f"evaluation {ScriptedEvaluations.ID} is cancelled" in stderr
-    assert f"Resume it with `factcheck eval resume {ScriptedEvaluations.ID}`" in stderr
+    assert f"detached: evaluation {ScriptedEvaluations.ID} goes on at the gateway" in stderr
+    assert f"Watch it again with `factcheck eval watch {ScriptedEvaluations.ID}`" in stderr
     assert "Traceback" not in stderr and running.stdout == []
-    assert servicer.stream_closed.wait(10)  # the gateway saw the caller go away
-    assert servicer.cancelled == [ScriptedEvaluations.ID]  # and was told to cancel
+    assert servicer.cancelled == []  # the command left, and never asked to cancel
+
+
+@pytest.mark.parametrize("answer, cancelled", [("c\n", True), ("\n", False)])
+def test_ctrl_c_on_a_terminal_asks_whether_to_cancel_or_detach(scripted, answer, cancelled):
+    servicer, target = scripted
+    servicer.item_delay_s = 30.0
+    primary, secondary = pty.openpty()  # the command's stdin is a terminal: it asks there
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-c", WITH_CTRL_C, str(FACTCHECK), "eval", "--checker", LEXICAL, "--set", "factcheck-bench"],
+            stdin=secondary, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_environment(target),
+        )  # fmt: skip
+        assert process.stderr is not None
+        started = process.stderr.readline()
+        assert started.startswith("started "), started
+        process.send_signal(signal.SIGINT)
+        prompt = ""
+        while not prompt.endswith("[c]ancel / [D]etach: "):
+            prompt += process.stderr.read(1)
+        os.write(primary, answer.encode())
+        assert process.wait(timeout=30) == 130
+        rest = process.stderr.read()
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert f"Cancel evaluation {ScriptedEvaluations.ID}, or detach and let it run?" in prompt
+    if cancelled:
+        assert servicer.cancelled == [ScriptedEvaluations.ID]
+        assert f"evaluation {ScriptedEvaluations.ID} is cancelled" in rest
+        assert f"Resume it with `factcheck eval resume {ScriptedEvaluations.ID}`" in rest
+    else:
+        assert servicer.cancelled == []
+        assert f"Watch it again with `factcheck eval watch {ScriptedEvaluations.ID}`" in rest
+
+
+def test_a_stream_the_server_cuts_is_followed_again_without_the_start_hint(scripted):
+    servicer, target = scripted
+    servicer.drop_after = 3  # started and two answers, then the connection's maximum age
+    done = run_against(target, "eval", "--checker", LEXICAL, "--set", "factcheck-bench")
+    assert done.returncode == 0, done.stderr
+    assert servicer.watched == [3]  # followed on after the last event shown: nothing twice, nothing missed
+    notes = [line for line in done.stderr.splitlines() if line.startswith("note ")]
+    assert notes == [
+        "note      connection to the gateway lost (UNAVAILABLE: Connection closed by the server (max connection "
+        "age)); the evaluation goes on: following it again after event 3…"
+    ]
+    assert "Start the suite" not in done.stderr and "resume" not in done.stderr
+    assert "finished  COMPLETE" in done.stderr and "Scores on factcheck-bench" in done.stdout
+    assert len(servicer.requests) == 1  # never started twice
+
+
+def test_watch_follows_an_evaluation_from_a_seq(scripted):
+    servicer, target = scripted
+    done = run_against(target, "eval", "watch", ScriptedEvaluations.ID, "--after-seq", "4", "--json")
+    assert done.returncode == 0, done.stderr
+    assert servicer.watched == [4]
+    assert json.loads(done.stdout)["status"] == "EVALUATION_STATUS_COMPLETE"
+    negative = run_against(target, "eval", "watch", ScriptedEvaluations.ID, "--after-seq", "-1")
+    assert negative.returncode == 2 and "--after-seq must not be negative" in negative.stderr
+    unknown = run_against(target, "eval", "watch", "nope")
+    assert (unknown.returncode, unknown.stderr) == (5, "factcheck: not found: No evaluation 'nope'\n")
 
 
 def test_resume_cancel_show_list_and_sets(scripted, tmp_path):
@@ -589,48 +732,108 @@ def test_an_unknown_set_is_the_gateways_invalid_request_and_exit_2(factcheck):
 
 @pytest_e2e
 def test_an_unknown_evaluation_is_not_found(factcheck):
-    for command in (["show"], ["resume"], ["cancel"]):
-        done = factcheck("eval", *command, "no-such-evaluation")
+    for command in (["show"], ["resume"], ["cancel"], ["watch"], ["show", "--items"]):
+        done = factcheck("eval", *command[:1], "no-such-evaluation", *command[1:])
         assert done.returncode == 5, (command, done.stderr)
-        assert done.stderr.startswith("factcheck: not found: "), done.stderr
+        [line] = done.stderr.splitlines()  # one line: nothing to resume, watch or cancel
+        assert line.startswith("factcheck: not found: No evaluation with evaluation_id 'no-such-evaluation'"), line
 
 
 @pytest_e2e
-def test_ctrl_c_cancels_the_evaluation_and_resume_finishes_it(suite, fake_models, tmp_path):
+def test_ctrl_c_detaches_the_evaluation_goes_on_and_cancel_and_resume_finish_it(suite, fake_models, factcheck):
     from tests.test_cli_durable import start_factcheck
 
-    fake_models.set_latency("verify", 3.0)
+    fake_models.set_latency("verify", 1.0)
     running = start_factcheck(
-        suite.gateway_target, "eval", "--checker", "fake/checker-a", "--set", "factcheck-bench", "--limit", "4",
+        suite.gateway_target, "eval", "--checker", "fake/checker-a", "--set", "factcheck-bench", "--limit", "6",
         "--concurrency", "1",
     )  # fmt: skip
     started = running.wait_for(lambda line: line.startswith("started "))
     evaluation_id = started.split("evaluation ", 1)[1].split(":", 1)[0]
     running.process.send_signal(signal.SIGINT)
     assert running.finish() == 130
-    stderr = "\n".join(running.stderr)
-    assert f"factcheck eval resume {evaluation_id}" in stderr
+    assert f"factcheck eval watch {evaluation_id}" in "\n".join(running.stderr)
 
-    status = None
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        shown = subprocess.run(
-            [str(FACTCHECK), "eval", "show", "--json", evaluation_id],
-            capture_output=True, text=True, env=cli_environment(suite.gateway_target), timeout=60,
-        )  # fmt: skip
-        status = json.loads(shown.stdout)["status"]
-        if status == "EVALUATION_STATUS_CANCELLED":
-            break
-        time.sleep(0.2)
-    assert status == "EVALUATION_STATUS_CANCELLED"
+    def status() -> dict:
+        return json.loads(factcheck("eval", "show", "--json", evaluation_id).stdout)
+
+    time.sleep(1.5)
+    going = status()
+    assert going["status"] == "EVALUATION_STATUS_RUNNING" and int(going.get("done", 0)) >= 1  # it went on alone
+    cancelled = factcheck("eval", "cancel", evaluation_id)
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert status()["status"] == "EVALUATION_STATUS_CANCELLED"
 
     fake_models.set_latency("verify", 0.0)
-    resumed = subprocess.run(
-        [str(FACTCHECK), "eval", "resume", evaluation_id],
-        capture_output=True, text=True, env=cli_environment(suite.gateway_target), timeout=120,
-    )  # fmt: skip
+    resumed = factcheck("eval", "resume", evaluation_id)
     assert resumed.returncode == 0, resumed.stderr
-    assert "finished  COMPLETE (4/4 answers stored)" in resumed.stderr
+    assert "finished  COMPLETE (6/6 answers stored)" in resumed.stderr
+    watched = factcheck("eval", "watch", evaluation_id)  # from the start: both attempts, to the end
+    assert watched.returncode == 0, watched.stderr
+    assert watched.stderr.count("started ") == 2 and "finished  COMPLETE (6/6 answers stored)" in watched.stderr
+
+
+@pytest_e2e
+def test_every_answer_shows_exports_and_compares(factcheck, fake_models, tmp_path):
+    mine = write_items(tmp_path / "mine.jsonl")
+    first = factcheck("eval", "--checker", LEXICAL, "--checker", "fake/checker-a", "--set", str(mine))
+    second = factcheck("eval", "--checker", LEXICAL, "--set", str(mine))
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    a, b = evaluation_id_of(first.stderr), evaluation_id_of(second.stderr)
+
+    shown = factcheck("eval", "show", a, "--items", "--checker", LEXICAL)
+    assert shown.returncode == 0, shown.stderr
+    assert "3 answers (checker local/checker-lexical)" in shown.stdout
+    assert "The Moon is made of cheese." in shown.stdout and "fake/checker-a" not in shown.stdout
+    wrong = factcheck("eval", "show", a, "--items", "--wrong")
+    assert wrong.returncode == 0 and "(wrong)" in wrong.stdout
+
+    records = factcheck("eval", "show", a, "--jsonl", "-")
+    assert records.returncode == 0, records.stderr
+    rows = [json.loads(line) for line in records.stdout.splitlines()]
+    assert len(rows) == 6 and {row["checker_model"] for row in rows} == {LEXICAL, "fake/checker-a"}
+    assert set(rows[0]) == set(eval_view.RECORD_FIELDS) and all(row["evaluation_id"] == a for row in rows)
+    moon = next(row for row in rows if row["item_id"] == "moon" and row["checker_model"] == LEXICAL)
+    assert moon["label"] == "DISPUTED" and moon["claim"] == "The Moon is made of cheese."
+    table = tmp_path / "answers.csv"
+    assert factcheck("eval", "show", a, "--csv", str(table), "--label", "verified").returncode == 0
+    with table.open(encoding="utf-8", newline="") as stream:
+        read = list(csv.DictReader(stream))
+    assert [row["label"] for row in read] == ["VERIFIED", "VERIFIED"] and read[0]["item_id"] == "tower"
+
+    listed = factcheck("eval", "list")
+    assert f"{LEXICAL}: " in listed.stdout and "fake/checker-a: " in listed.stdout
+
+    compared = factcheck("eval", "compare", a, b)
+    assert compared.returncode == 0, compared.stderr
+    [row] = lines_with(compared.stdout, LEXICAL, "mine")
+    assert row.split()[2] == "3" and "+0.000" in row  # the same engine on the same items: no difference
+    as_json = json.loads(factcheck("eval", "compare", a, b, "--json").stdout)
+    assert as_json["comparisons"][0]["sharedItems"] == 3 and as_json["resamples"] == 2000
+    nothing = factcheck(
+        "eval",
+        "compare",
+        a,
+        evaluation_id_of(factcheck("eval", "--checker", LEXICAL, "--set", "wice", "--limit", "1").stderr),
+    )
+    assert nothing.returncode == 1 and "nothing to compare" in nothing.stderr
+
+
+@pytest_e2e
+def test_check_warns_when_the_weighted_consensus_falls_back(factcheck):
+    done = factcheck("check", "--consensus", "weighted", "--checker", "fake/checker-a", "The sky is blue.")
+    assert done.returncode == 0, done.stderr
+    assert (
+        "factcheck: warning: the weighted consensus was not used: no complete evaluation of this tenant measured"
+        in done.stderr
+    )
+    pinned = factcheck("check", "--evaluation", "no-such-evaluation", "--checker", "fake/checker-a", "The sky is blue.")
+    assert pinned.returncode == 0, pinned.stderr
+    assert "the weighted consensus was not used: evaluation no-such-evaluation was not found" in pinned.stderr
+    both = factcheck("check", "--consensus", "majority", "--evaluation", "x", "The sky is blue.")
+    assert both.returncode == 2 and "--evaluation names the weights of --consensus weighted" in both.stderr
+    refused = factcheck("check", "--checker", "local/reporter", "The sky is blue.")
+    assert refused.returncode == 2 and "'reporter' is not a checker" in refused.stderr
 
 
 @pytest_e2e

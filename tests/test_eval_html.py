@@ -6,9 +6,11 @@ that came from callers (models, sets) stay text.
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
 
+import pytest
 from markupsafe import escape
 
 from factcheck.cli import eval_html, html_page
@@ -149,3 +151,140 @@ def test_chromium_renders_the_page_with_its_plots_and_the_names_stay_text(chromi
     assert SCRIPT_ATTACK in dom.text("panel-2") and IMG_ATTACK in dom.text("compare-1")
     # The page's own script ran (the policy lets it): the score table is sortable.
     assert "js-sortable" in dom.find("table", "sortable")[0]["class"]
+
+
+# --- the mistakes ---------------------------------------------------------------------------
+
+
+def make_mistakes() -> list[evaluation_pb2.EvaluationItem]:
+    """Wrong answers of both checkers: a wrong verdict, an unreadable answer, and one with hostile text."""
+    return [
+        evaluation_pb2.EvaluationItem(
+            checker_model=CHECKERS[0], set=SETS[0], item_id="fcb-1", claim="The Eiffel Tower is 500 metres tall.",
+            label=D, verdict=V, confidence=common_pb2.CONFIDENCE_HIGH, answer="P1 says the tower is tall.",
+        ),
+        evaluation_pb2.EvaluationItem(
+            checker_model=CHECKERS[0], set=SETS[1], item_id="mine-2", claim="Water boils at 50 °C at sea level.",
+            label=D, unreadable=True, answer="Happy to help! These all look fine to me.",
+        ),
+        evaluation_pb2.EvaluationItem(
+            checker_model=EVIL_MODEL, set=SETS[0], item_id="fcb-3", claim=f"A claim {SCRIPT_ATTACK}",
+            label=V, verdict=D, confidence=common_pb2.CONFIDENCE_LOW, answer=f"Evidence {IMG_ATTACK}",
+            correction="It is otherwise.",
+        ),
+    ]  # fmt: skip
+
+
+def test_the_mistakes_show_claim_label_verdict_and_evidence_per_checker():
+    dom = Page(eval_html.render_page(make_evaluation(), make_mistakes()))
+    rows = [attributes for tag, attributes in dom.elements if tag == "tr" and attributes.get("class") == "mistake"]
+    assert [(row["data-checker"], row["data-set"], row["data-label"]) for row in rows] == [
+        (CHECKERS[0], SETS[0], "DISPUTED"),
+        (CHECKERS[0], SETS[1], "DISPUTED"),
+        (EVIL_MODEL, SETS[0], "VERIFIED"),
+    ]
+    text = dom.text("mistakes")
+    assert "The Eiffel Tower is 500 metres tall." in text and "P1 says the tower is tall." in text
+    assert "unreadable" in text and "Happy to help!" in text and "Correction: It is otherwise." in text
+    assert "3 wrong answers" in text
+    # The filters offer the checkers, sets and labels the mistakes hold.
+    options = [attributes.get("value") for tag, attributes in dom.elements if tag == "option"]
+    assert options == ["", *sorted(CHECKERS), "", *sorted(SETS), "", "VERIFIED", "DISPUTED"]
+
+
+def test_mistakes_beyond_the_limit_are_named_not_shown():
+    page = eval_html.render_page(make_evaluation(), make_mistakes(), limit=2)
+    dom = Page(page)
+    assert len(dom.find("tr", "mistake")) == 2
+    assert "factcheck eval show 3f1c0d2e-0000-4000-8000-000000000001 --items --wrong" in dom.text("mistakes")
+    empty = Page(eval_html.render_page(make_evaluation()))
+    assert "No wrong answers" in empty.text("mistakes") and not empty.find("table", "mistakes")
+
+
+def test_a_bin_label_stays_inside_the_plot():
+    score = make_score("a/b", "s", 0.5)
+    del score.calibration[:]
+    score.calibration.add(confidence=common_pb2.CONFIDENCE_HIGH, stated=0.9, observed=1.0, count=3)
+    [point] = eval_html.reliability(score)["points"]
+    half = eval_html.LABEL_CHAR_WIDTH * len(point["label"]) / 2
+    assert point["label"] == "HIGH · 3"
+    assert (
+        eval_html.PLOT_LEFT <= point["label_x"] - half
+        and point["label_x"] + half <= eval_html.PLOT_LEFT + eval_html.PLOT_SIZE
+    )
+    assert point["label_y"] > point["y"]  # at the top of the plot: under its point, not over the edge
+
+
+# Measures the page in a frame `width` px wide: what overflows its box, what a filter shows.
+LAYOUT_PROBE = """<!DOCTYPE html><html><body style="margin:0"><pre id="out"></pre>
+<iframe src="evaluation.html" style="width:WIDTHpx;height:900px;border:0" onload="
+  var d = this.contentDocument, w = this.contentWindow;
+  function box(e) { return e.getBoundingClientRect(); }
+  var out = {page: d.documentElement.scrollWidth, view: w.innerWidth, beyond_card: 0, scrolls: {}, labels_out: 0};
+  Array.prototype.forEach.call(d.querySelectorAll('svg, table'), function (e) {
+    var card = e.closest('.card'), inner = e.closest('.scroll');
+    if (!card || inner) { return; }
+    out.beyond_card = Math.max(out.beyond_card, box(e).right - box(card).right, box(card).left - box(e).left);
+  });
+  out.card_overflow = 0;
+  Array.prototype.forEach.call(d.querySelectorAll('.card, header'), function (card) {
+    out.card_overflow = Math.max(out.card_overflow, card.scrollWidth - card.clientWidth);
+  });
+  Array.prototype.forEach.call(d.querySelectorAll('.scroll > table[id]'), function (t) {
+    out.scrolls[t.id] = t.parentElement.scrollWidth - t.parentElement.clientWidth;
+  });
+  var failed = Array.prototype.filter.call(d.querySelectorAll('#cost-table th'), function (th) { return th.textContent === 'Failed'; })[0];
+  var scroller = failed.closest('.scroll');
+  out.failed_visible = box(failed).right <= box(scroller).right + 0.5;
+  Array.prototype.forEach.call(d.querySelectorAll('svg.reliability-chart'), function (svg) {
+    var plot = svg.querySelector('rect.plot').getBBox();
+    Array.prototype.forEach.call(svg.querySelectorAll('text.bin-label'), function (t) {
+      var b = t.getBBox();
+      if (b.x < plot.x || b.x + b.width > plot.x + plot.width || b.y < plot.y || b.y + b.height > plot.y + plot.height) {
+        out.labels_out += 1;
+      }
+    });
+  });
+  var select = d.querySelector('select[data-filter=checker]');
+  out.filters_shown = w.getComputedStyle(d.querySelector('.filters')).display !== 'none';
+  select.value = 'local/checker-lexical';
+  select.dispatchEvent(new w.Event('change'));
+  out.rows_shown = Array.prototype.filter.call(d.querySelectorAll('tr.mistake'), function (r) { return !r.hidden; }).length;
+  out.count = d.querySelector('[data-filter-count]').textContent;
+  document.getElementById('out').textContent = JSON.stringify(out);
+"></iframe></body></html>
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_chromium_lays_the_page_out_at_1280_and_420_pixels(chromium, tmp_path, width):  # noqa: F811
+    eval_html.write_page(
+        tmp_path / "evaluation.html", make_evaluation(evaluation_pb2.EVALUATION_STATUS_PARTIAL), make_mistakes()
+    )
+    probe = tmp_path / "probe.html"
+    probe.write_text(LAYOUT_PROBE.replace("WIDTH", str(width)))
+    dom = Page(
+        run_chromium(
+            chromium, tmp_path / "profile", "--allow-file-access-from-files", f"--window-size={width + 20},1000",
+            "--dump-dom", probe.as_uri(),
+        )
+    )  # fmt: skip
+    seen = json.loads(dom.text("out"))
+    assert seen["page"] <= seen["view"], seen  # nothing pushes the page sideways
+    assert seen["beyond_card"] <= 0.5 and seen["card_overflow"] == 0, seen  # everything stays inside its card
+    assert seen["labels_out"] == 0, seen  # every reliability label inside its plot
+    if width == 1280:  # every column in view, Cached and Failed included: no sideways scroll
+        assert seen["scrolls"] == {"scores-table": 0, "cost-table": 0} and seen["failed_visible"], seen
+    # The filter (the page's script) shows one checker's mistakes.
+    assert seen["filters_shown"] and (seen["rows_shown"], seen["count"]) == (2, "2 of 3 shown"), seen
+
+
+def test_chromium_screenshots_of_the_page_at_both_widths(chromium, tmp_path):  # noqa: F811
+    eval_html.write_page(tmp_path / "evaluation.html", make_evaluation(), make_mistakes())
+    for width in (1280, 420):
+        shot = tmp_path / f"evaluation-{width}.png"
+        run_chromium(
+            chromium, tmp_path / "profile", f"--screenshot={shot}", f"--window-size={width},2400",
+            (tmp_path / "evaluation.html").as_uri(),
+        )  # fmt: skip
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000

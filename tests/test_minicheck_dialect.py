@@ -26,7 +26,7 @@ from factcheck.models.errors import ModelNotConfiguredError
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
 from factcheck_checker.minicheck import SYSTEM_PROMPT
 from factcheck_gateway.modes.fact_check.cache import verify_prompt_label
-from factcheck_gateway.request_validation import ValidationError, check_model
+from factcheck_gateway.request_validation import ValidationError, check_checker_model, check_model
 from tests import fake_model_server
 from tests.fake_model_server import (
     Behaviour,
@@ -134,13 +134,13 @@ def test_a_dialect_the_suite_does_not_speak_is_refused_naming_the_setting(server
     with pytest.raises(ModelNotConfiguredError, match=r"FACTCHECK_MODEL_PROVIDERS\['vllm'\].dialect gives it"):
         check_servable(MODEL, provider)
     with pytest.raises(ValidationError, match=r"mode_config.checker_models\[0\]: model 'vllm/minicheck-7b'"):
-        check_model("mode_config.checker_models[0]", MODEL, settings, checker=True)
+        check_checker_model("mode_config.checker_models[0]", MODEL, settings)
 
 
 def test_a_grounding_model_is_a_checker_and_nothing_else(server):
     settings = _settings(server)
     assert grounding_kind(MODEL, settings) == "minicheck" and grounding_kind("vllm/other", settings) is None
-    check_model("config.checker_models[0]", MODEL, settings, checker=True)
+    check_checker_model("config.checker_models[0]", MODEL, settings)
     with pytest.raises(ValidationError, match="mode_config.reporter_model: vllm/minicheck-7b is a grounding model"):
         check_model("mode_config.reporter_model", MODEL, settings)
 

@@ -1,9 +1,13 @@
 """FactCheckConfig.consensus through the real services (one in-process gRPC server, the scripted model
 server), on SQLite and PostgreSQL: the weights of the tenant's newest complete evaluation decide a claim the
 majority decides otherwise; they are reported in all_checkers_complete and stored, so GetResult shows the
-same weights after a newer evaluation; without an evaluation the majority is used, and the run says why."""
+same weights after a newer evaluation; without an evaluation the majority is used, and the run says why.
+A run may name its evaluation; without one, an evaluation on too few answers per label is passed over;
+the weights read readable answers only."""
 
 from __future__ import annotations
+
+import uuid
 
 import grpc
 import pytest
@@ -12,6 +16,7 @@ from sqlalchemy import insert
 from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.evaluation.sets import LABELS
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.evaluations.reliability import ReliabilityLookup
 from factcheck_gateway.evaluations.store import EvaluationStore
 from factcheck_gateway.modes.fact_check import consensus_weights
 from factcheck_gateway.modes.fact_check.consensus_weights import (
@@ -40,9 +45,11 @@ def store_evaluation(
     confusions: dict[str, tuple],
     status: str = "COMPLETE",
     tenant_id: str = "default",
+    unreadable: int = 0,
 ) -> None:
     """An evaluation as EvaluationService stores one: its row (checkerModels in its config), one item row per
-    answer (each checker's confusion counts spelled out as items of one set), then its status."""
+    answer (each checker's confusion counts spelled out as items of one set, and `unreadable` answers on
+    VERIFIED items per checker, stored as a run would read them: UNVERIFIABLE), then its status."""
     store = StageStore(database_url)
     try:
         evaluations = EvaluationStore(store.engine)
@@ -55,6 +62,7 @@ def store_evaluation(
                 for verdict, count in zip(LABELS, row):
                     rows += [
                         {
+                            "id": str(uuid.uuid4()),
                             "evaluation_id": evaluation_id,
                             "checker_model": model,
                             "set_name": "factcheck-bench",
@@ -62,13 +70,31 @@ def store_evaluation(
                             "label": label,
                             "verdict": verdict,
                             "confidence": "HIGH",
+                            "unreadable": False,
                             "failed": False,
                         }
                         for n in range(count)
                     ]
+        rows += [
+            {
+                "id": str(uuid.uuid4()),
+                "evaluation_id": evaluation_id,
+                "checker_model": model,
+                "set_name": "factcheck-bench",
+                "item_id": f"unreadable-{n}",
+                "label": "VERIFIED",
+                "verdict": "UNVERIFIABLE",
+                "confidence": "LOW",
+                "unreadable": True,
+                "failed": False,
+            }
+            for model in confusions
+            for n in range(unreadable)
+        ]
         # A failed call is not scored: one per checker, to show it is left out.
         rows += [
             {
+                "id": str(uuid.uuid4()),
                 "evaluation_id": evaluation_id,
                 "checker_model": model,
                 "set_name": "factcheck-bench",
@@ -76,13 +102,14 @@ def store_evaluation(
                 "label": "VERIFIED",
                 "verdict": None,
                 "confidence": None,
+                "unreadable": False,
                 "failed": True,
             }
             for model in confusions
         ]
-        with store.engine.begin() as connection:
+        with store.engine.begin() as connection:  # (every row names the same columns: an executemany's are the first's)
             connection.execute(insert(EvaluationItemRow), rows)
-        assert evaluations.finish(evaluation_id, "test-owner", status, None)
+        assert evaluations.finish(evaluation_id, "test-owner", status, None, evaluation_pb2.EvaluationEvent)
     finally:
         store.close()
 
@@ -93,9 +120,9 @@ class Lookups:
     def __init__(self) -> None:
         self.asked: list[tuple[str, list[str]]] = []
 
-    def __call__(self, engine, tenant_id, checker_models):
+    def __call__(self, engine, tenant_id, checker_models, min_per_label):
         self.asked.append((tenant_id, list(checker_models)))
-        return EvaluationStore(engine).newest_confusions(tenant_id, checker_models)
+        return ReliabilityLookup(engine).newest(tenant_id, checker_models, min_per_label)
 
 
 @pytest.fixture
@@ -113,8 +140,8 @@ def script_checkers(fake_models) -> None:
         fake_models.script(model, verdicts())
 
 
-def request(consensus: int = evaluation_pb2.CONSENSUS_UNSPECIFIED) -> factcheck_pb2.RunRequest:
-    return content_request(checker_models=CHECKERS, consensus=consensus)
+def request(consensus: int = evaluation_pb2.CONSENSUS_UNSPECIFIED, **config) -> factcheck_pb2.RunRequest:
+    return content_request(checker_models=CHECKERS, consensus=consensus, **config)
 
 
 async def run_and_get(settings, *requests):
@@ -159,7 +186,8 @@ async def test_weights_from_the_newest_evaluation_decide_and_are_kept(database_u
     )
     assert not payload(majority_events, "all_checkers_complete").HasField("consensus_weighting")
     assert not majority_result.verification.HasField("consensus_weighting")
-    assert payload(majority_events, "factcheck_start").config.consensus == evaluation_pb2.CONSENSUS_UNSPECIFIED
+    # The run's config gives the consensus it uses, its default applied (as factcheck.proto documents it).
+    assert payload(majority_events, "factcheck_start").config.consensus == evaluation_pb2.CONSENSUS_MAJORITY
     assert lookups.asked == [("default", CHECKERS)]  # only the weighted run looked
 
     # Weighted: the reliable checker's dispute outvotes the two weak verifications.
@@ -226,9 +254,10 @@ async def test_without_an_evaluation_the_majority_is_used_and_the_run_says_why(d
         "",
     )
     assert weighting.note == (
-        "no complete evaluation of this tenant measured fake/checker-a, fake/checker-b, fake/checker-c; "
-        "the majority was used"
+        "no complete evaluation of this tenant measured fake/checker-a, fake/checker-b, fake/checker-c on at "
+        "least 20 readable answers of each label; the majority was used"
     )
+    assert weighting.fallback == evaluation_pb2.CONSENSUS_FALLBACK_NO_EVALUATION
     assert result.verification.consensus_weighting == weighting
     assert describe_weighting(weighting) == f"majority ({weighting.note})"
     # A later evaluation does not change the stored run.
@@ -267,11 +296,116 @@ async def test_an_unknown_consensus_is_refused(database_url, fake_models):
     assert "mode_config.consensus" in (raised.value.details() or "")
 
 
+async def test_the_weights_read_readable_answers_only(database_url, fake_models, lookups):
+    script_checkers(fake_models)
+    # Thirty unreadable answers on VERIFIED items per checker: stored as UNVERIFIABLE, they are not verdicts.
+    store_evaluation(
+        database_url,
+        "eval-1",
+        {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK, "fake/checker-c": WEAK},
+        unreadable=30,
+    )
+    settings = inprocess_settings(fake_models.base_url, database_url)
+    ((events, _),) = await run_and_get(settings, request(evaluation_pb2.CONSENSUS_WEIGHTED))
+    reliable = payload(events, "all_checkers_complete").consensus_weighting.checkers[0]
+    assert reliable.items == 300  # the readable answers
+    assert list(reliable.verdict_given_label)[:3] == pytest.approx([91 / 103, 6 / 103, 6 / 103])
+
+
+async def test_a_run_weighs_by_the_evaluation_it_names(database_url, fake_models, lookups):
+    script_checkers(fake_models)
+    store_evaluation(
+        database_url, "eval-pinned", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK, "fake/checker-c": WEAK}
+    )
+    store_evaluation(
+        database_url, "eval-newer", {"fake/checker-a": WEAK, "fake/checker-b": RELIABLE, "fake/checker-c": RELIABLE}
+    )
+    store_evaluation(database_url, "eval-stopped", {m: RELIABLE for m in CHECKERS}, status="CANCELLED")
+    store_evaluation(database_url, "eval-two", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK})
+    store_evaluation(database_url, "eval-theirs", {m: RELIABLE for m in CHECKERS}, tenant_id="someone-else")
+    settings = inprocess_settings(fake_models.base_url, database_url)
+    weighted = evaluation_pb2.CONSENSUS_WEIGHTED
+    runs = await run_and_get(
+        settings,
+        request(weighted, consensus_evaluation_id="eval-pinned"),
+        request(weighted, consensus_evaluation_id="no-such-evaluation"),
+        request(weighted, consensus_evaluation_id="eval-stopped"),
+        request(weighted, consensus_evaluation_id="eval-two"),
+        request(weighted, consensus_evaluation_id="eval-theirs"),
+    )
+    (pinned_events, pinned_result), *fallbacks = runs
+    pinned = payload(pinned_events, "all_checkers_complete")
+    assert pinned.consensus_weighting.evaluation_id == "eval-pinned"  # not the newer one
+    assert pinned.consensus_weighting.fallback == evaluation_pb2.CONSENSUS_FALLBACK_UNSPECIFIED
+    assert claim_1(pinned.consensus).consensus_verdict == common_pb2.VERDICT_DISPUTED
+    assert payload(pinned_events, "factcheck_start").config.consensus_evaluation_id == "eval-pinned"
+    assert pinned_result.verification.consensus_weighting == pinned.consensus_weighting
+    notes = []
+    for events, result in fallbacks:
+        weighting = payload(events, "all_checkers_complete").consensus_weighting
+        assert weighting.used == evaluation_pb2.CONSENSUS_MAJORITY
+        assert weighting.fallback == evaluation_pb2.CONSENSUS_FALLBACK_EVALUATION_UNUSABLE
+        assert result.verification.consensus_weighting == weighting  # stored with the run
+        notes.append(weighting.note)
+    assert notes == [
+        "evaluation no-such-evaluation was not found; the majority was used",
+        "evaluation eval-stopped is CANCELLED, not COMPLETE; the majority was used",
+        "evaluation eval-two did not measure fake/checker-c; the majority was used",
+        "evaluation eval-theirs was not found; the majority was used",
+    ]
+    assert lookups.asked == []  # a named evaluation is never replaced by the newest
+
+
+async def test_an_evaluation_on_too_few_answers_per_label_is_passed_over(database_url, fake_models, lookups):
+    script_checkers(fake_models)
+    store_evaluation(
+        database_url, "eval-big", {"fake/checker-a": RELIABLE, "fake/checker-b": WEAK, "fake/checker-c": WEAK}
+    )
+    small = ((5, 0, 0), (0, 5, 0), (0, 0, 5))
+    store_evaluation(database_url, "eval-small", {m: small for m in CHECKERS})  # newer, five answers per label
+    settings = inprocess_settings(fake_models.base_url, database_url)
+    ((events, _),) = await run_and_get(settings, request(evaluation_pb2.CONSENSUS_WEIGHTED))
+    assert payload(events, "all_checkers_complete").consensus_weighting.evaluation_id == "eval-big"
+    lenient = inprocess_settings(fake_models.base_url, database_url, consensus_min_items_per_label=5)
+    ((events, _),) = await run_and_get(lenient, request(evaluation_pb2.CONSENSUS_WEIGHTED))
+    assert payload(events, "all_checkers_complete").consensus_weighting.evaluation_id == "eval-small"
+    strict = inprocess_settings(fake_models.base_url, database_url, consensus_min_items_per_label=101)
+    ((events, _),) = await run_and_get(strict, request(evaluation_pb2.CONSENSUS_WEIGHTED))
+    weighting = payload(events, "all_checkers_complete").consensus_weighting
+    assert weighting.fallback == evaluation_pb2.CONSENSUS_FALLBACK_NO_EVALUATION
+    assert "on at least 101 readable answers of each label" in weighting.note
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_a_named_evaluation_needs_the_weighted_consensus_and_checkers_must_check(database_url, fake_models):
+    settings = inprocess_settings(fake_models.base_url, database_url)
+    async with serve_everything(settings) as running, grpc.aio.insecure_channel(running.target) as channel:
+        stub = factcheck_pb2_grpc.FactCheckServiceStub(channel)
+        refused = []
+        for bad in (
+            request(evaluation_pb2.CONSENSUS_MAJORITY, consensus_evaluation_id="eval-1"),
+            request(consensus_evaluation_id="eval-1"),
+            request(evaluation_pb2.CONSENSUS_WEIGHTED, consensus_evaluation_id="x" * 256),
+            content_request(checker_models=["local/reporter"]),
+            content_request(checker_models=["local/checker", "local/title"]),
+        ):
+            with pytest.raises(grpc.aio.AioRpcError) as raised:
+                _ = [r async for r in stub.Run(bad, timeout=30)]
+            assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            refused.append(raised.value.details() or "")
+    assert "needs mode_config.consensus = CONSENSUS_WEIGHTED" in refused[0] and "needs" in refused[1]
+    assert "at most 255 characters" in refused[2]
+    assert refused[3].startswith("mode_config.checker_models[0]: ") and "'reporter' is not a checker" in refused[3]
+    assert refused[4].startswith("mode_config.checker_models[1]: ") and "'title' is not a checker" in refused[4]
+
+
 # --- a resumed run ------------------------------------------------------------------------------------
 
 
 class _Plan:
     consensus = "weighted"
+    consensus_evaluation_id = None
+    consensus_min_items_per_label = 20
 
 
 class _Run:

@@ -85,8 +85,15 @@ def add_parser(commands) -> None:
         "--consensus",
         choices=sorted(CONSENSUS),
         help="how the checkers' verdicts combine: majority (the default) or weighted by each checker's "
-        "reliability in this tenant's newest evaluation that measured them all (`factcheck eval`); "
-        "without one, the majority, and the report says why",
+        "reliability measured by `factcheck eval`: in the evaluation --evaluation names, else in this tenant's "
+        "newest complete one that measured them all on enough items of each label; without one, the majority, "
+        "with a warning on stderr and the reason in the report",
+    )
+    parser.add_argument(
+        "--evaluation",
+        metavar="ID",
+        help="the evaluation the weighted consensus weighs by (a complete one that measured every checker), "
+        "so a newer evaluation never changes the weights; implies --consensus weighted",
     )
     parser.add_argument("--json", action="store_true", help="print each event as one JSON object per line")
     parser.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
@@ -141,6 +148,7 @@ def build_request(args: argparse.Namespace, content: str | None) -> factcheck_pb
         ("investigator_model", getattr(args, "investigator", None)),
         ("citations", True if getattr(args, "citations", False) else None),
         ("consensus", CONSENSUS.get(getattr(args, "consensus", None) or "")),
+        ("consensus_evaluation_id", getattr(args, "evaluation", None)),
     ):
         if value is not None:
             setattr(config, field, value)
@@ -171,6 +179,14 @@ def run(args: argparse.Namespace, channel: grpc.Channel) -> int:
     except UsageError as error:
         print(f"factcheck check: {error}", file=sys.stderr)
         return client.EXIT_USAGE
+    evaluation = getattr(args, "evaluation", None)
+    if evaluation is not None:
+        if args.consensus == "majority":
+            print(
+                "factcheck check: --evaluation names the weights of --consensus weighted, not majority", file=sys.stderr
+            )
+            return client.EXIT_USAGE
+        args.consensus = "weighted"
     request = build_request(args, content)
     # AIP-155: a Run retried after a broken connection attaches to the run this one started.
     request.request_id = str(uuid.uuid4())
@@ -199,6 +215,7 @@ def conclude(args: argparse.Namespace, gateway: client.Gateway, ending: Ending) 
     """The report of a complete run; the reason of a failed or cancelled one. The exit code either way."""
     if ending.kind == "complete":
         result = present_result(args, gateway, ending.message_id)
+        warn_if_majority_instead(result)
         return warn_if_nothing_checked(result)
     # The progress display showed the causes already; with --json they are only in the JSON.
     report_failure(ending, causes=args.json)
@@ -216,15 +233,17 @@ def report_failure(ending: Ending, *, causes: bool = True) -> None:
     print(f"What was done is stored: factcheck show {ending.message_id}", file=sys.stderr)
 
 
-def report_lost(lost: ConnectionLost) -> None:
+def report_lost(lost: ConnectionLost, what: str = "run", hint: Callable[[str], str] = follow_hint) -> None:
+    """The gateway could not be reached again: how long it was tried, and how to follow the run (or
+    evaluation: `what`, `hint`) once it can."""
     why = f" ({lost.error.code().name}: {lost.error.details()})" if lost.error is not None else ""
     print(
-        f"factcheck: lost the connection to the gateway at {client.gateway_target()} and could not resume "
-        f"within {lost.waited_s:.0f} s{why}.",
+        f"factcheck: lost the connection to the gateway at {client.gateway_target()} and could not follow the "
+        f"{what} again within {lost.waited_s:.0f} s{why}.",
         file=sys.stderr,
     )
     if lost.message_id is not None:
-        print(f"The run may still be going: {follow_hint(lost.message_id)}.", file=sys.stderr)
+        print(f"The {what} may still be going: {hint(lost.message_id)}.", file=sys.stderr)
 
 
 def present_result(args: argparse.Namespace, gateway: client.Gateway, message_id: str) -> factcheck_pb2.FactCheckResult:
@@ -236,6 +255,13 @@ def present_result(args: argparse.Namespace, gateway: client.Gateway, message_id
     if args.html is not None:
         html.write_report(args.html, result)
     return result
+
+
+def warn_if_majority_instead(result: factcheck_pb2.FactCheckResult) -> None:
+    """A warning on stderr when the run asked for the weighted consensus and fell back to the majority."""
+    weighting = result.verification.consensus_weighting
+    if weighting.fallback != evaluation_pb2.CONSENSUS_FALLBACK_UNSPECIFIED:
+        print(f"factcheck: warning: the weighted consensus was not used: {weighting.note}", file=sys.stderr)
 
 
 def warn_if_nothing_checked(result: factcheck_pb2.FactCheckResult) -> int:

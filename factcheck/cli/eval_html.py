@@ -5,14 +5,18 @@ computes from the Evaluation.
 Per checker and set: the scores, a reliability diagram (SVG: the probability each confidence level
 is read as against the share of its verdicts that were right, with the diagonal; each point sized by
 its count), the confusion matrix as a heat-map table, and the latency percentiles (SVG bars). Across
-checkers: balanced accuracy per set (SVG bars, with chance marked). Every plot is drawn here as
-numbers; every name (models, sets) goes through the template's autoescaping.
+checkers: balanced accuracy per set (SVG bars, with chance marked). Then the mistakes: every wrong
+answer (claim, label, verdict, the checker's evidence), with filters by checker, set and label (the
+pages' one script; without it every mistake shows). Every plot is drawn here as numbers and scales
+with its card; every name and text (models, sets, claims, answers) goes through the template's
+autoescaping.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -32,6 +36,8 @@ EVALUATION_STYLE = Markup(
 RELIABILITY_WIDTH, RELIABILITY_HEIGHT = 280, 250
 PLOT_LEFT, PLOT_TOP, PLOT_SIZE = 44, 14, 200
 POINT_MIN_R, POINT_MAX_R = 3.0, 12.0
+# A bin label's characters at the diagram's 10 px font, wide enough for any of them (DejaVu Sans: 0.55-0.7 em).
+LABEL_CHAR_WIDTH = 7.0
 # The comparison's bars: label column, then the bar's length for a balanced accuracy of 1.
 COMPARE_LABEL, COMPARE_BAR, COMPARE_ROW = 230, 360, 26
 LATENCY_BAR = 300
@@ -45,8 +51,15 @@ STATUS_CLASSES = {
 }
 
 
-def render_page(evaluation: evaluation_pb2.Evaluation) -> str:
-    """The evaluation's page as one HTML string."""
+def render_page(
+    evaluation: evaluation_pb2.Evaluation,
+    mistakes: Sequence[evaluation_pb2.EvaluationItem] = (),
+    limit: int | None = None,
+) -> str:
+    """The evaluation's page as one HTML string, with its mistakes (wrong answers: at most `limit`, a
+    note saying so when there were more)."""
+    shown = list(mistakes)[:limit] if limit is not None else list(mistakes)
+    rows = [eval_view.item_row(item) for item in shown]
     return frame(
         "evaluation.html.j2",
         extra_style=EVALUATION_STYLE,
@@ -64,25 +77,49 @@ def render_page(evaluation: evaluation_pb2.Evaluation) -> str:
             ("Created", view.local_time(evaluation.created_at)),
         ],
         rows=[_row(score) for score in evaluation.scores],
+        partial=any(eval_view.score_row(score).partial for score in evaluation.scores),
+        partial_note=eval_view.PARTIAL_NOTE,
         comparison=comparison(evaluation.scores),
         panels=[_panel(index, score) for index, score in enumerate(evaluation.scores)],
         verdicts=VERDICTS,
         short=eval_view.SHORT,
+        mistakes=rows,
+        mistakes_more=len(mistakes) > len(shown),
+        mistake_filters=_filters(rows),
     )
 
 
-def write_page(path: Path, evaluation: evaluation_pb2.Evaluation) -> None:
+def write_page(
+    path: Path,
+    evaluation: evaluation_pb2.Evaluation,
+    mistakes: Sequence[evaluation_pb2.EvaluationItem] = (),
+    limit: int | None = None,
+) -> None:
     """Write the page to path and say where on stderr (stdout may carry --json output)."""
-    path.write_text(render_page(evaluation), encoding="utf-8")
+    path.write_text(render_page(evaluation, mistakes, limit), encoding="utf-8")
     print(f"HTML report written to {path}", file=sys.stderr)
+
+
+def _filters(rows: Sequence[eval_view.ItemRow]) -> list[tuple[str, str, list[str]]]:
+    """The mistakes' filters: (the rows' data attribute, its label, the values it takes)."""
+    return [
+        ("checker", "Checker", sorted({row.checker for row in rows})),
+        ("set", "Set", sorted({row.set for row in rows})),
+        ("label", "Label", [label for label in VERDICTS if any(row.label == label for row in rows)]),
+    ]
 
 
 def _row(score: evaluation_pb2.CheckerScore) -> dict:
     """A row of the scores table; `sort` holds each numeric cell's value for the page's sorting."""
     row = eval_view.score_row(score)
+    recalls = {item.verdict: item for item in score.verdicts}
     return {
         "row": row,
-        "pr": {verdict: f"{_two(row.precision[verdict])} / {_two(row.recall[verdict])}" for verdict in VERDICTS},
+        "pr": {verdict: f"{row.precision[verdict]} / {row.recall[verdict]}" for verdict in VERDICTS},
+        "recall_sort": {
+            verdict: (recalls[value].recall if value in recalls and recalls[value].support else -1)
+            for verdict, value in zip(VERDICTS, eval_view.VERDICT_VALUES)
+        },
         "sort": {
             "balanced_accuracy": score.balanced_accuracy if row.scored else -1,
             "ece": score.expected_calibration_error if row.scored else -1,
@@ -95,11 +132,6 @@ def _row(score: evaluation_pb2.CheckerScore) -> dict:
             "items": score.items,
         },
     }
-
-
-def _two(value: str) -> str:
-    """ "0.700" -> "0.70" (the table's precision and recall); "—" stays."""
-    return value[:-1] if value != eval_view.NONE else value
 
 
 def _panel(index: int, score: evaluation_pb2.CheckerScore) -> dict:
@@ -132,6 +164,12 @@ def reliability(score: evaluation_pb2.CheckerScore) -> dict:
     for item in bins:
         radius = POINT_MIN_R + (POINT_MAX_R - POINT_MIN_R) * math.sqrt(item.count / largest)
         x, y = _x(item.stated), _y(item.observed)
+        # The label over its point (under it near the top), moved in so it never crosses the plot's edge.
+        label = f"{eval_view.confidence_name(item.confidence)} · {item.count}"
+        half = LABEL_CHAR_WIDTH * len(label) / 2
+        label_x = min(max(x, PLOT_LEFT + half + 2), PLOT_LEFT + PLOT_SIZE - half - 2)
+        above = y - radius - 4
+        label_y = above if above >= PLOT_TOP + 12 else y + radius + 12
         points.append(
             {
                 "confidence": eval_view.confidence_name(item.confidence),
@@ -143,7 +181,9 @@ def reliability(score: evaluation_pb2.CheckerScore) -> dict:
                 "r": round(radius, 1),
                 "bar_top": round(y, 1),
                 "bar_height": round(_y(0) - y, 1),
-                "label_y": round(max(y - radius - 4, PLOT_TOP + 8), 1),
+                "label": label,
+                "label_x": round(label_x, 1),
+                "label_y": round(min(label_y, PLOT_TOP + PLOT_SIZE - 4), 1),
             }
         )
     ticks = [

@@ -51,10 +51,11 @@ def started_line(event: evaluation_pb2.EvaluationEvent) -> Text:
 
 def score_line(score: evaluation_pb2.CheckerScore) -> Text:
     row = eval_view.score_row(score)
+    on = f"on {score.items} of {score.total} items only (partial)" if row.partial else f"{row.items} items"
     return stage_line(
         "score",
-        f"{row.checker} on {row.set}: balanced accuracy {row.balanced_accuracy}, ECE {row.ece}, "
-        f"{row.items} items, {row.failed} failed",
+        f"{row.checker} on {row.set}: balanced accuracy {row.balanced_accuracy}, ECE {row.ece}, {on}, "
+        f"{row.failed} failed",
     )
 
 
@@ -108,6 +109,10 @@ class EvalProgress:
         else:
             self._bar.console.print(line)
 
+    def note(self, text: str) -> None:
+        """One line about the connection (lost, followed again), above the bar."""
+        self._line(stage_line("note", plain(text)))
+
     def show(self, event: evaluation_pb2.EvaluationEvent) -> None:
         if event.evaluation_id:
             self.evaluation_id = event.evaluation_id
@@ -156,6 +161,8 @@ def render_evaluation(console: Console, evaluation: evaluation_pb2.Evaluation) -
         summary = drawn.get(name)
         section(console, f"Scores on {clean(name)}{drawn_text(summary)}", scores_table(scores))
     console.print(Text(LEGEND, style="dim"))
+    if any(eval_view.score_row(score).partial for score in evaluation.scores):
+        console.print(Text(eval_view.PARTIAL_NOTE, style="yellow"))
     section(console, "Cost and latency", cost_table(evaluation.scores))
     section(console, "Confusion matrices (rows: label, columns: verdict)", confusion_matrices(evaluation.scores))
 
@@ -210,8 +217,8 @@ def scores_table(scores) -> Table:
         table.add_row(
             plain(row.checker),
             row.items,
-            Text(row.balanced_accuracy, style="bold"),
-            *(f"{short(row.precision[verdict])}/{short(row.recall[verdict])}" for verdict in VERDICTS),
+            Text(row.headline, style="bold yellow" if row.partial else "bold"),
+            *(f"{row.precision[verdict]}/{row.recall[verdict]}" for verdict in VERDICTS),
             row.ece,
             row.disputed_on_supported,
             row.unreadable,
@@ -239,11 +246,6 @@ def add_name_columns(table: Table, scores, *, with_set: bool = True) -> None:
     for header, names in columns:
         width = min(max([len(header), *(len(name) for name in names)]), NAME_WIDTH)
         table.add_column(header, min_width=width, overflow="fold")
-
-
-def short(value: str) -> str:
-    """ "0.700" -> "0.70": precision and recall with two decimals in the terminal table."""
-    return value[:-1] if value != NONE and len(value) == 5 else value
 
 
 def cost_table(scores) -> Table:
@@ -279,12 +281,14 @@ def confusion_matrices(scores) -> Columns:
 
 
 def evaluations_table(evaluations) -> Table:
-    """One row per stored evaluation: enough to pick the id to `show` or `resume`."""
+    """One row per stored evaluation: enough to pick the id to `show`, `compare` or `resume`, with each
+    checker's balanced accuracy on each set (in the sets' order; * on part of the set)."""
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("id", no_wrap=True)
     table.add_column("status", no_wrap=True)
     table.add_column("checkers", ratio=1, overflow="fold")
     table.add_column("sets", ratio=1, overflow="fold")
+    table.add_column("bal. acc per set", ratio=2, overflow="fold")
     table.add_column("done", justify="right", no_wrap=True)
     table.add_column("created", no_wrap=True)
     for evaluation in evaluations:
@@ -293,6 +297,7 @@ def evaluations_table(evaluations) -> Table:
             Text(eval_view.status_name(evaluation.status), STATUS_STYLES.get(evaluation.status, "")),
             plain("\n".join(evaluation.checker_models)),
             plain("\n".join(summary.name for summary in evaluation.sets)),
+            plain("\n".join(eval_view.headline_lines(evaluation)) or NONE),
             f"{evaluation.done}/{evaluation.total}",
             view.local_time(evaluation.created_at),
         )
@@ -310,3 +315,102 @@ def sets_table(sets) -> Table:
         about = ": ".join(part for part in (shipped.title, shipped.description) if part)
         table.add_row(plain(shipped.name), f"{shipped.items:,}", plain(shipped.licence), plain(about))
     return table
+
+
+# --- answers and comparisons --------------------------------------------------------------
+
+OUTCOME_STYLES = {"right": "green", "wrong": "bold red", "unreadable": "bold yellow", "failed": "magenta"}
+
+
+def items_table(items) -> Table:
+    """One row per answer: where, the label, the verdict (red when wrong), and the claim with what the
+    checker said (its evidence, what it answered when unreadable, why its call failed)."""
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_lines=False)
+    table.add_column("checker · set", overflow="fold", max_width=28)
+    table.add_column("item", overflow="fold", max_width=18)
+    table.add_column("label", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("conf.", no_wrap=True)
+    table.add_column("latency", justify="right", no_wrap=True)
+    table.add_column("claim / answer", ratio=1, overflow="fold")
+    for item in items:
+        row = eval_view.item_row(item)
+        said = Text.assemble(plain(row.claim), "\n", plain(row.answer, "dim"))
+        if row.correction:
+            said.append(plain(f"\ncorrection: {row.correction}", "dim"))
+        table.add_row(
+            plain(f"{row.checker} · {row.set}"),
+            plain(row.item_id),
+            row.label,
+            Text(row.verdict, OUTCOME_STYLES.get(row.outcome, "")),
+            row.confidence,
+            row.latency,
+            said,
+        )
+    return table
+
+
+def difference_text(value: float) -> str:
+    return f"{value:+.3f}"
+
+
+def comparison_table(response: evaluation_pb2.CompareEvaluationsResponse) -> Table:
+    """Per checker and set: the balanced accuracy of A and B on the shared items, B − A with its interval."""
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
+    table.add_column("checker", overflow="fold", max_width=NAME_WIDTH)
+    table.add_column("set", overflow="fold", max_width=NAME_WIDTH)
+    for name in ("shared", "A bal. acc", "B bal. acc", "B − A", "95% interval", "differ"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for item in response.comparisons:
+        shared = item.shared_items > 0
+        clear = shared and (item.difference_low > 0 or item.difference_high < 0)
+        style = ("green" if item.difference > 0 else "red") if clear else ""
+        table.add_row(
+            plain(item.checker_model),
+            plain(item.set),
+            f"{item.shared_items:,}",
+            eval_view.fraction(item.balanced_accuracy) if shared else NONE,
+            eval_view.fraction(item.other_balanced_accuracy) if shared else NONE,
+            Text(difference_text(item.difference), style=style) if shared else NONE,
+            f"{difference_text(item.difference_low)} … {difference_text(item.difference_high)}" if shared else NONE,
+            f"{item.disagreements:,}",
+        )
+    return table
+
+
+def disagreements_table(response: evaluation_pb2.CompareEvaluationsResponse) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
+    table.add_column("checker · set", overflow="fold", max_width=28)
+    table.add_column("item", overflow="fold", max_width=18)
+    table.add_column("label", no_wrap=True)
+    table.add_column("A", no_wrap=True)
+    table.add_column("B", no_wrap=True)
+    table.add_column("claim", ratio=1, overflow="fold")
+    for item in response.disagreements:
+        label = view.verdict_name(item.label)
+        cells = []
+        for verdict in (item.verdict, item.other_verdict):
+            name = view.verdict_name(verdict) if verdict else "unreadable"
+            cells.append(Text(name, "green" if name == label else "red"))
+        table.add_row(
+            plain(f"{item.checker_model} · {item.set}"), plain(item.item_id), label, *cells, plain(item.claim or NONE)
+        )
+    return table
+
+
+def render_comparison(console: Console, response: evaluation_pb2.CompareEvaluationsResponse) -> None:
+    """The comparison table, how to read its interval, and the items where the two disagree."""
+    console.print(plain(f"A  {response.evaluation_id}\nB  {response.other_evaluation_id}"))
+    section(console, "Balanced accuracy on the items both judged", comparison_table(response))
+    console.print(
+        Text(
+            f"B − A with a paired bootstrap 95% interval ({response.resamples:,} resamples within each label): an "
+            "interval that holds 0 is no difference these items can show; differ: items whose answers differ.",
+            style="dim",
+        )
+    )
+    counted_all = sum(item.disagreements for item in response.comparisons)
+    if response.disagreements:
+        shown = len(response.disagreements)
+        more = f" (the first {shown:,} of {counted_all:,}: --max-disagreements N)" if shown < counted_all else ""
+        section(console, f"Where they disagree{more}", disagreements_table(response))

@@ -37,9 +37,9 @@ def confidence_name(confidence: int) -> str:
     return view.confidence_name(confidence)
 
 
-def fraction(value: float) -> str:
-    """A 0-1 score with three decimals."""
-    return f"{value:.3f}"
+def fraction(value: float, digits: int = 3) -> str:
+    """A 0-1 score, rounded (2/3 is 0.667, or 0.67 with two digits)."""
+    return f"{value:.{digits}f}"
 
 
 def percent(value: float) -> str:
@@ -56,11 +56,12 @@ def verdict_scores(score: evaluation_pb2.CheckerScore) -> dict[str, evaluation_p
 
 
 def precision_recall(item: evaluation_pb2.VerdictScore | None) -> tuple[str, str]:
-    """Precision and recall as text; "—" where it is undefined (never predicted, never labelled)."""
+    """Precision and recall as text with two decimals, rounded; "—" where it is undefined (never
+    predicted, never labelled)."""
     if item is None:
         return NONE, NONE
-    precision = fraction(item.precision) if item.predicted else NONE
-    recall = fraction(item.recall) if item.support else NONE
+    precision = fraction(item.precision, 2) if item.predicted else NONE
+    recall = fraction(item.recall, 2) if item.support else NONE
     return precision, recall
 
 
@@ -92,6 +93,42 @@ class ScoreRow:
     cached: str
     failed: str
     scored: bool  # at least one item was scored (the fractions mean something)
+    # Scored on fewer items than were drawn (the evaluation stopped early, or calls failed): the fractions
+    # are the items judged's, not the set's.
+    partial: bool = False
+
+    @property
+    def headline(self) -> str:
+        """The balanced accuracy as a headline shows it: marked when it rests on part of the set."""
+        return f"{self.balanced_accuracy}{PARTIAL_MARK}" if self.partial else self.balanced_accuracy
+
+
+# Marks a score that rests on fewer items than were drawn (PARTIAL_NOTE says so under the table).
+PARTIAL_MARK = "*"
+PARTIAL_NOTE = (
+    "* scored on fewer items than were drawn (the evaluation stopped early, or checker calls failed): "
+    "these figures are the judged items', not the set's"
+)
+
+
+def is_partial(items: int, total: int) -> bool:
+    return 0 < items < total
+
+
+def headline_value(item: evaluation_pb2.ScoreHeadline | None) -> str:
+    """ "0.586", "0.500*" on part of the set, "—" when nothing was scored."""
+    if item is None or not item.items:
+        return NONE
+    return f"{fraction(item.balanced_accuracy)}{PARTIAL_MARK if is_partial(item.items, item.total) else ''}"
+
+
+def headline_lines(evaluation: evaluation_pb2.Evaluation) -> list[str]:
+    """Per checker (the checkers' order): its name and its balanced accuracy on each set (the sets' order)."""
+    found = {(item.checker_model, item.set): item for item in evaluation.headlines}
+    return [
+        f"{model}: " + " · ".join(headline_value(found.get((model, summary.name))) for summary in evaluation.sets)
+        for model in evaluation.checker_models
+    ]
 
 
 def score_row(score: evaluation_pb2.CheckerScore) -> ScoreRow:
@@ -121,6 +158,7 @@ def score_row(score: evaluation_pb2.CheckerScore) -> ScoreRow:
         cached=str(score.cached),
         failed=str(score.failed),
         scored=scored,
+        partial=is_partial(score.items, score.total),
     )
 
 
@@ -157,14 +195,105 @@ def stop_note(evaluation: evaluation_pb2.Evaluation) -> str:
     resume = f"factcheck eval resume {evaluation.evaluation_id}"
     if status == evaluation_pb2.EVALUATION_STATUS_PARTIAL:
         why = reason or "the budget ran out"
+        failed = sum(score.failed for score in evaluation.scores)
+        listed = (
+            f"; the failed calls and why: factcheck eval show {evaluation.evaluation_id} --items --failed"
+            if failed
+            else ""
+        )
         return (
-            f"Stopped before every item was judged ({why}); the scores cover the items judged. "
-            f"Continue with: {resume} (add --max-cost-usd X or --max-tokens N when the budget ran out)"
+            f"Stopped before every item was judged: {why.rstrip('.')}. The scores cover only the items judged. "
+            f"Continue with: {resume} (add --max-cost-usd X or --max-tokens N when the budget ran out){listed}"
         )
     if status == evaluation_pb2.EVALUATION_STATUS_CANCELLED:
         return f"Cancelled{f' ({reason})' if reason else ''}; the items judged are stored. Continue with: {resume}"
     if status == evaluation_pb2.EVALUATION_STATUS_FAILED:
         return f"Failed: {reason or 'no reason given'}. The items judged are stored; continue with: {resume}"
     if status == evaluation_pb2.EVALUATION_STATUS_RUNNING:
-        return f"Still running, or stopped with its gateway ({evaluation.done} of {evaluation.total} answers stored); continue a stopped one with: {resume}"
+        return (
+            f"Still running ({evaluation.done} of {evaluation.total} answers stored): "
+            f"factcheck eval watch {evaluation.evaluation_id} follows it"
+        )
     return ""
+
+
+# --- answers ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    """One checker's answer on one item, every value as it is shown."""
+
+    checker: str
+    set: str
+    item_id: str
+    claim: str
+    label: str
+    verdict: str  # the verdict, or "unreadable", or "failed"
+    confidence: str
+    outcome: str  # "right", "wrong", "unreadable" (wrong too) or "failed" (not scored)
+    answer: str  # the checker's evidence, what it said when unreadable, or why the call failed
+    correction: str
+    latency: str
+    cached: bool
+
+
+def outcome(item: evaluation_pb2.EvaluationItem) -> str:
+    if item.failed:
+        return "failed"
+    if item.unreadable:
+        return "unreadable"
+    return "right" if item.correct else "wrong"
+
+
+def item_row(item: evaluation_pb2.EvaluationItem) -> ItemRow:
+    kind = outcome(item)
+    return ItemRow(
+        checker=item.checker_model,
+        set=item.set,
+        item_id=item.item_id,
+        claim=item.claim or NONE,
+        label=verdict_name(item.label),
+        verdict=kind if kind in ("failed", "unreadable") else verdict_name(item.verdict),
+        confidence=confidence_name(item.confidence) if item.confidence else NONE,
+        outcome=kind,
+        answer=(item.error if item.failed else item.answer) or NONE,
+        correction=item.correction or "",
+        latency="cache" if item.cached else (f"{item.latency_ms:,} ms" if item.HasField("latency_ms") else NONE),
+        cached=item.cached,
+    )
+
+
+# The columns of `eval show --jsonl / --csv`, in order: one record per answer, for a notebook.
+RECORD_FIELDS = (
+    "evaluation_id", "checker_model", "set", "item_id", "claim", "label", "verdict", "correct", "unreadable",
+    "failed", "error", "confidence", "answer", "correction", "latency_ms", "cached", "prompt_tokens",
+    "completion_tokens", "cached_tokens", "cost_usd", "evidence_passages",
+)  # fmt: skip
+
+
+def item_record(evaluation_id: str, item: evaluation_pb2.EvaluationItem) -> dict:
+    """An answer as one flat record: verdicts and labels by name (VERIFIED, ...), None where there is none."""
+    return {
+        "evaluation_id": evaluation_id,
+        "checker_model": item.checker_model,
+        "set": item.set,
+        "item_id": item.item_id,
+        "claim": item.claim,
+        "label": verdict_name(item.label),
+        "verdict": verdict_name(item.verdict) if item.verdict else None,
+        "correct": item.correct,
+        "unreadable": item.unreadable,
+        "failed": item.failed,
+        "error": item.error if item.HasField("error") else None,
+        "confidence": confidence_name(item.confidence) if item.confidence else None,
+        "answer": item.answer or None,
+        "correction": item.correction if item.HasField("correction") else None,
+        "latency_ms": item.latency_ms if item.HasField("latency_ms") else None,
+        "cached": item.cached,
+        "prompt_tokens": item.usage.prompt_tokens,
+        "completion_tokens": item.usage.completion_tokens,
+        "cached_tokens": item.usage.cached_tokens,
+        "cost_usd": item.usage.cost_usd,
+        "evidence_passages": item.evidence_passages,
+    }

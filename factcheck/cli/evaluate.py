@@ -1,10 +1,11 @@
 """`factcheck eval`: measure checker models on labelled sets through the gateway's EvaluationService,
-and `factcheck eval list / show / resume / cancel / sets`.
+and `factcheck eval list / show / watch / compare / resume / cancel / sets`.
 
 A `--set` is a shipped set's name (`factcheck eval sets` lists them; the gateway reads it from its
 own package) or the caller's JSONL file, read here and sent whole as a CustomEvaluationSet. The
-evaluation streams its progress; Ctrl-C cancels it (what was judged stays stored) and says how to
-resume it.
+evaluation runs on the gateway whatever happens to this command: its progress is followed, again
+after a broken connection (eval_follow.py), and Ctrl-C asks whether to cancel it or to detach (on no
+terminal: detach), then says how to watch it again.
 """
 
 from __future__ import annotations
@@ -13,16 +14,20 @@ import argparse
 import re
 import sys
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import grpc
 from rich.text import Text
 
+import factcheck.cli.check as check
 import factcheck.cli.client as client
 import factcheck.cli.eval_html as eval_html
 import factcheck.cli.eval_render as eval_render
 import factcheck.cli.eval_view as eval_view
 from factcheck.cli.arguments import non_negative_float, positive_int
+from factcheck.cli.eval_follow import EndedBeforeStart, EvaluationFollower, watch_hint
+from factcheck.cli.eval_items import add_item_options, fetch_items, run_items, wants_items
+from factcheck.cli.follow import ConnectionLost
 from factcheck.cli.terminal import make_console, proto_json
 from factcheck.evaluation.sets import SHIPPED_SETS, ItemsFileError, LabelledItem, read_items_file
 from factcheck.kit.grpc_options import MAX_MESSAGE_BYTES
@@ -34,16 +39,20 @@ RUN_EXIT_CODES = (
     "exit codes: 0 complete, 1 PARTIAL (the budget ran out, or checker calls failed: resume asks them again) or "
     "failed, 2 bad input (an "
     "unknown set, an unreadable, empty or malformed JSONL file, a label outside VERIFIED/DISPUTED/UNVERIFIABLE) "
-    "or an invalid request, 3 the gateway is unreachable or refused the call, 4 cancelled elsewhere, "
-    "130 interrupted by Ctrl-C (the evaluation is cancelled; `factcheck eval resume ID` continues it)"
+    "or an invalid request, 3 the gateway is unreachable (also after --reconnect-timeout) or refused the call, "
+    "4 cancelled, 130 interrupted by Ctrl-C (cancelled or detached, as you chose: a detached evaluation goes on; "
+    "`factcheck eval watch ID` follows it again)"
 )
+FOLLOW_EXIT_CODES = RUN_EXIT_CODES.replace("2 bad input (an unknown set", "2 bad arguments (")
 # The request travels as one gRPC message (the custom sets whole): keep a margin below the limit.
 MAX_REQUEST_BYTES = MAX_MESSAGE_BYTES - 2**20
 # CustomEvaluationSet.name: 1-64 characters of a-z, 0-9, ".", "_" and "-".
 SET_NAME_CHARS = re.compile(r"[^a-z0-9._-]+")
 MAX_SET_NAME = 64
-# How long a Ctrl-C waits for CancelEvaluation before leaving it to the closed stream.
-CANCEL_TIMEOUT_S = 5.0
+# How long a Ctrl-C's CancelEvaluation may take.
+CANCEL_TIMEOUT_S = 10.0
+# The most mistakes the HTML page lists (the command line lists them all: `eval show ID --items --wrong`).
+MAX_MISTAKES_IN_PAGE = 1_000
 
 
 class UsageError(Exception):
@@ -65,8 +74,9 @@ def add_parser(commands) -> None:
             "Evaluate checker models on labelled claims: every item goes to the checker exactly as a run's "
             "claims do, and each model is scored per set (balanced accuracy, per-verdict precision and recall, "
             "calibration, DISPUTED on supported claims, unreadable answers, latency, tokens, cost). "
-            "A progress bar runs on stderr, then the tables print. Ctrl-C cancels the evaluation; "
-            "`factcheck eval resume ID` continues it. The subcommands read stored evaluations."
+            "A progress bar runs on stderr, then the tables print. The evaluation runs on the gateway: a broken "
+            "connection is followed again by itself, and Ctrl-C asks whether to cancel it or detach (without a "
+            "terminal: detach); `factcheck eval watch ID` follows it again. The subcommands read stored evaluations."
         ),
         epilog=RUN_EXIT_CODES,
     )
@@ -110,6 +120,7 @@ def add_parser(commands) -> None:
         "--concurrency", type=positive_int, metavar="N", help="items sent to each checker at once, 1-16 (default 4)"
     )
     add_output_options(evaluate)
+    check.add_reconnect_option(evaluate)
     evaluate.set_defaults(run=client.channel_command(run_evaluation))
 
     actions = evaluate.add_subparsers(
@@ -118,7 +129,9 @@ def add_parser(commands) -> None:
 
     listing = actions.add_parser(
         "list",
-        help="list your evaluations, newest first",
+        help="list your evaluations, newest first, with each checker's balanced accuracy per set",
+        description="List your evaluations, newest first: status, checkers, sets, each checker's balanced "
+        "accuracy on each set (marked * when it rests on fewer items than were drawn), answers stored.",
         epilog="exit codes: 0 listed, 2 an invalid page token or size, 3 the gateway is unreachable",
     )
     client.add_page_options(listing, "evaluations")
@@ -127,14 +140,62 @@ def add_parser(commands) -> None:
 
     show = actions.add_parser(
         "show",
-        help="show a stored evaluation's scores",
+        usage="factcheck eval show ID [--json] [--html PATH]\n"
+        "       factcheck eval show ID --items [--wrong | --failed] [--checker MODEL] [--set NAME] [--label L] "
+        "[--jsonl PATH|-] [--csv PATH|-]",
+        help="show a stored evaluation's scores, or every checker's answer on every item",
         description="Show a stored evaluation's score tables and confusion matrices, by the id `factcheck eval` "
-        "and `factcheck eval list` print.",
-        epilog="exit codes: 0 shown, 3 the gateway is unreachable or refused the call, 5 unknown id",
+        "and `factcheck eval list` print. With --items: every checker's answer on every item (the claim, its "
+        "label, the verdict or why there is none, the checker's evidence, latency, cache), filtered by the "
+        "options; --jsonl and --csv write the answers as records a notebook reads directly "
+        "(pandas.read_json(path, lines=True), pandas.read_csv(path)).",
+        epilog="exit codes: 0 shown, 2 bad arguments, 3 the gateway is unreachable or refused the call, 5 unknown id",
     )
     show.add_argument("id", help="the evaluation's id")
     add_output_options(show)
+    add_item_options(show)
     show.set_defaults(run=client.channel_command(run_show))
+
+    watch = actions.add_parser(
+        "watch",
+        help="follow an evaluation again (from any gateway), then show its scores",
+        description="Follow an evaluation with the same progress as `factcheck eval`: a detached one, one "
+        "started elsewhere, or one whose command lost its connection. Its events are replayed from the start "
+        "(or after --after-seq N), then followed live to its end; a broken connection is followed again.",
+        epilog=FOLLOW_EXIT_CODES,
+    )
+    watch.add_argument("id", help="the evaluation's id")
+    watch.add_argument(
+        "--after-seq",
+        type=int,
+        default=0,
+        metavar="N",
+        help="follow only the events after event N (the seq of the last one you saw); default: from the start",
+    )
+    add_output_options(watch)
+    check.add_reconnect_option(watch)
+    watch.set_defaults(run=client.channel_command(run_watch))
+
+    compare = actions.add_parser(
+        "compare",
+        help="compare two evaluations: balanced accuracy per checker and set, with a 95%% interval",
+        description="Compare evaluation B with evaluation A: per checker and set both measured, the balanced "
+        "accuracy of each on the items both judged, the difference B − A with a paired bootstrap 95% "
+        "interval (an interval that does not hold 0 is a difference the items show), and the items where "
+        "their answers differ.",
+        epilog="exit codes: 0 compared, 1 nothing to compare (no checker and set in common), 3 the gateway is "
+        "unreachable or refused the call, 5 unknown id",
+    )
+    compare.add_argument("a", metavar="A", help="the baseline evaluation's id")
+    compare.add_argument("b", metavar="B", help="the evaluation compared with it")
+    compare.add_argument(
+        "--max-disagreements",
+        type=int,
+        metavar="N",
+        help="list at most N items where they disagree, 0-1000 (default 100; all are counted)",
+    )
+    compare.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
+    compare.set_defaults(run=client.channel_command(run_compare))
 
     resume = actions.add_parser(
         "resume",
@@ -147,19 +208,20 @@ def add_parser(commands) -> None:
         epilog=(
             "exit codes: 0 complete, 1 stopped before the end again (PARTIAL) or failed, or it cannot be resumed "
             "(complete, or a gateway is working on it), 2 bad arguments or an invalid request, 3 the gateway is "
-            "unreachable, 4 cancelled elsewhere, 5 unknown id, 130 interrupted by Ctrl-C (cancelled again)"
+            "unreachable, 4 cancelled, 5 unknown id, 130 interrupted by Ctrl-C (cancelled or detached)"
         ),
     )
     resume.add_argument("id", help="the evaluation's id")
     add_budget_options(resume, resumed=True)
     add_output_options(resume)
+    check.add_reconnect_option(resume)
     resume.set_defaults(run=client.channel_command(run_resume))
 
     cancel = actions.add_parser(
         "cancel",
         help="stop a running evaluation",
-        description="Stop a running evaluation: what it judged stays stored, its status becomes CANCELLED, "
-        "and `factcheck eval resume ID` continues it.",
+        description="Stop a running evaluation, on whichever gateway runs it: what it judged stays stored, its "
+        "status becomes CANCELLED, and `factcheck eval resume ID` continues it.",
         epilog="exit codes: 0 cancelled, 1 it had already finished, 3 the gateway is unreachable, 5 unknown id",
     )
     cancel.add_argument("id", help="the evaluation's id")
@@ -202,7 +264,7 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         type=Path,
         help="also write the scores as a self-contained HTML page with the plots (reliability diagrams, "
-        "confusion heat-maps, latency, a comparison of the models)",
+        "confusion heat-maps, latency, a comparison of the models) and the checkers' mistakes",
     )
 
 
@@ -306,78 +368,110 @@ def run_evaluation(args: argparse.Namespace, channel: grpc.Channel) -> int:
     except UsageError as error:
         print(f"factcheck eval: {error}", file=sys.stderr)
         return client.EXIT_USAGE
-    stub = EvaluationStub(channel)
-    return follow(args, stub, stub.RunEvaluation(evaluation_pb2.RunEvaluationRequest(config=config)))
+    request = evaluation_pb2.RunEvaluationRequest(config=config)
+    return follow(args, channel, lambda follower: follower.run(request))
 
 
 def run_resume(args: argparse.Namespace, channel: grpc.Channel) -> int:
-    stub = EvaluationStub(channel)
     request = evaluation_pb2.ResumeEvaluationRequest(evaluation_id=args.id)
     budget = budget_of(args)
     if budget is not None:
         request.budget.CopyFrom(budget)
-    return follow(args, stub, stub.ResumeEvaluation(request), evaluation_id=args.id)
+    return follow(args, channel, lambda follower: follower.resume(request), resuming=args.id)
 
 
-def follow(args: argparse.Namespace, stub: EvaluationStub, call, evaluation_id: str | None = None) -> int:
-    """Show the stream's events to its end, then the evaluation; Ctrl-C cancels it. The exit code."""
+def run_watch(args: argparse.Namespace, channel: grpc.Channel) -> int:
+    if args.after_seq < 0:
+        print(f"factcheck eval watch: --after-seq must not be negative (got {args.after_seq})", file=sys.stderr)
+        return client.EXIT_USAGE
+    return follow(args, channel, lambda follower: follower.watch(args.id, args.after_seq))
+
+
+def follow(
+    args: argparse.Namespace,
+    channel: grpc.Channel,
+    start: Callable[[EvaluationFollower], evaluation_pb2.Evaluation],
+    resuming: str | None = None,
+) -> int:
+    """Show the evaluation's events to its end, then the evaluation; the exit code. A broken connection
+    is followed again (a note, no error); Ctrl-C asks whether to cancel or to detach."""
     progress = eval_render.EvalProgress()
-    finished: evaluation_pb2.Evaluation | None = None
+    follower = EvaluationFollower(channel, progress.show, progress.note, args.reconnect_timeout)
     try:
         with progress:
-            for response in call:
-                event = response.event
-                if event.evaluation_id:
-                    evaluation_id = event.evaluation_id
-                progress.show(event)
-                if event.WhichOneof("event") == "finished":
-                    finished = event.finished
-                    break
+            evaluation = start(follower)
     except KeyboardInterrupt:
-        call.cancel()
-        return interrupted(stub, evaluation_id)
-    except grpc.RpcError as error:
-        if evaluation_id is None or error.code() == grpc.StatusCode.CANCELLED:
-            raise
-        if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
-            print(f"factcheck eval: cannot resume evaluation {evaluation_id}: {error.details()}", file=sys.stderr)
-            return client.EXIT_RUN_FAILED
-        print(f"factcheck: {client.describe_rpc_error(error, client.gateway_target())}", file=sys.stderr)
-        print(f"What was judged is stored; continue with `factcheck eval resume {evaluation_id}`.", file=sys.stderr)
-        return client.exit_code_of(error)
-    finally:
-        call.cancel()  # a no-op once the stream has ended
-    if finished is None:
-        if evaluation_id is None:
-            print("factcheck eval: the gateway ended the stream before the evaluation started", file=sys.stderr)
-            return client.EXIT_GATEWAY_ERROR
-        print(
-            f"factcheck eval: the stream ended before evaluation {evaluation_id} finished; "
-            f"continue it with `factcheck eval resume {evaluation_id}`",
-            file=sys.stderr,
-        )
+        return interrupted(follower.stub, follower.resource_id)
+    except EndedBeforeStart:
+        print("factcheck eval: the gateway ended the stream before the evaluation started", file=sys.stderr)
         return client.EXIT_GATEWAY_ERROR
-    present(args, finished)
-    return exit_code(finished)
+    except ConnectionLost as lost:
+        check.report_lost(lost, "evaluation", watch_hint)
+        return client.EXIT_GATEWAY_ERROR
+    except grpc.RpcError as error:
+        if resuming is not None and error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+            print(f"factcheck eval: cannot resume evaluation {resuming}: {error.details()}", file=sys.stderr)
+            return client.EXIT_RUN_FAILED
+        if follower.resource_id is None or not follower.shown:
+            raise  # refused before any event (not found, invalid, unreachable): the command's usual message
+        print(f"factcheck: {client.describe_rpc_error(error, client.gateway_target())}", file=sys.stderr)
+        print(f"The evaluation goes on at the gateway: {watch_hint(follower.resource_id)}.", file=sys.stderr)
+        return client.exit_code_of(error)
+    present(args, follower.stub, evaluation)
+    return exit_code(evaluation)
 
 
 def interrupted(stub: EvaluationStub, evaluation_id: str | None) -> int:
-    """Ctrl-C: the closed stream already tells the gateway to stop; CancelEvaluation makes sure of it."""
+    """Ctrl-C: cancel the evaluation or detach from it (it goes on), as the person at the terminal chooses;
+    without a terminal to ask on, detach. Says how to go on either way."""
     if evaluation_id is None:
         print("\nfactcheck: interrupted before the evaluation started", file=sys.stderr)
         return client.EXIT_INTERRUPTED
-    try:
-        stub.CancelEvaluation(
-            evaluation_pb2.CancelEvaluationRequest(evaluation_id=evaluation_id), timeout=CANCEL_TIMEOUT_S
+    if ask_cancel(evaluation_id):
+        try:
+            stub.CancelEvaluation(
+                evaluation_pb2.CancelEvaluationRequest(evaluation_id=evaluation_id), timeout=CANCEL_TIMEOUT_S
+            )
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                print(
+                    f"factcheck: could not cancel: {client.describe_rpc_error(error, client.gateway_target())}",
+                    file=sys.stderr,
+                )
+                print(f"It may still be going: {watch_hint(evaluation_id)}.", file=sys.stderr)
+                return client.EXIT_INTERRUPTED
+            print(f"factcheck: evaluation {evaluation_id} had already ended.", file=sys.stderr)
+            return client.EXIT_INTERRUPTED
+        print(
+            f"factcheck: interrupted: evaluation {evaluation_id} is cancelled; what was judged is stored.\n"
+            f"Resume it with `factcheck eval resume {evaluation_id}`, see it with `factcheck eval show {evaluation_id}`.",
+            file=sys.stderr,
         )
-    except grpc.RpcError:
-        pass  # already stopped by the closed stream (FAILED_PRECONDITION), or the gateway is gone
+        return client.EXIT_INTERRUPTED
     print(
-        f"\nfactcheck: interrupted: evaluation {evaluation_id} is cancelled; what was judged is stored.\n"
-        f"Resume it with `factcheck eval resume {evaluation_id}`, see it with `factcheck eval show {evaluation_id}`.",
+        f"factcheck: detached: evaluation {evaluation_id} goes on at the gateway.\n"
+        f"Watch it again with `factcheck eval watch {evaluation_id}`, stop it with `factcheck eval cancel {evaluation_id}`.",
         file=sys.stderr,
     )
     return client.EXIT_INTERRUPTED
+
+
+def ask_cancel(evaluation_id: str) -> bool:
+    """Whether to cancel: asked on a terminal (detach is the default); without one, never."""
+    if not sys.stdin.isatty():
+        return False
+    print(
+        f"\nCancel evaluation {evaluation_id}, or detach and let it run? [c]ancel / [D]etach: ",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        answer = sys.stdin.readline()
+    except (KeyboardInterrupt, OSError):
+        print(file=sys.stderr)
+        return False
+    return answer.strip().lower() in ("c", "cancel")
 
 
 def exit_code(evaluation: evaluation_pb2.Evaluation) -> int:
@@ -389,23 +483,45 @@ def exit_code(evaluation: evaluation_pb2.Evaluation) -> int:
     return client.EXIT_RUN_FAILED
 
 
-def present(args: argparse.Namespace, evaluation: evaluation_pb2.Evaluation) -> None:
+def present(args: argparse.Namespace, stub: EvaluationStub, evaluation: evaluation_pb2.Evaluation) -> None:
     """The evaluation as the tables (or --json) on stdout, and the HTML page when asked for."""
     if args.json:
         print(proto_json(evaluation), flush=True)
     else:
         eval_render.render_evaluation(make_console(), evaluation)
     if args.html is not None:
-        eval_html.write_page(args.html, evaluation)
+        mistakes = list(fetch_items(stub, evaluation.evaluation_id, wrong_only=True, limit=MAX_MISTAKES_IN_PAGE + 1))
+        eval_html.write_page(args.html, evaluation, mistakes, MAX_MISTAKES_IN_PAGE)
 
 
 # --- stored evaluations -------------------------------------------------------------------
 
 
 def run_show(args: argparse.Namespace, channel: grpc.Channel) -> int:
+    stub = EvaluationStub(channel)
+    if wants_items(args):
+        return run_items(args, stub)
     request = evaluation_pb2.GetEvaluationRequest(evaluation_id=args.id)
-    evaluation = EvaluationStub(channel).GetEvaluation(request, timeout=client.UNARY_TIMEOUT_S).evaluation
-    present(args, evaluation)
+    evaluation = stub.GetEvaluation(request, timeout=client.UNARY_TIMEOUT_S).evaluation
+    present(args, stub, evaluation)
+    return client.EXIT_OK
+
+
+def run_compare(args: argparse.Namespace, channel: grpc.Channel) -> int:
+    request = evaluation_pb2.CompareEvaluationsRequest(evaluation_id=args.a, other_evaluation_id=args.b)
+    if args.max_disagreements is not None:
+        request.max_disagreements = args.max_disagreements
+    try:
+        response = EvaluationStub(channel).CompareEvaluations(request, timeout=client.UNARY_TIMEOUT_S)
+    except grpc.RpcError as error:
+        if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+            raise
+        print(f"factcheck: {error.details()}", file=sys.stderr)
+        return client.EXIT_RUN_FAILED
+    if args.json:
+        print(proto_json(response))
+        return client.EXIT_OK
+    eval_render.render_comparison(make_console(), response)
     return client.EXIT_OK
 
 

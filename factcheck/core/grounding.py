@@ -248,7 +248,7 @@ def _subject(claim: str, specifics: Sequence[Specific], passages: Sequence[Passa
             return name
     opening = _OPENING_PHRASE.match(claim)
     after_opening = [n for n in names if opening is None or n.start >= opening.end()]
-    return (after_opening or names or [None])[0]
+    return (after_opening or names)[0] if names else None
 
 
 # Capitalised words that open a claim without naming what it is about.

@@ -37,6 +37,7 @@ from collections.abc import Iterator
 
 from factcheck.models.inputs import ModelInputs
 from factcheck.models.local import (
+    CHECKER,
     ONNX_PREFIX,
     LocalEngine,
     LocalStreamEngine,
@@ -77,6 +78,9 @@ def _lazy_stream(module_name: str) -> LocalStreamEngine:
     return stream
 
 
+# The engines that answer a checker's claims (VerifyInputs): the only ones a run or an evaluation takes as checkers.
+CHECKER_ENGINES = frozenset({"checker", "checker-lexical", "checker-overlap", "checker-nli"})
+
 # The engines whose verdicts the entailment model decides (judges.DEFAULT_JUDGES): a new model changes them.
 MODEL_JUDGED_ENGINES = frozenset({"checker", "checker-nli", "entailment", "investigator"})
 
@@ -97,6 +101,7 @@ for _name, _module in ENGINE_MODULES.items():
         _lazy_engine(_module),
         stream=_lazy_stream(_module),
         revision=model_revision if _name in MODEL_JUDGED_ENGINES else None,
+        roles=(CHECKER,) if _name in CHECKER_ENGINES else (),
     )
 
 # (onnx_checker imports onnxruntime only when a model is loaded)

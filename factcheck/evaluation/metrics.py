@@ -95,13 +95,12 @@ def score(items: Sequence[ScoredItem]) -> Scores:
         ClassScore(label, _share(correct[i], predicted[i]), _share(correct[i], support[i]), support[i], predicted[i])
         for i, label in enumerate(LABELS)
     )
-    present = [c.recall for c in classes if c.support]
     calibration = calibration_bins(readable)
     supported = support[LABELS.index("VERIFIED")]
     return Scores(
         items=len(items),
         accuracy=_share(sum(correct), len(items)),
-        balanced_accuracy=sum(present) / len(present) if present else 0.0,
+        balanced_accuracy=balanced_accuracy(support, correct),
         classes=classes,
         confusion=tuple(tuple(row) for row in confusion),
         expected_calibration_error=expected_calibration_error(calibration),
@@ -113,6 +112,12 @@ def score(items: Sequence[ScoredItem]) -> Scores:
         latency=latency([item.latency_ms for item in items if item.latency_ms is not None]),
         cached=sum(item.cached for item in items),
     )
+
+
+def balanced_accuracy(support: Sequence[int], correct: Sequence[int]) -> float:
+    """The mean recall (correct / support) over the labels that have items; 0 when none has."""
+    recalls = [right / count for count, right in zip(support, correct) if count]
+    return sum(recalls) / len(recalls) if recalls else 0.0
 
 
 def calibration_bins(readable: Sequence[ScoredItem]) -> tuple[CalibrationBin, ...]:

@@ -70,9 +70,9 @@ SHIPPED_SETS: dict[str, SetInfo] = {
         SetInfo(
             "factcheck-bench",
             "Factcheck-Bench (test split)",
-            "Claims from LLM answers with one retrieved web passage each; the test split of "
-            "bench/checker_accuracy.py, one item per (claim, passage) pair. Partial support and "
-            "irrelevant passages are UNVERIFIABLE.",
+            "Claims from LLM answers with one retrieved web passage each; Factcheck-Bench's held-out "
+            "test split (never used to train or tune the built-in checkers), one item per (claim, passage) "
+            "pair. Partial support and irrelevant passages are UNVERIFIABLE.",
             "Apache-2.0",
             985,
         ),

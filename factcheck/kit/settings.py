@@ -311,6 +311,9 @@ class Settings(BaseSettings):
     # Off only to measure what the ledger costs (bench/ledger.py): no ledger rows, no budgets, no usage.
     ledger_enabled: bool = True
     cache_ttl_s: float = Field(default=7 * 24 * 3600.0, gt=0)
+    # The weighted consensus weighs by the newest complete evaluation that measured every checker of the run
+    # on at least this many readable answers of each label (a run that names its evaluation is not held to it).
+    consensus_min_items_per_label: int = Field(default=20, ge=1)
 
     metrics_listen: str | None = None
     # The base URL of an OTLP collector for traces and metrics (e.g. http://otel-collector:4317). It wins over

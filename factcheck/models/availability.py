@@ -29,12 +29,14 @@ def no_endpoint_message(provider: str) -> str:
     )
 
 
-def check_servable(model_id: str, settings: Settings) -> None:
+def check_servable(model_id: str, settings: Settings, role: str | None = None) -> None:
     """ModelNotConfiguredError, saying why, for a model no call could reach: an unknown local engine
-    (naming the available ones), an onnx/ name without a folder, a provider with no endpoint (naming the
-    settings that give one), or a dialect this suite does not speak."""
+    (naming the available ones), a local engine that cannot fill `role` (e.g. local/reporter as a
+    checker: naming the ones that can), an onnx/ name without a folder, a provider with no endpoint (naming
+    the settings that give one), or a dialect this suite does not speak. An HTTP model is taken to fill any
+    role."""
     if model_id.startswith(LOCAL_PREFIX):
-        get_local_engine(model_id[len(LOCAL_PREFIX) :])
+        get_local_engine(model_id[len(LOCAL_PREFIX) :], role)
         return
     if model_id.startswith(ONNX_PREFIX):
         onnx_folder_setting(model_id, settings)

@@ -12,6 +12,10 @@ An engine whose answers depend on more than its inputs (a model file) registers 
 function: what the checker reports as the engine revision behind its verdicts, so that a cache
 keyed by it never serves an earlier engine's answers.
 
+An engine also names the roles it can fill (`roles`; CHECKER: it answers a checker's claims), so a
+request that names an engine for a role it cannot fill (local/reporter as a checker) is refused
+before it runs, and the refusal lists only the engines that can.
+
 Engines register themselves with `register_local_engine`. So that engine modules can do
 that on import without every caller knowing about them, the first lookup of an unknown
 name imports `factcheck.engines` once (if that module exists).
@@ -26,7 +30,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import Callable, Iterator, Protocol
+from typing import Callable, Iterable, Iterator, Protocol
 
 from factcheck.kit.settings import Settings
 from factcheck.models.errors import ModelNotConfiguredError
@@ -41,6 +45,8 @@ ONNX_PREFIX = "onnx/"
 # Model ids answered in this process, by a registered engine or an engine family: never sent over HTTP.
 IN_PROCESS_PREFIXES = (LOCAL_PREFIX, ONNX_PREFIX)
 _ENGINES_MODULE = "factcheck.engines"
+# The role of an engine that verifies claims (CheckerService.Verify), as a run's or an evaluation's checker.
+CHECKER = "checker"
 
 
 class EngineFamily(Protocol):
@@ -56,6 +62,7 @@ _engines: dict[str, LocalEngine] = {}
 _streams: dict[str, LocalStreamEngine] = {}
 _revisions: dict[str, EngineRevision] = {}
 _families: dict[str, EngineFamily] = {}
+_roles: dict[str, frozenset[str]] = {}
 _lock = threading.Lock()
 _engines_module_loaded = False
 
@@ -66,15 +73,18 @@ def register_local_engine(
     *,
     stream: LocalStreamEngine | None = None,
     revision: EngineRevision | None = None,
+    roles: Iterable[str] = (),
 ) -> None:
     """Make `engine` answer the model id `local/<name>` (and `stream`, if given, stream its answer;
-    `revision`, if given, name what else its answers depend on); replaces any engine of that name."""
+    `revision`, if given, name what else its answers depend on; `roles`, the roles it can fill, e.g.
+    CHECKER); replaces any engine of that name."""
     if not name or "/" in name:
         raise ValueError(f"invalid local engine name {name!r}")
     with _lock:
         _engines[name] = engine
         _streams.pop(name, None)
         _revisions.pop(name, None)
+        _roles[name] = frozenset(roles)
         if stream is not None:
             _streams[name] = stream
         if revision is not None:
@@ -117,24 +127,31 @@ def unregister_local_engine(name: str) -> None:
         _engines.pop(name, None)
         _streams.pop(name, None)
         _revisions.pop(name, None)
+        _roles.pop(name, None)
 
 
-def local_engine_names() -> list[str]:
-    """Names of the registered engines, sorted."""
+def local_engine_names(role: str | None = None) -> list[str]:
+    """Names of the registered engines (that can fill `role`, when given), sorted."""
     with _lock:
-        return sorted(_engines)
+        return sorted(name for name in _engines if role is None or role in _roles.get(name, ()))
 
 
-def get_local_engine(name: str) -> LocalEngine:
-    """The engine for `local/<name>`, or ModelNotConfiguredError naming the available ones."""
+def get_local_engine(name: str, role: str | None = None) -> LocalEngine:
+    """The engine for `local/<name>` (one that can fill `role`, when given), or ModelNotConfiguredError
+    naming the available ones (those that can fill `role`)."""
     engine = _lookup(name)
     if engine is None:
         _load_engines_module_once()
         engine = _lookup(name)
     if engine is None:
-        available = ", ".join(local_engine_names()) or "none"
+        available = ", ".join(local_engine_names(role)) or "none"
         raise ModelNotConfiguredError(
             f"{LOCAL_PREFIX}{name}", f"unknown local engine {name!r} (available: {available})"
+        )
+    if role is not None and name not in local_engine_names(role):
+        engines = ", ".join(local_engine_names(role)) or "none"
+        raise ModelNotConfiguredError(
+            f"{LOCAL_PREFIX}{name}", f"local engine {name!r} is not a {role} (the {role} engines: {engines})"
         )
     return engine
 

@@ -42,8 +42,9 @@ export interface Gateway {
   review: ReviewServiceClient;
   /** UsageService: GetUsage, PurgeCache (the model-call ledger and the verification cache). */
   usage: UsageServiceClient;
-  /** EvaluationService: RunEvaluation, ResumeEvaluation, CancelEvaluation, GetEvaluation, ListEvaluations,
-   * ListEvaluationSets (checker models measured on labelled sets). */
+  /** EvaluationService: RunEvaluation, ResumeEvaluation, WatchEvaluation, CancelEvaluation, GetEvaluation,
+   * ListEvaluations, ListEvaluationItems, CompareEvaluations, ListEvaluationSets (checker models measured on
+   * labelled sets). */
   evaluation: EvaluationServiceClient;
   /** Call metadata: the bearer token when there is one. Pass it to every call. */
   metadata(): Metadata;

@@ -21,6 +21,30 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
     });
   });
 });
+// Filters (a <select data-filter="key" data-filter-table="id">) show only the rows of table `id` whose
+// data-key is the chosen value; a [data-filter-count="id"] element says how many show. Without the script
+// the filters stay hidden (CSS: .js-filters) and every row shows.
+function applyFilters(tableId) {
+  var table = document.getElementById(tableId);
+  var selects = document.querySelectorAll("select[data-filter-table='" + tableId + "']");
+  var shown = 0;
+  Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+    var visible = Array.prototype.every.call(selects, function (select) {
+      return !select.value || row.getAttribute("data-" + select.dataset.filter) === select.value;
+    });
+    row.hidden = !visible;
+    shown += visible ? 1 : 0;
+  });
+  var count = document.querySelector("[data-filter-count='" + tableId + "']");
+  if (count) {
+    count.textContent = shown + " of " + table.tBodies[0].rows.length + " shown";
+  }
+}
+document.querySelectorAll("select[data-filter-table]").forEach(function (select) {
+  document.body.classList.add("js-filters");
+  select.addEventListener("change", function () { applyFilters(select.dataset.filterTable); });
+  applyFilters(select.dataset.filterTable);
+});
 // A link to a claim's accordion (a superscript in the content, a claim in the panel) opens it, and the
 // findings group it is in: following "#detail-2" alone would only scroll to a closed <details>.
 function openTarget(hash) {

@@ -121,7 +121,8 @@ async def serve(settings: Settings) -> None:
     channels, downstream = open_channels(settings)
     service, registry, notifications = start_fact_check_service(settings, store, downstream, retriever, database)
     metrics.track_runs_in_flight(lambda: service.run_limit.in_flight)
-    evaluations = EvaluationService(EvaluationStore(store.engine), downstream.checker, settings)
+    evaluations = EvaluationService(EvaluationStore(store.engine), downstream.checker, settings, service.hub)
+    evaluations.start(database.wait_ready)
 
     def register(server: grpc.aio.Server) -> list[str]:
         factcheck_pb2_grpc.add_FactCheckServiceServicer_to_server(service, server)

@@ -17,6 +17,7 @@ from factcheck.kit.rpc import is_model_id
 from factcheck.kit.settings import Settings
 from factcheck.models.availability import check_servable, grounding_kind
 from factcheck.models.errors import ModelNotConfiguredError
+from factcheck.models.local import CHECKER
 from factcheck.text.text_safety import excerpt, has_unsafe_characters
 from factcheck.v1 import common_pb2
 from factcheck_gateway.knowledge.passage_store import SourceDocument
@@ -55,23 +56,30 @@ def check(condition: object, field: str, message: str) -> None:
         raise ValidationError(message, field=field)
 
 
-def check_model(field: str, model: str, settings: Settings, *, checker: bool = False) -> None:
-    """A model id this suite can serve: a registered local/ engine, an onnx/ name with a folder, or a provider
-    with an endpoint configured and a dialect the suite speaks (the gateway's settings are the services':
-    deployments give them the same model settings). A grounding model (an onnx/ one, or one of a grounding
-    dialect) only verifies claims against passages: only a `checker` field takes one."""
+def check_model(field: str, model: str, settings: Settings, role: str | None = None) -> None:
+    """A model id this suite can serve (in `role`, when given): a registered local/ engine that can fill it, an
+    onnx/ name with a folder, or a provider with an endpoint configured and a dialect the suite speaks (the
+    gateway's settings are the services': deployments give them the same model settings). A grounding model (an
+    onnx/ one, or one of a grounding dialect) only verifies claims against passages: only a checker field
+    (`role` CHECKER) takes one."""
     check(is_model_id(model), field, f"{field} must be a model id like \"provider/name\" (got '{excerpt(model)}')")
     try:
-        check_servable(model, settings)
+        check_servable(model, settings, role)
     except ModelNotConfiguredError as error:
         raise ValidationError(f"{field}: {error}", field=field) from error
     kind = grounding_kind(model, settings)
-    if kind is not None and not checker:
+    if kind is not None and role != CHECKER:
         raise ValidationError(
             f"{field}: {excerpt(model)} is a grounding model ({kind}): it only verifies claims against passages, "
             f"as a checker model; {field} needs a chat model (name one for it)",
             field=field,
         )
+
+
+def check_checker_model(field: str, model: str, settings: Settings) -> None:
+    """A model that can check claims: a local/ engine that verifies (not local/reporter, local/generator,
+    ...), or a provider's model."""
+    check_model(field, model, settings, CHECKER)
 
 
 def bounded(field: str, value: int, low: int, high: int) -> int:

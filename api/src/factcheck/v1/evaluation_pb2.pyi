@@ -26,6 +26,12 @@ class Consensus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CONSENSUS_UNSPECIFIED: _ClassVar[Consensus]
     CONSENSUS_MAJORITY: _ClassVar[Consensus]
     CONSENSUS_WEIGHTED: _ClassVar[Consensus]
+
+class ConsensusFallback(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CONSENSUS_FALLBACK_UNSPECIFIED: _ClassVar[ConsensusFallback]
+    CONSENSUS_FALLBACK_NO_EVALUATION: _ClassVar[ConsensusFallback]
+    CONSENSUS_FALLBACK_EVALUATION_UNUSABLE: _ClassVar[ConsensusFallback]
 EVALUATION_STATUS_UNSPECIFIED: EvaluationStatus
 EVALUATION_STATUS_RUNNING: EvaluationStatus
 EVALUATION_STATUS_COMPLETE: EvaluationStatus
@@ -35,6 +41,9 @@ EVALUATION_STATUS_CANCELLED: EvaluationStatus
 CONSENSUS_UNSPECIFIED: Consensus
 CONSENSUS_MAJORITY: Consensus
 CONSENSUS_WEIGHTED: Consensus
+CONSENSUS_FALLBACK_UNSPECIFIED: ConsensusFallback
+CONSENSUS_FALLBACK_NO_EVALUATION: ConsensusFallback
+CONSENSUS_FALLBACK_EVALUATION_UNUSABLE: ConsensusFallback
 
 class LabelledEvidence(_message.Message):
     __slots__ = ("title", "text")
@@ -111,20 +120,22 @@ class ResumeEvaluationResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[EvaluationEvent, _Mapping]] = ...) -> None: ...
 
 class EvaluationEvent(_message.Message):
-    __slots__ = ("evaluation_id", "timestamp", "started", "progress", "score", "finished")
+    __slots__ = ("evaluation_id", "timestamp", "seq", "started", "progress", "score", "finished")
     EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
     STARTED_FIELD_NUMBER: _ClassVar[int]
     PROGRESS_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     FINISHED_FIELD_NUMBER: _ClassVar[int]
     evaluation_id: str
     timestamp: _timestamp_pb2.Timestamp
+    seq: int
     started: EvaluationStartedPayload
     progress: EvaluationProgressPayload
     score: CheckerScore
     finished: Evaluation
-    def __init__(self, evaluation_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started: _Optional[_Union[EvaluationStartedPayload, _Mapping]] = ..., progress: _Optional[_Union[EvaluationProgressPayload, _Mapping]] = ..., score: _Optional[_Union[CheckerScore, _Mapping]] = ..., finished: _Optional[_Union[Evaluation, _Mapping]] = ...) -> None: ...
+    def __init__(self, evaluation_id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seq: _Optional[int] = ..., started: _Optional[_Union[EvaluationStartedPayload, _Mapping]] = ..., progress: _Optional[_Union[EvaluationProgressPayload, _Mapping]] = ..., score: _Optional[_Union[CheckerScore, _Mapping]] = ..., finished: _Optional[_Union[Evaluation, _Mapping]] = ...) -> None: ...
 
 class EvaluationStartedPayload(_message.Message):
     __slots__ = ("checker_models", "sets", "total", "done")
@@ -139,7 +150,7 @@ class EvaluationStartedPayload(_message.Message):
     def __init__(self, checker_models: _Optional[_Iterable[str]] = ..., sets: _Optional[_Iterable[_Union[EvaluationSetSummary, _Mapping]]] = ..., total: _Optional[int] = ..., done: _Optional[int] = ...) -> None: ...
 
 class EvaluationProgressPayload(_message.Message):
-    __slots__ = ("done", "total", "checker_model", "set", "item_id", "verdict", "label", "cached")
+    __slots__ = ("done", "total", "checker_model", "set", "item_id", "verdict", "label", "cached", "unreadable", "failed")
     DONE_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
     CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -148,6 +159,8 @@ class EvaluationProgressPayload(_message.Message):
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
     CACHED_FIELD_NUMBER: _ClassVar[int]
+    UNREADABLE_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
     done: int
     total: int
     checker_model: str
@@ -156,7 +169,9 @@ class EvaluationProgressPayload(_message.Message):
     verdict: _common_pb2.Verdict
     label: _common_pb2.Verdict
     cached: bool
-    def __init__(self, done: _Optional[int] = ..., total: _Optional[int] = ..., checker_model: _Optional[str] = ..., set: _Optional[str] = ..., item_id: _Optional[str] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., label: _Optional[_Union[_common_pb2.Verdict, str]] = ..., cached: _Optional[bool] = ...) -> None: ...
+    unreadable: bool
+    failed: bool
+    def __init__(self, done: _Optional[int] = ..., total: _Optional[int] = ..., checker_model: _Optional[str] = ..., set: _Optional[str] = ..., item_id: _Optional[str] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., label: _Optional[_Union[_common_pb2.Verdict, str]] = ..., cached: _Optional[bool] = ..., unreadable: _Optional[bool] = ..., failed: _Optional[bool] = ...) -> None: ...
 
 class EvaluationSetSummary(_message.Message):
     __slots__ = ("name", "custom", "items", "available")
@@ -171,7 +186,7 @@ class EvaluationSetSummary(_message.Message):
     def __init__(self, name: _Optional[str] = ..., custom: _Optional[bool] = ..., items: _Optional[int] = ..., available: _Optional[int] = ...) -> None: ...
 
 class Evaluation(_message.Message):
-    __slots__ = ("evaluation_id", "status", "checker_models", "sets", "limit", "seed", "scores", "done", "total", "usage", "created_at", "updated_at", "error_message")
+    __slots__ = ("evaluation_id", "status", "checker_models", "sets", "limit", "seed", "scores", "done", "total", "usage", "created_at", "updated_at", "error_message", "headlines", "last_seq")
     EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     CHECKER_MODELS_FIELD_NUMBER: _ClassVar[int]
@@ -185,6 +200,8 @@ class Evaluation(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    HEADLINES_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
     evaluation_id: str
     status: EvaluationStatus
     checker_models: _containers.RepeatedScalarFieldContainer[str]
@@ -198,7 +215,25 @@ class Evaluation(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
     error_message: str
-    def __init__(self, evaluation_id: _Optional[str] = ..., status: _Optional[_Union[EvaluationStatus, str]] = ..., checker_models: _Optional[_Iterable[str]] = ..., sets: _Optional[_Iterable[_Union[EvaluationSetSummary, _Mapping]]] = ..., limit: _Optional[int] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[_Union[CheckerScore, _Mapping]]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_message: _Optional[str] = ...) -> None: ...
+    headlines: _containers.RepeatedCompositeFieldContainer[ScoreHeadline]
+    last_seq: int
+    def __init__(self, evaluation_id: _Optional[str] = ..., status: _Optional[_Union[EvaluationStatus, str]] = ..., checker_models: _Optional[_Iterable[str]] = ..., sets: _Optional[_Iterable[_Union[EvaluationSetSummary, _Mapping]]] = ..., limit: _Optional[int] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[_Union[CheckerScore, _Mapping]]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_message: _Optional[str] = ..., headlines: _Optional[_Iterable[_Union[ScoreHeadline, _Mapping]]] = ..., last_seq: _Optional[int] = ...) -> None: ...
+
+class ScoreHeadline(_message.Message):
+    __slots__ = ("checker_model", "set", "items", "total", "balanced_accuracy", "failed")
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    SET_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    BALANCED_ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    checker_model: str
+    set: str
+    items: int
+    total: int
+    balanced_accuracy: float
+    failed: int
+    def __init__(self, checker_model: _Optional[str] = ..., set: _Optional[str] = ..., items: _Optional[int] = ..., total: _Optional[int] = ..., balanced_accuracy: _Optional[float] = ..., failed: _Optional[int] = ...) -> None: ...
 
 class CheckerScore(_message.Message):
     __slots__ = ("checker_model", "set", "items", "total", "balanced_accuracy", "accuracy", "verdicts", "confusion", "expected_calibration_error", "calibration", "disputed_rate_on_supported", "unreadable_rate", "latency", "usage", "cached", "failed")
@@ -318,6 +353,152 @@ class ListEvaluationsResponse(_message.Message):
     next_page_token: str
     def __init__(self, evaluations: _Optional[_Iterable[_Union[Evaluation, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
+class WatchEvaluationRequest(_message.Message):
+    __slots__ = ("evaluation_id", "after_seq")
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    evaluation_id: str
+    after_seq: int
+    def __init__(self, evaluation_id: _Optional[str] = ..., after_seq: _Optional[int] = ...) -> None: ...
+
+class WatchEvaluationResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: EvaluationEvent
+    def __init__(self, event: _Optional[_Union[EvaluationEvent, _Mapping]] = ...) -> None: ...
+
+class ListEvaluationItemsRequest(_message.Message):
+    __slots__ = ("evaluation_id", "page_size", "page_token", "checker_model", "set", "label", "wrong_only", "failed_only")
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    SET_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    WRONG_ONLY_FIELD_NUMBER: _ClassVar[int]
+    FAILED_ONLY_FIELD_NUMBER: _ClassVar[int]
+    evaluation_id: str
+    page_size: int
+    page_token: str
+    checker_model: str
+    set: str
+    label: _common_pb2.Verdict
+    wrong_only: bool
+    failed_only: bool
+    def __init__(self, evaluation_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., checker_model: _Optional[str] = ..., set: _Optional[str] = ..., label: _Optional[_Union[_common_pb2.Verdict, str]] = ..., wrong_only: _Optional[bool] = ..., failed_only: _Optional[bool] = ...) -> None: ...
+
+class ListEvaluationItemsResponse(_message.Message):
+    __slots__ = ("items", "next_page_token")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[EvaluationItem]
+    next_page_token: str
+    def __init__(self, items: _Optional[_Iterable[_Union[EvaluationItem, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class EvaluationItem(_message.Message):
+    __slots__ = ("checker_model", "set", "item_id", "claim", "label", "verdict", "confidence", "correct", "unreadable", "failed", "error", "answer", "correction", "latency_ms", "cached", "usage", "evidence_passages", "created_at")
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    SET_FIELD_NUMBER: _ClassVar[int]
+    ITEM_ID_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    CORRECT_FIELD_NUMBER: _ClassVar[int]
+    UNREADABLE_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    CORRECTION_FIELD_NUMBER: _ClassVar[int]
+    LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
+    CACHED_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_PASSAGES_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    checker_model: str
+    set: str
+    item_id: str
+    claim: str
+    label: _common_pb2.Verdict
+    verdict: _common_pb2.Verdict
+    confidence: _common_pb2.Confidence
+    correct: bool
+    unreadable: bool
+    failed: bool
+    error: str
+    answer: str
+    correction: str
+    latency_ms: int
+    cached: bool
+    usage: _usage_pb2.RunUsage
+    evidence_passages: int
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, checker_model: _Optional[str] = ..., set: _Optional[str] = ..., item_id: _Optional[str] = ..., claim: _Optional[str] = ..., label: _Optional[_Union[_common_pb2.Verdict, str]] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., confidence: _Optional[_Union[_common_pb2.Confidence, str]] = ..., correct: _Optional[bool] = ..., unreadable: _Optional[bool] = ..., failed: _Optional[bool] = ..., error: _Optional[str] = ..., answer: _Optional[str] = ..., correction: _Optional[str] = ..., latency_ms: _Optional[int] = ..., cached: _Optional[bool] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., evidence_passages: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class CompareEvaluationsRequest(_message.Message):
+    __slots__ = ("evaluation_id", "other_evaluation_id", "max_disagreements")
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    OTHER_EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    MAX_DISAGREEMENTS_FIELD_NUMBER: _ClassVar[int]
+    evaluation_id: str
+    other_evaluation_id: str
+    max_disagreements: int
+    def __init__(self, evaluation_id: _Optional[str] = ..., other_evaluation_id: _Optional[str] = ..., max_disagreements: _Optional[int] = ...) -> None: ...
+
+class CompareEvaluationsResponse(_message.Message):
+    __slots__ = ("evaluation_id", "other_evaluation_id", "comparisons", "disagreements", "resamples")
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    OTHER_EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    COMPARISONS_FIELD_NUMBER: _ClassVar[int]
+    DISAGREEMENTS_FIELD_NUMBER: _ClassVar[int]
+    RESAMPLES_FIELD_NUMBER: _ClassVar[int]
+    evaluation_id: str
+    other_evaluation_id: str
+    comparisons: _containers.RepeatedCompositeFieldContainer[ScoreComparison]
+    disagreements: _containers.RepeatedCompositeFieldContainer[ItemDisagreement]
+    resamples: int
+    def __init__(self, evaluation_id: _Optional[str] = ..., other_evaluation_id: _Optional[str] = ..., comparisons: _Optional[_Iterable[_Union[ScoreComparison, _Mapping]]] = ..., disagreements: _Optional[_Iterable[_Union[ItemDisagreement, _Mapping]]] = ..., resamples: _Optional[int] = ...) -> None: ...
+
+class ScoreComparison(_message.Message):
+    __slots__ = ("checker_model", "set", "shared_items", "balanced_accuracy", "other_balanced_accuracy", "difference", "difference_low", "difference_high", "disagreements")
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    SET_FIELD_NUMBER: _ClassVar[int]
+    SHARED_ITEMS_FIELD_NUMBER: _ClassVar[int]
+    BALANCED_ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    OTHER_BALANCED_ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    DIFFERENCE_FIELD_NUMBER: _ClassVar[int]
+    DIFFERENCE_LOW_FIELD_NUMBER: _ClassVar[int]
+    DIFFERENCE_HIGH_FIELD_NUMBER: _ClassVar[int]
+    DISAGREEMENTS_FIELD_NUMBER: _ClassVar[int]
+    checker_model: str
+    set: str
+    shared_items: int
+    balanced_accuracy: float
+    other_balanced_accuracy: float
+    difference: float
+    difference_low: float
+    difference_high: float
+    disagreements: int
+    def __init__(self, checker_model: _Optional[str] = ..., set: _Optional[str] = ..., shared_items: _Optional[int] = ..., balanced_accuracy: _Optional[float] = ..., other_balanced_accuracy: _Optional[float] = ..., difference: _Optional[float] = ..., difference_low: _Optional[float] = ..., difference_high: _Optional[float] = ..., disagreements: _Optional[int] = ...) -> None: ...
+
+class ItemDisagreement(_message.Message):
+    __slots__ = ("checker_model", "set", "item_id", "claim", "label", "verdict", "other_verdict")
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    SET_FIELD_NUMBER: _ClassVar[int]
+    ITEM_ID_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    OTHER_VERDICT_FIELD_NUMBER: _ClassVar[int]
+    checker_model: str
+    set: str
+    item_id: str
+    claim: str
+    label: _common_pb2.Verdict
+    verdict: _common_pb2.Verdict
+    other_verdict: _common_pb2.Verdict
+    def __init__(self, checker_model: _Optional[str] = ..., set: _Optional[str] = ..., item_id: _Optional[str] = ..., claim: _Optional[str] = ..., label: _Optional[_Union[_common_pb2.Verdict, str]] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., other_verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ...) -> None: ...
+
 class ListEvaluationSetsRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
@@ -343,18 +524,20 @@ class EvaluationSet(_message.Message):
     def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., licence: _Optional[str] = ..., items: _Optional[int] = ...) -> None: ...
 
 class ConsensusWeighting(_message.Message):
-    __slots__ = ("requested", "used", "evaluation_id", "checkers", "note")
+    __slots__ = ("requested", "used", "evaluation_id", "checkers", "note", "fallback")
     REQUESTED_FIELD_NUMBER: _ClassVar[int]
     USED_FIELD_NUMBER: _ClassVar[int]
     EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKERS_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_FIELD_NUMBER: _ClassVar[int]
     requested: Consensus
     used: Consensus
     evaluation_id: str
     checkers: _containers.RepeatedCompositeFieldContainer[CheckerReliability]
     note: str
-    def __init__(self, requested: _Optional[_Union[Consensus, str]] = ..., used: _Optional[_Union[Consensus, str]] = ..., evaluation_id: _Optional[str] = ..., checkers: _Optional[_Iterable[_Union[CheckerReliability, _Mapping]]] = ..., note: _Optional[str] = ...) -> None: ...
+    fallback: ConsensusFallback
+    def __init__(self, requested: _Optional[_Union[Consensus, str]] = ..., used: _Optional[_Union[Consensus, str]] = ..., evaluation_id: _Optional[str] = ..., checkers: _Optional[_Iterable[_Union[CheckerReliability, _Mapping]]] = ..., note: _Optional[str] = ..., fallback: _Optional[_Union[ConsensusFallback, str]] = ...) -> None: ...
 
 class CheckerReliability(_message.Message):
     __slots__ = ("checker_model", "items", "verdict_given_label", "verdict_weights", "unmeasured_verdicts")

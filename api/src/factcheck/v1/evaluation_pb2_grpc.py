@@ -28,8 +28,12 @@ if _version_not_supported:
 class EvaluationServiceStub:
     """Measures checker models on labelled claims (README, "Evaluating checker models"): every item goes
     through CheckerService.Verify exactly as a run's claims do, and each model is scored per set.
-    Evaluations belong to the caller's tenant, like runs; the tenant's newest complete evaluation
-    gives the weights of FactCheckConfig.consensus = CONSENSUS_WEIGHTED.
+    Evaluations belong to the caller's tenant, like runs; the weights of FactCheckConfig.consensus =
+    CONSENSUS_WEIGHTED come from one of the tenant's complete evaluations.
+
+    An evaluation outlives its caller, as a run does: it runs on the gateway in the background, every
+    event is stored with a gap-free `seq`, and only CancelEvaluation, its budget, or a gateway shutting
+    down stop it (after a shutdown, or when its gateway dies, another gateway resumes it).
     """
 
     def __init__(self, channel):
@@ -47,6 +51,11 @@ class EvaluationServiceStub:
                 '/factcheck.v1.EvaluationService/ResumeEvaluation',
                 request_serializer=factcheck_dot_v1_dot_evaluation__pb2.ResumeEvaluationRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_evaluation__pb2.ResumeEvaluationResponse.FromString,
+                _registered_method=True)
+        self.WatchEvaluation = channel.unary_stream(
+                '/factcheck.v1.EvaluationService/WatchEvaluation',
+                request_serializer=factcheck_dot_v1_dot_evaluation__pb2.WatchEvaluationRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_evaluation__pb2.WatchEvaluationResponse.FromString,
                 _registered_method=True)
         self.CancelEvaluation = channel.unary_unary(
                 '/factcheck.v1.EvaluationService/CancelEvaluation',
@@ -68,19 +77,33 @@ class EvaluationServiceStub:
                 request_serializer=factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationSetsRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationSetsResponse.FromString,
                 _registered_method=True)
+        self.ListEvaluationItems = channel.unary_unary(
+                '/factcheck.v1.EvaluationService/ListEvaluationItems',
+                request_serializer=factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationItemsRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationItemsResponse.FromString,
+                _registered_method=True)
+        self.CompareEvaluations = channel.unary_unary(
+                '/factcheck.v1.EvaluationService/CompareEvaluations',
+                request_serializer=factcheck_dot_v1_dot_evaluation__pb2.CompareEvaluationsRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_evaluation__pb2.CompareEvaluationsResponse.FromString,
+                _registered_method=True)
 
 
 class EvaluationServiceServicer:
     """Measures checker models on labelled claims (README, "Evaluating checker models"): every item goes
     through CheckerService.Verify exactly as a run's claims do, and each model is scored per set.
-    Evaluations belong to the caller's tenant, like runs; the tenant's newest complete evaluation
-    gives the weights of FactCheckConfig.consensus = CONSENSUS_WEIGHTED.
+    Evaluations belong to the caller's tenant, like runs; the weights of FactCheckConfig.consensus =
+    CONSENSUS_WEIGHTED come from one of the tenant's complete evaluations.
+
+    An evaluation outlives its caller, as a run does: it runs on the gateway in the background, every
+    event is stored with a gap-free `seq`, and only CancelEvaluation, its budget, or a gateway shutting
+    down stop it (after a shutdown, or when its gateway dies, another gateway resumes it).
     """
 
     def RunEvaluation(self, request, context):
-        """Starts an evaluation and streams its progress until it ends. Invalid requests fail with
-        INVALID_ARGUMENT before any event is sent. Each item's result is stored as soon as it exists;
-        a caller that goes away (or Cancel) stops the evaluation as CANCELLED, and Resume continues it.
+        """Starts an evaluation and streams its events (as WatchEvaluation does from seq 0). Invalid requests
+        fail with INVALID_ARGUMENT before any event is sent. Each item's result is stored as soon as it
+        exists; a caller that goes away leaves the evaluation running (WatchEvaluation follows it again).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -88,8 +111,16 @@ class EvaluationServiceServicer:
 
     def ResumeEvaluation(self, request, context):
         """Continues a stopped evaluation (CANCELLED, PARTIAL, FAILED, or RUNNING with no gateway
-        working on it) with the items it has no result for, and streams its progress.
+        working on it) with the items it has no result for, and streams its new events.
         A COMPLETE evaluation, or one a gateway is working on, is FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchEvaluation(self, request, context):
+        """Follows an evaluation from any gateway: its stored events with seq > after_seq, then each new one
+        as it is stored, until its `finished` event (an evaluation that already ended: up to that event).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -124,6 +155,22 @@ class EvaluationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListEvaluationItems(self, request, context):
+        """Every checker's answer on every item of an evaluation, filtered (checker, set, label, wrong or
+        failed answers only), a page at a time (AIP-158).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CompareEvaluations(self, request, context):
+        """Two evaluations side by side: per checker and set they share, the difference in balanced accuracy
+        on the items both judged, with a paired bootstrap 95% interval, and the items where they disagree.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EvaluationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -136,6 +183,11 @@ def add_EvaluationServiceServicer_to_server(servicer, server):
                     servicer.ResumeEvaluation,
                     request_deserializer=factcheck_dot_v1_dot_evaluation__pb2.ResumeEvaluationRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_evaluation__pb2.ResumeEvaluationResponse.SerializeToString,
+            ),
+            'WatchEvaluation': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchEvaluation,
+                    request_deserializer=factcheck_dot_v1_dot_evaluation__pb2.WatchEvaluationRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_evaluation__pb2.WatchEvaluationResponse.SerializeToString,
             ),
             'CancelEvaluation': grpc.unary_unary_rpc_method_handler(
                     servicer.CancelEvaluation,
@@ -157,6 +209,16 @@ def add_EvaluationServiceServicer_to_server(servicer, server):
                     request_deserializer=factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationSetsRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationSetsResponse.SerializeToString,
             ),
+            'ListEvaluationItems': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEvaluationItems,
+                    request_deserializer=factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationItemsRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationItemsResponse.SerializeToString,
+            ),
+            'CompareEvaluations': grpc.unary_unary_rpc_method_handler(
+                    servicer.CompareEvaluations,
+                    request_deserializer=factcheck_dot_v1_dot_evaluation__pb2.CompareEvaluationsRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_evaluation__pb2.CompareEvaluationsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'factcheck.v1.EvaluationService', rpc_method_handlers)
@@ -168,8 +230,12 @@ def add_EvaluationServiceServicer_to_server(servicer, server):
 class EvaluationService:
     """Measures checker models on labelled claims (README, "Evaluating checker models"): every item goes
     through CheckerService.Verify exactly as a run's claims do, and each model is scored per set.
-    Evaluations belong to the caller's tenant, like runs; the tenant's newest complete evaluation
-    gives the weights of FactCheckConfig.consensus = CONSENSUS_WEIGHTED.
+    Evaluations belong to the caller's tenant, like runs; the weights of FactCheckConfig.consensus =
+    CONSENSUS_WEIGHTED come from one of the tenant's complete evaluations.
+
+    An evaluation outlives its caller, as a run does: it runs on the gateway in the background, every
+    event is stored with a gap-free `seq`, and only CancelEvaluation, its budget, or a gateway shutting
+    down stop it (after a shutdown, or when its gateway dies, another gateway resumes it).
     """
 
     @staticmethod
@@ -216,6 +282,33 @@ class EvaluationService:
             '/factcheck.v1.EvaluationService/ResumeEvaluation',
             factcheck_dot_v1_dot_evaluation__pb2.ResumeEvaluationRequest.SerializeToString,
             factcheck_dot_v1_dot_evaluation__pb2.ResumeEvaluationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchEvaluation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/factcheck.v1.EvaluationService/WatchEvaluation',
+            factcheck_dot_v1_dot_evaluation__pb2.WatchEvaluationRequest.SerializeToString,
+            factcheck_dot_v1_dot_evaluation__pb2.WatchEvaluationResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -324,6 +417,60 @@ class EvaluationService:
             '/factcheck.v1.EvaluationService/ListEvaluationSets',
             factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationSetsRequest.SerializeToString,
             factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationSetsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEvaluationItems(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.EvaluationService/ListEvaluationItems',
+            factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationItemsRequest.SerializeToString,
+            factcheck_dot_v1_dot_evaluation__pb2.ListEvaluationItemsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CompareEvaluations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.EvaluationService/CompareEvaluations',
+            factcheck_dot_v1_dot_evaluation__pb2.CompareEvaluationsRequest.SerializeToString,
+            factcheck_dot_v1_dot_evaluation__pb2.CompareEvaluationsResponse.FromString,
             options,
             channel_credentials,
             insecure,

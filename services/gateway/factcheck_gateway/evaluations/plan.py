@@ -8,6 +8,7 @@ judges exactly the items the evaluation started with.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,7 @@ from factcheck.evaluation.sets import (
 from factcheck.kit.settings import Settings
 from factcheck.v1 import common_pb2, evaluation_pb2
 from factcheck_gateway.ledger.budget import Budget, run_budget
-from factcheck_gateway.request_validation import ValidationError, bounded, check, check_budget, check_model
+from factcheck_gateway.request_validation import ValidationError, bounded, check, check_budget, check_checker_model
 
 MAX_CHECKERS = 8
 MAX_SETS = 16
@@ -148,7 +149,7 @@ def plan_evaluation(request: evaluation_pb2.RunEvaluationRequest, settings: Sett
     )
     check(len(set(models)) == len(models), "config.checker_models", "config.checker_models lists a model twice")
     for index, model in enumerate(models):
-        check_model(f"config.checker_models[{index}]", model, settings, checker=True)
+        check_checker_model(f"config.checker_models[{index}]", model, settings)
     check(
         len(config.sets) + len(config.custom_sets) > 0,
         "config.sets",
@@ -241,6 +242,29 @@ def plan_from_record(
         cache_ttl_s=settings.cache_ttl_s,
         timeout_ms=settings.stage_timeout_ms,
     )
+
+
+def drawn_items(
+    config: dict[str, Any], custom_items: dict[str, Any], set_names: Iterable[str]
+) -> dict[tuple[str, str], LabelledItem]:
+    """The items a stored evaluation drew from these sets, by (set, item id): what its answers are
+    shown with. A shipped set the gateway no longer ships (or that lost items in an upgrade) gives none."""
+    wanted = set(set_names)
+    found: dict[tuple[str, str], LabelledItem] = {}
+    for stored in config["sets"]:
+        name = stored["name"]
+        if name not in wanted:
+            continue
+        if stored["custom"]:
+            items = [parse_item(raw, f"{name} item") for raw in custom_items.get(name, [])]
+        else:
+            try:
+                items = load_shipped_set(name)
+            except UnknownSetError:
+                continue
+        drawn = set(stored["itemIds"])
+        found.update({(name, item.id): item for item in items if item.id in drawn})
+    return found
 
 
 def stored_budget(config: dict[str, Any]) -> Budget:

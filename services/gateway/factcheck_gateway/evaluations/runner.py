@@ -1,22 +1,26 @@
 """One execution of an evaluation (its start, or a resume): every item it has no answer for yet is sent
 to every checker through CheckerService.Verify exactly as a run sends its claims (the same request,
-the verification cache, the ledger and the budget), and each answer is stored the moment it exists.
+the verification cache, the ledger and the budget), and each answer is stored, with its progress
+event, the moment it exists.
 
 Items go to each checker `concurrency` at a time, the checkers side by side. The evaluation ends
 COMPLETE when every checker answered every item; PARTIAL when the budget ran out or some calls failed
-(ResumeEvaluation asks those again); CANCELLED when the caller went away or Cancel stopped it; FAILED
-when the database stayed unavailable.
+(a resume asks those again); CANCELLED when CancelEvaluation stopped it; FAILED when the database stayed
+unavailable. A gateway shutting down hands it on instead (HANDED_ON): another gateway resumes it.
+Whoever called RunEvaluation has nothing to do with it: the evaluation runs in a task of the gateway.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from factcheck.core.domain import (
     claim_type_to_proto,
@@ -43,10 +47,22 @@ log = logging.getLogger("factcheck.gateway.evaluations")
 
 MODE = "evaluation"  # the ledger's mode of an evaluation's calls
 CLAIM_ID = "claim_1"
-CANCELLED_BY_CALLER = "Cancelled by the caller; ResumeEvaluation continues it."
-SHUTTING_DOWN = "The gateway shut down; ResumeEvaluation continues it."
+# What an execution that stopped for a gateway's shutdown returns instead of a status: the evaluation stays
+# RUNNING, handed on to the next gateway's recovery pass.
+HANDED_ON = "HANDED_ON"
+CANCELLED_BY_CALLER = "Cancelled by the caller; resuming the evaluation asks only the items it has no answer for."
 TAKEN_OVER = "The evaluation was cancelled or taken over by another gateway."
 STORE_FAILED = "The database stayed unavailable, so the evaluation stopped; what it stored is kept."
+# The most of a checker's answer stored with it (its evidence, or what it said when it could not be read).
+MAX_ANSWER_CHARS = 2_000
+# Why checker calls fail, in words (the details of each failure are stored with its item).
+FAILURE_WORDS = {
+    grpc.StatusCode.UNAVAILABLE: "the checker or its model could not be reached",
+    grpc.StatusCode.DEADLINE_EXCEEDED: "the call took longer than the stage timeout",
+    grpc.StatusCode.RESOURCE_EXHAUSTED: "the model refused the call (rate limit or quota)",
+    grpc.StatusCode.FAILED_PRECONDITION: "the model cannot take the request",
+    grpc.StatusCode.INVALID_ARGUMENT: "the checker refused the request",
+}
 
 Emit = Callable[[str, Any], Awaitable[None]]
 
@@ -79,6 +95,11 @@ class Stop(Exception):
         self.status, self.reason = status, reason
 
 
+class BudgetSpent(Exception):
+    """The budget refused a worker's next call: the evaluation stops PARTIAL once the calls under way
+    have brought their answers."""
+
+
 def verify_request(model: str, item: LabelledItem) -> checker_pb2.VerifyRequest:
     """The request a run would send for this one claim: the claim (typed as the built-in extractor types
     claims) and its evidence as passages P1, P2, ... (none: the checker's own knowledge)."""
@@ -97,13 +118,20 @@ def verify_request(model: str, item: LabelledItem) -> checker_pb2.VerifyRequest:
 
 
 def _answer(model: str, set_name: str, item: LabelledItem, response: checker_pb2.VerifyResponse, rows) -> ItemResult:
+    """The checker's answer as stored: an unreadable one has no verdict and no confidence, and keeps the
+    start of what the model said instead of its evidence."""
     verification = next((v for v in response.verifications if v.claim_id == CLAIM_ID), None)
-    if verification is None:  # (the checker answers every claim; this guards a broken one)
-        verdict, confidence, unreadable, cached = "UNVERIFIABLE", "LOW", True, False
+    unreadable = verification is None or is_not_addressed(verification.evidence)
+    if unreadable:
+        said = response.raw_text.strip() or (verification.evidence if verification is not None else "")
+        verdict, confidence, answer, correction = None, None, said, None
     else:
+        assert verification is not None  # (unreadable otherwise)
         verdict = verdict_from_proto(verification.verdict)
         confidence = confidence_from_proto(verification.confidence)
-        unreadable, cached = is_not_addressed(verification.evidence), verification.cached
+        answer = verification.evidence
+        correction = verification.correction if verification.HasField("correction") else None
+    cached = verification is not None and verification.cached
     return ItemResult(
         checker_model=model,
         set_name=set_name,
@@ -114,16 +142,47 @@ def _answer(model: str, set_name: str, item: LabelledItem, response: checker_pb2
         unreadable=unreadable,
         cached=cached,
         latency_ms=None if cached else int(response.response_time_ms),
+        answer=_bounded(answer),
+        correction=_bounded(correction) if correction else None,
         **_spent(rows),
     )
+
+
+def _bounded(text: str | None) -> str | None:
+    if not text:
+        return None
+    return text if len(text) <= MAX_ANSWER_CHARS else text[: MAX_ANSWER_CHARS - 1] + "…"
 
 
 def _spent(rows) -> dict[str, Any]:
     return {
         "prompt_tokens": sum(row["prompt_tokens"] for row in rows),
         "completion_tokens": sum(row["completion_tokens"] for row in rows),
+        "cached_tokens": sum(row["cached_tokens"] for row in rows),
         "cost_usd": sum(row["cost_usd"] for row in rows),
     }
+
+
+def failure_words(error: grpc.aio.AioRpcError) -> str:
+    return FAILURE_WORDS.get(error.code(), "the call failed")
+
+
+def failure_summary(stored_error: str | None) -> str:
+    """A failed item's error in words, without the checker's details (stored as "words (CODE: details)")."""
+    return (stored_error or "the call failed").split(" (", 1)[0]
+
+
+def now_timestamp() -> Timestamp:
+    stamp = Timestamp()
+    stamp.GetCurrentTime()
+    return stamp
+
+
+def event_of(evaluation_id: str, kind: str, payload) -> evaluation_pb2.EvaluationEvent:
+    """An event with its payload (the store gives it its seq)."""
+    event = evaluation_pb2.EvaluationEvent(evaluation_id=evaluation_id, timestamp=now_timestamp())
+    getattr(event, kind).CopyFrom(payload)
+    return event
 
 
 class EvaluationRunner:
@@ -139,7 +198,10 @@ class EvaluationRunner:
         *,
         stored: list[ItemResult],
         spent: UsageTotals,
+        fresh_budget: bool = False,
         ledger_enabled: bool = True,
+        poll_s: float = 1.0,
+        on_event: Callable[[str], None] = lambda evaluation_id: None,
     ) -> None:
         self.evaluation_id = evaluation_id
         self.plan = plan
@@ -148,9 +210,14 @@ class EvaluationRunner:
         self.pricing = pricing
         self.owner = owner
         self.lease_s = lease_s
+        self.poll_s = poll_s
         self.ledger_enabled = ledger_enabled
-        # Everything the evaluation spent so far (shared by every item's ledger: the budget's measure).
+        # Told after each stored event (wakes this gateway's watchers at once).
+        self.on_event = on_event
+        # Everything the evaluation spent so far (shared by every item's ledger: the budget's measure);
+        # `fresh_budget`: a resume with a new budget counts from zero.
         self.spent = spent
+        self.fresh_budget = fresh_budget
         # Every answer, stored ones first, by (checker, set): what the scores are computed from.
         self.answers: dict[tuple[str, str], dict[str, ItemResult]] = {
             (model, s.name): {} for model in plan.checker_models for s in plan.sets
@@ -165,8 +232,11 @@ class EvaluationRunner:
         for model, jobs in self.todo.items():
             for set_name, _ in jobs:
                 self.pending[(model, set_name)] += 1
-        # Why the run is cancelled when its task is (set before cancelling it; None: the caller went away).
+        # Why the run is cancelled when its task is (set before cancelling it): CANCELLED_BY_CALLER, or
+        # HANDED_ON for a shutdown.
         self.cancel_reason: str | None = None
+        # Writes of calls that brought no answer, still under way (awaited before the evaluation ends).
+        self._writes: set[asyncio.Future] = set()
 
     # --- what is left -------------------------------------------------------------------------------
 
@@ -184,57 +254,98 @@ class EvaluationRunner:
 
     # --- running ------------------------------------------------------------------------------------
 
-    async def execute(self, emit: Emit) -> tuple[str, str | None]:
-        """Judge what is left, emitting progress and each finished (checker, set)'s score; returns the final
-        status and its reason, as stored."""
-        await emit(
-            "started",
-            evaluation_pb2.EvaluationStartedPayload(
-                checker_models=list(self.plan.checker_models),
-                sets=self.plan.summaries(),
-                total=self.plan.total,
-                done=self.done,
-            ),
+    async def emit(self, kind: str, payload) -> None:
+        """Store one event of this evaluation (Stop once it is no longer this gateway's)."""
+        stored = await asyncio.to_thread(
+            self.store.append_event, self.evaluation_id, self.owner, event_of(self.evaluation_id, kind, payload)
         )
-        for (model, set_name), left in self.pending.items():
-            if left == 0:  # judged whole by an earlier attempt
-                await emit("score", self.score(model, set_name))
-        heartbeat = asyncio.create_task(self._heartbeat())
-        workers = [
-            asyncio.create_task(self._checker_worker(model, queue, emit))
-            for model in self.plan.checker_models
-            for queue in [self._queue(model)]
-            for _ in range(self.plan.concurrency)
-        ]
+        if not stored:
+            raise Stop(STATUS_CANCELLED, TAKEN_OVER)
+        self.on_event(self.evaluation_id)
+
+    async def execute(self) -> tuple[str, str | None]:
+        """Judge what is left, storing progress and each finished (checker, set)'s score as events; returns
+        the final status and its reason (HANDED_ON: a shutdown stopped it, and it is to go on elsewhere)."""
         status, reason = STATUS_COMPLETE, None
+        heartbeat: asyncio.Task | None = None
+        workers: list[asyncio.Task] = []
         try:
-            working = set(workers)
+            await self.emit(
+                "started",
+                evaluation_pb2.EvaluationStartedPayload(
+                    checker_models=list(self.plan.checker_models),
+                    sets=self.plan.summaries(),
+                    total=self.plan.total,
+                    done=self.done,
+                ),
+            )
+            for (model, set_name), left in self.pending.items():
+                if left == 0:  # judged whole by an earlier attempt
+                    await self.emit("score", self.score(model, set_name))
+            heartbeat = asyncio.create_task(self._heartbeat())
+            workers = [
+                asyncio.create_task(self._checker_worker(model, queue))
+                for model in self.plan.checker_models
+                for queue in [self._queue(model)]
+                for _ in range(self.plan.concurrency)
+            ]
+            working, budget_spent = set(workers), False
             while working:  # (the heartbeat only ends by raising Stop)
                 done, _ = await asyncio.wait(working | {heartbeat}, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
-                    if (error := task.exception()) is not None:
+                    error = task.exception()
+                    # A spent budget ends the worker that met it; the others finish the item they are on
+                    # (their calls are paid for) and meet it at their next.
+                    if isinstance(error, BudgetSpent):
+                        budget_spent = True
+                    elif error is not None:
                         raise error
                 working -= done
+            if budget_spent:
+                status = STATUS_PARTIAL
         except Stop as stop:
             status, reason = stop.status, stop.reason
         except asyncio.CancelledError:
-            status, reason = STATUS_CANCELLED, self.cancel_reason or CANCELLED_BY_CALLER
+            if self.cancel_reason == HANDED_ON:
+                status = HANDED_ON
+            else:
+                status, reason = STATUS_CANCELLED, self.cancel_reason or CANCELLED_BY_CALLER
         except Exception as error:  # the database, beyond its retries
             log.exception("%s: evaluation failed", self.evaluation_id)
             status, reason = STATUS_FAILED, f"{STORE_FAILED} ({excerpt(str(error), 200)})"
         finally:
-            for task in [*workers, heartbeat]:
+            tasks = [*workers, *([heartbeat] if heartbeat is not None else [])]
+            for task in tasks:
                 task.cancel()
-            await asyncio.gather(*workers, heartbeat, return_exceptions=True)
+            await asyncio.gather(*tasks, return_exceptions=True)
+            # Every call paid for is in the ledger before the evaluation ends (its usage is read from it).
+            await asyncio.gather(*self._writes, return_exceptions=True)
+        if status == STATUS_PARTIAL and reason is None:
+            reason = self._budget_reason()
         if status == STATUS_COMPLETE:
             failed = [a for answers in self.answers.values() for a in answers.values() if a.failed]
             if failed:
                 status = STATUS_PARTIAL
+                first = failed[0]
                 reason = (
-                    f"{len(failed)} checker call(s) failed (first: {failed[0].checker_model} on "
-                    f"{failed[0].set_name}/{failed[0].item_id}: {failed[0].error}); ResumeEvaluation asks them again."
+                    f"{len(failed)} checker call(s) failed (the first: {first.checker_model} on "
+                    f"{first.set_name}/{first.item_id}: {failure_summary(first.error)}); resuming the evaluation "
+                    "asks them again."
                 )
         return status, reason
+
+    def _budget_reason(self) -> str:
+        """Why the budget stopped the evaluation, with what its calls used in all (every call settled)."""
+        budget = self.plan.budget
+        since = " since the resume gave it a new budget" if self.fresh_budget else ""
+        if budget.max_cost_usd is not None and self.spent.cost_usd >= budget.max_cost_usd:
+            spent = f"${self.spent.cost_usd:,.4f} of ${budget.max_cost_usd:,.4f} (max_cost_usd)"
+        else:
+            spent = f"{self.spent.total_tokens:,} of {budget.max_tokens or 0:,} tokens (max_tokens)"
+        return (
+            f"The evaluation's budget is spent: its model calls used {spent}{since}, so it stopped calling "
+            "models; what it judged is stored, and resuming it with a larger budget continues it."
+        )
 
     def _queue(self, model: str) -> asyncio.Queue:
         queue: asyncio.Queue = asyncio.Queue()
@@ -243,38 +354,50 @@ class EvaluationRunner:
         return queue
 
     async def _heartbeat(self) -> None:
-        """Keep the evaluation this gateway's while slow calls run; stop when it no longer is."""
+        """Keep the evaluation this gateway's while slow calls run, and stop soon after it no longer is
+        (a Cancel on another gateway ends it in the store)."""
+        renewed = time.monotonic()
         while True:
-            await asyncio.sleep(self.lease_s / 3)
-            if not await asyncio.to_thread(self.store.heartbeat, self.evaluation_id, self.owner):
+            await asyncio.sleep(min(self.poll_s, self.lease_s / 3))
+            if time.monotonic() - renewed >= self.lease_s / 3:
+                ours = await asyncio.to_thread(self.store.heartbeat, self.evaluation_id, self.owner)
+                renewed = time.monotonic()
+            else:
+                ours = await asyncio.to_thread(self.store.still_owned, self.evaluation_id, self.owner)
+            if not ours:
                 raise Stop(STATUS_CANCELLED, TAKEN_OVER)
 
-    async def _checker_worker(self, model: str, queue: asyncio.Queue, emit: Emit) -> None:
+    async def _checker_worker(self, model: str, queue: asyncio.Queue) -> None:
         while not queue.empty():
             set_name, item = queue.get_nowait()
-            answer = await self._judge(model, set_name, item)
-            self.answers[(model, set_name)][item.id] = answer
-            if not answer.failed:
-                self.done += 1
-            await emit(
-                "progress",
-                evaluation_pb2.EvaluationProgressPayload(
-                    done=self.done,
-                    total=self.plan.total,
-                    checker_model=model,
-                    set=set_name,
-                    item_id=item.id,
-                    verdict=verdict_to_proto(answer.verdict) if answer.verdict else common_pb2.VERDICT_UNSPECIFIED,
-                    label=verdict_to_proto(item.label),
-                    cached=answer.cached,
-                ),
-            )
+            await self._judge(model, set_name, item)
             self.pending[(model, set_name)] -= 1
             if self.pending[(model, set_name)] == 0:  # every item of the set has its answer of this attempt
-                await emit("score", self.score(model, set_name))
+                await self.emit("score", self.score(model, set_name))
 
-    async def _judge(self, model: str, set_name: str, item: LabelledItem) -> ItemResult:
-        """One checker's answer on one item, stored with what it cost before it is returned."""
+    def _progress(self, answer: ItemResult, item: LabelledItem) -> evaluation_pb2.EvaluationEvent:
+        verdict = common_pb2.VERDICT_UNSPECIFIED
+        if answer.verdict and not answer.unreadable and not answer.failed:
+            verdict = verdict_to_proto(answer.verdict)
+        return event_of(
+            self.evaluation_id,
+            "progress",
+            evaluation_pb2.EvaluationProgressPayload(
+                done=self.done,
+                total=self.plan.total,
+                checker_model=answer.checker_model,
+                set=answer.set_name,
+                item_id=item.id,
+                verdict=verdict,
+                label=verdict_to_proto(item.label),
+                cached=answer.cached,
+                unreadable=answer.unreadable,
+                failed=answer.failed,
+            ),
+        )
+
+    async def _judge(self, model: str, set_name: str, item: LabelledItem) -> None:
+        """One checker's answer on one item, stored with what it cost and its progress event."""
         ledger = RunLedger(
             tenant_id=self.plan.tenant_id, mode=MODE, pricing=self.pricing, budget=self.plan.budget, spent=self.spent
         )
@@ -282,9 +405,9 @@ class EvaluationRunner:
         call = _VerifyCall(self.plan, self.plan.tenant_id, stub, ledger, self.store, self.plan.timeout_ms / 1000)
         try:
             response = await cache.verify(call, verify_request(model, item))
-        except BudgetExceeded as exceeded:
+        except BudgetExceeded:
             await self._store_calls(ledger)
-            raise Stop(STATUS_PARTIAL, str(exceeded)) from None
+            raise BudgetSpent() from None
         except grpc.aio.AioRpcError as error:
             rows = ledger.take_rows()
             answer = ItemResult(
@@ -293,25 +416,37 @@ class EvaluationRunner:
                 item_id=item.id,
                 label=item.label,
                 failed=True,
-                error=excerpt(f"{error.code().name}: {error.details()}", 300),
+                error=excerpt(f"{failure_words(error)} ({error.code().name}: {error.details()})", 300),
                 **_spent(rows),
             )
-            await self._save(answer, rows, [])
-            return answer
+            await self._save(answer, item, rows, [])
+            return
         except asyncio.CancelledError:
-            await asyncio.shield(self._store_calls(ledger))
+            write = asyncio.ensure_future(self._store_calls(ledger))
+            self._writes.add(write)
+            write.add_done_callback(self._writes.discard)
             raise
         rows = ledger.take_rows()
         answer = _answer(model, set_name, item, response, rows)
-        await self._save(answer, rows, call.cache_entries)
-        return answer
+        await self._save(answer, item, rows, call.cache_entries)
 
-    async def _save(self, answer: ItemResult, rows, cache_rows) -> None:
-        still_ours = await asyncio.to_thread(
-            self.store.save_item, self.evaluation_id, self.owner, answer, list(rows), list(cache_rows)
+    async def _save(self, answer: ItemResult, item: LabelledItem, rows, cache_rows) -> None:
+        self.answers[(answer.checker_model, answer.set_name)][item.id] = answer
+        if not answer.failed:
+            self.done += 1
+        event = self._progress(answer, item)
+        write = asyncio.ensure_future(
+            asyncio.to_thread(
+                self.store.save_item, self.evaluation_id, self.owner, answer, list(rows), list(cache_rows), event
+            )
         )
+        # The answer is stored even when the evaluation is cancelled while it is written (it was paid for).
+        self._writes.add(write)
+        write.add_done_callback(self._writes.discard)
+        still_ours = await asyncio.shield(write)
         if not still_ours:
             raise Stop(STATUS_CANCELLED, TAKEN_OVER)
+        self.on_event(self.evaluation_id)
 
     async def _store_calls(self, ledger: RunLedger) -> None:
         """The calls an item paid for without an answer (cut short, or refused by the budget)."""

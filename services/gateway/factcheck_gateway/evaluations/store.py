@@ -1,37 +1,48 @@
-"""The evaluations' rows: one per evaluation, one per checker answer on an item, and their ledger rows.
+"""The evaluations' rows: one per evaluation, one per checker answer on an item, its events, and their
+ledger rows.
 
-Every answer is stored (with the ledger rows and cache entries it paid for) in one transaction the
-moment it exists, so a cancelled or interrupted evaluation keeps everything it judged. While an
-evaluation runs, the gateway working on it is its `owner` and every write renews `updated_at`;
-a write that finds the evaluation no longer RUNNING under this owner (Cancel, a takeover) tells
-the runner to stop.
+Every answer is stored (with the ledger rows and cache entries it paid for, and its progress event) in
+one transaction the moment it exists, so a cancelled or interrupted evaluation keeps everything it
+judged. While an evaluation runs, the gateway working on it is its `owner` and every write renews
+`updated_at`; a write that finds the evaluation no longer RUNNING under this owner (Cancel, a takeover)
+tells the runner to stop. Such a late answer is still stored (it was paid for), but not its event.
+
+Events get their `seq` here, from evaluations.last_seq in the transaction that stores them, so the
+seqs of one evaluation are gap-free across every gateway and attempt; on PostgreSQL each commit
+notifies the gateways' watchers (the runs' channel: runs/watch.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, and_, delete, func, insert, or_, select, update
+from sqlalchemy import CursorResult, Engine, delete, func, insert, or_, select, text, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import sessionmaker
 
-from factcheck.evaluation.sets import LABELS
+from factcheck.v1 import evaluation_pb2
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.store.ledger_queries import LedgerStore, upsert_cache_entries
 from factcheck_gateway.store.models import (
     STATUS_CANCELLED,
     STATUS_COMPLETE,
     STATUS_RUNNING,
+    EvaluationEventRow,
     EvaluationItemRow,
     EvaluationRow,
     ModelCallRecord,
     utc_now,
 )
 from factcheck_gateway.store.paging import newest_first_page
+from factcheck_gateway.store.records import StoredEvent
+from factcheck_gateway.store.stage_store import EVENTS_CHANNEL
 
-Confusion = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
+# Builds an evaluation's final event once its status is known (the `finished` event: the whole evaluation).
+FinalEvent = Callable[[], evaluation_pb2.EvaluationEvent]
 
 
 @dataclass(frozen=True)
@@ -46,11 +57,12 @@ class EvaluationRecord:
     error_message: str | None
     created_at: datetime
     updated_at: datetime
+    last_seq: int = 0
 
 
 @dataclass(frozen=True)
 class ItemResult:
-    """One checker's answer on one item (or its failed call)."""
+    """One checker's answer on one item (or its failed call), as stored."""
 
     checker_model: str
     set_name: str
@@ -65,16 +77,49 @@ class ItemResult:
     latency_ms: int | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
     cost_usd: float = 0.0
+    # The checker's evidence text (an unreadable answer: the start of what it answered), and its correction.
+    answer: str | None = None
+    correction: str | None = None
+
+    @property
+    def correct(self) -> bool:
+        return not self.failed and not self.unreadable and self.verdict == self.label
 
 
 @dataclass(frozen=True)
-class MeasuredReliability:
-    """What the weighted consensus needs from an evaluation: per checker model, its confusion counts
-    pooled over every set (rows the label, columns the verdict, both in LABELS)."""
+class StoredAnswer:
+    """An answer as ListEvaluationItems pages them: the answer, and when it was stored."""
 
-    evaluation_id: str
-    confusions: dict[str, Confusion]
+    result: ItemResult
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ItemFilter:
+    """Which answers ListEvaluationItems lists (every field set must hold)."""
+
+    checker_model: str | None = None
+    set_name: str | None = None
+    label: str | None = None
+    wrong_only: bool = False
+    failed_only: bool = False
+
+    def conditions(self) -> list:
+        item = EvaluationItemRow
+        found: list = []
+        if self.checker_model is not None:
+            found.append(item.checker_model == self.checker_model)
+        if self.set_name is not None:
+            found.append(item.set_name == self.set_name)
+        if self.label is not None:
+            found.append(item.label == self.label)
+        if self.wrong_only:
+            found += [item.failed.is_(False), or_(item.unreadable.is_(True), item.verdict != item.label)]
+        if self.failed_only:
+            found.append(item.failed.is_(True))
+        return found
 
 
 def _record(row: EvaluationRow) -> EvaluationRecord:
@@ -89,10 +134,11 @@ def _record(row: EvaluationRow) -> EvaluationRecord:
         error_message=row.error_message,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        last_seq=row.last_seq,
     )
 
 
-_ITEM_FIELDS = tuple(ItemResult.__dataclass_fields__)
+_ITEM_FIELDS = tuple(field.name for field in fields(ItemResult))
 
 
 def _item(row: EvaluationItemRow) -> ItemResult:
@@ -129,13 +175,17 @@ class EvaluationStore:
                     owner=owner,
                     created_at=now,
                     updated_at=now,
+                    last_seq=0,
                 )
             )
 
-    def get(self, evaluation_id: str, tenant_id: str) -> EvaluationRecord | None:
+    def get(self, evaluation_id: str, tenant_id: str | None) -> EvaluationRecord | None:
+        """The evaluation, if it is `tenant_id`'s (None: whoever's it is)."""
         with self._sessions() as session:
             row = session.get(EvaluationRow, evaluation_id)
-            return _record(row) if row is not None and row.tenant_id == tenant_id else None
+            if row is None or (tenant_id is not None and row.tenant_id != tenant_id):
+                return None
+            return _record(row)
 
     def list_evaluations(
         self, tenant_id: str, page_size: int, page_token: str | None
@@ -154,21 +204,99 @@ class EvaluationStore:
             ).all()
             return [_item(row) for row in rows]
 
-    def counts_done(self, evaluation_ids: Sequence[str]) -> dict[str, int]:
-        """Answers stored (failed calls not counted) per evaluation."""
+    def page_items(
+        self, evaluation_id: str, where: ItemFilter, page_size: int, page_token: str | None
+    ) -> tuple[list[StoredAnswer], str | None]:
+        """One page of an evaluation's answers that pass `where`, newest first (InvalidPageToken for a
+        token it did not make)."""
+        with self._sessions() as session:
+            rows, next_token = newest_first_page(
+                session,
+                EvaluationItemRow,
+                page_size,
+                page_token,
+                EvaluationItemRow.evaluation_id == evaluation_id,
+                *where.conditions(),
+            )
+            return [StoredAnswer(_item(row), row.created_at) for row in rows], next_token
+
+    def answer_counts(
+        self, evaluation_ids: Sequence[str]
+    ) -> dict[str, list[tuple[str, str, str, str | None, bool, bool, int]]]:
+        """Per evaluation, its answers counted by (checker, set, label, verdict, unreadable, failed): what
+        a headline's balanced accuracy needs, without reading every answer."""
         if not evaluation_ids:
             return {}
-        query = (
-            select(EvaluationItemRow.evaluation_id, func.count())
-            .where(EvaluationItemRow.evaluation_id.in_(evaluation_ids), EvaluationItemRow.failed.is_(False))
-            .group_by(EvaluationItemRow.evaluation_id)
+        item = EvaluationItemRow
+        keys = (
+            item.evaluation_id,
+            item.checker_model,
+            item.set_name,
+            item.label,
+            item.verdict,
+            item.unreadable,
+            item.failed,
         )
+        query = select(*keys, func.count()).where(item.evaluation_id.in_(evaluation_ids)).group_by(*keys)
+        counts: dict[str, list] = {evaluation_id: [] for evaluation_id in evaluation_ids}
         with self._sessions() as session:
-            return {evaluation_id: count for evaluation_id, count in session.execute(query)}
+            for evaluation_id, *row in session.execute(query):
+                counts[evaluation_id].append(tuple(row))
+        return counts
 
     def usage(self, evaluation_ids: Sequence[str]) -> dict[str, UsageTotals]:
         """What each evaluation's model calls cost, from the ledger."""
         return self._ledger.evaluation_usage(list(evaluation_ids))
+
+    # --- events -------------------------------------------------------------------------------------
+
+    def events_after(self, evaluation_id: str, after_seq: int, limit: int = 1000) -> list[StoredEvent]:
+        query = (
+            select(EvaluationEventRow.seq, EvaluationEventRow.event_type, EvaluationEventRow.payload)
+            .where(EvaluationEventRow.evaluation_id == evaluation_id, EvaluationEventRow.seq > after_seq)
+            .order_by(EvaluationEventRow.seq)
+            .limit(limit)
+        )
+        with self._sessions() as session:
+            return [StoredEvent(row.seq, row.event_type, bytes(row.payload)) for row in session.execute(query)]
+
+    def append_event(self, evaluation_id: str, owner: str, event: evaluation_pb2.EvaluationEvent) -> bool:
+        """Store an event of a running evaluation this owner runs (its seq set here); False, storing
+        nothing, once the evaluation is no longer this owner's."""
+        with self.engine.begin() as session:
+            return self._append(session, evaluation_id, event, *_owned_by(owner)) is not None
+
+    @staticmethod
+    def _append(session: Connection, evaluation_id: str, event: evaluation_pb2.EvaluationEvent, *where) -> int | None:
+        """Give `event` the evaluation's next seq and store it, if the evaluation meets `where` (which
+        also renews its heartbeat); its seq, or None."""
+        now = utc_now()
+        result = session.execute(
+            update(EvaluationRow)
+            .where(EvaluationRow.id == evaluation_id, *where)
+            .values(last_seq=EvaluationRow.last_seq + 1, updated_at=now)
+        )
+        if cast(CursorResult, result).rowcount != 1:
+            return None
+        seq = int(session.scalar(select(EvaluationRow.last_seq).where(EvaluationRow.id == evaluation_id)) or 0)
+        event.seq = seq
+        if event.WhichOneof("event") == "finished":
+            event.finished.last_seq = seq
+        session.execute(
+            insert(EvaluationEventRow),
+            [
+                {
+                    "evaluation_id": evaluation_id,
+                    "seq": seq,
+                    "event_type": event.WhichOneof("event") or "",
+                    "payload": event.SerializeToString(),
+                    "created_at": now,
+                }
+            ],
+        )
+        if session.dialect.name == "postgresql":  # wakes watchers on every gateway once this commits
+            session.execute(text("SELECT pg_notify(:channel, :id)"), {"channel": EVENTS_CHANNEL, "id": evaluation_id})
+        return seq
 
     # --- while it runs ------------------------------------------------------------------------------
 
@@ -179,9 +307,11 @@ class EvaluationStore:
         item: ItemResult,
         ledger_rows: Sequence[dict[str, Any]],
         cache_rows: Sequence[dict[str, Any]],
+        event: evaluation_pb2.EvaluationEvent | None = None,
     ) -> bool:
-        """Store one answer with its ledger rows and cache entries (one transaction; an earlier failed
-        answer on the item is replaced). Returns whether the evaluation is still this owner's to run."""
+        """Store one answer with its ledger rows, cache entries and progress event (one transaction; an
+        earlier failed answer on the item is replaced). Returns whether the evaluation is still this
+        owner's to run (if not, the answer and its rows are stored all the same, its event is not)."""
         now = utc_now()
         key = (
             EvaluationItemRow.evaluation_id == evaluation_id,
@@ -192,21 +322,23 @@ class EvaluationStore:
         with self.engine.begin() as session:
             session.execute(delete(EvaluationItemRow).where(*key))
             values = {name: getattr(item, name) for name in _ITEM_FIELDS}
-            session.execute(insert(EvaluationItemRow), [{**values, "evaluation_id": evaluation_id, "created_at": now}])
-            if ledger_rows:
-                rows = [
-                    {**row, "evaluation_id": evaluation_id, "message_id": None, "created_at": now}
-                    for row in ledger_rows
-                ]
-                session.execute(insert(ModelCallRecord), rows)
+            row = {**values, "id": str(uuid.uuid4()), "evaluation_id": evaluation_id, "created_at": now}
+            session.execute(insert(EvaluationItemRow), [row])
+            self._insert_calls(session, evaluation_id, ledger_rows, now)
             if cache_rows:
                 upsert_cache_entries(session, [{**row, "message_id": None, "created_at": now} for row in cache_rows])
+            if event is not None:
+                return self._append(session, evaluation_id, event, *_owned_by(owner)) is not None
             return self._renew(session, evaluation_id, owner, now)
 
     def record_calls(self, evaluation_id: str, ledger_rows: Sequence[dict[str, Any]]) -> None:
         """Ledger rows of calls that brought no answer (cut short, refused by the budget)."""
-        now = utc_now()
         with self.engine.begin() as session:
+            self._insert_calls(session, evaluation_id, ledger_rows, utc_now())
+
+    @staticmethod
+    def _insert_calls(session: Connection, evaluation_id: str, ledger_rows: Sequence[dict[str, Any]], now) -> None:
+        if ledger_rows:
             rows = [
                 {**row, "evaluation_id": evaluation_id, "message_id": None, "created_at": now} for row in ledger_rows
             ]
@@ -217,91 +349,110 @@ class EvaluationStore:
         with self.engine.begin() as session:
             return self._renew(session, evaluation_id, owner, utc_now())
 
+    def still_owned(self, evaluation_id: str, owner: str) -> bool:
+        """Whether the evaluation is still RUNNING under `owner` (a read: nothing is renewed)."""
+        with self._sessions() as session:
+            row = session.get(EvaluationRow, evaluation_id)
+            return row is not None and row.status == STATUS_RUNNING and row.owner == owner
+
     @staticmethod
-    def _renew(session, evaluation_id: str, owner: str, now: datetime) -> bool:
+    def _renew(session: Connection, evaluation_id: str, owner: str, now: datetime) -> bool:
         result = session.execute(
-            update(EvaluationRow)
-            .where(
-                EvaluationRow.id == evaluation_id, EvaluationRow.status == STATUS_RUNNING, EvaluationRow.owner == owner
-            )
-            .values(updated_at=now)
+            update(EvaluationRow).where(EvaluationRow.id == evaluation_id, *_owned_by(owner)).values(updated_at=now)
         )
         return cast(CursorResult, result).rowcount == 1
 
-    def finish(self, evaluation_id: str, owner: str, status: str, error_message: str | None) -> bool:
-        """End a RUNNING evaluation this owner runs; False when it was ended or taken over meanwhile."""
-        return self._end(status, error_message, EvaluationRow.id == evaluation_id, EvaluationRow.owner == owner)
+    # --- ending -------------------------------------------------------------------------------------
 
-    def cancel(self, evaluation_id: str, tenant_id: str, reason: str) -> bool:
-        """End a RUNNING evaluation as CANCELLED, whichever gateway runs it (it stops at its next write)."""
+    def finish(self, evaluation_id: str, owner: str, status: str, error_message: str | None, final: FinalEvent) -> bool:
+        """End a RUNNING evaluation this owner runs, with its final event; False when it was ended or
+        taken over meanwhile (nothing is stored then)."""
         return self._end(
-            STATUS_CANCELLED, reason, EvaluationRow.id == evaluation_id, EvaluationRow.tenant_id == tenant_id
+            evaluation_id, status, error_message, final, EvaluationRow.id == evaluation_id, EvaluationRow.owner == owner
         )
 
-    def _end(self, status: str, error_message: str | None, *where) -> bool:
+    def cancel(self, evaluation_id: str, tenant_id: str, reason: str, final: FinalEvent) -> bool:
+        """End a RUNNING evaluation as CANCELLED, whichever gateway runs it (it stops at its next write),
+        with its final event."""
+        return self._end(
+            evaluation_id,
+            STATUS_CANCELLED,
+            reason,
+            final,
+            EvaluationRow.id == evaluation_id,
+            EvaluationRow.tenant_id == tenant_id,
+        )
+
+    def _end(self, evaluation_id: str, status: str, error_message: str | None, final: FinalEvent, *where) -> bool:
+        event = final()  # built before the transaction: it reads what is stored, with the status it ends with
         with self.engine.begin() as session:
             result = session.execute(
                 update(EvaluationRow)
                 .where(*where, EvaluationRow.status == STATUS_RUNNING)
                 .values(status=status, error_message=error_message, owner=None, updated_at=utc_now())
             )
+            if cast(CursorResult, result).rowcount != 1:
+                return False
+            self._append(session, evaluation_id, event)
+            return True
+
+    def release(self, evaluation_id: str, owner: str) -> bool:
+        """A gateway shutting down hands its evaluation on: still RUNNING, owned by none, so the next
+        recovery pass of any gateway resumes it at once."""
+        with self.engine.begin() as session:
+            result = session.execute(
+                update(EvaluationRow).where(EvaluationRow.id == evaluation_id, *_owned_by(owner)).values(owner=None)
+            )
             return cast(CursorResult, result).rowcount == 1
 
     def claim(
-        self, evaluation_id: str, tenant_id: str, owner: str, stale_before: datetime, config: dict[str, Any]
-    ) -> bool:
-        """Take a stopped evaluation (not COMPLETE; a RUNNING one only when its owner's heartbeat is older
-        than `stale_before`) to resume it under `owner` with `config` (its budget may be new)."""
+        self,
+        evaluation_id: str,
+        tenant_id: str | None,
+        owner: str,
+        stale_before: datetime,
+        config: dict[str, Any],
+    ) -> EvaluationRecord | None:
+        """Take a stopped evaluation (not COMPLETE; a RUNNING one only when no gateway owns it or its
+        owner's heartbeat is older than `stale_before`) to resume it under `owner` with `config` (its
+        budget may be new). The evaluation as claimed, or None."""
         with self.engine.begin() as session:
+            conditions = [
+                EvaluationRow.id == evaluation_id,
+                EvaluationRow.status != STATUS_COMPLETE,
+                or_(
+                    EvaluationRow.status != STATUS_RUNNING,
+                    EvaluationRow.owner.is_(None),
+                    EvaluationRow.updated_at < stale_before,
+                ),
+            ]
+            if tenant_id is not None:
+                conditions.append(EvaluationRow.tenant_id == tenant_id)
             result = session.execute(
                 update(EvaluationRow)
-                .where(
-                    EvaluationRow.id == evaluation_id,
-                    EvaluationRow.tenant_id == tenant_id,
-                    EvaluationRow.status != STATUS_COMPLETE,
-                    or_(EvaluationRow.status != STATUS_RUNNING, EvaluationRow.updated_at < stale_before),
-                )
+                .where(*conditions)
                 .values(status=STATUS_RUNNING, owner=owner, error_message=None, config=config, updated_at=utc_now())
             )
-            return cast(CursorResult, result).rowcount == 1
+            if cast(CursorResult, result).rowcount != 1:
+                return None
+        return self.get(evaluation_id, None)
 
-    # --- the weighted consensus ---------------------------------------------------------------------
-
-    def newest_confusions(self, tenant_id: str, checker_models: Sequence[str]) -> MeasuredReliability | None:
-        """The tenant's newest COMPLETE evaluation that measured every one of `checker_models`, with their
-        confusion counts pooled over its sets (failed calls left out); None when there is none."""
-        wanted = list(dict.fromkeys(checker_models))
-        with self._sessions() as session:
-            candidates = session.scalars(
-                select(EvaluationRow)
-                .where(EvaluationRow.tenant_id == tenant_id, EvaluationRow.status == STATUS_COMPLETE)
-                .order_by(EvaluationRow.created_at.desc(), EvaluationRow.id.desc())
+    def abandoned(self, stale_before: datetime, exclude: Sequence[str], limit: int) -> list[EvaluationRecord]:
+        """RUNNING evaluations no gateway works on: handed on at a shutdown, or whose gateway stopped
+        writing before `stale_before` (it died). Oldest first; the recovery pass claims them one by one."""
+        query = (
+            select(EvaluationRow)
+            .where(
+                EvaluationRow.status == STATUS_RUNNING,
+                or_(EvaluationRow.owner.is_(None), EvaluationRow.updated_at < stale_before),
             )
-            for row in candidates:
-                if not set(wanted) <= set(row.config.get("checkerModels", [])):
-                    continue
-                counts = session.execute(
-                    select(
-                        EvaluationItemRow.checker_model,
-                        EvaluationItemRow.label,
-                        EvaluationItemRow.verdict,
-                        func.count(),
-                    )
-                    .where(
-                        and_(
-                            EvaluationItemRow.evaluation_id == row.id,
-                            EvaluationItemRow.failed.is_(False),
-                            EvaluationItemRow.checker_model.in_(wanted),
-                        )
-                    )
-                    .group_by(EvaluationItemRow.checker_model, EvaluationItemRow.label, EvaluationItemRow.verdict)
-                ).all()
-                matrices = {model: [[0, 0, 0], [0, 0, 0], [0, 0, 0]] for model in wanted}
-                for model, label, verdict, count in counts:
-                    if label in LABELS and verdict in LABELS:
-                        matrices[model][LABELS.index(label)][LABELS.index(verdict)] += count
-                confusions = {
-                    model: cast(Confusion, tuple(tuple(line) for line in matrix)) for model, matrix in matrices.items()
-                }
-                return MeasuredReliability(row.id, confusions)
-        return None
+            .order_by(EvaluationRow.updated_at)
+            .limit(limit + len(exclude))
+        )
+        with self._sessions() as session:
+            rows = [row for row in session.scalars(query) if row.id not in set(exclude)]
+            return [_record(row) for row in rows[:limit]]
+
+
+def _owned_by(owner: str) -> tuple:
+    return (EvaluationRow.status == STATUS_RUNNING, EvaluationRow.owner == owner)

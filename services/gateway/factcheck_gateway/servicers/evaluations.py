@@ -1,92 +1,105 @@
 """EvaluationService: checker models measured on labelled sets, within the caller's tenant.
 
-RunEvaluation and ResumeEvaluation execute the evaluation while their caller listens: the stream
-carries its progress, and a caller that goes away stops it as CANCELLED (everything judged is
-stored; ResumeEvaluation continues it on any gateway). Another tenant's evaluations are NOT_FOUND
-exactly as unknown ones.
+An evaluation runs in a task of the gateway, not of the call that started it: RunEvaluation and
+ResumeEvaluation start it and then follow its stored events exactly as WatchEvaluation does, so a
+caller that goes away (or a connection the server recycles) leaves it running. Only CancelEvaluation,
+its budget or a fatal error end it. A gateway shutting down hands its evaluations on (still RUNNING,
+owned by none), and every gateway's recovery pass resumes evaluations handed on or whose gateway died
+(its heartbeat older than FACTCHECK_RUN_LEASE_S). Another tenant's evaluations are NOT_FOUND exactly
+as unknown ones.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
+from typing import Any
 
 import grpc
-from google.protobuf.timestamp_pb2 import Timestamp
+from sqlalchemy.exc import SQLAlchemyError
 
+from factcheck.core.domain import is_known_enum, verdict_from_proto, verdict_to_proto
 from factcheck.evaluation.sets import SHIPPED_SETS
-from factcheck.kit.errors import FailedPrecondition, NotFound, Reason
+from factcheck.kit.errors import FailedPrecondition, NotFound, Reason, check_argument
 from factcheck.kit.security.tenants import caller_tenant
 from factcheck.kit.settings import Settings
-from factcheck.text.text_safety import excerpt
-from factcheck.v1 import checker_pb2_grpc, evaluation_pb2, evaluation_pb2_grpc
+from factcheck.text.text_safety import excerpt, first_line
+from factcheck.v1 import checker_pb2_grpc, common_pb2, evaluation_pb2, evaluation_pb2_grpc
+from factcheck_gateway.evaluations.compare import RESAMPLES, compare
+from factcheck_gateway.evaluations.messages import STATUS, drawn_sets, evaluation_item, evaluation_summary
 from factcheck_gateway.evaluations.plan import (
     EvaluationPlan,
     NotResumable,
+    drawn_items,
     plan_evaluation,
     plan_from_record,
     stored_budget,
 )
-from factcheck_gateway.evaluations.runner import SHUTTING_DOWN, EvaluationRunner
-from factcheck_gateway.evaluations.scores import checker_score
-from factcheck_gateway.evaluations.store import EvaluationRecord, EvaluationStore
+from factcheck_gateway.evaluations.runner import (
+    CANCELLED_BY_CALLER,
+    HANDED_ON,
+    EvaluationRunner,
+    event_of,
+)
+from factcheck_gateway.evaluations.scores import checker_score, headline, headlines
+from factcheck_gateway.evaluations.store import EvaluationRecord, EvaluationStore, ItemFilter
+from factcheck_gateway.evaluations.watch import watch_evaluation
 from factcheck_gateway.grounding_checkers import confirm_grounding_checkers
-from factcheck_gateway.ledger.budget import run_budget
+from factcheck_gateway.ledger.budget import Budget, run_budget
 from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.request_validation import check_budget
 from factcheck_gateway.runs.database_calls import call_store, page_size, page_token, resource_id
-from factcheck_gateway.runs.registry import gateway_owner_id
-from factcheck_gateway.store.models import FINAL_STATUSES, STATUS_COMPLETE, utc_now
-from factcheck_gateway.stored_results import timestamp
+from factcheck_gateway.runs.registry import RECOVERY_BATCH, gateway_owner_id
+from factcheck_gateway.runs.watch import EventHub
+from factcheck_gateway.store.models import FINAL_STATUSES, STATUS_COMPLETE, STATUS_FAILED, utc_now
 
 log = logging.getLogger("factcheck.gateway.evaluations")
 
 EVALUATIONS_UNAVAILABLE = "The evaluations database is unavailable. Try again shortly."
-CANCELLED_BY_CALLER = "Cancelled by the caller; ResumeEvaluation continues it."
 # How long Cancel waits for this gateway's own evaluation to store its end.
 CANCEL_WAIT_S = 5.0
-
-_STATUS = {
-    "RUNNING": evaluation_pb2.EVALUATION_STATUS_RUNNING,
-    "COMPLETE": evaluation_pb2.EVALUATION_STATUS_COMPLETE,
-    "PARTIAL": evaluation_pb2.EVALUATION_STATUS_PARTIAL,
-    "FAILED": evaluation_pb2.EVALUATION_STATUS_FAILED,
-    "CANCELLED": evaluation_pb2.EVALUATION_STATUS_CANCELLED,
-}
+DEFAULT_DISAGREEMENTS, MAX_DISAGREEMENTS = 100, 1_000
+TOO_MANY_RECOVERIES = (
+    "The evaluation was stopped: it lost its gateway {count} time(s) and FACTCHECK_MAX_RUN_RESUMES allows "
+    "{limit} resume(s); resume it by hand to continue."
+)
+NOT_RESUMABLE = "The evaluation could not be resumed after its gateway stopped: {reason}"
 
 
 def _not_found(evaluation_id: str) -> NotFound:
     return NotFound(
         f"No evaluation with evaluation_id '{excerpt(evaluation_id)}'",
-        reason=Reason.RESULT_NOT_FOUND,
+        reason=Reason.EVALUATION_NOT_FOUND,
         resource_type="factcheck.v1.Evaluation",
         resource_name=evaluation_id,
     )
 
 
-def _now() -> Timestamp:
-    stamp = Timestamp()
-    stamp.GetCurrentTime()
-    return stamp
-
-
 class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
     def __init__(
-        self, store: EvaluationStore, checker: checker_pb2_grpc.CheckerServiceStub, settings: Settings
+        self,
+        store: EvaluationStore,
+        checker: checker_pb2_grpc.CheckerServiceStub,
+        settings: Settings,
+        hub: EventHub | None = None,
     ) -> None:
         self._store = store
         self._checker = checker
         self._settings = settings
+        self._hub = hub or EventHub()
         self._pricing = Pricing.from_settings(settings)
         self.owner = gateway_owner_id()
         # The evaluations this gateway executes, by id: what a local Cancel and shutdown stop.
         self._running: dict[str, tuple[EvaluationRunner, asyncio.Task]] = {}
+        self._loops: list[asyncio.Task] = []
 
-    # --- running ------------------------------------------------------------------------------------
+    # --- starting -----------------------------------------------------------------------------------
 
     async def RunEvaluation(
         self, request: evaluation_pb2.RunEvaluationRequest, context: grpc.aio.ServicerContext
@@ -106,8 +119,8 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
             plan.custom_items_json(),
             plan.total,
         )
-        runner = self._runner(evaluation_id, plan, stored=[], spent=UsageTotals())
-        async for event in self._execute(runner):
+        self._launch(self._runner(evaluation_id, plan, stored=[], spent=UsageTotals()))
+        async for event in self._follow(evaluation_id, 0):
             yield evaluation_pb2.RunEvaluationResponse(event=event)
 
     async def ResumeEvaluation(
@@ -120,12 +133,11 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
         if record.status == STATUS_COMPLETE:
             raise FailedPrecondition(
                 "The evaluation is COMPLETE: every checker answered every item. Start a new one to measure again.",
-                reason=Reason.RUN_ALREADY_FINISHED,
+                reason=Reason.EVALUATION_ALREADY_FINISHED,
                 metadata={"status": record.status},
             )
-        budget = (
-            run_budget(request, self._settings, tenant) if request.HasField("budget") else stored_budget(record.config)
-        )
+        fresh = request.HasField("budget")
+        budget = run_budget(request, self._settings, tenant) if fresh else stored_budget(record.config)
         try:
             plan = await asyncio.to_thread(
                 plan_from_record, record.config, record.custom_items, tenant, self._settings, budget
@@ -134,27 +146,46 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
             raise FailedPrecondition(
                 f"The evaluation cannot be resumed: {error}", reason=Reason.INVALID_REQUEST
             ) from None
-        config = {**record.config, "budget": {"maxCostUsd": budget.max_cost_usd, "maxTokens": budget.max_tokens}}
-        stale_before = utc_now() - timedelta(seconds=self._settings.run_lease_s)
         claimed = await call_store(
-            EVALUATIONS_UNAVAILABLE, self._store.claim, evaluation_id, tenant, self.owner, stale_before, config
-        )
-        if not claimed:
+            EVALUATIONS_UNAVAILABLE, self._store.claim, evaluation_id, tenant, self.owner, self._stale_before(),
+            _with_budget(record.config, budget),
+        )  # fmt: skip
+        if claimed is None:
             raise FailedPrecondition(
                 "The evaluation is running on a gateway now; cancel it first, or wait for it to end.",
-                reason=Reason.RUN_STILL_RUNNING,
+                reason=Reason.EVALUATION_STILL_RUNNING,
             )
-        stored = await call_store(EVALUATIONS_UNAVAILABLE, self._store.items, evaluation_id)
-        if request.HasField("budget"):
-            spent = UsageTotals()  # a new budget is for what is left
-        else:
-            usage = await call_store(EVALUATIONS_UNAVAILABLE, self._store.usage, [evaluation_id])
-            spent = usage.get(evaluation_id, UsageTotals())
-        runner = self._runner(evaluation_id, plan, stored=stored, spent=spent)
-        async for event in self._execute(runner):
+        await self._start_claimed(claimed, plan, fresh_budget=fresh)
+        async for event in self._follow(evaluation_id, claimed.last_seq):
             yield evaluation_pb2.ResumeEvaluationResponse(event=event)
 
-    def _runner(self, evaluation_id: str, plan: EvaluationPlan, *, stored, spent: UsageTotals) -> EvaluationRunner:
+    async def WatchEvaluation(
+        self, request: evaluation_pb2.WatchEvaluationRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[evaluation_pb2.WatchEvaluationResponse]:
+        check_argument(request.after_seq >= 0, "after_seq", f"after_seq must not be negative (got {request.after_seq})")
+        record = await self._existing(resource_id("evaluation_id", request.evaluation_id), caller_tenant())
+        async for event in self._follow(record.id, request.after_seq):
+            yield evaluation_pb2.WatchEvaluationResponse(event=event)
+
+    def _follow(self, evaluation_id: str, after_seq: int) -> AsyncIterator[evaluation_pb2.EvaluationEvent]:
+        return watch_evaluation(self._store, self._hub, evaluation_id, after_seq, self._settings.watch_poll_s)
+
+    def _stale_before(self):
+        return utc_now() - timedelta(seconds=self._settings.run_lease_s)
+
+    async def _start_claimed(self, record: EvaluationRecord, plan: EvaluationPlan, *, fresh_budget: bool) -> None:
+        """Launch a claimed evaluation with what it stored (a new budget counts from zero)."""
+        stored = await call_store(EVALUATIONS_UNAVAILABLE, self._store.items, record.id)
+        if fresh_budget:
+            spent = UsageTotals()
+        else:
+            usage = await call_store(EVALUATIONS_UNAVAILABLE, self._store.usage, [record.id])
+            spent = usage.get(record.id, UsageTotals())
+        self._launch(self._runner(record.id, plan, stored=stored, spent=spent, fresh_budget=fresh_budget))
+
+    def _runner(
+        self, evaluation_id: str, plan: EvaluationPlan, *, stored, spent: UsageTotals, fresh_budget: bool = False
+    ) -> EvaluationRunner:
         return EvaluationRunner(
             evaluation_id,
             plan,
@@ -165,45 +196,50 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
             self._settings.run_lease_s,
             stored=stored,
             spent=spent,
+            fresh_budget=fresh_budget,
             ledger_enabled=self._settings.ledger_enabled,
+            poll_s=self._settings.watch_poll_s,
+            on_event=self._hub.notify,
         )
 
-    async def _execute(self, runner: EvaluationRunner) -> AsyncIterator[evaluation_pb2.EvaluationEvent]:
-        """Run the evaluation in a task of its own and hand on its events; when the caller goes away the
-        task is cancelled, and it stores CANCELLED."""
-        events: asyncio.Queue[evaluation_pb2.EvaluationEvent | None] = asyncio.Queue()
+    def _launch(self, runner: EvaluationRunner) -> asyncio.Task:
         evaluation_id = runner.evaluation_id
-
-        async def emit(field_name: str, payload) -> None:
-            event = evaluation_pb2.EvaluationEvent(evaluation_id=evaluation_id, timestamp=_now())
-            getattr(event, field_name).CopyFrom(payload)
-            events.put_nowait(event)
-
-        async def execute() -> None:
-            try:
-                status, reason = await runner.execute(emit)
-                ended = await asyncio.shield(
-                    asyncio.to_thread(self._store.finish, evaluation_id, self.owner, status, reason)
-                )
-                if not ended:
-                    log.info("%s: ended elsewhere before it could store %s", evaluation_id, status)
-                record = await asyncio.to_thread(self._store.get, evaluation_id, runner.plan.tenant_id)
-                if record is not None:
-                    await emit("finished", await asyncio.to_thread(self._evaluation, record, True))
-            finally:
-                events.put_nowait(None)
-
-        task = asyncio.create_task(execute(), name=f"evaluation-{evaluation_id}")
+        task = asyncio.get_running_loop().create_task(self._execute(runner), name=f"evaluation-{evaluation_id}")
         self._running[evaluation_id] = (runner, task)
         task.add_done_callback(lambda _: self._running.pop(evaluation_id, None))
+        return task
+
+    async def _execute(self, runner: EvaluationRunner) -> None:
+        """Run the evaluation to its end and store that end with its `finished` event (or hand it on)."""
+        evaluation_id, tenant = runner.evaluation_id, runner.plan.tenant_id
+        status, reason = await runner.execute()
+        if status == HANDED_ON:
+            with contextlib.suppress(SQLAlchemyError):
+                await asyncio.shield(asyncio.to_thread(self._store.release, evaluation_id, self.owner))
+            log.info("%s: handed on to the next gateway", evaluation_id)
+            return
+        final = self._final_event(evaluation_id, tenant, status, reason)
         try:
-            while (event := await events.get()) is not None:
-                yield event
-            await task  # raises what ended it, if anything did
-        finally:
-            if not task.done():  # the caller went away
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
+            ended = await asyncio.shield(
+                asyncio.to_thread(self._store.finish, evaluation_id, self.owner, status, reason, final)
+            )
+        except SQLAlchemyError:
+            log.exception("%s: could not store its end (%s); a gateway's recovery resumes it", evaluation_id, status)
+            return
+        if not ended:
+            log.info("%s: ended elsewhere before it could store %s", evaluation_id, status)
+        self._hub.notify(evaluation_id)
+
+    def _final_event(self, evaluation_id: str, tenant: str, status: str, reason: str | None) -> Callable[[], Any]:
+        """What builds the `finished` event: the evaluation as GetEvaluation will return it, ended so."""
+
+        def build() -> evaluation_pb2.EvaluationEvent:
+            record = self._store.get(evaluation_id, tenant)
+            assert record is not None  # (evaluations are never deleted)
+            ended = dataclasses.replace(record, status=status, error_message=reason, owner=None)
+            return event_of(evaluation_id, "finished", self._evaluation(ended))
+
+        return build
 
     # --- stopping -----------------------------------------------------------------------------------
 
@@ -216,7 +252,7 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
         if record.status in FINAL_STATUSES:
             raise FailedPrecondition(
                 f"The evaluation already ended with status {record.status}; only a running evaluation can be cancelled.",
-                reason=Reason.RUN_ALREADY_FINISHED,
+                reason=Reason.EVALUATION_ALREADY_FINISHED,
                 metadata={"status": record.status},
             )
         local = self._running.get(evaluation_id)
@@ -225,17 +261,80 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
             runner.cancel_reason = CANCELLED_BY_CALLER
             task.cancel()
             await asyncio.wait([task], timeout=CANCEL_WAIT_S)
-        # Another gateway's (or a stopped gateway's) evaluation: ended in the store; its runner stops at its next write.
-        await call_store(EVALUATIONS_UNAVAILABLE, self._store.cancel, evaluation_id, tenant, CANCELLED_BY_CALLER)
+        # Another gateway's (or a stopped gateway's) evaluation: ended in the store, with its final event;
+        # its runner stops at its next write or check.
+        final = self._final_event(evaluation_id, tenant, "CANCELLED", CANCELLED_BY_CALLER)
+        if await call_store(
+            EVALUATIONS_UNAVAILABLE, self._store.cancel, evaluation_id, tenant, CANCELLED_BY_CALLER, final
+        ):
+            self._hub.notify(evaluation_id)
         record = await self._existing(evaluation_id, tenant)
-        return evaluation_pb2.CancelEvaluationResponse(status=_STATUS[record.status])
+        return evaluation_pb2.CancelEvaluationResponse(status=STATUS[record.status])
+
+    def start(self, database_ready: Callable[[], Awaitable[None]]) -> None:
+        """The recovery loop: resume evaluations handed on at a shutdown, or whose gateway died."""
+        self._loops = [
+            asyncio.get_running_loop().create_task(self._recovery_loop(database_ready), name="eval-recovery")
+        ]
 
     async def stop(self) -> None:
-        """Shutdown: stop this gateway's evaluations (stored CANCELLED, resumable)."""
-        for runner, task in list(self._running.values()):
-            runner.cancel_reason = SHUTTING_DOWN
+        """Shutdown: stop the recovery loop, and hand this gateway's evaluations on (RUNNING, owned by none:
+        the next gateway's recovery pass resumes each with the items it has no answer for)."""
+        for task in self._loops:
             task.cancel()
-        await asyncio.gather(*(task for _, task in list(self._running.values())), return_exceptions=True)
+        running = list(self._running.values())
+        for runner, task in running:
+            runner.cancel_reason = HANDED_ON
+            task.cancel()
+        await asyncio.gather(*self._loops, *(task for _, task in running), return_exceptions=True)
+
+    async def _recovery_loop(self, database_ready: Callable[[], Awaitable[None]]) -> None:
+        await database_ready()
+        while True:
+            try:
+                await self.recover_once()
+            except SQLAlchemyError as error:
+                log.warning("evaluation recovery pass failed: %s", first_line(error))
+            except Exception:
+                log.exception("evaluation recovery pass failed")
+            await asyncio.sleep(self._settings.recovery_interval_s)
+
+    async def recover_once(self) -> int:
+        """Claim the evaluations no gateway works on and resume (or end) each; how many were claimed."""
+        found = await asyncio.to_thread(
+            self._store.abandoned, self._stale_before(), list(self._running), RECOVERY_BATCH
+        )
+        claimed = 0
+        for record in found:
+            recoveries = int(record.config.get("recoveries", 0)) + 1
+            config = {**record.config, "recoveries": recoveries}
+            taken = await asyncio.to_thread(
+                self._store.claim, record.id, record.tenant_id, self.owner, self._stale_before(), config
+            )
+            if taken is None:
+                continue  # another gateway was quicker
+            claimed += 1
+            limit = self._settings.max_run_resumes
+            if recoveries > limit:
+                await self._end_claimed(taken, TOO_MANY_RECOVERIES.format(count=recoveries, limit=limit))
+                continue
+            try:
+                plan = await asyncio.to_thread(
+                    plan_from_record, taken.config, taken.custom_items, taken.tenant_id, self._settings,
+                    stored_budget(taken.config),
+                )  # fmt: skip
+            except NotResumable as error:
+                await self._end_claimed(taken, NOT_RESUMABLE.format(reason=error))
+                continue
+            log.info("%s: resuming an evaluation its gateway left (recovery %d)", taken.id, recoveries)
+            await self._start_claimed(taken, plan, fresh_budget=False)
+        return claimed
+
+    async def _end_claimed(self, record: EvaluationRecord, reason: str) -> None:
+        log.warning("%s: ending as FAILED: %s", record.id, reason)
+        final = self._final_event(record.id, record.tenant_id, STATUS_FAILED, reason)
+        await asyncio.to_thread(self._store.finish, record.id, self.owner, STATUS_FAILED, reason, final)
+        self._hub.notify(record.id)
 
     # --- reading ------------------------------------------------------------------------------------
 
@@ -243,7 +342,7 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
         self, request: evaluation_pb2.GetEvaluationRequest, context: grpc.aio.ServicerContext
     ) -> evaluation_pb2.GetEvaluationResponse:
         record = await self._existing(resource_id("evaluation_id", request.evaluation_id), caller_tenant())
-        evaluation = await call_store(EVALUATIONS_UNAVAILABLE, self._evaluation, record, True)
+        evaluation = await call_store(EVALUATIONS_UNAVAILABLE, self._evaluation, record)
         return evaluation_pb2.GetEvaluationResponse(evaluation=evaluation)
 
     async def ListEvaluations(
@@ -254,12 +353,15 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
             EVALUATIONS_UNAVAILABLE, self._store.list_evaluations, caller_tenant(), size, token
         )
         ids = [record.id for record in records]
-        done = await call_store(EVALUATIONS_UNAVAILABLE, self._store.counts_done, ids)
+        counts = await call_store(EVALUATIONS_UNAVAILABLE, self._store.answer_counts, ids)
         usage = await call_store(EVALUATIONS_UNAVAILABLE, self._store.usage, ids)
-        return evaluation_pb2.ListEvaluationsResponse(
-            evaluations=[_summary(record, done.get(record.id, 0), usage.get(record.id)) for record in records],
-            next_page_token=next_token or "",
-        )
+        evaluations = []
+        for record in records:
+            answered = counts.get(record.id, [])
+            done = sum(row[-1] for row in answered if not row[5])
+            found = headlines(record.config["checkerModels"], drawn_sets(record), answered)
+            evaluations.append(evaluation_summary(record, done, usage.get(record.id), found))
+        return evaluation_pb2.ListEvaluationsResponse(evaluations=evaluations, next_page_token=next_token or "")
 
     async def ListEvaluationSets(
         self, request: evaluation_pb2.ListEvaluationSetsRequest, context: grpc.aio.ServicerContext
@@ -277,49 +379,140 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
             ]
         )
 
+    async def ListEvaluationItems(
+        self, request: evaluation_pb2.ListEvaluationItemsRequest, context: grpc.aio.ServicerContext
+    ) -> evaluation_pb2.ListEvaluationItemsResponse:
+        record = await self._existing(resource_id("evaluation_id", request.evaluation_id), caller_tenant())
+        size, token = page_size(request.page_size), page_token(request.page_token)
+        where = _item_filter(request)
+        answers, next_token = await call_store(
+            EVALUATIONS_UNAVAILABLE, self._store.page_items, record.id, where, size, token
+        )
+        claims = await asyncio.to_thread(
+            drawn_items, record.config, record.custom_items, {stored.result.set_name for stored in answers}
+        )
+        return evaluation_pb2.ListEvaluationItemsResponse(
+            items=[
+                evaluation_item(stored, claims.get((stored.result.set_name, stored.result.item_id)))
+                for stored in answers
+            ],
+            next_page_token=next_token or "",
+        )
+
+    async def CompareEvaluations(
+        self, request: evaluation_pb2.CompareEvaluationsRequest, context: grpc.aio.ServicerContext
+    ) -> evaluation_pb2.CompareEvaluationsResponse:
+        tenant = caller_tenant()
+        first = await self._existing(resource_id("evaluation_id", request.evaluation_id), tenant)
+        other = await self._existing(resource_id("other_evaluation_id", request.other_evaluation_id), tenant)
+        wanted = DEFAULT_DISAGREEMENTS
+        if request.HasField("max_disagreements"):
+            check_argument(
+                0 <= request.max_disagreements <= MAX_DISAGREEMENTS,
+                "max_disagreements",
+                f"max_disagreements must be between 0 and {MAX_DISAGREEMENTS} (got {request.max_disagreements})",
+            )
+            wanted = request.max_disagreements
+        models = [m for m in first.config["checkerModels"] if m in other.config["checkerModels"]]
+        other_sets = {name for name, _ in drawn_sets(other)}
+        sets = [name for name, _ in drawn_sets(first) if name in other_sets]
+        if not models or not sets:
+            raise FailedPrecondition(
+                "The two evaluations share no checker model and set: there is nothing to compare.",
+                reason=Reason.NOTHING_TO_COMPARE,
+            )
+        answers = await call_store(EVALUATIONS_UNAVAILABLE, self._store.items, first.id)
+        other_answers = await call_store(EVALUATIONS_UNAVAILABLE, self._store.items, other.id)
+        comparisons = await asyncio.to_thread(compare, answers, other_answers, models, sets)
+        claims = await asyncio.to_thread(drawn_items, first.config, first.custom_items, sets)
+        response = evaluation_pb2.CompareEvaluationsResponse(
+            evaluation_id=first.id, other_evaluation_id=other.id, resamples=RESAMPLES
+        )
+        for found in comparisons:
+            response.comparisons.append(
+                evaluation_pb2.ScoreComparison(
+                    checker_model=found.checker_model,
+                    set=found.set_name,
+                    shared_items=found.shared,
+                    balanced_accuracy=found.balanced_accuracy,
+                    other_balanced_accuracy=found.other_balanced_accuracy,
+                    difference=found.difference,
+                    difference_low=found.low,
+                    difference_high=found.high,
+                    disagreements=len(found.disagreements),
+                )
+            )
+            for item in found.disagreements:
+                if len(response.disagreements) >= wanted:
+                    break
+                claim = claims.get((item.set_name, item.item_id))
+                response.disagreements.append(
+                    evaluation_pb2.ItemDisagreement(
+                        checker_model=item.checker_model,
+                        set=item.set_name,
+                        item_id=item.item_id,
+                        claim=claim.claim if claim is not None else "",
+                        label=verdict_to_proto(item.label),
+                        verdict=_verdict_of(item.answer),
+                        other_verdict=_verdict_of(item.other),
+                    )
+                )
+        return response
+
     async def _existing(self, evaluation_id: str, tenant: str) -> EvaluationRecord:
         record = await call_store(EVALUATIONS_UNAVAILABLE, self._store.get, evaluation_id, tenant)
         if record is None:
             raise _not_found(evaluation_id)
         return record
 
-    def _evaluation(self, record: EvaluationRecord, with_scores: bool) -> evaluation_pb2.Evaluation:
+    def _evaluation(self, record: EvaluationRecord) -> evaluation_pb2.Evaluation:
         """The stored evaluation with its scores, computed from its stored answers (in a worker thread)."""
         answers = self._store.items(record.id)
         usage = self._store.usage([record.id]).get(record.id)
         done = sum(1 for answer in answers if not answer.failed)
-        evaluation = _summary(record, done, usage)
-        if with_scores:
-            by_pair: dict[tuple[str, str], list] = {}
-            for answer in answers:
-                by_pair.setdefault((answer.checker_model, answer.set_name), []).append(answer)
-            for model in record.config["checkerModels"]:
-                for stored in record.config["sets"]:
-                    pair = by_pair.get((model, stored["name"]), [])
-                    evaluation.scores.append(checker_score(model, stored["name"], len(stored["itemIds"]), pair))
+        by_pair: dict[tuple[str, str], list] = {}
+        for answer in answers:
+            by_pair.setdefault((answer.checker_model, answer.set_name), []).append(answer)
+        scores = [
+            checker_score(model, name, total, by_pair.get((model, name), []))
+            for model in record.config["checkerModels"]
+            for name, total in drawn_sets(record)
+        ]
+        evaluation = evaluation_summary(record, done, usage, [headline(score) for score in scores])
+        evaluation.scores.extend(scores)
         return evaluation
 
 
-def _summary(record: EvaluationRecord, done: int, usage: UsageTotals | None) -> evaluation_pb2.Evaluation:
-    config = record.config
-    evaluation = evaluation_pb2.Evaluation(
-        evaluation_id=record.id,
-        status=_STATUS[record.status],
-        checker_models=config["checkerModels"],
-        sets=[
-            evaluation_pb2.EvaluationSetSummary(
-                name=s["name"], custom=s["custom"], items=len(s["itemIds"]), available=s["available"]
-            )
-            for s in config["sets"]
-        ],
-        limit=config.get("limit") or 0,
-        seed=config.get("seed") or 0,
-        done=done,
-        total=record.total,
-        usage=(usage or UsageTotals()).to_proto(),
-        created_at=timestamp(record.created_at),
-        updated_at=timestamp(record.updated_at),
+def _with_budget(config: dict[str, Any], budget: Budget) -> dict[str, Any]:
+    return {**config, "budget": {"maxCostUsd": budget.max_cost_usd, "maxTokens": budget.max_tokens}}
+
+
+def _verdict_of(answer) -> common_pb2.Verdict:
+    if answer.unreadable or answer.failed or not answer.verdict:
+        return common_pb2.VERDICT_UNSPECIFIED
+    return verdict_to_proto(answer.verdict)
+
+
+def _item_filter(request: evaluation_pb2.ListEvaluationItemsRequest) -> ItemFilter:
+    check_argument(
+        not (request.wrong_only and request.failed_only),
+        "failed_only",
+        "wrong_only and failed_only exclude each other: a failed call is not a wrong answer (ask for one or the other)",
     )
-    if record.error_message is not None:
-        evaluation.error_message = record.error_message
-    return evaluation
+    label = None
+    if request.label != common_pb2.VERDICT_UNSPECIFIED:
+        check_argument(
+            is_known_enum(common_pb2.Verdict, request.label),
+            "label",
+            "label must be VERDICT_VERIFIED, VERDICT_DISPUTED or VERDICT_UNVERIFIABLE (or unset: every label)",
+        )
+        label = verdict_from_proto(request.label)
+    for field, value in (("checker_model", request.checker_model), ("set", request.set)):
+        check_argument(len(value) <= 255, field, f"{field} must be at most 255 characters")
+    return ItemFilter(
+        checker_model=request.checker_model or None,
+        set_name=request.set or None,
+        label=label,
+        wrong_only=request.wrong_only,
+        failed_only=request.failed_only,
+    )

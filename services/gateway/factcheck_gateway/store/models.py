@@ -594,6 +594,8 @@ class EvaluationRow(Base):
     error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+    # seq of the newest stored event (evaluation_events); the next one is last_seq + 1 (migration 0012).
+    last_seq: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
 
     __table_args__ = (
         # ListEvaluations (newest first per tenant) and the weighted consensus's newest complete one.
@@ -607,10 +609,13 @@ class EvaluationItemRow(Base):
 
     A failed call is a row too (`failed`, with its error): it is not scored, and a resume asks again.
     Tokens and cost are the sums of the item's ledger rows (model_calls with this evaluation_id).
+    `answer` is the checker's evidence text (for an unreadable answer, the start of its raw answer) and
+    `id` the row's own id, which ListEvaluationItems pages by (migration 0012).
     """
 
     __tablename__ = "evaluation_items"
 
+    id: Mapped[str] = mapped_column(String(36), nullable=False)
     evaluation_id: Mapped[str] = mapped_column(
         String(36), ForeignKey("evaluations.id", ondelete="CASCADE"), nullable=False
     )
@@ -627,7 +632,31 @@ class EvaluationItemRow(Base):
     latency_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     prompt_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     completion_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    cached_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     cost_usd: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    answer: Mapped[str | None] = mapped_column(Text, nullable=True)
+    correction: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
 
-    __table_args__ = (PrimaryKeyConstraint("evaluation_id", "checker_model", "set_name", "item_id"),)
+    __table_args__ = (
+        PrimaryKeyConstraint("evaluation_id", "checker_model", "set_name", "item_id"),
+        # ListEvaluationItems: one evaluation's answers, newest first.
+        Index("idx_evaluation_items_page", "evaluation_id", "created_at", "id"),
+    )
+
+
+class EvaluationEventRow(Base):
+    """One stored event of an evaluation (an EvaluationEvent, serialized), in seq order: what
+    WatchEvaluation replays from any gateway (migration 0012)."""
+
+    __tablename__ = "evaluation_events"
+
+    evaluation_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("evaluations.id", ondelete="CASCADE"), nullable=False
+    )
+    seq: Mapped[int] = mapped_column(Integer, nullable=False)
+    event_type: Mapped[str] = mapped_column(String(16), nullable=False)
+    payload: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (PrimaryKeyConstraint("evaluation_id", "seq"),)

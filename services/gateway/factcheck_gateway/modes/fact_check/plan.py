@@ -10,13 +10,15 @@ from factcheck.models.availability import grounding_kind
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import entailment_pb2, factcheck_pb2
 from factcheck_gateway.knowledge.passage_store import SourceDocument
-from factcheck_gateway.modes.fact_check.consensus_weights import DEFAULT, consensus_name
+from factcheck_gateway.modes.fact_check.consensus_weights import DEFAULT, WEIGHTED, consensus_name
 from factcheck_gateway.modes.fact_check.investigate.options import InvestigateOptions, plan_investigation
 from factcheck_gateway.request_validation import (
     RunBasics,
     bounded,
     check,
+    check_checker_model,
     check_model,
+    identifier,
     stage_timeout_ms,
     storable,
     validate_sources,
@@ -27,6 +29,7 @@ MAX_CONTENT_LENGTH_DEFAULT, MAX_CONTENT_LENGTH_MIN, MAX_CONTENT_LENGTH_MAX = 20_
 # Content past max_content_length is truncated anyway, so a megabyte is far more than any run analyses.
 MAX_CONTENT_CHARS = 1_000_000
 EVIDENCE_TOP_K_MIN, EVIDENCE_TOP_K_MAX = 1, 10
+MAX_EVALUATION_ID_CHARS = 255
 
 BIAS_WARNING = "Generator and checker share model — results may be biased toward confirming generated content."
 MISSING_SOURCE_MESSAGE = "Either contentToCheck or generatorModel must be provided"
@@ -79,8 +82,11 @@ class RunPlan:
     # The verification loop (FactCheckConfig.investigate): None when off.
     investigation: InvestigateOptions | None = None
     # FactCheckConfig.consensus: "default" (unset: the majority), "majority" or "weighted"
-    # (modes/fact_check/consensus_weights.py).
+    # (modes/fact_check/consensus_weights.py), the evaluation it names, and the least answers per label
+    # the newest evaluation must hold when it names none (FACTCHECK_CONSENSUS_MIN_ITEMS_PER_LABEL).
     consensus: str = DEFAULT
+    consensus_evaluation_id: str | None = None
+    consensus_min_items_per_label: int = 20
 
     @property
     def generates(self) -> bool:
@@ -125,6 +131,8 @@ class RunPlan:
             config.update(self.investigation.request_config())
         if self.consensus != DEFAULT:
             config["consensus"] = self.consensus
+        if self.consensus_evaluation_id:
+            config["consensusEvaluationId"] = self.consensus_evaluation_id
         return config
 
 
@@ -162,7 +170,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         check_model("mode_config.generator_model", generator, settings)
     check_model("mode_config.extractor_model", extractor, settings)
     for index, checker in enumerate(checkers):
-        check_model(f"mode_config.checker_models[{index}]", checker, settings, checker=True)
+        check_checker_model(f"mode_config.checker_models[{index}]", checker, settings)
     check_model("mode_config.reporter_model", reporter, settings)
 
     max_length = MAX_CONTENT_LENGTH_DEFAULT
@@ -203,6 +211,21 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         "mode_config.consensus must be CONSENSUS_UNSPECIFIED, CONSENSUS_MAJORITY or CONSENSUS_WEIGHTED",
     )
     assert consensus is not None  # check() raised otherwise
+    pinned = config.consensus_evaluation_id if config.HasField("consensus_evaluation_id") else None
+    if pinned is not None:
+        field = "mode_config.consensus_evaluation_id"
+        check(
+            consensus == WEIGHTED,
+            field,
+            f"{field} names the evaluation to weigh by: it needs mode_config.consensus = CONSENSUS_WEIGHTED",
+        )
+        check(pinned.strip(), field, f"{field} must not be blank")
+        check(
+            len(pinned) <= MAX_EVALUATION_ID_CHARS,
+            field,
+            f"{field} must be at most {MAX_EVALUATION_ID_CHARS} characters",
+        )
+        identifier(field, pinned)
 
     return RunPlan(
         question=basics.question,
@@ -231,6 +254,8 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         checker_strategy="entailment_agents" if entailment else "default",
         investigation=plan_investigation(config, settings, checkers),
         consensus=consensus,
+        consensus_evaluation_id=pinned,
+        consensus_min_items_per_label=settings.consensus_min_items_per_label,
     )
 
 

@@ -65,8 +65,10 @@ async def start(run: FactCheckRun) -> None:
         config.bias_warning = plan.bias_warning
     if plan.pipelined:
         config.pipelined = True
-    if plan.consensus != consensus_weights.DEFAULT:
-        config.consensus = consensus_weights.consensus_proto(plan.consensus)
+    # The consensus asked for, with its default applied like the models above (unset: the majority).
+    config.consensus = consensus_weights.consensus_proto(plan.consensus)
+    if plan.consensus_evaluation_id:
+        config.consensus_evaluation_id = plan.consensus_evaluation_id
     await run.emit(
         "factcheck_start",
         factcheck_pb2.FactCheckStartPayload(

@@ -32,7 +32,10 @@ export const protobufFileName = "factcheck/v1/evaluation.proto";
 export enum EvaluationStatus {
   /** EVALUATION_STATUS_UNSPECIFIED - Not set (never stored). */
   EVALUATION_STATUS_UNSPECIFIED = 0,
-  /** EVALUATION_STATUS_RUNNING - Under way, or stopped with its gateway (ResumeEvaluation continues it). */
+  /**
+   * EVALUATION_STATUS_RUNNING - Under way (on another gateway after its own stopped: a gateway resumes an evaluation whose
+   * gateway shut down or died).
+   */
   EVALUATION_STATUS_RUNNING = 1,
   /**
    * EVALUATION_STATUS_COMPLETE - Every checker answered every item of every set (readable or not; an evaluation with failed
@@ -46,7 +49,7 @@ export enum EvaluationStatus {
   EVALUATION_STATUS_PARTIAL = 3,
   /** EVALUATION_STATUS_FAILED - A fatal error ended it; the items judged before are stored. */
   EVALUATION_STATUS_FAILED = 4,
-  /** EVALUATION_STATUS_CANCELLED - Cancelled (CancelEvaluation, or the caller of RunEvaluation went away); the items judged are stored. */
+  /** EVALUATION_STATUS_CANCELLED - Cancelled (CancelEvaluation); the items judged are stored. */
   EVALUATION_STATUS_CANCELLED = 5,
   UNRECOGNIZED = -1,
 }
@@ -105,9 +108,11 @@ export enum Consensus {
   /** CONSENSUS_MAJORITY - The spec's majority with its tie rules (the default). */
   CONSENSUS_MAJORITY = 1,
   /**
-   * CONSENSUS_WEIGHTED - Each checker's verdict weighed by its measured reliability from the tenant's newest complete
-   * evaluation that measured every checker of the run (a Dawid–Skene-style combination of their
-   * confusion matrices); without one, the majority, and ConsensusWeighting.note says why.
+   * CONSENSUS_WEIGHTED - Each checker's verdict weighed by its measured reliability (a Dawid–Skene-style combination of their
+   * confusion matrices): from the evaluation FactCheckConfig.consensus_evaluation_id names, else the
+   * tenant's newest complete evaluation that measured every checker of the run on at least
+   * FACTCHECK_CONSENSUS_MIN_ITEMS_PER_LABEL readable answers per label; without one, the majority, and
+   * ConsensusWeighting.fallback and note say why.
    */
   CONSENSUS_WEIGHTED = 2,
   UNRECOGNIZED = -1,
@@ -140,6 +145,52 @@ export function consensusToJSON(object: Consensus): string {
     case Consensus.CONSENSUS_WEIGHTED:
       return "CONSENSUS_WEIGHTED";
     case Consensus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** Why a run that asked for CONSENSUS_WEIGHTED used the majority (ConsensusWeighting.fallback). */
+export enum ConsensusFallback {
+  /** CONSENSUS_FALLBACK_UNSPECIFIED - No fallback: the weights were used (or the majority was asked for). */
+  CONSENSUS_FALLBACK_UNSPECIFIED = 0,
+  /** CONSENSUS_FALLBACK_NO_EVALUATION - No complete evaluation of the tenant measured every checker of the run on enough items per label. */
+  CONSENSUS_FALLBACK_NO_EVALUATION = 1,
+  /**
+   * CONSENSUS_FALLBACK_EVALUATION_UNUSABLE - The evaluation the run named cannot give weights: unknown, not COMPLETE, or it did not measure
+   * every checker of the run.
+   */
+  CONSENSUS_FALLBACK_EVALUATION_UNUSABLE = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function consensusFallbackFromJSON(object: any): ConsensusFallback {
+  switch (object) {
+    case 0:
+    case "CONSENSUS_FALLBACK_UNSPECIFIED":
+      return ConsensusFallback.CONSENSUS_FALLBACK_UNSPECIFIED;
+    case 1:
+    case "CONSENSUS_FALLBACK_NO_EVALUATION":
+      return ConsensusFallback.CONSENSUS_FALLBACK_NO_EVALUATION;
+    case 2:
+    case "CONSENSUS_FALLBACK_EVALUATION_UNUSABLE":
+      return ConsensusFallback.CONSENSUS_FALLBACK_EVALUATION_UNUSABLE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ConsensusFallback.UNRECOGNIZED;
+  }
+}
+
+export function consensusFallbackToJSON(object: ConsensusFallback): string {
+  switch (object) {
+    case ConsensusFallback.CONSENSUS_FALLBACK_UNSPECIFIED:
+      return "CONSENSUS_FALLBACK_UNSPECIFIED";
+    case ConsensusFallback.CONSENSUS_FALLBACK_NO_EVALUATION:
+      return "CONSENSUS_FALLBACK_NO_EVALUATION";
+    case ConsensusFallback.CONSENSUS_FALLBACK_EVALUATION_UNUSABLE:
+      return "CONSENSUS_FALLBACK_EVALUATION_UNUSABLE";
+    case ConsensusFallback.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -241,7 +292,15 @@ export interface EvaluationEvent {
   timestamp:
     | Date
     | undefined;
-  /** What happened: started first, then progress and scores, finished last. */
+  /**
+   * The event's place in the evaluation's stored events: 1, 2, 3, ... without gaps, across resumes;
+   * WatchEvaluation(after_seq) continues after it.
+   */
+  seq: string;
+  /**
+   * What happened: started first, then progress and scores, finished last (a resumed evaluation
+   * starts again with `started`, and its events continue the same seq).
+   */
   event:
     | //
     /** The evaluation began (or resumed): what it will judge. */
@@ -282,12 +341,19 @@ export interface EvaluationProgressPayload {
   set: string;
   /** The item. */
   itemId: string;
-  /** The checker's verdict (VERDICT_UNSPECIFIED when its call failed). */
+  /**
+   * The checker's verdict; VERDICT_UNSPECIFIED when its call failed or its answer could not be read
+   * (`failed`, `unreadable`): neither is a verdict.
+   */
   verdict: Verdict;
   /** The item's label. */
   label: Verdict;
   /** The answer was served from the verification cache. */
   cached: boolean;
+  /** The checker answered, but its answer could not be read (scored as wrong). */
+  unreadable: boolean;
+  /** The checker call failed (not scored; a resume asks it again). */
+  failed: boolean;
 }
 
 /** A set as an evaluation draws it. */
@@ -335,7 +401,32 @@ export interface Evaluation {
     | Date
     | undefined;
   /** Why it stopped (FAILED, CANCELLED, PARTIAL). */
-  errorMessage?: string | undefined;
+  errorMessage?:
+    | string
+    | undefined;
+  /**
+   * Per checker and set, its balanced accuracy and coverage, in `scores` order: what
+   * ListEvaluations gives instead of the scores (GetEvaluation and the finished event give both).
+   */
+  headlines: ScoreHeadline[];
+  /** seq of the evaluation's newest stored event. */
+  lastSeq: string;
+}
+
+/** One checker's headline on one set: its balanced accuracy and how many items it rests on. */
+export interface ScoreHeadline {
+  /** The checker model. */
+  checkerModel: string;
+  /** The set. */
+  set: string;
+  /** Items with an answer, readable or not (as CheckerScore.items). */
+  items: number;
+  /** Items drawn from the set: a headline on fewer than these is partial. */
+  total: number;
+  /** As CheckerScore.balanced_accuracy (0 when items is 0). */
+  balancedAccuracy: number;
+  /** Items whose checker call failed. */
+  failed: number;
 }
 
 /** One checker's scores on one set. Fractions are 0-1. */
@@ -379,7 +470,7 @@ export interface CheckerScore {
   latency:
     | LatencyPercentiles
     | undefined;
-  /** Tokens and cost of its calls, from the ledger. */
+  /** Tokens (cached prompt tokens included) and cost of its calls, from the ledger. */
   usage:
     | RunUsage
     | undefined;
@@ -465,10 +556,176 @@ export interface ListEvaluationsRequest {
 
 /** One page of evaluations, newest first. */
 export interface ListEvaluationsResponse {
-  /** The evaluations, without their scores (GetEvaluation has them). */
+  /** The evaluations, without their scores (GetEvaluation has them) but with their headlines. */
   evaluations: Evaluation[];
   /** Empty on the last page. */
   nextPageToken: string;
+}
+
+/** EvaluationService.WatchEvaluation. */
+export interface WatchEvaluationRequest {
+  /** The evaluation to follow; at most 255 characters. */
+  evaluationId: string;
+  /** Replay only the events with seq greater than this; 0 replays every stored event. */
+  afterSeq: string;
+}
+
+/** One message of WatchEvaluation's stream. */
+export interface WatchEvaluationResponse {
+  /** The evaluation's next event, in seq order. */
+  event: EvaluationEvent | undefined;
+}
+
+/** EvaluationService.ListEvaluationItems (AIP-158 paging). Filters combine (all must hold). */
+export interface ListEvaluationItemsRequest {
+  /** The evaluation; at most 255 characters. */
+  evaluationId: string;
+  /** 1-100 (default 20). */
+  pageSize: number;
+  /** From a previous response's next_page_token (with the same filters); empty for the first page. */
+  pageToken: string;
+  /** Only this checker model's answers (empty: every checker). */
+  checkerModel: string;
+  /** Only this set's items (empty: every set). */
+  set: string;
+  /** Only items with this label (VERDICT_UNSPECIFIED: every label). */
+  label: Verdict;
+  /**
+   * Only wrong answers: a verdict other than the label, or an unreadable answer (failed calls are not
+   * answers: see failed_only).
+   */
+  wrongOnly: boolean;
+  /** Only failed checker calls. */
+  failedOnly: boolean;
+}
+
+/** One page of an evaluation's answers, the newest first. */
+export interface ListEvaluationItemsResponse {
+  /** The answers. */
+  items: EvaluationItem[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+}
+
+/** One checker's answer on one labelled item, as stored. */
+export interface EvaluationItem {
+  /** The checker model. */
+  checkerModel: string;
+  /** The set. */
+  set: string;
+  /** The item's id in its set. */
+  itemId: string;
+  /** The claim the checker judged. */
+  claim: string;
+  /** The right verdict. */
+  label: Verdict;
+  /** The checker's verdict; VERDICT_UNSPECIFIED when its answer could not be read or its call failed. */
+  verdict: Verdict;
+  /** Its stated confidence; CONFIDENCE_UNSPECIFIED without a readable answer. */
+  confidence: Confidence;
+  /** The verdict is the label (false for an unreadable answer or a failed call). */
+  correct: boolean;
+  /** The checker answered, but not in a form that could be read (scored as wrong). */
+  unreadable: boolean;
+  /** The checker call failed (not scored); `error` says why. */
+  failed: boolean;
+  /** Why the call failed. */
+  error?:
+    | string
+    | undefined;
+  /**
+   * The checker's evidence (its reasoning) as stored; for an unreadable answer, the start of what it
+   * answered. At most 2,000 characters.
+   */
+  answer: string;
+  /** The checker's correction (a DISPUTED verdict's). */
+  correction?:
+    | string
+    | undefined;
+  /** How long its call took, in milliseconds (unset for a cache hit or a failed call). */
+  latencyMs?:
+    | string
+    | undefined;
+  /** Served from the verification cache. */
+  cached: boolean;
+  /** Tokens and cost of the calls for this answer. */
+  usage:
+    | RunUsage
+    | undefined;
+  /** Passages of evidence the item gave the checker. */
+  evidencePassages: number;
+  /** When it was stored. */
+  createdAt: Date | undefined;
+}
+
+/** EvaluationService.CompareEvaluations. */
+export interface CompareEvaluationsRequest {
+  /** The baseline (A); at most 255 characters. */
+  evaluationId: string;
+  /** The evaluation compared with it (B); at most 255 characters. */
+  otherEvaluationId: string;
+  /** Disagreeing items to return, 0-1,000 (default 100); `ScoreComparison.disagreements` counts them all. */
+  maxDisagreements?: number | undefined;
+}
+
+/** Two evaluations compared, per checker and set both measured. */
+export interface CompareEvaluationsResponse {
+  /** A. */
+  evaluationId: string;
+  /** B. */
+  otherEvaluationId: string;
+  /** In A's checker order, then A's set order. */
+  comparisons: ScoreComparison[];
+  /**
+   * Items where A's and B's answers differ (a verdict, or readable against unreadable), in comparison
+   * order, at most max_disagreements.
+   */
+  disagreements: ItemDisagreement[];
+  /** Bootstrap resamples behind each interval (fixed seed: the same evaluations give the same interval). */
+  resamples: number;
+}
+
+/**
+ * One checker on one set in both evaluations, on the items both judged (the same set, item id and label,
+ * answered in both; failed calls left out, unreadable answers scored as wrong).
+ */
+export interface ScoreComparison {
+  /** The checker model. */
+  checkerModel: string;
+  /** The set. */
+  set: string;
+  /** Items both judged. */
+  sharedItems: number;
+  /** A's balanced accuracy on them. */
+  balancedAccuracy: number;
+  /** B's balanced accuracy on them. */
+  otherBalancedAccuracy: number;
+  /** B − A. */
+  difference: number;
+  /** The paired bootstrap 95% interval of B − A (percentile; resampled within each label). */
+  differenceLow: number;
+  /** Its upper end. */
+  differenceHigh: number;
+  /** Shared items whose answers differ. */
+  disagreements: number;
+}
+
+/** One item two evaluations' answers differ on. */
+export interface ItemDisagreement {
+  /** The checker model. */
+  checkerModel: string;
+  /** The set. */
+  set: string;
+  /** The item. */
+  itemId: string;
+  /** The claim. */
+  claim: string;
+  /** The right verdict. */
+  label: Verdict;
+  /** A's verdict (VERDICT_UNSPECIFIED: unreadable). */
+  verdict: Verdict;
+  /** B's verdict (VERDICT_UNSPECIFIED: unreadable). */
+  otherVerdict: Verdict;
 }
 
 /** EvaluationService.ListEvaluationSets. */
@@ -507,13 +764,18 @@ export interface ConsensusWeighting {
   checkers: CheckerReliability[];
   /** Why the majority was used although weights were asked (empty otherwise). */
   note: string;
+  /** Set exactly when weights were asked for and the majority was used: why, for a client to test. */
+  fallback: ConsensusFallback;
 }
 
 /** One checker's measured reliability, as the weighted consensus uses it. */
 export interface CheckerReliability {
   /** The checker model. */
   checkerModel: string;
-  /** Labelled items the measurement rests on (every set of the evaluation). */
+  /**
+   * Readable answers on labelled items the measurement rests on (every set of the evaluation;
+   * unreadable answers and failed calls are left out).
+   */
   items: number;
   /**
    * P(verdict | label), Laplace-smoothed: rows the label, columns the verdict, order VERIFIED,
@@ -1325,7 +1587,7 @@ export const ResumeEvaluationResponse: MessageFns<ResumeEvaluationResponse> = {
 };
 
 function createBaseEvaluationEvent(): EvaluationEvent {
-  return { evaluationId: "", timestamp: undefined, event: undefined };
+  return { evaluationId: "", timestamp: undefined, seq: "0", event: undefined };
 }
 
 export const EvaluationEvent: MessageFns<EvaluationEvent> = {
@@ -1335,6 +1597,9 @@ export const EvaluationEvent: MessageFns<EvaluationEvent> = {
     }
     if (message.timestamp !== undefined) {
       Timestamp.encode(toTimestamp(message.timestamp), writer.uint32(18).fork()).join();
+    }
+    if (message.seq !== "0") {
+      writer.uint32(24).int64(message.seq);
     }
     switch (message.event?.$case) {
       case "started":
@@ -1380,6 +1645,14 @@ export const EvaluationEvent: MessageFns<EvaluationEvent> = {
             }
 
             message.timestamp = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.seq = reader.int64().toString();
             continue;
           }
           case 10: {
@@ -1434,6 +1707,7 @@ export const EvaluationEvent: MessageFns<EvaluationEvent> = {
         ? globalThis.String(object.evaluation_id)
         : "",
       timestamp: isSet(object.timestamp) ? fromJsonTimestamp(object.timestamp) : undefined,
+      seq: isSet(object.seq) ? globalThis.String(object.seq) : "0",
       event: isSet(object.started)
         ? { $case: "started", value: EvaluationStartedPayload.fromJSON(object.started) }
         : isSet(object.progress)
@@ -1454,6 +1728,9 @@ export const EvaluationEvent: MessageFns<EvaluationEvent> = {
     if (message.timestamp !== undefined) {
       obj.timestamp = message.timestamp.toISOString();
     }
+    if (message.seq !== "0") {
+      obj.seq = message.seq;
+    }
     if (message.event?.$case === "started") {
       obj.started = EvaluationStartedPayload.toJSON(message.event.value);
     } else if (message.event?.$case === "progress") {
@@ -1473,6 +1750,7 @@ export const EvaluationEvent: MessageFns<EvaluationEvent> = {
     const message = createBaseEvaluationEvent();
     message.evaluationId = object.evaluationId ?? "";
     message.timestamp = object.timestamp ?? undefined;
+    message.seq = object.seq ?? "0";
     switch (object.event?.$case) {
       case "started": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
@@ -1625,7 +1903,18 @@ export const EvaluationStartedPayload: MessageFns<EvaluationStartedPayload> = {
 };
 
 function createBaseEvaluationProgressPayload(): EvaluationProgressPayload {
-  return { done: "0", total: "0", checkerModel: "", set: "", itemId: "", verdict: 0, label: 0, cached: false };
+  return {
+    done: "0",
+    total: "0",
+    checkerModel: "",
+    set: "",
+    itemId: "",
+    verdict: 0,
+    label: 0,
+    cached: false,
+    unreadable: false,
+    failed: false,
+  };
 }
 
 export const EvaluationProgressPayload: MessageFns<EvaluationProgressPayload> = {
@@ -1653,6 +1942,12 @@ export const EvaluationProgressPayload: MessageFns<EvaluationProgressPayload> = 
     }
     if (message.cached !== false) {
       writer.uint32(64).bool(message.cached);
+    }
+    if (message.unreadable !== false) {
+      writer.uint32(72).bool(message.unreadable);
+    }
+    if (message.failed !== false) {
+      writer.uint32(80).bool(message.failed);
     }
     return writer;
   },
@@ -1734,6 +2029,22 @@ export const EvaluationProgressPayload: MessageFns<EvaluationProgressPayload> = 
             message.cached = reader.bool();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.unreadable = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.failed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1764,6 +2075,8 @@ export const EvaluationProgressPayload: MessageFns<EvaluationProgressPayload> = 
       verdict: isSet(object.verdict) ? verdictFromJSON(object.verdict) : 0,
       label: isSet(object.label) ? verdictFromJSON(object.label) : 0,
       cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
+      unreadable: isSet(object.unreadable) ? globalThis.Boolean(object.unreadable) : false,
+      failed: isSet(object.failed) ? globalThis.Boolean(object.failed) : false,
     };
   },
 
@@ -1793,6 +2106,12 @@ export const EvaluationProgressPayload: MessageFns<EvaluationProgressPayload> = 
     if (message.cached !== false) {
       obj.cached = message.cached;
     }
+    if (message.unreadable !== false) {
+      obj.unreadable = message.unreadable;
+    }
+    if (message.failed !== false) {
+      obj.failed = message.failed;
+    }
     return obj;
   },
 
@@ -1809,6 +2128,8 @@ export const EvaluationProgressPayload: MessageFns<EvaluationProgressPayload> = 
     message.verdict = object.verdict ?? 0;
     message.label = object.label ?? 0;
     message.cached = object.cached ?? false;
+    message.unreadable = object.unreadable ?? false;
+    message.failed = object.failed ?? false;
     return message;
   },
 };
@@ -1945,6 +2266,8 @@ function createBaseEvaluation(): Evaluation {
     createdAt: undefined,
     updatedAt: undefined,
     errorMessage: undefined,
+    headlines: [],
+    lastSeq: "0",
   };
 }
 
@@ -1988,6 +2311,12 @@ export const Evaluation: MessageFns<Evaluation> = {
     }
     if (message.errorMessage !== undefined) {
       writer.uint32(106).string(message.errorMessage);
+    }
+    for (const v of message.headlines) {
+      ScoreHeadline.encode(v!, writer.uint32(114).fork()).join();
+    }
+    if (message.lastSeq !== "0") {
+      writer.uint32(120).int64(message.lastSeq);
     }
     return writer;
   },
@@ -2109,6 +2438,22 @@ export const Evaluation: MessageFns<Evaluation> = {
             message.errorMessage = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.headlines.push(ScoreHeadline.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.lastSeq = reader.int64().toString();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2156,6 +2501,14 @@ export const Evaluation: MessageFns<Evaluation> = {
         : isSet(object.error_message)
         ? globalThis.String(object.error_message)
         : undefined,
+      headlines: globalThis.Array.isArray(object?.headlines)
+        ? object.headlines.map((e: any) => ScoreHeadline.fromJSON(e))
+        : [],
+      lastSeq: isSet(object.lastSeq)
+        ? globalThis.String(object.lastSeq)
+        : isSet(object.last_seq)
+        ? globalThis.String(object.last_seq)
+        : "0",
     };
   },
 
@@ -2200,6 +2553,12 @@ export const Evaluation: MessageFns<Evaluation> = {
     if (message.errorMessage !== undefined) {
       obj.errorMessage = message.errorMessage;
     }
+    if (message.headlines?.length) {
+      obj.headlines = message.headlines.map((e) => ScoreHeadline.toJSON(e));
+    }
+    if (message.lastSeq !== "0") {
+      obj.lastSeq = message.lastSeq;
+    }
     return obj;
   },
 
@@ -2223,6 +2582,165 @@ export const Evaluation: MessageFns<Evaluation> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.errorMessage = object.errorMessage ?? undefined;
+    message.headlines = object.headlines?.map((e) => ScoreHeadline.fromPartial(e)) || [];
+    message.lastSeq = object.lastSeq ?? "0";
+    return message;
+  },
+};
+
+function createBaseScoreHeadline(): ScoreHeadline {
+  return { checkerModel: "", set: "", items: 0, total: 0, balancedAccuracy: 0, failed: 0 };
+}
+
+export const ScoreHeadline: MessageFns<ScoreHeadline> = {
+  encode(message: ScoreHeadline, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkerModel !== "") {
+      writer.uint32(10).string(message.checkerModel);
+    }
+    if (message.set !== "") {
+      writer.uint32(18).string(message.set);
+    }
+    if (message.items !== 0) {
+      writer.uint32(24).int32(message.items);
+    }
+    if (message.total !== 0) {
+      writer.uint32(32).int32(message.total);
+    }
+    if (message.balancedAccuracy !== 0) {
+      writer.uint32(41).double(message.balancedAccuracy);
+    }
+    if (message.failed !== 0) {
+      writer.uint32(48).int32(message.failed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScoreHeadline {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScoreHeadline();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkerModel = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.set = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.items = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.balancedAccuracy = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.failed = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScoreHeadline {
+    return {
+      checkerModel: isSet(object.checkerModel)
+        ? globalThis.String(object.checkerModel)
+        : isSet(object.checker_model)
+        ? globalThis.String(object.checker_model)
+        : "",
+      set: isSet(object.set) ? globalThis.String(object.set) : "",
+      items: isSet(object.items) ? globalThis.Number(object.items) : 0,
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      balancedAccuracy: isSet(object.balancedAccuracy)
+        ? globalThis.Number(object.balancedAccuracy)
+        : isSet(object.balanced_accuracy)
+        ? globalThis.Number(object.balanced_accuracy)
+        : 0,
+      failed: isSet(object.failed) ? globalThis.Number(object.failed) : 0,
+    };
+  },
+
+  toJSON(message: ScoreHeadline): unknown {
+    const obj: any = {};
+    if (message.checkerModel !== "") {
+      obj.checkerModel = message.checkerModel;
+    }
+    if (message.set !== "") {
+      obj.set = message.set;
+    }
+    if (message.items !== 0) {
+      obj.items = Math.round(message.items);
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    if (message.balancedAccuracy !== 0) {
+      obj.balancedAccuracy = floatToJson(message.balancedAccuracy);
+    }
+    if (message.failed !== 0) {
+      obj.failed = Math.round(message.failed);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ScoreHeadline>, I>>(base?: I): ScoreHeadline {
+    return ScoreHeadline.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ScoreHeadline>, I>>(object: I): ScoreHeadline {
+    const message = createBaseScoreHeadline();
+    message.checkerModel = object.checkerModel ?? "";
+    message.set = object.set ?? "";
+    message.items = object.items ?? 0;
+    message.total = object.total ?? 0;
+    message.balancedAccuracy = object.balancedAccuracy ?? 0;
+    message.failed = object.failed ?? 0;
     return message;
   },
 };
@@ -3462,6 +3980,1519 @@ export const ListEvaluationsResponse: MessageFns<ListEvaluationsResponse> = {
   },
 };
 
+function createBaseWatchEvaluationRequest(): WatchEvaluationRequest {
+  return { evaluationId: "", afterSeq: "0" };
+}
+
+export const WatchEvaluationRequest: MessageFns<WatchEvaluationRequest> = {
+  encode(message: WatchEvaluationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.evaluationId !== "") {
+      writer.uint32(10).string(message.evaluationId);
+    }
+    if (message.afterSeq !== "0") {
+      writer.uint32(16).int64(message.afterSeq);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchEvaluationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchEvaluationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.evaluationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.afterSeq = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchEvaluationRequest {
+    return {
+      evaluationId: isSet(object.evaluationId)
+        ? globalThis.String(object.evaluationId)
+        : isSet(object.evaluation_id)
+        ? globalThis.String(object.evaluation_id)
+        : "",
+      afterSeq: isSet(object.afterSeq)
+        ? globalThis.String(object.afterSeq)
+        : isSet(object.after_seq)
+        ? globalThis.String(object.after_seq)
+        : "0",
+    };
+  },
+
+  toJSON(message: WatchEvaluationRequest): unknown {
+    const obj: any = {};
+    if (message.evaluationId !== "") {
+      obj.evaluationId = message.evaluationId;
+    }
+    if (message.afterSeq !== "0") {
+      obj.afterSeq = message.afterSeq;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchEvaluationRequest>, I>>(base?: I): WatchEvaluationRequest {
+    return WatchEvaluationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchEvaluationRequest>, I>>(object: I): WatchEvaluationRequest {
+    const message = createBaseWatchEvaluationRequest();
+    message.evaluationId = object.evaluationId ?? "";
+    message.afterSeq = object.afterSeq ?? "0";
+    return message;
+  },
+};
+
+function createBaseWatchEvaluationResponse(): WatchEvaluationResponse {
+  return { event: undefined };
+}
+
+export const WatchEvaluationResponse: MessageFns<WatchEvaluationResponse> = {
+  encode(message: WatchEvaluationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== undefined) {
+      EvaluationEvent.encode(message.event, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchEvaluationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchEvaluationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = EvaluationEvent.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchEvaluationResponse {
+    return { event: isSet(object.event) ? EvaluationEvent.fromJSON(object.event) : undefined };
+  },
+
+  toJSON(message: WatchEvaluationResponse): unknown {
+    const obj: any = {};
+    if (message.event !== undefined) {
+      obj.event = EvaluationEvent.toJSON(message.event);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchEvaluationResponse>, I>>(base?: I): WatchEvaluationResponse {
+    return WatchEvaluationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchEvaluationResponse>, I>>(object: I): WatchEvaluationResponse {
+    const message = createBaseWatchEvaluationResponse();
+    message.event = (object.event !== undefined && object.event !== null)
+      ? EvaluationEvent.fromPartial(object.event)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListEvaluationItemsRequest(): ListEvaluationItemsRequest {
+  return {
+    evaluationId: "",
+    pageSize: 0,
+    pageToken: "",
+    checkerModel: "",
+    set: "",
+    label: 0,
+    wrongOnly: false,
+    failedOnly: false,
+  };
+}
+
+export const ListEvaluationItemsRequest: MessageFns<ListEvaluationItemsRequest> = {
+  encode(message: ListEvaluationItemsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.evaluationId !== "") {
+      writer.uint32(10).string(message.evaluationId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    if (message.checkerModel !== "") {
+      writer.uint32(34).string(message.checkerModel);
+    }
+    if (message.set !== "") {
+      writer.uint32(42).string(message.set);
+    }
+    if (message.label !== 0) {
+      writer.uint32(48).int32(message.label);
+    }
+    if (message.wrongOnly !== false) {
+      writer.uint32(56).bool(message.wrongOnly);
+    }
+    if (message.failedOnly !== false) {
+      writer.uint32(64).bool(message.failedOnly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEvaluationItemsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEvaluationItemsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.evaluationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.checkerModel = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.set = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.label = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.wrongOnly = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.failedOnly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListEvaluationItemsRequest {
+    return {
+      evaluationId: isSet(object.evaluationId)
+        ? globalThis.String(object.evaluationId)
+        : isSet(object.evaluation_id)
+        ? globalThis.String(object.evaluation_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      checkerModel: isSet(object.checkerModel)
+        ? globalThis.String(object.checkerModel)
+        : isSet(object.checker_model)
+        ? globalThis.String(object.checker_model)
+        : "",
+      set: isSet(object.set) ? globalThis.String(object.set) : "",
+      label: isSet(object.label) ? verdictFromJSON(object.label) : 0,
+      wrongOnly: isSet(object.wrongOnly)
+        ? globalThis.Boolean(object.wrongOnly)
+        : isSet(object.wrong_only)
+        ? globalThis.Boolean(object.wrong_only)
+        : false,
+      failedOnly: isSet(object.failedOnly)
+        ? globalThis.Boolean(object.failedOnly)
+        : isSet(object.failed_only)
+        ? globalThis.Boolean(object.failed_only)
+        : false,
+    };
+  },
+
+  toJSON(message: ListEvaluationItemsRequest): unknown {
+    const obj: any = {};
+    if (message.evaluationId !== "") {
+      obj.evaluationId = message.evaluationId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    if (message.checkerModel !== "") {
+      obj.checkerModel = message.checkerModel;
+    }
+    if (message.set !== "") {
+      obj.set = message.set;
+    }
+    if (message.label !== 0) {
+      obj.label = verdictToJSON(message.label);
+    }
+    if (message.wrongOnly !== false) {
+      obj.wrongOnly = message.wrongOnly;
+    }
+    if (message.failedOnly !== false) {
+      obj.failedOnly = message.failedOnly;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListEvaluationItemsRequest>, I>>(base?: I): ListEvaluationItemsRequest {
+    return ListEvaluationItemsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListEvaluationItemsRequest>, I>>(object: I): ListEvaluationItemsRequest {
+    const message = createBaseListEvaluationItemsRequest();
+    message.evaluationId = object.evaluationId ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    message.checkerModel = object.checkerModel ?? "";
+    message.set = object.set ?? "";
+    message.label = object.label ?? 0;
+    message.wrongOnly = object.wrongOnly ?? false;
+    message.failedOnly = object.failedOnly ?? false;
+    return message;
+  },
+};
+
+function createBaseListEvaluationItemsResponse(): ListEvaluationItemsResponse {
+  return { items: [], nextPageToken: "" };
+}
+
+export const ListEvaluationItemsResponse: MessageFns<ListEvaluationItemsResponse> = {
+  encode(message: ListEvaluationItemsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      EvaluationItem.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEvaluationItemsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEvaluationItemsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(EvaluationItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListEvaluationItemsResponse {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => EvaluationItem.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListEvaluationItemsResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => EvaluationItem.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListEvaluationItemsResponse>, I>>(base?: I): ListEvaluationItemsResponse {
+    return ListEvaluationItemsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListEvaluationItemsResponse>, I>>(object: I): ListEvaluationItemsResponse {
+    const message = createBaseListEvaluationItemsResponse();
+    message.items = object.items?.map((e) => EvaluationItem.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseEvaluationItem(): EvaluationItem {
+  return {
+    checkerModel: "",
+    set: "",
+    itemId: "",
+    claim: "",
+    label: 0,
+    verdict: 0,
+    confidence: 0,
+    correct: false,
+    unreadable: false,
+    failed: false,
+    error: undefined,
+    answer: "",
+    correction: undefined,
+    latencyMs: undefined,
+    cached: false,
+    usage: undefined,
+    evidencePassages: 0,
+    createdAt: undefined,
+  };
+}
+
+export const EvaluationItem: MessageFns<EvaluationItem> = {
+  encode(message: EvaluationItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkerModel !== "") {
+      writer.uint32(10).string(message.checkerModel);
+    }
+    if (message.set !== "") {
+      writer.uint32(18).string(message.set);
+    }
+    if (message.itemId !== "") {
+      writer.uint32(26).string(message.itemId);
+    }
+    if (message.claim !== "") {
+      writer.uint32(34).string(message.claim);
+    }
+    if (message.label !== 0) {
+      writer.uint32(40).int32(message.label);
+    }
+    if (message.verdict !== 0) {
+      writer.uint32(48).int32(message.verdict);
+    }
+    if (message.confidence !== 0) {
+      writer.uint32(56).int32(message.confidence);
+    }
+    if (message.correct !== false) {
+      writer.uint32(64).bool(message.correct);
+    }
+    if (message.unreadable !== false) {
+      writer.uint32(72).bool(message.unreadable);
+    }
+    if (message.failed !== false) {
+      writer.uint32(80).bool(message.failed);
+    }
+    if (message.error !== undefined) {
+      writer.uint32(90).string(message.error);
+    }
+    if (message.answer !== "") {
+      writer.uint32(98).string(message.answer);
+    }
+    if (message.correction !== undefined) {
+      writer.uint32(106).string(message.correction);
+    }
+    if (message.latencyMs !== undefined) {
+      writer.uint32(112).int64(message.latencyMs);
+    }
+    if (message.cached !== false) {
+      writer.uint32(120).bool(message.cached);
+    }
+    if (message.usage !== undefined) {
+      RunUsage.encode(message.usage, writer.uint32(130).fork()).join();
+    }
+    if (message.evidencePassages !== 0) {
+      writer.uint32(136).int32(message.evidencePassages);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(146).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EvaluationItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEvaluationItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkerModel = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.set = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.itemId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.claim = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.label = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.verdict = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.confidence = reader.int32() as any;
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.correct = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.unreadable = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.failed = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.answer = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.correction = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.latencyMs = reader.int64().toString();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.cached = reader.bool();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.usage = RunUsage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.evidencePassages = reader.int32();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EvaluationItem {
+    return {
+      checkerModel: isSet(object.checkerModel)
+        ? globalThis.String(object.checkerModel)
+        : isSet(object.checker_model)
+        ? globalThis.String(object.checker_model)
+        : "",
+      set: isSet(object.set) ? globalThis.String(object.set) : "",
+      itemId: isSet(object.itemId)
+        ? globalThis.String(object.itemId)
+        : isSet(object.item_id)
+        ? globalThis.String(object.item_id)
+        : "",
+      claim: isSet(object.claim) ? globalThis.String(object.claim) : "",
+      label: isSet(object.label) ? verdictFromJSON(object.label) : 0,
+      verdict: isSet(object.verdict) ? verdictFromJSON(object.verdict) : 0,
+      confidence: isSet(object.confidence) ? confidenceFromJSON(object.confidence) : 0,
+      correct: isSet(object.correct) ? globalThis.Boolean(object.correct) : false,
+      unreadable: isSet(object.unreadable) ? globalThis.Boolean(object.unreadable) : false,
+      failed: isSet(object.failed) ? globalThis.Boolean(object.failed) : false,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+      answer: isSet(object.answer) ? globalThis.String(object.answer) : "",
+      correction: isSet(object.correction) ? globalThis.String(object.correction) : undefined,
+      latencyMs: isSet(object.latencyMs)
+        ? globalThis.String(object.latencyMs)
+        : isSet(object.latency_ms)
+        ? globalThis.String(object.latency_ms)
+        : undefined,
+      cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
+      usage: isSet(object.usage) ? RunUsage.fromJSON(object.usage) : undefined,
+      evidencePassages: isSet(object.evidencePassages)
+        ? globalThis.Number(object.evidencePassages)
+        : isSet(object.evidence_passages)
+        ? globalThis.Number(object.evidence_passages)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: EvaluationItem): unknown {
+    const obj: any = {};
+    if (message.checkerModel !== "") {
+      obj.checkerModel = message.checkerModel;
+    }
+    if (message.set !== "") {
+      obj.set = message.set;
+    }
+    if (message.itemId !== "") {
+      obj.itemId = message.itemId;
+    }
+    if (message.claim !== "") {
+      obj.claim = message.claim;
+    }
+    if (message.label !== 0) {
+      obj.label = verdictToJSON(message.label);
+    }
+    if (message.verdict !== 0) {
+      obj.verdict = verdictToJSON(message.verdict);
+    }
+    if (message.confidence !== 0) {
+      obj.confidence = confidenceToJSON(message.confidence);
+    }
+    if (message.correct !== false) {
+      obj.correct = message.correct;
+    }
+    if (message.unreadable !== false) {
+      obj.unreadable = message.unreadable;
+    }
+    if (message.failed !== false) {
+      obj.failed = message.failed;
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    if (message.answer !== "") {
+      obj.answer = message.answer;
+    }
+    if (message.correction !== undefined) {
+      obj.correction = message.correction;
+    }
+    if (message.latencyMs !== undefined) {
+      obj.latencyMs = message.latencyMs;
+    }
+    if (message.cached !== false) {
+      obj.cached = message.cached;
+    }
+    if (message.usage !== undefined) {
+      obj.usage = RunUsage.toJSON(message.usage);
+    }
+    if (message.evidencePassages !== 0) {
+      obj.evidencePassages = Math.round(message.evidencePassages);
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EvaluationItem>, I>>(base?: I): EvaluationItem {
+    return EvaluationItem.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EvaluationItem>, I>>(object: I): EvaluationItem {
+    const message = createBaseEvaluationItem();
+    message.checkerModel = object.checkerModel ?? "";
+    message.set = object.set ?? "";
+    message.itemId = object.itemId ?? "";
+    message.claim = object.claim ?? "";
+    message.label = object.label ?? 0;
+    message.verdict = object.verdict ?? 0;
+    message.confidence = object.confidence ?? 0;
+    message.correct = object.correct ?? false;
+    message.unreadable = object.unreadable ?? false;
+    message.failed = object.failed ?? false;
+    message.error = object.error ?? undefined;
+    message.answer = object.answer ?? "";
+    message.correction = object.correction ?? undefined;
+    message.latencyMs = object.latencyMs ?? undefined;
+    message.cached = object.cached ?? false;
+    message.usage = (object.usage !== undefined && object.usage !== null)
+      ? RunUsage.fromPartial(object.usage)
+      : undefined;
+    message.evidencePassages = object.evidencePassages ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCompareEvaluationsRequest(): CompareEvaluationsRequest {
+  return { evaluationId: "", otherEvaluationId: "", maxDisagreements: undefined };
+}
+
+export const CompareEvaluationsRequest: MessageFns<CompareEvaluationsRequest> = {
+  encode(message: CompareEvaluationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.evaluationId !== "") {
+      writer.uint32(10).string(message.evaluationId);
+    }
+    if (message.otherEvaluationId !== "") {
+      writer.uint32(18).string(message.otherEvaluationId);
+    }
+    if (message.maxDisagreements !== undefined) {
+      writer.uint32(24).int32(message.maxDisagreements);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompareEvaluationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompareEvaluationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.evaluationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.otherEvaluationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxDisagreements = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompareEvaluationsRequest {
+    return {
+      evaluationId: isSet(object.evaluationId)
+        ? globalThis.String(object.evaluationId)
+        : isSet(object.evaluation_id)
+        ? globalThis.String(object.evaluation_id)
+        : "",
+      otherEvaluationId: isSet(object.otherEvaluationId)
+        ? globalThis.String(object.otherEvaluationId)
+        : isSet(object.other_evaluation_id)
+        ? globalThis.String(object.other_evaluation_id)
+        : "",
+      maxDisagreements: isSet(object.maxDisagreements)
+        ? globalThis.Number(object.maxDisagreements)
+        : isSet(object.max_disagreements)
+        ? globalThis.Number(object.max_disagreements)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CompareEvaluationsRequest): unknown {
+    const obj: any = {};
+    if (message.evaluationId !== "") {
+      obj.evaluationId = message.evaluationId;
+    }
+    if (message.otherEvaluationId !== "") {
+      obj.otherEvaluationId = message.otherEvaluationId;
+    }
+    if (message.maxDisagreements !== undefined) {
+      obj.maxDisagreements = Math.round(message.maxDisagreements);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompareEvaluationsRequest>, I>>(base?: I): CompareEvaluationsRequest {
+    return CompareEvaluationsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompareEvaluationsRequest>, I>>(object: I): CompareEvaluationsRequest {
+    const message = createBaseCompareEvaluationsRequest();
+    message.evaluationId = object.evaluationId ?? "";
+    message.otherEvaluationId = object.otherEvaluationId ?? "";
+    message.maxDisagreements = object.maxDisagreements ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCompareEvaluationsResponse(): CompareEvaluationsResponse {
+  return { evaluationId: "", otherEvaluationId: "", comparisons: [], disagreements: [], resamples: 0 };
+}
+
+export const CompareEvaluationsResponse: MessageFns<CompareEvaluationsResponse> = {
+  encode(message: CompareEvaluationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.evaluationId !== "") {
+      writer.uint32(10).string(message.evaluationId);
+    }
+    if (message.otherEvaluationId !== "") {
+      writer.uint32(18).string(message.otherEvaluationId);
+    }
+    for (const v of message.comparisons) {
+      ScoreComparison.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.disagreements) {
+      ItemDisagreement.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.resamples !== 0) {
+      writer.uint32(40).int32(message.resamples);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompareEvaluationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompareEvaluationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.evaluationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.otherEvaluationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.comparisons.push(ScoreComparison.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.disagreements.push(ItemDisagreement.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.resamples = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompareEvaluationsResponse {
+    return {
+      evaluationId: isSet(object.evaluationId)
+        ? globalThis.String(object.evaluationId)
+        : isSet(object.evaluation_id)
+        ? globalThis.String(object.evaluation_id)
+        : "",
+      otherEvaluationId: isSet(object.otherEvaluationId)
+        ? globalThis.String(object.otherEvaluationId)
+        : isSet(object.other_evaluation_id)
+        ? globalThis.String(object.other_evaluation_id)
+        : "",
+      comparisons: globalThis.Array.isArray(object?.comparisons)
+        ? object.comparisons.map((e: any) => ScoreComparison.fromJSON(e))
+        : [],
+      disagreements: globalThis.Array.isArray(object?.disagreements)
+        ? object.disagreements.map((e: any) => ItemDisagreement.fromJSON(e))
+        : [],
+      resamples: isSet(object.resamples) ? globalThis.Number(object.resamples) : 0,
+    };
+  },
+
+  toJSON(message: CompareEvaluationsResponse): unknown {
+    const obj: any = {};
+    if (message.evaluationId !== "") {
+      obj.evaluationId = message.evaluationId;
+    }
+    if (message.otherEvaluationId !== "") {
+      obj.otherEvaluationId = message.otherEvaluationId;
+    }
+    if (message.comparisons?.length) {
+      obj.comparisons = message.comparisons.map((e) => ScoreComparison.toJSON(e));
+    }
+    if (message.disagreements?.length) {
+      obj.disagreements = message.disagreements.map((e) => ItemDisagreement.toJSON(e));
+    }
+    if (message.resamples !== 0) {
+      obj.resamples = Math.round(message.resamples);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompareEvaluationsResponse>, I>>(base?: I): CompareEvaluationsResponse {
+    return CompareEvaluationsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompareEvaluationsResponse>, I>>(object: I): CompareEvaluationsResponse {
+    const message = createBaseCompareEvaluationsResponse();
+    message.evaluationId = object.evaluationId ?? "";
+    message.otherEvaluationId = object.otherEvaluationId ?? "";
+    message.comparisons = object.comparisons?.map((e) => ScoreComparison.fromPartial(e)) || [];
+    message.disagreements = object.disagreements?.map((e) => ItemDisagreement.fromPartial(e)) || [];
+    message.resamples = object.resamples ?? 0;
+    return message;
+  },
+};
+
+function createBaseScoreComparison(): ScoreComparison {
+  return {
+    checkerModel: "",
+    set: "",
+    sharedItems: 0,
+    balancedAccuracy: 0,
+    otherBalancedAccuracy: 0,
+    difference: 0,
+    differenceLow: 0,
+    differenceHigh: 0,
+    disagreements: 0,
+  };
+}
+
+export const ScoreComparison: MessageFns<ScoreComparison> = {
+  encode(message: ScoreComparison, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkerModel !== "") {
+      writer.uint32(10).string(message.checkerModel);
+    }
+    if (message.set !== "") {
+      writer.uint32(18).string(message.set);
+    }
+    if (message.sharedItems !== 0) {
+      writer.uint32(24).int32(message.sharedItems);
+    }
+    if (message.balancedAccuracy !== 0) {
+      writer.uint32(33).double(message.balancedAccuracy);
+    }
+    if (message.otherBalancedAccuracy !== 0) {
+      writer.uint32(41).double(message.otherBalancedAccuracy);
+    }
+    if (message.difference !== 0) {
+      writer.uint32(49).double(message.difference);
+    }
+    if (message.differenceLow !== 0) {
+      writer.uint32(57).double(message.differenceLow);
+    }
+    if (message.differenceHigh !== 0) {
+      writer.uint32(65).double(message.differenceHigh);
+    }
+    if (message.disagreements !== 0) {
+      writer.uint32(72).int32(message.disagreements);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScoreComparison {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScoreComparison();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkerModel = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.set = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.sharedItems = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.balancedAccuracy = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.otherBalancedAccuracy = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.difference = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.differenceLow = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.differenceHigh = reader.double();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.disagreements = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScoreComparison {
+    return {
+      checkerModel: isSet(object.checkerModel)
+        ? globalThis.String(object.checkerModel)
+        : isSet(object.checker_model)
+        ? globalThis.String(object.checker_model)
+        : "",
+      set: isSet(object.set) ? globalThis.String(object.set) : "",
+      sharedItems: isSet(object.sharedItems)
+        ? globalThis.Number(object.sharedItems)
+        : isSet(object.shared_items)
+        ? globalThis.Number(object.shared_items)
+        : 0,
+      balancedAccuracy: isSet(object.balancedAccuracy)
+        ? globalThis.Number(object.balancedAccuracy)
+        : isSet(object.balanced_accuracy)
+        ? globalThis.Number(object.balanced_accuracy)
+        : 0,
+      otherBalancedAccuracy: isSet(object.otherBalancedAccuracy)
+        ? globalThis.Number(object.otherBalancedAccuracy)
+        : isSet(object.other_balanced_accuracy)
+        ? globalThis.Number(object.other_balanced_accuracy)
+        : 0,
+      difference: isSet(object.difference) ? globalThis.Number(object.difference) : 0,
+      differenceLow: isSet(object.differenceLow)
+        ? globalThis.Number(object.differenceLow)
+        : isSet(object.difference_low)
+        ? globalThis.Number(object.difference_low)
+        : 0,
+      differenceHigh: isSet(object.differenceHigh)
+        ? globalThis.Number(object.differenceHigh)
+        : isSet(object.difference_high)
+        ? globalThis.Number(object.difference_high)
+        : 0,
+      disagreements: isSet(object.disagreements) ? globalThis.Number(object.disagreements) : 0,
+    };
+  },
+
+  toJSON(message: ScoreComparison): unknown {
+    const obj: any = {};
+    if (message.checkerModel !== "") {
+      obj.checkerModel = message.checkerModel;
+    }
+    if (message.set !== "") {
+      obj.set = message.set;
+    }
+    if (message.sharedItems !== 0) {
+      obj.sharedItems = Math.round(message.sharedItems);
+    }
+    if (message.balancedAccuracy !== 0) {
+      obj.balancedAccuracy = floatToJson(message.balancedAccuracy);
+    }
+    if (message.otherBalancedAccuracy !== 0) {
+      obj.otherBalancedAccuracy = floatToJson(message.otherBalancedAccuracy);
+    }
+    if (message.difference !== 0) {
+      obj.difference = floatToJson(message.difference);
+    }
+    if (message.differenceLow !== 0) {
+      obj.differenceLow = floatToJson(message.differenceLow);
+    }
+    if (message.differenceHigh !== 0) {
+      obj.differenceHigh = floatToJson(message.differenceHigh);
+    }
+    if (message.disagreements !== 0) {
+      obj.disagreements = Math.round(message.disagreements);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ScoreComparison>, I>>(base?: I): ScoreComparison {
+    return ScoreComparison.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ScoreComparison>, I>>(object: I): ScoreComparison {
+    const message = createBaseScoreComparison();
+    message.checkerModel = object.checkerModel ?? "";
+    message.set = object.set ?? "";
+    message.sharedItems = object.sharedItems ?? 0;
+    message.balancedAccuracy = object.balancedAccuracy ?? 0;
+    message.otherBalancedAccuracy = object.otherBalancedAccuracy ?? 0;
+    message.difference = object.difference ?? 0;
+    message.differenceLow = object.differenceLow ?? 0;
+    message.differenceHigh = object.differenceHigh ?? 0;
+    message.disagreements = object.disagreements ?? 0;
+    return message;
+  },
+};
+
+function createBaseItemDisagreement(): ItemDisagreement {
+  return { checkerModel: "", set: "", itemId: "", claim: "", label: 0, verdict: 0, otherVerdict: 0 };
+}
+
+export const ItemDisagreement: MessageFns<ItemDisagreement> = {
+  encode(message: ItemDisagreement, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkerModel !== "") {
+      writer.uint32(10).string(message.checkerModel);
+    }
+    if (message.set !== "") {
+      writer.uint32(18).string(message.set);
+    }
+    if (message.itemId !== "") {
+      writer.uint32(26).string(message.itemId);
+    }
+    if (message.claim !== "") {
+      writer.uint32(34).string(message.claim);
+    }
+    if (message.label !== 0) {
+      writer.uint32(40).int32(message.label);
+    }
+    if (message.verdict !== 0) {
+      writer.uint32(48).int32(message.verdict);
+    }
+    if (message.otherVerdict !== 0) {
+      writer.uint32(56).int32(message.otherVerdict);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ItemDisagreement {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseItemDisagreement();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkerModel = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.set = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.itemId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.claim = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.label = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.verdict = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.otherVerdict = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ItemDisagreement {
+    return {
+      checkerModel: isSet(object.checkerModel)
+        ? globalThis.String(object.checkerModel)
+        : isSet(object.checker_model)
+        ? globalThis.String(object.checker_model)
+        : "",
+      set: isSet(object.set) ? globalThis.String(object.set) : "",
+      itemId: isSet(object.itemId)
+        ? globalThis.String(object.itemId)
+        : isSet(object.item_id)
+        ? globalThis.String(object.item_id)
+        : "",
+      claim: isSet(object.claim) ? globalThis.String(object.claim) : "",
+      label: isSet(object.label) ? verdictFromJSON(object.label) : 0,
+      verdict: isSet(object.verdict) ? verdictFromJSON(object.verdict) : 0,
+      otherVerdict: isSet(object.otherVerdict)
+        ? verdictFromJSON(object.otherVerdict)
+        : isSet(object.other_verdict)
+        ? verdictFromJSON(object.other_verdict)
+        : 0,
+    };
+  },
+
+  toJSON(message: ItemDisagreement): unknown {
+    const obj: any = {};
+    if (message.checkerModel !== "") {
+      obj.checkerModel = message.checkerModel;
+    }
+    if (message.set !== "") {
+      obj.set = message.set;
+    }
+    if (message.itemId !== "") {
+      obj.itemId = message.itemId;
+    }
+    if (message.claim !== "") {
+      obj.claim = message.claim;
+    }
+    if (message.label !== 0) {
+      obj.label = verdictToJSON(message.label);
+    }
+    if (message.verdict !== 0) {
+      obj.verdict = verdictToJSON(message.verdict);
+    }
+    if (message.otherVerdict !== 0) {
+      obj.otherVerdict = verdictToJSON(message.otherVerdict);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ItemDisagreement>, I>>(base?: I): ItemDisagreement {
+    return ItemDisagreement.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ItemDisagreement>, I>>(object: I): ItemDisagreement {
+    const message = createBaseItemDisagreement();
+    message.checkerModel = object.checkerModel ?? "";
+    message.set = object.set ?? "";
+    message.itemId = object.itemId ?? "";
+    message.claim = object.claim ?? "";
+    message.label = object.label ?? 0;
+    message.verdict = object.verdict ?? 0;
+    message.otherVerdict = object.otherVerdict ?? 0;
+    return message;
+  },
+};
+
 function createBaseListEvaluationSetsRequest(): ListEvaluationSetsRequest {
   return {};
 }
@@ -3717,7 +5748,7 @@ export const EvaluationSet: MessageFns<EvaluationSet> = {
 };
 
 function createBaseConsensusWeighting(): ConsensusWeighting {
-  return { requested: 0, used: 0, evaluationId: "", checkers: [], note: "" };
+  return { requested: 0, used: 0, evaluationId: "", checkers: [], note: "", fallback: 0 };
 }
 
 export const ConsensusWeighting: MessageFns<ConsensusWeighting> = {
@@ -3736,6 +5767,9 @@ export const ConsensusWeighting: MessageFns<ConsensusWeighting> = {
     }
     if (message.note !== "") {
       writer.uint32(42).string(message.note);
+    }
+    if (message.fallback !== 0) {
+      writer.uint32(48).int32(message.fallback);
     }
     return writer;
   },
@@ -3793,6 +5827,14 @@ export const ConsensusWeighting: MessageFns<ConsensusWeighting> = {
             message.note = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.fallback = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3818,6 +5860,7 @@ export const ConsensusWeighting: MessageFns<ConsensusWeighting> = {
         ? object.checkers.map((e: any) => CheckerReliability.fromJSON(e))
         : [],
       note: isSet(object.note) ? globalThis.String(object.note) : "",
+      fallback: isSet(object.fallback) ? consensusFallbackFromJSON(object.fallback) : 0,
     };
   },
 
@@ -3838,6 +5881,9 @@ export const ConsensusWeighting: MessageFns<ConsensusWeighting> = {
     if (message.note !== "") {
       obj.note = message.note;
     }
+    if (message.fallback !== 0) {
+      obj.fallback = consensusFallbackToJSON(message.fallback);
+    }
     return obj;
   },
 
@@ -3851,6 +5897,7 @@ export const ConsensusWeighting: MessageFns<ConsensusWeighting> = {
     message.evaluationId = object.evaluationId ?? "";
     message.checkers = object.checkers?.map((e) => CheckerReliability.fromPartial(e)) || [];
     message.note = object.note ?? "";
+    message.fallback = object.fallback ?? 0;
     return message;
   },
 };
@@ -4049,15 +6096,19 @@ export const CheckerReliability: MessageFns<CheckerReliability> = {
 /**
  * Measures checker models on labelled claims (README, "Evaluating checker models"): every item goes
  * through CheckerService.Verify exactly as a run's claims do, and each model is scored per set.
- * Evaluations belong to the caller's tenant, like runs; the tenant's newest complete evaluation
- * gives the weights of FactCheckConfig.consensus = CONSENSUS_WEIGHTED.
+ * Evaluations belong to the caller's tenant, like runs; the weights of FactCheckConfig.consensus =
+ * CONSENSUS_WEIGHTED come from one of the tenant's complete evaluations.
+ *
+ * An evaluation outlives its caller, as a run does: it runs on the gateway in the background, every
+ * event is stored with a gap-free `seq`, and only CancelEvaluation, its budget, or a gateway shutting
+ * down stop it (after a shutdown, or when its gateway dies, another gateway resumes it).
  */
 export type EvaluationServiceService = typeof EvaluationServiceService;
 export const EvaluationServiceService = {
   /**
-   * Starts an evaluation and streams its progress until it ends. Invalid requests fail with
-   * INVALID_ARGUMENT before any event is sent. Each item's result is stored as soon as it exists;
-   * a caller that goes away (or Cancel) stops the evaluation as CANCELLED, and Resume continues it.
+   * Starts an evaluation and streams its events (as WatchEvaluation does from seq 0). Invalid requests
+   * fail with INVALID_ARGUMENT before any event is sent. Each item's result is stored as soon as it
+   * exists; a caller that goes away leaves the evaluation running (WatchEvaluation follows it again).
    */
   runEvaluation: {
     path: "/factcheck.v1.EvaluationService/RunEvaluation" as const,
@@ -4071,7 +6122,7 @@ export const EvaluationServiceService = {
   },
   /**
    * Continues a stopped evaluation (CANCELLED, PARTIAL, FAILED, or RUNNING with no gateway
-   * working on it) with the items it has no result for, and streams its progress.
+   * working on it) with the items it has no result for, and streams its new events.
    * A COMPLETE evaluation, or one a gateway is working on, is FAILED_PRECONDITION.
    */
   resumeEvaluation: {
@@ -4084,6 +6135,21 @@ export const EvaluationServiceService = {
     responseSerialize: (value: ResumeEvaluationResponse): Buffer =>
       Buffer.from(ResumeEvaluationResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResumeEvaluationResponse => ResumeEvaluationResponse.decode(value),
+  },
+  /**
+   * Follows an evaluation from any gateway: its stored events with seq > after_seq, then each new one
+   * as it is stored, until its `finished` event (an evaluation that already ended: up to that event).
+   */
+  watchEvaluation: {
+    path: "/factcheck.v1.EvaluationService/WatchEvaluation" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchEvaluationRequest): Buffer =>
+      Buffer.from(WatchEvaluationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchEvaluationRequest => WatchEvaluationRequest.decode(value),
+    responseSerialize: (value: WatchEvaluationResponse): Buffer =>
+      Buffer.from(WatchEvaluationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchEvaluationResponse => WatchEvaluationResponse.decode(value),
   },
   /**
    * Stops a running evaluation: what was stored stays, its status becomes CANCELLED.
@@ -4135,21 +6201,56 @@ export const EvaluationServiceService = {
       Buffer.from(ListEvaluationSetsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListEvaluationSetsResponse => ListEvaluationSetsResponse.decode(value),
   },
+  /**
+   * Every checker's answer on every item of an evaluation, filtered (checker, set, label, wrong or
+   * failed answers only), a page at a time (AIP-158).
+   */
+  listEvaluationItems: {
+    path: "/factcheck.v1.EvaluationService/ListEvaluationItems" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListEvaluationItemsRequest): Buffer =>
+      Buffer.from(ListEvaluationItemsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListEvaluationItemsRequest => ListEvaluationItemsRequest.decode(value),
+    responseSerialize: (value: ListEvaluationItemsResponse): Buffer =>
+      Buffer.from(ListEvaluationItemsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListEvaluationItemsResponse => ListEvaluationItemsResponse.decode(value),
+  },
+  /**
+   * Two evaluations side by side: per checker and set they share, the difference in balanced accuracy
+   * on the items both judged, with a paired bootstrap 95% interval, and the items where they disagree.
+   */
+  compareEvaluations: {
+    path: "/factcheck.v1.EvaluationService/CompareEvaluations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CompareEvaluationsRequest): Buffer =>
+      Buffer.from(CompareEvaluationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompareEvaluationsRequest => CompareEvaluationsRequest.decode(value),
+    responseSerialize: (value: CompareEvaluationsResponse): Buffer =>
+      Buffer.from(CompareEvaluationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CompareEvaluationsResponse => CompareEvaluationsResponse.decode(value),
+  },
 } as const;
 
 export interface EvaluationServiceServer extends UntypedServiceImplementation {
   /**
-   * Starts an evaluation and streams its progress until it ends. Invalid requests fail with
-   * INVALID_ARGUMENT before any event is sent. Each item's result is stored as soon as it exists;
-   * a caller that goes away (or Cancel) stops the evaluation as CANCELLED, and Resume continues it.
+   * Starts an evaluation and streams its events (as WatchEvaluation does from seq 0). Invalid requests
+   * fail with INVALID_ARGUMENT before any event is sent. Each item's result is stored as soon as it
+   * exists; a caller that goes away leaves the evaluation running (WatchEvaluation follows it again).
    */
   runEvaluation: handleServerStreamingCall<RunEvaluationRequest, RunEvaluationResponse>;
   /**
    * Continues a stopped evaluation (CANCELLED, PARTIAL, FAILED, or RUNNING with no gateway
-   * working on it) with the items it has no result for, and streams its progress.
+   * working on it) with the items it has no result for, and streams its new events.
    * A COMPLETE evaluation, or one a gateway is working on, is FAILED_PRECONDITION.
    */
   resumeEvaluation: handleServerStreamingCall<ResumeEvaluationRequest, ResumeEvaluationResponse>;
+  /**
+   * Follows an evaluation from any gateway: its stored events with seq > after_seq, then each new one
+   * as it is stored, until its `finished` event (an evaluation that already ended: up to that event).
+   */
+  watchEvaluation: handleServerStreamingCall<WatchEvaluationRequest, WatchEvaluationResponse>;
   /**
    * Stops a running evaluation: what was stored stays, its status becomes CANCELLED.
    * A finished evaluation is FAILED_PRECONDITION.
@@ -4161,13 +6262,23 @@ export interface EvaluationServiceServer extends UntypedServiceImplementation {
   listEvaluations: handleUnaryCall<ListEvaluationsRequest, ListEvaluationsResponse>;
   /** The labelled sets the gateway ships (installed with the package, never downloaded). */
   listEvaluationSets: handleUnaryCall<ListEvaluationSetsRequest, ListEvaluationSetsResponse>;
+  /**
+   * Every checker's answer on every item of an evaluation, filtered (checker, set, label, wrong or
+   * failed answers only), a page at a time (AIP-158).
+   */
+  listEvaluationItems: handleUnaryCall<ListEvaluationItemsRequest, ListEvaluationItemsResponse>;
+  /**
+   * Two evaluations side by side: per checker and set they share, the difference in balanced accuracy
+   * on the items both judged, with a paired bootstrap 95% interval, and the items where they disagree.
+   */
+  compareEvaluations: handleUnaryCall<CompareEvaluationsRequest, CompareEvaluationsResponse>;
 }
 
 export interface EvaluationServiceClient extends Client {
   /**
-   * Starts an evaluation and streams its progress until it ends. Invalid requests fail with
-   * INVALID_ARGUMENT before any event is sent. Each item's result is stored as soon as it exists;
-   * a caller that goes away (or Cancel) stops the evaluation as CANCELLED, and Resume continues it.
+   * Starts an evaluation and streams its events (as WatchEvaluation does from seq 0). Invalid requests
+   * fail with INVALID_ARGUMENT before any event is sent. Each item's result is stored as soon as it
+   * exists; a caller that goes away leaves the evaluation running (WatchEvaluation follows it again).
    */
   runEvaluation(
     request: RunEvaluationRequest,
@@ -4180,7 +6291,7 @@ export interface EvaluationServiceClient extends Client {
   ): ClientReadableStream<RunEvaluationResponse>;
   /**
    * Continues a stopped evaluation (CANCELLED, PARTIAL, FAILED, or RUNNING with no gateway
-   * working on it) with the items it has no result for, and streams its progress.
+   * working on it) with the items it has no result for, and streams its new events.
    * A COMPLETE evaluation, or one a gateway is working on, is FAILED_PRECONDITION.
    */
   resumeEvaluation(
@@ -4192,6 +6303,19 @@ export interface EvaluationServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<ResumeEvaluationResponse>;
+  /**
+   * Follows an evaluation from any gateway: its stored events with seq > after_seq, then each new one
+   * as it is stored, until its `finished` event (an evaluation that already ended: up to that event).
+   */
+  watchEvaluation(
+    request: WatchEvaluationRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchEvaluationResponse>;
+  watchEvaluation(
+    request: WatchEvaluationRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchEvaluationResponse>;
   /**
    * Stops a running evaluation: what was stored stays, its status becomes CANCELLED.
    * A finished evaluation is FAILED_PRECONDITION.
@@ -4258,6 +6382,44 @@ export interface EvaluationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListEvaluationSetsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Every checker's answer on every item of an evaluation, filtered (checker, set, label, wrong or
+   * failed answers only), a page at a time (AIP-158).
+   */
+  listEvaluationItems(
+    request: ListEvaluationItemsRequest,
+    callback: (error: ServiceError | null, response: ListEvaluationItemsResponse) => void,
+  ): ClientUnaryCall;
+  listEvaluationItems(
+    request: ListEvaluationItemsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListEvaluationItemsResponse) => void,
+  ): ClientUnaryCall;
+  listEvaluationItems(
+    request: ListEvaluationItemsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListEvaluationItemsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Two evaluations side by side: per checker and set they share, the difference in balanced accuracy
+   * on the items both judged, with a paired bootstrap 95% interval, and the items where they disagree.
+   */
+  compareEvaluations(
+    request: CompareEvaluationsRequest,
+    callback: (error: ServiceError | null, response: CompareEvaluationsResponse) => void,
+  ): ClientUnaryCall;
+  compareEvaluations(
+    request: CompareEvaluationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CompareEvaluationsResponse) => void,
+  ): ClientUnaryCall;
+  compareEvaluations(
+    request: CompareEvaluationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CompareEvaluationsResponse) => void,
   ): ClientUnaryCall;
 }
 

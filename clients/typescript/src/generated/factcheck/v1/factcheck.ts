@@ -342,10 +342,17 @@ export interface FactCheckConfig {
     | undefined;
   /**
    * How the per-claim consensus combines the checkers (default CONSENSUS_MAJORITY, the spec's rules).
-   * CONSENSUS_WEIGHTED weighs each checker by its reliability measured in the tenant's newest complete
-   * evaluation (EvaluationService) that measured every checker of the run, else falls back to the majority.
+   * CONSENSUS_WEIGHTED weighs each checker by its reliability measured in an evaluation (EvaluationService):
+   * the one consensus_evaluation_id names, else the tenant's newest complete evaluation that measured every
+   * checker of the run on enough items per label; without one it falls back to the majority.
    */
   consensus: Consensus;
+  /**
+   * With CONSENSUS_WEIGHTED: the evaluation to weigh by (a COMPLETE evaluation of this tenant that measured
+   * every checker of the run), so a newer evaluation never changes the weights; at most 255 characters.
+   * Set without CONSENSUS_WEIGHTED it is INVALID_ARGUMENT.
+   */
+  consensusEvaluationId?: string | undefined;
 }
 
 /** FactCheckService.Run: what to check, in which mode. */
@@ -579,6 +586,8 @@ export interface RunConfig {
   pipelined: boolean;
   /** The consensus the run asked for (CONSENSUS_MAJORITY when unset). */
   consensus: Consensus;
+  /** The evaluation the run asked to weigh by (FactCheckConfig.consensus_evaluation_id). */
+  consensusEvaluationId?: string | undefined;
 }
 
 /** The first event of every run, whatever its mode. */
@@ -1095,6 +1104,7 @@ function createBaseFactCheckConfig(): FactCheckConfig {
     investigatorModel: undefined,
     useCache: undefined,
     consensus: 0,
+    consensusEvaluationId: undefined,
   };
 }
 
@@ -1156,6 +1166,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     }
     if (message.consensus !== 0) {
       writer.uint32(328).int32(message.consensus);
+    }
+    if (message.consensusEvaluationId !== undefined) {
+      writer.uint32(338).string(message.consensusEvaluationId);
     }
     return writer;
   },
@@ -1325,6 +1338,14 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
             message.consensus = reader.int32() as any;
             continue;
           }
+          case 42: {
+            if (tag !== 338) {
+              break;
+            }
+
+            message.consensusEvaluationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1416,6 +1437,11 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
         ? globalThis.Boolean(object.use_cache)
         : undefined,
       consensus: isSet(object.consensus) ? consensusFromJSON(object.consensus) : 0,
+      consensusEvaluationId: isSet(object.consensusEvaluationId)
+        ? globalThis.String(object.consensusEvaluationId)
+        : isSet(object.consensus_evaluation_id)
+        ? globalThis.String(object.consensus_evaluation_id)
+        : undefined,
     };
   },
 
@@ -1478,6 +1504,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     if (message.consensus !== 0) {
       obj.consensus = consensusToJSON(message.consensus);
     }
+    if (message.consensusEvaluationId !== undefined) {
+      obj.consensusEvaluationId = message.consensusEvaluationId;
+    }
     return obj;
   },
 
@@ -1505,6 +1534,7 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     message.investigatorModel = object.investigatorModel ?? undefined;
     message.useCache = object.useCache ?? undefined;
     message.consensus = object.consensus ?? 0;
+    message.consensusEvaluationId = object.consensusEvaluationId ?? undefined;
     return message;
   },
 };
@@ -3006,6 +3036,7 @@ function createBaseRunConfig(): RunConfig {
     timeoutMs: 0,
     pipelined: false,
     consensus: 0,
+    consensusEvaluationId: undefined,
   };
 }
 
@@ -3040,6 +3071,9 @@ export const RunConfig: MessageFns<RunConfig> = {
     }
     if (message.consensus !== 0) {
       writer.uint32(80).int32(message.consensus);
+    }
+    if (message.consensusEvaluationId !== undefined) {
+      writer.uint32(90).string(message.consensusEvaluationId);
     }
     return writer;
   },
@@ -3137,6 +3171,14 @@ export const RunConfig: MessageFns<RunConfig> = {
             message.consensus = reader.int32() as any;
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.consensusEvaluationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3193,6 +3235,11 @@ export const RunConfig: MessageFns<RunConfig> = {
         : 0,
       pipelined: isSet(object.pipelined) ? globalThis.Boolean(object.pipelined) : false,
       consensus: isSet(object.consensus) ? consensusFromJSON(object.consensus) : 0,
+      consensusEvaluationId: isSet(object.consensusEvaluationId)
+        ? globalThis.String(object.consensusEvaluationId)
+        : isSet(object.consensus_evaluation_id)
+        ? globalThis.String(object.consensus_evaluation_id)
+        : undefined,
     };
   },
 
@@ -3228,6 +3275,9 @@ export const RunConfig: MessageFns<RunConfig> = {
     if (message.consensus !== 0) {
       obj.consensus = consensusToJSON(message.consensus);
     }
+    if (message.consensusEvaluationId !== undefined) {
+      obj.consensusEvaluationId = message.consensusEvaluationId;
+    }
     return obj;
   },
 
@@ -3246,6 +3296,7 @@ export const RunConfig: MessageFns<RunConfig> = {
     message.timeoutMs = object.timeoutMs ?? 0;
     message.pipelined = object.pipelined ?? false;
     message.consensus = object.consensus ?? 0;
+    message.consensusEvaluationId = object.consensusEvaluationId ?? undefined;
     return message;
   },
 };
