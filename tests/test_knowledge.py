@@ -269,7 +269,7 @@ def test_list_documents_pages_newest_first(knowledge):
     assert [d.id for d in first + second] == ["water", "everest", "paris"]
     assert last is None
     assert first[0].content_sha256 == BOILING.content_sha256 and first[0].char_count == len(BOILING.text)
-    with pytest.raises(ValueError, match="invalid page token"):
+    with pytest.raises(ValueError, match="page_token is not valid for this listing"):
         knowledge.list_documents(2, "garbage", tenant_id=TENANT)
 
 

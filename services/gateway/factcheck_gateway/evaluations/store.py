@@ -29,7 +29,7 @@ from factcheck_gateway.store.models import (
     ModelCallRecord,
     utc_now,
 )
-from factcheck_gateway.store.paging import newest_first_page
+from factcheck_gateway.store.paging import Listing, newest_first_page
 
 Confusion = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
 
@@ -140,10 +140,15 @@ class EvaluationStore:
     def list_evaluations(
         self, tenant_id: str, page_size: int, page_token: str | None
     ) -> tuple[list[EvaluationRecord], str | None]:
-        """One tenant's evaluations, newest first (InvalidPageToken for a token it did not make)."""
+        """One tenant's evaluations, newest first (InvalidPageToken for a token it did not make for this listing)."""
         with self._sessions() as session:
             rows, next_token = newest_first_page(
-                session, EvaluationRow, page_size, page_token, EvaluationRow.tenant_id == tenant_id
+                session,
+                EvaluationRow,
+                page_size,
+                page_token,
+                EvaluationRow.tenant_id == tenant_id,
+                listing=Listing("ListEvaluations", tenant_id),
             )
             return [_record(row) for row in rows], next_token
 

@@ -33,7 +33,7 @@ from factcheck_gateway.knowledge.ranking import BM25, idf
 from factcheck_gateway.knowledge.tokens import search_terms, term_counts
 from factcheck_gateway.knowledge.upkeep import refresh_after_load
 from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage
-from factcheck_gateway.store.paging import newest_first_page
+from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.store.records import storable
 
 log = logging.getLogger("factcheck.gateway.knowledge")
@@ -221,7 +221,12 @@ class KnowledgeStore:
         """The tenant's documents, newest first."""
         with self._sessions() as session:
             rows, next_token = newest_first_page(
-                session, KnowledgeDocument, page_size, page_token, KnowledgeDocument.tenant_id == tenant_id
+                session,
+                KnowledgeDocument,
+                page_size,
+                page_token,
+                KnowledgeDocument.tenant_id == tenant_id,
+                listing=Listing("ListDocuments", tenant_id),
             )
             return [_summary(row) for row in rows], next_token
 

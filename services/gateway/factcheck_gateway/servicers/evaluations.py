@@ -37,7 +37,7 @@ from factcheck_gateway.ledger.budget import run_budget
 from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.request_validation import check_budget
-from factcheck_gateway.runs.database_calls import call_store, page_size, page_token, resource_id
+from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
 from factcheck_gateway.runs.registry import gateway_owner_id
 from factcheck_gateway.store.models import FINAL_STATUSES, STATUS_COMPLETE, utc_now
 from factcheck_gateway.stored_results import timestamp
@@ -246,7 +246,7 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
     async def ListEvaluations(
         self, request: evaluation_pb2.ListEvaluationsRequest, context: grpc.aio.ServicerContext
     ) -> evaluation_pb2.ListEvaluationsResponse:
-        size, token = page_size(request.page_size), page_token(request.page_token)
+        size, token = page_size(request.page_size), request.page_token or None
         records, next_token = await call_store(
             EVALUATIONS_UNAVAILABLE, self._store.list_evaluations, caller_tenant(), size, token
         )

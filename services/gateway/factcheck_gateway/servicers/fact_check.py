@@ -39,7 +39,6 @@ from factcheck_gateway.runs.database_calls import (
     OUTAGES,
     call_store,
     page_size,
-    page_token,
     resource_id,
 )
 from factcheck_gateway.runs.database_gate import DatabaseGate
@@ -327,7 +326,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             list_results,
             self._store,
             page_size(request.page_size),
-            page_token(request.page_token),
+            request.page_token or None,
             caller_tenant(),
         )
         return factcheck_pb2.ListResultsResponse(results=results, next_page_token=next_token or "")

@@ -17,7 +17,7 @@ from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc
 from factcheck_gateway.knowledge.passage_store import DocumentSummary, KnowledgeStore
 from factcheck_gateway.knowledge.retrieval import Retriever
 from factcheck_gateway.request_validation import validate_sources
-from factcheck_gateway.runs.database_calls import call_store, page_size, page_token, resource_id
+from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
 from factcheck_gateway.stored_results import timestamp
 
 log = logging.getLogger("factcheck.gateway.knowledge")
@@ -76,7 +76,7 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
             STORE_UNAVAILABLE,
             self._store.list_documents,
             page_size(request.page_size),
-            page_token(request.page_token),
+            request.page_token or None,
             tenant_id=caller_tenant(),
         )
         return knowledge_pb2.ListDocumentsResponse(
