@@ -29,13 +29,13 @@ from factcheck.v1 import (
 from factcheck_checker.checker_service import CheckerService
 from factcheck_extractor.extractor_service import ExtractorService
 from factcheck_gateway.claims.claim_store import ClaimsStore
+from factcheck_gateway.evaluations.store import EvaluationStore
 from factcheck_gateway.knowledge.passage_store import KnowledgeStore
 from factcheck_gateway.knowledge.retrieval import Retriever
 from factcheck_gateway.main import start_fact_check_service
 from factcheck_gateway.reviews.review_store import ReviewStore
 from factcheck_gateway.runs.database_gate import DatabaseGate
 from factcheck_gateway.runs.run import Downstream
-from factcheck_gateway.evaluations.store import EvaluationStore
 from factcheck_gateway.servicers.claims import ClaimsService
 from factcheck_gateway.servicers.evaluations import EvaluationService
 from factcheck_gateway.servicers.fact_check import FactCheckService
