@@ -16,6 +16,7 @@ from functools import partial
 
 import grpc
 
+from factcheck.core.domain import is_known_enum
 from factcheck.kit.errors import (
     Aborted,
     AlreadyExists,
@@ -321,6 +322,12 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     async def ListResults(
         self, request: factcheck_pb2.ListResultsRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.ListResultsResponse:
+        for field, enum_type, value in (
+            ("status", factcheck_pb2.MessageStatus, request.status),
+            ("mode", factcheck_pb2.Mode, request.mode),
+        ):
+            names = ", ".join(name for name in enum_type.keys() if not name.endswith("_UNSPECIFIED"))
+            check_argument(not value or is_known_enum(enum_type, value), field, f"{field} must be one of {names}")
         results, next_token = await call_store(
             RESULTS_UNAVAILABLE,
             list_results,
@@ -328,6 +335,8 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             page_size(request.page_size),
             request.page_token or None,
             caller_tenant(),
+            request.status,
+            request.mode,
         )
         return factcheck_pb2.ListResultsResponse(results=results, next_page_token=next_token or "")
 

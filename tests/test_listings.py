@@ -1,7 +1,8 @@
-"""Page tokens (services/gateway/factcheck_gateway/store/paging.py): opaque and authenticated, bound to
-the tenant, the RPC and the filters, expiring, and still accepted under the previous key while the key
-rotates. Every listing RPC (ListResults, ListDocuments, ListClaims, ListReviews, ListEvaluations)
-refuses a forged, altered, expired or foreign token with INVALID_ARGUMENT, on SQLite and PostgreSQL.
+"""Listings. Page tokens (services/gateway/factcheck_gateway/store/paging.py): opaque and authenticated,
+bound to the tenant, the RPC and the filters, expiring, and still accepted under the previous key while the
+key rotates; every listing RPC (ListResults, ListDocuments, ListClaims, ListReviews, ListEvaluations)
+refuses a forged, altered, expired or foreign token with INVALID_ARGUMENT. ListResults' status and mode
+filters. On SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from factcheck.v1 import (
     knowledge_pb2_grpc,
 )
 from factcheck_gateway.evaluations.store import EvaluationStore
+from factcheck_gateway.mode_dispatch import stored_mode_names
 from factcheck_gateway.reviews.review_store import PendingReview, ReviewStore
 from factcheck_gateway.store.engine import create_db_engine
 from factcheck_gateway.store.models import ClaimRow, ServerKey
@@ -329,3 +331,55 @@ async def test_an_expired_token_is_invalid_argument(two_tenants, configured_keys
     await asyncio.sleep(1.1)  # a token's expiry is in whole seconds
     details = await refused(list_results(two_tenants, ACME, 1, token))
     assert details.startswith("page_token has expired") and "start again from the first page" in details
+
+
+# --- ListResults' filters ----------------------------------------------------------------------------------
+
+
+def test_list_results_filters_by_status_and_mode(database_url):
+    store = StageStore(database_url)
+    try:
+        for run, config, status in [
+            ("legacy", {}, "COMPLETE"),  # stored before modes existed: a fact-check
+            ("fact", {"mode": "fact_check"}, "FAILED"),
+            ("council", {"mode": "council"}, "COMPLETE"),
+            ("entail", {"mode": "entailment"}, "RUNNING"),
+        ]:
+            store.create_message(run, "c", "q", config, tenant_id="acme")
+            if status != "RUNNING":
+                store.set_status(run, status)
+
+        def listed(**filters) -> list[str]:
+            return sorted(r.id for r in store.list_messages(10, None, tenant_id="acme", **filters)[0])
+
+        assert listed(status="COMPLETE") == ["council", "legacy"]
+        assert listed(modes=stored_mode_names(factcheck_pb2.MODE_FACT_CHECK)) == ["fact", "legacy"]
+        assert listed(modes=stored_mode_names(factcheck_pb2.MODE_COUNCIL)) == ["council"]
+        assert listed(status="COMPLETE", modes=("fact_check", None)) == ["legacy"]
+        assert listed(status="CANCELLED") == []
+        first, token = store.list_messages(1, None, tenant_id="acme", status="COMPLETE")
+        assert token is not None
+        second, last = store.list_messages(1, token, tenant_id="acme", status="COMPLETE")
+        assert {first[0].id, second[0].id} == {"council", "legacy"} and last is None
+        with pytest.raises(InvalidPageToken):
+            store.list_messages(1, token, tenant_id="acme", status="FAILED")  # a token of other filters
+    finally:
+        store.close()
+
+
+async def test_list_results_takes_status_and_mode(two_tenants):
+    gateway = factcheck_pb2_grpc.FactCheckServiceStub(two_tenants)
+    complete = factcheck_pb2.ListResultsRequest(status=factcheck_pb2.MESSAGE_STATUS_COMPLETE)
+    assert (await gateway.ListResults(complete, metadata=auth(ACME))).results == []  # every stored run is RUNNING
+    running = factcheck_pb2.ListResultsRequest(
+        status=factcheck_pb2.MESSAGE_STATUS_RUNNING, mode=factcheck_pb2.MODE_FACT_CHECK
+    )
+    page = await gateway.ListResults(running, metadata=auth(ACME))
+    assert len(page.results) == 2 and {r.mode for r in page.results} == {factcheck_pb2.MODE_FACT_CHECK}
+    council = factcheck_pb2.ListResultsRequest(mode=factcheck_pb2.MODE_COUNCIL)
+    assert (await gateway.ListResults(council, metadata=auth(ACME))).results == []
+    for bad, field in [
+        (factcheck_pb2.ListResultsRequest(status=99), "status must be one of MESSAGE_STATUS_RUNNING"),  # type: ignore[arg-type]
+        (factcheck_pb2.ListResultsRequest(mode=42), "mode must be one of MODE_FACT_CHECK"),  # type: ignore[arg-type]
+    ]:
+        assert field in await refused(gateway.ListResults(bad, metadata=auth(ACME)))
