@@ -48,6 +48,7 @@ from factcheck.engines import synthesis
 from factcheck.engines.reading import one_line
 from factcheck.models.inputs import ReportEntry, ReportInputs, SynthesisInputs, TitleInputs, unanswerable
 from factcheck.text.sentences import STOPWORDS, split_sentences
+from factcheck.text.wording import counted
 
 __all__ = ["annotate", "answer", "reliability_score", "score_band", "title", "write_report"]
 
@@ -160,8 +161,8 @@ def _summary(request: ReportInputs) -> str:
     checkers = max((request.checker_count or len(e.verdicts) for e in request.entries), default=0)
     return (
         f"A {len(sentences)}-sentence text ({words} words){about} was fact-checked. "
-        f"{_plural(len(request.entries), 'claim')} {'was' if len(request.entries) == 1 else 'were'} extracted "
-        f"and assessed by {_plural(checkers, 'independent checker')}."
+        f"{counted(len(request.entries), 'claim')} {'was' if len(request.entries) == 1 else 'were'} extracted "
+        f"and assessed by {counted(checkers, 'independent checker')}."
     )
 
 
@@ -349,7 +350,3 @@ def _key_phrase(text: str) -> str:
     if len(phrase) > budget:
         phrase = phrase[: budget + 1].rsplit(" ", 1)[0] if " " in phrase[:budget] else phrase[:budget]
     return phrase.rstrip(",;:-")
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
