@@ -22,7 +22,16 @@ import factcheck.cli.client as client
 import factcheck.cli.eval_html as eval_html
 import factcheck.cli.eval_render as eval_render
 import factcheck.cli.eval_view as eval_view
-from factcheck.cli.arguments import non_negative_float, positive_int
+import factcheck.cli.ids as ids
+from factcheck.cli.arguments import (
+    EVAL_CONCURRENCY,
+    EVAL_LIMIT,
+    bounded,
+    int_between,
+    non_negative_float,
+    positive_int,
+)
+from factcheck.cli.tables import add_wide_option, print_table
 from factcheck.cli.terminal import make_console, proto_json
 from factcheck.evaluation.sets import SHIPPED_SETS, ItemsFileError, LabelledItem, read_items_file
 from factcheck.kit.grpc_options import MAX_MESSAGE_BYTES
@@ -90,7 +99,10 @@ def add_parser(commands) -> None:
         ),
     )
     evaluate.add_argument(
-        "--limit", type=positive_int, metavar="N", help="items drawn from each set, 1-20000 (default: every item)"
+        "--limit",
+        type=int_between(EVAL_LIMIT),
+        metavar="N",
+        help=f"items drawn from each set, {bounded(EVAL_LIMIT)} (default: every item)",
     )
     evaluate.add_argument(
         "--seed",
@@ -107,7 +119,10 @@ def add_parser(commands) -> None:
         "(default: the gateway's FACTCHECK_CACHE_ENABLED); --no-cache asks every model again",
     )
     evaluate.add_argument(
-        "--concurrency", type=positive_int, metavar="N", help="items sent to each checker at once, 1-16 (default 4)"
+        "--concurrency",
+        type=int_between(EVAL_CONCURRENCY),
+        metavar="N",
+        help=f"items sent to each checker at once, {bounded(EVAL_CONCURRENCY)} (default 4)",
     )
     add_output_options(evaluate)
     evaluate.set_defaults(run=client.channel_command(run_evaluation))
@@ -122,6 +137,7 @@ def add_parser(commands) -> None:
         epilog="exit codes: 0 listed, 2 an invalid page token or size, 3 the gateway is unreachable",
     )
     client.add_page_options(listing, "evaluations")
+    add_wide_option(listing)
     listing.add_argument("--json", action="store_true", help="print the page as one JSON object")
     listing.set_defaults(run=client.channel_command(run_list))
 
@@ -132,7 +148,7 @@ def add_parser(commands) -> None:
         "and `factcheck eval list` print.",
         epilog="exit codes: 0 shown, 3 the gateway is unreachable or refused the call, 5 unknown id",
     )
-    show.add_argument("id", help="the evaluation's id")
+    show.add_argument("id", help="the evaluation's id (or its start, as `factcheck eval list` shows it)")
     add_output_options(show)
     show.set_defaults(run=client.channel_command(run_show))
 
@@ -150,7 +166,7 @@ def add_parser(commands) -> None:
             "unreachable, 4 cancelled elsewhere, 5 unknown id, 130 interrupted by Ctrl-C (cancelled again)"
         ),
     )
-    resume.add_argument("id", help="the evaluation's id")
+    resume.add_argument("id", help="the evaluation's id (or its start, as `factcheck eval list` shows it)")
     add_budget_options(resume, resumed=True)
     add_output_options(resume)
     resume.set_defaults(run=client.channel_command(run_resume))
@@ -162,7 +178,7 @@ def add_parser(commands) -> None:
         "and `factcheck eval resume ID` continues it.",
         epilog="exit codes: 0 cancelled, 1 it had already finished, 3 the gateway is unreachable, 5 unknown id",
     )
-    cancel.add_argument("id", help="the evaluation's id")
+    cancel.add_argument("id", help="the evaluation's id (or its start, as `factcheck eval list` shows it)")
     cancel.set_defaults(run=client.channel_command(run_cancel))
 
     sets = actions.add_parser(
@@ -172,6 +188,7 @@ def add_parser(commands) -> None:
         "name, items, licence and what they are. Give a name to `factcheck eval --set NAME`.",
         epilog="exit codes: 0 listed, 3 the gateway is unreachable",
     )
+    add_wide_option(sets)
     sets.add_argument("--json", action="store_true", help="print the sets as one JSON object")
     sets.set_defaults(run=client.channel_command(run_sets))
 
@@ -312,6 +329,7 @@ def run_evaluation(args: argparse.Namespace, channel: grpc.Channel) -> int:
 
 def run_resume(args: argparse.Namespace, channel: grpc.Channel) -> int:
     stub = EvaluationStub(channel)
+    args.id = evaluation_id(stub, args.id)
     request = evaluation_pb2.ResumeEvaluationRequest(evaluation_id=args.id)
     budget = budget_of(args)
     if budget is not None:
@@ -402,8 +420,19 @@ def present(args: argparse.Namespace, evaluation: evaluation_pb2.Evaluation) -> 
 # --- stored evaluations -------------------------------------------------------------------
 
 
+def evaluation_id(stub: EvaluationStub, value: str) -> str:
+    """The evaluation id `value` stands for: itself, or the one evaluation whose id starts with it."""
+
+    def page(token: str) -> tuple[list[str], str]:
+        request = evaluation_pb2.ListEvaluationsRequest(page_size=client.MAX_PAGE_SIZE, page_token=token)
+        listed = stub.ListEvaluations(request, timeout=client.UNARY_TIMEOUT_S)
+        return [evaluation.evaluation_id for evaluation in listed.evaluations], listed.next_page_token
+
+    return ids.expand(value, page, "evaluation")
+
+
 def run_show(args: argparse.Namespace, channel: grpc.Channel) -> int:
-    request = evaluation_pb2.GetEvaluationRequest(evaluation_id=args.id)
+    request = evaluation_pb2.GetEvaluationRequest(evaluation_id=evaluation_id(EvaluationStub(channel), args.id))
     evaluation = EvaluationStub(channel).GetEvaluation(request, timeout=client.UNARY_TIMEOUT_S).evaluation
     present(args, evaluation)
     return client.EXIT_OK
@@ -419,7 +448,7 @@ def run_list(args: argparse.Namespace, channel: grpc.Channel) -> int:
     if not page.evaluations:
         console.print("No stored evaluations." if not args.page_token else "No more evaluations.")
     else:
-        console.print(eval_render.evaluations_table(page.evaluations))
+        print_table(console, eval_render.EVALUATION_COLUMNS, page.evaluations, wide=args.wide)
     if page.next_page_token:
         size = f" --page-size {args.page_size}" if args.page_size else ""
         console.print(
@@ -431,6 +460,7 @@ def run_list(args: argparse.Namespace, channel: grpc.Channel) -> int:
 
 def run_cancel(args: argparse.Namespace, channel: grpc.Channel) -> int:
     stub = EvaluationStub(channel)
+    args.id = evaluation_id(stub, args.id)
     try:
         response = stub.CancelEvaluation(
             evaluation_pb2.CancelEvaluationRequest(evaluation_id=args.id), timeout=client.UNARY_TIMEOUT_S
@@ -470,5 +500,5 @@ def run_sets(args: argparse.Namespace, channel: grpc.Channel) -> int:
     elif not response.sets:
         print("The gateway ships no labelled sets.")
     else:
-        make_console().print(eval_render.sets_table(response.sets))
+        print_table(make_console(), eval_render.SET_COLUMNS, response.sets, wide=args.wide)
     return client.EXIT_OK

@@ -240,7 +240,7 @@ def _completed(payload: factcheck_pb2.CompletePayload) -> Text:
         line = stage_line("done", "complete")
     usage = payload.usage
     if usage.calls or usage.cache_hits:
-        spent = f" ({counted(usage.calls, 'model call')}, {usage.total_tokens} tokens, ${usage.cost_usd:.4f}"
+        spent = f" ({counted(usage.calls, 'model call')}, {counted(usage.total_tokens, 'token')}, ${usage.cost_usd:.4f}"
         line.append(spent + (f", {usage.cache_hits} from cache)" if usage.cache_hits else ")"), style="dim")
     return line
 
