@@ -514,6 +514,79 @@ def test_kb_adds_lists_searches_and_deletes_documents(factcheck, tmp_path):
         assert factcheck("kb", "delete", stored).returncode == 0
 
 
+def test_kb_add_never_overwrites_a_document_without_consent(factcheck, tmp_path):
+    """The issue's case: projA/README.md, then projB/README.md, both stored as README.md."""
+    for project, year in (("projA", 1999), ("projB", 2011)):
+        (tmp_path / project).mkdir()
+        (tmp_path / project / "README.md").write_text(f"# {project}\n\nProject {project} was founded in {year}.\n")
+    first, second = tmp_path / "projA" / "README.md", tmp_path / "projB" / "README.md"
+    try:
+        assert factcheck("kb", "add", str(first)).stdout.startswith("         added  README.md  (1 passage)  projA\n")
+        refused = factcheck("kb", "add", str(second))
+        assert refused.returncode == 2
+        assert refused.stdout.splitlines() == [
+            "       refused  README.md  (a document with this id holds other text)  projB",
+            "0 added (0 passages), 0 already stored, 1 refused",
+        ]
+        assert refused.stderr == (
+            "factcheck kb add: 1 document refused: its id is stored with other text; --replace overwrites it, "
+            "--id ID adds a single file under another id\n"
+        )
+        found = json.loads(factcheck("kb", "search", "--json", "Project founded").stdout)["passages"]
+        assert [p["text"] for p in found] == ["Project projA was founded in 1999."]  # nothing vanished
+
+        named = factcheck("kb", "add", str(second), "--id", "projB/README.md")
+        assert named.returncode == 0 and "added  projB/README.md  (1 passage)  projB" in named.stdout
+        found = json.loads(factcheck("kb", "search", "--json", "Project founded").stdout)["passages"]
+        assert sorted(p["sourceId"] for p in found) == ["README.md", "projB/README.md"]
+
+        replaced = factcheck("kb", "add", "--replace", str(second))
+        assert replaced.returncode == 0, replaced.stderr
+        assert replaced.stdout.splitlines() == [
+            "already stored  projB/README.md  (1 passage)  projB",  # its text is stored under the --id
+            "0 added (0 passages), 1 already stored",
+        ]
+        first.write_text("# projA\n\nProject projA was founded in 1998, in Bergen.\n")
+        edited = factcheck("kb", "add", "--replace", str(first))
+        assert edited.returncode == 0 and edited.stdout.splitlines() == [
+            "      replaced  README.md  (1 passage)  projA",
+            "0 added, 1 replaced (1 passage), 0 already stored",
+        ]
+    finally:
+        for document in ("README.md", "projB/README.md"):  # the suite is shared
+            factcheck("kb", "delete", document)
+
+
+def test_kb_add_json_says_what_became_of_each_file(factcheck, tmp_path):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "tides.md").write_text("# Tides\n\nThe Bay of Fundy has the highest tides in the world.\n")
+    (folder / "empty.txt").write_text("")
+    (folder / "scan.pdf").write_bytes(b"%PDF-1.4")
+    try:
+        done = factcheck("kb", "add", "--json", str(folder))
+        assert (done.returncode, done.stderr) == (0, "")
+        assert json.loads(done.stdout) == {
+            "documents": [
+                {
+                    "path": str(folder / "tides.md"),
+                    "documentId": "notes/tides.md",
+                    "title": "Tides",
+                    "state": "added",
+                    "passageCount": 1,
+                }
+            ],
+            "skipped": [
+                {"path": str(folder / "empty.txt"), "reason": "empty"},
+                {"path": str(folder / "scan.pdf"), "reason": "not a .txt, .md or .html file"},
+            ],
+        }
+        again = json.loads(factcheck("kb", "add", "--json", str(folder / "tides.md")).stdout)
+        assert [(d["documentId"], d["state"]) for d in again["documents"]] == [("notes/tides.md", "already_stored")]
+    finally:
+        factcheck("kb", "delete", "notes/tides.md")
+
+
 def test_kb_add_refuses_unsupported_files(factcheck, tmp_path):
     pdf = tmp_path / "paper.pdf"
     pdf.write_bytes(b"%PDF")

@@ -300,6 +300,6 @@ EVALUATION_COLUMNS = [
 SET_COLUMNS = [
     Column("name", lambda s: s.name),
     Column("items", lambda s: f"{s.items:,}", justify="right"),
-    Column("licence", lambda s: s.licence),
+    Column("licence", lambda s: s.licence, flexible=True),
     Column("description", lambda s: ": ".join(part for part in (s.title, s.description) if part), flexible=True),
 ]

@@ -31,7 +31,7 @@ from factcheck.v1 import common_pb2, knowledge_pb2, knowledge_pb2_grpc
 BATCH_DOCUMENTS, BATCH_BYTES = 50, 1_500_000
 # Skipped files are named one per line up to this many; the rest are counted.
 MAX_SKIPPED_LINES = 20
-REFUSED_HINT = "stored with other text: --replace overwrites it, --id ID adds a single file under another id"
+REFUSED_HINT = "--replace overwrites it, --id ID adds a single file under another id"
 
 ADDED, REPLACED, ALREADY_STORED, REFUSED = "added", "replaced", "already stored", "refused"
 
@@ -122,10 +122,10 @@ class AddReport:
         return sum(outcome.state == state for outcome in self.files)
 
     def summary(self) -> str:
+        """ "2 added (5 passages), 1 already stored, 1 skipped"; "0 added, 1 replaced (2 passages), …"."""
         passages = sum(o.passage_count for o in self.files if o.state in (ADDED, REPLACED))
-        parts = [f"{self.count(ADDED)} added ({counted(passages, 'passage')})"]
-        parts += [f"{self.count(REPLACED)} replaced"] if self.count(REPLACED) else []
-        parts += [f"{self.count(ALREADY_STORED)} already stored"]
+        stored = f"{self.count(ADDED)} added" + (f", {self.count(REPLACED)} replaced" if self.count(REPLACED) else "")
+        parts = [f"{stored} ({counted(passages, 'passage')})", f"{self.count(ALREADY_STORED)} already stored"]
         parts += [f"{self.count(REFUSED)} refused"] if self.count(REFUSED) else []
         parts += [f"{len(self.skipped)} skipped"] if self.skipped else []
         return ", ".join(parts)
@@ -224,7 +224,9 @@ def print_outcomes(report: AddReport) -> None:
         print(f"{'':>14}  … and {len(report.skipped) - MAX_SKIPPED_LINES} more skipped", file=sys.stderr)
     for outcome in report.files:
         if outcome.state == REFUSED:
-            print(f"{REFUSED:>14}  {outcome.document.id}  ({REFUSED_HINT})  {outcome.document.title}")
+            print(
+                f"{REFUSED:>14}  {outcome.document.id}  (a document with this id holds other text)  {outcome.document.title}"
+            )
         else:
             passages = counted(outcome.passage_count, "passage")
             print(f"{outcome.state:>14}  {outcome.document_id}  ({passages})  {outcome.document.title}")
@@ -257,7 +259,7 @@ def run_add(args: argparse.Namespace, channel) -> int:
     if refused := report.count(REFUSED):
         print(
             f"factcheck kb add: {counted(refused, 'document')} refused: "
-            f"{'its id is' if refused == 1 else 'their ids are'} {REFUSED_HINT}",
+            f"{'its id is' if refused == 1 else 'their ids are'} stored with other text; {REFUSED_HINT}",
             file=sys.stderr,
         )
         return EXIT_USAGE

@@ -102,7 +102,7 @@ def usage_columns(keys: list[str]) -> list[Column]:
     """The group keys, then the counts; --wide adds cached and estimated figures."""
 
     def label(key: str, index: int) -> Column:
-        return Column(key, lambda line: line.labels[index])
+        return Column(key, lambda line: line.labels[index], flexible=True)
 
     def count(header: str, field: str, *, wide_only: bool = False) -> Column:
         return Column(header, lambda line: f"{getattr(line.usage, field):,}", justify="right", wide_only=wide_only)
@@ -114,9 +114,9 @@ def usage_columns(keys: list[str]) -> list[Column]:
         count("failed", "failed_calls"),
         count("cache hits", "cache_hits"),
         count("estimated", "estimated_calls", wide_only=True),
-        count("prompt tok", "prompt_tokens"),
-        count("completion tok", "completion_tokens"),
-        count("cached tok", "cached_tokens", wide_only=True),
+        count("tokens in", "prompt_tokens"),
+        count("tokens out", "completion_tokens"),
+        count("cached tokens", "cached_tokens", wide_only=True),
         Column("cost usd", lambda line: f"{line.usage.cost_usd:.6f}", justify="right"),
     ]
 
