@@ -147,7 +147,7 @@ def usage_text(usage) -> str:
     if usage.failed_calls:
         parts[-1] += f" ({usage.failed_calls:,} failed)"
     if usage.cache_hits:
-        parts.append(f"{usage.cache_hits:,} cache hits")
+        parts.append(counted(usage.cache_hits, "cache hit"))
     return ", ".join(parts)
 
 

@@ -165,7 +165,7 @@ def _generated(payload: factcheck_pb2.GenerateCompletePayload) -> Text:
     if payload.fallback_to_question:
         return stage_line("generate", f"{payload.model} failed; the question is checked as the content")
     took = view.seconds(payload.response_time_ms)
-    return stage_line("generate", f"{payload.model} wrote {len(payload.content)} characters in {took}")
+    return stage_line("generate", f"{payload.model} wrote {counted(len(payload.content), 'character')} in {took}")
 
 
 def _extracted(payload: factcheck_pb2.ExtractCompletePayload) -> Text:
