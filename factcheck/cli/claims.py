@@ -18,6 +18,7 @@ from factcheck.cli.client import (
     Gateway,
     add_page_options,
     channel_command,
+    next_page_command,
     run_id,
 )
 from factcheck.cli.tables import Column, add_wide_option, print_table
@@ -118,10 +119,8 @@ def run_claims(args: argparse.Namespace, channel) -> int:
     else:
         print_table(console, CLAIM_COLUMNS, response.claims, wide=args.wide)
     if response.next_page_token:
-        console.print(
-            f"next page: factcheck claims --page-token {response.next_page_token} (with the same filters)",
-            soft_wrap=True,
-        )
+        hint = next_page_command("factcheck claims", response.next_page_token, args)
+        console.print(hint.append(" (with the same filters)"), soft_wrap=True)
     return EXIT_OK
 
 

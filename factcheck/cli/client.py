@@ -9,6 +9,7 @@ import sys
 from typing import Callable
 
 import grpc
+from rich.text import Text
 
 import factcheck.cli.ids as ids
 from factcheck.cli.arguments import PAGE_SIZE, bounded, int_between
@@ -56,6 +57,14 @@ def add_page_options(parser: argparse.ArgumentParser, items: str) -> None:
     parser.add_argument(
         "--page-token", default="", metavar="TOKEN", help="the token the previous page printed, for the next page"
     )
+
+
+def next_page_command(command: str, token: str, args: argparse.Namespace, *options: str) -> Text:
+    """ "Next page: factcheck list --status failed --page-size 5 --page-token …": the listing's command
+    again with `options` (its filters), the page size and --wide as given; one line, to copy whole."""
+    given = [*options, *([f"--page-size {args.page_size}"] if args.page_size else [])]
+    given += ["--wide"] if getattr(args, "wide", False) else []
+    return Text(" ".join(["Next page:", command, *given, "--page-token", token]))
 
 
 def run_id(gateway: Gateway, value: str) -> str:

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Iterable
 
 import grpc
-from rich.text import Text
 
 import factcheck.cli.client as client
 import factcheck.cli.eval_html as eval_html
@@ -450,11 +449,7 @@ def run_list(args: argparse.Namespace, channel: grpc.Channel) -> int:
     else:
         print_table(console, eval_render.EVALUATION_COLUMNS, page.evaluations, wide=args.wide)
     if page.next_page_token:
-        size = f" --page-size {args.page_size}" if args.page_size else ""
-        console.print(
-            Text(f"Next page: factcheck eval list{size} --page-token {page.next_page_token}"),
-            soft_wrap=True,
-        )
+        console.print(client.next_page_command("factcheck eval list", page.next_page_token, args), soft_wrap=True)
     return client.EXIT_OK
 
 

@@ -19,7 +19,14 @@ import grpc
 import factcheck.cli.render as render
 import factcheck.cli.view as view
 from factcheck.cli.arguments import TOP_K, bounded, int_between
-from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, add_page_options, channel_command
+from factcheck.cli.client import (
+    EXIT_OK,
+    EXIT_USAGE,
+    UNARY_TIMEOUT_S,
+    add_page_options,
+    channel_command,
+    next_page_command,
+)
 from factcheck.cli.documents import NotText, find_documents, read_document
 from factcheck.cli.tables import Column, add_wide_option, print_table
 from factcheck.cli.terminal import counted
@@ -293,7 +300,7 @@ def run_list(args: argparse.Namespace, channel) -> int:
     else:
         print_table(console, DOCUMENT_COLUMNS, response.documents, wide=args.wide)
     if response.next_page_token:
-        console.print(f"next page: factcheck kb list --page-token {response.next_page_token}", soft_wrap=True)
+        console.print(next_page_command("factcheck kb list", response.next_page_token, args), soft_wrap=True)
     return EXIT_OK
 
 

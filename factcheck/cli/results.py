@@ -6,8 +6,6 @@ import argparse
 from pathlib import Path
 from typing import cast
 
-from rich.text import Text
-
 import factcheck.cli.client as client
 import factcheck.cli.council_view as council_view
 import factcheck.cli.html as html
@@ -79,12 +77,9 @@ def run_list(args: argparse.Namespace, gateway: client.Gateway) -> int:
     else:
         tables.print_table(console, RESULT_COLUMNS, page.results, wide=args.wide)
     if page.next_page_token:
-        options = [f"--{name} {getattr(args, name)}" for name in ("status", "mode") if getattr(args, name)]
-        options += [f"--page-size {args.page_size}"] if args.page_size else []
-        options += ["--wide"] if args.wide else []
+        filters = [f"--{name} {getattr(args, name)}" for name in ("status", "mode") if getattr(args, name)]
         # soft_wrap: the command stays on one line, so it can be copied whole.
-        command = " ".join(["factcheck list", *options, "--page-token", page.next_page_token])
-        console.print(Text(f"Next page: {command}"), soft_wrap=True)
+        console.print(client.next_page_command("factcheck list", page.next_page_token, args, *filters), soft_wrap=True)
     return client.EXIT_OK
 
 

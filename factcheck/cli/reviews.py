@@ -8,7 +8,15 @@ from typing import cast
 
 from rich.text import Text
 
-from factcheck.cli.client import EXIT_OK, UNARY_TIMEOUT_S, Gateway, add_page_options, channel_command, run_id
+from factcheck.cli.client import (
+    EXIT_OK,
+    UNARY_TIMEOUT_S,
+    Gateway,
+    add_page_options,
+    channel_command,
+    next_page_command,
+    run_id,
+)
 from factcheck.cli.investigation import STATUS_STYLE, flag_names, state_name, status_name
 from factcheck.cli.tables import Column, add_wide_option, print_table
 from factcheck.cli.terminal import make_console
@@ -70,9 +78,9 @@ def run_list(args: argparse.Namespace, channel) -> int:
         return EXIT_OK
     print_table(console, REVIEW_COLUMNS, response.reviews, wide=args.wide)
     if response.next_page_token:
+        options = [f"--run {args.run_id}"] * bool(args.run_id) + ["--all"] * args.all
         console.print(
-            f"More: factcheck reviews list --page-token {response.next_page_token} (with the same options)",
-            soft_wrap=True,
+            next_page_command("factcheck reviews list", response.next_page_token, args, *options), soft_wrap=True
         )
     return EXIT_OK
 
