@@ -635,8 +635,8 @@ def test_the_command_line_works_per_tenant(tenant_suite, fake_models, tmp_path):
     assert checked.returncode == 0, checked.stderr
     message_id = json.loads(checked.stdout.splitlines()[0])["messageId"]
 
-    assert message_id in factcheck_as(tenant_suite, "acme", "list", "--page-size", "100").stdout
-    assert message_id not in factcheck_as(tenant_suite, "globex", "list", "--page-size", "100").stdout
+    assert message_id in factcheck_as(tenant_suite, "acme", "list", "--page-size", "100", "--wide").stdout
+    assert message_id not in factcheck_as(tenant_suite, "globex", "list", "--page-size", "100", "--wide").stdout
     assert factcheck_as(tenant_suite, "acme", "show", message_id).returncode == 0
     hidden = factcheck_as(tenant_suite, "globex", "show", message_id)
     assert hidden.returncode == 5

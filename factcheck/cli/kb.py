@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,7 +173,7 @@ def _batches(outcomes: list[FileOutcome]) -> list[list[FileOutcome]]:
 
 def read_files(paths: list[Path], document_id: str | None = None) -> AddReport:
     """The documents under `paths`, and the files left out with why. ValueError for a path that cannot be
-    read, an --id with more than one file, and no file with text."""
+    read, and for an --id with more than one file."""
     if document_id is not None and (len(paths) != 1 or paths[0].is_dir()):
         raise ValueError("--id names one document: give exactly one file, not a folder")
     found = find_documents(paths)
@@ -191,9 +192,12 @@ def read_files(paths: list[Path], document_id: str | None = None) -> AddReport:
     return report
 
 
-def add_files(channel, report: AddReport, *, replace: bool = False) -> AddReport:
-    """Send the report's documents; each file's state and stored document are filled in. A document the
-    gateway refuses (its id stored with other text) is REFUSED, and the rest of its batch is sent again."""
+def add_files(
+    channel, report: AddReport, *, replace: bool = False, on_batch: Callable[[list[FileOutcome]], None] | None = None
+) -> None:
+    """Send the report's documents, a batch at a time; each file's state and stored document are filled in,
+    and `on_batch` is told each batch once its files' fates are known. A document the gateway refuses (its id
+    stored with other text) is REFUSED, and the rest of its batch is sent again."""
     for batch in _batches(report.files):
         pending = batch
         while pending:
@@ -212,7 +216,8 @@ def add_files(channel, report: AddReport, *, replace: bool = False) -> AddReport
                 outcome.document_id, outcome.passage_count = added.document_id, added.passage_count
                 outcome.state = REPLACED if added.replaced else ADDED if added.created else ALREADY_STORED
             pending = []
-    return report
+        if on_batch is not None:
+            on_batch(batch)
 
 
 def _refused_indexes(error: grpc.RpcError, sent: int) -> set[int]:
@@ -223,43 +228,44 @@ def _refused_indexes(error: grpc.RpcError, sent: int) -> set[int]:
     return {int(index) for index in indexes if index.isdigit() and int(index) < sent}
 
 
-def print_outcomes(report: AddReport) -> None:
-    """A line per file on stdout (skipped ones on stderr, the first MAX_SKIPPED_LINES of them), then the counts."""
+def print_skipped(report: AddReport) -> None:
+    """The files left out, with why, on stderr: the first MAX_SKIPPED_LINES of them, then how many more."""
     for path, reason in report.skipped[:MAX_SKIPPED_LINES]:
         print(f"{'skipped':>14}  {path}: {reason}", file=sys.stderr)
     if len(report.skipped) > MAX_SKIPPED_LINES:
         print(f"{'':>14}  … and {len(report.skipped) - MAX_SKIPPED_LINES} more skipped", file=sys.stderr)
-    for outcome in report.files:
+
+
+def print_files(outcomes: list[FileOutcome]) -> None:
+    """A line per file: its fate, the stored document's id, its passages and title."""
+    for outcome in outcomes:
         if outcome.state == REFUSED:
-            print(
-                f"{REFUSED:>14}  {outcome.document.id}  (a document with this id holds other text)  {outcome.document.title}"
-            )
+            detail = "a document with this id holds other text"
+            print(f"{REFUSED:>14}  {outcome.document.id}  ({detail})  {outcome.document.title}", flush=True)
         else:
             passages = counted(outcome.passage_count, "passage")
-            print(f"{outcome.state:>14}  {outcome.document_id}  ({passages})  {outcome.document.title}")
-    print(report.summary())
+            print(f"{outcome.state:>14}  {outcome.document_id}  ({passages})  {outcome.document.title}", flush=True)
 
 
-def add_paths(channel, paths: list[Path], *, replace: bool = False, document_id: str | None = None) -> AddReport:
-    """Add the documents under `paths` and print what became of each file (ValueError: see `read_files`)."""
+def add_paths(
+    channel, paths: list[Path], *, replace: bool = False, document_id: str | None = None, as_json: bool = False
+) -> AddReport:
+    """Add the documents under `paths`, printing what became of each file as its batch is stored, then the
+    counts (`as_json`: all of it as one JSON object at the end). ValueError: see `read_files`, and no file
+    with text."""
     report = read_files(paths, document_id)
+    if not as_json:
+        print_skipped(report)
     if not report.files:
-        print_outcomes(report)
         raise ValueError("no .txt, .md or .html files with text found")
-    add_files(channel, report, replace=replace)
-    print_outcomes(report)
+    add_files(channel, report, replace=replace, on_batch=None if as_json else print_files)
+    print(report.as_json() if as_json else report.summary())
     return report
 
 
 def run_add(args: argparse.Namespace, channel) -> int:
     try:
-        if args.json:
-            report = read_files(args.paths, args.document_id)
-            if not report.files:
-                raise ValueError("no .txt, .md or .html files with text found")
-            print(add_files(channel, report, replace=args.replace).as_json())
-        else:
-            report = add_paths(channel, args.paths, replace=args.replace, document_id=args.document_id)
+        report = add_paths(channel, args.paths, replace=args.replace, document_id=args.document_id, as_json=args.json)
     except ValueError as error:
         print(f"factcheck kb add: {error}", file=sys.stderr)
         return EXIT_USAGE
