@@ -50,6 +50,7 @@ from factcheck_gateway.store.paging import (
 )
 from factcheck_gateway.store.stage_store import StageStore
 from tests.inprocess import inprocess_settings, serve_everything
+from tests.processes import start_service
 
 KEY, PREVIOUS = b"k" * 32, b"p" * 32
 LISTING = Listing("ListResults", "acme", {"status": "COMPLETE", "modes": None})
@@ -383,3 +384,40 @@ async def test_list_results_takes_status_and_mode(two_tenants):
         (factcheck_pb2.ListResultsRequest(mode=42), "mode must be one of MODE_FACT_CHECK"),  # type: ignore[arg-type]
     ]:
         assert field in await refused(gateway.ListResults(bad, metadata=auth(ACME)))
+
+
+# --- gateway replicas --------------------------------------------------------------------------------------
+
+
+@pytest.mark.e2e
+async def test_replicas_accept_each_others_tokens_and_a_rotation_breaks_none(database_url):
+    """Gateway processes on one database: two on the stored key take each other's tokens; one rotating to a
+    new key (FACTCHECK_PAGE_TOKEN_KEYS=new,old) takes the tokens of one still on the old key, and the old one
+    refuses what the new key signed."""
+    old, new = "o" * 32, "n" * 32
+    env = {"FACTCHECK_DATABASE_URL": database_url}
+    gateways = [
+        start_service("gateway", {**env, **keys})
+        for keys in ({}, {}, {"FACTCHECK_PAGE_TOKEN_KEYS": old}, {"FACTCHECK_PAGE_TOKEN_KEYS": f"{new},{old}"})
+    ]
+    try:
+        channels = [grpc.aio.insecure_channel(gateway.target) for gateway in gateways]
+        first, second, on_old, rotating = (knowledge_pb2_grpc.KnowledgeServiceStub(channel) for channel in channels)
+        documents = [common_pb2.Source(id=f"d{n}", text=f"Document {n} about tides.") for n in range(3)]
+        await first.AddDocuments(knowledge_pb2.AddDocumentsRequest(documents=documents))
+
+        async def next_token(stub, token: str = "") -> str:
+            request = knowledge_pb2.ListDocumentsRequest(page_size=1, page_token=token)
+            return (await stub.ListDocuments(request)).next_page_token
+
+        assert await next_token(second, await next_token(first))  # the stored key, shared
+        assert await next_token(rotating, await next_token(on_old))  # a token in flight survives the rotation
+        signed_new = await next_token(rotating)
+        assert await next_token(rotating, signed_new)
+        await refused(next_token(on_old, signed_new))
+        await refused(next_token(first, await next_token(on_old)))  # configured keys replace the stored one
+        for channel in channels:
+            await channel.close()
+    finally:
+        for gateway in gateways:
+            gateway.stop()
