@@ -13,6 +13,7 @@ import string
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import grpc
 import pytest
@@ -230,49 +231,21 @@ def stored_rows(database_url: str, tenant: str) -> None:
         store.close()
 
 
-# Each listing: how to ask for a page, and the page's next_page_token.
-Lister = Callable[[grpc.aio.Channel, str, int, str], Awaitable[str]]
-
-
-async def list_results(channel, token, size, page_token) -> str:
-    request = factcheck_pb2.ListResultsRequest(page_size=size, page_token=page_token)
-    return (
-        await factcheck_pb2_grpc.FactCheckServiceStub(channel).ListResults(request, metadata=auth(token))
-    ).next_page_token
-
-
-async def list_documents(channel, token, size, page_token) -> str:
-    request = knowledge_pb2.ListDocumentsRequest(page_size=size, page_token=page_token)
-    stub = knowledge_pb2_grpc.KnowledgeServiceStub(channel)
-    return (await stub.ListDocuments(request, metadata=auth(token))).next_page_token
-
-
-async def list_claims(channel, token, size, page_token) -> str:
-    request = citations_pb2.ListClaimsRequest(page_size=size, page_token=page_token)
-    return (
-        await citations_pb2_grpc.ClaimsServiceStub(channel).ListClaims(request, metadata=auth(token))
-    ).next_page_token
-
-
-async def list_reviews(channel, token, size, page_token) -> str:
-    request = investigation_pb2.ListReviewsRequest(page_size=size, page_token=page_token)
-    stub = investigation_pb2_grpc.ReviewServiceStub(channel)
-    return (await stub.ListReviews(request, metadata=auth(token))).next_page_token
-
-
-async def list_evaluations(channel, token, size, page_token) -> str:
-    request = evaluation_pb2.ListEvaluationsRequest(page_size=size, page_token=page_token)
-    stub = evaluation_pb2_grpc.EvaluationServiceStub(channel)
-    return (await stub.ListEvaluations(request, metadata=auth(token))).next_page_token
-
-
-LISTERS: dict[str, Lister] = {
-    "ListResults": list_results,
-    "ListDocuments": list_documents,
-    "ListClaims": list_claims,
-    "ListReviews": list_reviews,
-    "ListEvaluations": list_evaluations,
+# Each listing RPC: its service's stub and its request.
+LISTINGS: dict[str, tuple[Callable[[grpc.aio.Channel], Any], type]] = {
+    "ListResults": (factcheck_pb2_grpc.FactCheckServiceStub, factcheck_pb2.ListResultsRequest),
+    "ListDocuments": (knowledge_pb2_grpc.KnowledgeServiceStub, knowledge_pb2.ListDocumentsRequest),
+    "ListClaims": (citations_pb2_grpc.ClaimsServiceStub, citations_pb2.ListClaimsRequest),
+    "ListReviews": (investigation_pb2_grpc.ReviewServiceStub, investigation_pb2.ListReviewsRequest),
+    "ListEvaluations": (evaluation_pb2_grpc.EvaluationServiceStub, evaluation_pb2.ListEvaluationsRequest),
 }
+
+
+async def next_page(channel: grpc.aio.Channel, listing: str, token: str, size: int, page_token: str) -> str:
+    """A page of `listing` as the caller with `token`: its next_page_token."""
+    stub, request = LISTINGS[listing]
+    call = getattr(stub(channel), listing)
+    return (await call(request(page_size=size, page_token=page_token), metadata=auth(token))).next_page_token
 
 
 @pytest.fixture
@@ -299,18 +272,18 @@ async def refused(call: Awaitable[str]) -> str:
 
 async def test_every_listing_refuses_forged_altered_and_foreign_tokens(two_tenants):
     channel = two_tenants
-    tokens = {name: await lister(channel, ACME, 1, "") for name, lister in LISTERS.items()}
-    for name, lister in LISTERS.items():
+    tokens = {name: await next_page(channel, name, ACME, 1, "") for name in LISTINGS}
+    for name in LISTINGS:
         token = tokens[name]
-        assert token and await lister(channel, ACME, 1, token) == ""  # the second (last) page
-        details = await refused(lister(channel, ACME, 1, FORGED))
+        assert token and await next_page(channel, name, ACME, 1, token) == ""  # the second (last) page
+        details = await refused(next_page(channel, name, ACME, 1, FORGED))
         assert details.startswith("page_token is not valid for this listing"), (name, details)
         altered = token[:10] + ("B" if token[10] != "B" else "C") + token[11:]
-        await refused(lister(channel, ACME, 1, altered))
-        await refused(lister(channel, GLOBEX, 1, token))  # another tenant's token
-        for other, other_lister in LISTERS.items():  # another RPC's token
+        await refused(next_page(channel, name, ACME, 1, altered))
+        await refused(next_page(channel, name, GLOBEX, 1, token))  # another tenant's token
+        for other in LISTINGS:  # another RPC's token
             if other != name:
-                await refused(other_lister(channel, ACME, 1, token))
+                await refused(next_page(channel, other, ACME, 1, token))
 
 
 async def test_a_token_is_bound_to_the_filters_it_was_made_with(two_tenants):
@@ -328,9 +301,9 @@ async def test_a_token_is_bound_to_the_filters_it_was_made_with(two_tenants):
 
 async def test_an_expired_token_is_invalid_argument(two_tenants, configured_keys):
     configure_page_tokens(["e" * 32], ttl_s=0.001)
-    token = await list_results(two_tenants, ACME, 1, "")
+    token = await next_page(two_tenants, "ListResults", ACME, 1, "")
     await asyncio.sleep(1.1)  # a token's expiry is in whole seconds
-    details = await refused(list_results(two_tenants, ACME, 1, token))
+    details = await refused(next_page(two_tenants, "ListResults", ACME, 1, token))
     assert details.startswith("page_token has expired") and "start again from the first page" in details
 
 
