@@ -18,6 +18,7 @@ from factcheck.serving.server import add_port, new_server
 from factcheck.v1 import (
     checker_pb2_grpc,
     citations_pb2_grpc,
+    evaluation_pb2_grpc,
     extractor_pb2_grpc,
     factcheck_pb2_grpc,
     investigation_pb2_grpc,
@@ -28,6 +29,7 @@ from factcheck.v1 import (
 from factcheck_checker.checker_service import CheckerService
 from factcheck_extractor.extractor_service import ExtractorService
 from factcheck_gateway.claims.claim_store import ClaimsStore
+from factcheck_gateway.evaluations.store import EvaluationStore
 from factcheck_gateway.knowledge.passage_store import KnowledgeStore
 from factcheck_gateway.knowledge.retrieval import Retriever
 from factcheck_gateway.main import start_fact_check_service
@@ -35,6 +37,7 @@ from factcheck_gateway.reviews.review_store import ReviewStore
 from factcheck_gateway.runs.database_gate import DatabaseGate
 from factcheck_gateway.runs.run import Downstream
 from factcheck_gateway.servicers.claims import ClaimsService
+from factcheck_gateway.servicers.evaluations import EvaluationService
 from factcheck_gateway.servicers.fact_check import FactCheckService
 from factcheck_gateway.servicers.knowledge import KnowledgeService
 from factcheck_gateway.servicers.reviews import ReviewService
@@ -48,6 +51,7 @@ SERVICE_NAMES = (
     "factcheck.v1.ReviewService",
     "factcheck.v1.ClaimsService",
     "factcheck.v1.UsageService",
+    "factcheck.v1.EvaluationService",
     "factcheck.v1.ExtractorService",
     "factcheck.v1.CheckerService",
     "factcheck.v1.ReporterService",
@@ -119,6 +123,8 @@ async def serve_everything(settings: Settings, *, authenticate: bool = False) ->
     )
     citations_pb2_grpc.add_ClaimsServiceServicer_to_server(ClaimsService(ClaimsStore(store.engine)), server)
     usage_pb2_grpc.add_UsageServiceServicer_to_server(UsageService(registry.ledger_store, settings), server)
+    evaluations = EvaluationService(EvaluationStore(store.engine), metadata_free.checker, settings)
+    evaluation_pb2_grpc.add_EvaluationServiceServicer_to_server(evaluations, server)
     extractor_pb2_grpc.add_ExtractorServiceServicer_to_server(ExtractorService(client, settings), server)
     checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)
     reporter_pb2_grpc.add_ReporterServiceServicer_to_server(ReporterService(client, settings), server)
@@ -131,6 +137,7 @@ async def serve_everything(settings: Settings, *, authenticate: bool = False) ->
         yield InProcess(target, health, gateway)
     finally:
         await server.stop(None)
+        await evaluations.stop()
         await gateway.drain(5)
         await registry.stop()
         if notifications is not None:

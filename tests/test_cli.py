@@ -358,17 +358,21 @@ def test_list_pages_newest_first(factcheck):
     ids = [run_id(factcheck) for _ in range(3)]
     first = factcheck("list", "--page-size", "2")
     assert first.returncode == 0, first.stderr
-    rows = [line.split()[0] for line in first.stdout.splitlines() if line.split() and line.split()[0] in ids]
-    assert rows == [ids[2], ids[1]]
+    short = [run[:8] for run in ids]  # as git and gh show commit hashes
+    rows = [line.split()[0] for line in first.stdout.splitlines() if line.split() and line.split()[0] in short]
+    assert rows == [short[2], short[1]]
     assert "COMPLETE" in first.stdout and "Fact-check of the supplied content" in first.stdout
-    assert "Fact-check this content" in first.stdout  # the question
+    assert "Fact-check this content" not in first.stdout  # the question: --wide shows it
+    wide = factcheck("list", "--page-size", "2", "--wide")
+    assert [line.split()[0] for line in wide.stdout.splitlines()[1:3]] == [ids[2], ids[1]]
+    assert "Fact-check this content" in wide.stdout
     [hint] = [line for line in first.stdout.splitlines() if line.startswith("Next page:")]
     command = hint.removeprefix("Next page: ").split()
     assert command[:4] == ["factcheck", "list", "--page-size", "2"] and command[4] == "--page-token"
 
     second = factcheck(*command[1:])
     assert second.returncode == 0, second.stderr
-    assert ids[0] in second.stdout and ids[2] not in second.stdout
+    assert short[0] in second.stdout and short[2] not in second.stdout
 
 
 def test_list_with_a_bad_page_token_is_an_invalid_request(factcheck):
@@ -488,6 +492,8 @@ def test_kb_adds_lists_searches_and_deletes_documents(factcheck, tmp_path):
     added = factcheck("kb", "add", str(folder))
     assert added.returncode == 0, added.stderr
     assert "3 added" in added.stdout and "The Paris Agreement" in added.stdout and "Everest" in added.stdout
+    assert f"skipped  {folder / 'ignored.pdf'}: not a .txt, .md or .html file" in added.stderr  # said, with why
+    assert added.stdout.splitlines()[-1] == "3 added (3 passages), 0 already stored, 1 skipped"
     # A document's id is its path from the folder named, the folder's name first; never where the folder is.
     assert "added  knowledge/nested/everest.html" in added.stdout and str(tmp_path) not in added.stdout
     again = factcheck("kb", "add", str(folder / "water.txt"))
@@ -501,11 +507,84 @@ def test_kb_adds_lists_searches_and_deletes_documents(factcheck, tmp_path):
 
     document_id = "knowledge/water.txt"
     deleted = factcheck("kb", "delete", document_id)
-    assert deleted.returncode == 0 and "1 passages" in deleted.stdout
+    assert deleted.returncode == 0 and deleted.stdout == f"deleted {document_id} (1 passage)\n"
     missing = factcheck("kb", "delete", document_id)
     assert missing.returncode == 5 and "not found" in missing.stderr
     for stored in ("knowledge/paris.md", "knowledge/nested/everest.html"):  # the suite is shared: leave no documents
         assert factcheck("kb", "delete", stored).returncode == 0
+
+
+def test_kb_add_never_overwrites_a_document_without_consent(factcheck, tmp_path):
+    """The issue's case: projA/README.md, then projB/README.md, both stored as README.md."""
+    for project, year in (("projA", 1999), ("projB", 2011)):
+        (tmp_path / project).mkdir()
+        (tmp_path / project / "README.md").write_text(f"# {project}\n\nProject {project} was founded in {year}.\n")
+    first, second = tmp_path / "projA" / "README.md", tmp_path / "projB" / "README.md"
+    try:
+        assert factcheck("kb", "add", str(first)).stdout.startswith("         added  README.md  (1 passage)  projA\n")
+        refused = factcheck("kb", "add", str(second))
+        assert refused.returncode == 2
+        assert refused.stdout.splitlines() == [
+            "       refused  README.md  (a document with this id holds other text)  projB",
+            "0 added (0 passages), 0 already stored, 1 refused",
+        ]
+        assert refused.stderr == (
+            "factcheck kb add: 1 document refused: its id is stored with other text; --replace overwrites it, "
+            "--id ID adds a single file under another id\n"
+        )
+        found = json.loads(factcheck("kb", "search", "--json", "Project founded").stdout)["passages"]
+        assert [p["text"] for p in found] == ["Project projA was founded in 1999."]  # nothing vanished
+
+        named = factcheck("kb", "add", str(second), "--id", "projB/README.md")
+        assert named.returncode == 0 and "added  projB/README.md  (1 passage)  projB" in named.stdout
+        found = json.loads(factcheck("kb", "search", "--json", "Project founded").stdout)["passages"]
+        assert sorted(p["sourceId"] for p in found) == ["README.md", "projB/README.md"]
+
+        replaced = factcheck("kb", "add", "--replace", str(second))
+        assert replaced.returncode == 0, replaced.stderr
+        assert replaced.stdout.splitlines() == [
+            "already stored  projB/README.md  (1 passage)  projB",  # its text is stored under the --id
+            "0 added (0 passages), 1 already stored",
+        ]
+        first.write_text("# projA\n\nProject projA was founded in 1998, in Bergen.\n")
+        edited = factcheck("kb", "add", "--replace", str(first))
+        assert edited.returncode == 0 and edited.stdout.splitlines() == [
+            "      replaced  README.md  (1 passage)  projA",
+            "0 added, 1 replaced (1 passage), 0 already stored",
+        ]
+    finally:
+        for document in ("README.md", "projB/README.md"):  # the suite is shared
+            factcheck("kb", "delete", document)
+
+
+def test_kb_add_json_says_what_became_of_each_file(factcheck, tmp_path):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "tides.md").write_text("# Tides\n\nThe Bay of Fundy has the highest tides in the world.\n")
+    (folder / "empty.txt").write_text("")
+    (folder / "scan.pdf").write_bytes(b"%PDF-1.4")
+    try:
+        done = factcheck("kb", "add", "--json", str(folder))
+        assert (done.returncode, done.stderr) == (0, "")
+        assert json.loads(done.stdout) == {
+            "documents": [
+                {
+                    "path": str(folder / "tides.md"),
+                    "documentId": "notes/tides.md",
+                    "title": "Tides",
+                    "state": "added",
+                    "passageCount": 1,
+                }
+            ],
+            "skipped": [
+                {"path": str(folder / "empty.txt"), "reason": "empty"},
+                {"path": str(folder / "scan.pdf"), "reason": "not a .txt, .md or .html file"},
+            ],
+        }
+        again = json.loads(factcheck("kb", "add", "--json", str(folder / "tides.md")).stdout)
+        assert [(d["documentId"], d["state"]) for d in again["documents"]] == [("notes/tides.md", "already_stored")]
+    finally:
+        factcheck("kb", "delete", "notes/tides.md")
 
 
 def test_kb_add_refuses_unsupported_files(factcheck, tmp_path):
@@ -620,12 +699,15 @@ def test_check_with_citations_then_claims_lists_and_shows_them(factcheck, fake_m
         paris = next(c for c in claims if c["claimKey"] == "claim_1")
         assert paris["claimType"] == "CITATION_CLAIM_TYPE_NUMERIC" and paris["numericDetail"]["number"]["value"] == 196
 
-        table = factcheck("claims", "--run", message_id, "--type", "numeric")
-        assert table.returncode == 0 and paris["id"] in flat(table.stdout)
-        shown = factcheck("claims", paris["id"])
-        assert shown.returncode == 0, shown.stderr
-        text = flat(shown.stdout)
-        assert "claim_1 of run" in text and "[primary] Paris " in text and "QA:" in text  # the source by its title
+        table = factcheck("claims", "--run", message_id[:8], "--type", "numeric")  # a run id's start will do
+        assert table.returncode == 0 and paris["id"][:8] in flat(table.stdout)  # ids shortened
+        wide = factcheck("claims", "--run", message_id, "--type", "numeric", "--wide")
+        assert wide.returncode == 0 and paris["id"] in flat(wide.stdout) and message_id in flat(wide.stdout)
+        for claim_id in (paris["id"], paris["id"][:8]):
+            shown = factcheck("claims", claim_id)
+            assert shown.returncode == 0, shown.stderr
+            text = flat(shown.stdout)
+            assert "claim_1 of run" in text and "[primary] Paris " in text and "QA:" in text  # the source by its title
         assert factcheck("claims", "no-such-claim").returncode == 5  # not found
         report = factcheck("show", message_id)
         assert report.returncode == 0 and "Citations " in report.stdout and "supported ·" in report.stdout

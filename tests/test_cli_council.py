@@ -516,7 +516,8 @@ def test_chromium_renders_the_council_page_and_no_hostile_text_runs(chromium, tm
 
 
 def test_list_shows_each_runs_mode():
-    from factcheck.cli.results import results_table
+    from factcheck.cli.results import RESULT_COLUMNS
+    from factcheck.cli.tables import print_table
 
     rows = [
         factcheck_pb2.ResultSummary(message_id="r1", question="q1", mode=factcheck_pb2.MODE_COUNCIL),
@@ -526,7 +527,7 @@ def test_list_shows_each_runs_mode():
     ]
     output = io.StringIO()
     console = Console(file=output, width=160, color_system=None)
-    console.print(results_table(rows))
+    print_table(console, RESULT_COLUMNS, rows)
     lines = {line.split()[0]: line.split() for line in output.getvalue().splitlines() if line.strip()[:1] == "r"}
     assert lines["r1"][2] == "council" and lines["r2"][2] == "fact-check" and lines["r3"][2] == "fact-check"
     assert lines["r4"][2] == "entailment"

@@ -121,8 +121,8 @@ def test_kb_add_skips_an_empty_file_by_name_and_adds_the_rest(factcheck, tmp_pat
     done = factcheck("kb", "add", str(folder))
     assert done.returncode == 0, done.stderr
     assert "1 added" in done.stdout and "Tides" in done.stdout
-    assert f"skipped  {folder / 'empty.md'} is empty" in done.stderr
-    assert f"skipped  {folder / 'blank.txt'} is empty" in done.stderr
+    assert f"skipped  {folder / 'empty.md'}: empty" in done.stderr
+    assert f"skipped  {folder / 'blank.txt'}: empty" in done.stderr
 
     only_empty = factcheck("kb", "add", str(folder / "empty.md"))
     assert only_empty.returncode == 2 and "no .txt, .md or .html files with text found" in only_empty.stderr
@@ -149,7 +149,17 @@ def test_kb_list_shows_the_full_ids_delete_takes(suite, factcheck, tmp_path):
         timeout=60,
     )
     assert narrow.returncode == 0, narrow.stderr
-    assert path in narrow.stdout.splitlines()  # on a line of its own, uncut: copy it into `kb delete`
+    [row] = [line for line in narrow.stdout.splitlines() if line.startswith("a-rather-long-folder-name/")]
+    assert len(row) <= 80 and "…" in row and "Glaciers" in row  # one line, cut to fit
+    wide = subprocess.run(
+        [str(FACTCHECK), "kb", "list", "--page-size", "100", "--wide"],
+        capture_output=True,
+        text=True,
+        env={**cli_environment(suite.gateway_target), "COLUMNS": "80"},
+        timeout=60,
+    )
+    [row] = [line for line in wide.stdout.splitlines() if line.startswith("a-rather-long-folder-name/")]
+    assert row.split()[0] == path  # whole: copy it into `kb delete`
     listed = json.loads(factcheck("kb", "list", "--json", "--page-size", "100").stdout)
     [document] = [d for d in listed["documents"] if d["id"] == path]
     assert document["title"] == "Glaciers" and int(document["passageCount"]) >= 1
@@ -256,6 +266,8 @@ def test_the_gateway_flag_works_after_the_command_too(suite, factcheck, args):
         (("kb", "add", "notes.md", "--bogus-flag"), "factcheck kb add"),
         (("kb", "--bogus-flag", "list"), "factcheck kb"),
         (("--bogus-flag", "list"), "factcheck"),
+        (("--bogus-flag", "x"), "factcheck"),  # not "invalid choice: 'x'"
+        (("--gateway", "h:1", "--bogus-flag", "x"), "factcheck"),
     ],
 )
 def test_an_unknown_option_is_reported_with_the_usage_of_the_command_it_was_given_to(factcheck, args, usage):

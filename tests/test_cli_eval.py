@@ -29,6 +29,7 @@ from rich.console import Console
 
 from factcheck.cli import eval_render, eval_view, evaluate
 from factcheck.cli.app import build_parser
+from factcheck.cli.tables import print_table
 from factcheck.v1 import common_pb2, evaluation_pb2, evaluation_pb2_grpc
 from tests import test_cli
 from tests.test_cli import FACTCHECK, cli_environment
@@ -188,11 +189,19 @@ def test_a_missing_checker_or_set_is_one_line_and_exit_2(args, message):
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"factcheck eval: {message}\n")
 
 
-@pytest.mark.parametrize("option", ["--limit", "--concurrency", "--max-tokens"])
-def test_a_count_below_one_is_a_usage_error(option):
-    done = run_offline("eval", "--checker", LEXICAL, "--set", "wice", option, "0")
-    assert done.returncode == 2
-    assert done.stderr.endswith(f"factcheck eval: error: argument {option}: must be at least 1: 0\n")
+@pytest.mark.parametrize(
+    ("option", "value", "rule"),
+    [
+        ("--limit", "0", "must be between 1 and 20,000 (got 0)"),
+        ("--limit", "20001", "must be between 1 and 20,000 (got 20001)"),
+        ("--concurrency", "0", "must be between 1 and 16 (got 0)"),
+        ("--concurrency", "17", "must be between 1 and 16 (got 17)"),
+        ("--max-tokens", "0", "must be at least 1 (got 0)"),
+    ],
+)
+def test_a_count_out_of_its_bounds_is_one_line_and_exit_2(option, value, rule):
+    done = run_offline("eval", "--checker", LEXICAL, "--set", "wice", option, value)
+    assert (done.returncode, done.stderr) == (2, f"factcheck eval: error: argument {option}: {rule}\n")
 
 
 # --- the tables, JSON and progress --------------------------------------------------------
@@ -349,7 +358,6 @@ def test_the_exit_code_follows_how_the_evaluation_ended(status: evaluation_pb2.E
 
 
 def test_listings_show_ids_statuses_sets_and_each_checkers_balanced_accuracy():
-    console = Console(file=io.StringIO(), width=240)
     listed = make_evaluation()
     listed.headlines.extend(
         evaluation_pb2.ScoreHeadline(
@@ -359,18 +367,21 @@ def test_listings_show_ids_statuses_sets_and_each_checkers_balanced_accuracy():
         for score in listed.scores
     )  # fmt: skip
     del listed.scores[:]
-    console.print(eval_render.evaluations_table([listed]))
-    text = console.file.getvalue()  # type: ignore[attr-defined]
-    row = lines_with(text, listed.evaluation_id)
-    assert len(row) == 1 and "COMPLETE" in row[0] and "40/40" in row[0] and "factcheck-bench" in row[0]
-    # Per checker, its balanced accuracy on each set in the sets' order: 9 of 10 items scored is partial.
-    assert "local/checker-lexical: 0.612* · 0.500*" in row[0]
-    assert lines_with(text, f"{EVIL_MODEL}: 0.444* · —")
+    for wide, shown_id in ((False, listed.evaluation_id[:8]), (True, listed.evaluation_id)):
+        console = Console(file=io.StringIO(), width=400)
+        print_table(console, eval_render.EVALUATION_COLUMNS, [listed], wide=wide)
+        text = console.file.getvalue()  # type: ignore[attr-defined]
+        row = lines_with(text, shown_id)
+        assert len(row) == 1 and "COMPLETE" in row[0] and "40/40" in row[0] and "factcheck-bench" in row[0]
+        assert row[0].startswith(f"{shown_id} COMPLETE") and ("limit 10 per set" in row[0]) is wide
+        # Per checker, its balanced accuracy on each set in the sets' order: 9 of 10 items scored is partial.
+        assert "local/checker-lexical: 0.612* · 0.500*" in row[0]
+        assert f"{EVIL_MODEL}: 0.444* · —" in row[0]
     console = Console(file=io.StringIO(), width=200)
     shipped = evaluation_pb2.EvaluationSet(
         name="wice", title="WiCE", description="Wikipedia claims", licence="ODC-BY-1.0", items=358
     )
-    console.print(eval_render.sets_table([shipped]))
+    print_table(console, eval_render.SET_COLUMNS, [shipped])
     assert lines_with(console.file.getvalue(), "wice") == ["wice 358 ODC-BY-1.0 WiCE: Wikipedia claims"]  # type: ignore[attr-defined]
     assert eval_view.status_name(99) == "STATUS 99"
 
@@ -680,9 +691,9 @@ def test_eval_scores_a_shipped_set_and_a_custom_file_then_lists_and_shows_it(fac
 
     listed = factcheck("eval", "list")
     assert listed.returncode == 0, listed.stderr
-    assert lines_with(listed.stdout, evaluation_id)[0].split()[1:3] == ["COMPLETE", LEXICAL]
+    assert lines_with(listed.stdout, evaluation_id[:8])[0].split()[1:3] == ["COMPLETE", LEXICAL]
 
-    shown = factcheck("eval", "show", evaluation_id)
+    shown = factcheck("eval", "show", evaluation_id[:8])  # the start of an id, as the list shows it
     assert shown.returncode == 0, shown.stderr
     assert lines_with(shown.stdout, LEXICAL, "5/5") == lines_with(text, LEXICAL, "5/5")
 

@@ -19,6 +19,10 @@ from factcheck_gateway.store.paging import InvalidPageToken
 CONFIG = {"checkerModels": ["fake/a"], "sets": [{"name": "s", "custom": True, "available": 1, "itemIds": ["i"]}]}
 
 
+# The tenant the stored evaluation "e1" belongs to (CONFIG's); page tokens are bound to it.
+TENANT = "acme"
+
+
 def _store(database_url: str) -> EvaluationStore:
     store = EvaluationStore(create_engine(database_url))
     store.create("e1", "acme", "gateway-a", CONFIG, {"s": []}, 1)
@@ -135,7 +139,7 @@ def test_answers_are_paged_newest_first_with_filters(database_url):
     def ids(where: ItemFilter, size: int = 2) -> list[str]:
         seen, token = [], None
         while True:
-            page, token = store.page_items("e1", where, size, token)
+            page, token = store.page_items("e1", TENANT, where, size, token)
             assert len(page) <= size
             seen += [stored.result.item_id for stored in page]
             if token is None:
@@ -148,7 +152,7 @@ def test_answers_are_paged_newest_first_with_filters(database_url):
     assert ids(ItemFilter(label="UNVERIFIABLE"), size=1) == ["right-b", "failed"]
     assert ids(ItemFilter(checker_model="nobody")) == []
     with pytest.raises(InvalidPageToken):
-        store.page_items("e1", ItemFilter(), 2, "not-a-token")
+        store.page_items("e1", TENANT, ItemFilter(), 2, "not-a-token")
     store.engine.dispose()
 
 
@@ -176,7 +180,7 @@ def test_the_migration_gives_stored_answers_ids(empty_database_url):
                 )
         upgrade_database(empty_database_url)
         store = EvaluationStore(engine)
-        page, _ = store.page_items("e1", ItemFilter(), 10, None)
+        page, _ = store.page_items("e1", TENANT, ItemFilter(), 10, None)
         assert sorted(stored.result.item_id for stored in page) == ["a", "b"]
         with engine.connect() as connection:
             item_ids = connection.execute(text("SELECT id FROM evaluation_items")).scalars().all()

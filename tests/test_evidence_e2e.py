@@ -5,6 +5,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from factcheck.kit.errors import error_info_of
 from factcheck.v1 import common_pb2, factcheck_pb2, knowledge_pb2, knowledge_pb2_grpc
 from tests import conftest
 from tests.conftest import CHECKERS, content_request, payload, run_events
@@ -143,6 +144,34 @@ async def test_the_knowledge_store_feeds_runs(gateway, fake_models, empty_store)
     assert "evidence_retrieved" not in [e.WhichOneof("event") for e in opted_out]
     prompt = [r.prompt for r in fake_models.requests if r.kind == "verify"][-1]
     assert "EVIDENCE:" not in prompt  # no evidence: exactly the spec's prompt
+
+
+async def test_add_documents_never_overwrites_a_document_unless_asked(empty_store):
+    """The same id with other text (`kb add projA/README.md`, then `projB/README.md`) is ALREADY_EXISTS and
+    stores nothing of the request; with `replace` it replaces the document, and says so."""
+    knowledge = empty_store
+    project_a = common_pb2.Source(id="README.md", text="Project Alder was founded in 1999 in Oslo.")
+    project_b = common_pb2.Source(id="README.md", text="Project Birch was founded in 2011 in Lima.")
+    await knowledge.AddDocuments(knowledge_pb2.AddDocumentsRequest(documents=[project_a]))
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await knowledge.AddDocuments(knowledge_pb2.AddDocumentsRequest(documents=[EVEREST, project_b]))
+    assert raised.value.code() == grpc.StatusCode.ALREADY_EXISTS
+    assert raised.value.details() == (
+        "documents[1]: a document with id 'README.md' is already stored with other text; set replace to "
+        "overwrite it, or give the document another id"
+    )
+    info = error_info_of(raised.value)
+    assert info is not None and info.reason == "DOCUMENT_ALREADY_EXISTS" and info.metadata["document_indexes"] == "1"
+    listed = await knowledge.ListDocuments(knowledge_pb2.ListDocumentsRequest())
+    assert [d.id for d in listed.documents] == ["README.md"]  # not even Everest: all or nothing
+    found = await knowledge.Search(knowledge_pb2.SearchRequest(query="Project founded"))
+    assert [p.text for p in found.passages] == [project_a.text]
+
+    replaced = await knowledge.AddDocuments(knowledge_pb2.AddDocumentsRequest(documents=[project_b], replace=True))
+    [document] = replaced.documents
+    assert (document.document_id, document.created, document.replaced) == ("README.md", True, True)
+    found = await knowledge.Search(knowledge_pb2.SearchRequest(query="Project founded"))
+    assert [p.text for p in found.passages] == [project_b.text]
 
 
 async def test_no_sources_and_an_empty_store_means_no_retrieval(gateway, empty_store):

@@ -61,7 +61,7 @@ def test_check_investigate_shows_each_claim_then_reviews_decide_it(factcheck, fa
     )
     assert done.returncode == 0, done.stderr
     progress = flat(done.stderr)
-    assert "investigate 1 dubious claims queued, batches of 5" in progress
+    assert "investigate 1 dubious claim queued, batches of 5" in progress
     assert "investigate claim_1 CONFIRMED 0.90 [vote] pending review" in progress
     assert "1 investigated: 1 confirmed" in progress  # two independent documents (0.5 each): +0.2 +0.2
     report = flat(done.stdout)
@@ -72,8 +72,8 @@ def test_check_investigate_shows_each_claim_then_reviews_decide_it(factcheck, fa
     listed = factcheck("reviews")
     assert listed.returncode == 0, listed.stderr
     assert "claim_1" in listed.stdout and "CONFIRMED" in listed.stdout
-    message_id = next(line.split()[1] for line in listed.stdout.splitlines() if "claim_1" in line)
-    assert len(message_id) > 8
+    message_id = next(line.split()[0] for line in listed.stdout.splitlines() if "claim_1" in line)
+    assert len(message_id) == 8  # the run's id shortened; the commands take it as it is shown
 
     approved = factcheck("reviews", "approve", message_id, "claim_1", "--reason", "Two histories agree.")
     assert approved.returncode == 0, approved.stderr

@@ -16,7 +16,7 @@ from factcheck.text.evidence_text import passage_title
 from factcheck.v1 import common_pb2
 from factcheck_gateway.knowledge.bulk import bulk_load
 from factcheck_gateway.knowledge.chunking import chunk_text
-from factcheck_gateway.knowledge.passage_store import KnowledgeStore, SourceDocument
+from factcheck_gateway.knowledge.passage_store import DocumentsExist, KnowledgeStore, SourceDocument
 from factcheck_gateway.knowledge.retrieval import Retriever
 from factcheck_gateway.store import StageStore
 from factcheck_gateway.store.engine import create_db_engine
@@ -232,16 +232,40 @@ def test_ingesting_the_same_text_twice_does_not_duplicate(knowledge):
     assert len(knowledge.search("Paris Agreement", 10, tenant_id=TENANT).hits) == 2
 
 
-def test_new_text_under_an_existing_id_replaces_the_document(knowledge):
+def test_new_text_under_an_existing_id_is_refused_and_nothing_of_the_call_is_stored(knowledge):
+    """`kb add projA/README.md`, then `kb add projB/README.md`: the second must not replace the first."""
+    project_a = SourceDocument("README.md", "Project A", "", "Project A was founded in 1999 in Oslo.")
+    project_b = SourceDocument("README.md", "Project B", "", "Project B was founded in 2011 in Lima.")
+    knowledge.add_documents([project_a], tenant_id=TENANT)
+    with pytest.raises(DocumentsExist) as refused:
+        knowledge.add_documents([BOILING, project_b], tenant_id=TENANT)
+    assert refused.value.conflicts == [(1, "README.md")]
+    assert [h.text for h in knowledge.search("Project founded", 10, tenant_id=TENANT).hits] == [project_a.text]
+    assert [d.id for d in knowledge.list_documents(10, None, tenant_id=TENANT)[0]] == ["README.md"]  # no water
+
+
+def test_new_text_under_an_existing_id_replaces_the_document_when_asked(knowledge):
     knowledge.add_documents([PARIS], tenant_id=TENANT)
-    knowledge.add_documents(
-        [SourceDocument("paris", "Paris, revised", "", "The Paris Agreement has 195 signatories.")], tenant_id=TENANT
-    )
+    revised = SourceDocument("paris", "Paris, revised", "", "The Paris Agreement has 195 signatories.")
+    [added] = knowledge.add_documents([revised], tenant_id=TENANT, replace=True)
+    assert (added.document_id, added.created, added.replaced, added.passage_count) == ("paris", True, True, 1)
     documents, _ = knowledge.list_documents(10, None, tenant_id=TENANT)
     assert [(d.id, d.title, d.passage_count) for d in documents] == [("paris", "Paris, revised", 1)]
     assert [h.text for h in knowledge.search("Paris Agreement", 10, tenant_id=TENANT).hits] == [
         "The Paris Agreement has 195 signatories."
     ]
+    [again] = knowledge.add_documents([revised], tenant_id=TENANT)  # the same text: nothing to refuse
+    assert (again.created, again.replaced) == (False, False)
+    [new] = knowledge.add_documents([BOILING], tenant_id=TENANT, replace=True)
+    assert (new.created, new.replaced) == (True, False)
+
+
+def test_a_text_already_stored_under_another_id_is_no_conflict(knowledge):
+    """Its document is returned as it is, whatever the id asked for holds: nothing would be overwritten."""
+    knowledge.add_documents([PARIS, EVEREST], tenant_id=TENANT)
+    [kept] = knowledge.add_documents([SourceDocument("everest", "Copy", "", PARIS.text)], tenant_id=TENANT)
+    assert (kept.document_id, kept.created) == ("paris", False)
+    assert [h.document.id for h in knowledge.search("Everest", 10, tenant_id=TENANT).hits] == ["everest"]
 
 
 def test_documents_without_an_id_get_one_from_their_text(knowledge):
@@ -269,7 +293,7 @@ def test_list_documents_pages_newest_first(knowledge):
     assert [d.id for d in first + second] == ["water", "everest", "paris"]
     assert last is None
     assert first[0].content_sha256 == BOILING.content_sha256 and first[0].char_count == len(BOILING.text)
-    with pytest.raises(ValueError, match="invalid page token"):
+    with pytest.raises(ValueError, match="page_token is not valid for this listing"):
         knowledge.list_documents(2, "garbage", tenant_id=TENANT)
 
 

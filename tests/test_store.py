@@ -405,7 +405,7 @@ def test_list_messages_on_an_exact_page_boundary(store):
     ],
 )
 def test_list_messages_rejects_a_bad_token(store, token):
-    with pytest.raises(ValueError, match="invalid page token"):
+    with pytest.raises(ValueError, match="page_token is not valid for this listing"):
         store.list_messages(10, token, tenant_id=TENANT)
 
 

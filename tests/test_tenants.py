@@ -133,9 +133,9 @@ def test_documents_ids_and_content_hashes_are_per_tenant(stores):
     second = knowledge.add_documents([TREATY], tenant_id="globex")  # the same document, another tenant
     assert [(a.document_id, a.created) for a in first + second] == [("treaty", True), ("treaty", True)]
     assert knowledge.add_documents([TREATY], tenant_id="globex")[0].created is False  # dedup within a tenant
-    # The same id with another text in one tenant replaces only that tenant's document.
+    # The same id with another text in one tenant replaces (when asked to) only that tenant's document.
     revised = SourceDocument("treaty", "Revised", "", "The Zorblax Accord was ratified in 1848.")
-    knowledge.add_documents([revised], tenant_id="globex")
+    knowledge.add_documents([revised], tenant_id="globex", replace=True)
     assert [h.text for h in knowledge.search("Zorblax Accord ratified", 5, tenant_id="acme").hits] == [TREATY.text]
     assert [h.text for h in knowledge.search("Zorblax Accord ratified", 5, tenant_id="globex").hits] == [revised.text]
     assert knowledge.search("Zorblax Accord", 5, tenant_id="initech").hits == []
@@ -635,8 +635,8 @@ def test_the_command_line_works_per_tenant(tenant_suite, fake_models, tmp_path):
     assert checked.returncode == 0, checked.stderr
     message_id = json.loads(checked.stdout.splitlines()[0])["messageId"]
 
-    assert message_id in factcheck_as(tenant_suite, "acme", "list", "--page-size", "100").stdout
-    assert message_id not in factcheck_as(tenant_suite, "globex", "list", "--page-size", "100").stdout
+    assert message_id in factcheck_as(tenant_suite, "acme", "list", "--page-size", "100", "--wide").stdout
+    assert message_id not in factcheck_as(tenant_suite, "globex", "list", "--page-size", "100", "--wide").stdout
     assert factcheck_as(tenant_suite, "acme", "show", message_id).returncode == 0
     hidden = factcheck_as(tenant_suite, "globex", "show", message_id)
     assert hidden.returncode == 5

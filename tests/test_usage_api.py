@@ -3,11 +3,13 @@ and `factcheck usage` over it. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import io
 import json
 from datetime import UTC, datetime, timedelta
 
 import grpc
 import pytest
+from rich.console import Console
 
 from factcheck.cli import usage as usage_cli
 from factcheck.cli.app import main as cli_main
@@ -102,10 +104,13 @@ def test_the_cli_renders_usage_as_a_table():
         ],
         total=usage_pb2.RunUsage(calls=5, prompt_tokens=107, cost_usd=0.5),
     )
-    lines = usage_cli.render(response, ["model"]).splitlines()
-    assert lines[0].split()[:3] == ["model", "runs", "calls"]
+    console = Console(file=io.StringIO(), width=120)
+    usage_cli.render(console, response, ["model"])
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert lines[0].split()[:3] == ["MODEL", "RUNS", "CALLS"]
     assert lines[1].split()[0] == "openai/gpt-4o" and lines[1].endswith("0.500000")
     assert lines[-1].split()[0] == "total" and lines[-1].split()[1] == "5"
+    assert len(lines) == 4  # the header, one line per row, the total
 
 
 def test_the_cli_builds_the_request_from_its_options():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import NoReturn
 
 # The entry point imports every command; the commands import one another, never this module.
 from factcheck.cli import (
@@ -39,7 +40,39 @@ class Commands(argparse._SubParsersAction):
         return super().add_parser(name, **kwargs)
 
 
-class CommandParser(argparse.ArgumentParser):
+class OneLineErrors(argparse.ArgumentParser):
+    """A bad value for an option is one line naming it (`factcheck kb search: error: argument --top-k:
+    must be between 1 and 50 (got 0)`), as gh says "invalid limit"; an unknown option or a missing
+    argument still comes with the command's usage."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("argument "):
+            self.exit(client.EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        super().error(message)
+
+
+class TopParser(OneLineErrors):
+    """`factcheck`: an unknown option before the command is reported as such (`factcheck --bogus-flag x`
+    says `--bogus-flag`), not as an unknown command `x`."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        arguments = sys.argv[1:] if args is None else list(args)
+        value_next = False
+        for token in arguments:
+            if value_next:
+                value_next = False
+                continue
+            if token == "--" or not token.startswith("-") or token == "-":
+                break  # the command
+            name = token.split("=", 1)[0]
+            matches = [option for option in self._option_string_actions if option.startswith(name)]
+            if not matches:
+                self.error(f"unrecognized arguments: {token}")
+            value_next = "=" not in token and self._option_string_actions[matches[0]].nargs is None
+        return super().parse_known_args(args, namespace)
+
+
+class CommandParser(OneLineErrors):
     """A command's parser: it takes the global options too (`factcheck check "…" --gateway H:P` works
     as `factcheck --gateway H:P check "…"` does), and it reports an unknown option with its own usage
     line. Its subcommands' parsers are CommandParsers as well."""
@@ -60,7 +93,7 @@ class CommandParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="factcheck", description="Fact-check text with the factcheck gRPC suite.")
+    parser = TopParser(prog="factcheck", description="Fact-check text with the factcheck gRPC suite.")
     parser.register("action", "parsers", Commands)
     parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
     parser.add_argument("--gateway", metavar="TARGET", help=GATEWAY_HELP)
@@ -84,6 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.gateway is not None and getattr(args, "no_gateway", None):
+        # serve and demo start a gateway of their own: another one named is a mistake, not a target.
+        print(f"factcheck {args.command}: error: argument --gateway: {args.no_gateway}", file=sys.stderr)
+        return client.EXIT_USAGE
     if args.gateway is not None:
         # Every command reads the target from the settings when it runs (messages name it too).
         os.environ["FACTCHECK_GATEWAY_TARGET"] = args.gateway

@@ -14,7 +14,14 @@ import factcheck.cli.client as client
 import factcheck.cli.html as html
 import factcheck.cli.render as render
 import factcheck.cli.view as view
-from factcheck.cli.arguments import non_negative_float
+from factcheck.cli.arguments import (
+    INVESTIGATE_BATCH_SIZE,
+    MAX_CONTENT_LENGTH,
+    TIMEOUT_MS,
+    bounded,
+    int_between,
+    non_negative_float,
+)
 from factcheck.cli.documents import NotText, cannot_read, decode_text
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
 from factcheck.kit.settings import Settings
@@ -65,15 +72,25 @@ def add_parser(commands) -> None:
         "--checker", metavar="MODEL", action="append", default=[], help="checker model; repeat for 1-4 checkers"
     )
     parser.add_argument("--reporter", metavar="MODEL", help="reporter model (also writes the title)")
-    parser.add_argument("--timeout-ms", type=int, metavar="MS", help="per-stage timeout, 30000-180000")
-    parser.add_argument("--max-content-length", type=int, metavar="CHARS", help="truncate the content, 500-50000")
+    add_timeout_option(parser, "per-stage timeout")
+    parser.add_argument(
+        "--max-content-length",
+        type=int_between(MAX_CONTENT_LENGTH),
+        metavar="CHARS",
+        help=f"truncate the content, {bounded(MAX_CONTENT_LENGTH)}",
+    )
     parser.add_argument("--conversation-id", metavar="ID", help="conversation the run belongs to")
     parser.add_argument(
         "--investigate",
         action="store_true",
         help="investigate the claims the checkers left dubious with targeted searches (shown claim by claim)",
     )
-    parser.add_argument("--investigate-batch-size", type=int, metavar="N", help="claims investigated at once, 1-20")
+    parser.add_argument(
+        "--investigate-batch-size",
+        type=int_between(INVESTIGATE_BATCH_SIZE),
+        metavar="N",
+        help=f"claims investigated at once, {bounded(INVESTIGATE_BATCH_SIZE)}",
+    )
     parser.add_argument("--investigator", metavar="MODEL", help="model that judges search results")
     parser.add_argument(
         "--citations",
@@ -99,6 +116,12 @@ def add_parser(commands) -> None:
     parser.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
     add_reconnect_option(parser)
     parser.set_defaults(run=client.channel_command(run))
+
+
+def add_timeout_option(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--timeout-ms", type=int_between(TIMEOUT_MS), metavar="MS", help=f"{what}, {bounded(TIMEOUT_MS)}"
+    )
 
 
 def add_reconnect_option(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 from rich.text import Text
 
-from factcheck.cli.terminal import plain, stage_line
+from factcheck.cli.terminal import counted, plain, stage_line
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import citations_pb2, factcheck_pb2
 
@@ -51,7 +51,7 @@ def summary_text(summary: citations_pb2.VerificationSummary) -> Text:
     line = plain(
         f"{summary.supported} supported · {summary.partial} partial · {summary.unsupported} unsupported · "
         f"{summary.contradicted} contradicted · {summary.abstained_count} abstained · "
-        f"{summary.citation_corrections} citations corrected"
+        f"{counted(summary.citation_corrections, 'citation')} corrected"
     )
     if summary.warning:
         line.append(

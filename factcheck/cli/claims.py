@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
-from rich.console import Console
-from rich.table import Table
 
+import factcheck.cli.ids as ids
 import factcheck.cli.render as render
-from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, add_page_options, channel_command
+from factcheck.cli.client import (
+    EXIT_OK,
+    EXIT_USAGE,
+    MAX_PAGE_SIZE,
+    UNARY_TIMEOUT_S,
+    Gateway,
+    add_page_options,
+    channel_command,
+    next_page_command,
+    run_id,
+)
+from factcheck.cli.tables import Column, add_wide_option, print_table
+from factcheck.cli.view import local_time
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2
 
@@ -37,8 +49,10 @@ def add_parser(commands) -> None:
             "or one claim with its evidence spans, citations, corrections and numeric detail."
         ),
     )
-    parser.add_argument("claim_id", nargs="?", help="show this claim in full instead of listing")
-    parser.add_argument("--run", dest="message_id", help="only this run's claims (its message id)")
+    parser.add_argument(
+        "claim_id", nargs="?", help="show this claim in full instead of listing (its id, or the start of it)"
+    )
+    parser.add_argument("--run", dest="message_id", help="only this run's claims (its message id, or the start of it)")
     parser.add_argument("--support", choices=sorted(TIERS), help="only claims with this four-tier support")
     parser.add_argument("--verdict", choices=sorted(VERDICTS), help="only claims with this spec verdict")
     parser.add_argument("--type", dest="claim_type", choices=sorted(TYPES), help="general or numeric claims")
@@ -47,6 +61,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--since", help="only claims stored at or after this ISO date-time (UTC if no offset)")
     parser.add_argument("--until", help="only claims stored before this ISO date-time")
     add_page_options(parser, "claims")
+    add_wide_option(parser)
     parser.add_argument("--json", action="store_true", help="print the response as one JSON object")
     parser.set_defaults(run=channel_command(run_claims))
 
@@ -83,33 +98,36 @@ def list_request(args: argparse.Namespace) -> citations_pb2.ListClaimsRequest:
 def run_claims(args: argparse.Namespace, channel) -> int:
     stub = citations_pb2_grpc.ClaimsServiceStub(channel)
     if args.claim_id:
-        claim = stub.GetClaim(citations_pb2.GetClaimRequest(claim_id=args.claim_id), timeout=UNARY_TIMEOUT_S).claim
+        claim_id = ids.expand(args.claim_id, lambda token: _claim_page(stub, token), "claim")
+        claim = stub.GetClaim(citations_pb2.GetClaimRequest(claim_id=claim_id), timeout=UNARY_TIMEOUT_S).claim
         print(render.proto_json(claim) if args.json else describe(claim))
         return EXIT_OK
     try:
         request = list_request(args)
     except ValueError as error:
-        print(f"factcheck claims: --since/--until must be ISO date-times ({error})")
+        print(f"factcheck claims: --since/--until must be ISO date-times ({error})", file=sys.stderr)
         return EXIT_USAGE
+    if request.HasField("message_id"):
+        request.message_id = run_id(Gateway(channel), request.message_id)
     response = stub.ListClaims(request, timeout=UNARY_TIMEOUT_S)
     if args.json:
         print(render.proto_json(response))
         return EXIT_OK
-    table = Table("id", "run", "claim", "support", "verdict", "level", "number")
-    for claim in response.claims:
-        table.add_row(
-            claim.id,
-            claim.message_id[:8],
-            excerpt(claim.claim_text, 60),
-            tier_name(claim),
-            verdict_name(claim),
-            level_name(claim),
-            number_text(claim),
-        )
-    Console().print(table)
+    console = render.make_console()
+    if not response.claims:
+        console.print("No claims." if not args.page_token else "No more claims.")
+    else:
+        print_table(console, CLAIM_COLUMNS, response.claims, wide=args.wide)
     if response.next_page_token:
-        print(f"next page: factcheck claims --page-token {response.next_page_token} (with the same filters)")
+        hint = next_page_command("factcheck claims", response.next_page_token, args)
+        console.print(hint.append(" (with the same filters)"), soft_wrap=True)
     return EXIT_OK
+
+
+def _claim_page(stub: citations_pb2_grpc.ClaimsServiceStub, token: str) -> tuple[list[str], str]:
+    request = citations_pb2.ListClaimsRequest(page_size=MAX_PAGE_SIZE, page_token=token)
+    listed = stub.ListClaims(request, timeout=UNARY_TIMEOUT_S)
+    return [claim.id for claim in listed.claims], listed.next_page_token
 
 
 def tier_name(claim: citations_pb2.ClaimRecord) -> str:
@@ -133,6 +151,19 @@ def number_text(claim: citations_pb2.ClaimRecord) -> str:
     qa = detail.qa_verification
     mark = "" if not qa else (" ✓" if any(q.match for q in qa) else " ✗")
     return f"{excerpt(detail.number.raw_value, 20)}{mark}"
+
+
+CLAIM_COLUMNS = [
+    Column("id", lambda c: c.id, id=True),
+    Column("run", lambda c: c.message_id, id=True),
+    Column("key", lambda c: c.claim_key, wide_only=True),
+    Column("claim", lambda c: c.claim_text, flexible=True),
+    Column("support", tier_name),
+    Column("verdict", verdict_name),
+    Column("level", level_name),
+    Column("number", number_text),
+    Column("created", lambda c: local_time(c.created_at), wide_only=True),
+]
 
 
 def describe(claim: citations_pb2.ClaimRecord) -> str:

@@ -9,10 +9,13 @@ import sys
 from typing import Callable
 
 import grpc
+from rich.text import Text
 
+import factcheck.cli.ids as ids
+from factcheck.cli.arguments import PAGE_SIZE, bounded, int_between
 from factcheck.kit.channels import open_gateway_channel
 from factcheck.kit.settings import Settings
-from factcheck.v1 import factcheck_pb2_grpc
+from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 
 # Every command's exit codes (docs/cli.md, "Exit codes", lists the same).
 EXIT_OK = 0
@@ -37,16 +40,43 @@ EXIT_BROKEN_PIPE = 141
 
 # Unary calls (GetResult, ListResults) are quick; a gateway that takes longer is stuck.
 UNARY_TIMEOUT_S = 30.0
+MAX_PAGE_SIZE = PAGE_SIZE[1]
 
 Gateway = factcheck_pb2_grpc.FactCheckServiceStub
 
 
 def add_page_options(parser: argparse.ArgumentParser, items: str) -> None:
-    """--page-size and --page-token, as every listing takes them."""
-    parser.add_argument("--page-size", type=int, default=0, metavar="N", help=f"{items} per page, 1-100 (default 20)")
+    """--page-size and --page-token, as every listing takes them (0, the default, asks for the gateway's 20)."""
+    parser.add_argument(
+        "--page-size",
+        type=int_between(PAGE_SIZE),
+        default=0,
+        metavar="N",
+        help=f"{items} per page, {bounded(PAGE_SIZE)} (default 20)",
+    )
     parser.add_argument(
         "--page-token", default="", metavar="TOKEN", help="the token the previous page printed, for the next page"
     )
+
+
+def next_page_command(command: str, token: str, args: argparse.Namespace, *options: str) -> Text:
+    """ "Next page: factcheck list --status failed --page-size 5 --page-token …": the listing's command
+    again with `options` (its filters), the page size and --wide as given; one line, to copy whole."""
+    given = [*options, *([f"--page-size {args.page_size}"] if args.page_size else [])]
+    given += ["--wide"] if getattr(args, "wide", False) else []
+    return Text(" ".join(["Next page:", command, *given, "--page-token", token]))
+
+
+def run_id(gateway: Gateway, value: str) -> str:
+    """The run id `value` stands for: itself, or the one run whose id starts with it (ids are shown
+    shortened); raises ids.AmbiguousId or ids.UnknownId, which `channel_command` reports."""
+
+    def page(token: str) -> tuple[list[str], str]:
+        request = factcheck_pb2.ListResultsRequest(page_size=MAX_PAGE_SIZE, page_token=token)
+        listed = gateway.ListResults(request, timeout=UNARY_TIMEOUT_S)
+        return [result.message_id for result in listed.results], listed.next_page_token
+
+    return ids.expand(value, page, "run")
 
 
 def gateway_target() -> str:
@@ -107,6 +137,12 @@ def channel_command(run: Callable[[argparse.Namespace, grpc.Channel], int]) -> C
         except grpc.RpcError as error:
             print(f"factcheck: {describe_rpc_error(error, target)}", file=sys.stderr)
             return exit_code_of(error)
+        except ids.AmbiguousId as error:
+            print(f"factcheck: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        except ids.UnknownId as error:
+            print(f"factcheck: not found: {error}", file=sys.stderr)
+            return EXIT_NOT_FOUND
         except KeyboardInterrupt:
             print("factcheck: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED

@@ -62,7 +62,7 @@ def add_parser(commands) -> None:
     parser.add_argument(
         "--exclude-self", action="store_true", help="leave each model's rating of its own answer out of the averages"
     )
-    parser.add_argument("--timeout-ms", type=int, metavar="MS", help="per-stage timeout, 30000-180000")
+    check.add_timeout_option(parser, "per-stage timeout")
     parser.add_argument("--conversation-id", metavar="ID", help="conversation the run belongs to")
     parser.add_argument("--json", action="store_true", help="print each event as one JSON object per line")
     parser.add_argument("--html", metavar="OUT", type=Path, help="also write the ranking as a self-contained HTML page")

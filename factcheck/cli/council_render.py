@@ -79,7 +79,7 @@ def _respond_started(payload: council_pb2.RespondStartPayload) -> Text:
 
 def _response_arrived(payload: council_pb2.ResponseCompletePayload) -> Text:
     took = view.seconds(payload.response_time_ms)
-    return stage_line("respond", f"{payload.label}: {len(payload.text)} characters in {took}")
+    return stage_line("respond", f"{payload.label}: {counted(len(payload.text), 'character')} in {took}")
 
 
 def _response_failed(payload: council_pb2.ResponseFailedPayload) -> Text:
@@ -131,7 +131,8 @@ def _ranked(payload: council_pb2.CouncilAggregateCompletePayload) -> Text:
 def _synthesised(payload: council_pb2.SynthesisCompletePayload) -> Text:
     took = view.seconds(payload.response_time_ms)
     return stage_line(
-        "synthesis", f"{payload.model} wrote {len(payload.text)} characters from {payload.based_on_label} in {took}"
+        "synthesis",
+        f"{payload.model} wrote {counted(len(payload.text), 'character')} from {payload.based_on_label} in {took}",
     )
 
 

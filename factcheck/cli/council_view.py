@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from factcheck.core.council_taxonomy import ERROR_TYPE_NAMES, RATING_NAMES
+from factcheck.text.wording import counted
 from factcheck.v1 import council_pb2, factcheck_pb2
 
 NONE = "—"
@@ -183,5 +184,5 @@ def failed_responses(result: council_pb2.CouncilResult) -> list[council_pb2.Coun
 def council_models_text(config: council_pb2.CouncilRunConfig) -> str:
     """Where the responses came from: the answering models, or the caller."""
     if config.responses_supplied:
-        return f"{config.response_count} supplied responses"
+        return f"{counted(config.response_count, 'supplied response')}"
     return ", ".join(config.council_models) or NONE

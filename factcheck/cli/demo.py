@@ -23,6 +23,7 @@ import factcheck.cli.client as client
 import factcheck.cli.council as council
 import factcheck.cli.kb as kb
 import factcheck.cli.serve as serve
+from factcheck.cli.arguments import BASE_PORT, bounded, int_between
 from factcheck.kit.channels import open_gateway_channel
 from factcheck.kit.settings import DEFAULT_PORTS, Settings
 from factcheck.v1 import council_pb2, factcheck_pb2
@@ -43,7 +44,12 @@ def add_parser(commands) -> None:
         help="start the suite, load the example knowledge, check the sample text and rank the example answers (offline)",
         description=DESCRIPTION,
     )
-    parser.add_argument("--base-port", type=int, default=DEFAULT_PORTS["gateway"], help="gateway port (default 50051)")
+    parser.add_argument(
+        "--base-port",
+        type=int_between(BASE_PORT),
+        default=DEFAULT_PORTS["gateway"],
+        help=f"gateway port, {bounded(BASE_PORT)}; the other services take the next three (default 50051)",
+    )
     parser.add_argument(
         "--examples",
         type=Path,
@@ -58,7 +64,9 @@ def add_parser(commands) -> None:
         default=Path("factcheck-council-demo.html"),
         help="where to write the council example's HTML ranking",
     )
-    parser.set_defaults(run=run, json=False)
+    parser.set_defaults(
+        run=run, json=False, no_gateway="does not apply: `factcheck demo` starts its own suite (--base-port says where)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with open_gateway_channel(Settings(), target) as channel:
             print(f"\nLoading {args.examples / 'knowledge'} into the knowledge store:", flush=True)
-            kb.add_paths(channel, [args.examples / "knowledge"])
+            # The examples' own documents: a newer release's edited example replaces the one an older demo stored.
+            kb.add_paths(channel, [args.examples / "knowledge"], replace=True)
             print(f"\nChecking {sample}:\n", flush=True)
             code = _check(args, channel, sample.read_text(encoding="utf-8"))
             if code != client.EXIT_OK:

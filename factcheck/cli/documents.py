@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -26,25 +27,52 @@ def read_bytes(path: Path) -> bytes:
         raise ValueError(cannot_read(path, error)) from error
 
 
-def document_files(paths: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
-    """The supported files among `paths`, folders searched recursively, in a stable order; each with
-    the path it was found under (the folder, or the file itself). ValueError for a path that does not
-    exist or cannot be read, and for a file of another kind."""
+NOT_A_DOCUMENT = "not a .txt, .md or .html file"
+
+
+@dataclass(frozen=True)
+class FoundFiles:
+    """What `find_documents` found: the supported files, each with the path it was found under (the
+    folder, or the file itself), and the other files in the folders, each with why it is left out."""
+
+    documents: list[tuple[Path, Path]]
+    skipped: list[tuple[Path, str]]
+
+
+def find_documents(paths: Iterable[Path]) -> FoundFiles:
+    """The files among `paths`, folders searched recursively, in a stable order. ValueError for a path
+    that does not exist or cannot be read, and for a file named that is of another kind."""
+    found = FoundFiles([], [])
     for path in paths:
         try:
             path.stat()
         except OSError as error:
             raise ValueError(cannot_read(path, error)) from error
         if path.is_dir():
-            yield from ((p, path) for p in sorted(path.rglob("*")) if p.is_file() and p.suffix.lower() in SUFFIXES)
+            for file in sorted(p for p in path.rglob("*") if p.is_file()):
+                if file.suffix.lower() in SUFFIXES:
+                    found.documents.append((file, path))
+                else:
+                    found.skipped.append((file, NOT_A_DOCUMENT))
         elif path.suffix.lower() in SUFFIXES:
-            yield path, path
+            found.documents.append((path, path))
         else:
-            raise ValueError(f"{path}: not a .txt, .md or .html file")
+            raise ValueError(f"{path}: {NOT_A_DOCUMENT}")
+    return found
+
+
+def document_files(paths: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
+    """The supported files among `paths` (`find_documents`), each with the path it was found under."""
+    yield from find_documents(paths).documents
 
 
 class NotText(ValueError):
-    """A file (or stdin) that holds no text to check: binary data, or nothing but whitespace."""
+    """A file (or stdin) that holds no text to check: binary data, or nothing but whitespace; `reason`
+    says which without naming the file ("empty")."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def decode_text(data: bytes, name: str) -> str:
@@ -54,10 +82,10 @@ def decode_text(data: bytes, name: str) -> str:
     and the gateway refuses it anyway.
     """
     if b"\0" in data:
-        raise NotText(f"{name} is a binary file, not text")
+        raise NotText(f"{name} is a binary file, not text", "a binary file, not text")
     text = data.decode("utf-8", errors="replace")
     if not text.strip():
-        raise NotText(f"{name} is empty")
+        raise NotText(f"{name} is empty", "empty")
     return text
 
 

@@ -14,7 +14,14 @@ from pathlib import Path
 import grpc
 
 import factcheck.cli.client as client
-from factcheck.cli.check import STDIN, UsageError, add_reconnect_option, report_failure, report_lost
+from factcheck.cli.check import (
+    STDIN,
+    UsageError,
+    add_reconnect_option,
+    add_timeout_option,
+    report_failure,
+    report_lost,
+)
 from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Follower
 from factcheck.core.entailment_rules import final_json
 from factcheck.v1 import entailment_pb2, factcheck_pb2
@@ -41,7 +48,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--model", metavar="MODEL", help="every agent's model (default: the gateway's)")
     for agent in _AGENTS:
         parser.add_argument(f"--{agent}", metavar="MODEL", help=f"the {agent} agent's model")
-    parser.add_argument("--timeout-ms", type=int, metavar="MS", help="per-agent-call timeout, 30000-180000")
+    add_timeout_option(parser, "per-agent-call timeout")
     parser.add_argument(
         "--json", action="store_true", help="print each item's final output as one JSON object per line"
     )

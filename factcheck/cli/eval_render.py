@@ -21,6 +21,7 @@ from rich.text import Text
 import factcheck.cli.eval_view as eval_view
 import factcheck.cli.view as view
 from factcheck.cli.eval_view import NONE, SHORT, VERDICTS
+from factcheck.cli.tables import Column
 from factcheck.cli.terminal import clean, counted, plain, section, stage_line
 from factcheck.v1 import evaluation_pb2
 
@@ -45,7 +46,7 @@ def started_line(event: evaluation_pb2.EvaluationEvent) -> Text:
     return stage_line(
         "started",
         f"evaluation {event.evaluation_id}: {counted(len(started.checker_models), 'checker')} × "
-        f"{counted(len(started.sets), 'set')} [{sets}], {started.total} answers{resumed}",
+        f"{counted(len(started.sets), 'set')} [{sets}], {counted(started.total, 'answer')}{resumed}",
     )
 
 
@@ -280,43 +281,6 @@ def confusion_matrices(scores) -> Columns:
 # --- listings -----------------------------------------------------------------------------
 
 
-def evaluations_table(evaluations) -> Table:
-    """One row per stored evaluation: enough to pick the id to `show`, `compare` or `resume`, with each
-    checker's balanced accuracy on each set (in the sets' order; * on part of the set)."""
-    table = Table(box=box.SIMPLE_HEAD)
-    table.add_column("id", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    table.add_column("checkers", ratio=1, overflow="fold")
-    table.add_column("sets", ratio=1, overflow="fold")
-    table.add_column("bal. acc per set", ratio=2, overflow="fold")
-    table.add_column("done", justify="right", no_wrap=True)
-    table.add_column("created", no_wrap=True)
-    for evaluation in evaluations:
-        table.add_row(
-            plain(evaluation.evaluation_id),
-            Text(eval_view.status_name(evaluation.status), STATUS_STYLES.get(evaluation.status, "")),
-            plain("\n".join(evaluation.checker_models)),
-            plain("\n".join(summary.name for summary in evaluation.sets)),
-            plain("\n".join(eval_view.headline_lines(evaluation)) or NONE),
-            f"{evaluation.done}/{evaluation.total}",
-            view.local_time(evaluation.created_at),
-        )
-    return table
-
-
-def sets_table(sets) -> Table:
-    """The shipped sets: name, items, licence, and what they are."""
-    table = Table(box=box.SIMPLE_HEAD)
-    table.add_column("name", no_wrap=True)
-    table.add_column("items", justify="right", no_wrap=True)
-    table.add_column("licence", ratio=1)
-    table.add_column("description", ratio=2)
-    for shipped in sets:
-        about = ": ".join(part for part in (shipped.title, shipped.description) if part)
-        table.add_row(plain(shipped.name), f"{shipped.items:,}", plain(shipped.licence), plain(about))
-    return table
-
-
 # --- answers and comparisons --------------------------------------------------------------
 
 OUTCOME_STYLES = {"right": "green", "wrong": "bold red", "unreadable": "bold yellow", "failed": "magenta"}
@@ -414,3 +378,31 @@ def render_comparison(console: Console, response: evaluation_pb2.CompareEvaluati
         shown = len(response.disagreements)
         more = f" (the first {shown:,} of {counted_all:,}: --max-disagreements N)" if shown < counted_all else ""
         section(console, f"Where they disagree{more}", disagreements_table(response))
+
+
+def _status(evaluation: evaluation_pb2.Evaluation) -> Text:
+    return Text(eval_view.status_name(evaluation.status), STATUS_STYLES.get(evaluation.status, ""))
+
+
+# One row per stored evaluation (`factcheck eval list`): enough to pick the id to `show`, `compare` or
+# `resume`, with each checker's balanced accuracy on each set (* on part of the set).
+# Columns are added here (e.g. scores); `tables.print_table` fits them to the terminal.
+EVALUATION_COLUMNS = [
+    Column("id", lambda e: e.evaluation_id, id=True),
+    Column("status", _status),
+    Column("checkers", lambda e: ", ".join(e.checker_models), flexible=True),
+    Column("sets", lambda e: ", ".join(summary.name for summary in e.sets), flexible=True),
+    Column("bal. acc per set", lambda e: "; ".join(eval_view.headline_lines(e)) or "—", flexible=True),
+    Column("done", lambda e: f"{e.done:,}/{e.total:,}", justify="right"),
+    Column("created", lambda e: view.local_time(e.created_at)),
+    Column("draw", eval_view.draw_text, wide_only=True),
+    Column("usage", lambda e: eval_view.usage_text(e.usage), wide_only=True),
+]
+
+# The shipped sets (`factcheck eval sets`): name, items, licence, and what they are.
+SET_COLUMNS = [
+    Column("name", lambda s: s.name),
+    Column("items", lambda s: f"{s.items:,}", justify="right"),
+    Column("licence", lambda s: s.licence, flexible=True),
+    Column("description", lambda s: ": ".join(part for part in (s.title, s.description) if part), flexible=True),
+]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import factcheck.cli.view as view
 from factcheck.core.domain import verdict_to_proto
 from factcheck.evaluation.sets import LABELS
+from factcheck.text.wording import counted
 from factcheck.v1 import evaluation_pb2
 
 # The order of the confusion matrix's rows (labels) and columns (verdicts), as the proto gives it.
@@ -180,11 +181,11 @@ def draw_text(evaluation: evaluation_pb2.Evaluation) -> str:
 
 def usage_text(usage) -> str:
     """ "1,234 tokens, $0.0012, 40 calls (2 failed), 10 cache hits"."""
-    parts = [f"{usage.total_tokens:,} tokens", cost(usage.cost_usd), f"{usage.calls:,} calls"]
+    parts = [counted(usage.total_tokens, "token"), cost(usage.cost_usd), counted(usage.calls, "call")]
     if usage.failed_calls:
         parts[-1] += f" ({usage.failed_calls:,} failed)"
     if usage.cache_hits:
-        parts.append(f"{usage.cache_hits:,} cache hits")
+        parts.append(counted(usage.cache_hits, "cache hit"))
     return ", ".join(parts)
 
 

@@ -17,17 +17,25 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 import grpc
-from rich.text import Text
 
 import factcheck.cli.check as check
 import factcheck.cli.client as client
 import factcheck.cli.eval_html as eval_html
 import factcheck.cli.eval_render as eval_render
 import factcheck.cli.eval_view as eval_view
-from factcheck.cli.arguments import non_negative_float, positive_int
+import factcheck.cli.ids as ids
+from factcheck.cli.arguments import (
+    EVAL_CONCURRENCY,
+    EVAL_LIMIT,
+    bounded,
+    int_between,
+    non_negative_float,
+    positive_int,
+)
 from factcheck.cli.eval_follow import EndedBeforeStart, EvaluationFollower, watch_hint
 from factcheck.cli.eval_items import add_item_options, fetch_items, run_items, wants_items
 from factcheck.cli.follow import ConnectionLost
+from factcheck.cli.tables import add_wide_option, print_table
 from factcheck.cli.terminal import make_console, proto_json
 from factcheck.evaluation.sets import SHIPPED_SETS, ItemsFileError, LabelledItem, read_items_file
 from factcheck.kit.grpc_options import MAX_MESSAGE_BYTES
@@ -100,7 +108,10 @@ def add_parser(commands) -> None:
         ),
     )
     evaluate.add_argument(
-        "--limit", type=positive_int, metavar="N", help="items drawn from each set, 1-20000 (default: every item)"
+        "--limit",
+        type=int_between(EVAL_LIMIT),
+        metavar="N",
+        help=f"items drawn from each set, {bounded(EVAL_LIMIT)} (default: every item)",
     )
     evaluate.add_argument(
         "--seed",
@@ -117,7 +128,10 @@ def add_parser(commands) -> None:
         "(default: the gateway's FACTCHECK_CACHE_ENABLED); --no-cache asks every model again",
     )
     evaluate.add_argument(
-        "--concurrency", type=positive_int, metavar="N", help="items sent to each checker at once, 1-16 (default 4)"
+        "--concurrency",
+        type=int_between(EVAL_CONCURRENCY),
+        metavar="N",
+        help=f"items sent to each checker at once, {bounded(EVAL_CONCURRENCY)} (default 4)",
     )
     add_output_options(evaluate)
     check.add_reconnect_option(evaluate)
@@ -135,6 +149,7 @@ def add_parser(commands) -> None:
         epilog="exit codes: 0 listed, 2 an invalid page token or size, 3 the gateway is unreachable",
     )
     client.add_page_options(listing, "evaluations")
+    add_wide_option(listing)
     listing.add_argument("--json", action="store_true", help="print the page as one JSON object")
     listing.set_defaults(run=client.channel_command(run_list))
 
@@ -151,7 +166,7 @@ def add_parser(commands) -> None:
         "(pandas.read_json(path, lines=True), pandas.read_csv(path)).",
         epilog="exit codes: 0 shown, 2 bad arguments, 3 the gateway is unreachable or refused the call, 5 unknown id",
     )
-    show.add_argument("id", help="the evaluation's id")
+    show.add_argument("id", help="the evaluation's id (or its start, as `factcheck eval list` shows it)")
     add_output_options(show)
     add_item_options(show)
     show.set_defaults(run=client.channel_command(run_show))
@@ -211,7 +226,7 @@ def add_parser(commands) -> None:
             "unreachable, 4 cancelled, 5 unknown id, 130 interrupted by Ctrl-C (cancelled or detached)"
         ),
     )
-    resume.add_argument("id", help="the evaluation's id")
+    resume.add_argument("id", help="the evaluation's id (or its start, as `factcheck eval list` shows it)")
     add_budget_options(resume, resumed=True)
     add_output_options(resume)
     check.add_reconnect_option(resume)
@@ -224,7 +239,7 @@ def add_parser(commands) -> None:
         "status becomes CANCELLED, and `factcheck eval resume ID` continues it.",
         epilog="exit codes: 0 cancelled, 1 it had already finished, 3 the gateway is unreachable, 5 unknown id",
     )
-    cancel.add_argument("id", help="the evaluation's id")
+    cancel.add_argument("id", help="the evaluation's id (or its start, as `factcheck eval list` shows it)")
     cancel.set_defaults(run=client.channel_command(run_cancel))
 
     sets = actions.add_parser(
@@ -234,6 +249,7 @@ def add_parser(commands) -> None:
         "name, items, licence and what they are. Give a name to `factcheck eval --set NAME`.",
         epilog="exit codes: 0 listed, 3 the gateway is unreachable",
     )
+    add_wide_option(sets)
     sets.add_argument("--json", action="store_true", help="print the sets as one JSON object")
     sets.set_defaults(run=client.channel_command(run_sets))
 
@@ -373,6 +389,8 @@ def run_evaluation(args: argparse.Namespace, channel: grpc.Channel) -> int:
 
 
 def run_resume(args: argparse.Namespace, channel: grpc.Channel) -> int:
+    stub = EvaluationStub(channel)
+    args.id = evaluation_id(stub, args.id)
     request = evaluation_pb2.ResumeEvaluationRequest(evaluation_id=args.id)
     budget = budget_of(args)
     if budget is not None:
@@ -384,6 +402,7 @@ def run_watch(args: argparse.Namespace, channel: grpc.Channel) -> int:
     if args.after_seq < 0:
         print(f"factcheck eval watch: --after-seq must not be negative (got {args.after_seq})", file=sys.stderr)
         return client.EXIT_USAGE
+    args.id = evaluation_id(EvaluationStub(channel), args.id)
     return follow(args, channel, lambda follower: follower.watch(args.id, args.after_seq))
 
 
@@ -497,8 +516,20 @@ def present(args: argparse.Namespace, stub: EvaluationStub, evaluation: evaluati
 # --- stored evaluations -------------------------------------------------------------------
 
 
+def evaluation_id(stub: EvaluationStub, value: str) -> str:
+    """The evaluation id `value` stands for: itself, or the one evaluation whose id starts with it."""
+
+    def page(token: str) -> tuple[list[str], str]:
+        request = evaluation_pb2.ListEvaluationsRequest(page_size=client.MAX_PAGE_SIZE, page_token=token)
+        listed = stub.ListEvaluations(request, timeout=client.UNARY_TIMEOUT_S)
+        return [evaluation.evaluation_id for evaluation in listed.evaluations], listed.next_page_token
+
+    return ids.expand(value, page, "evaluation")
+
+
 def run_show(args: argparse.Namespace, channel: grpc.Channel) -> int:
     stub = EvaluationStub(channel)
+    args.id = evaluation_id(stub, args.id)
     if wants_items(args):
         return run_items(args, stub)
     request = evaluation_pb2.GetEvaluationRequest(evaluation_id=args.id)
@@ -508,11 +539,13 @@ def run_show(args: argparse.Namespace, channel: grpc.Channel) -> int:
 
 
 def run_compare(args: argparse.Namespace, channel: grpc.Channel) -> int:
-    request = evaluation_pb2.CompareEvaluationsRequest(evaluation_id=args.a, other_evaluation_id=args.b)
+    stub = EvaluationStub(channel)
+    first, second = evaluation_id(stub, args.a), evaluation_id(stub, args.b)
+    request = evaluation_pb2.CompareEvaluationsRequest(evaluation_id=first, other_evaluation_id=second)
     if args.max_disagreements is not None:
         request.max_disagreements = args.max_disagreements
     try:
-        response = EvaluationStub(channel).CompareEvaluations(request, timeout=client.UNARY_TIMEOUT_S)
+        response = stub.CompareEvaluations(request, timeout=client.UNARY_TIMEOUT_S)
     except grpc.RpcError as error:
         if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
             raise
@@ -535,18 +568,15 @@ def run_list(args: argparse.Namespace, channel: grpc.Channel) -> int:
     if not page.evaluations:
         console.print("No stored evaluations." if not args.page_token else "No more evaluations.")
     else:
-        console.print(eval_render.evaluations_table(page.evaluations))
+        print_table(console, eval_render.EVALUATION_COLUMNS, page.evaluations, wide=args.wide)
     if page.next_page_token:
-        size = f" --page-size {args.page_size}" if args.page_size else ""
-        console.print(
-            Text(f"Next page: factcheck eval list{size} --page-token {page.next_page_token}"),
-            soft_wrap=True,
-        )
+        console.print(client.next_page_command("factcheck eval list", page.next_page_token, args), soft_wrap=True)
     return client.EXIT_OK
 
 
 def run_cancel(args: argparse.Namespace, channel: grpc.Channel) -> int:
     stub = EvaluationStub(channel)
+    args.id = evaluation_id(stub, args.id)
     try:
         response = stub.CancelEvaluation(
             evaluation_pb2.CancelEvaluationRequest(evaluation_id=args.id), timeout=client.UNARY_TIMEOUT_S
@@ -586,5 +616,5 @@ def run_sets(args: argparse.Namespace, channel: grpc.Channel) -> int:
     elif not response.sets:
         print("The gateway ships no labelled sets.")
     else:
-        make_console().print(eval_render.sets_table(response.sets))
+        print_table(make_console(), eval_render.SET_COLUMNS, response.sets, wide=args.wide)
     return client.EXIT_OK

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
+from factcheck.text.wording import counted
 from factcheck.v1 import factcheck_pb2, investigation_pb2
 
 STAGE = "investigate"
@@ -39,7 +40,7 @@ def describers(line, clean) -> dict:
     def started(payload: investigation_pb2.InvestigationStartPayload) -> Text:
         return line(
             STAGE,
-            f"{len(payload.queue)} dubious claims queued, batches of {payload.batch_size}, "
+            f"{counted(len(payload.queue), 'dubious claim')} queued, batches of {payload.batch_size}, "
             f"searching {', '.join(payload.providers) or 'nothing'}",
         )
 
@@ -55,7 +56,7 @@ def describers(line, clean) -> dict:
         if payload.reassessed_impact_tier and payload.reassessed_impact_tier != payload.impact_tier:
             parts.append(f" impact {tier_name(payload.impact_tier)} → {tier_name(payload.reassessed_impact_tier)}")
         if payload.dropped_results:
-            parts.append(Text(f" {payload.dropped_results} malformed results dropped", style="yellow"))
+            parts.append(Text(f" {counted(payload.dropped_results, 'malformed result')} dropped", style="yellow"))
         parts.append(f" — {clean(payload.reasoning)}")
         return line(STAGE, *parts)
 
@@ -65,8 +66,9 @@ def describers(line, clean) -> dict:
             STAGE,
             f"{s.investigated} investigated: {s.confirmed} confirmed, {s.refuted} refuted, {s.superseded} superseded, "
             f"{s.unverifiable} unverifiable; {s.pending_review} pending review "
-            f"({s.searches} searches, {s.model_calls} model calls, {payload.response_time_ms / 1000:.1f} s)"
-            + (f"; {s.dropped_results} malformed search results dropped" if s.dropped_results else ""),
+            f"({counted(s.searches, 'search', 'searches')}, {counted(s.model_calls, 'model call')}, "
+            f"{payload.response_time_ms / 1000:.1f} s)"
+            + (f"; {counted(s.dropped_results, 'malformed search result')} dropped" if s.dropped_results else ""),
         )
 
     def decided(payload: investigation_pb2.ReviewDecidedPayload) -> Text:

@@ -165,7 +165,7 @@ def _generated(payload: factcheck_pb2.GenerateCompletePayload) -> Text:
     if payload.fallback_to_question:
         return stage_line("generate", f"{payload.model} failed; the question is checked as the content")
     took = view.seconds(payload.response_time_ms)
-    return stage_line("generate", f"{payload.model} wrote {len(payload.content)} characters in {took}")
+    return stage_line("generate", f"{payload.model} wrote {counted(len(payload.content), 'character')} in {took}")
 
 
 def _extracted(payload: factcheck_pb2.ExtractCompletePayload) -> Text:
@@ -240,7 +240,7 @@ def _completed(payload: factcheck_pb2.CompletePayload) -> Text:
         line = stage_line("done", "complete")
     usage = payload.usage
     if usage.calls or usage.cache_hits:
-        spent = f" ({counted(usage.calls, 'model call')}, {usage.total_tokens} tokens, ${usage.cost_usd:.4f}"
+        spent = f" ({counted(usage.calls, 'model call')}, {counted(usage.total_tokens, 'token')}, ${usage.cost_usd:.4f}"
         line.append(spent + (f", {usage.cache_hits} from cache)" if usage.cache_hits else ")"), style="dim")
     return line
 

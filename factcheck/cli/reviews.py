@@ -6,13 +6,21 @@ from __future__ import annotations
 import argparse
 from typing import cast
 
-from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from factcheck.cli.client import EXIT_OK, UNARY_TIMEOUT_S, add_page_options, channel_command
+from factcheck.cli.client import (
+    EXIT_OK,
+    UNARY_TIMEOUT_S,
+    Gateway,
+    add_page_options,
+    channel_command,
+    next_page_command,
+    run_id,
+)
 from factcheck.cli.investigation import STATUS_STYLE, flag_names, state_name, status_name
-from factcheck.cli.render import clean
+from factcheck.cli.tables import Column, add_wide_option, print_table
+from factcheck.cli.terminal import make_console
+from factcheck.cli.view import local_time
 from factcheck.v1 import investigation_pb2, investigation_pb2_grpc
 
 STATUSES = ("CONFIRMED", "REFUTED", "SUPERSEDED", "UNVERIFIABLE")
@@ -21,12 +29,15 @@ STATUSES = ("CONFIRMED", "REFUTED", "SUPERSEDED", "UNVERIFIABLE")
 def add_parser(commands) -> None:
     parser = commands.add_parser("reviews", help="list and decide investigation outcomes waiting for review")
     actions = parser.add_subparsers(dest="reviews_command", metavar="ACTION")
-    parser.set_defaults(run=channel_command(run_list), run_id=None, all=False, page_size=0, page_token="")
+    parser.set_defaults(run=channel_command(run_list), run_id=None, all=False, page_size=0, page_token="", wide=False)
 
     listing = actions.add_parser("list", help="pending reviews, newest first (the default action)")
-    listing.add_argument("--run", dest="run_id", metavar="MESSAGE_ID", help="only this run's reviews")
+    listing.add_argument(
+        "--run", dest="run_id", metavar="MESSAGE_ID", help="only this run's reviews (its id, or the start of it)"
+    )
     listing.add_argument("--all", action="store_true", help="decided reviews too")
     add_page_options(listing, "reviews")
+    add_wide_option(listing)
     listing.set_defaults(run=channel_command(run_list))
 
     for name, decision, text in (
@@ -35,7 +46,9 @@ def add_parser(commands) -> None:
         ("modify", investigation_pb2.REVIEW_DECISION_MODIFY, "put another status in force"),
     ):
         action = actions.add_parser(name, help=text)
-        action.add_argument("message_id", help="the run's message id (as `factcheck reviews` lists it)")
+        action.add_argument(
+            "message_id", help="the run's message id, or the start of it (as `factcheck reviews` lists it)"
+        )
         action.add_argument("claim_id", help="the claim's id in that run, e.g. claim_3")
         action.add_argument("--reason", required=True, help="why (stored with the decision)")
         if name == "modify":
@@ -52,40 +65,50 @@ def _stub(channel) -> investigation_pb2_grpc.ReviewServiceStub:
 def run_list(args: argparse.Namespace, channel) -> int:
     response = _stub(channel).ListReviews(
         investigation_pb2.ListReviewsRequest(
-            message_id=args.run_id or "",
+            message_id=run_id(Gateway(channel), args.run_id) if args.run_id else "",
             include_decided=args.all,
             page_size=args.page_size,
             page_token=args.page_token,
         ),
         timeout=UNARY_TIMEOUT_S,
     )
-    console = Console()
+    console = make_console()
     if not response.reviews:
         console.print("No reviews waiting." if not args.all else "No reviews.")
         return EXIT_OK
-    table = Table(expand=True)
-    for column in ("run", "claim", "origin", "proposed", "confidence", "state", "reasoning"):
-        table.add_column(column)
-    for review in response.reviews:
-        proposed = status_name(review.proposed_status)
-        table.add_row(
-            review.message_id,
-            Text(f"{review.claim_id}: {clean(review.claim)}"),
-            flag_names(review.origin_flags),
-            Text(proposed, style=STATUS_STYLE.get(proposed, "")),
-            f"{review.confidence:.2f}",
-            state_name(review.state),
-            Text(clean(review.reason if review.HasField("reason") else review.reasoning)),
-        )
-    console.print(table)
+    print_table(console, REVIEW_COLUMNS, response.reviews, wide=args.wide)
     if response.next_page_token:
-        console.print(f"More: factcheck reviews list --page-token {response.next_page_token}")
+        options = [f"--run {args.run_id}"] * bool(args.run_id) + ["--all"] * args.all
+        console.print(
+            next_page_command("factcheck reviews list", response.next_page_token, args, *options), soft_wrap=True
+        )
     return EXIT_OK
+
+
+def _proposed(review: investigation_pb2.Review) -> Text:
+    proposed = status_name(review.proposed_status)
+    return Text(proposed, style=STATUS_STYLE.get(proposed, ""))
+
+
+REVIEW_COLUMNS = [
+    Column("run", lambda r: r.message_id, id=True),
+    Column("claim", lambda r: f"{r.claim_id}: {r.claim}", flexible=True),
+    Column("origin", lambda r: flag_names(r.origin_flags)),
+    Column("proposed", _proposed),
+    Column("confidence", lambda r: f"{r.confidence:.2f}", justify="right"),
+    Column("state", lambda r: state_name(r.state)),
+    Column("reasoning", lambda r: r.reason if r.HasField("reason") else r.reasoning, flexible=True),
+    Column("created", lambda r: local_time(r.created_at), wide_only=True),
+    Column("decided", lambda r: local_time(r.decided_at) if r.HasField("decided_at") else "—", wide_only=True),
+]
 
 
 def run_decide(args: argparse.Namespace, channel) -> int:
     request = investigation_pb2.DecideReviewRequest(
-        message_id=args.message_id, claim_id=args.claim_id, decision=args.decision, reason=args.reason
+        message_id=run_id(Gateway(channel), args.message_id),
+        claim_id=args.claim_id,
+        decision=args.decision,
+        reason=args.reason,
     )
     if getattr(args, "status", None):
         status = investigation_pb2.InvestigationStatus.Value(f"INVESTIGATION_STATUS_{args.status}")

@@ -11,6 +11,7 @@ import grpc
 import factcheck.cli.check as check
 import factcheck.cli.client as client
 import factcheck.cli.view as view
+from factcheck.cli.arguments import non_negative_int
 from factcheck.v1 import factcheck_pb2
 
 
@@ -26,10 +27,10 @@ def add_parsers(commands) -> None:
             "nothing to check, a binary or unreadable file, or an invalid request", "bad arguments"
         ),
     )
-    watch.add_argument("id", help="the run's message id")
+    watch.add_argument("id", help="the run's message id (or its start, as `factcheck list` shows it)")
     watch.add_argument(
         "--after-seq",
-        type=int,
+        type=non_negative_int,
         default=0,
         metavar="N",
         help="show only the events after event N (the `seq` of the last one you saw); default: all",
@@ -45,18 +46,17 @@ def add_parsers(commands) -> None:
         description="Stop a running run: what it stored so far stays, its status becomes CANCELLED.",
         epilog="exit codes: 0 cancelled, 1 the run had already finished, 3 the gateway is unreachable, 5 unknown id",
     )
-    cancel.add_argument("id", help="the run's message id")
+    cancel.add_argument("id", help="the run's message id (or its start, as `factcheck list` shows it)")
     cancel.set_defaults(run=client.gateway_command(run_cancel))
 
 
 def run_watch(args: argparse.Namespace, channel: grpc.Channel) -> int:
-    if args.after_seq < 0:
-        print(f"factcheck watch: --after-seq must not be negative (got {args.after_seq})", file=sys.stderr)
-        return client.EXIT_USAGE
+    args.id = client.run_id(client.Gateway(channel), args.id)
     return check.follow_run(args, channel, lambda follower: follower.watch(args.id, args.after_seq))
 
 
 def run_cancel(args: argparse.Namespace, gateway: client.Gateway) -> int:
+    args.id = client.run_id(gateway, args.id)
     try:
         response = gateway.Cancel(factcheck_pb2.CancelRequest(message_id=args.id), timeout=client.UNARY_TIMEOUT_S)
     except grpc.RpcError as error:

@@ -12,6 +12,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from factcheck.cli.arguments import BASE_PORT, bounded, int_between
 from factcheck.kit.settings import DEFAULT_PORTS
 from factcheck.serving.server import PORT_TAKEN_HINT
 
@@ -29,6 +30,10 @@ class ServiceProcess:
     last_line: str = ""
 
 
+# `serve --gateway`: the command starts the gateway; it does not talk to one.
+NO_GATEWAY = "does not apply: `factcheck serve` starts its own gateway (--host and --base-port say where)"
+
+
 def add_parser(commands) -> None:
     parser = commands.add_parser(
         "serve",
@@ -38,11 +43,12 @@ def add_parser(commands) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
     parser.add_argument(
         "--base-port",
-        type=int,
+        type=int_between(BASE_PORT),
         default=DEFAULT_PORTS["gateway"],
-        help="gateway port; extractor, checker and reporter take the next three (default: 50051)",
+        help=f"gateway port, {bounded(BASE_PORT)}; extractor, checker and reporter take the next three "
+        "(default: 50051)",
     )
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, no_gateway=NO_GATEWAY)
 
 
 def _ports(base_port: int) -> dict[str, int]:

@@ -19,7 +19,10 @@ from rich.rule import Rule
 from rich.text import Text
 
 import factcheck.cli.view as view
+from factcheck.text.wording import counted
 from factcheck.v1 import factcheck_pb2
+
+__all__ = ["counted"]  # the commands' one plural rule, where they import the rest of the terminal's
 
 # Plain output (pipes, files) gets this width unless COLUMNS says otherwise; rich would use 80,
 # which squeezes ids and tables.
@@ -60,10 +63,6 @@ def make_console() -> Console:
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = PIPE_WIDTH
     return console
-
-
-def counted(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def stage_line(stage: str, *parts: str | Text) -> Text:

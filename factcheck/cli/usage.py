@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import grpc
+from rich.console import Console
 
+from factcheck.cli.arguments import positive_int
 from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
-from factcheck.cli.terminal import proto_json
+from factcheck.cli.tables import Column, add_wide_option, print_table
+from factcheck.cli.terminal import make_console, proto_json
 from factcheck.v1 import usage_pb2, usage_pb2_grpc
 
 GROUPS = {
@@ -36,9 +40,10 @@ def add_parsers(commands) -> None:
         metavar="KEYS",
         help="comma-separated group keys among model, stage, mode, day (default: model; 'none' for the total)",
     )
-    usage.add_argument("--days", type=int, default=None, metavar="N", help="the last N days (default 30)")
+    usage.add_argument("--days", type=positive_int, default=None, metavar="N", help="the last N days (default 30)")
     usage.add_argument("--since", metavar="YYYY-MM-DD", help="from this UTC date (instead of --days)")
     usage.add_argument("--until", metavar="YYYY-MM-DD", help="until this UTC date, exclusive (default: now)")
+    add_wide_option(usage)
     usage.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     usage.set_defaults(run=channel_command(run_usage))
 
@@ -72,53 +77,52 @@ def build_request(args: argparse.Namespace, now: datetime) -> usage_pb2.GetUsage
     end = _date(args.until, "--until") if args.until else now
     if args.since and args.days is not None:
         raise ValueError("give --since or --days, not both")
-    if args.days is not None and args.days <= 0:
-        raise ValueError("--days must be positive")
     start = _date(args.since, "--since") if args.since else end - timedelta(days=args.days or 30)
     request.start_time.FromDatetime(start)
     request.end_time.FromDatetime(end)
     return request
 
 
-def _row_label(row: usage_pb2.UsageRow, keys: list[str]) -> list[str]:
-    return [getattr(row, key) or "-" for key in keys]
+@dataclass(frozen=True)
+class UsageLine:
+    """A table row: a group's keys (or "total"), its runs ("" for the total) and what its calls used."""
+
+    labels: list[str]
+    runs: str
+    usage: usage_pb2.RunUsage
 
 
-def render(response: usage_pb2.GetUsageResponse, keys: list[str]) -> str:
-    header = [*keys, "runs", "calls", "failed", "cache hits", "prompt tok", "completion tok", "cost USD"]
-    lines = []
-    for row in response.rows:
-        usage = row.usage
-        lines.append(
-            [
-                *_row_label(row, keys),
-                str(row.runs),
-                str(usage.calls),
-                str(usage.failed_calls),
-                str(usage.cache_hits),
-                str(usage.prompt_tokens),
-                str(usage.completion_tokens),
-                f"{usage.cost_usd:.6f}",
-            ]
-        )
-    total = response.total
-    lines.append(
-        [
-            *(["total"] + [""] * (len(keys) - 1) if keys else []),
-            "",
-            str(total.calls),
-            str(total.failed_calls),
-            str(total.cache_hits),
-            str(total.prompt_tokens),
-            str(total.completion_tokens),
-            f"{total.cost_usd:.6f}",
-        ]
-    )
-    widths = [max(len(cell) for cell in column) for column in zip(header, *lines)]
-    text_lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in [header, *lines]
+def usage_lines(response: usage_pb2.GetUsageResponse, keys: list[str]) -> list[UsageLine]:
+    lines = [UsageLine([getattr(row, key) or "-" for key in keys], f"{row.runs:,}", row.usage) for row in response.rows]
+    total_labels = ["total"] + [""] * (len(keys) - 1) if keys else []
+    return [*lines, UsageLine(total_labels, "", response.total)]
+
+
+def usage_columns(keys: list[str]) -> list[Column]:
+    """The group keys, then the counts; --wide adds cached and estimated figures."""
+
+    def label(key: str, index: int) -> Column:
+        return Column(key, lambda line: line.labels[index], flexible=True)
+
+    def count(header: str, field: str, *, wide_only: bool = False) -> Column:
+        return Column(header, lambda line: f"{getattr(line.usage, field):,}", justify="right", wide_only=wide_only)
+
+    return [
+        *(label(key, index) for index, key in enumerate(keys)),
+        Column("runs", lambda line: line.runs, justify="right"),
+        count("calls", "calls"),
+        count("failed", "failed_calls"),
+        count("cache hits", "cache_hits"),
+        count("estimated", "estimated_calls", wide_only=True),
+        count("tokens in", "prompt_tokens"),
+        count("tokens out", "completion_tokens"),
+        count("cached tokens", "cached_tokens", wide_only=True),
+        Column("cost usd", lambda line: f"{line.usage.cost_usd:.6f}", justify="right"),
     ]
-    return "\n".join(text_lines)
+
+
+def render(console: Console, response: usage_pb2.GetUsageResponse, keys: list[str], *, wide: bool = False) -> None:
+    print_table(console, usage_columns(keys), usage_lines(response, keys), wide=wide)
 
 
 def run_usage(args: argparse.Namespace, channel: grpc.Channel) -> int:
@@ -133,7 +137,7 @@ def run_usage(args: argparse.Namespace, channel: grpc.Channel) -> int:
     if args.json:
         print(proto_json(response, with_defaults=True))
     else:
-        print(render(response, keys))
+        render(make_console(), response, keys, wide=args.wide)
     return EXIT_OK
 
 

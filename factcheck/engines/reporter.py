@@ -49,6 +49,7 @@ from factcheck.engines.reading import one_line
 from factcheck.models.inputs import ReportEntry, ReportInputs, SynthesisInputs, TitleInputs, unanswerable
 from factcheck.text.sentences import STOPWORDS, split_sentences
 from factcheck.text.shorten import ELLIPSIS, shorten
+from factcheck.text.wording import counted
 
 __all__ = ["annotate", "answer", "reliability_score", "score_band", "title", "write_report"]
 
@@ -162,8 +163,8 @@ def _summary(request: ReportInputs) -> str:
     checkers = max((request.checker_count or len(e.verdicts) for e in request.entries), default=0)
     return (
         f"A {len(sentences)}-sentence text ({words} words){about} was fact-checked. "
-        f"{_plural(len(request.entries), 'claim')} {'was' if len(request.entries) == 1 else 'were'} extracted "
-        f"and assessed by {_plural(checkers, 'independent checker')}."
+        f"{counted(len(request.entries), 'claim')} {'was' if len(request.entries) == 1 else 'were'} extracted "
+        f"and assessed by {counted(checkers, 'independent checker')}."
     )
 
 
@@ -359,7 +360,3 @@ def _to_phrase_end(words: list[str]) -> list[str]:
         if words[end - 1].endswith((",", ";")) or (end < len(words) and words[end].lower() in {"and", "or"}):
             return words[:end]
     return words
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"

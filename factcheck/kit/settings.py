@@ -19,6 +19,9 @@ from factcheck.kit.security.tenants import tenant_tokens
 ONNX_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 DEFAULT_PORTS = {"gateway": 50051, "extractor": 50052, "checker": 50053, "reporter": 50054}
+# FACTCHECK_PAGE_TOKEN_KEYS: the current key and, while rotating, the previous one; each long enough to guess
+# no better than a random 128-bit key (e.g. `openssl rand -hex 32`).
+MAX_PAGE_TOKEN_KEYS, MIN_PAGE_TOKEN_KEY_CHARS = 2, 32
 
 
 # How `response_format` is sent, most structured first (the client steps down on a refusal):
@@ -262,6 +265,12 @@ class Settings(BaseSettings):
     auth_tokens: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
     # The token the `factcheck` command sends to the gateway.
     gateway_token: SecretStr | None = None
+    # The keys page tokens are signed with (HMAC-SHA256), comma-separated: the first signs, a second (the
+    # previous one, during a rotation) is still accepted. Empty: a random key the gateway's database holds
+    # (migration 0013), the same for every replica on that database. Secrets, like the tokens above.
+    page_token_keys: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
+    # How long a page token may be used (AIP-158 tokens expire; a listing started again is fresh).
+    page_token_ttl_s: float = Field(default=24 * 3600.0, gt=0)
 
     # --- limits ----------------------------------------------------------------------------
     # Runs the gateway carries out at once (a run counts until it is stored, even when its
@@ -324,7 +333,9 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     log_level: str = "INFO"
 
-    @field_validator("default_checker_models", "auth_tokens", "investigate_search_providers", mode="before")
+    @field_validator(
+        "default_checker_models", "auth_tokens", "investigate_search_providers", "page_token_keys", mode="before"
+    )
     @classmethod
     def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):
@@ -357,6 +368,15 @@ class Settings(BaseSettings):
         tenant_tokens([entry.get_secret_value() for entry in value])  # raises with a message free of secrets
         return value
 
+    @field_validator("page_token_keys")
+    @classmethod
+    def _page_token_keys_are_strong(cls, value: list[SecretStr]) -> list[SecretStr]:
+        if len(value) > MAX_PAGE_TOKEN_KEYS:
+            raise ValueError("takes the current key and at most one previous key (2 at most)")
+        if any(len(key.get_secret_value()) < MIN_PAGE_TOKEN_KEY_CHARS for key in value):
+            raise ValueError(f"each key must be at least {MIN_PAGE_TOKEN_KEY_CHARS} characters")
+        return value
+
     @model_validator(mode="after")
     def _embedded_database(self) -> "Settings":
         if not self.database_url:
@@ -379,7 +399,7 @@ class Settings(BaseSettings):
 
     def secrets(self) -> list[str]:
         """Every secret value in the settings (model keys, tokens, the database password), for redaction."""
-        keys = [self.model_api_key, self.gateway_token, *self.auth_tokens]
+        keys = [self.model_api_key, self.gateway_token, *self.auth_tokens, *self.page_token_keys]
         keys += [override.api_key for override in self.model_providers.values()]
         values = [key.get_secret_value() for key in keys if key is not None and key.get_secret_value()]
         # A `tenant:token` entry: the token alone is the secret a caller sends.

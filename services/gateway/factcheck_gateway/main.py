@@ -50,6 +50,7 @@ from factcheck_gateway.servicers.knowledge import KnowledgeService
 from factcheck_gateway.servicers.reviews import ReviewService
 from factcheck_gateway.servicers.usage import UsageService
 from factcheck_gateway.store.migrate import upgrade_database
+from factcheck_gateway.store.paging import configure_page_tokens
 from factcheck_gateway.store.stage_store import StageStore
 
 log = logging.getLogger("factcheck.gateway")
@@ -116,6 +117,7 @@ async def serve(settings: Settings) -> None:
     database = DatabaseGate(settings.database_url)
     await database.open()
     store = StageStore(settings.database_url)
+    configure_page_tokens([key.get_secret_value() for key in settings.page_token_keys], ttl_s=settings.page_token_ttl_s)
     knowledge = KnowledgeStore(store.engine)
     retriever = Retriever(knowledge, make_reranker(settings.evidence_rerank))
     channels, downstream = open_channels(settings)

@@ -102,12 +102,30 @@ def load_result(store: StageStore, message_id: str, tenant_id: str) -> factcheck
 
 
 def list_results(
-    store: StageStore, page_size: int, page_token: str | None, tenant_id: str
+    store: StageStore,
+    page_size: int,
+    page_token: str | None,
+    tenant_id: str,
+    status: factcheck_pb2.MessageStatus = factcheck_pb2.MESSAGE_STATUS_UNSPECIFIED,
+    mode: factcheck_pb2.Mode = factcheck_pb2.MODE_UNSPECIFIED,
 ) -> tuple[list[factcheck_pb2.ResultSummary], str | None]:
-    """One page of ListResults, each run with its usage (one query for the page)."""
-    records, next_token = store.list_messages(page_size, page_token, tenant_id=tenant_id)
+    """One page of ListResults, each run with its usage (one query for the page); only runs with `status`
+    and of `mode` when they are set (known values: the servicer checked them)."""
+    records, next_token = store.list_messages(
+        page_size,
+        page_token,
+        tenant_id=tenant_id,
+        status=factcheck_pb2.MessageStatus.Name(status).removeprefix("MESSAGE_STATUS_") if status else None,
+        modes=stored_mode_names(mode) if mode else None,
+    )
     usage = LedgerStore(store.engine).run_usage([record.id for record in records])
     return [message_summary(record, usage.get(record.id, UsageTotals())) for record in records], next_token
+
+
+def stored_mode_names(mode: factcheck_pb2.Mode) -> tuple[str | None, ...]:
+    """The request_config["mode"] values of a mode's runs; runs stored before modes existed (None) are fact-checks."""
+    name = MODES[mode].name
+    return (name, None) if MODES[mode] is mode_named(None) else (name,)
 
 
 def message_summary(record: MessageRecord, usage: UsageTotals | None = None) -> factcheck_pb2.ResultSummary:

@@ -500,12 +500,16 @@ class GetResultResponse(_message.Message):
     def __init__(self, result: _Optional[_Union[FactCheckResult, _Mapping]] = ...) -> None: ...
 
 class ListResultsRequest(_message.Message):
-    __slots__ = ("page_size", "page_token")
+    __slots__ = ("page_size", "page_token", "status", "mode")
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
-    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    status: MessageStatus
+    mode: Mode
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., status: _Optional[_Union[MessageStatus, str]] = ..., mode: _Optional[_Union[Mode, str]] = ...) -> None: ...
 
 class ListResultsResponse(_message.Message):
     __slots__ = ("results", "next_page_token")

@@ -26,7 +26,7 @@ from factcheck.v1 import common_pb2 as factcheck_dot_v1_dot_common__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x66\x61\x63tcheck/v1/knowledge.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x19\x66\x61\x63tcheck/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\">\n\x13\x41\x64\x64\x44ocumentsRequest\x12\'\n\tdocuments\x18\x01 \x03(\x0b\x32\x14.factcheck.v1.Source\"L\n\rAddedDocument\x12\x13\n\x0b\x64ocument_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\x12\x15\n\rpassage_count\x18\x03 \x01(\x05\"F\n\x14\x41\x64\x64\x44ocumentsResponse\x12.\n\tdocuments\x18\x01 \x03(\x0b\x32\x1b.factcheck.v1.AddedDocument\",\n\x15\x44\x65leteDocumentRequest\x12\x13\n\x0b\x64ocument_id\x18\x01 \x01(\t\"2\n\x16\x44\x65leteDocumentResponse\x12\x18\n\x10passages_deleted\x18\x01 \x01(\x05\"=\n\x14ListDocumentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"\xfe\x01\n\x0f\x44ocumentSummary\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0b\n\x03url\x18\x03 \x01(\t\x12\x19\n\x0cpublished_at\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x16\n\tauthority\x18\x05 \x01(\x01H\x01\x88\x01\x01\x12\x15\n\rpassage_count\x18\x06 \x01(\x05\x12\x12\n\nchar_count\x18\x07 \x01(\x05\x12\x16\n\x0e\x63ontent_sha256\x18\x08 \x01(\t\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x0f\n\r_published_atB\x0c\n\n_authority\"b\n\x15ListDocumentsResponse\x12\x30\n\tdocuments\x18\x01 \x03(\x0b\x32\x1d.factcheck.v1.DocumentSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"-\n\rSearchRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\r\n\x05top_k\x18\x02 \x01(\x05\"9\n\x0eSearchResponse\x12\'\n\x08passages\x18\x01 \x03(\x0b\x32\x15.factcheck.v1.Passage2\xe5\x02\n\x10KnowledgeService\x12U\n\x0c\x41\x64\x64\x44ocuments\x12!.factcheck.v1.AddDocumentsRequest\x1a\".factcheck.v1.AddDocumentsResponse\x12[\n\x0e\x44\x65leteDocument\x12#.factcheck.v1.DeleteDocumentRequest\x1a$.factcheck.v1.DeleteDocumentResponse\x12X\n\rListDocuments\x12\".factcheck.v1.ListDocumentsRequest\x1a#.factcheck.v1.ListDocumentsResponse\x12\x43\n\x06Search\x12\x1b.factcheck.v1.SearchRequest\x1a\x1c.factcheck.v1.SearchResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x66\x61\x63tcheck/v1/knowledge.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x19\x66\x61\x63tcheck/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"O\n\x13\x41\x64\x64\x44ocumentsRequest\x12\'\n\tdocuments\x18\x01 \x03(\x0b\x32\x14.factcheck.v1.Source\x12\x0f\n\x07replace\x18\x02 \x01(\x08\"^\n\rAddedDocument\x12\x13\n\x0b\x64ocument_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\x12\x15\n\rpassage_count\x18\x03 \x01(\x05\x12\x10\n\x08replaced\x18\x04 \x01(\x08\"F\n\x14\x41\x64\x64\x44ocumentsResponse\x12.\n\tdocuments\x18\x01 \x03(\x0b\x32\x1b.factcheck.v1.AddedDocument\",\n\x15\x44\x65leteDocumentRequest\x12\x13\n\x0b\x64ocument_id\x18\x01 \x01(\t\"2\n\x16\x44\x65leteDocumentResponse\x12\x18\n\x10passages_deleted\x18\x01 \x01(\x05\"=\n\x14ListDocumentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"\xfe\x01\n\x0f\x44ocumentSummary\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0b\n\x03url\x18\x03 \x01(\t\x12\x19\n\x0cpublished_at\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x16\n\tauthority\x18\x05 \x01(\x01H\x01\x88\x01\x01\x12\x15\n\rpassage_count\x18\x06 \x01(\x05\x12\x12\n\nchar_count\x18\x07 \x01(\x05\x12\x16\n\x0e\x63ontent_sha256\x18\x08 \x01(\t\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x0f\n\r_published_atB\x0c\n\n_authority\"b\n\x15ListDocumentsResponse\x12\x30\n\tdocuments\x18\x01 \x03(\x0b\x32\x1d.factcheck.v1.DocumentSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"-\n\rSearchRequest\x12\r\n\x05query\x18\x01 \x01(\t\x12\r\n\x05top_k\x18\x02 \x01(\x05\"9\n\x0eSearchResponse\x12\'\n\x08passages\x18\x01 \x03(\x0b\x32\x15.factcheck.v1.Passage2\xe5\x02\n\x10KnowledgeService\x12U\n\x0c\x41\x64\x64\x44ocuments\x12!.factcheck.v1.AddDocumentsRequest\x1a\".factcheck.v1.AddDocumentsResponse\x12[\n\x0e\x44\x65leteDocument\x12#.factcheck.v1.DeleteDocumentRequest\x1a$.factcheck.v1.DeleteDocumentResponse\x12X\n\rListDocuments\x12\".factcheck.v1.ListDocumentsRequest\x1a#.factcheck.v1.ListDocumentsResponse\x12\x43\n\x06Search\x12\x1b.factcheck.v1.SearchRequest\x1a\x1c.factcheck.v1.SearchResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,25 +34,25 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'factcheck.v1.knowledge_pb2'
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ADDDOCUMENTSREQUEST']._serialized_start=106
-  _globals['_ADDDOCUMENTSREQUEST']._serialized_end=168
-  _globals['_ADDEDDOCUMENT']._serialized_start=170
-  _globals['_ADDEDDOCUMENT']._serialized_end=246
-  _globals['_ADDDOCUMENTSRESPONSE']._serialized_start=248
-  _globals['_ADDDOCUMENTSRESPONSE']._serialized_end=318
-  _globals['_DELETEDOCUMENTREQUEST']._serialized_start=320
-  _globals['_DELETEDOCUMENTREQUEST']._serialized_end=364
-  _globals['_DELETEDOCUMENTRESPONSE']._serialized_start=366
-  _globals['_DELETEDOCUMENTRESPONSE']._serialized_end=416
-  _globals['_LISTDOCUMENTSREQUEST']._serialized_start=418
-  _globals['_LISTDOCUMENTSREQUEST']._serialized_end=479
-  _globals['_DOCUMENTSUMMARY']._serialized_start=482
-  _globals['_DOCUMENTSUMMARY']._serialized_end=736
-  _globals['_LISTDOCUMENTSRESPONSE']._serialized_start=738
-  _globals['_LISTDOCUMENTSRESPONSE']._serialized_end=836
-  _globals['_SEARCHREQUEST']._serialized_start=838
-  _globals['_SEARCHREQUEST']._serialized_end=883
-  _globals['_SEARCHRESPONSE']._serialized_start=885
-  _globals['_SEARCHRESPONSE']._serialized_end=942
-  _globals['_KNOWLEDGESERVICE']._serialized_start=945
-  _globals['_KNOWLEDGESERVICE']._serialized_end=1302
+  _globals['_ADDDOCUMENTSREQUEST']._serialized_end=185
+  _globals['_ADDEDDOCUMENT']._serialized_start=187
+  _globals['_ADDEDDOCUMENT']._serialized_end=281
+  _globals['_ADDDOCUMENTSRESPONSE']._serialized_start=283
+  _globals['_ADDDOCUMENTSRESPONSE']._serialized_end=353
+  _globals['_DELETEDOCUMENTREQUEST']._serialized_start=355
+  _globals['_DELETEDOCUMENTREQUEST']._serialized_end=399
+  _globals['_DELETEDOCUMENTRESPONSE']._serialized_start=401
+  _globals['_DELETEDOCUMENTRESPONSE']._serialized_end=451
+  _globals['_LISTDOCUMENTSREQUEST']._serialized_start=453
+  _globals['_LISTDOCUMENTSREQUEST']._serialized_end=514
+  _globals['_DOCUMENTSUMMARY']._serialized_start=517
+  _globals['_DOCUMENTSUMMARY']._serialized_end=771
+  _globals['_LISTDOCUMENTSRESPONSE']._serialized_start=773
+  _globals['_LISTDOCUMENTSRESPONSE']._serialized_end=871
+  _globals['_SEARCHREQUEST']._serialized_start=873
+  _globals['_SEARCHREQUEST']._serialized_end=918
+  _globals['_SEARCHRESPONSE']._serialized_start=920
+  _globals['_SEARCHRESPONSE']._serialized_end=977
+  _globals['_KNOWLEDGESERVICE']._serialized_start=980
+  _globals['_KNOWLEDGESERVICE']._serialized_end=1337
 # @@protoc_insertion_point(module_scope)

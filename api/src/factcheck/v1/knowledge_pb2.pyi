@@ -11,20 +11,24 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class AddDocumentsRequest(_message.Message):
-    __slots__ = ("documents",)
+    __slots__ = ("documents", "replace")
     DOCUMENTS_FIELD_NUMBER: _ClassVar[int]
+    REPLACE_FIELD_NUMBER: _ClassVar[int]
     documents: _containers.RepeatedCompositeFieldContainer[_common_pb2.Source]
-    def __init__(self, documents: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ...) -> None: ...
+    replace: bool
+    def __init__(self, documents: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., replace: _Optional[bool] = ...) -> None: ...
 
 class AddedDocument(_message.Message):
-    __slots__ = ("document_id", "created", "passage_count")
+    __slots__ = ("document_id", "created", "passage_count", "replaced")
     DOCUMENT_ID_FIELD_NUMBER: _ClassVar[int]
     CREATED_FIELD_NUMBER: _ClassVar[int]
     PASSAGE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    REPLACED_FIELD_NUMBER: _ClassVar[int]
     document_id: str
     created: bool
     passage_count: int
-    def __init__(self, document_id: _Optional[str] = ..., created: _Optional[bool] = ..., passage_count: _Optional[int] = ...) -> None: ...
+    replaced: bool
+    def __init__(self, document_id: _Optional[str] = ..., created: _Optional[bool] = ..., passage_count: _Optional[int] = ..., replaced: _Optional[bool] = ...) -> None: ...
 
 class AddDocumentsResponse(_message.Message):
     __slots__ = ("documents",)

@@ -65,6 +65,8 @@ class KnowledgeServiceServicer:
 
     def AddDocuments(self, request, context):
         """Adds documents, split into passages. A document whose text is already stored is not duplicated.
+        A document whose id is already stored with other text is not overwritten unless the request
+        says `replace`: without it the whole request is refused (ALREADY_EXISTS) and nothing is stored.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

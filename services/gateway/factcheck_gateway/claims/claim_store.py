@@ -5,8 +5,6 @@ Synchronous SQLAlchemy, called through `call_store` like the stage store.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -24,7 +22,7 @@ from factcheck_gateway.store.models import (
     NumericClaimRow,
     VerificationSummaryRow,
 )
-from factcheck_gateway.store.paging import InvalidPageToken, newest_first_page
+from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.stored_results import timestamp
 
 TIER_PROTOS = {
@@ -61,12 +59,9 @@ class ClaimFilter:
     created_after: datetime | None = None
     created_before: datetime | None = None
 
-    def fingerprint(self) -> str:
-        """Ties a page token to the filters it was made for (AIP-158: other filters, other listing)."""
-        values = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in self.__dict__.items()}
-        if values["confidence_level"] is None:
-            del values["confidence_level"]  # a filter added later: tokens of listings without it stay valid
-        return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]
+    def values(self) -> dict[str, Any]:
+        """The filters by name, what a page token is bound to (AIP-158: other filters, other listing)."""
+        return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in self.__dict__.items()}
 
     def conditions(self) -> list[Any]:
         c = ClaimRow
@@ -113,19 +108,20 @@ class ClaimsStore:
         self, tenant_id: str, claim_filter: ClaimFilter, page_size: int, page_token: str | None
     ) -> tuple[list[citations_pb2.ClaimRecord], str | None]:
         """One page of the tenant's claims, newest first; InvalidPageToken for a token of other filters."""
-        fingerprint = claim_filter.fingerprint()
-        inner = None
-        if page_token:
-            inner, _, mark = page_token.rpartition(".")
-            if mark != fingerprint or not inner:
-                raise InvalidPageToken("page token of another listing")
+        listing = Listing("ListClaims", tenant_id, claim_filter.values())
         with Session(self.engine) as session:
-            rows, next_inner = newest_first_page(
-                session, ClaimRow, page_size, inner, ClaimRow.tenant_id == tenant_id, *claim_filter.conditions()
+            rows, next_token = newest_first_page(
+                session,
+                ClaimRow,
+                page_size,
+                page_token,
+                ClaimRow.tenant_id == tenant_id,
+                *claim_filter.conditions(),
+                listing=listing,
             )
             numeric = _numeric_by_claim(session, [r.id for r in rows])
             records = [_record(row, numeric.get(row.id)) for row in rows]
-        return records, f"{next_inner}.{fingerprint}" if next_inner else None
+        return records, next_token
 
     def get_claim(self, tenant_id: str, claim_id: str) -> citations_pb2.ClaimRecord | None:
         """The claim with its citations, corrections and numeric detail; None if unknown or another tenant's."""

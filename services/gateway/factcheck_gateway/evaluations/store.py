@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any, cast
 
@@ -37,7 +37,7 @@ from factcheck_gateway.store.models import (
     ModelCallRecord,
     utc_now,
 )
-from factcheck_gateway.store.paging import newest_first_page
+from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.store.records import StoredEvent
 from factcheck_gateway.store.stage_store import EVENTS_CHANNEL
 
@@ -190,10 +190,15 @@ class EvaluationStore:
     def list_evaluations(
         self, tenant_id: str, page_size: int, page_token: str | None
     ) -> tuple[list[EvaluationRecord], str | None]:
-        """One tenant's evaluations, newest first (InvalidPageToken for a token it did not make)."""
+        """One tenant's evaluations, newest first (InvalidPageToken for a token it did not make for this listing)."""
         with self._sessions() as session:
             rows, next_token = newest_first_page(
-                session, EvaluationRow, page_size, page_token, EvaluationRow.tenant_id == tenant_id
+                session,
+                EvaluationRow,
+                page_size,
+                page_token,
+                EvaluationRow.tenant_id == tenant_id,
+                listing=Listing("ListEvaluations", tenant_id),
             )
             return [_record(row) for row in rows], next_token
 
@@ -205,10 +210,10 @@ class EvaluationStore:
             return [_item(row) for row in rows]
 
     def page_items(
-        self, evaluation_id: str, where: ItemFilter, page_size: int, page_token: str | None
+        self, evaluation_id: str, tenant_id: str, where: ItemFilter, page_size: int, page_token: str | None
     ) -> tuple[list[StoredAnswer], str | None]:
         """One page of an evaluation's answers that pass `where`, newest first (InvalidPageToken for a
-        token it did not make)."""
+        token not made for this evaluation, tenant and filters)."""
         with self._sessions() as session:
             rows, next_token = newest_first_page(
                 session,
@@ -217,6 +222,7 @@ class EvaluationStore:
                 page_token,
                 EvaluationItemRow.evaluation_id == evaluation_id,
                 *where.conditions(),
+                listing=Listing("ListEvaluationItems", tenant_id, {"evaluation_id": evaluation_id, **asdict(where)}),
             )
             return [StoredAnswer(_item(row), row.created_at) for row in rows], next_token
 

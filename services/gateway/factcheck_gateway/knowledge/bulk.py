@@ -1,6 +1,6 @@
 """Loading many documents into the knowledge store at once: a million passages in minutes.
 
-`KnowledgeStore.add_documents` (AddDocuments, `factcheck kb add`) stores one document per
+`KnowledgeStore.add_documents` (AddDocuments, `factcheck kb add`) stores a call's documents in one
 transaction and indexes each passage as it goes: right for a few documents at a time.
 `bulk_load` is for an operator's initial load or a large import (and the benchmark):
 

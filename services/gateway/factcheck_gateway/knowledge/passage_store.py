@@ -26,14 +26,14 @@ from itertools import combinations
 
 from sqlalchemy import Connection, Engine, Row, RowMapping, TextClause, bindparam, delete, exists, select, text
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.ranking import BM25, idf
 from factcheck_gateway.knowledge.tokens import search_terms, term_counts
 from factcheck_gateway.knowledge.upkeep import refresh_after_load
 from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage
-from factcheck_gateway.store.paging import newest_first_page
+from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.store.records import storable
 
 log = logging.getLogger("factcheck.gateway.knowledge")
@@ -79,8 +79,18 @@ class SourceDocument:
 @dataclass(frozen=True)
 class AddedDocument:
     document_id: str
-    created: bool
+    created: bool  # False: the tenant had the text already (document_id is the document holding it)
     passage_count: int
+    replaced: bool = False  # it replaced the tenant's document of that id, which held other text
+
+
+class DocumentsExist(Exception):
+    """Documents whose ids the tenant already has, holding other text: (index in the request, id) of
+    each. Nothing was stored; `replace` would have replaced them."""
+
+    def __init__(self, conflicts: list[tuple[int, str]]) -> None:
+        super().__init__(f"{len(conflicts)} document ids are stored with other text")
+        self.conflicts = conflicts
 
 
 @dataclass(frozen=True)
@@ -127,12 +137,22 @@ class KnowledgeStore:
         self._lengths = _AverageLength()
         self._rarity = _SqliteRarity()
 
-    def add_documents(self, documents: list[SourceDocument], *, tenant_id: str) -> list[AddedDocument]:
-        """Store the tenant's documents and their passages; a text the tenant already stored is not stored again.
+    def add_documents(
+        self, documents: list[SourceDocument], *, tenant_id: str, replace: bool = False
+    ) -> list[AddedDocument]:
+        """Store the tenant's documents and their passages, all of them or none (one transaction).
 
-        A new text under an existing id replaces that document (an edited file re-ingested).
+        A text the tenant already stored is not stored again: the document holding it is returned. A
+        document whose id the tenant has, holding other text, replaces that document only with `replace`
+        (an edited file added again); without it, DocumentsExist names every such document and nothing
+        is stored: nothing a caller added is overwritten unless the caller asked for it.
         """
-        added = [self._add(document, tenant_id) for document in documents]
+        documents = [SourceDocument(*(storable(value) for value in astuple(d))) for d in documents]
+        with self._sessions.begin() as session:
+            conflicts = [] if replace else _conflicts(session, documents, tenant_id)
+            if conflicts:
+                raise DocumentsExist(conflicts)
+            added = [_add(session, document, tenant_id) for document in documents]
         if any(a.created for a in added):
             self._refresh_after_load()
         return added
@@ -147,54 +167,6 @@ class KnowledgeStore:
                     self._lengths.forget()
         except SQLAlchemyError as error:  # the documents are stored; a later load tries again
             log.warning("knowledge store upkeep after a load failed: %s", error)
-
-    def _add(self, document: SourceDocument, tenant_id: str) -> AddedDocument:
-        document = SourceDocument(*(storable(value) for value in astuple(document)))
-        digest = document.content_sha256
-        with self._sessions.begin() as session:
-            existing = session.scalar(
-                select(KnowledgeDocument).where(
-                    KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.content_sha256 == digest
-                )
-            )
-            if existing is not None:
-                return AddedDocument(existing.id, False, existing.passage_count)
-            document_id = document.id or f"doc-{digest[:16]}"
-            _delete_passages(session, tenant_id, document_id)
-            session.execute(
-                delete(KnowledgeDocument).where(
-                    KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.id == document_id
-                )
-            )
-            chunks = chunk_text(document.text)
-            session.add(
-                KnowledgeDocument(
-                    tenant_id=tenant_id,
-                    id=document_id,
-                    title=document.title or document_id,
-                    url=document.url,
-                    published_at=document.published_at,
-                    authority=document.authority,
-                    text=document.text,
-                    content_sha256=digest,
-                    char_count=len(document.text),
-                    passage_count=len(chunks),
-                )
-            )
-            session.flush()  # the document row first: passages reference it
-            session.add_all(
-                KnowledgePassage(
-                    tenant_id=tenant_id,
-                    document_id=document_id,
-                    chunk_index=i,
-                    text=chunk.text,
-                    start_offset=chunk.start,
-                    end_offset=chunk.end,
-                    section=chunk.heading,
-                )
-                for i, chunk in enumerate(chunks)
-            )
-            return AddedDocument(document_id, True, len(chunks))
 
     def delete_document(self, document_id: str, *, tenant_id: str) -> int:
         """Remove the tenant's document and its passages; returns the passage count.
@@ -221,7 +193,12 @@ class KnowledgeStore:
         """The tenant's documents, newest first."""
         with self._sessions() as session:
             rows, next_token = newest_first_page(
-                session, KnowledgeDocument, page_size, page_token, KnowledgeDocument.tenant_id == tenant_id
+                session,
+                KnowledgeDocument,
+                page_size,
+                page_token,
+                KnowledgeDocument.tenant_id == tenant_id,
+                listing=Listing("ListDocuments", tenant_id),
             )
             return [_summary(row) for row in rows], next_token
 
@@ -828,6 +805,80 @@ def _read_lexeme_frequencies(connection: Connection) -> _LexemeFrequencies:
         return _LexemeFrequencies({}, 0.0, float(row.passages))
     # most_common_elem_freqs: one share per lexeme, then the minimum, the maximum and the null share.
     return _LexemeFrequencies(dict(zip(row.lexemes, row.shares)), row.shares[len(row.lexemes)], float(row.passages))
+
+
+def _conflicts(session: Session, documents: list[SourceDocument], tenant_id: str) -> list[tuple[int, str]]:
+    """(index, id) of each document that would replace one of the tenant's with other text: its id is
+    stored, its text is not (neither stored nor earlier in the request, where it would be kept as is)."""
+    ids = [document.id for document in documents if document.id]
+    rows = session.execute(
+        select(KnowledgeDocument.id, KnowledgeDocument.content_sha256).where(
+            KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.id.in_(ids)
+        )
+    )
+    stored = {document_id: digest for document_id, digest in rows}
+    digests = {document.content_sha256 for document in documents}
+    known = set(
+        session.scalars(
+            select(KnowledgeDocument.content_sha256).where(
+                KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.content_sha256.in_(digests)
+            )
+        )
+    )
+    conflicts = []
+    for index, document in enumerate(documents):
+        digest = document.content_sha256
+        if document.id in stored and stored[document.id] != digest and digest not in known:
+            conflicts.append((index, document.id))
+        known.add(digest)
+    return conflicts
+
+
+def _add(session: Session, document: SourceDocument, tenant_id: str) -> AddedDocument:
+    """Store one document in the session's transaction (see `KnowledgeStore.add_documents`)."""
+    digest = document.content_sha256
+    existing = session.scalar(
+        select(KnowledgeDocument).where(
+            KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.content_sha256 == digest
+        )
+    )
+    if existing is not None:
+        return AddedDocument(existing.id, False, existing.passage_count)
+    document_id = document.id or f"doc-{digest[:16]}"
+    same_id = (KnowledgeDocument.tenant_id == tenant_id, KnowledgeDocument.id == document_id)
+    replaced = bool(session.scalar(select(exists().where(*same_id))))
+    _delete_passages(session, tenant_id, document_id)
+    session.execute(delete(KnowledgeDocument).where(*same_id))
+    chunks = chunk_text(document.text)
+    session.add(
+        KnowledgeDocument(
+            tenant_id=tenant_id,
+            id=document_id,
+            title=document.title or document_id,
+            url=document.url,
+            published_at=document.published_at,
+            authority=document.authority,
+            text=document.text,
+            content_sha256=digest,
+            char_count=len(document.text),
+            passage_count=len(chunks),
+        )
+    )
+    session.flush()  # the document row first: passages reference it (and the next document sees it)
+    session.add_all(
+        KnowledgePassage(
+            tenant_id=tenant_id,
+            document_id=document_id,
+            chunk_index=i,
+            text=chunk.text,
+            start_offset=chunk.start,
+            end_offset=chunk.end,
+            section=chunk.heading,
+        )
+        for i, chunk in enumerate(chunks)
+    )
+    session.flush()
+    return AddedDocument(document_id, True, len(chunks), replaced=replaced)
 
 
 def _delete_passages(session, tenant_id: str, document_id: str) -> None:

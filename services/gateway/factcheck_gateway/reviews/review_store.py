@@ -29,7 +29,7 @@ from factcheck_gateway.store.models import (
     RunEvent,
     utc_now,
 )
-from factcheck_gateway.store.paging import newest_first_page
+from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.store.records import StageRow, storable
 from factcheck_gateway.store.stage_store import EVENTS_CHANNEL, _stage_values
 
@@ -122,8 +122,11 @@ class ReviewStore:
             conditions.append(InvestigationReview.message_id == message_id)
         if not include_decided:
             conditions.append(InvestigationReview.state == REVIEW_PENDING)
+        listing = Listing("ListReviews", tenant_id, {"message_id": message_id, "include_decided": include_decided})
         with self._sessions() as session:
-            rows, token = newest_first_page(session, InvestigationReview, page_size, page_token, *conditions)
+            rows, token = newest_first_page(
+                session, InvestigationReview, page_size, page_token, *conditions, listing=listing
+            )
             return [_record(row) for row in rows], token
 
     def decide(

@@ -1,6 +1,10 @@
 """Database work behind the gateway's unary RPCs: paging rules, id checks, and which store
 failures are outages.
 
+A page token that was not made for the listing it is used with (forged, altered, expired, another
+tenant's, RPC's or filters': store/paging.py) is the caller's INVALID_ARGUMENT (AIP-158), for every
+listing the same way.
+
 Only a real outage (the database unreachable, a connection lost, the pool exhausted, SQLite
 locked) is UNAVAILABLE. A conflict with a concurrent call (a PostgreSQL deadlock or
 serialization failure, a unique key another call inserted first) is retried a few times,
@@ -18,7 +22,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from factcheck.kit.errors import Aborted, InvalidArgument, Reason, Unavailable, check_argument
 from factcheck.text.text_safety import excerpt, has_unsafe_characters
-from factcheck_gateway.store.paging import InvalidPageToken, decode_page_token
+from factcheck_gateway.store.paging import InvalidPageToken
 
 log = logging.getLogger("factcheck.gateway")
 
@@ -36,21 +40,6 @@ def page_size(requested: int) -> int:
     """The page size to use: 0 means the default, larger than the maximum is capped, negative is refused."""
     check_argument(requested >= 0, "page_size", f"page_size must not be negative (got {requested})")
     return min(requested or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-
-
-def page_token(token: str) -> str | None:
-    """The page token to pass on (None for the first page); INVALID_ARGUMENT if it is not one we made."""
-    if not token:
-        return None
-    try:
-        decode_page_token(token)
-    except InvalidPageToken:
-        raise InvalidArgument(
-            "page_token is not valid: pass the next_page_token of the previous page, or none for the first page",
-            field="page_token",
-            reason=Reason.INVALID_PAGE_TOKEN,
-        ) from None
-    return token
 
 
 def resource_id(field: str, value: str) -> str:
@@ -91,6 +80,8 @@ async def call_store(unavailable: str, function, *args, **kwargs):
             raise Unavailable(
                 unavailable, reason=Reason.DATABASE_UNAVAILABLE, retry_after_s=DATABASE_RETRY_AFTER_S
             ) from error
+        except InvalidPageToken as error:
+            raise InvalidArgument(error.message, field="page_token", reason=Reason.INVALID_PAGE_TOKEN) from None
         except DataError as error:
             log.info("%s refused a value: %s", name, excerpt(str(error.orig), 200))
             raise InvalidArgument(

@@ -12,12 +12,11 @@ from datetime import UTC, datetime
 import grpc
 
 from factcheck.core.domain import is_known_enum
-from factcheck.kit.errors import InvalidArgument, NotFound, Reason, check_argument
+from factcheck.kit.errors import InvalidArgument, NotFound, check_argument
 from factcheck.kit.security.tenants import caller_tenant
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2
 from factcheck_gateway.claims.claim_store import ClaimFilter, ClaimsStore
 from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
-from factcheck_gateway.store.paging import InvalidPageToken
 
 CLAIMS_UNAVAILABLE = "The claims store is unavailable. Try again shortly."
 TIER_NAMES = {
@@ -42,22 +41,14 @@ class ClaimsService(citations_pb2_grpc.ClaimsServiceServicer):
         self, request: citations_pb2.ListClaimsRequest, context: grpc.aio.ServicerContext
     ) -> citations_pb2.ListClaimsResponse:
         claim_filter = claim_filter_of(request)
-        try:
-            records, token = await call_store(
-                CLAIMS_UNAVAILABLE,
-                self._store.list_claims,
-                caller_tenant(),
-                claim_filter,
-                page_size(request.page_size),
-                request.page_token or None,
-            )
-        except InvalidPageToken:
-            raise InvalidArgument(
-                "page_token is not valid for this listing: pass the next_page_token of the previous page "
-                "with the same filters, or none for the first page",
-                field="page_token",
-                reason=Reason.INVALID_PAGE_TOKEN,
-            ) from None
+        records, token = await call_store(
+            CLAIMS_UNAVAILABLE,
+            self._store.list_claims,
+            caller_tenant(),
+            claim_filter,
+            page_size(request.page_size),
+            request.page_token or None,
+        )
         return citations_pb2.ListClaimsResponse(claims=records, next_page_token=token or "")
 
     async def GetClaim(

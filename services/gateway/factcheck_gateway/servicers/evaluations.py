@@ -54,7 +54,7 @@ from factcheck_gateway.ledger.budget import Budget, run_budget
 from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.request_validation import check_budget
-from factcheck_gateway.runs.database_calls import call_store, page_size, page_token, resource_id
+from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
 from factcheck_gateway.runs.registry import RECOVERY_BATCH, gateway_owner_id
 from factcheck_gateway.runs.watch import EventHub
 from factcheck_gateway.store.models import FINAL_STATUSES, STATUS_COMPLETE, STATUS_FAILED, utc_now
@@ -348,7 +348,7 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
     async def ListEvaluations(
         self, request: evaluation_pb2.ListEvaluationsRequest, context: grpc.aio.ServicerContext
     ) -> evaluation_pb2.ListEvaluationsResponse:
-        size, token = page_size(request.page_size), page_token(request.page_token)
+        size, token = page_size(request.page_size), request.page_token or None
         records, next_token = await call_store(
             EVALUATIONS_UNAVAILABLE, self._store.list_evaluations, caller_tenant(), size, token
         )
@@ -382,11 +382,12 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
     async def ListEvaluationItems(
         self, request: evaluation_pb2.ListEvaluationItemsRequest, context: grpc.aio.ServicerContext
     ) -> evaluation_pb2.ListEvaluationItemsResponse:
-        record = await self._existing(resource_id("evaluation_id", request.evaluation_id), caller_tenant())
-        size, token = page_size(request.page_size), page_token(request.page_token)
+        tenant = caller_tenant()
+        record = await self._existing(resource_id("evaluation_id", request.evaluation_id), tenant)
+        size, token = page_size(request.page_size), request.page_token or None
         where = _item_filter(request)
         answers, next_token = await call_store(
-            EVALUATIONS_UNAVAILABLE, self._store.page_items, record.id, where, size, token
+            EVALUATIONS_UNAVAILABLE, self._store.page_items, record.id, tenant, where, size, token
         )
         claims = await asyncio.to_thread(
             drawn_items, record.config, record.custom_items, {stored.result.set_name for stored in answers}

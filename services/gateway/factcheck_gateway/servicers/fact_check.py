@@ -16,6 +16,7 @@ from functools import partial
 
 import grpc
 
+from factcheck.core.domain import is_known_enum
 from factcheck.kit.errors import (
     Aborted,
     AlreadyExists,
@@ -40,7 +41,6 @@ from factcheck_gateway.runs.database_calls import (
     OUTAGES,
     call_store,
     page_size,
-    page_token,
     resource_id,
 )
 from factcheck_gateway.runs.database_gate import DatabaseGate
@@ -324,13 +324,21 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
     async def ListResults(
         self, request: factcheck_pb2.ListResultsRequest, context: grpc.aio.ServicerContext
     ) -> factcheck_pb2.ListResultsResponse:
+        for field, enum_type, value in (
+            ("status", factcheck_pb2.MessageStatus, request.status),
+            ("mode", factcheck_pb2.Mode, request.mode),
+        ):
+            names = ", ".join(name for name in enum_type.keys() if not name.endswith("_UNSPECIFIED"))
+            check_argument(not value or is_known_enum(enum_type, value), field, f"{field} must be one of {names}")
         results, next_token = await call_store(
             RESULTS_UNAVAILABLE,
             list_results,
             self._store,
             page_size(request.page_size),
-            page_token(request.page_token),
+            request.page_token or None,
             caller_tenant(),
+            request.status,
+            request.mode,
         )
         return factcheck_pb2.ListResultsResponse(results=results, next_page_token=next_token or "")
 

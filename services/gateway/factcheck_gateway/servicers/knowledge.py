@@ -2,6 +2,10 @@
 
 Every call works within the caller's tenant (`caller_tenant()`): another tenant's documents
 are never listed, found or deleted, and their ids are NOT_FOUND exactly as unknown ones.
+
+Nothing a caller added is overwritten without its consent: AddDocuments with a document whose id the
+tenant already has, holding other text, is ALREADY_EXISTS (nothing stored) unless the request says
+`replace`.
 """
 
 from __future__ import annotations
@@ -10,14 +14,15 @@ import logging
 
 import grpc
 
-from factcheck.kit.errors import NotFound, Reason, check_argument
+from factcheck.kit.errors import AlreadyExists, NotFound, Reason, check_argument
 from factcheck.kit.security.tenants import caller_tenant
 from factcheck.text.text_safety import excerpt
+from factcheck.text.wording import counted
 from factcheck.v1 import knowledge_pb2, knowledge_pb2_grpc
-from factcheck_gateway.knowledge.passage_store import DocumentSummary, KnowledgeStore
+from factcheck_gateway.knowledge.passage_store import DocumentsExist, DocumentSummary, KnowledgeStore
 from factcheck_gateway.knowledge.retrieval import Retriever
 from factcheck_gateway.request_validation import validate_sources
-from factcheck_gateway.runs.database_calls import call_store, page_size, page_token, resource_id
+from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
 from factcheck_gateway.stored_results import timestamp
 
 log = logging.getLogger("factcheck.gateway.knowledge")
@@ -26,6 +31,8 @@ MAX_DOCUMENTS_PER_CALL = 100
 DEFAULT_TOP_K, MAX_TOP_K = 5, 50
 MAX_QUERY_CHARS = 2_000
 STORE_UNAVAILABLE = "The knowledge store is unavailable. Try again shortly."
+# ErrorInfo metadata values are cut at 200 characters: the indexes of the documents at fault stay whole.
+MAX_INDEXES_CHARS = 200
 
 
 class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
@@ -40,13 +47,22 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
             request.documents, "documents", max_count=MAX_DOCUMENTS_PER_CALL, name_missing=False
         )
         check_argument(documents, "documents", "documents must list at least one document")
-        added = await call_store(
-            STORE_UNAVAILABLE, self._store.add_documents, list(documents), tenant_id=caller_tenant()
-        )
+        try:
+            added = await call_store(
+                STORE_UNAVAILABLE,
+                self._store.add_documents,
+                list(documents),
+                tenant_id=caller_tenant(),
+                replace=request.replace,
+            )
+        except DocumentsExist as exists:
+            raise already_stored(exists.conflicts) from None
         self._retriever.forget_documents(caller_tenant())
         return knowledge_pb2.AddDocumentsResponse(
             documents=[
-                knowledge_pb2.AddedDocument(document_id=a.document_id, created=a.created, passage_count=a.passage_count)
+                knowledge_pb2.AddedDocument(
+                    document_id=a.document_id, created=a.created, passage_count=a.passage_count, replaced=a.replaced
+                )
                 for a in added
             ]
         )
@@ -76,7 +92,7 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
             STORE_UNAVAILABLE,
             self._store.list_documents,
             page_size(request.page_size),
-            page_token(request.page_token),
+            request.page_token or None,
             tenant_id=caller_tenant(),
         )
         return knowledge_pb2.ListDocumentsResponse(
@@ -103,6 +119,26 @@ class KnowledgeService(knowledge_pb2_grpc.KnowledgeServiceServicer):
             tenant_id=caller_tenant(),
         )
         return knowledge_pb2.SearchResponse(passages=evidence.passages)
+
+
+def already_stored(conflicts: list[tuple[int, str]]) -> AlreadyExists:
+    """ALREADY_EXISTS for the documents that would overwrite stored ones: the message names the first,
+    ErrorInfo.metadata["document_indexes"] lists every one that fits ("0,3,7"), ResourceInfo the first."""
+    index, document_id = conflicts[0]
+    more = f" (and {counted(len(conflicts) - 1, 'more document')})" if len(conflicts) > 1 else ""
+    indexes = ""
+    for position, _ in conflicts:
+        if len(indexes) + len(str(position)) + 1 > MAX_INDEXES_CHARS:
+            break
+        indexes = f"{indexes},{position}" if indexes else str(position)
+    return AlreadyExists(
+        f"documents[{index}]: a document with id '{excerpt(document_id)}' is already stored with other text{more}; "
+        "set replace to overwrite it, or give the document another id",
+        reason=Reason.DOCUMENT_ALREADY_EXISTS,
+        resource_type="factcheck.v1.Document",
+        resource_name=document_id,
+        metadata={"document_indexes": indexes},
+    )
 
 
 def _summary(document: DocumentSummary) -> knowledge_pb2.DocumentSummary:

@@ -26,7 +26,7 @@ from factcheck_gateway.reviews.review_store import (
     ReviewStore,
     RunStillRunning,
 )
-from factcheck_gateway.runs.database_calls import call_store, page_size, page_token, resource_id
+from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
 from factcheck_gateway.stored_results import timestamp
 
 STORE_UNAVAILABLE = "The review store is unavailable. Try again shortly."
@@ -54,7 +54,7 @@ class ReviewService(investigation_pb2_grpc.ReviewServiceServicer):
             message_id=message_id,
             include_decided=request.include_decided,
             page_size=page_size(request.page_size),
-            page_token=page_token(request.page_token),
+            page_token=request.page_token or None,
         )
         return investigation_pb2.ListReviewsResponse(
             reviews=[review_proto(r) for r in reviews], next_page_token=token or ""

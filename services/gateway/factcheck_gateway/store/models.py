@@ -660,3 +660,17 @@ class EvaluationEventRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
 
     __table_args__ = (PrimaryKeyConstraint("evaluation_id", "seq"),)
+
+
+# --- secrets the gateway replicas share (migration 0013) ------------------------------------------------
+
+
+class ServerKey(Base):
+    """A random secret created once in the database, so that every gateway replica on it uses the same
+    one: "page_tokens" signs page tokens unless FACTCHECK_PAGE_TOKEN_KEYS is set (store/paging.py)."""
+
+    __tablename__ = "server_keys"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    secret: Mapped[str] = mapped_column(String(128), nullable=False)  # hex
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)

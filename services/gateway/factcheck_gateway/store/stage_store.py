@@ -27,7 +27,7 @@ from factcheck_gateway.store.models import (
     RunEvent,
     utc_now,
 )
-from factcheck_gateway.store.paging import newest_first_page
+from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.store.records import (
     LEASE_CANCEL_REQUESTED,
     LEASE_ENDED,
@@ -122,13 +122,29 @@ class StageStore:
             return _message_record(row)
 
     def list_messages(
-        self, page_size: int, page_token: str | None, *, tenant_id: str
+        self,
+        page_size: int,
+        page_token: str | None,
+        *,
+        tenant_id: str,
+        status: str | None = None,
+        modes: Sequence[str | None] | None = None,
     ) -> tuple[list[MessageRecord], str | None]:
-        """One tenant's runs, newest first, keyset-paged on (created_at, id) so pages stay stable while rows are added."""
+        """One tenant's runs, newest first, keyset-paged on (created_at, id) so pages stay stable while rows
+        are added; only those with `status` (e.g. "COMPLETE") and one of `modes` when given (stored mode
+        names, request_config["mode"]; None stands for runs stored without one)."""
+        conditions: list[Any] = [Message.tenant_id == tenant_id]
+        if status is not None:
+            conditions.append(Message.status == status)
+        if modes is not None:
+            stored_mode = Message.request_config["mode"].as_string()
+            matches = [stored_mode.in_([mode for mode in modes if mode is not None])]
+            if None in modes:
+                matches.append(stored_mode.is_(None))
+            conditions.append(or_(*matches))
+        listing = Listing("ListResults", tenant_id, {"status": status, "modes": modes})
         with self._sessions() as session:
-            rows, next_token = newest_first_page(
-                session, Message, page_size, page_token, Message.tenant_id == tenant_id
-            )
+            rows, next_token = newest_first_page(session, Message, page_size, page_token, *conditions, listing=listing)
             return [_message_record(row) for row in rows], next_token
 
     # --- stages -------------------------------------------------------------------------------------

@@ -877,8 +877,12 @@ export interface GetResultResponse {
 export interface ListResultsRequest {
   /** Runs per page, at most 100 (larger is capped); 0 means the default (20). */
   pageSize: number;
-  /** From a previous response's next_page_token; empty for the first page. */
+  /** From a previous response's next_page_token (with the same filters); empty for the first page. */
   pageToken: string;
+  /** Only runs with this status now; UNSPECIFIED: every status. */
+  status: MessageStatus;
+  /** Only runs of this mode (runs stored before modes existed are MODE_FACT_CHECK); UNSPECIFIED: every mode. */
+  mode: Mode;
 }
 
 /** One page of runs. */
@@ -6154,7 +6158,7 @@ export const GetResultResponse: MessageFns<GetResultResponse> = {
 };
 
 function createBaseListResultsRequest(): ListResultsRequest {
-  return { pageSize: 0, pageToken: "" };
+  return { pageSize: 0, pageToken: "", status: 0, mode: 0 };
 }
 
 export const ListResultsRequest: MessageFns<ListResultsRequest> = {
@@ -6164,6 +6168,12 @@ export const ListResultsRequest: MessageFns<ListResultsRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(18).string(message.pageToken);
+    }
+    if (message.status !== 0) {
+      writer.uint32(24).int32(message.status);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(32).int32(message.mode);
     }
     return writer;
   },
@@ -6197,6 +6207,22 @@ export const ListResultsRequest: MessageFns<ListResultsRequest> = {
             message.pageToken = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6221,6 +6247,8 @@ export const ListResultsRequest: MessageFns<ListResultsRequest> = {
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : "",
+      status: isSet(object.status) ? messageStatusFromJSON(object.status) : 0,
+      mode: isSet(object.mode) ? modeFromJSON(object.mode) : 0,
     };
   },
 
@@ -6232,6 +6260,12 @@ export const ListResultsRequest: MessageFns<ListResultsRequest> = {
     if (message.pageToken !== "") {
       obj.pageToken = message.pageToken;
     }
+    if (message.status !== 0) {
+      obj.status = messageStatusToJSON(message.status);
+    }
+    if (message.mode !== 0) {
+      obj.mode = modeToJSON(message.mode);
+    }
     return obj;
   },
 
@@ -6242,6 +6276,8 @@ export const ListResultsRequest: MessageFns<ListResultsRequest> = {
     const message = createBaseListResultsRequest();
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
+    message.status = object.status ?? 0;
+    message.mode = object.mode ?? 0;
     return message;
   },
 };

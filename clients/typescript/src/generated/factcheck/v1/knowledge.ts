@@ -27,8 +27,14 @@ export const protobufFileName = "factcheck/v1/knowledge.proto";
 
 /** Documents to add to the caller's tenant's knowledge store. */
 export interface AddDocumentsRequest {
-  /** 1-20 documents (text required; id derived from the text when empty). */
+  /** 1-100 documents (text required; id derived from the text when empty); no id twice. */
   documents: Source[];
+  /**
+   * Replace a stored document that has the same id and other text (its passages go with it). False:
+   * such a document refuses the whole request with ALREADY_EXISTS, ErrorInfo.metadata["document_indexes"]
+   * listing the documents at fault ("0,3") and ResourceInfo naming the first; nothing is stored.
+   */
+  replace: boolean;
 }
 
 /** What became of one requested document. */
@@ -39,6 +45,8 @@ export interface AddedDocument {
   created: boolean;
   /** Passages the document was split into. */
   passageCount: number;
+  /** True when it replaced a stored document with the same id and other text (AddDocumentsRequest.replace). */
+  replaced: boolean;
 }
 
 /** The result of AddDocuments. */
@@ -116,13 +124,16 @@ export interface SearchResponse {
 }
 
 function createBaseAddDocumentsRequest(): AddDocumentsRequest {
-  return { documents: [] };
+  return { documents: [], replace: false };
 }
 
 export const AddDocumentsRequest: MessageFns<AddDocumentsRequest> = {
   encode(message: AddDocumentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.documents) {
       Source.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.replace !== false) {
+      writer.uint32(16).bool(message.replace);
     }
     return writer;
   },
@@ -148,6 +159,14 @@ export const AddDocumentsRequest: MessageFns<AddDocumentsRequest> = {
             message.documents.push(Source.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replace = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -165,6 +184,7 @@ export const AddDocumentsRequest: MessageFns<AddDocumentsRequest> = {
       documents: globalThis.Array.isArray(object?.documents)
         ? object.documents.map((e: any) => Source.fromJSON(e))
         : [],
+      replace: isSet(object.replace) ? globalThis.Boolean(object.replace) : false,
     };
   },
 
@@ -172,6 +192,9 @@ export const AddDocumentsRequest: MessageFns<AddDocumentsRequest> = {
     const obj: any = {};
     if (message.documents?.length) {
       obj.documents = message.documents.map((e) => Source.toJSON(e));
+    }
+    if (message.replace !== false) {
+      obj.replace = message.replace;
     }
     return obj;
   },
@@ -182,12 +205,13 @@ export const AddDocumentsRequest: MessageFns<AddDocumentsRequest> = {
   fromPartial<I extends Exact<DeepPartial<AddDocumentsRequest>, I>>(object: I): AddDocumentsRequest {
     const message = createBaseAddDocumentsRequest();
     message.documents = object.documents?.map((e) => Source.fromPartial(e)) || [];
+    message.replace = object.replace ?? false;
     return message;
   },
 };
 
 function createBaseAddedDocument(): AddedDocument {
-  return { documentId: "", created: false, passageCount: 0 };
+  return { documentId: "", created: false, passageCount: 0, replaced: false };
 }
 
 export const AddedDocument: MessageFns<AddedDocument> = {
@@ -200,6 +224,9 @@ export const AddedDocument: MessageFns<AddedDocument> = {
     }
     if (message.passageCount !== 0) {
       writer.uint32(24).int32(message.passageCount);
+    }
+    if (message.replaced !== false) {
+      writer.uint32(32).bool(message.replaced);
     }
     return writer;
   },
@@ -241,6 +268,14 @@ export const AddedDocument: MessageFns<AddedDocument> = {
             message.passageCount = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.replaced = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -266,6 +301,7 @@ export const AddedDocument: MessageFns<AddedDocument> = {
         : isSet(object.passage_count)
         ? globalThis.Number(object.passage_count)
         : 0,
+      replaced: isSet(object.replaced) ? globalThis.Boolean(object.replaced) : false,
     };
   },
 
@@ -280,6 +316,9 @@ export const AddedDocument: MessageFns<AddedDocument> = {
     if (message.passageCount !== 0) {
       obj.passageCount = Math.round(message.passageCount);
     }
+    if (message.replaced !== false) {
+      obj.replaced = message.replaced;
+    }
     return obj;
   },
 
@@ -291,6 +330,7 @@ export const AddedDocument: MessageFns<AddedDocument> = {
     message.documentId = object.documentId ?? "";
     message.created = object.created ?? false;
     message.passageCount = object.passageCount ?? 0;
+    message.replaced = object.replaced ?? false;
     return message;
   },
 };
@@ -1087,7 +1127,11 @@ export const SearchResponse: MessageFns<SearchResponse> = {
  */
 export type KnowledgeServiceService = typeof KnowledgeServiceService;
 export const KnowledgeServiceService = {
-  /** Adds documents, split into passages. A document whose text is already stored is not duplicated. */
+  /**
+   * Adds documents, split into passages. A document whose text is already stored is not duplicated.
+   * A document whose id is already stored with other text is not overwritten unless the request
+   * says `replace`: without it the whole request is refused (ALREADY_EXISTS) and nothing is stored.
+   */
   addDocuments: {
     path: "/factcheck.v1.KnowledgeService/AddDocuments" as const,
     requestStream: false as const,
@@ -1134,7 +1178,11 @@ export const KnowledgeServiceService = {
 } as const;
 
 export interface KnowledgeServiceServer extends UntypedServiceImplementation {
-  /** Adds documents, split into passages. A document whose text is already stored is not duplicated. */
+  /**
+   * Adds documents, split into passages. A document whose text is already stored is not duplicated.
+   * A document whose id is already stored with other text is not overwritten unless the request
+   * says `replace`: without it the whole request is refused (ALREADY_EXISTS) and nothing is stored.
+   */
   addDocuments: handleUnaryCall<AddDocumentsRequest, AddDocumentsResponse>;
   /** Removes a document and its passages; NOT_FOUND for an unknown id. */
   deleteDocument: handleUnaryCall<DeleteDocumentRequest, DeleteDocumentResponse>;
@@ -1145,7 +1193,11 @@ export interface KnowledgeServiceServer extends UntypedServiceImplementation {
 }
 
 export interface KnowledgeServiceClient extends Client {
-  /** Adds documents, split into passages. A document whose text is already stored is not duplicated. */
+  /**
+   * Adds documents, split into passages. A document whose text is already stored is not duplicated.
+   * A document whose id is already stored with other text is not overwritten unless the request
+   * says `replace`: without it the whole request is refused (ALREADY_EXISTS) and nothing is stored.
+   */
   addDocuments(
     request: AddDocumentsRequest,
     callback: (error: ServiceError | null, response: AddDocumentsResponse) => void,

@@ -1,0 +1,176 @@
+"""The listings' one table (factcheck/cli/tables.py) and short ids (factcheck/cli/ids.py): a line per row
+cut with "…" to fit, ids shortened as gh shows commit hashes and taken back by any unambiguous start,
+`--wide` whole; then every listing command against the running suite, and `list --status/--mode`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+
+import pytest
+from rich.console import Console
+
+from factcheck.cli import ids
+from factcheck.cli.results import RESULT_COLUMNS
+from factcheck.cli.tables import Column, fit, print_table
+from factcheck.v1 import factcheck_pb2
+from tests import test_cli
+from tests.test_cli import FACTCHECK, cli_environment, run_id
+
+RUN = "2887f1ba-5c3d-4e6f-8a9b-0c1d2e3f4a5b"
+LONG_TITLE = "Fact-check: " + "the Eiffel Tower, its height, its paint and the year it was completed " * 3
+QUESTION = "Fact-check this content"
+
+# test_cli's fixtures: the shared suite on SQLite, its fake model server, and the command.
+suite, factcheck, fake_models = test_cli.suite, test_cli.factcheck, test_cli.fake_models
+
+
+def printed(rows, width: int, *, wide: bool = False, columns=RESULT_COLUMNS) -> list[str]:
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    print_table(console, columns, rows, wide=wide)
+    return console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+
+
+def summary(**values) -> factcheck_pb2.ResultSummary:
+    defaults = dict(message_id=RUN, question=QUESTION, title=LONG_TITLE, status=factcheck_pb2.MESSAGE_STATUS_COMPLETE)
+    return factcheck_pb2.ResultSummary(**{**defaults, **values})
+
+
+# --- the table ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", [60, 80, 120, 200])
+def test_a_row_is_one_line_cut_to_fit(width):
+    lines = printed([summary(), summary(message_id="9" * 8 + RUN[8:], mode=factcheck_pb2.MODE_COUNCIL)], width)
+    assert len(lines) == 3 and all(len(line) <= width for line in lines)
+    assert lines[0].split() == ["ID", "CREATED", "MODE", "STATUS", "TITLE"]  # the question only with --wide
+    assert lines[1].startswith("2887f1ba  ") and RUN not in lines[1]  # a UUID by its first 8 characters
+    assert lines[1].endswith("…") and "Fact-check:" not in lines[1]  # the title cut; the mode says fact-check
+    assert "council" in lines[2]
+
+
+def test_wide_shows_every_value_whole_and_the_wide_columns():
+    [header, row] = printed([summary()], 80, wide=True)
+    assert header.split()[:6] == ["ID", "CREATED", "MODE", "STATUS", "TITLE", "QUESTION"]
+    assert row.startswith(RUN) and LONG_TITLE.removeprefix("Fact-check: ").strip() in row and QUESTION in row
+    assert "…" not in row and len(row) > 80
+
+
+def test_untrusted_cells_cannot_drive_the_terminal():
+    [_, row] = printed([summary(title="Fact-check: \x1b[31mred\x1b]0;title\x07")], 200)
+    assert "\x1b" not in row and "\x07" not in row
+
+
+def test_fit_cuts_the_flexible_columns_first_then_the_widest_others():
+    assert fit([10, 20, 30], [False, True, True], 100) == [10, 20, 30]  # it fits
+    assert fit([10, 20, 30], [False, True, True], 50) == [10, 18, 18]  # 46 for the three, shared
+    assert fit([10, 20, 30], [False, True, True], 55) == [10, 20, 21]  # the narrow one whole, the rest to the other
+    assert fit([10, 20, 30], [False, False, True], 34) == [10, 12, 8]  # the flexible down to 8, then the widest
+    assert fit([10, 5], [False, False], 9) == [4, 4]  # none below 4: the line runs 1 over
+
+
+def test_numbers_are_right_aligned():
+    columns = [Column("name", lambda r: r[0]), Column("count", lambda r: r[1], justify="right")]
+    assert printed([("a", "1"), ("b", "1,234")], 40, columns=columns) == ["NAME  COUNT", "a         1", "b     1,234"]
+
+
+# --- short ids ---------------------------------------------------------------------------------------------
+
+
+def pages(*pages: list[str]):
+    """A listing of ids in pages (tokens "1", "2", ...)."""
+
+    def page(token: str) -> tuple[list[str], str]:
+        index = int(token or 0)
+        return pages[index], str(index + 1) if index + 1 < len(pages) else ""
+
+    return page
+
+
+def test_a_prefix_stands_for_the_one_id_that_starts_with_it():
+    other = "2887f1bb-0000-4000-8000-000000000000"
+    listing = pages([other, "a" * 8 + RUN[8:]], [RUN])
+    assert ids.short_id(RUN) == "2887f1ba" and ids.short_id("knowledge/a.md") == "knowledge/a.md"
+    assert ids.expand("2887f1ba", listing, "run") == RUN  # found on the second page
+    assert ids.expand(RUN, listing, "run") == RUN  # a whole id is never looked up
+    assert ids.expand("not-hex-at-all", listing, "run") == "not-hex-at-all"  # nor what cannot be a prefix
+    with pytest.raises(ids.AmbiguousId, match=r"'2887f1b' is the start of more than one run id \(2887f1bb, 2887f1ba\)"):
+        ids.expand("2887f1b", listing, "run")
+    with pytest.raises(ids.UnknownId, match="no run id starts with 'ffff'"):
+        ids.expand("ffff", listing, "run")
+
+
+# --- the commands ------------------------------------------------------------------------------------------
+
+
+def narrow(suite, *args: str, columns: int = 70) -> subprocess.CompletedProcess:
+    env = {**cli_environment(suite.gateway_target), "COLUMNS": str(columns)}
+    return subprocess.run([str(FACTCHECK), *args], capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.mark.e2e
+def test_every_listing_prints_one_line_per_row_and_takes_wide(suite, factcheck, tmp_path):
+    run_id(factcheck)
+    note = tmp_path / "a-note-with-a-rather-long-file-name-about-the-tides-of-the-bay-of-fundy.md"
+    note.write_text("# The tides of the Bay of Fundy, the highest in the world\n\nThey reach 16 metres.\n")
+    assert factcheck("kb", "add", str(note)).returncode == 0
+    try:
+        for command in (
+            ["list"],
+            ["kb", "list"],
+            ["claims"],
+            ["reviews", "list", "--all"],
+            ["eval", "list"],
+            ["usage"],
+        ):
+            done = narrow(suite, *command)
+            assert done.returncode == 0, (command, done.stderr)
+            lines = [line for line in done.stdout.splitlines() if line and not line.lower().startswith("next page")]
+            assert all(len(line) <= 70 for line in lines), (command, lines)
+            if len(lines) > 1 or lines[0].isupper():  # a table (an empty listing says so instead)
+                assert lines[0] == lines[0].upper(), (command, lines[0])  # gh's header
+            wide = narrow(suite, *command, "--wide")
+            assert wide.returncode == 0, (command, wide.stderr)
+        [row] = [line for line in narrow(suite, "kb", "list").stdout.splitlines() if line.startswith("a-note")]
+        assert "…" in row  # the id cut to fit; --wide shows it whole
+        assert note.name in narrow(suite, "kb", "list", "--wide").stdout
+    finally:
+        factcheck("kb", "delete", note.name)
+
+
+@pytest.mark.e2e
+def test_list_filters_by_status_and_mode_and_show_takes_a_short_id(factcheck):
+    message_id = run_id(factcheck)
+    complete = json.loads(factcheck("list", "--json", "--status", "complete", "--mode", "fact-check").stdout)
+    assert message_id in [r["messageId"] for r in complete["results"]]
+    assert {r["status"] for r in complete["results"]} == {"MESSAGE_STATUS_COMPLETE"}
+    assert all(r.get("mode", "MODE_FACT_CHECK") == "MODE_FACT_CHECK" for r in complete["results"])
+    council = json.loads(factcheck("list", "--json", "--mode", "council").stdout)
+    assert message_id not in [r["messageId"] for r in council.get("results", [])]
+    failed = factcheck("list", "--status", "failed", "--page-size", "1")
+    assert failed.returncode == 0 and message_id[:8] not in failed.stdout
+
+    shown = factcheck("show", message_id[:8], "--json")  # as `factcheck list` shows it
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["messageId"] == message_id
+    unknown = factcheck("show", "ffffffff")
+    assert unknown.returncode == 5 and unknown.stderr.startswith(
+        "factcheck: not found: no run id starts with 'ffffffff'"
+    )
+    assert factcheck("cancel", message_id[:8]).returncode == 1  # resolved, then: already finished
+
+
+@pytest.mark.e2e
+def test_list_next_page_keeps_the_filters(factcheck):
+    for _ in range(2):
+        run_id(factcheck)
+    first = factcheck("list", "--status", "complete", "--page-size", "1")
+    [hint] = [line for line in first.stdout.splitlines() if line.startswith("Next page:")]
+    command = hint.removeprefix("Next page: ").split()
+    assert command[:6] == ["factcheck", "list", "--status", "complete", "--page-size", "1"]
+    second = factcheck(*command[1:])
+    assert second.returncode == 0, second.stderr
+    changed = factcheck("list", "--status", "failed", "--page-token", command[-1])  # other filters
+    assert changed.returncode == 2 and "page_token is not valid for this listing" in changed.stderr
