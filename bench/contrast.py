@@ -188,11 +188,11 @@ def errors(judged: Sequence[Judged], limit: int) -> list[Judged]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engines", default=",".join(ENGINES))
-    parser.add_argument("--split", default="all", choices=("dev", "test", "all"))
+    parser.add_argument("--split", default="all", choices=("dev", "test", "heldout", "all"))
     parser.add_argument("--show-errors", type=int, default=0, help="print this many wrong verdicts per engine")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
-    splits = ("dev", "test") if args.split == "all" else (args.split,)
+    splits = ("dev", "test", "heldout") if args.split == "all" else (args.split,)
     report: dict = {}
     for engine in args.engines.split(","):
         for split in splits:

@@ -25,8 +25,11 @@ script's own rules (not the suite's):
   (gold UNVERIFIABLE);
 - `subject`: the claim's subject (the page title, where the claim opens with it) swapped for another page's title
   (gold UNVERIFIABLE: the passage is about something else).
-Each item has a `split`: `dev` (tune on it) or `test` (report it), by a hash of the page title, so a page's items
-are on one side. Deterministic (seeded); the output is byte-identical on every run.
+Each item has a `split`: `dev` (the grounding rules were tuned on it) or `test` (report it), by a hash of the page
+title, so a page's items are on one side; and `heldout`: claims FEVER Symmetric (github.com/TalSchuster/FeverSymmetric
+@ fa25d17, CC BY-SA 3.0; another training source of the checker) pairs with an evidence sentence that supports
+them, without a page title, changed by the same rules, and read only once the rules were settled. Deterministic
+(seeded); the output is byte-identical on every run.
 """
 
 from __future__ import annotations
@@ -45,6 +48,15 @@ OUTPUT = ROOT / "bench" / "data" / "contrast" / "contrast.jsonl"
 REPO = "copenlu+sufficient_facts"
 COMMIT = "1fbc36364f5639d294299784958599fda0978472"
 PARTS = ("fever", "vitaminc")
+# The held-out split's source: FEVER Symmetric (github.com/TalSchuster/FeverSymmetric @ fa25d17; CC BY-SA 3.0).
+HELD_OUT_REPO = "TalSchuster+FeverSymmetric"
+HELD_OUT_COMMIT = "fa25d17e73ea0694edc78133ec654b9f32f6db73"
+HELD_OUT_FILES = (
+    "symmetric_v0.1/fever_symmetric_full.jsonl",
+    "symmetric_v0.1/fever_symmetric_generated.jsonl",
+    "symmetric_v0.2/fever_symmetric_dev.jsonl",
+    "symmetric_v0.2/fever_symmetric_test.jsonl",
+)
 SEED = 20261205
 DEV_SHARE = 0.5
 # A kept claim's words the passage must hold: the passage states the claim, more or less in its words.
@@ -109,11 +121,26 @@ def detokenize(text: str) -> str:
     return " ".join(text.split())
 
 
-def git_show(mirror: Path, path: str) -> str:
-    gitdir = mirror / REPO / "repo"
+def git_show(mirror: Path, path: str, repo: str = REPO, commit: str = COMMIT) -> str:
+    gitdir = mirror / repo / "repo"
     return subprocess.run(
-        ["git", "--git-dir", str(gitdir), "show", f"{COMMIT}:{path}"], check=True, capture_output=True, text=True
+        ["git", "--git-dir", str(gitdir), "show", f"{commit}:{path}"], check=True, capture_output=True, text=True
     ).stdout
+
+
+def held_out_pairs(mirror: Path) -> list[dict]:
+    """(claim, "", evidence sentence) for every FEVER Symmetric pair that SUPPORTS its claim, one per claim: the
+    `heldout` split, from another source than the other two, read only to report (no page title)."""
+    pairs: dict[str, dict] = {}
+    for path in HELD_OUT_FILES:
+        for line in git_show(mirror, path, HELD_OUT_REPO, HELD_OUT_COMMIT).splitlines():
+            row = json.loads(line)
+            if (row.get("label") or row.get("gold_label")) != "SUPPORTS":
+                continue
+            evidence = row.get("evidence") or row.get("evidence_sentence") or ""
+            claim = detokenize(row["claim"])
+            pairs.setdefault(claim, {"claim": claim, "title": "", "passage": detokenize(evidence), "source": "fever-symmetric"})
+    return [pairs[claim] for claim in sorted(pairs)]
 
 
 def supported_pairs(mirror: Path) -> list[dict]:
@@ -299,8 +326,14 @@ def mentions_a_place(text: str) -> bool:
 
 
 def build(mirror: Path) -> list[dict]:
-    rng = random.Random(SEED)
     pairs = [p for p in supported_pairs(mirror) if keep(p)]
+    known = {p["claim"] for p in pairs}
+    held_out = [p for p in held_out_pairs(mirror) if keep(p) and p["claim"] not in known]
+    # Each source is changed with its own draws and its own pools of names, so one never moves the other.
+    return contrast_items(pairs, random.Random(SEED), "c") + contrast_items(held_out, random.Random(SEED + 1), "h")
+
+
+def contrast_items(pairs: list[dict], rng: random.Random, prefix: str) -> list[dict]:
     slot_names: dict[str, list[str]] = {}
     for pair in pairs:
         for m in _SLOT.finditer(pair["claim"]):
@@ -312,11 +345,11 @@ def build(mirror: Path) -> list[dict]:
     copies: list[dict] = []
     for index, pair in enumerate(pairs):
         base = {
-            "id": f"c{index:04d}",
+            "id": f"{prefix}{index:04d}",
             "title": pair["title"],
             "passage": pair["passage"],
             "source": pair["source"],
-            "split": split_of(pair["title"]),
+            "split": "heldout" if pair["source"] == "fever-symmetric" else split_of(pair["title"]),
         }
         items.append({**base, "change": "supported", "claim": pair["claim"], "gold": "VERIFIED", "passage_value": None})
         for number, changed in enumerate(changed_copies(pair, rng, slot_names, titles)):

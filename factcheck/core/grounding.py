@@ -52,7 +52,7 @@ from factcheck.text.specifics import (
     rivals,
     text_facts,
 )
-from factcheck.text.synonyms import fold_binding
+from factcheck.text.synonyms import fold, fold_binding
 
 # Words of a name too common to say which thing it is ("Mount Kilimanjaro" is named by "Kilimanjaro").
 _GENERIC_NAME_WORDS = frozenset(
@@ -113,6 +113,9 @@ class Grounding:
     # The claim denies something ("is not", "never") that its cited sentence does not deny: whatever else the
     # sentence states, it does not state the denial.
     denial_unstated: bool = False
+    # Every content word of the claim (synonyms folded) stands in its cited sentence or that passage's title: the
+    # sentence says the claim in its own words.
+    worded: bool = False
 
     @property
     def grounded(self) -> bool:
@@ -179,7 +182,14 @@ def ground(claim: str, passages: Sequence[PassageText]) -> Grounding:
         verbatim=all(how.get(id(s)) == VERBATIM for s in found),
         polarity_differs=citation is not None and _polarity_differs(claim, citation.text, subject),
         denial_unstated=citation is not None and _denial_unstated(claim, citation.text),
+        worded=citation is not None and _worded(claim, citation),
     )
+
+
+def _worded(claim: str, sentence: SentenceRef) -> bool:
+    wanted = {fold(s) for s in _content_stems(claim)}
+    held = {fold(s) for s in _content_stems(sentence.text) | _content_stems(sentence.passage.title)}
+    return bool(wanted) and wanted <= held
 
 
 _NEGATIONS = frozenset("not never cannot".split())

@@ -13,6 +13,9 @@ engine, by `factcheck.core.grounding`:
   never another event's value. Where every specific is stated, a judge's DISPUTED stands only on an explicit
   wording conflict (a negation, a weaker quantifier); the judge's reading alone ("the model reads it as refuted")
   is no contradiction of anything the claim names, and the claim is UNVERIFIABLE.
+- A claim the judge left UNVERIFIABLE is VERIFIED (MEDIUM) when one sentence about its subject holds every
+  specific and every content word of it (synonyms folded) and denies nothing of it: a lexical entailment the
+  small model missed.
 - A VERIFIED judgement cites the sentence that grounds the claim (the one about its subject holding most of its
   specifics) and is HIGH only when every specific is stated verbatim; a DISPUTED one the judge reached without
   such a conflict (a negation, the model's reading) is at most MEDIUM.
@@ -44,6 +47,9 @@ from factcheck.text.specifics import KIND_DATE, KIND_FIGURE, KIND_NAME
 # (DISPUTED), and a specific no passage states (UNVERIFIABLE).
 CONFLICT_SCORE = 0.9
 MISSING_SCORE = 0.75
+# The probability given to a VERIFIED these rules reach where the judge did not: the claim's every word and
+# specific in one sentence about its subject.
+WORDED_SCORE = 0.75
 _CONFLICT_KIND = {KIND_DATE: CONFLICT_DATE, KIND_FIGURE: CONFLICT_FIGURE, KIND_NAME: CONFLICT_NAME}
 # A judge's DISPUTED that stands when every specific is stated: the wording says the opposite of the claim.
 EXPLICIT_WORDING_CONFLICTS = (CONFLICT_NEGATION, CONFLICT_QUANTIFIER)
@@ -119,6 +125,11 @@ def _stated(judgement: Judgement, claim: str, grounding: Grounding) -> Judgement
             quote=quote or judgement.quote,
             confidence=confidence,
         )
+    if judgement.verdict == UNVERIFIABLE and not judgement.partial and grounding.specifics and grounding.worded:
+        # Every specific stated about the subject, every word of the claim in that one sentence, nothing denied:
+        # the sentence says the claim, whatever a small model made of its wording.
+        passage_id, quote = _cited(claim, grounding)
+        return Judgement(VERIFIED, "MEDIUM", None, passage_id, quote, WORDED_SCORE)
     if judgement.verdict == DISPUTED:
         if judgement.conflict in EXPLICIT_WORDING_CONFLICTS:
             # Every specific is stated, and the wording says the opposite ("not", "some" for "all"): a

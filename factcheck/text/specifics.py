@@ -342,6 +342,15 @@ def _terms(text: str, tokens: Sequence[_Token]) -> list[tuple[_Token, str, str]]
                 continue
         if token.lower in _TERMS:
             found.append((token, *_TERMS[token.lower]))
+        elif "-" in token.lower and token.lower.split("-")[0] in _TERMS:
+            # "third-round", "north-facing": the compound's first word is the term
+            first = token.word.split("-")[0]
+            found.append(
+                (
+                    _Token(first, first.lower(), token.start, token.start + len(first), token.capital),
+                    *_TERMS[first.lower()],
+                )
+            )
         index += 1
     return found
 
