@@ -428,13 +428,30 @@ async def test_both_engines_are_registered_and_answer_in_the_spec_format():
 
 
 def test_the_nli_engine_reports_partial_support_in_the_evidence_line(monkeypatch):
+    claim = "Marie Curie was born in Warsaw in 1867 and moved to Paris in 1891."
+    scripted = ScriptedModel({"and moved": (0.9, 0.02, 0.05, 0.03), "Marie Curie was born": (0.9, 0.02, 0.05, 0.03)})
+    monkeypatch.setattr(nli_judge, "default_model", lambda: scripted)
+    answer = checker_nli.answer(_inputs([claim], [CURIE]))
+    # The model reads every piece as stated; the passage names neither Paris nor 1891: not verified, and why.
+    assert "VERIFICATION claim_1: UNVERIFIABLE" in answer
+    assert 'Evidence: Partly supported: [P1] Source states "' in answer
+    assert "but the sources do not mention Paris or 1891." in answer
+
+
+def test_a_part_the_passage_gives_otherwise_is_disputed_with_its_value(monkeypatch):
     claim = "Marie Curie was born in Warsaw in 1867 and won the Nobel Prize in Chemistry in 1903."
     scripted = ScriptedModel({"and won": (0.9, 0.02, 0.05, 0.03), "Marie Curie was born": (0.9, 0.02, 0.05, 0.03)})
     monkeypatch.setattr(nli_judge, "default_model", lambda: scripted)
     answer = checker_nli.answer(_inputs([claim], [CURIE]))
-    assert "VERIFICATION claim_1: UNVERIFIABLE" in answer
-    assert 'Evidence: Partly supported: [P1] Source states "' in answer
-    assert 'but not stated: "Marie Curie won the Nobel Prize in Chemistry in 1903".' in answer
+    # The 1903 prize was Physics: the same attribute's value, from the sentence that states it.
+    assert "VERIFICATION claim_1: DISPUTED" in answer
+    assert (
+        "Correction: Marie Curie was born in Warsaw in 1867 and won the Nobel Prize in Physics (not Chemistry) in 1903 [P1]"
+        in answer
+    )
+    assert (
+        'Sources: [P1] "In 1903 she shared the Nobel Prize in Physics with Pierre Curie and Henri Becquerel."' in answer
+    )
 
 
 # --- the shipped model end to end (verdicts any reasonable entailment model gives) ---

@@ -171,7 +171,10 @@ def ground(claim: str, passages: Sequence[PassageText]) -> Grounding:
         (found if id(specific) in holders or by_title else missing).append(specific)
     if subject is not None and sentences:
         how[id(subject)] = VERBATIM if any(_subject_verbatim(subject, s) for s in sentences) else "referred"
-    conflicts = tuple(c for s in missing if (c := _conflict(claim, s, sentences)) is not None)
+    # Without a name, what a claim is about is its first content word ("The museum holds ..."): a sentence that only
+    # says "It holds ..." does not say which thing, so it contradicts nothing.
+    about = sentences if subject is not None else _about_unnamed_subject(claim, sentences)
+    conflicts = tuple(c for s in missing if (c := _conflict(claim, s, about)) is not None)
     citation = _citation(claim, specifics, subject, sentences, holders, conflicts)
     return Grounding(
         specifics=specifics,
@@ -235,6 +238,30 @@ def _denial_unstated(claim: str, sentence: str) -> bool:
 
 def _content_stems(text: str) -> set[str]:
     return {stem(t.lower) for t in text_facts(text).tokens if t.lower not in STOPWORDS and len(t.lower) > 1}
+
+
+def _about_unnamed_subject(claim: str, sentences: Sequence[SentenceRef]) -> list[SentenceRef]:
+    """The sentences that name the first content word of a claim without a name (or whose passage's title does), or
+    refer back ("It ...") to one that does, as `_about_subject` follows a named one."""
+    first = next((t for t in text_facts(claim).tokens if t.lower not in STOPWORDS and t.lower.isalpha()), None)
+    if first is None:
+        return list(sentences)
+    about: list[SentenceRef] = []
+    previous: SentenceRef | None = None
+    wanted = stem(first.lower)
+    for sentence in sentences:
+        # A sentence of the subject's own page (its title names it) is about it, as with a named subject.
+        names_it = wanted in text_facts(sentence.text).stems or wanted in text_facts(sentence.passage.title).stems
+        follows = (
+            previous is not None
+            and previous.passage is sentence.passage
+            and previous in about
+            and refers_back(sentence.text)
+        )
+        if names_it or follows:
+            about.append(sentence)
+        previous = sentence
+    return about
 
 
 def _best_how(known: str | None, stated: Sequence[Occurrence]) -> str:
@@ -591,7 +618,12 @@ def _conflict(claim: str, specific: Specific, sentences: Sequence[SentenceRef]) 
             c
             for c in candidates
             if (specific.kind == KIND_NAME and _same_place(claim, specific, facts, c))
-            or (specific.kind == KIND_NAME and len(candidates) == 1 and _both_located(claim, specific, facts, c))
+            or (
+                specific.kind == KIND_NAME
+                and len(candidates) == 1
+                and _both_located(claim, specific, facts, c)
+                and _same_event(claim, specific, facts)
+            )
             or (specific.kind != KIND_NAME and _same_distinctive_place(claim, specific, facts, c))
             or _same_day_another_year(specific, facts, c)
             or (heads is not None and _head_stands_by(heads, facts, values, c.start, c.end))
@@ -663,6 +695,38 @@ def _both_located(claim: str, specific: Specific, facts: TextFacts, candidate: O
     ]
     sentence_before = [t.lower for t in facts.tokens if t.end <= candidate.start and t.lower not in _DETERMINERS]
     return bool(claim_before and sentence_before) and claim_before[-1] in _LOCATIVE and sentence_before[-1] in _LOCATIVE
+
+
+def _same_event(claim: str, specific: Specific, facts: TextFacts) -> bool:
+    """The sentence tells of the claim's event: it states another of the claim's specifics (its year, say) or holds
+    the claim's predicate ("debuted as a singer in South Korea in 1972" for "started in New Caledonia in 1972"; not
+    "born in Warsaw in 1867" for "moved to Paris in 1891")."""
+    start, end = _clause_of(claim, specific)
+    others = [
+        o
+        for o in claim_specifics(claim)
+        if o.start != specific.start and o.kind != KIND_NAME and start <= o.start < end
+    ]
+    if any(occurrences(other, facts) for other in others):
+        return True
+    predicate = _predicate(claim[start:end])
+    return predicate is not None and predicate in {_bound_word(t.lower) for t in facts.tokens}
+
+
+# Where a claim's clauses meet ("born in Warsaw in 1867 and moved to Paris in 1891").
+_CLAUSE_SEAM = re.compile(r",?\s+(?:and|but|while|whereas|then)\s+|;\s*|,\s+")
+
+
+def _clause_of(claim: str, specific: Specific) -> tuple[int, int]:
+    """The span of the claim's clause that holds the specific."""
+    start, end = 0, len(claim)
+    for seam in _CLAUSE_SEAM.finditer(claim):
+        if seam.end() <= specific.start:
+            start = seam.end()
+        elif seam.start() >= specific.end:
+            end = seam.start()
+            break
+    return start, end
 
 
 def _same_distinctive_place(claim: str, specific: Specific, facts: TextFacts, candidate: Occurrence) -> bool:

@@ -1,6 +1,8 @@
 """`local/checker-overlap`: word overlap as a checker, the plain baseline every checker must beat.
 
-A claim's verdict rests on its best passage: the one holding the largest share of the claim's words
+`plain_overlap` is word overlap alone (bench/checker_accuracy.py's word-overlap baseline); the engine holds it to
+the grounding rules as every built-in checker is (grounded.py: never VERIFIED with a specific its passages do not
+state, DISPUTED on a stated conflict of the same attribute). A claim's plain verdict rests on its best passage: the one holding the largest share of the claim's words
 (`evidence_windows.word_overlap`: lower-cased, stopwords left out). VERIFIED at or above
 OVERLAP_THRESHOLD, else UNVERIFIABLE; it never says DISPUTED (shared words cannot tell a
 contradiction). Confidence: HIGH from HIGH_CONFIDENCE_OVERLAP up (nearly every word of the claim is
@@ -34,10 +36,10 @@ HIGH_CONFIDENCE_OVERLAP = 0.9
 @isolated
 def overlap_judge(claim: str, passages: Sequence[PassageText]) -> Judgement:
     """Word overlap's verdict, grounded (grounded.py: a VERIFIED needs every specific of the claim stated)."""
-    return grounded(_overlap(claim, passages), claim, passages)
+    return grounded(plain_overlap(claim, passages), claim, passages)
 
 
-def _overlap(claim: str, passages: Sequence[PassageText]) -> Judgement:
+def plain_overlap(claim: str, passages: Sequence[PassageText]) -> Judgement:
     """VERIFIED when the best passage holds at least OVERLAP_THRESHOLD of the claim's words, else UNVERIFIABLE.
     `score` is the overlap for VERIFIED and one minus it for UNVERIFIABLE (how far it is from verifying)."""
     if not passages:
