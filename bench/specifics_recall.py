@@ -85,7 +85,7 @@ def recall(pairs: Sequence[tuple[Item, tuple[int, int]]], read: Callable[[Item],
     return {kind: (seen[kind], total[kind]) for kind in KINDS if total[kind]}
 
 
-def time_per_item(items: Sequence[Item], read_both: Callable[[Item], None]) -> float:
+def time_per_item(items: Sequence[Item], read_both: Callable[[Item], object]) -> float:
     started = time.perf_counter()
     for item in items:
         read_both(item)
