@@ -33,6 +33,7 @@ Pure and deterministic; no model.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -174,7 +175,7 @@ def ground(claim: str, passages: Sequence[PassageText]) -> Grounding:
     # Without a name, what a claim is about is its first content word ("The museum holds ..."): a sentence that only
     # says "It holds ..." does not say which thing, so it contradicts nothing.
     about = sentences if subject is not None else _about_unnamed_subject(claim, sentences)
-    conflicts = tuple(c for s in missing if (c := _conflict(claim, s, about)) is not None)
+    conflicts = _distinct(tuple(c for s in missing if (c := _conflict(claim, s, about, subject)) is not None))
     citation = _citation(claim, specifics, subject, sentences, holders, conflicts)
     return Grounding(
         specifics=specifics,
@@ -580,14 +581,18 @@ def _list_around(values: list[tuple[int, int]], text: str, start: int, end: int)
 # --- conflicts ---------------------------------------------------------------------------------------------
 
 
-def _conflict(claim: str, specific: Specific, sentences: Sequence[SentenceRef]) -> Conflict | None:
-    """A value of the same attribute that a sentence about the subject states instead of `specific`: explicit when
-    it stands where the claim's does (after the same word: "in Kenya" / "in Tanzania") or beside the word the claim
-    binds it to; else, for a figure or date, the one other value of its kind in a sentence that says the same
-    thing of the subject (not explicit). A name of a known category needs an explicit rival: "an American author"
-    does not say where an author lives."""
+def _conflict(
+    claim: str, specific: Specific, sentences: Sequence[SentenceRef], subject: Specific | None = None
+) -> Conflict | None:
+    """A value of the same attribute that a sentence about the subject states instead of `specific`: one that
+    stands where the claim's does (after the same words: "in Kenya" / "in Tanzania", "released on June 28"), a full
+    date off by its year alone, a lifespan's date for "born"/"died"; or one beside the word the claim binds it to or
+    by the claim's predicate, in a sentence that says most of what the claim says (one that shares only the subject
+    and a verb tells of something else: "served as a senator from 2005" is no term as president). A name of a known
+    category needs its place: "an American author" does not say where an author lives."""
     heads = _heads(claim, specific)
     claim_names = _name_words(claim)
+    predicate = _Heads(_predicate(claim), None)
     for sentence in sentences:
         facts = text_facts(sentence.text)
         if specific.kind == KIND_TERM:
@@ -613,27 +618,25 @@ def _conflict(claim: str, specific: Specific, sentences: Sequence[SentenceRef]) 
         if not candidates:
             continue
         values = _same_kind_spans(specific, facts)
-        predicate = _Heads(_predicate(claim), None)
-        placed = [
-            c
-            for c in candidates
-            if (specific.kind == KIND_NAME and _same_place(claim, specific, facts, c))
-            or (
-                specific.kind == KIND_NAME
-                and len(candidates) == 1
-                and _both_located(claim, specific, facts, c)
-                and _same_event(claim, specific, facts)
-            )
-            or (specific.kind != KIND_NAME and _same_distinctive_place(claim, specific, facts, c))
-            or _same_day_another_year(specific, facts, c)
-            or (heads is not None and _head_stands_by(heads, facts, values, c.start, c.end))
-            or (
-                specific.kind != KIND_NAME
-                and predicate.before is not None
-                and _head_stands_by(predicate, facts, values, c.start, c.end)
-            )
-        ]
-        chosen = _nearest_to_neighbour(claim, specific, facts, placed)
+        says_most = _says_most_of(claim, specific, subject, sentence)
+
+        def placed(c: Occurrence) -> bool:
+            # Where the value stands says it is the claim's attribute ...
+            if specific.kind == KIND_NAME:
+                if _same_place(claim, specific, facts, c):
+                    return True
+                located = len(candidates) == 1 and _both_located(claim, specific, facts, c)
+                return located and _same_event(claim, specific, facts)
+            if _same_distinctive_place(claim, specific, facts, c) or _same_day_another_year(specific, facts, c):
+                return True
+            if heads is not None and heads.before in _lifespan_roles(facts, c.start):
+                return True
+            # ... or a word beside it does, in a sentence that says most of what the claim says.
+            bound = heads is not None and _head_stands_by(heads, facts, values, c.start, c.end)
+            by_predicate = predicate.before is not None and _head_stands_by(predicate, facts, values, c.start, c.end)
+            return says_most and (bound or by_predicate)
+
+        chosen = _nearest_to_neighbour(claim, specific, facts, [c for c in candidates if placed(c)])
         if chosen is not None:
             return Conflict(specific, _stated_as(claim, specific, facts, chosen), sentence)
     return None
@@ -772,6 +775,29 @@ def _context(tokens: Sequence, start: int) -> tuple[str, ...]:
     if not before:
         return ()
     return tuple(before[-2:]) if before[-1] in STOPWORDS else (before[-1],)
+
+
+# The share of the claim's other content words a sentence must hold for its value to stand in for the claim's.
+_SAYS_MOST = 0.5
+
+
+def _says_most_of(claim: str, specific: Specific, subject: Specific | None, sentence: SentenceRef) -> bool:
+    """The sentence holds at least _SAYS_MOST of the claim's content words outside `specific` (synonyms folded; the
+    subject's words count as held: the sentence is about the subject)."""
+    own = {_bound_word(w) for w in _content_stems(specific.text)}
+    named = {_bound_word(w) for w in _content_stems(subject.text)} if subject is not None else set()
+    wanted = {_bound_word(w) for w in _content_stems(claim)} - own - named
+    if not wanted:
+        return True
+    held = {_bound_word(w) for w in _content_stems(sentence.text)}
+    return len(wanted & held) >= _SAYS_MOST * len(wanted)
+
+
+def _distinct(conflicts: tuple[Conflict, ...]) -> tuple[Conflict, ...]:
+    """The conflicts, less any two that put one stated value in place of two of the claim's ("from 2005 (not 2009)
+    to 2005 (not 2017)"): one value cannot be both, so neither is known to be the claim's attribute."""
+    stated = Counter((c.stated, c.sentence.start, c.sentence.passage.id) for c in conflicts)
+    return tuple(c for c in conflicts if stated[(c.stated, c.sentence.start, c.sentence.passage.id)] == 1)
 
 
 def _nearest_to_neighbour(

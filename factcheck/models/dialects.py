@@ -1,6 +1,6 @@
 """Request dialects: how the suite talks to a model on an OpenAI-compatible server.
 
-- `chat` (the default): the suite's own prompts, in the seed's formats, answered in text the services parse.
+- `chat` (the default): the suite's own prompts, in its text formats, answered in text the services parse.
 - `minicheck`: a grounding model that answers whether a document supports a claim with one token, "Yes"
   or "No" (Bespoke-MiniCheck-7B served by vLLM). It only verifies claims against passages: the checker
   sends it the model's own prompt for each (chunk, claim) pair and reads P(support) from the answer
