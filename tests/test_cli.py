@@ -146,13 +146,17 @@ def test_check_shows_progress_then_the_report(factcheck, fake_models):
 
     report = flat(done.stdout)
     assert "Fact-check of the supplied content" in report
-    assert "Reliability score 85/100" in report and "Claims 3 · consensus 83%" in report
+    # Agreement as what it is: how many checkers, never a percentage beside a verdict.
+    assert "Reliability score 85/100" in report and "Claims 3 · all 2 checkers agree on 2 of 3 claims" in report
+    assert "1 of 2 checkers agree" in report and "2 of 2 checkers agree" in report and "%" not in report
     assert "2 verified, 1 disputed, 0 unverifiable" in report
     for number, (claim, verdict) in enumerate(zip(CLAIMS, ["DISPUTED", "VERIFIED", "VERIFIED"]), start=1):
         assert f"{claim} [#{number} {verdict}]" in report  # the annotated content
     assert "Disputed claims ─" in report
     assert f"1. {CLAIMS[0]} correction: {CORRECTION}" in report
-    assert "fake/checker-a (HIGH): Reference sources contradict this claim." in report
+    assert "fake/checker-a (stated confidence HIGH): Reference sources contradict this claim." in report
+    # Checked from the checkers' own knowledge: nothing to audit, and the report says so.
+    assert "Audit ─" in report and "Answers not audited for 3 of 3 claims: no passages" in report
 
 
 @pytest.mark.parametrize("how", ["file", "stdin", "file-stdin"])
@@ -390,7 +394,7 @@ def rendered(result: factcheck_pb2.FactCheckResult) -> str:
 def test_disputed_claims_show_the_corrections_and_cited_passages():
     output = rendered(make_result())
     assert "correction: Completed in 1889 <i>March</i>" in output
-    assert "a/one (HIGH): <script>alert('evidence')</script>" in output
+    assert "a/one (stated confidence HIGH): <script>alert('evidence')</script>" in output
     assert 'cites P1 (Almanac <i>): "<b>finished</b> in 1889"' in output
 
 

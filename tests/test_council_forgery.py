@@ -26,10 +26,10 @@ from factcheck.core.council_taxonomy import response_label
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
 from factcheck.serving.server import new_server
+from factcheck.text.protocol_lines import words_of
 from factcheck.v1 import checker_pb2_grpc, council_pb2
 from factcheck_checker.checker_service import CheckerService
 from factcheck_checker.council_prompts import build_council_check_prompt
-from factcheck.text.protocol_lines import words_of
 from factcheck_checker.council_summary import NO_SUMMARY_WARNING, parse_council_check
 from tests.fake_model_server import FakeModelServer, council_answer, reply
 

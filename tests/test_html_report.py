@@ -268,7 +268,7 @@ def test_a_failed_run_shows_its_claims_unchecked_and_says_so():
     parsed = Page(html.render_page(result))
     assert {mark["class"] for mark in parsed.find("mark", "claim")} == {"claim v-unchecked"}
     assert parsed.text("status-note") == "The run failed: only what was done before the failure is shown."
-    assert "Consensus n/a" in parsed.text("metrics") and "3 unchecked" in parsed.text("metrics")
+    assert "Agreement n/a" in parsed.text("metrics") and "3 unchecked" in parsed.text("metrics")
 
 
 @pytest.mark.parametrize(
@@ -294,7 +294,8 @@ def test_metrics_show_claims_score_consensus_and_verdicts():
     parsed = Page(html.render_page(make_result()))
     metrics = " ".join(parsed.text("metrics").split())
     assert "Claims 3" in metrics and "Reliability 72/100" in metrics
-    assert "Consensus 89%" in metrics  # mean of 100, 66.7, 100
+    # How many checkers agree, in claims (not a mean percentage that reads as certainty).
+    assert "Agreement all 3 checkers agree on 2 of 3 claims" in metrics
     assert "1 verified 1 disputed 1 unverifiable" in metrics
     assert [s["class"] for s in parsed.find("span", "fill") if s.get("title")][:3] == [
         "fill v-verified",
@@ -437,7 +438,8 @@ def test_agreement_bars_show_each_checkers_verdict():
         ("c/three", "DISPUTED"),
         ("b/two", "VERIFIED"),
     ]
-    assert "67% 2 disputed · 1 verified" in parsed.text("evidence-2")
+    assert "2 of 3 checkers agree 2 disputed · 1 verified" in parsed.text("evidence-2")
+    assert "%" not in parsed.text("evidence-table")
 
 
 def test_the_report_markdown_is_rendered_safely():
