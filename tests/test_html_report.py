@@ -612,3 +612,44 @@ def measure_layout(chromium: Path, tmp_path: Path, report: Path, needles: list[s
         )
     )
     return json.loads(dom.text("out"))
+
+
+def audited_result() -> factcheck_pb2.FactCheckResult:
+    """make_result with the audit's findings: claim 1's b/two said VERIFIED on a detail no passage states (counted
+    UNVERIFIABLE), claim 3 was checked without passages; the consensus as the gateway counts it."""
+    result = make_result()
+    audited = common_pb2.AUDIT_STATUS_AUDITED
+    for item in result.verification.consensus[:2]:
+        for checked in item.verdicts:
+            checked.audit_status = audited
+    first = result.verification.consensus[0]
+    first.verdicts[1].audit_flags.append(
+        common_pb2.AuditFlag(
+            kind=common_pb2.AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL,
+            detail="unsupported detail: 330 metres",
+            checker_model="b/two",
+        )
+    )
+    first.agreement_rate = 50.0
+    first.audit_note = "b/two's VERIFIED counted as UNVERIFIABLE: unsupported detail: 330 metres."
+    for checked in result.verification.consensus[2].verdicts:
+        checked.audit_status = common_pb2.AUDIT_STATUS_NO_PASSAGES
+    return result
+
+
+def test_the_audit_is_shown_with_each_flag_and_what_it_did_not_read():
+    parsed = Page(html.render_page(audited_result()))
+    audit = parsed.text("audit")
+    assert "1. b/two said VERIFIED, counted as UNVERIFIABLE: unsupported detail: 330 metres" in audit
+    assert parsed.text("not-audited") == (
+        "Answers not audited for 1 of 3 claims: no passages: checked from the checkers' own knowledge."
+    )
+    # In the claim's accordion: the flag under the checker's evidence, the verdict it counted as beside its own.
+    detail = parsed.text("detail-1")
+    assert "Audit: unsupported detail: 330 metres" in detail and "counted as UNVERIFIABLE" in detail
+    assert "1 of 2 checkers agree" in parsed.text("evidence-1")
+    # The agreement bar shows the verdict each checker counted as.
+    votes = [(v["data-model"], v["data-verdict"]) for v in parsed.find("span", "vote")][:2]
+    assert votes == [("a/one", "VERIFIED"), ("b/two", "UNVERIFIABLE")]
+    # A run without findings or unaudited answers has no audit card.
+    assert "audit" not in Page(html.render_page(make_result()))._chunks

@@ -95,7 +95,7 @@ def run_claims(args: argparse.Namespace, channel) -> int:
     if args.json:
         print(render.proto_json(response))
         return EXIT_OK
-    table = Table("id", "run", "claim", "support", "verdict", "level", "number")
+    table = Table("id", "run", "claim", "support", "verdict", "level", "number", "audit")
     for claim in response.claims:
         table.add_row(
             claim.id,
@@ -105,6 +105,7 @@ def run_claims(args: argparse.Namespace, channel) -> int:
             verdict_name(claim),
             level_name(claim),
             number_text(claim),
+            f"{len(claim.audit_flags)} flag{'' if len(claim.audit_flags) == 1 else 's'}" if claim.audit_flags else "",
         )
     Console().print(table)
     if response.next_page_token:
@@ -152,6 +153,8 @@ def describe(claim: citations_pb2.ClaimRecord) -> str:
     for correction in claim.corrections:
         kind = citations_pb2.CorrectionType.Name(correction.correction_type).removeprefix("CORRECTION_TYPE_").lower()
         lines.append(f"  correction {kind}: {excerpt(correction.reasoning, 200)}")
+    for flag in claim.audit_flags:  # what the gateway's audit found in a checker's answer
+        lines.append(f"  audit: {excerpt(flag.checker_model, 60)}: {excerpt(flag.detail, 200)}")
     if claim.HasField("numeric_detail"):
         detail = claim.numeric_detail
         lines.append(
