@@ -158,6 +158,7 @@ async def test_every_bad_answer_is_flagged_no_faithful_one_and_a_flagged_verifie
     # --- a pipelined run's batches are audited as they arrive ---------------------------------------------------------
     pipelined = await run_events(gateway, audit_request(pipelined=True))
     batches = [e.checker_batch_complete for e in pipelined if e.WhichOneof("event") == "checker_batch_complete"]
+    batches.sort(key=lambda batch: batch.batch)  # (reported as each batch completes)
     assert flags_of([v for batch in batches for v in batch.verifications]) == expected_flags(pipelined)
     [whole] = [e.checker_complete for e in pipelined if e.WhichOneof("event") == "checker_complete"]
     assert flags_of(whole.verifications) == expected_flags(pipelined)
