@@ -139,16 +139,12 @@ class Citation:
         )
 
 
-# The audit's findings and statuses (factcheck/core/audit.py decides them; the names are the protos' without prefix).
-AUDIT_FLAG_KINDS = ("FABRICATED_QUOTE", "UNSUPPORTED_DETAIL")
-AUDIT_STATUSES = ("AUDITED", "NO_PASSAGES", "DISABLED")
-
-
 @dataclass(frozen=True)
 class AuditFlag:
-    """One thing the gateway's audit found wrong with a checker's answer on a claim."""
+    """One thing the gateway's audit found wrong with a checker's answer on a claim (factcheck/core/audit.py decides
+    the flags and names their kinds and the statuses: the protos' names without their prefix)."""
 
-    kind: str  # one of AUDIT_FLAG_KINDS
+    kind: str  # FABRICATED_QUOTE or UNSUPPORTED_DETAIL
     detail: str
     checker_model: str = ""
 
