@@ -139,7 +139,9 @@ def held_out_pairs(mirror: Path) -> list[dict]:
                 continue
             evidence = row.get("evidence") or row.get("evidence_sentence") or ""
             claim = detokenize(row["claim"])
-            pairs.setdefault(claim, {"claim": claim, "title": "", "passage": detokenize(evidence), "source": "fever-symmetric"})
+            pairs.setdefault(
+                claim, {"claim": claim, "title": "", "passage": detokenize(evidence), "source": "fever-symmetric"}
+            )
     return [pairs[claim] for claim in sorted(pairs)]
 
 

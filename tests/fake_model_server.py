@@ -323,6 +323,49 @@ def _sources_lines(prompt: str, cite: str) -> dict[str, str]:
     return lines
 
 
+@dataclass(frozen=True)
+class ClaimAnswer:
+    """How a scripted checker answers one claim (`answers_by_claim`).
+
+    `quote`: what its `Sources:` line quotes from the claim's first passage, and its Evidence line repeats in
+    quotes: "" quotes the passage's first sentence (faithful), any other text is quoted as it is (a fabrication
+    when the passage does not hold it). `evidence`: the whole Evidence line instead (quotes in it are read too)."""
+
+    verdict: str = "VERIFIED"
+    quote: str = ""
+    evidence: str | None = None
+    correction: str = "N/A"
+    confidence: str = "HIGH"
+
+
+def answers_by_claim(answers: Mapping[str, ClaimAnswer], default: ClaimAnswer | None = None) -> Behaviour:
+    """A checker that answers each claim of a verify prompt as `answers` says for the first key its text contains
+    (others: `default`, else UNVERIFIABLE without a quote), citing the claim's first passage."""
+    fallback = default or ClaimAnswer("UNVERIFIABLE", evidence="The passages do not say.")
+
+    def text_for(prompt: str) -> str:
+        texts, per_claim = passages_in_verify_prompt(prompt)
+        blocks = []
+        for claim_id, claim in claims_in_verify_prompt(prompt):
+            answer = next((a for key, a in answers.items() if key in claim), fallback)
+            passage_id = next(iter(per_claim.get(claim_id, [])), None)
+            first = re.split(r"(?<=[.!?])\s", " ".join(texts.get(passage_id or "", "").split()), maxsplit=1)[0]
+            quote = answer.quote or first
+            evidence = answer.evidence or (f'{passage_id} states: "{quote}"' if passage_id else "No passage.")
+            lines = [
+                f"VERIFICATION {claim_id}: {answer.verdict}",
+                f"Evidence: {evidence}",
+                f"Correction: {answer.correction}",
+                f"Confidence: {answer.confidence}",
+            ]
+            if passage_id and answer.evidence is None:
+                lines.append(f'Sources: [{passage_id}] "{quote}"')
+            blocks.append("\n".join(lines) + "\n")
+        return "\n".join(blocks) + "\nVERIFICATION SUMMARY:\n"
+
+    return Behaviour(f"answers_by_claim({sorted(answers)!r})", reply(text_for).action)
+
+
 def plain(behaviour: Behaviour | None = None) -> Behaviour:
     """Like `behaviour` (default answer), but never streamed nor cut at the output limit: a provider
     that ignores `"stream": true` and `max_tokens`."""
@@ -883,6 +926,12 @@ def claim_ids_in_verify_prompt(prompt: str) -> list[str]:
     """Ids of the `CLAIM claim_N:` lines in the CLAIMS TO VERIFY block (whole prompt if absent)."""
     block = _block(prompt, r"CLAIMS TO VERIFY:", r"For EACH claim, provide:")
     return re.findall(r"^CLAIM\s+(claim_\d+):", block if block is not None else prompt, re.M)
+
+
+def claims_in_verify_prompt(prompt: str) -> list[tuple[str, str]]:
+    """(id, text) of the `CLAIM claim_N: text` lines in the CLAIMS TO VERIFY block (whole prompt if absent)."""
+    block = _block(prompt, r"CLAIMS TO VERIFY:", r"For EACH claim, provide:")
+    return re.findall(r"^CLAIM\s+(claim_\d+):[ \t]*(.*)$", block if block is not None else prompt, re.M)
 
 
 _EVIDENCE = {

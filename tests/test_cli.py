@@ -25,7 +25,7 @@ from tests import conftest
 from tests.conftest import CHECKERS, FULL_SEQUENCE, suite_environment
 from tests.fake_model_server import fail, verdicts
 from tests.processes import ROOT, start_service
-from tests.test_html_report import make_result
+from tests.test_html_report import audited_result, make_result
 
 pytestmark = pytest.mark.e2e
 
@@ -146,13 +146,17 @@ def test_check_shows_progress_then_the_report(factcheck, fake_models):
 
     report = flat(done.stdout)
     assert "Fact-check of the supplied content" in report
-    assert "Reliability score 85/100" in report and "Claims 3 · consensus 83%" in report
+    # Agreement as what it is: how many checkers, never a percentage beside a verdict.
+    assert "Reliability score 85/100" in report and "Claims 3 · all 2 checkers agree on 2 of 3 claims" in report
+    assert "1 of 2 checkers agree" in report and "2 of 2 checkers agree" in report and "%" not in report
     assert "2 verified, 1 disputed, 0 unverifiable" in report
     for number, (claim, verdict) in enumerate(zip(CLAIMS, ["DISPUTED", "VERIFIED", "VERIFIED"]), start=1):
         assert f"{claim} [#{number} {verdict}]" in report  # the annotated content
     assert "Disputed claims ─" in report
     assert f"1. {CLAIMS[0]} correction: {CORRECTION}" in report
-    assert "fake/checker-a (HIGH): Reference sources contradict this claim." in report
+    assert "fake/checker-a (stated confidence HIGH): Reference sources contradict this claim." in report
+    # Checked from the checkers' own knowledge: nothing to audit, and the report says so.
+    assert "Audit ─" in report and "Answers not audited for 3 of 3 claims: no passages" in report
 
 
 @pytest.mark.parametrize("how", ["file", "stdin", "file-stdin"])
@@ -394,8 +398,31 @@ def rendered(result: factcheck_pb2.FactCheckResult) -> str:
 def test_disputed_claims_show_the_corrections_and_cited_passages():
     output = rendered(make_result())
     assert "correction: Completed in 1889 <i>March</i>" in output
-    assert "a/one (HIGH): <script>alert('evidence')</script>" in output
+    assert "a/one (stated confidence HIGH): <script>alert('evidence')</script>" in output
     assert 'cites P1 (Almanac <i>): "<b>finished</b> in 1889"' in output
+
+
+def test_the_audit_section_lists_each_flag_and_what_it_did_not_read():
+    output = " ".join(rendered(audited_result()).split())
+    assert "Audit ─" in output
+    assert "#1 b/two said VERIFIED, counted as UNVERIFIABLE: unsupported detail: 330 metres" in output
+    assert "Answers not audited for 1 of 3 claims: no passages: checked from the checkers' own knowledge." in output
+    assert "1 of 2 checkers agree" in output and "%" not in output.split("Evidence ─")[1].split("Audit ─")[0]
+    assert "Audit ─" not in rendered(make_result())  # nothing found, nothing left unread: no section
+
+
+def test_a_checkers_progress_line_says_how_many_of_its_answers_the_audit_flagged():
+    flagged = common_pb2.ClaimVerification(
+        verdict=common_pb2.VERDICT_VERIFIED,
+        audit_flags=[common_pb2.AuditFlag(kind=common_pb2.AUDIT_FLAG_KIND_FABRICATED_QUOTE, detail="quote not in P1")],
+    )
+    event = factcheck_pb2.FactCheckEvent(
+        checker_complete=factcheck_pb2.CheckerCompletePayload(
+            model="fake/x", verifications=[flagged, common_pb2.ClaimVerification(verdict=common_pb2.VERDICT_VERIFIED)]
+        )
+    )
+    line = render.describe_event(event)
+    assert line is not None and "; the audit flagged 1 answer" in line.plain
 
 
 def test_untrusted_text_cannot_restyle_or_drive_the_terminal():

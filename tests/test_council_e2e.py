@@ -10,10 +10,13 @@ import pytest
 
 from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import council_pb2, factcheck_pb2
+from factcheck_checker.council_summary import parse_council_check
+from factcheck_gateway.modes.council.aggregate import AggregateResponse, compute_aggregate
 from factcheck_gateway.modes.council.stages import response_labels
 from tests import conftest
 from tests.conftest import CHECKERS, kinds, payload, run_events
 from tests.fake_model_server import council_answer, council_labels_in_prompt, fail, reply
+from tests.test_council_forgery import responses_in_prompt
 
 pytestmark = pytest.mark.e2e
 # The session's shared suite (conftest.py), with its fake model server.
@@ -198,6 +201,69 @@ async def test_an_answer_carrying_a_summary_block_cannot_erase_the_real_ratings(
     assert aggregate.HasField("kendall_w") and aggregate.kendall_w == pytest.approx(1.0)
     result = (await gateway.GetResult(factcheck_pb2.GetResultRequest(message_id=events[0].message_id))).result
     assert result.council.aggregate == aggregate
+
+
+ISSUE_40_RATINGS = {  # two fact-checkers' own ratings: correct 5.0, wrong date 2.5, forger 2.0, W 0.75
+    "fake/strict": {"correct": "ACCURATE", "wrong date": "MIXED", "forger": "INACCURATE"},
+    "fake/lenient": {"correct": "ACCURATE", "wrong date": "MOSTLY INACCURATE", "forger": "MIXED"},
+}
+
+
+def _rate_by_answer(ratings: dict[str, str], prompt: str) -> str:
+    """A fact-checker with its own ratings of the answers (by what each says), voting for the correct one."""
+    by_label = {}
+    for label, text in responses_in_prompt(prompt).items():
+        name = "forger" if "500 metres" in text else "wrong date" if "1899" in text else "correct"
+        by_label[label] = name
+    best = next(label for label, name in by_label.items() if name == "correct")
+    return council_answer({label: ratings[name] for label, name in by_label.items()}, best)
+
+
+def _only_show_the_answers(prompt: str) -> str:
+    """A fact-checker that repeats each answer bare (no quote marks, no fence) and writes no summary of its own."""
+    return "\n\n".join(f"{label} says:\n{text}" for label, text in responses_in_prompt(prompt).items())
+
+
+async def test_a_summary_block_copied_from_an_answer_is_not_the_fact_checkers(gateway, fake_models, store):
+    # Issue 40: one answer carries a block rating every response ACCURATE and naming a most reliable one; a
+    # fact-checker that only echoes the answers bare was counted with those ratings (the forger's average 2.0 ->
+    # 3.0, the wrong date's 2.5 -> 3.33, a third most-reliable vote, Kendall's W 0.75 -> 0.5). It must fail instead.
+    answers = {
+        "correct": ANSWERS["fake/alpha"],
+        "wrong date": ANSWERS["fake/beta"],
+        "forger": f"{ANSWERS['fake/gamma']}\n\n{FORGED_BLOCK.replace('MOST RELIABLE: Response B', 'MOST RELIABLE: Response C')}",
+    }
+    for model, ratings in ISSUE_40_RATINGS.items():
+        fake_models.script(model, reply(functools.partial(_rate_by_answer, ratings)))
+    fake_models.script("fake/echo", reply(_only_show_the_answers))
+    events = await run_events(gateway, supplied_request(answers, fact_checker_models=[*ISSUE_40_RATINGS, "fake/echo"]))
+    assert kinds(events)[-1] == "complete"
+    failed = {f.model: f.message for f in by_kind(events, "council_check_failed")}
+    assert list(failed) == ["fake/echo"] and "FACT CHECK SUMMARY" in failed["fake/echo"]
+    aggregate = payload(events, "council_aggregate_complete").aggregate
+    assert list(aggregate.counted_fact_checkers) == list(ISSUE_40_RATINGS)
+    ranking = [(r.model, r.average_score, r.most_reliable_votes) for r in aggregate.ranking]
+    assert ranking == [("correct", 5.0, 2), ("wrong date", 2.5, 0), ("forger", 2.0, 0)]
+    assert aggregate.kendall_w == pytest.approx(0.75)
+    result = (await gateway.GetResult(factcheck_pb2.GetResultRequest(message_id=events[0].message_id))).result
+    assert result.council.aggregate == aggregate
+
+    # Read as the parser once read it (its reply alone, the final block its summary), the echoing fact-checker
+    # carries the forged ratings, and counting them moves every figure as the issue found.
+    echo_row = next(r for r in store.get_stages(events[0].message_id) if r.model == "fake/echo")
+    labels = sorted(aggregate.label_to_model)
+    forged = parse_council_check(echo_row.content, labels)
+    assert {r.rating for r in forged.rating_protos()} == {council_pb2.ACCURACY_RATING_ACCURATE}
+    assert len(forged.ratings) == 3 and forged.most_reliable == "Response C"
+    counted_forged = council_pb2.CouncilCheckCompletePayload(
+        model="fake/echo", checker_index=2, ratings=forged.rating_protos(), most_reliable=forged.most_reliable
+    )
+    responses = [AggregateResponse(label, aggregate.label_to_model[label]) for label in labels]
+    before = compute_aggregate(responses, [*by_kind(events, "council_check_complete"), counted_forged])
+    averages = {r.model: r.average_score for r in before.ranking}
+    assert averages == {"correct": 5.0, "wrong date": pytest.approx(3.33, abs=0.01), "forger": 3.0}
+    assert sum(r.most_reliable_votes for r in before.ranking) == 3  # a third vote, for Response C
+    assert before.kendall_w == pytest.approx(0.5)
 
 
 async def test_a_failed_council_model_leaves_the_others(gateway, fake_models, store):

@@ -268,7 +268,7 @@ def test_a_failed_run_shows_its_claims_unchecked_and_says_so():
     parsed = Page(html.render_page(result))
     assert {mark["class"] for mark in parsed.find("mark", "claim")} == {"claim v-unchecked"}
     assert parsed.text("status-note") == "The run failed: only what was done before the failure is shown."
-    assert "Consensus n/a" in parsed.text("metrics") and "3 unchecked" in parsed.text("metrics")
+    assert "Agreement n/a" in parsed.text("metrics") and "3 unchecked" in parsed.text("metrics")
 
 
 @pytest.mark.parametrize(
@@ -294,7 +294,8 @@ def test_metrics_show_claims_score_consensus_and_verdicts():
     parsed = Page(html.render_page(make_result()))
     metrics = " ".join(parsed.text("metrics").split())
     assert "Claims 3" in metrics and "Reliability 72/100" in metrics
-    assert "Consensus 89%" in metrics  # mean of 100, 66.7, 100
+    # How many checkers agree, in claims (not a mean percentage that reads as certainty).
+    assert "Agreement all 3 checkers agree on 2 of 3 claims" in metrics
     assert "1 verified 1 disputed 1 unverifiable" in metrics
     assert [s["class"] for s in parsed.find("span", "fill") if s.get("title")][:3] == [
         "fill v-verified",
@@ -437,7 +438,8 @@ def test_agreement_bars_show_each_checkers_verdict():
         ("c/three", "DISPUTED"),
         ("b/two", "VERIFIED"),
     ]
-    assert "67% 2 disputed · 1 verified" in parsed.text("evidence-2")
+    assert "2 of 3 checkers agree 2 disputed · 1 verified" in parsed.text("evidence-2")
+    assert "%" not in parsed.text("evidence-table")
 
 
 def test_the_report_markdown_is_rendered_safely():
@@ -610,3 +612,44 @@ def measure_layout(chromium: Path, tmp_path: Path, report: Path, needles: list[s
         )
     )
     return json.loads(dom.text("out"))
+
+
+def audited_result() -> factcheck_pb2.FactCheckResult:
+    """make_result with the audit's findings: claim 1's b/two said VERIFIED on a detail no passage states (counted
+    UNVERIFIABLE), claim 3 was checked without passages; the consensus as the gateway counts it."""
+    result = make_result()
+    audited = common_pb2.AUDIT_STATUS_AUDITED
+    for item in result.verification.consensus[:2]:
+        for checked in item.verdicts:
+            checked.audit_status = audited
+    first = result.verification.consensus[0]
+    first.verdicts[1].audit_flags.append(
+        common_pb2.AuditFlag(
+            kind=common_pb2.AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL,
+            detail="unsupported detail: 330 metres",
+            checker_model="b/two",
+        )
+    )
+    first.agreement_rate = 50.0
+    first.audit_note = "b/two's VERIFIED counted as UNVERIFIABLE: unsupported detail: 330 metres."
+    for checked in result.verification.consensus[2].verdicts:
+        checked.audit_status = common_pb2.AUDIT_STATUS_NO_PASSAGES
+    return result
+
+
+def test_the_audit_is_shown_with_each_flag_and_what_it_did_not_read():
+    parsed = Page(html.render_page(audited_result()))
+    audit = parsed.text("audit")
+    assert "1. b/two said VERIFIED, counted as UNVERIFIABLE: unsupported detail: 330 metres" in audit
+    assert parsed.text("not-audited") == (
+        "Answers not audited for 1 of 3 claims: no passages: checked from the checkers' own knowledge."
+    )
+    # In the claim's accordion: the flag under the checker's evidence, the verdict it counted as beside its own.
+    detail = parsed.text("detail-1")
+    assert "Audit: unsupported detail: 330 metres" in detail and "counted as UNVERIFIABLE" in detail
+    assert "1 of 2 checkers agree" in parsed.text("evidence-1")
+    # The agreement bar shows the verdict each checker counted as.
+    votes = [(v["data-model"], v["data-verdict"]) for v in parsed.find("span", "vote")][:2]
+    assert votes == [("a/one", "VERIFIED"), ("b/two", "UNVERIFIABLE")]
+    # A run without findings or unaudited answers has no audit card.
+    assert "audit" not in Page(html.render_page(make_result()))._chunks

@@ -146,6 +146,16 @@ def test_attributed_opinion_is_kept_as_attribution() -> None:
         ("The city grew 30% in 2020, the fastest in the region.", "COMPARISON"),
         ("The company hired 200 people in 2020.", "STATISTIC"),
         ("He served for more than 27 years.", "STATISTIC"),
+        # A year is a date, and a number in a name ("Apollo 11", "World War 2") no figure; a count or a unit is one.
+        ("Apollo 11 landed on the Moon in 1969.", "DATE"),
+        ("World War 2 ended in 1945.", "DATE"),
+        ("Boeing 747 first flew in 1969.", "DATE"),
+        ("Mount Vesuvius erupted in AD 79.", "DATE"),
+        ("Julius Caesar was assassinated in 44 BC.", "DATE"),
+        ("The Western Roman Empire fell in 476.", "DATE"),
+        ("Apollo 11 carried 3 astronauts.", "STATISTIC"),
+        ("Over 500 people attended the launch in 1969.", "STATISTIC"),
+        ("The Apollo 11 mission lasted 8 days.", "STATISTIC"),
     ],
 )
 def test_claim_types_follow_the_cues_and_the_documented_precedence(claim: str, claim_type: str) -> None:

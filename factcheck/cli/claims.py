@@ -24,6 +24,7 @@ from factcheck.cli.client import (
 from factcheck.cli.tables import Column, add_wide_option, print_table
 from factcheck.cli.view import local_time
 from factcheck.text.text_safety import excerpt
+from factcheck.text.wording import counted
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2
 
 TIERS = {
@@ -162,6 +163,7 @@ CLAIM_COLUMNS = [
     Column("verdict", verdict_name),
     Column("level", level_name),
     Column("number", number_text),
+    Column("audit", lambda c: counted(len(c.audit_flags), "flag") if c.audit_flags else ""),
     Column("created", lambda c: local_time(c.created_at), wide_only=True),
 ]
 
@@ -183,6 +185,8 @@ def describe(claim: citations_pb2.ClaimRecord) -> str:
     for correction in claim.corrections:
         kind = citations_pb2.CorrectionType.Name(correction.correction_type).removeprefix("CORRECTION_TYPE_").lower()
         lines.append(f"  correction {kind}: {excerpt(correction.reasoning, 200)}")
+    for flag in claim.audit_flags:  # what the gateway's audit found in a checker's answer
+        lines.append(f"  audit: {excerpt(flag.checker_model, 60)}: {excerpt(flag.detail, 200)}")
     if claim.HasField("numeric_detail"):
         detail = claim.numeric_detail
         lines.append(

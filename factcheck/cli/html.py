@@ -58,6 +58,9 @@ class CheckerRow:
     evidence: Markup
     correction: str | None
     citations: list[CitationRow]
+    # As it counted in the consensus (a VERIFIED the audit flagged counts as UNVERIFIABLE), and the audit's flags.
+    counted: str | None = None
+    flags: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -75,6 +78,7 @@ class ClaimRow:
     type: str
     verdict: str
     agreement: float | None
+    agreement_text: str
     correction: str | None
     context: str | None
     checkers: list[CheckerRow]
@@ -134,7 +138,9 @@ def render_page(result: factcheck_pb2.FactCheckResult) -> str:
         gauge=gauge(score),
         claims=claims,
         no_claims=view.no_claims_text(result),
-        consensus_rate=view.consensus_rate(views),
+        agreement_summary=view.agreement_summary(views),
+        audit_findings=view.audit_findings(views),
+        not_audited=view.not_audited_note(views),
         verdict_counts=[{"verdict": v, "count": c} for v, c in view.verdict_counts(views).items()],
         verdicts=view.VERDICTS,
         fallback=view.fallback_text(result.report.fallback_reason) if result.report.fallback else None,
@@ -197,7 +203,7 @@ def gauge(score: int | None) -> dict:
 def claim_row(claim: ClaimView, passage_ids: set[str]) -> ClaimRow:
     verifications = list(claim.consensus.verdicts) if claim.consensus is not None else []
     checkers = [checker_row(verification, passage_ids) for verification in verifications]
-    votes = [Vote(row.model, row.verdict) for row in checkers if row.verdict is not None]
+    votes = [Vote(row.model, row.counted or row.verdict) for row in checkers if row.verdict is not None]
     # The consensus verdict's votes first, so the bar reads "agreeing, then dissenting".
     votes.sort(key=lambda vote: vote.verdict != claim.verdict)
     context = claim.claim.context if claim.claim.context and claim.claim.context != claim.claim.claim else None
@@ -207,6 +213,7 @@ def claim_row(claim: ClaimView, passage_ids: set[str]) -> ClaimRow:
         type=claim.type,
         verdict=claim.verdict,
         agreement=None if claim.agreement is None else min(max(claim.agreement, 0.0), 100.0),
+        agreement_text=claim.agreement_text,
         correction=claim.correction,
         context=context,
         checkers=checkers,
@@ -216,7 +223,10 @@ def claim_row(claim: ClaimView, passage_ids: set[str]) -> ClaimRow:
 
 def checker_row(verification: common_pb2.ClaimVerification, passage_ids: set[str]) -> CheckerRow:
     verdict = view.verdict_name(verification.verdict)
+    counted = view.counted_verdict(verification)
     return CheckerRow(
+        counted=counted if counted in view.VERDICTS and counted != verdict else None,
+        flags=[flag.detail for flag in verification.audit_flags],
         model=verification.checker_model + (" (cached)" if verification.cached else ""),
         verdict=verdict if verdict in view.VERDICTS else None,
         confidence=view.confidence_name(verification.confidence),

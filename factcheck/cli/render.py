@@ -198,6 +198,9 @@ def _checker_done(payload: factcheck_pb2.CheckerCompletePayload) -> Text:
     cached = sum(1 for verification in payload.verifications if verification.cached)
     if cached:
         line.append(f" ({cached} from the verification cache)", style="dim")
+    flagged = sum(1 for verification in payload.verifications if verification.audit_flags)
+    if flagged:
+        line.append(f"; the audit flagged {counted(flagged, 'answer')}", style="yellow")
     return line
 
 
@@ -304,6 +307,9 @@ def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> No
         console.print(Text(view.no_claims_text(result), style="yellow"))
     else:
         section(console, "Evidence", _evidence_table(views))
+    findings, not_audited = view.audit_findings(views), view.not_audited_note(views)
+    if findings or not_audited:
+        section(console, "Audit", _audit(findings, not_audited), style="bold yellow")
     disputed = [claim for claim in views if claim.verdict == "DISPUTED"]
     if disputed:
         section(console, "Disputed claims", _disputed(disputed, view.passage_titles(result)), style="bold red")
@@ -352,8 +358,7 @@ def _score(result: factcheck_pb2.FactCheckResult) -> Text:
 
 
 def _metrics(views: list[ClaimView]) -> Text:
-    rate = view.consensus_rate(views)
-    line = Text(f"Claims {len(views)}  ·  consensus {'n/a' if rate is None else f'{rate:.0f}%'}  ·  ")
+    line = Text(f"Claims {len(views)}  ·  {view.agreement_summary(views)}  ·  ")
     return line.append_text(_counts(view.verdict_counts(views)))
 
 
@@ -370,13 +375,12 @@ def _evidence_table(views: list[ClaimView]) -> Table:
     table.add_column("Agreement", justify="right", no_wrap=True)
     table.add_column("Correction", ratio=2)
     for claim in views:
-        agreement = "—" if claim.agreement is None else f"{claim.agreement:.0f}%"
         table.add_row(
             str(claim.number),
             plain(claim.claim.claim),
             claim.type,
             verdict_text(claim.verdict),
-            agreement,
+            claim.agreement_text,
             plain(claim.correction or "—"),
         )
     return table
@@ -399,11 +403,20 @@ def _disputed(views: list[ClaimView], titles: Mapping[str, str]) -> Group:
 def _dissent(verification, titles: Mapping[str, str]) -> list[Text]:
     """What one disputing checker said, and the passages it cited."""
     cached = ", cached" if verification.cached else ""
-    said = f"{verification.checker_model} ({view.confidence_name(verification.confidence)}{cached}): "
+    said = f"{verification.checker_model} (stated confidence {view.confidence_name(verification.confidence)}{cached}): "
     lines = [Text.assemble("   ", plain(said, "dim"), plain(verification.evidence))]
     for citation in verification.citations:
         lines.append(Text.assemble(("     cites ", "dim"), plain(view.citation_text(citation, titles))))
     return lines
+
+
+def _audit(findings: list[view.AuditFinding], not_audited: str | None) -> Group:
+    """Each flagged answer ("#2 fake/x said VERIFIED, counted as UNVERIFIABLE: unsupported detail: 1972"), and
+    what the audit did not read."""
+    parts = [Text.assemble((f"#{f.number} ", "bold"), plain(f.text)) for f in findings]
+    if not_audited:
+        parts.append(plain(not_audited, "dim"))
+    return Group(*parts)
 
 
 def annotated_content(content: str, views: list[ClaimView]) -> Text:

@@ -12,7 +12,16 @@ from datetime import timezone
 
 from google.protobuf import timestamp_pb2
 
-from factcheck.core.domain import claim_type_from_proto, confidence_from_proto, is_known_enum, verdict_from_proto
+from factcheck.core.audit import NOT_AUDITED_REASONS, counted_as
+from factcheck.core.domain import (
+    AuditFlag,
+    ClaimVerification,
+    audit_status_from_proto,
+    claim_type_from_proto,
+    confidence_from_proto,
+    is_known_enum,
+    verdict_from_proto,
+)
 from factcheck.text.evidence_text import passage_title
 from factcheck.text.spans import locate
 from factcheck.v1 import common_pb2, factcheck_pb2
@@ -58,10 +67,99 @@ class ClaimView:
         return self.consensus.agreement_rate if self.consensus is not None else None
 
     @property
+    def checkers(self) -> int:
+        return len(self.consensus.verdicts) if self.consensus is not None else 0
+
+    @property
+    def agreeing(self) -> int:
+        """How many checkers' verdicts counted as the consensus verdict (factcheck/core/audit.py: counted_as)."""
+        if self.consensus is None:
+            return 0
+        return sum(1 for v in self.consensus.verdicts if counted_verdict(v) == self.verdict)
+
+    @property
+    def agreement_text(self) -> str:
+        """ "2 of 3 checkers agree", "1 of 1 checkers": how many checkers the verdict rests on, never a percentage
+        that reads as certainty; "—" for a claim no checker judged."""
+        if not self.checkers:
+            return "—"
+        text = f"{self.agreeing} of {self.checkers} checkers"
+        return f"{text} agree" if self.checkers > 1 else text
+
+    @property
     def correction(self) -> str | None:
         if self.consensus is not None and self.consensus.HasField("correction"):
             return self.consensus.correction
         return None
+
+
+def counted_verdict(verification: common_pb2.ClaimVerification) -> str:
+    """The verdict a checker's verification counted as in the consensus (a VERIFIED the audit flagged counts as
+    UNVERIFIABLE); "—" for an unknown verdict."""
+    if not is_known_enum(common_pb2.Verdict, verification.verdict):
+        return "—"
+    verdict = verdict_from_proto(verification.verdict)
+    flags = tuple(AuditFlag.from_proto(flag) for flag in verification.audit_flags)
+    # Only what the rule reads: a newer server's unknown confidence must not stop the report.
+    said = ClaimVerification(
+        verification.claim_id, verdict, "", None, "LOW", verification.checker_model, audit_flags=flags
+    )
+    return counted_as(said).verdict
+
+
+@dataclass(frozen=True)
+class AuditFinding:
+    """One checker's flagged answer on one claim, as the reports list them."""
+
+    number: int  # the claim's
+    claim: str
+    model: str
+    verdict: str  # as the checker gave it
+    counted: str  # as it counted in the consensus
+    details: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """ "fake/x said VERIFIED, counted as UNVERIFIABLE: unsupported detail: 1972" """
+        said = f"{self.model} said {self.verdict}"
+        if self.counted != self.verdict:
+            said += f", counted as {self.counted}"
+        return f"{said}: {'; '.join(self.details)}"
+
+
+def audit_findings(views: list[ClaimView]) -> list[AuditFinding]:
+    """Every flagged answer, in claim then checker order."""
+    found = []
+    for claim in views:
+        for verification in claim.consensus.verdicts if claim.consensus is not None else ():
+            if verification.audit_flags:
+                found.append(
+                    AuditFinding(
+                        claim.number,
+                        claim.claim.claim,
+                        verification.checker_model,
+                        verdict_name(verification.verdict),
+                        counted_verdict(verification),
+                        tuple(flag.detail for flag in verification.audit_flags),
+                    )
+                )
+    return found
+
+
+def not_audited_note(views: list[ClaimView]) -> str | None:
+    """What the reports say of answers the audit did not read: "Answers not audited for 3 of 5 claims: no passages:
+    checked from the checkers' own knowledge"; None when every answer was audited."""
+    for status, reason in NOT_AUDITED_REASONS.items():
+        claims = [
+            claim
+            for claim in views
+            if claim.consensus is not None
+            and any(audit_status_from_proto(v.audit_status) == status for v in claim.consensus.verdicts)
+        ]
+        if claims:
+            judged = sum(1 for claim in views if claim.consensus is not None)
+            return f"Answers not audited for {len(claims)} of {judged} claims: {reason}."
+    return None
 
 
 def enum_name(enum_type, value: int, name_of) -> str:
@@ -170,6 +268,19 @@ def consensus_rate(views: list[ClaimView]) -> float | None:
     """The checkers' mean agreement over the judged claims (spec: checker consensus rate)."""
     rates = [view.agreement for view in views if view.agreement is not None]
     return sum(rates) / len(rates) if rates else None
+
+
+def agreement_summary(views: list[ClaimView]) -> str:
+    """How far the checkers agree, in claims: "all 3 checkers agree on 4 of 5 claims", "1 checker per claim"
+    (one checker agrees with itself: no agreement to speak of); "n/a" with no judged claim."""
+    judged = [view for view in views if view.checkers]
+    if not judged:
+        return "n/a"
+    most = max(view.checkers for view in judged)
+    if most == 1:
+        return "1 checker per claim"
+    unanimous = sum(1 for view in judged if view.agreeing == view.checkers)
+    return f"all {most} checkers agree on {unanimous} of {len(judged)} claims"
 
 
 def verdict_counts(views: list[ClaimView]) -> dict[str, int]:

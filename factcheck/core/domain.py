@@ -139,6 +139,48 @@ class Citation:
         )
 
 
+@dataclass(frozen=True)
+class AuditFlag:
+    """One thing the gateway's audit found wrong with a checker's answer on a claim (factcheck/core/audit.py decides
+    the flags and names their kinds and the statuses: the protos' names without their prefix)."""
+
+    kind: str  # FABRICATED_QUOTE or UNSUPPORTED_DETAIL
+    detail: str
+    checker_model: str = ""
+
+    def to_proto(self) -> common_pb2.AuditFlag:
+        return common_pb2.AuditFlag(
+            kind=cast(common_pb2.AuditFlagKind, common_pb2.AuditFlagKind.Value(f"AUDIT_FLAG_KIND_{self.kind}")),
+            detail=self.detail,
+            checker_model=self.checker_model,
+        )
+
+    @classmethod
+    def from_proto(cls, msg: common_pb2.AuditFlag) -> AuditFlag:
+        kind = common_pb2.AuditFlagKind.Name(msg.kind) if msg.kind in common_pb2.AuditFlagKind.values() else ""
+        return cls(kind.removeprefix("AUDIT_FLAG_KIND_"), msg.detail, msg.checker_model)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "detail": self.detail, "checkerModel": self.checker_model}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AuditFlag:
+        return cls(str(data["kind"]), str(data.get("detail", "")), str(data.get("checkerModel", "")))
+
+
+def audit_status_to_proto(name: str) -> common_pb2.AuditStatus:
+    if not name:
+        return common_pb2.AUDIT_STATUS_UNSPECIFIED
+    return cast(common_pb2.AuditStatus, common_pb2.AuditStatus.Value(f"AUDIT_STATUS_{name}"))
+
+
+def audit_status_from_proto(value: int) -> str:
+    """The status's name; "" when unset or unknown (a verification no gateway audited)."""
+    if not is_known_enum(common_pb2.AuditStatus, value):
+        return ""
+    return common_pb2.AuditStatus.Name(value).removeprefix("AUDIT_STATUS_")
+
+
 # The evidence of a verification the checker's answer did not contain (so it is never cached).
 NOT_ADDRESSED_EVIDENCE = "Checker did not address this claim"
 # The reason added when the checker's answer (or the claim's block in it) could not be read at all.
@@ -165,6 +207,12 @@ class ClaimVerification:
     citations: tuple[Citation, ...] = ()
     # Reused from the verification cache instead of a model call.
     cached: bool = False
+    # The gateway's audit (factcheck/core/audit.py): what it found, and whether it audited ("" when no gateway did).
+    audit_flags: tuple[AuditFlag, ...] = ()
+    audit_status: str = ""
+    # Citations the checker gave that its service could not resolve (a label never sent, a quote not in the
+    # passage): never evidence, kept for the audit.
+    unresolved_citations: tuple[Citation, ...] = ()
 
     def to_proto(self) -> common_pb2.ClaimVerification:
         msg = common_pb2.ClaimVerification(
@@ -175,6 +223,9 @@ class ClaimVerification:
             checker_model=self.checker_model,
             citations=[c.to_proto() for c in self.citations],
             cached=self.cached,
+            audit_flags=[f.to_proto() for f in self.audit_flags],
+            audit_status=audit_status_to_proto(self.audit_status),
+            unresolved_citations=[c.to_proto() for c in self.unresolved_citations],
         )
         if self.correction is not None:
             msg.correction = self.correction
@@ -191,6 +242,9 @@ class ClaimVerification:
             checker_model=msg.checker_model,
             citations=tuple(Citation.from_proto(c) for c in msg.citations),
             cached=msg.cached,
+            audit_flags=tuple(AuditFlag.from_proto(f) for f in msg.audit_flags),
+            audit_status=audit_status_from_proto(msg.audit_status),
+            unresolved_citations=tuple(Citation.from_proto(c) for c in msg.unresolved_citations),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -206,6 +260,12 @@ class ClaimVerification:
             data["citations"] = [c.to_json() for c in self.citations]
         if self.cached:  # rows of uncached verifications keep the spec's exact shape
             data["cached"] = True
+        if self.audit_status:  # likewise: only what the gateway's audit added
+            data["auditStatus"] = self.audit_status
+        if self.audit_flags:
+            data["auditFlags"] = [f.to_json() for f in self.audit_flags]
+        if self.unresolved_citations:
+            data["unresolvedCitations"] = [c.to_json() for c in self.unresolved_citations]
         return data
 
     @classmethod
@@ -219,6 +279,9 @@ class ClaimVerification:
             checker_model=data.get("checkerModel") or checker_model or "",
             citations=tuple(Citation.from_json(c) for c in data.get("citations", ())),
             cached=bool(data.get("cached", False)),
+            audit_flags=tuple(AuditFlag.from_json(f) for f in data.get("auditFlags", ())),
+            audit_status=str(data.get("auditStatus", "")),
+            unresolved_citations=tuple(Citation.from_json(c) for c in data.get("unresolvedCitations", ())),
         )
 
 
@@ -267,6 +330,8 @@ class ClaimConsensus:
     citations: tuple[Citation, ...] = ()
     # CONSENSUS_WEIGHTED only: the posterior probability of the consensus verdict (weighted_consensus.py).
     weighted_probability: float | None = None
+    # Why a checker's verdict counted as another (factcheck/core/audit.py: counted_as); "" when none did.
+    audit_note: str = ""
 
     def to_proto(self) -> common_pb2.ClaimConsensus:
         msg = common_pb2.ClaimConsensus(
@@ -279,6 +344,7 @@ class ClaimConsensus:
             consensus_confidence=confidence_to_proto(self.consensus_confidence),
             agreement_rate=self.agreement_rate,
             citations=[c.to_proto() for c in self.citations],
+            audit_note=self.audit_note,
         )
         if self.correction is not None:
             msg.correction = self.correction
@@ -300,6 +366,7 @@ class ClaimConsensus:
             correction=msg.correction if msg.HasField("correction") else None,
             citations=tuple(Citation.from_proto(c) for c in msg.citations),
             weighted_probability=msg.weighted_probability if msg.HasField("weighted_probability") else None,
+            audit_note=msg.audit_note,
         )
 
 

@@ -36,7 +36,7 @@ PROMPT_VERSIONS: dict[str, int] = {
     GENERATE: 1,
     EXTRACT: 1,
     VERIFY: 1,
-    REPORT: 1,
+    REPORT: 2,  # 2: each checker's verdict as it counted in the consensus, and the audit's note
     TITLE: 1,
     COUNCIL_CHECK: 1,
     SYNTHESIZE: 1,

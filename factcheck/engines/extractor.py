@@ -27,10 +27,13 @@ Approach, per sentence of the call's content (`ExtractInputs.content`, see `sent
 5. Type by cues (`claim_type`), first match wins: ATTRIBUTION ("said", "according to")
    > CAUSAL ("because", "due to", "caused", "leads to") > COMPARISON ("larger than",
    "the highest", "-est") > STATISTIC (a number that is not a date, "%", "million")
-   > DATE (a year, a day and month, "century") > TECHNICAL. Structural relations come
-   first because they say what has to be checked (who said it, what caused what, what
-   ranks above what); a quantity outranks the year that merely scopes it ("grew 30% in
-   2020" is a STATISTIC), and "more than 27 years" is a quantity, not a comparison.
+   > DATE (a year, a day and month, "century", "AD 79", "in 476.") > TECHNICAL. Structural
+   relations come first because they say what has to be checked (who said it, what caused
+   what, what ranks above what); a quantity outranks the year that merely scopes it ("grew
+   30% in 2020" is a STATISTIC), and "more than 27 years" is a quantity, not a comparison.
+   A year is a date, never a figure, and neither is a number that is part of a name
+   ("Apollo 11 landed on the Moon in 1969" is a DATE; "Apollo 11 carried 3 astronauts" a
+   STATISTIC: a count).
 
 Limits: English only and lexical; no pronoun resolution ("He served ..." keeps "He");
 an evaluative word makes a whole clause an opinion even when it also states a fact.
@@ -48,7 +51,7 @@ from factcheck.core.claim_profile import profile
 from factcheck.core.domain import CLAIM_TYPES
 from factcheck.engines.generator import NO_SOURCES_MESSAGE
 from factcheck.models.inputs import ExtractInputs, unanswerable
-from factcheck.text.sentences import sentence_spans
+from factcheck.text.sentences import STOPWORDS, sentence_spans
 
 __all__ = ["Claim", "answer", "answer_stream", "claim_type", "extract_claims", "format_claims", "rejection_reason"]
 
@@ -474,6 +477,18 @@ _DATE = re.compile(
     r"dollars|euros|feet|members|employees|students|cases|deaths))"
     r"|\b(?:century|centuries|decade|BCE?|AD)\b"
 )
+# A year written without its four digits or with an era: "AD 79", "44 BC", "in 476." (a bare number after "in",
+# "since", "until" or "circa" that ends its clause: nothing it counts follows it).
+_ERA_YEAR = re.compile(
+    r"\b(?:AD|A\.D\.|CE)\s+\d{1,4}\b|\b\d{1,4}\s+(?:BCE?|B\.C\.|AD|A\.D\.|CE)\b"
+    r"|\b(?:in|since|until|till|circa|c\.)\s+\d{3,4}(?=\s*(?:[.,;:)]|$))"
+)
+# A number that is part of a name ("Apollo 11", "World War 2", "Boeing 747", "Windows 95"): it follows a capitalised
+# word that is no function or approximation word ("About 7 million", "Over 500 people" are figures).
+_NAME_NUMBER = re.compile(r"\b([A-Z][\w'-]*)\s+\d+\b(?![.,]\d|\s*(?:%|percent|per cent))")
+_NOT_NAME_WORDS = STOPWORDS | frozenset(
+    "nearly almost around roughly approximately exactly since every less some over under just only up".split()
+)
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,.]*(?!\d|st\b|nd\b|rd\b|th\b)")
 _QUANTITY_WORDS = re.compile(
     r"%|\b(?:percent|per cent|million|billion|trillion|thousand|hundreds|dozens)\b", re.IGNORECASE
@@ -507,7 +522,7 @@ def claim_type(claim: str) -> str:
         return "COMPARISON"
     if _is_statistic(claim):
         return "STATISTIC"
-    if _DATE.search(claim):
+    if _DATE.search(claim) or _ERA_YEAR.search(claim):
         return "DATE"
     return "TECHNICAL"
 
@@ -521,7 +536,13 @@ def _is_comparison(claim: str) -> bool:
 
 
 def _is_statistic(claim: str) -> bool:
+    """A figure: a quantity word, or a number that is neither a date (a year is a date) nor part of a name."""
     if _QUANTITY_WORDS.search(claim):
         return True
-    undated = _DATE.sub(" ", claim)
-    return _NUMBER.search(undated) is not None
+    undated = _DATE.sub(" ", _ERA_YEAR.sub(" ", claim))
+    unnamed = _NAME_NUMBER.sub(_without_name_number, undated)
+    return _NUMBER.search(unnamed) is not None
+
+
+def _without_name_number(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(1).lower() in _NOT_NAME_WORDS else " "

@@ -319,6 +319,10 @@ class Settings(BaseSettings):
     cache_enabled: bool = False
     # Off only to measure what the ledger costs (bench/ledger.py): no ledger rows, no budgets, no usage.
     ledger_enabled: bool = True
+    # The gateway's audit of every checker's answer against the claim's passages (factcheck/core/audit.py):
+    # fabricated quotes and a VERIFIED's unsupported details are flagged, and such a VERIFIED counts as
+    # UNVERIFIABLE. Off: answers are taken as the checkers gave them, and marked not audited.
+    audit: bool = True
     cache_ttl_s: float = Field(default=7 * 24 * 3600.0, gt=0)
     # The weighted consensus weighs by the newest complete evaluation that measured every checker of the run
     # on at least this many readable answers of each label (a run that names its evaluation is not held to it).

@@ -226,7 +226,8 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             # Not an answer at all: the gateway reports the fact-checker as failed, with this cause.
             raise answer_unreadable(request.model, f"fact-checker: {REPEATS_PROMPT}")
         # No usable summary is an answer, not an error: the gateway excludes the checker and keeps its text.
-        parsed = parse_council_check(completion.text, labels)
+        # A block the reply copies from a response is that response's (council_summary.py).
+        parsed = parse_council_check(completion.text, labels, [response.text for response in request.responses])
         return council_pb2.CouncilCheckResponse(
             model=request.model,
             raw_text=completion.text,

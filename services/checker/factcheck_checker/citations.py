@@ -2,8 +2,10 @@
 
 A citation names a passage label from the request and, usually, a quote. A quote must
 be found in that passage's text (exactly, or ignoring case and whitespace); otherwise
-the citation is dropped and counted. A citation without a quote cites the whole passage.
-Offsets are turned into offsets in the source's own text.
+the citation is dropped from the evidence and counted, and kept as the checker gave it in
+`unresolved_citations`, where the gateway's audit flags its quote (factcheck/core/audit.py).
+A citation without a quote cites the whole passage. Offsets are turned into offsets in the
+source's own text.
 """
 
 from __future__ import annotations
@@ -19,17 +21,18 @@ from factcheck.v1 import common_pb2
 def resolve_citations(
     verifications: Sequence[ClaimVerification], passages: Mapping[str, common_pb2.Passage]
 ) -> tuple[list[ClaimVerification], int]:
-    """Verifications with resolved citations, and how many citations were dropped."""
+    """Verifications with resolved citations (the others as unresolved_citations), and how many were dropped."""
     resolved, dropped = [], 0
     for verification in verifications:
-        kept = []
+        kept, unresolved = [], []
         for citation in verification.citations:
             located = _resolve(citation, passages.get(citation.passage_id))
             if located is None:
                 dropped += 1
+                unresolved.append(citation)
             else:
                 kept.append(located)
-        resolved.append(replace(verification, citations=tuple(kept)))
+        resolved.append(replace(verification, citations=tuple(kept), unresolved_citations=tuple(unresolved)))
     return resolved, dropped
 
 

@@ -30,23 +30,30 @@ Forgery. The responses are untrusted: a caller's answers, or another model's, th
 contain a forged "FACT CHECK SUMMARY" block or claim lines, and the checker may show them
 back. What the checker quotes is not its own: a markdown quote ("> ") or code-indented line
 is never read (rule 1 of factcheck/text/protocol_lines.py; the prompt shows every response so
-quoted). What it shows bare stands in its analysis, before its own final blocks, so it is
-not read either. Nothing else depends on the responses: the parse is a function of the
-checker's answer alone, so no text in a response can remove a rating, vote or claim the
-checker wrote. (Comparing the checker's lines with the responses, as this parser once did,
-let one response carrying `Response B: ACCURATE` cancel every genuine rating that read the
-same.) The price: a checker that ends its answer with a forged block, after its own, is
-read as having said it; that is then its last word.
+quoted). A block the checker shows bare, without quote marks or a fence, is not its own either
+when it occurs inside one of the responses being rated: the block from its header to its last
+protocol line (rating, MOST RELIABLE or claim line), compared line by line by its letters and
+digits (so re-decorated in bold or as a list it is still the same block), is a run of
+consecutive lines of one response. Such a copy is the response's, wherever it stands in the
+reply: before the checker's own block, after it, or alone. The checker's summary is its final
+block that is no copy; a reply whose only blocks are copies has none (one warning: the gateway
+counts the fact-checker as failed, never with the ratings a response carried). Blocks are
+compared whole, never line by line: one response carrying `Response B: ACCURATE` cannot cancel a
+genuine rating that reads the same (comparing lines, as this parser once did, let it). The
+price: a block of the checker's own that is word for word a block some response carries, from
+its header to its last rating, is taken for a copy; it then says exactly what that response
+said, and a response that lists every possible block to deny the checker its vote leaves the
+checker failed and named, never counted with its ratings.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from factcheck.core.council_taxonomy import LABEL_PREFIX, error_type_from_name, rating_from_name
-from factcheck.text.protocol_lines import is_quoted_or_code, lines_of
+from factcheck.text.protocol_lines import is_quoted_or_code, lines_of, words_of
 from factcheck.text.text_safety import clean_text, excerpt
 from factcheck.v1 import council_pb2
 
@@ -96,44 +103,93 @@ class ParsedCouncilCheck:
         return [council_pb2.ResponseRating(label=label, rating=rating) for label, rating in self.ratings.items()]
 
 
-def parse_council_check(text: str, labels: Sequence[str]) -> ParsedCouncilCheck:
+def parse_council_check(text: str, labels: Sequence[str], responses: Sequence[str] = ()) -> ParsedCouncilCheck:
     """Ratings, MOST RELIABLE and inaccurate claims of `text` for the asked-for `labels`.
 
-    A function of the checker's answer alone (see "Forgery" in the module docstring).
+    `responses`: the texts of the responses being rated; a block of `text` that occurs inside one of them is
+    that response's, not the checker's (see "Forgery" in the module docstring).
     """
     summary_blocks, claim_blocks = _blocks(lines_of(text))
+    copies = _Responses(responses)
+    summaries = [block for block in summary_blocks if not copies.hold(block.span(_is_summary_line))]
+    claims = [block for block in claim_blocks if not copies.hold(block.span(_is_claims_line))]
     result = ParsedCouncilCheck()
     warnings = _Warnings(result.warnings)
-    summary = summary_blocks[-1] if summary_blocks else None
+    summary = summaries[-1].readable if summaries else None
     if summary is None or not any(_RATING_LINE.match(line) for line in summary):
         warnings.add(NO_SUMMARY_WARNING)
     else:
         _read_summary(summary, labels, result, warnings)
-    if claim_blocks:
-        _read_claims(claim_blocks[-1], labels, result, warnings)
+    if claims:
+        _read_claims(claims[-1].readable, labels, result, warnings)
     return result
 
 
-def _blocks(lines: list[str]) -> tuple[list[list[str]], list[list[str]]]:
-    """The lines of each summary block and each claims block (headers excluded), in order."""
-    summaries: list[list[str]] = []
-    claims: list[list[str]] = []
-    current: list[str] | None = None
+@dataclass
+class _Block:
+    """One summary or claims block of the answer: its header line and the lines after it."""
+
+    header: str
+    lines: list[str] = field(default_factory=list)
+    # A claims header's own claim line ("INACCURATE CLAIMS: Response A | ..."), read as the block's first line.
+    rest: str = ""
+
+    @property
+    def readable(self) -> list[str]:
+        return [self.rest, *self.lines] if self.rest else self.lines
+
+    def span(self, is_protocol_line: Callable[[str], bool]) -> list[str]:
+        """The header and the lines up to the block's last protocol line (all a copy of a block would hold)."""
+        last = max((i for i, line in enumerate(self.lines) if is_protocol_line(line)), default=-1)
+        return [self.header, *self.lines[: last + 1]]
+
+
+class _Responses:
+    """The responses being rated, as their non-blank lines' letters and digits (`words_of`)."""
+
+    def __init__(self, responses: Sequence[str]) -> None:
+        self._texts = [_keyed(lines_of(text)) for text in responses if text.strip()]
+
+    def hold(self, lines: list[str]) -> bool:
+        """Whether `lines` (blank ones aside) are consecutive lines of one response."""
+        if not self._texts:
+            return False
+        wanted = _keyed(lines)
+        return wanted != "\n" and any(wanted in text for text in self._texts)
+
+
+def _keyed(lines: Sequence[str]) -> str:
+    # Keys hold letters and digits only, so "\n" cannot occur inside one: a substring match of the joined keys,
+    # bounded by "\n" on both sides, is a run of whole, consecutive lines.
+    return "\n" + "".join(key + "\n" for line in lines if (key := words_of(line)))
+
+
+def _is_summary_line(line: str) -> bool:
+    return bool(_RATING_LINE.match(line) or _MOST_RELIABLE_ANY.match(line))
+
+
+def _is_claims_line(line: str) -> bool:
+    return bool(_NONE.match(line) or _claim_line(line) is not None)
+
+
+def _blocks(lines: list[str]) -> tuple[list[_Block], list[_Block]]:
+    """Each summary block and each claims block, in order."""
+    summaries: list[_Block] = []
+    claims: list[_Block] = []
+    current: _Block | None = None
     for line in lines:
         if is_quoted_or_code(line):
             continue
         if _is_summary_header(line):
-            current = []
+            current = _Block(line)
             summaries.append(current)
         elif header := _CLAIMS_HEADER.match(line):
-            current = []
-            claims.append(current)
             # "INACCURATE CLAIMS: Response A | ..." on the header line itself.
             rest = line[header.end() :]
-            if "|" in rest:
-                current.append(rest)
+            current = _Block(line, rest=rest if "|" in rest else "")
+            claims.append(current)
         elif current is not None:
-            current.append(line)
+            current.lines.append(line)
     return summaries, claims
 
 

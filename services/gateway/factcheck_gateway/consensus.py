@@ -3,6 +3,10 @@
 
 The gateway runs this after the verify phase, and `results.py` runs it again on
 stored verifications (with the weights the run stored), so a stored result always shows the current rules.
+
+Every rule reads a verification's verdict and confidence as `factcheck.core.audit.counted_as` gives them: a
+VERIFIED the gateway's audit flagged (a fabricated quote, an unsupported detail) counts as UNVERIFIABLE at LOW
+confidence, and the claim's `audit_note` says so. The verifications themselves are kept as the checkers gave them.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
+from factcheck.core.audit import Counted, counted_as
 from factcheck.core.domain import Citation, ClaimConsensus, ClaimVerification, ExtractedClaim
 from factcheck_gateway.weighted_consensus import VERDICTS, ConsensusWeights, confidence_of, leaders, normalised
 
@@ -49,13 +54,14 @@ def calculate_consensus(
 def _claim_consensus(claim: ExtractedClaim, all_verifications: Sequence[Sequence[ClaimVerification]]) -> ClaimConsensus:
     verdicts = tuple(_verification_for(claim.id, checker) for checker in all_verifications)
     if not verdicts:
-        return _consensus(claim, verdicts, "UNVERIFIABLE", "LOW", 0.0, None)
-    verdict, tied = _majority_verdict(verdicts)
-    majority = [v for v in verdicts if v.verdict == verdict]
+        return _consensus(claim, verdicts, (), "UNVERIFIABLE", "LOW", 0.0, None)
+    counted = tuple(counted_as(v) for v in verdicts)
+    verdict, tied = _majority_verdict(counted)
+    majority = [c for c in counted if c.verdict == verdict]
     confidence = "LOW" if tied else _most_common_confidence(majority)
     agreement = len(majority) / len(verdicts) * 100
-    correction = _majority_correction(verdicts) if verdict == "DISPUTED" else None
-    return _consensus(claim, verdicts, verdict, confidence, agreement, correction)
+    correction = _majority_correction(verdicts, counted) if verdict == "DISPUTED" else None
+    return _consensus(claim, verdicts, counted, verdict, confidence, agreement, correction)
 
 
 def _weighted_claim_consensus(
@@ -71,21 +77,22 @@ def _weighted_claim_consensus(
         _verification_for(claim.id, checker, model) for checker, model in zip(all_verifications, checker_models)
     )
     if not verdicts:
-        return _consensus(claim, verdicts, "UNVERIFIABLE", "LOW", 0.0, None)
-    given = [v.verdict for v in verdicts]
-    log_scores = weights.log_posterior(checker_models, given)
+        return _consensus(claim, verdicts, (), "UNVERIFIABLE", "LOW", 0.0, None)
+    counted = tuple(counted_as(v) for v in verdicts)
+    log_scores = weights.log_posterior(checker_models, [c.verdict for c in counted])
     top = leaders(log_scores)
     verdict = next(iter(top)) if len(top) == 1 else _TIE_WINNER[top]
     probability = normalised(log_scores)[VERDICTS.index(verdict)]  # (the posterior, computed once)
     confidence = "LOW" if len(top) > 1 else confidence_of(probability)
-    agreement = sum(1 for v in verdicts if v.verdict == verdict) / len(verdicts) * 100
-    correction = _majority_correction(verdicts) if verdict == "DISPUTED" else None
-    return _consensus(claim, verdicts, verdict, confidence, agreement, correction, probability)
+    agreement = sum(1 for c in counted if c.verdict == verdict) / len(verdicts) * 100
+    correction = _majority_correction(verdicts, counted) if verdict == "DISPUTED" else None
+    return _consensus(claim, verdicts, counted, verdict, confidence, agreement, correction, probability)
 
 
 def _consensus(
     claim: ExtractedClaim,
     verdicts: tuple[ClaimVerification, ...],
+    counted: Sequence[Counted],
     verdict: str,
     confidence: str,
     agreement: float,
@@ -104,14 +111,15 @@ def _consensus(
         correction=correction,
         citations=majority_citations(verdicts, verdict),
         weighted_probability=weighted_probability,
+        audit_note=" ".join(f"{c.reason}." for c in counted if c.reason),
     )
 
 
 def majority_citations(verdicts: Sequence[ClaimVerification], verdict: str) -> tuple[Citation, ...]:
-    """Passages cited by the checkers that voted for the consensus verdict, each (passage, quote) once."""
+    """Passages cited by the checkers whose verdict counted as the consensus verdict, each (passage, quote) once."""
     cited: dict[tuple[str, str], Citation] = {}
     for verification in verdicts:
-        if verification.verdict == verdict:
+        if counted_as(verification).verdict == verdict:
             for citation in verification.citations:
                 cited.setdefault((citation.passage_id, citation.quote), citation)
     return tuple(cited.values())
@@ -132,9 +140,9 @@ def _verification_for(claim_id: str, checker: Sequence[ClaimVerification], model
     )
 
 
-def _majority_verdict(verdicts: Sequence[ClaimVerification]) -> tuple[str, bool]:
+def _majority_verdict(counted: Sequence[Counted]) -> tuple[str, bool]:
     """Rules 1-5. Returns the winning verdict and whether it was decided by a tie."""
-    counts = Counter(v.verdict for v in verdicts)
+    counts = Counter(c.verdict for c in counted)
     top = max(counts.values())
     leaders = frozenset(name for name, n in counts.items() if n == top)
     if len(leaders) == 1:
@@ -142,15 +150,19 @@ def _majority_verdict(verdicts: Sequence[ClaimVerification]) -> tuple[str, bool]
     return _TIE_WINNER[leaders], True
 
 
-def _most_common_confidence(majority: Sequence[ClaimVerification]) -> str:
+def _most_common_confidence(majority: Sequence[Counted]) -> str:
     """Rule 7: the most frequent confidence of the majority; ties go to the lower one."""
-    counts = Counter(v.confidence for v in majority)
+    counts = Counter(c.confidence for c in majority)
     return max(counts, key=lambda name: (counts[name], -_CONFIDENCE_RANK.get(name, 0)))
 
 
-def _majority_correction(verdicts: Sequence[ClaimVerification]) -> str | None:
-    """Rule 8: most common non-empty correction of the DISPUTED verdicts; ties go to the earliest checker."""
-    corrections = [v.correction for v in verdicts if v.verdict == "DISPUTED" and v.correction and v.correction.strip()]
+def _majority_correction(verdicts: Sequence[ClaimVerification], counted: Sequence[Counted]) -> str | None:
+    """Rule 8: most common non-empty correction of the verdicts counted as DISPUTED; ties go to the earliest checker."""
+    corrections = [
+        v.correction
+        for v, c in zip(verdicts, counted)
+        if c.verdict == "DISPUTED" and v.correction and v.correction.strip()
+    ]
     if not corrections:
         return None
     counts = Counter(corrections)  # Counter keeps first-seen order, and max() keeps the first maximum.

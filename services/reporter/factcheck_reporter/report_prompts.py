@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from factcheck.core import prompt_versions
+from factcheck.core.audit import counted_as
 from factcheck.core.council_taxonomy import (
     SYNTHESIS_CONTEXT_MARKER,
     SYNTHESIS_CORRECTIONS_MARKER,
@@ -172,9 +173,17 @@ def _report_entry(item: ClaimConsensus) -> ReportEntry:
         verdict=item.consensus_verdict,
         agreement=agreement_percent(item.agreement_rate),
         correction=item.correction or None,
-        verdicts=tuple(CheckerVerdict(v.checker_model, v.verdict, v.confidence, v.evidence) for v in item.verdicts),
+        verdicts=tuple(_checker_verdict(v) for v in item.verdicts),
         sources=cited_sources(item) or None,
     )
+
+
+def _checker_verdict(verification: ClaimVerification) -> CheckerVerdict:
+    """A checker's verdict as it counted in the consensus (factcheck/core/audit.py: a VERIFIED the audit flagged
+    counts as UNVERIFIABLE), its evidence led by why when the audit changed it."""
+    counted = counted_as(verification)
+    evidence = f"{counted.reason}. {verification.evidence}" if counted.reason else verification.evidence
+    return CheckerVerdict(verification.checker_model, counted.verdict, counted.confidence, evidence)
 
 
 def title_inputs(question: str, content: str) -> TitleInputs:
@@ -193,6 +202,8 @@ def _result_block(item: ClaimConsensus, checker_count: int) -> str:
     ]
     if item.correction:
         lines.append(f"Consensus Correction: {item.correction}")
+    if item.audit_note:
+        lines.append(f"Audit: {' '.join(item.audit_note.split())}")
     if item.citations:
         quotes = "; ".join(
             f"[{c.passage_id}] {c.source_title or c.source_id}"
@@ -204,9 +215,10 @@ def _result_block(item: ClaimConsensus, checker_count: int) -> str:
 
 
 def _verdict_line(verification: ClaimVerification) -> str:
-    # Evidence is put on one line so a multi-line answer cannot break the list.
-    evidence = " ".join(verification.evidence.split())
-    return f"- {verification.checker_model}: {verification.verdict} ({verification.confidence}) \u2014 {evidence}"
+    # As it counted in the consensus; evidence is put on one line so a multi-line answer cannot break the list.
+    said = _checker_verdict(verification)
+    evidence = " ".join(said.evidence.split())
+    return f"- {said.model}: {said.verdict} ({said.confidence}) \u2014 {evidence}"
 
 
 def _table_row(item: ClaimConsensus, with_sources: bool) -> str:

@@ -203,7 +203,7 @@ class CitationCorrection(_message.Message):
     def __init__(self, id: _Optional[str] = ..., claim_id: _Optional[str] = ..., correction_type: _Optional[_Union[CorrectionType, str]] = ..., original_evidence: _Optional[_Union[EvidenceSpan, _Mapping]] = ..., corrected_evidence: _Optional[_Union[EvidenceSpan, _Mapping]] = ..., reasoning: _Optional[str] = ...) -> None: ...
 
 class ClaimRecord(_message.Message):
-    __slots__ = ("id", "message_id", "claim_key", "claim_text", "claim_type", "confidence_level", "position_start", "position_end", "support", "spec_verdict", "verification_reasoning", "abstained", "citations", "corrections", "numeric_detail", "created_at", "spec_type")
+    __slots__ = ("id", "message_id", "claim_key", "claim_text", "claim_type", "confidence_level", "position_start", "position_end", "support", "spec_verdict", "verification_reasoning", "abstained", "citations", "corrections", "numeric_detail", "created_at", "spec_type", "audit_flags")
     ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CLAIM_KEY_FIELD_NUMBER: _ClassVar[int]
@@ -221,6 +221,7 @@ class ClaimRecord(_message.Message):
     NUMERIC_DETAIL_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     SPEC_TYPE_FIELD_NUMBER: _ClassVar[int]
+    AUDIT_FLAGS_FIELD_NUMBER: _ClassVar[int]
     id: str
     message_id: str
     claim_key: str
@@ -238,7 +239,8 @@ class ClaimRecord(_message.Message):
     numeric_detail: NumericDetail
     created_at: _timestamp_pb2.Timestamp
     spec_type: _common_pb2.ClaimType
-    def __init__(self, id: _Optional[str] = ..., message_id: _Optional[str] = ..., claim_key: _Optional[str] = ..., claim_text: _Optional[str] = ..., claim_type: _Optional[_Union[CitationClaimType, str]] = ..., confidence_level: _Optional[_Union[ConfidenceLevel, str]] = ..., position_start: _Optional[int] = ..., position_end: _Optional[int] = ..., support: _Optional[_Union[SupportTier, str]] = ..., spec_verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., verification_reasoning: _Optional[str] = ..., abstained: _Optional[bool] = ..., citations: _Optional[_Iterable[_Union[CitationLink, _Mapping]]] = ..., corrections: _Optional[_Iterable[_Union[CitationCorrection, _Mapping]]] = ..., numeric_detail: _Optional[_Union[NumericDetail, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., spec_type: _Optional[_Union[_common_pb2.ClaimType, str]] = ...) -> None: ...
+    audit_flags: _containers.RepeatedCompositeFieldContainer[_common_pb2.AuditFlag]
+    def __init__(self, id: _Optional[str] = ..., message_id: _Optional[str] = ..., claim_key: _Optional[str] = ..., claim_text: _Optional[str] = ..., claim_type: _Optional[_Union[CitationClaimType, str]] = ..., confidence_level: _Optional[_Union[ConfidenceLevel, str]] = ..., position_start: _Optional[int] = ..., position_end: _Optional[int] = ..., support: _Optional[_Union[SupportTier, str]] = ..., spec_verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., verification_reasoning: _Optional[str] = ..., abstained: _Optional[bool] = ..., citations: _Optional[_Iterable[_Union[CitationLink, _Mapping]]] = ..., corrections: _Optional[_Iterable[_Union[CitationCorrection, _Mapping]]] = ..., numeric_detail: _Optional[_Union[NumericDetail, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., spec_type: _Optional[_Union[_common_pb2.ClaimType, str]] = ..., audit_flags: _Optional[_Iterable[_Union[_common_pb2.AuditFlag, _Mapping]]] = ...) -> None: ...
 
 class VerificationSummary(_message.Message):
     __slots__ = ("total_claims", "supported", "partial", "unsupported", "contradicted", "abstained_count", "unsupported_rate", "contradicted_rate", "warning", "citation_corrections")

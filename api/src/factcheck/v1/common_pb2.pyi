@@ -31,6 +31,19 @@ class Confidence(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CONFIDENCE_MEDIUM: _ClassVar[Confidence]
     CONFIDENCE_LOW: _ClassVar[Confidence]
 
+class AuditFlagKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    AUDIT_FLAG_KIND_UNSPECIFIED: _ClassVar[AuditFlagKind]
+    AUDIT_FLAG_KIND_FABRICATED_QUOTE: _ClassVar[AuditFlagKind]
+    AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL: _ClassVar[AuditFlagKind]
+
+class AuditStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    AUDIT_STATUS_UNSPECIFIED: _ClassVar[AuditStatus]
+    AUDIT_STATUS_AUDITED: _ClassVar[AuditStatus]
+    AUDIT_STATUS_NO_PASSAGES: _ClassVar[AuditStatus]
+    AUDIT_STATUS_DISABLED: _ClassVar[AuditStatus]
+
 class EvidenceOrigin(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     EVIDENCE_ORIGIN_UNSPECIFIED: _ClassVar[EvidenceOrigin]
@@ -51,9 +64,26 @@ CONFIDENCE_UNSPECIFIED: Confidence
 CONFIDENCE_HIGH: Confidence
 CONFIDENCE_MEDIUM: Confidence
 CONFIDENCE_LOW: Confidence
+AUDIT_FLAG_KIND_UNSPECIFIED: AuditFlagKind
+AUDIT_FLAG_KIND_FABRICATED_QUOTE: AuditFlagKind
+AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL: AuditFlagKind
+AUDIT_STATUS_UNSPECIFIED: AuditStatus
+AUDIT_STATUS_AUDITED: AuditStatus
+AUDIT_STATUS_NO_PASSAGES: AuditStatus
+AUDIT_STATUS_DISABLED: AuditStatus
 EVIDENCE_ORIGIN_UNSPECIFIED: EvidenceOrigin
 EVIDENCE_ORIGIN_REQUEST: EvidenceOrigin
 EVIDENCE_ORIGIN_KNOWLEDGE_STORE: EvidenceOrigin
+
+class AuditFlag(_message.Message):
+    __slots__ = ("kind", "detail", "checker_model")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    kind: AuditFlagKind
+    detail: str
+    checker_model: str
+    def __init__(self, kind: _Optional[_Union[AuditFlagKind, str]] = ..., detail: _Optional[str] = ..., checker_model: _Optional[str] = ...) -> None: ...
 
 class Claim(_message.Message):
     __slots__ = ("id", "claim", "context", "type", "start_offset", "end_offset")
@@ -72,7 +102,7 @@ class Claim(_message.Message):
     def __init__(self, id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., start_offset: _Optional[int] = ..., end_offset: _Optional[int] = ...) -> None: ...
 
 class ClaimVerification(_message.Message):
-    __slots__ = ("claim_id", "verdict", "evidence", "correction", "confidence", "checker_model", "citations", "cached")
+    __slots__ = ("claim_id", "verdict", "evidence", "correction", "confidence", "checker_model", "citations", "cached", "audit_flags", "audit_status", "unresolved_citations")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
@@ -81,6 +111,9 @@ class ClaimVerification(_message.Message):
     CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
     CITATIONS_FIELD_NUMBER: _ClassVar[int]
     CACHED_FIELD_NUMBER: _ClassVar[int]
+    AUDIT_FLAGS_FIELD_NUMBER: _ClassVar[int]
+    AUDIT_STATUS_FIELD_NUMBER: _ClassVar[int]
+    UNRESOLVED_CITATIONS_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     verdict: Verdict
     evidence: str
@@ -89,10 +122,13 @@ class ClaimVerification(_message.Message):
     checker_model: str
     citations: _containers.RepeatedCompositeFieldContainer[Citation]
     cached: bool
-    def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., cached: _Optional[bool] = ...) -> None: ...
+    audit_flags: _containers.RepeatedCompositeFieldContainer[AuditFlag]
+    audit_status: AuditStatus
+    unresolved_citations: _containers.RepeatedCompositeFieldContainer[Citation]
+    def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., cached: _Optional[bool] = ..., audit_flags: _Optional[_Iterable[_Union[AuditFlag, _Mapping]]] = ..., audit_status: _Optional[_Union[AuditStatus, str]] = ..., unresolved_citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ...) -> None: ...
 
 class ClaimConsensus(_message.Message):
-    __slots__ = ("claim_id", "claim", "context", "type", "verdicts", "consensus_verdict", "consensus_confidence", "agreement_rate", "correction", "citations", "weighted_probability")
+    __slots__ = ("claim_id", "claim", "context", "type", "verdicts", "consensus_verdict", "consensus_confidence", "agreement_rate", "correction", "citations", "weighted_probability", "audit_note")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     CLAIM_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
@@ -104,6 +140,7 @@ class ClaimConsensus(_message.Message):
     CORRECTION_FIELD_NUMBER: _ClassVar[int]
     CITATIONS_FIELD_NUMBER: _ClassVar[int]
     WEIGHTED_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    AUDIT_NOTE_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     claim: str
     context: str
@@ -115,7 +152,8 @@ class ClaimConsensus(_message.Message):
     correction: str
     citations: _containers.RepeatedCompositeFieldContainer[Citation]
     weighted_probability: float
-    def __init__(self, claim_id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., verdicts: _Optional[_Iterable[_Union[ClaimVerification, _Mapping]]] = ..., consensus_verdict: _Optional[_Union[Verdict, str]] = ..., consensus_confidence: _Optional[_Union[Confidence, str]] = ..., agreement_rate: _Optional[float] = ..., correction: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., weighted_probability: _Optional[float] = ...) -> None: ...
+    audit_note: str
+    def __init__(self, claim_id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., verdicts: _Optional[_Iterable[_Union[ClaimVerification, _Mapping]]] = ..., consensus_verdict: _Optional[_Union[Verdict, str]] = ..., consensus_confidence: _Optional[_Union[Confidence, str]] = ..., agreement_rate: _Optional[float] = ..., correction: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., weighted_probability: _Optional[float] = ..., audit_note: _Optional[str] = ...) -> None: ...
 
 class VerdictSummary(_message.Message):
     __slots__ = ("verified", "disputed", "unverifiable")

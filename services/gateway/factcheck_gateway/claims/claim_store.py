@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Engine, exists, select
 from sqlalchemy.orm import Session
 
-from factcheck.core.domain import claim_type_to_proto, verdict_to_proto
+from factcheck.core.domain import AuditFlag, claim_type_to_proto, verdict_to_proto
 from factcheck.v1 import citations_pb2, common_pb2
 from factcheck_gateway.store.models import (
     CitationCorrectionRow,
@@ -189,6 +189,7 @@ def _record(row: ClaimRow, numeric: NumericClaimRow | None) -> citations_pb2.Cla
         abstained=row.abstained,
         created_at=timestamp(row.created_at),
         spec_type=claim_type_to_proto(row.spec_type),
+        audit_flags=[AuditFlag.from_json(flag).to_proto() for flag in row.audit_flags or ()],
     )
     if row.position_start is not None and row.position_end is not None:
         record.position_start, record.position_end = row.position_start, row.position_end

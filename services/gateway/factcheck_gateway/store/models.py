@@ -441,6 +441,8 @@ class ClaimRow(Base):
     verification_reasoning: Mapped[str | None] = mapped_column(Text, nullable=True)
     abstained: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+    # What the gateway's audit found in the checkers' answers on the claim (AuditFlag as JSON); NULL when nothing.
+    audit_flags: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON_DOCUMENT, nullable=True)
 
     __table_args__ = (
         Index("idx_claims_message_id", "message_id"),

@@ -197,25 +197,41 @@ def _asking_only(request: checker_pb2.VerifyRequest, claims: list[common_pb2.Cla
 
 
 def _storable(verification: common_pb2.ClaimVerification, passage_ids: list[str]) -> bytes:
-    """The verification as cached: citations name their passage by its index among the claim's passages."""
+    """The verification as the checker gave it, cached: citations (resolved or not) name their passage by its
+    index among the claim's passages; no audit (a reused answer is audited in the run that reuses it)."""
     stored = common_pb2.ClaimVerification()
     stored.CopyFrom(verification)
-    for citation in stored.citations:
+    stored.ClearField("audit_flags")
+    stored.ClearField("audit_status")
+    for citation in (*stored.citations, *stored.unresolved_citations):
         if citation.passage_id in passage_ids:
             citation.passage_id = f"{_PASSAGE_INDEX}{passage_ids.index(citation.passage_id)}"
     return stored.SerializeToString(deterministic=True)
 
 
 def _reused(payload: bytes, claim_id: str, passage_ids: list[str]) -> common_pb2.ClaimVerification:
-    """A cached verification for this run's claim: its id, this run's passage labels, marked cached."""
+    """A cached verification for this run's claim: its id, this run's passage labels, marked cached. A citation
+    of a passage that was not the claim's when it was cached names no passage of this run: a resolved one is
+    left out, an unresolved one (a quote the audit flags) names none."""
     verification = common_pb2.ClaimVerification.FromString(payload)
     verification.claim_id = claim_id
     verification.cached = True
-    for citation in verification.citations:
-        index = citation.passage_id.removeprefix(_PASSAGE_INDEX)
-        if citation.passage_id.startswith(_PASSAGE_INDEX) and index.isdigit() and int(index) < len(passage_ids):
-            citation.passage_id = passage_ids[int(index)]
+    kept = [citation for citation in verification.citations if _relabelled(citation, passage_ids)]
+    del verification.citations[:]
+    verification.citations.extend(kept)
+    for citation in verification.unresolved_citations:
+        if not _relabelled(citation, passage_ids):
+            citation.passage_id = ""
     return verification
+
+
+def _relabelled(citation: common_pb2.Citation, passage_ids: list[str]) -> bool:
+    """Whether the cached citation names one of the claim's passages; if so, it now carries that passage's label."""
+    index = citation.passage_id.removeprefix(_PASSAGE_INDEX)
+    if citation.passage_id.startswith(_PASSAGE_INDEX) and index.isdigit() and int(index) < len(passage_ids):
+        citation.passage_id = passage_ids[int(index)]
+        return True
+    return False
 
 
 def _merged(

@@ -27,7 +27,8 @@ from typing import Any
 import grpc
 from google.protobuf.json_format import MessageToDict, ParseDict
 
-from factcheck.core.domain import ExtractedClaim, claim_type_to_proto, verdict_to_proto
+from factcheck.core.audit import counted_as
+from factcheck.core.domain import AuditFlag, ExtractedClaim, claim_type_to_proto, verdict_to_proto
 from factcheck.core.numeric_qa import question_for, verify_answers
 from factcheck.text.numbers import find_quantities
 from factcheck.text.spans import locate
@@ -270,12 +271,16 @@ class _Pool:
 def _claim_record(run, claim: ExtractedClaim, consensus, succeeded, pool: _Pool):
     profile = _state(run).profiles.get(claim.id)
     level = profile.confidence_level if profile is not None else citations_pb2.CONFIDENCE_LEVEL_MEDIUM
-    votes, cited_by = [], {}
+    votes, cited_by, flags = [], {}, []
     for outcome in succeeded:
         support = next((s for s in outcome.response.supports if s.claim_id == claim.id), None)
         tier = TIER_NAMES.get(support.tier) if support is not None and not support.abstained else None
-        votes.append(Vote(outcome.index, tier))
         verification = next((v for v in outcome.verifications() if v.claim_id == claim.id), None)
+        if verification is not None:
+            flags += verification.audit_flags
+            if tier in (SUPPORTED, PARTIAL) and counted_as(verification).verdict != verification.verdict:
+                tier = UNSUPPORTED  # a VERIFIED the audit flagged: its support rests on nothing the passages say
+        votes.append(Vote(outcome.index, tier))
         cited_by[outcome.index] = (tier, verification)
     has_evidence = bool(run.evidence is not None and run.evidence.claim_passages.get(claim.id))
     decision = decide_tier(votes, has_evidence=has_evidence, low_confidence=level == citations_pb2.CONFIDENCE_LEVEL_LOW)
@@ -305,6 +310,7 @@ def _claim_record(run, claim: ExtractedClaim, consensus, succeeded, pool: _Pool)
         verification_reasoning=reasoning,
         abstained=decision.abstained,
         spec_type=claim_type_to_proto(claim.type),
+        audit_flags=[flag.to_proto() for flag in flags],
         citations=[
             citations_pb2.CitationLink(evidence_span=span.proto, confidence_score=score, is_primary=primary)
             for span, score, primary in links
@@ -339,6 +345,7 @@ def _claim_row(run, record: citations_pb2.ClaimRecord) -> dict[str, Any]:
         "spec_verdict": common_pb2.Verdict.Name(record.spec_verdict).removeprefix("VERDICT_"),
         "verification_reasoning": record.verification_reasoning,
         "abstained": record.abstained,
+        "audit_flags": [AuditFlag.from_proto(flag).to_json() for flag in record.audit_flags] or None,
     }
 
 

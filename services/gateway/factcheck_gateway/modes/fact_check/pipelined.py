@@ -42,6 +42,7 @@ from factcheck.core.domain import ExtractedClaim
 from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2, factcheck_pb2
 from factcheck_gateway.knowledge.retrieval import Evidence
 from factcheck_gateway.modes.fact_check import steps as sequential
+from factcheck_gateway.modes.fact_check.audit import audit_response
 from factcheck_gateway.modes.fact_check.state import CheckerOutcome, FactCheckRun
 from factcheck_gateway.modes.fact_check.steps import EXTRACTION_FAILED
 from factcheck_gateway.modes.fact_check.verification import verify
@@ -230,6 +231,7 @@ class _Pipeline:
             )
             self._fail(checker, rpc_failure(verify_stage(checker.index)[0], checker.model, error))
             return
+        audit_response(request, response, run.plan.audit)
         checker.answers[number] = response
         payload = factcheck_pb2.CheckerBatchCompletePayload(
             model=checker.model,

@@ -68,6 +68,8 @@ class RunPlan:
     cache_ttl_s: float = 7 * 24 * 3600.0
     # How the checkers verify (FactCheckConfig.checker_strategy): "default" or "entailment_agents".
     checker_strategy: str = "default"
+    # The audit of every checker's answer against the claim's passages (modes/fact_check/audit.py; FACTCHECK_AUDIT).
+    audit: bool = True
 
     def checker_fields(self) -> tuple[tuple[str, str], ...]:
         """Each checker model with its request field."""
@@ -252,6 +254,7 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         and not wants_citations,
         cache_ttl_s=settings.cache_ttl_s,
         checker_strategy="entailment_agents" if entailment else "default",
+        audit=settings.audit,
         investigation=plan_investigation(config, settings, checkers),
         consensus=consensus,
         consensus_evaluation_id=pinned,

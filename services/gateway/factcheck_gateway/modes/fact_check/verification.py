@@ -16,6 +16,7 @@ from factcheck.kit.observability import metrics
 from factcheck.v1 import checker_pb2, common_pb2, factcheck_pb2
 from factcheck_gateway.consensus import calculate_consensus
 from factcheck_gateway.modes.fact_check import cache, citations, consensus_weights
+from factcheck_gateway.modes.fact_check.audit import audit_response
 from factcheck_gateway.modes.fact_check.state import CheckerOutcome, FactCheckRun
 from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
 from factcheck_gateway.store import ROLE_CHECKER, verify_stage
@@ -45,6 +46,7 @@ async def _verify_one(run: FactCheckRun, index: int, model: str, claims: list) -
     except grpc.aio.AioRpcError as error:
         log.warning("%s: checker %d (%s) failed: %s", run.message_id, index, model, rpc_error_text(error))
         return CheckerOutcome(index, model, failure=rpc_failure(verify_stage(index)[0], model, error))
+    audit_response(request, response, run.plan.audit)  # cached answers too: the same passages, the same audit
     return CheckerOutcome(index, model, response=response)
 
 

@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp";
 import {
+  AuditFlag,
   Claim,
   ClaimType,
   claimTypeFromJSON,
@@ -481,6 +482,11 @@ export interface ClaimRecord {
     | undefined;
   /** The claim's ClaimType from the extraction (STATISTIC, DATE, ...). */
   specType: ClaimType;
+  /**
+   * What the gateway's audit found in the checkers' answers on this claim, every checker's flags in
+   * checker order (each names its checker_model); empty when it found nothing.
+   */
+  auditFlags: AuditFlag[];
 }
 
 /** A run's summary of its claims' support tiers. */
@@ -2313,6 +2319,7 @@ function createBaseClaimRecord(): ClaimRecord {
     numericDetail: undefined,
     createdAt: undefined,
     specType: 0,
+    auditFlags: [],
   };
 }
 
@@ -2368,6 +2375,9 @@ export const ClaimRecord: MessageFns<ClaimRecord> = {
     }
     if (message.specType !== 0) {
       writer.uint32(136).int32(message.specType);
+    }
+    for (const v of message.auditFlags) {
+      AuditFlag.encode(v!, writer.uint32(146).fork()).join();
     }
     return writer;
   },
@@ -2521,6 +2531,14 @@ export const ClaimRecord: MessageFns<ClaimRecord> = {
             message.specType = reader.int32() as any;
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.auditFlags.push(AuditFlag.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2604,6 +2622,11 @@ export const ClaimRecord: MessageFns<ClaimRecord> = {
         : isSet(object.spec_type)
         ? claimTypeFromJSON(object.spec_type)
         : 0,
+      auditFlags: globalThis.Array.isArray(object?.auditFlags)
+        ? object.auditFlags.map((e: any) => AuditFlag.fromJSON(e))
+        : globalThis.Array.isArray(object?.audit_flags)
+        ? object.audit_flags.map((e: any) => AuditFlag.fromJSON(e))
+        : [],
     };
   },
 
@@ -2660,6 +2683,9 @@ export const ClaimRecord: MessageFns<ClaimRecord> = {
     if (message.specType !== 0) {
       obj.specType = claimTypeToJSON(message.specType);
     }
+    if (message.auditFlags?.length) {
+      obj.auditFlags = message.auditFlags.map((e) => AuditFlag.toJSON(e));
+    }
     return obj;
   },
 
@@ -2687,6 +2713,7 @@ export const ClaimRecord: MessageFns<ClaimRecord> = {
       : undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.specType = object.specType ?? 0;
+    message.auditFlags = object.auditFlags?.map((e) => AuditFlag.fromPartial(e)) || [];
     return message;
   },
 };

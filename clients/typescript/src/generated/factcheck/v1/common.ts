@@ -185,6 +185,113 @@ export function confidenceToJSON(object: Confidence): string {
   }
 }
 
+/** What the gateway's audit found in a checker's answer (AuditFlag.kind). */
+export enum AuditFlagKind {
+  /** AUDIT_FLAG_KIND_UNSPECIFIED - Not set (never in a flag). */
+  AUDIT_FLAG_KIND_UNSPECIFIED = 0,
+  /**
+   * AUDIT_FLAG_KIND_FABRICATED_QUOTE - A quote the checker gave as evidence (a `Sources:` citation, or quoted words of its Evidence line)
+   * occurs in none of the passages it could cite: not in the cited passage, whitespace, quote marks and
+   * case aside.
+   */
+  AUDIT_FLAG_KIND_FABRICATED_QUOTE = 1,
+  /**
+   * AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL - A VERIFIED verdict on a claim with a specific (a figure, a date, a name, a contrast term) that none of
+   * the claim's passages (their text or their source's title) states. Such a VERIFIED counts as
+   * UNVERIFIABLE in the consensus.
+   */
+  AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function auditFlagKindFromJSON(object: any): AuditFlagKind {
+  switch (object) {
+    case 0:
+    case "AUDIT_FLAG_KIND_UNSPECIFIED":
+      return AuditFlagKind.AUDIT_FLAG_KIND_UNSPECIFIED;
+    case 1:
+    case "AUDIT_FLAG_KIND_FABRICATED_QUOTE":
+      return AuditFlagKind.AUDIT_FLAG_KIND_FABRICATED_QUOTE;
+    case 2:
+    case "AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL":
+      return AuditFlagKind.AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return AuditFlagKind.UNRECOGNIZED;
+  }
+}
+
+export function auditFlagKindToJSON(object: AuditFlagKind): string {
+  switch (object) {
+    case AuditFlagKind.AUDIT_FLAG_KIND_UNSPECIFIED:
+      return "AUDIT_FLAG_KIND_UNSPECIFIED";
+    case AuditFlagKind.AUDIT_FLAG_KIND_FABRICATED_QUOTE:
+      return "AUDIT_FLAG_KIND_FABRICATED_QUOTE";
+    case AuditFlagKind.AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL:
+      return "AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL";
+    case AuditFlagKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** Whether the gateway audited a checker's answer on a claim (ClaimVerification.audit_status). */
+export enum AuditStatus {
+  /**
+   * AUDIT_STATUS_UNSPECIFIED - Not set: a verification stored before the audit existed, or one no gateway has seen yet (the
+   * checker service's own answer).
+   */
+  AUDIT_STATUS_UNSPECIFIED = 0,
+  /** AUDIT_STATUS_AUDITED - Audited against the claim's passages; audit_flags lists what was found (none: nothing). */
+  AUDIT_STATUS_AUDITED = 1,
+  /**
+   * AUDIT_STATUS_NO_PASSAGES - Not audited: the claim was checked without passages (the checker's own knowledge), so there is
+   * nothing to hold its answer to.
+   */
+  AUDIT_STATUS_NO_PASSAGES = 2,
+  /** AUDIT_STATUS_DISABLED - Not audited: the gateway's audit is turned off (FACTCHECK_AUDIT=false). */
+  AUDIT_STATUS_DISABLED = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function auditStatusFromJSON(object: any): AuditStatus {
+  switch (object) {
+    case 0:
+    case "AUDIT_STATUS_UNSPECIFIED":
+      return AuditStatus.AUDIT_STATUS_UNSPECIFIED;
+    case 1:
+    case "AUDIT_STATUS_AUDITED":
+      return AuditStatus.AUDIT_STATUS_AUDITED;
+    case 2:
+    case "AUDIT_STATUS_NO_PASSAGES":
+      return AuditStatus.AUDIT_STATUS_NO_PASSAGES;
+    case 3:
+    case "AUDIT_STATUS_DISABLED":
+      return AuditStatus.AUDIT_STATUS_DISABLED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return AuditStatus.UNRECOGNIZED;
+  }
+}
+
+export function auditStatusToJSON(object: AuditStatus): string {
+  switch (object) {
+    case AuditStatus.AUDIT_STATUS_UNSPECIFIED:
+      return "AUDIT_STATUS_UNSPECIFIED";
+    case AuditStatus.AUDIT_STATUS_AUDITED:
+      return "AUDIT_STATUS_AUDITED";
+    case AuditStatus.AUDIT_STATUS_NO_PASSAGES:
+      return "AUDIT_STATUS_NO_PASSAGES";
+    case AuditStatus.AUDIT_STATUS_DISABLED:
+      return "AUDIT_STATUS_DISABLED";
+    case AuditStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Where a passage came from. */
 export enum EvidenceOrigin {
   /** EVIDENCE_ORIGIN_UNSPECIFIED - Not set: not from retrieval (e.g. a search result of the verification loop). */
@@ -226,6 +333,19 @@ export function evidenceOriginToJSON(object: EvidenceOrigin): string {
     default:
       return "UNRECOGNIZED";
   }
+}
+
+/**
+ * One thing the audit found wrong with a checker's answer on a claim. The audit needs no model: it
+ * holds the answer to the claim's passages.
+ */
+export interface AuditFlag {
+  /** What was found. */
+  kind: AuditFlagKind;
+  /** What, in words: 'unsupported detail: 1972', 'quote not in P2: "landed in 1972"'. */
+  detail: string;
+  /** The checker whose answer it is ("provider/name"). */
+  checkerModel: string;
 }
 
 /** One discrete, verifiable assertion extracted from the content. */
@@ -273,6 +393,20 @@ export interface ClaimVerification {
    * version, claim and evidence) instead of a model call.
    */
   cached: boolean;
+  /**
+   * What the gateway's audit found in this answer (a fabricated quote, an unsupported detail); empty
+   * when it found nothing or did not audit (see audit_status). A VERIFIED with an UNSUPPORTED_DETAIL flag
+   * counts as UNVERIFIABLE in the consensus.
+   */
+  auditFlags: AuditFlag[];
+  /** Whether the gateway audited this answer, and if not, why. */
+  auditStatus: AuditStatus;
+  /**
+   * Citations the checker gave that the checker service could not resolve against the passages it
+   * sent (a label it never sent, or a quote the cited passage does not hold). Never evidence: kept so
+   * that the gateway's audit can flag their quotes.
+   */
+  unresolvedCitations: Citation[];
 }
 
 /** The majority verdict of all checkers on one claim. */
@@ -306,7 +440,14 @@ export interface ClaimConsensus {
   /** Passages cited by the checkers that voted with the consensus (each passage once). */
   citations: Citation[];
   /** CONSENSUS_WEIGHTED only: the combination's probability that the consensus verdict is right. */
-  weightedProbability?: number | undefined;
+  weightedProbability?:
+    | number
+    | undefined;
+  /**
+   * Why a checker's verdict counted as another in this consensus (the audit: a VERIFIED with an
+   * unsupported detail counts as UNVERIFIABLE), one sentence per such checker; empty when none did.
+   */
+  auditNote: string;
 }
 
 /** Verdict counts. */
@@ -413,6 +554,111 @@ export interface Citation {
   /** End of the quote (or passage) in the source's text, exclusive (see start_offset). */
   endOffset: number;
 }
+
+function createBaseAuditFlag(): AuditFlag {
+  return { kind: 0, detail: "", checkerModel: "" };
+}
+
+export const AuditFlag: MessageFns<AuditFlag> = {
+  encode(message: AuditFlag, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    if (message.detail !== "") {
+      writer.uint32(18).string(message.detail);
+    }
+    if (message.checkerModel !== "") {
+      writer.uint32(26).string(message.checkerModel);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditFlag {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditFlag();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.checkerModel = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditFlag {
+    return {
+      kind: isSet(object.kind) ? auditFlagKindFromJSON(object.kind) : 0,
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+      checkerModel: isSet(object.checkerModel)
+        ? globalThis.String(object.checkerModel)
+        : isSet(object.checker_model)
+        ? globalThis.String(object.checker_model)
+        : "",
+    };
+  },
+
+  toJSON(message: AuditFlag): unknown {
+    const obj: any = {};
+    if (message.kind !== 0) {
+      obj.kind = auditFlagKindToJSON(message.kind);
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    if (message.checkerModel !== "") {
+      obj.checkerModel = message.checkerModel;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuditFlag>, I>>(base?: I): AuditFlag {
+    return AuditFlag.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuditFlag>, I>>(object: I): AuditFlag {
+    const message = createBaseAuditFlag();
+    message.kind = object.kind ?? 0;
+    message.detail = object.detail ?? "";
+    message.checkerModel = object.checkerModel ?? "";
+    return message;
+  },
+};
 
 function createBaseClaim(): Claim {
   return { id: "", claim: "", context: "", type: 0, startOffset: undefined, endOffset: undefined };
@@ -581,6 +827,9 @@ function createBaseClaimVerification(): ClaimVerification {
     checkerModel: "",
     citations: [],
     cached: false,
+    auditFlags: [],
+    auditStatus: 0,
+    unresolvedCitations: [],
   };
 }
 
@@ -609,6 +858,15 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     }
     if (message.cached !== false) {
       writer.uint32(160).bool(message.cached);
+    }
+    for (const v of message.auditFlags) {
+      AuditFlag.encode(v!, writer.uint32(170).fork()).join();
+    }
+    if (message.auditStatus !== 0) {
+      writer.uint32(176).int32(message.auditStatus);
+    }
+    for (const v of message.unresolvedCitations) {
+      Citation.encode(v!, writer.uint32(186).fork()).join();
     }
     return writer;
   },
@@ -690,6 +948,30 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
             message.cached = reader.bool();
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.auditFlags.push(AuditFlag.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.auditStatus = reader.int32() as any;
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.unresolvedCitations.push(Citation.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -722,6 +1004,21 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
         ? object.citations.map((e: any) => Citation.fromJSON(e))
         : [],
       cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
+      auditFlags: globalThis.Array.isArray(object?.auditFlags)
+        ? object.auditFlags.map((e: any) => AuditFlag.fromJSON(e))
+        : globalThis.Array.isArray(object?.audit_flags)
+        ? object.audit_flags.map((e: any) => AuditFlag.fromJSON(e))
+        : [],
+      auditStatus: isSet(object.auditStatus)
+        ? auditStatusFromJSON(object.auditStatus)
+        : isSet(object.audit_status)
+        ? auditStatusFromJSON(object.audit_status)
+        : 0,
+      unresolvedCitations: globalThis.Array.isArray(object?.unresolvedCitations)
+        ? object.unresolvedCitations.map((e: any) => Citation.fromJSON(e))
+        : globalThis.Array.isArray(object?.unresolved_citations)
+        ? object.unresolved_citations.map((e: any) => Citation.fromJSON(e))
+        : [],
     };
   },
 
@@ -751,6 +1048,15 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     if (message.cached !== false) {
       obj.cached = message.cached;
     }
+    if (message.auditFlags?.length) {
+      obj.auditFlags = message.auditFlags.map((e) => AuditFlag.toJSON(e));
+    }
+    if (message.auditStatus !== 0) {
+      obj.auditStatus = auditStatusToJSON(message.auditStatus);
+    }
+    if (message.unresolvedCitations?.length) {
+      obj.unresolvedCitations = message.unresolvedCitations.map((e) => Citation.toJSON(e));
+    }
     return obj;
   },
 
@@ -767,6 +1073,9 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     message.checkerModel = object.checkerModel ?? "";
     message.citations = object.citations?.map((e) => Citation.fromPartial(e)) || [];
     message.cached = object.cached ?? false;
+    message.auditFlags = object.auditFlags?.map((e) => AuditFlag.fromPartial(e)) || [];
+    message.auditStatus = object.auditStatus ?? 0;
+    message.unresolvedCitations = object.unresolvedCitations?.map((e) => Citation.fromPartial(e)) || [];
     return message;
   },
 };
@@ -784,6 +1093,7 @@ function createBaseClaimConsensus(): ClaimConsensus {
     correction: undefined,
     citations: [],
     weightedProbability: undefined,
+    auditNote: "",
   };
 }
 
@@ -821,6 +1131,9 @@ export const ClaimConsensus: MessageFns<ClaimConsensus> = {
     }
     if (message.weightedProbability !== undefined) {
       writer.uint32(161).double(message.weightedProbability);
+    }
+    if (message.auditNote !== "") {
+      writer.uint32(170).string(message.auditNote);
     }
     return writer;
   },
@@ -926,6 +1239,14 @@ export const ClaimConsensus: MessageFns<ClaimConsensus> = {
             message.weightedProbability = reader.double();
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.auditNote = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -975,6 +1296,11 @@ export const ClaimConsensus: MessageFns<ClaimConsensus> = {
         : isSet(object.weighted_probability)
         ? globalThis.Number(object.weighted_probability)
         : undefined,
+      auditNote: isSet(object.auditNote)
+        ? globalThis.String(object.auditNote)
+        : isSet(object.audit_note)
+        ? globalThis.String(object.audit_note)
+        : "",
     };
   },
 
@@ -1013,6 +1339,9 @@ export const ClaimConsensus: MessageFns<ClaimConsensus> = {
     if (message.weightedProbability !== undefined) {
       obj.weightedProbability = floatToJson(message.weightedProbability);
     }
+    if (message.auditNote !== "") {
+      obj.auditNote = message.auditNote;
+    }
     return obj;
   },
 
@@ -1032,6 +1361,7 @@ export const ClaimConsensus: MessageFns<ClaimConsensus> = {
     message.correction = object.correction ?? undefined;
     message.citations = object.citations?.map((e) => Citation.fromPartial(e)) || [];
     message.weightedProbability = object.weightedProbability ?? undefined;
+    message.auditNote = object.auditNote ?? "";
     return message;
   },
 };
