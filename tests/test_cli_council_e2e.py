@@ -137,8 +137,9 @@ def test_council_ranks_supplied_answers_with_live_progress(factcheck, fake_model
     assert shown.returncode == 0, shown.stderr
     assert ranking_rows(shown.stdout) == rows
     listing = factcheck("list")
-    [row] = [line.split() for line in listing.stdout.splitlines() if line.split()[:1] == [message_id]]
-    assert row[3:5] == ["council", "COMPLETE"]  # id, date, time, mode, status
+    # The listing shortens ids as gh does (their first 8 characters): id, date, time, mode, status.
+    [row] = [line.split() for line in listing.stdout.splitlines() if line.split()[:1] == [message_id[:8]]]
+    assert row[3:5] == ["council", "COMPLETE"]
     watched = factcheck("watch", message_id)
     assert watched.returncode == 0, watched.stderr
     assert stage_names(watched.stderr.splitlines()) == stages
