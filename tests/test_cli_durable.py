@@ -221,7 +221,8 @@ def test_check_retries_its_run_until_the_gateway_can_take_it(fake_models, start_
     assert_every_event_once(events)
     assert "The results database is unavailable" in check.stderr[0]
     listing = factcheck(gateway.target, "list")
-    assert listing.stdout.count("Fact-check this content") == 1  # one run, however many tries
+    # One run, however many tries: the listing's one row (after its header) is it.
+    assert [line.split()[0] for line in listing.stdout.splitlines()[1:]] == [events[0]["messageId"][:8]]
     shown = json.loads(factcheck(gateway.target, "show", "--json", events[0]["messageId"]).stdout)
     assert uuid.UUID(shown["requestId"]).version == 4
 
@@ -327,8 +328,9 @@ def test_cancel_stops_a_running_run_and_its_followers_exit_cancelled(fake_models
     report = flat(shown.stdout)
     assert "status CANCELLED" in report and "The run was cancelled: only what was done before it stopped" in report
     assert "Cancelled by the caller." in report
-    [row] = [line.split() for line in factcheck(target, "list").stdout.splitlines() if message_id in line]
-    assert row[0] == message_id and row[3:5] == ["fact-check", "CANCELLED"]  # id, date, time, mode, status
+    # The listing shortens ids to their first 8 characters: id, date, time, mode, status.
+    [row] = [line.split() for line in factcheck(target, "list").stdout.splitlines() if line.startswith(message_id[:8])]
+    assert row[3:5] == ["fact-check", "CANCELLED"]
     replay = factcheck(target, "watch", message_id)  # a cancelled run replays and exits cancelled too
     assert replay.returncode == 4 and "factcheck: the run was cancelled" in replay.stderr
 
