@@ -131,13 +131,9 @@ def _stated(judgement: Judgement, claim: str, grounding: Grounding) -> Judgement
         passage_id, quote = _cited(claim, grounding)
         return Judgement(VERIFIED, "MEDIUM", None, passage_id, quote, WORDED_SCORE)
     if judgement.verdict == DISPUTED:
-        if judgement.conflict in EXPLICIT_WORDING_CONFLICTS:
-            # Every specific is stated, and the wording says the opposite ("not", "some" for "all"): a
-            # contradiction, but of no value, so no correction.
-            return replace(judgement, correction=None, confidence=_at_most_medium(judgement.confidence))
-        # Every specific is stated and nothing says otherwise of any of them: the judge's reading alone is no
-        # contradiction (a small model reads "born July 18, 1940" against "born on July 18th, 1940" as one).
-        return Judgement(UNVERIFIABLE, "LOW", None, None, None, MISSING_SCORE)
+        # Every specific is stated: the judge disputes the wording (a negation, a weaker quantifier) or the
+        # claim's reading of it, not a value, so there is no value of the same attribute to correct with.
+        return replace(judgement, correction=None, confidence=_at_most_medium(judgement.confidence))
     return judgement
 
 

@@ -130,6 +130,8 @@ _TERM_SETS: dict[str, dict[str, tuple[str, ...]]] = {
     "truth": {"true": ("true",), "false": ("false",)},
     "life state": {"alive": ("alive",), "dead": ("dead",)},
 }
+# Term sets whose words open a sentence as a way into it ("After the war, ..."), not as what it says.
+_OPENING_TERM_SETS = frozenset({"sequence"})
 _TERMS: dict[str, tuple[str, str]] = {
     word: (term_set, value)
     for term_set, values in _TERM_SETS.items()
@@ -209,7 +211,7 @@ class TextFacts:
         self.quantities = [
             q
             for q in find_quantities(self.text)
-            if not _inside(q.start, q.end, name_spans) and not _ORDINAL_SUFFIX.match(self.text, q.end)
+            if not any(a <= q.start < b for a, b in name_spans) and not _ORDINAL_SUFFIX.match(self.text, q.end)
         ]
         self.terms = _terms(self.text, self.tokens)
 
@@ -340,7 +342,9 @@ def _terms(text: str, tokens: Sequence[_Token]) -> list[tuple[_Token, str, str]]
                 found.append((whole, *_TERMS[joined]))
                 index += 2
                 continue
-        if token.lower in _TERMS:
+        if token.lower in _TERMS and not (
+            _TERMS[token.lower][0] in _OPENING_TERM_SETS and _opens_sentence(text, token.start)
+        ):
             found.append((token, *_TERMS[token.lower]))
         elif "-" in token.lower and token.lower.split("-")[0] in _TERMS:
             # "third-round", "north-facing": the compound's first word is the term
