@@ -169,7 +169,9 @@ def _has_word(text: str, word: str) -> bool:
 
 def states_every_specific(claim: str, title: str, passage: str) -> bool:
     held = f"{title} {passage}".lower()
-    words = [m.group() for m in _CAPITALISED.finditer(claim)][1:]  # the first word is capitalised anyway
+    words = [m.group() for m in _CAPITALISED.finditer(claim)]
+    if words and claim.startswith(words[0]) and words[0].lower() in _STOP:
+        words = words[1:]  # "The", "In": capitalised only because it opens the claim
     numbers = [m.group() for m in _NUMBER.finditer(claim)]
     return all(w.lower().strip("'’") in held for w in words) and all(n in passage for n in numbers)
 
@@ -304,6 +306,7 @@ def same_kind_names(name: str, slot: str, slot_names: dict[str, list[str]]) -> l
         n
         for n in slot_names.get(slot, [])
         if len(n.split()) == width
+        and len(n) > 2  # not "Dr", "St"
         and n.split()[0].lower() not in _PRONOUNS
         and n not in _MONTHS
         and n not in _gazetteer()

@@ -44,6 +44,7 @@ from factcheck.text.specifics import (
     KIND_FIGURE,
     KIND_NAME,
     KIND_TERM,
+    NORMALISED,
     VERBATIM,
     Occurrence,
     Specific,
@@ -161,7 +162,7 @@ def ground(claim: str, passages: Sequence[PassageText]) -> Grounding:
     titles = [text_facts(p.title) for p in passages if p.title]
     for specific in wanted:
         for sentence in sentences:
-            stated = _bound_occurrences(claim, specific, sentence)
+            stated = _bound_occurrences(claim, specific, sentence) or _life_term_by_lifespan(specific, sentence)
             if stated:
                 holders.setdefault(id(specific), []).append(sentence)
                 how[id(specific)] = _best_how(how.get(id(specific)), stated)
@@ -353,9 +354,25 @@ def _distinctive(subject: Specific) -> frozenset[str]:
 
 
 def _stated_anywhere(subject: Specific, passages: Sequence[PassageText]) -> bool:
-    """A passage's text or title names the subject in full (or by an equivalent): a sentence that only shares its
-    head word ("Bank of America" for "Bank of Nations") is about another thing."""
-    return any(_states(subject, p.text) or _states(subject, p.title) for p in passages)
+    """A passage's text or title names the subject in full (or by an equivalent), or, for a person's name of two
+    or three words, by its last one with a capital ("Rice" for "Anne Rice": how a text names someone after its
+    first mention). A name built on "of" needs all of it: "Bank of America" does not state "Bank of Nations"."""
+    if any(_states(subject, p.text) or _states(subject, p.title) for p in passages):
+        return True
+    surname = _surname(subject)
+    return surname is not None and any(surname in _capital_words(p.text) for p in passages)
+
+
+def _surname(subject: Specific) -> str | None:
+    """The last word of a name of two or three capitalised words and no joiner ("Colin Kaepernick"), else None."""
+    words = subject.text.split()
+    if not 2 <= len(words) <= 3 or subject.category is not None or any(w.lower() in _JOINED for w in words):
+        return None
+    last = words[-1].rstrip(".,")
+    return last.lower() if last[:1].isupper() and last.isalpha() and len(last) > 2 else None
+
+
+_JOINED = frozenset("of de del von van the and for".split())
 
 
 def _capital_words(text: str) -> frozenset[str]:
@@ -411,6 +428,18 @@ def _bound_occurrences(claim: str, specific: Specific, sentence: SentenceRef) ->
         if _binds(heads, facts, values, o.start, o.end)
         or not any(v != (o.start, o.end) for v in claimed_elsewhere)
         or not _names_another(facts, values, o, claim_names)
+    ]
+
+
+def _life_term_by_lifespan(specific: Specific, sentence: SentenceRef) -> list[Occurrence]:
+    """ "born" or "died" stated the encyclopedic way: a lifespan's first or second date ("(April 15, 1894 -
+    September 26, 1937)")."""
+    if specific.kind != KIND_TERM or specific.category != "life":
+        return []
+    facts = text_facts(sentence.text)
+    role = _bound_word("born" if specific.value == "born" else "died")
+    return [
+        Occurrence(d.start, d.end, NORMALISED, d.text) for d in facts.dates if role in _lifespan_roles(facts, d.start)
     ]
 
 
@@ -643,12 +672,17 @@ def _conflict(
 
 
 def _counts_another_thing(claim: str, specific: Specific, facts: TextFacts, candidate: Occurrence) -> bool:
-    """A figure followed by another noun than the claim's ("21% oxygen" against "79% nitrogen"): it measures
-    something else, so it is no value of the claim's attribute."""
-    if specific.kind != KIND_FIGURE:
-        return False
-    claimed, stated = _word_right_after(claim, specific.end), _word_right_after(facts.text, candidate.end)
-    return claimed is not None and stated is not None and claimed != stated
+    """A figure followed by another noun than the claim's ("21% oxygen" against "79% nitrogen"), or a date by a
+    noun that is none of the claim's words beside its date ("the 1818 novel" against "a movie from 2004"): it
+    measures or dates something else, so it is no value of the claim's attribute."""
+    stated = _word_right_after(facts.text, candidate.end)
+    if specific.kind == KIND_FIGURE:
+        claimed = _word_right_after(claim, specific.end)
+        return claimed is not None and stated is not None and claimed != stated
+    if specific.kind == KIND_DATE and stated is not None and facts.text[candidate.end :].lstrip()[:1].islower():
+        heads = _heads(claim, specific)
+        return heads is not None and stated not in (heads.before, heads.after)
+    return False
 
 
 def _word_right_after(text: str, end: int) -> str | None:
