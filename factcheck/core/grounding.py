@@ -654,15 +654,23 @@ def _conflict(
             if specific.kind == KIND_NAME:
                 if _same_place(claim, specific, facts, c):
                     return True
-                located = len(candidates) == 1 and _both_located(claim, specific, facts, c)
-                return located and _same_event(claim, specific, facts)
-            if _same_distinctive_place(claim, specific, facts, c) or _same_day_another_year(specific, facts, c):
+                if (
+                    len(candidates) == 1
+                    and _both_located(claim, specific, facts, c)
+                    and _same_event(claim, specific, facts)
+                ):
+                    return True
+            elif _same_distinctive_place(claim, specific, facts, c) or _same_day_another_year(specific, facts, c):
                 return True
             if heads is not None and heads.before in _lifespan_roles(facts, c.start):
                 return True
             # ... or a word beside it does, in a sentence that says most of what the claim says.
             bound = heads is not None and _head_stands_by(heads, facts, values, c.start, c.end)
-            by_predicate = predicate.before is not None and _head_stands_by(predicate, facts, values, c.start, c.end)
+            by_predicate = (
+                specific.kind != KIND_NAME
+                and predicate.before is not None
+                and _head_stands_by(predicate, facts, values, c.start, c.end)
+            )
             return says_most and (bound or by_predicate)
 
         chosen = _nearest_to_neighbour(claim, specific, facts, [c for c in candidates if placed(c)])
