@@ -154,6 +154,10 @@ def is_not_addressed(evidence: str) -> bool:
     return evidence.startswith(NOT_ADDRESSED_EVIDENCE)
 
 
+def _optional_float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 @dataclass(frozen=True)
 class ClaimVerification:
     claim_id: str
@@ -165,6 +169,10 @@ class ClaimVerification:
     citations: tuple[Citation, ...] = ()
     # Reused from the verification cache instead of a model call.
     cached: bool = False
+    # A binary checker's (onnx/, grounding dialect) threshold, and the P(supported) it decided the verdict on
+    # (None when it did not: common.proto ClaimVerification.support_probability).
+    support_probability: float | None = None
+    support_threshold: float | None = None
 
     def to_proto(self) -> common_pb2.ClaimVerification:
         msg = common_pb2.ClaimVerification(
@@ -178,6 +186,10 @@ class ClaimVerification:
         )
         if self.correction is not None:
             msg.correction = self.correction
+        if self.support_probability is not None:
+            msg.support_probability = self.support_probability
+        if self.support_threshold is not None:
+            msg.support_threshold = self.support_threshold
         return msg
 
     @classmethod
@@ -191,6 +203,8 @@ class ClaimVerification:
             checker_model=msg.checker_model,
             citations=tuple(Citation.from_proto(c) for c in msg.citations),
             cached=msg.cached,
+            support_probability=msg.support_probability if msg.HasField("support_probability") else None,
+            support_threshold=msg.support_threshold if msg.HasField("support_threshold") else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -206,6 +220,10 @@ class ClaimVerification:
             data["citations"] = [c.to_json() for c in self.citations]
         if self.cached:  # rows of uncached verifications keep the spec's exact shape
             data["cached"] = True
+        if self.support_probability is not None:  # binary checkers only
+            data["supportProbability"] = self.support_probability
+        if self.support_threshold is not None:
+            data["supportThreshold"] = self.support_threshold
         return data
 
     @classmethod
@@ -219,6 +237,8 @@ class ClaimVerification:
             checker_model=data.get("checkerModel") or checker_model or "",
             citations=tuple(Citation.from_json(c) for c in data.get("citations", ())),
             cached=bool(data.get("cached", False)),
+            support_probability=_optional_float(data.get("supportProbability")),
+            support_threshold=_optional_float(data.get("supportThreshold")),
         )
 
 

@@ -72,7 +72,7 @@ class Claim(_message.Message):
     def __init__(self, id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., start_offset: _Optional[int] = ..., end_offset: _Optional[int] = ...) -> None: ...
 
 class ClaimVerification(_message.Message):
-    __slots__ = ("claim_id", "verdict", "evidence", "correction", "confidence", "checker_model", "citations", "cached")
+    __slots__ = ("claim_id", "verdict", "evidence", "correction", "confidence", "checker_model", "citations", "cached", "support_probability", "support_threshold")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
@@ -81,6 +81,8 @@ class ClaimVerification(_message.Message):
     CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
     CITATIONS_FIELD_NUMBER: _ClassVar[int]
     CACHED_FIELD_NUMBER: _ClassVar[int]
+    SUPPORT_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    SUPPORT_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     verdict: Verdict
     evidence: str
@@ -89,7 +91,9 @@ class ClaimVerification(_message.Message):
     checker_model: str
     citations: _containers.RepeatedCompositeFieldContainer[Citation]
     cached: bool
-    def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., cached: _Optional[bool] = ...) -> None: ...
+    support_probability: float
+    support_threshold: float
+    def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., cached: _Optional[bool] = ..., support_probability: _Optional[float] = ..., support_threshold: _Optional[float] = ...) -> None: ...
 
 class ClaimConsensus(_message.Message):
     __slots__ = ("claim_id", "claim", "context", "type", "verdicts", "consensus_verdict", "consensus_confidence", "agreement_rate", "correction", "citations", "weighted_probability")

@@ -273,6 +273,21 @@ export interface ClaimVerification {
    * version, claim and evidence) instead of a model call.
    */
   cached: boolean;
+  /**
+   * A binary checker's (an onnx/ or grounding-dialect model's) P(supported) of the claim, set exactly when
+   * the verdict was read from it against support_threshold: VERIFIED when it is at or above the threshold,
+   * UNVERIFIABLE below, whatever the threshold. Unset for every other checker, and for a verdict the
+   * threshold did not decide (DISPUTED by a contradiction, a claim not checked, unread passages that might
+   * contradict it).
+   */
+  supportProbability?:
+    | number
+    | undefined;
+  /**
+   * The P(supported) threshold a binary checker read this claim against (the model's own, or the one the run
+   * named: FactCheckConfig.threshold_evaluation_id); unset for every other checker.
+   */
+  supportThreshold?: number | undefined;
 }
 
 /** The majority verdict of all checkers on one claim. */
@@ -581,6 +596,8 @@ function createBaseClaimVerification(): ClaimVerification {
     checkerModel: "",
     citations: [],
     cached: false,
+    supportProbability: undefined,
+    supportThreshold: undefined,
   };
 }
 
@@ -609,6 +626,12 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     }
     if (message.cached !== false) {
       writer.uint32(160).bool(message.cached);
+    }
+    if (message.supportProbability !== undefined) {
+      writer.uint32(169).double(message.supportProbability);
+    }
+    if (message.supportThreshold !== undefined) {
+      writer.uint32(177).double(message.supportThreshold);
     }
     return writer;
   },
@@ -690,6 +713,22 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
             message.cached = reader.bool();
             continue;
           }
+          case 21: {
+            if (tag !== 169) {
+              break;
+            }
+
+            message.supportProbability = reader.double();
+            continue;
+          }
+          case 22: {
+            if (tag !== 177) {
+              break;
+            }
+
+            message.supportThreshold = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -722,6 +761,16 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
         ? object.citations.map((e: any) => Citation.fromJSON(e))
         : [],
       cached: isSet(object.cached) ? globalThis.Boolean(object.cached) : false,
+      supportProbability: isSet(object.supportProbability)
+        ? globalThis.Number(object.supportProbability)
+        : isSet(object.support_probability)
+        ? globalThis.Number(object.support_probability)
+        : undefined,
+      supportThreshold: isSet(object.supportThreshold)
+        ? globalThis.Number(object.supportThreshold)
+        : isSet(object.support_threshold)
+        ? globalThis.Number(object.support_threshold)
+        : undefined,
     };
   },
 
@@ -751,6 +800,12 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     if (message.cached !== false) {
       obj.cached = message.cached;
     }
+    if (message.supportProbability !== undefined) {
+      obj.supportProbability = floatToJson(message.supportProbability);
+    }
+    if (message.supportThreshold !== undefined) {
+      obj.supportThreshold = floatToJson(message.supportThreshold);
+    }
     return obj;
   },
 
@@ -767,6 +822,8 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     message.checkerModel = object.checkerModel ?? "";
     message.citations = object.citations?.map((e) => Citation.fromPartial(e)) || [];
     message.cached = object.cached ?? false;
+    message.supportProbability = object.supportProbability ?? undefined;
+    message.supportThreshold = object.supportThreshold ?? undefined;
     return message;
   },
 };

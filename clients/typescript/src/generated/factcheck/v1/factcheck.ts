@@ -58,7 +58,7 @@ import {
   EntailmentRunConfig,
   EntailmentStartPayload,
 } from "./entailment";
-import { Consensus, consensusFromJSON, consensusToJSON, ConsensusWeighting } from "./evaluation";
+import { CheckerThreshold, Consensus, consensusFromJSON, consensusToJSON, ConsensusWeighting } from "./evaluation";
 import {
   ClaimInvestigatedPayload,
   InvestigationCompletePayload,
@@ -352,7 +352,17 @@ export interface FactCheckConfig {
    * every checker of the run), so a newer evaluation never changes the weights; at most 255 characters.
    * Set without CONSENSUS_WEIGHTED it is INVALID_ARGUMENT.
    */
-  consensusEvaluationId?: string | undefined;
+  consensusEvaluationId?:
+    | string
+    | undefined;
+  /**
+   * The evaluation whose fitted thresholds the run's binary checkers use (EvaluationConfig.fit_thresholds:
+   * a COMPLETE evaluation of this tenant): each checker of the run with a threshold fitted there reads
+   * P(supported) against it instead of its own; the others keep theirs. CheckerResult.threshold says which
+   * threshold each used. INVALID_ARGUMENT when the evaluation is unknown, not COMPLETE, or fitted no
+   * threshold for any checker of the run. At most 255 characters.
+   */
+  thresholdEvaluationId?: string | undefined;
 }
 
 /** FactCheckService.Run: what to check, in which mode. */
@@ -587,7 +597,11 @@ export interface RunConfig {
   /** The consensus the run asked for (CONSENSUS_MAJORITY when unset). */
   consensus: Consensus;
   /** The evaluation the run asked to weigh by (FactCheckConfig.consensus_evaluation_id). */
-  consensusEvaluationId?: string | undefined;
+  consensusEvaluationId?:
+    | string
+    | undefined;
+  /** The evaluation whose fitted thresholds the run's binary checkers use (FactCheckConfig.threshold_evaluation_id). */
+  thresholdEvaluationId?: string | undefined;
 }
 
 /** The first event of every run, whatever its mode. */
@@ -1049,6 +1063,11 @@ export interface CheckerResult {
     | undefined;
   /** How long the checker took, in milliseconds. */
   responseTimeMs: string;
+  /**
+   * For a binary checker (an onnx/ or grounding-dialect model): the P(supported) threshold its verdicts were
+   * read against, and whether it is the model's own or an evaluation's fitted one. Unset for other checkers.
+   */
+  threshold: CheckerThreshold | undefined;
 }
 
 /** Phase 2 as stored (FactCheckResult.verification). */
@@ -1105,6 +1124,7 @@ function createBaseFactCheckConfig(): FactCheckConfig {
     useCache: undefined,
     consensus: 0,
     consensusEvaluationId: undefined,
+    thresholdEvaluationId: undefined,
   };
 }
 
@@ -1169,6 +1189,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     }
     if (message.consensusEvaluationId !== undefined) {
       writer.uint32(338).string(message.consensusEvaluationId);
+    }
+    if (message.thresholdEvaluationId !== undefined) {
+      writer.uint32(346).string(message.thresholdEvaluationId);
     }
     return writer;
   },
@@ -1346,6 +1369,14 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
             message.consensusEvaluationId = reader.string();
             continue;
           }
+          case 43: {
+            if (tag !== 346) {
+              break;
+            }
+
+            message.thresholdEvaluationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1442,6 +1473,11 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
         : isSet(object.consensus_evaluation_id)
         ? globalThis.String(object.consensus_evaluation_id)
         : undefined,
+      thresholdEvaluationId: isSet(object.thresholdEvaluationId)
+        ? globalThis.String(object.thresholdEvaluationId)
+        : isSet(object.threshold_evaluation_id)
+        ? globalThis.String(object.threshold_evaluation_id)
+        : undefined,
     };
   },
 
@@ -1507,6 +1543,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     if (message.consensusEvaluationId !== undefined) {
       obj.consensusEvaluationId = message.consensusEvaluationId;
     }
+    if (message.thresholdEvaluationId !== undefined) {
+      obj.thresholdEvaluationId = message.thresholdEvaluationId;
+    }
     return obj;
   },
 
@@ -1535,6 +1574,7 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     message.useCache = object.useCache ?? undefined;
     message.consensus = object.consensus ?? 0;
     message.consensusEvaluationId = object.consensusEvaluationId ?? undefined;
+    message.thresholdEvaluationId = object.thresholdEvaluationId ?? undefined;
     return message;
   },
 };
@@ -3037,6 +3077,7 @@ function createBaseRunConfig(): RunConfig {
     pipelined: false,
     consensus: 0,
     consensusEvaluationId: undefined,
+    thresholdEvaluationId: undefined,
   };
 }
 
@@ -3074,6 +3115,9 @@ export const RunConfig: MessageFns<RunConfig> = {
     }
     if (message.consensusEvaluationId !== undefined) {
       writer.uint32(90).string(message.consensusEvaluationId);
+    }
+    if (message.thresholdEvaluationId !== undefined) {
+      writer.uint32(98).string(message.thresholdEvaluationId);
     }
     return writer;
   },
@@ -3179,6 +3223,14 @@ export const RunConfig: MessageFns<RunConfig> = {
             message.consensusEvaluationId = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.thresholdEvaluationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3240,6 +3292,11 @@ export const RunConfig: MessageFns<RunConfig> = {
         : isSet(object.consensus_evaluation_id)
         ? globalThis.String(object.consensus_evaluation_id)
         : undefined,
+      thresholdEvaluationId: isSet(object.thresholdEvaluationId)
+        ? globalThis.String(object.thresholdEvaluationId)
+        : isSet(object.threshold_evaluation_id)
+        ? globalThis.String(object.threshold_evaluation_id)
+        : undefined,
     };
   },
 
@@ -3278,6 +3335,9 @@ export const RunConfig: MessageFns<RunConfig> = {
     if (message.consensusEvaluationId !== undefined) {
       obj.consensusEvaluationId = message.consensusEvaluationId;
     }
+    if (message.thresholdEvaluationId !== undefined) {
+      obj.thresholdEvaluationId = message.thresholdEvaluationId;
+    }
     return obj;
   },
 
@@ -3297,6 +3357,7 @@ export const RunConfig: MessageFns<RunConfig> = {
     message.pipelined = object.pipelined ?? false;
     message.consensus = object.consensus ?? 0;
     message.consensusEvaluationId = object.consensusEvaluationId ?? undefined;
+    message.thresholdEvaluationId = object.thresholdEvaluationId ?? undefined;
     return message;
   },
 };
@@ -7515,7 +7576,7 @@ export const ExtractionResult_TypeBreakdownEntry: MessageFns<ExtractionResult_Ty
 };
 
 function createBaseCheckerResult(): CheckerResult {
-  return { model: "", verifications: [], summary: undefined, responseTimeMs: "0" };
+  return { model: "", verifications: [], summary: undefined, responseTimeMs: "0", threshold: undefined };
 }
 
 export const CheckerResult: MessageFns<CheckerResult> = {
@@ -7531,6 +7592,9 @@ export const CheckerResult: MessageFns<CheckerResult> = {
     }
     if (message.responseTimeMs !== "0") {
       writer.uint32(32).int64(message.responseTimeMs);
+    }
+    if (message.threshold !== undefined) {
+      CheckerThreshold.encode(message.threshold, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -7580,6 +7644,14 @@ export const CheckerResult: MessageFns<CheckerResult> = {
             message.responseTimeMs = reader.int64().toString();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.threshold = CheckerThreshold.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7604,6 +7676,7 @@ export const CheckerResult: MessageFns<CheckerResult> = {
         : isSet(object.response_time_ms)
         ? globalThis.String(object.response_time_ms)
         : "0",
+      threshold: isSet(object.threshold) ? CheckerThreshold.fromJSON(object.threshold) : undefined,
     };
   },
 
@@ -7621,6 +7694,9 @@ export const CheckerResult: MessageFns<CheckerResult> = {
     if (message.responseTimeMs !== "0") {
       obj.responseTimeMs = message.responseTimeMs;
     }
+    if (message.threshold !== undefined) {
+      obj.threshold = CheckerThreshold.toJSON(message.threshold);
+    }
     return obj;
   },
 
@@ -7635,6 +7711,9 @@ export const CheckerResult: MessageFns<CheckerResult> = {
       ? VerdictSummary.fromPartial(object.summary)
       : undefined;
     message.responseTimeMs = object.responseTimeMs ?? "0";
+    message.threshold = (object.threshold !== undefined && object.threshold !== null)
+      ? CheckerThreshold.fromPartial(object.threshold)
+      : undefined;
     return message;
   },
 };
