@@ -165,6 +165,35 @@ def render_evaluation(console: Console, evaluation: evaluation_pb2.Evaluation) -
         console.print(Text(eval_view.PARTIAL_NOTE, style="yellow"))
     section(console, "Cost and latency", cost_table(evaluation.scores))
     section(console, "Confusion matrices (rows: label, columns: verdict)", confusion_matrices(evaluation.scores))
+    if evaluation.fitted_thresholds:
+        section(console, "Fitted thresholds (balanced accuracy of VERIFIED against not)", thresholds_table(evaluation))
+        console.print(Text(THRESHOLDS_LEGEND.format(id=evaluation.evaluation_id), style="dim"))
+    elif evaluation.fit_thresholds and evaluation.status == evaluation_pb2.EVALUATION_STATUS_COMPLETE:
+        console.print(Text("No thresholds were fitted.", style="yellow"))
+
+
+THRESHOLDS_LEGEND = (
+    "threshold: a claim is VERIFIED from this P(supported); evaluated: the threshold the answers were read "
+    "against → its balanced accuracy; fixed: answers no threshold makes VERIFIED (DISPUTED, not checked, "
+    "unreadable). Use them with `factcheck check --thresholds-from {id}`, and measure them on other items "
+    "(a shipped set's test half) with `factcheck eval --thresholds-from {id}`."
+)
+
+
+def thresholds_table(evaluation: evaluation_pb2.Evaluation) -> Table:
+    """Per checker: the threshold fitted, its balanced accuracy, the one evaluated and its, what it rests on."""
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
+    table.add_column("checker", overflow="fold")
+    table.add_column("set", overflow="fold")
+    table.add_column("threshold", justify="right", no_wrap=True)
+    table.add_column("bal. acc", justify="right", no_wrap=True)
+    table.add_column("evaluated", justify="right", no_wrap=True)
+    table.add_column("items", overflow="fold")
+    for fitted in evaluation.fitted_thresholds:
+        row = eval_view.threshold_row(fitted)
+        threshold = Text(row.threshold, style="bold") if not row.error else Text(row.error, style="bold red")
+        table.add_row(plain(row.checker), plain(row.set), threshold, row.balanced_accuracy, row.evaluated, row.items)
+    return table
 
 
 LEGEND = (
@@ -195,6 +224,12 @@ def header(evaluation: evaluation_pb2.Evaluation) -> Table:
     grid.add_row("Sets", plain(eval_view.sets_text(evaluation)))
     grid.add_row("Draw", eval_view.draw_text(evaluation))
     grid.add_row("Answers", f"{evaluation.done}/{evaluation.total} stored")
+    if evaluation.checker_thresholds:
+        used = "; ".join(
+            f"{threshold.checker_model} {view.checker_threshold_text(threshold)}"
+            for threshold in evaluation.checker_thresholds
+        )
+        grid.add_row("Thresholds", plain(used))
     grid.add_row("Usage", eval_view.usage_text(evaluation.usage))
     grid.add_row("Created", view.local_time(evaluation.created_at))
     return grid
@@ -313,7 +348,10 @@ def sets_table(sets) -> Table:
     table.add_column("description", ratio=2)
     for shipped in sets:
         about = ": ".join(part for part in (shipped.title, shipped.description) if part)
-        table.add_row(plain(shipped.name), f"{shipped.items:,}", plain(shipped.licence), plain(about))
+        items = f"{shipped.items:,}"
+        if shipped.dev_items or shipped.test_items:
+            items += f"\n(:dev {shipped.dev_items:,}, :test {shipped.test_items:,})"
+        table.add_row(plain(shipped.name), items, plain(shipped.licence), plain(about))
     return table
 
 
