@@ -27,7 +27,7 @@ from factcheck.v1 import (
     factcheck_pb2,
     factcheck_pb2_grpc,
 )
-from tests.conftest import suite_environment
+from tests.conftest import DIALECT_CHECKER, suite_environment
 from tests.fake_model_server import FakeModelServer, minicheck, minicheck_document_and_claim
 from tests.onnx_models import tiny_model_folder
 from tests.processes import Suite, start_suite
@@ -36,7 +36,7 @@ from tests.test_cli import FACTCHECK, cli_environment, flat
 pytestmark = pytest.mark.e2e
 
 ONNX = "onnx/tiny"
-DIALECT = "fake/minicheck"
+DIALECT = DIALECT_CHECKER
 V, U = common_pb2.VERDICT_VERIFIED, common_pb2.VERDICT_UNVERIFIABLE
 EVIDENCE = "the eiffel tower in paris was completed in 1889 and it is 330 metres tall"
 # The dialect model's P(yes) for each claim, by a word of it, and each item's label. The best balanced
