@@ -248,8 +248,9 @@ async def test_a_run_naming_the_evaluation_uses_its_thresholds_and_says_so(chann
 
     # The same run without the evaluation: each model's own threshold, which the result names as its own.
     _, own = await _run(channel, None)
-    used = {checker.model: checker.threshold for checker in own.verification.checkers}
-    assert used[DIALECT].threshold == 0.5 and used[DIALECT].evaluation_id == "" and used[ONNX].threshold == 0.5
+    own_thresholds = {checker.model: checker.threshold for checker in own.verification.checkers}
+    assert own_thresholds[DIALECT].threshold == 0.5 and own_thresholds[DIALECT].evaluation_id == ""
+    assert own_thresholds[ONNX].threshold == 0.5
     assert _dialect_verdicts(own)["India"].verdict == V
 
     # `factcheck show` says which threshold each checker used.
