@@ -36,7 +36,9 @@ MODEL = "onnx/nli"
 
 
 async def _evaluate(stub, **config) -> evaluation_pb2.Evaluation:
-    request = evaluation_pb2.RunEvaluationRequest(config=evaluation_pb2.EvaluationConfig(checker_models=[MODEL], **config))
+    request = evaluation_pb2.RunEvaluationRequest(
+        config=evaluation_pb2.EvaluationConfig(checker_models=[MODEL], **config)
+    )
     finished = None
     async for response in stub.RunEvaluation(request, timeout=7200):
         if response.event.HasField("finished"):
@@ -57,7 +59,9 @@ async def _binary(stub, evaluation_id: str) -> float:
         if not token:
             break
     answers = [
-        ThresholdItem(item.label == common_pb2.VERDICT_VERIFIED, 1.0 if item.verdict == common_pb2.VERDICT_VERIFIED else None)
+        ThresholdItem(
+            item.label == common_pb2.VERDICT_VERIFIED, 1.0 if item.verdict == common_pb2.VERDICT_VERIFIED else None
+        )
         for item in items
     ]
     return balanced_accuracy_at(answers, 0.5)
