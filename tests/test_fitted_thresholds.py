@@ -202,8 +202,9 @@ async def test_fits_each_checkers_threshold_as_an_independent_recomputation_does
     fitted_evaluation["onnx"] = fitted[ONNX].threshold
 
 
-def _run_request(evaluation_id: str | None) -> factcheck_pb2.RunRequest:
+def _run_request(evaluation_id: str | None, **options) -> factcheck_pb2.RunRequest:
     config = factcheck_pb2.FactCheckConfig(
+        **options,
         content_to_check="India says the eiffel tower was completed in 1889. Juliet says it is 330 metres tall.",
         checker_models=[DIALECT, ONNX],
         sources=[common_pb2.Source(id="almanac", title="Almanac", text=EVIDENCE)],
@@ -214,9 +215,10 @@ def _run_request(evaluation_id: str | None) -> factcheck_pb2.RunRequest:
     return factcheck_pb2.RunRequest(question="Check it", mode=factcheck_pb2.MODE_FACT_CHECK, mode_config=config)
 
 
-async def _run(channel, evaluation_id: str | None) -> tuple[list, factcheck_pb2.FactCheckResult]:
+async def _run(channel, evaluation_id: str | None, **options) -> tuple[list, factcheck_pb2.FactCheckResult]:
     gateway = factcheck_pb2_grpc.FactCheckServiceStub(channel)
-    events = [response.event async for response in gateway.Run(_run_request(evaluation_id), timeout=120)]
+    request = _run_request(evaluation_id, **options)
+    events = [response.event async for response in gateway.Run(request, timeout=120)]
     assert events[-1].complete.status == factcheck_pb2.MESSAGE_STATUS_COMPLETE, events[-1]
     result = await gateway.GetResult(factcheck_pb2.GetResultRequest(message_id=events[0].message_id))
     return events, result.result
@@ -263,6 +265,15 @@ async def test_a_run_naming_the_evaluation_uses_its_thresholds_and_says_so(chann
     )
     assert shown.returncode == 0, shown.stderr
     assert f"Thresholds: {DIALECT} 0.72 (fitted on {FIT_SET}, evaluation {evaluation_id})" in flat(shown.stdout)
+
+
+async def test_a_pipelined_run_sends_the_thresholds_with_its_batches(channel, fitted_evaluation):
+    _, result = await _run(channel, fitted_evaluation["id"], pipelined=True)
+    by_model = {checker.model: checker for checker in result.verification.checkers}
+    assert by_model[DIALECT].threshold.threshold == fitted_evaluation["dialect"]
+    assert by_model[DIALECT].threshold.evaluation_id == fitted_evaluation["id"]
+    assert {v.support_threshold for v in by_model[ONNX].verifications} == {fitted_evaluation["onnx"]}
+    assert _dialect_verdicts(result)["India"].verdict == U
 
 
 async def test_an_evaluation_naming_it_measures_the_thresholds_on_other_items(channel, fitted_evaluation):
