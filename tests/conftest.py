@@ -7,6 +7,7 @@ unreachable the PostgreSQL variants fail rather than skip, since CI guarantees i
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from contextlib import ExitStack, contextmanager
@@ -72,6 +73,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 # --- the suite as processes, for end-to-end tests -------------------------------------------------------
 
 CHECKERS = ["fake/checker-a", "fake/checker-b"]
+# A model of the MiniCheck dialect on the fake server, in every suite that suite_environment sets up.
+DIALECT_CHECKER = "fake/minicheck"
 # The fake extractor makes one claim per sentence: three claims.
 CONTENT = (
     "The Paris Agreement was signed in 2015 by 196 countries. "
@@ -142,6 +145,8 @@ def suite_environment(fake_models: FakeModelServer, database_url: str) -> dict[s
         "FACTCHECK_DEFAULT_REPORTER_MODEL": "fake/reporter",
         "FACTCHECK_MODEL_MAX_RETRIES": "1",
         "FACTCHECK_MODEL_BACKOFF_BASE_S": "0.01",
+        # A binary checker on the fake server (its `minicheck` answers): fitted thresholds from any client.
+        "FACTCHECK_MODEL_DIALECTS": json.dumps({DIALECT_CHECKER: "minicheck"}),
     }
 
 

@@ -94,7 +94,9 @@ def _check_the_demo_page(browser: Path, tmp_path: Path, report: Path) -> None:
     assert page.title == "Fact-check: Facts about the Eiffel Tower…"
     assert "The Eiffel Tower › The Eiffel Tower" not in markup and "›" not in page.text("sources")
     # The checker cites the sentence that states the other year (the grounding rules), not the first that names the treaty.
-    evidence = 'The Paris Agreement says otherwise: "It was adopted on 12 December 2015 at the COP21 conference in Paris'
+    evidence = (
+        'The Paris Agreement says otherwise: "It was adopted on 12 December 2015 at the COP21 conference in Paris'
+    )
     seen = measure_layout(browser, tmp_path, report, [evidence, "[VERIFIED]", "[DISPUTED]", "[UNVERIFIABLE]"])
     assert seen["shown"] == [1, 3, 1, 1] and seen["broken"] == [] and seen["page"] <= seen["view"], seen
     assert seen["height"] <= 3300, seen

@@ -97,6 +97,37 @@ def test_every_name_is_escaped_and_the_page_needs_nothing_from_outside():
     assert "@import" not in page and "url(" not in page
 
 
+def test_fitted_thresholds_are_shown_and_their_names_escaped():
+    evaluation = make_evaluation()
+    evaluation.fit_thresholds = True
+    evaluation.fitted_thresholds.extend(
+        [
+            evaluation_pb2.FittedThreshold(
+                checker_model=EVIL_MODEL,
+                set=EVIL_SET,
+                threshold=0.6180339,
+                balanced_accuracy=0.75,
+                evaluated_threshold=0.5,
+                evaluated_balanced_accuracy=0.625,
+                items=40,
+                verified_items=12,
+                fixed_items=3,
+                candidates=37,
+            ),  # fmt: skip
+            evaluation_pb2.FittedThreshold(checker_model="onnx/m", set=EVIL_SET, error="no item is labelled VERIFIED"),
+        ]
+    )
+    page = eval_html.render_page(evaluation)
+    assert SCRIPT_ATTACK not in page and IMG_ATTACK not in page
+    rows = re.findall(r'<tr class="threshold-row">(.*?)</tr>', page)
+    assert len(rows) == 2
+    cells = [unescape(re.sub(r"<[^>]+>", "|", row)) for row in rows]
+    assert f"{EVIL_MODEL}" in cells[0] and "|0.618034|" in cells[0] and "0.5 → 0.625" in cells[0]
+    assert "40 (12 VERIFIED, 3 fixed, 37 candidates)" in cells[0]
+    assert "no item is labelled VERIFIED" in cells[1]
+    assert "thresholds-table" not in eval_html.render_page(make_evaluation())
+
+
 def test_the_page_holds_a_plot_set_per_checker_and_set():
     dom = Page(eval_html.render_page(make_evaluation()))
     svgs = [attributes.get("class", "") for tag, attributes in dom.elements if tag == "svg"]

@@ -12,6 +12,7 @@ import pytest
 
 from factcheck.evaluation import sets
 from factcheck.evaluation.sets import (
+    DEV,
     LABELS,
     MAX_CLAIM_CHARS,
     MAX_EVIDENCE_PASSAGES,
@@ -19,6 +20,7 @@ from factcheck.evaluation.sets import (
     MAX_ITEMS_PER_SET,
     MAX_PASSAGE_CHARS,
     SHIPPED_SETS,
+    TEST,
     ItemsFileError,
     LabelledEvidence,
     LabelledItem,
@@ -27,6 +29,7 @@ from factcheck.evaluation.sets import (
     parse_item,
     read_items_file,
     sample,
+    split_of,
 )
 from tests.processes import ROOT
 
@@ -76,6 +79,31 @@ def test_an_unknown_set_names_the_shipped_ones() -> None:
         "unknown set 'foo': the shipped sets are climate-fever, factcheck-bench, wice (or give a .jsonl file of your own)"
     )
     assert isinstance(raised.value, ValueError)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED_SETS))
+def test_each_shipped_set_has_fixed_dev_and_test_halves_that_never_share_a_claim(name: str) -> None:
+    whole = load_shipped_set(name)
+    dev, test = load_shipped_set(f"{name}:dev"), load_shipped_set(f"{name}:test")
+    assert len(dev) == SHIPPED_SETS[name].dev_items and len(dev) + len(test) == len(whole)
+    assert sorted(i.id for i in dev + test) == sorted(i.id for i in whole)
+    assert not {i.claim for i in dev} & {i.claim for i in test}  # the items of one claim stay in one half
+    assert all(split_of(i) == DEV for i in dev) and all(split_of(i) == TEST for i in test)
+    # Both halves hold every label the set holds, in shares near the set's.
+    assert {i.label for i in dev} == {i.label for i in test} == {i.label for i in whole}
+    # Fixed: the claim's hash, whitespace folded.
+    item = whole[0]
+    assert split_of(LabelledItem("other-id", "  " + item.claim.replace(" ", "\n "), (), "UNVERIFIABLE")) == split_of(
+        item
+    )
+
+
+def test_an_unknown_half_names_the_halves() -> None:
+    with pytest.raises(UnknownSetError) as raised:
+        load_shipped_set("wice:train")
+    assert str(raised.value).endswith("; a shipped set's halves are wice:dev and wice:test")
+    with pytest.raises(UnknownSetError):
+        load_shipped_set("mine:dev")
 
 
 def test_limits_fit_the_checker_service() -> None:

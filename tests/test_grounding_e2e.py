@@ -14,7 +14,7 @@ import pytest
 from google.protobuf import json_format
 
 from factcheck.v1 import evaluation_pb2
-from tests.conftest import suite_environment
+from tests.conftest import DIALECT_CHECKER, suite_environment
 from tests.fake_model_server import FakeModelServer
 from tests.onnx_models import shipped_nli_folder, tiny_model_folder
 from tests.processes import Suite, start_suite
@@ -23,7 +23,7 @@ from tests.test_cli import FACTCHECK, cli_environment
 pytestmark = pytest.mark.e2e
 
 ONNX = "onnx/nli"
-DIALECT = "fake/minicheck"
+DIALECT = DIALECT_CHECKER
 
 
 @pytest.fixture(scope="module")

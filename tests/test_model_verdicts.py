@@ -8,12 +8,15 @@ import pytest
 
 from factcheck.core.model_verdicts import (
     ClaimReading,
+    ThresholdReading,
     Thresholds,
     Unit,
     UnitReading,
     answer_text,
     decide,
+    read_thresholds,
     verification_block,
+    with_threshold_readings,
 )
 from factcheck.text.chunks import approximate_token_offsets, chunk_spans, sentence_units
 from factcheck.v1 import common_pb2
@@ -107,6 +110,38 @@ def test_the_answer_reads_back_through_the_parser_and_the_citation_check(text):
     assert dropped == 0 and len(resolved.citations) == 1
     quote = resolved.citations[0].quote
     assert quote in passage.text and len(quote) >= 10
+
+
+def test_the_threshold_decides_only_verified_and_below_and_its_line_reads_back_in_full_precision():
+    support = 0.6180339887498949
+    cases = {
+        "claim_1": (_reading((UnitReading(A, support),)), Thresholds(0.55, 0.5), support),  # VERIFIED
+        "claim_2": (_reading((UnitReading(A, support),)), Thresholds(0.7, 0.5), support),  # below: UNVERIFIABLE
+        "claim_3": (_reading((UnitReading(A, 0.2, 0.7),)), Thresholds(0.55, 0.5), None),  # DISPUTED at any threshold
+        "claim_4": (ClaimReading("claim_4", not_checked="no passages"), Thresholds(0.55, 0.5), None),
+        # Unread units of a model with a contradiction class: UNVERIFIABLE above and below the threshold.
+        "claim_5": (_reading((UnitReading(A, 0.9, 0.01),), unread=1, unread_reason="x"), Thresholds(0.55, 0.5), None),
+        "claim_6": (_reading((UnitReading(A, 0.3, 0.01),), unread=1, unread_reason="x"), Thresholds(0.55, 0.5), None),
+    }
+    decisions = {claim_id: decide(reading, thresholds, MODEL) for claim_id, (reading, thresholds, _) in cases.items()}
+    assert [d.verdict for d in decisions.values()] == [
+        "VERIFIED", "UNVERIFIABLE", "DISPUTED", "UNVERIFIABLE", "UNVERIFIABLE", "UNVERIFIABLE",
+    ]  # fmt: skip
+    blocks = [verification_block(claim_id, d, with_sources=False) for claim_id, d in decisions.items()]
+    assert "Threshold: 0.55 (P(supported) 0.6180339887498949 read against it)" in blocks[0]
+    assert "Threshold: 0.55 (the verdict does not rest on it)" in blocks[2]
+    text = answer_text(blocks, [d.verdict for d in decisions.values()])
+    assert read_thresholds(text) == {
+        claim_id: ThresholdReading(thresholds.supported, expected)
+        for claim_id, (_, thresholds, expected) in cases.items()
+    }
+    # The parser reads the blocks as before (the Threshold line is no label of the format); the checker adds it.
+    parsed = parse_verifications(text, MODEL, list(cases))
+    assert [v.verdict for v in parsed] == [d.verdict for d in decisions.values()]
+    read = with_threshold_readings(parsed, text)
+    assert [(v.support_threshold, v.support_probability) for v in read] == [
+        (thresholds.supported, expected) for _, thresholds, expected in cases.values()
+    ]
 
 
 def test_a_long_quote_is_cut_in_the_evidence_but_whole_in_the_sources():

@@ -112,6 +112,12 @@ def add_parser(commands) -> None:
         help="the evaluation the weighted consensus weighs by (a complete one that measured every checker), "
         "so a newer evaluation never changes the weights; implies --consensus weighted",
     )
+    parser.add_argument(
+        "--thresholds-from",
+        metavar="ID",
+        help="the evaluation whose fitted thresholds the binary checkers (onnx/ and grounding-dialect models) "
+        "use instead of their own (`factcheck eval --fit-threshold`); the report says which each used",
+    )
     parser.add_argument("--json", action="store_true", help="print each event as one JSON object per line")
     parser.add_argument("--html", metavar="OUT", type=Path, help="also write the report as a self-contained HTML page")
     add_reconnect_option(parser)
@@ -172,6 +178,7 @@ def build_request(args: argparse.Namespace, content: str | None) -> factcheck_pb
         ("citations", True if getattr(args, "citations", False) else None),
         ("consensus", CONSENSUS.get(getattr(args, "consensus", None) or "")),
         ("consensus_evaluation_id", getattr(args, "evaluation", None)),
+        ("threshold_evaluation_id", getattr(args, "thresholds_from", None)),
     ):
         if value is not None:
             setattr(config, field, value)

@@ -81,6 +81,7 @@ def render_page(
         partial_note=eval_view.PARTIAL_NOTE,
         comparison=comparison(evaluation.scores),
         panels=[_panel(index, score) for index, score in enumerate(evaluation.scores)],
+        thresholds=[eval_view.threshold_row(fitted) for fitted in evaluation.fitted_thresholds],
         verdicts=VERDICTS,
         short=eval_view.SHORT,
         mistakes=rows,

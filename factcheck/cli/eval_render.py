@@ -166,6 +166,35 @@ def render_evaluation(console: Console, evaluation: evaluation_pb2.Evaluation) -
         console.print(Text(eval_view.PARTIAL_NOTE, style="yellow"))
     section(console, "Cost and latency", cost_table(evaluation.scores))
     section(console, "Confusion matrices (rows: label, columns: verdict)", confusion_matrices(evaluation.scores))
+    if evaluation.fitted_thresholds:
+        section(console, "Fitted thresholds (balanced accuracy of VERIFIED against not)", thresholds_table(evaluation))
+        console.print(Text(THRESHOLDS_LEGEND.format(id=evaluation.evaluation_id), style="dim"))
+    elif evaluation.fit_thresholds and evaluation.status == evaluation_pb2.EVALUATION_STATUS_COMPLETE:
+        console.print(Text("No thresholds were fitted.", style="yellow"))
+
+
+THRESHOLDS_LEGEND = (
+    "threshold: a claim is VERIFIED from this P(supported); evaluated: the threshold the answers were read "
+    "against → its balanced accuracy; fixed: answers no threshold makes VERIFIED (DISPUTED, not checked, "
+    "unreadable). Use them with `factcheck check --thresholds-from {id}`, and measure them on other items "
+    "(a shipped set's test half) with `factcheck eval --thresholds-from {id}`."
+)
+
+
+def thresholds_table(evaluation: evaluation_pb2.Evaluation) -> Table:
+    """Per checker: the threshold fitted, its balanced accuracy, the one evaluated and its, what it rests on."""
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
+    table.add_column("checker", overflow="fold")
+    table.add_column("set", overflow="fold")
+    table.add_column("threshold", justify="right", no_wrap=True)
+    table.add_column("bal. acc", justify="right", no_wrap=True)
+    table.add_column("evaluated", justify="right", no_wrap=True)
+    table.add_column("items", overflow="fold")
+    for fitted in evaluation.fitted_thresholds:
+        row = eval_view.threshold_row(fitted)
+        threshold = Text(row.threshold, style="bold") if not row.error else Text(row.error, style="bold red")
+        table.add_row(plain(row.checker), plain(row.set), threshold, row.balanced_accuracy, row.evaluated, row.items)
+    return table
 
 
 LEGEND = (
@@ -196,6 +225,12 @@ def header(evaluation: evaluation_pb2.Evaluation) -> Table:
     grid.add_row("Sets", plain(eval_view.sets_text(evaluation)))
     grid.add_row("Draw", eval_view.draw_text(evaluation))
     grid.add_row("Answers", f"{evaluation.done}/{evaluation.total} stored")
+    if evaluation.checker_thresholds:
+        used = "; ".join(
+            f"{threshold.checker_model} {view.checker_threshold_text(threshold)}"
+            for threshold in evaluation.checker_thresholds
+        )
+        grid.add_row("Thresholds", plain(used))
     grid.add_row("Usage", eval_view.usage_text(evaluation.usage))
     grid.add_row("Created", view.local_time(evaluation.created_at))
     return grid
@@ -402,7 +437,13 @@ EVALUATION_COLUMNS = [
 # The shipped sets (`factcheck eval sets`): name, items, licence, and what they are.
 SET_COLUMNS = [
     Column("name", lambda s: s.name),
-    Column("items", lambda s: f"{s.items:,}", justify="right"),
+    Column(
+        "items",
+        lambda s: (
+            f"{s.items:,}" + (f" (:dev {s.dev_items:,}, :test {s.test_items:,})" if s.dev_items or s.test_items else "")
+        ),
+        justify="right",
+    ),
     Column("licence", lambda s: s.licence, flexible=True),
     Column("description", lambda s: ": ".join(part for part in (s.title, s.description) if part), flexible=True),
 ]

@@ -269,7 +269,8 @@ def item_row(item: evaluation_pb2.EvaluationItem) -> ItemRow:
 RECORD_FIELDS = (
     "evaluation_id", "checker_model", "set", "item_id", "claim", "label", "verdict", "correct", "unreadable",
     "failed", "error", "confidence", "answer", "correction", "latency_ms", "cached", "prompt_tokens",
-    "completion_tokens", "cached_tokens", "cost_usd", "evidence_passages",
+    "completion_tokens", "cached_tokens", "cost_usd", "evidence_passages", "support_probability",
+    "support_threshold",
 )  # fmt: skip
 
 
@@ -297,4 +298,51 @@ def item_record(evaluation_id: str, item: evaluation_pb2.EvaluationItem) -> dict
         "cached_tokens": item.usage.cached_tokens,
         "cost_usd": item.usage.cost_usd,
         "evidence_passages": item.evidence_passages,
+        "support_probability": item.support_probability if item.HasField("support_probability") else None,
+        "support_threshold": item.support_threshold if item.HasField("support_threshold") else None,
     }
+
+
+# --- thresholds -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ThresholdRow:
+    """One checker's fitted threshold (or why none), every value as it is shown."""
+
+    checker: str
+    set: str
+    threshold: str
+    balanced_accuracy: str
+    evaluated: str  # the threshold the answers were read against, and its balanced accuracy
+    items: str
+    error: str
+
+
+def threshold_row(fitted: evaluation_pb2.FittedThreshold) -> ThresholdRow:
+    evaluated = NONE
+    if fitted.HasField("evaluated_threshold"):
+        evaluated = f"{fitted.evaluated_threshold:.4g} → {fraction(fitted.evaluated_balanced_accuracy)}"
+    return ThresholdRow(
+        checker=fitted.checker_model,
+        set=fitted.set,
+        threshold=f"{fitted.threshold:.6g}" if fitted.HasField("threshold") else NONE,
+        balanced_accuracy=fraction(fitted.balanced_accuracy) if fitted.HasField("threshold") else NONE,
+        evaluated=evaluated,
+        items=(
+            f"{fitted.items:,} ({fitted.verified_items:,} VERIFIED, {fitted.fixed_items:,} fixed, "
+            f"{fitted.candidates:,} candidates)"
+        ),
+        error=fitted.error if fitted.HasField("error") else "",
+    )
+
+
+def unfitted_lines(evaluation: evaluation_pb2.Evaluation) -> list[str]:
+    """Why a complete evaluation asked to fit thresholds has none for a checker (one line each)."""
+    if not evaluation.fit_thresholds or evaluation.status != evaluation_pb2.EVALUATION_STATUS_COMPLETE:
+        return []
+    return [
+        f"no threshold was fitted for {fitted.checker_model} on {fitted.set}: {fitted.error}"
+        for fitted in evaluation.fitted_thresholds
+        if not fitted.HasField("threshold")
+    ]

@@ -102,7 +102,8 @@ def add_parser(commands) -> None:
         default=[],
         dest="sets",
         help=(
-            "a labelled set: a shipped set's name (`factcheck eval sets`) or your own JSONL file "
+            "a labelled set: a shipped set's name (`factcheck eval sets`), one of its halves (NAME:dev, "
+            "NAME:test), or your own JSONL file "
             '({"id", "claim", "evidence", "label"} per line, the label VERIFIED, DISPUTED or UNVERIFIABLE); '
             "repeat for several"
         ),
@@ -132,6 +133,20 @@ def add_parser(commands) -> None:
         type=int_between(EVAL_CONCURRENCY),
         metavar="N",
         help=f"items sent to each checker at once, {bounded(EVAL_CONCURRENCY)} (default 4)",
+    )
+    evaluate.add_argument(
+        "--fit-threshold",
+        action="store_true",
+        help="also fit each checker's decision threshold once the evaluation is complete (the P(supported) of "
+        "best balanced accuracy, VERIFIED against not): binary checkers only (onnx/ and grounding-dialect "
+        "models), on one set, a shipped set's dev half (e.g. wice:dev) or your own file; "
+        "`factcheck check --thresholds-from ID` then uses them",
+    )
+    evaluate.add_argument(
+        "--thresholds-from",
+        metavar="ID",
+        help="the evaluation whose fitted thresholds the binary checkers use instead of their own (measure them "
+        "on other items than they were fitted on, e.g. wice:test)",
     )
     add_output_options(evaluate)
     check.add_reconnect_option(evaluate)
@@ -367,6 +382,10 @@ def build_config(args: argparse.Namespace) -> evaluation_pb2.EvaluationConfig:
         config.use_cache = args.cache
     if args.concurrency is not None:
         config.concurrency = args.concurrency
+    if args.fit_threshold:
+        config.fit_thresholds = True
+    if args.thresholds_from is not None:
+        config.threshold_evaluation_id = args.thresholds_from
     if (size := config.ByteSize()) > MAX_REQUEST_BYTES:
         raise UsageError(
             f"the sets are {size / 2**20:.0f} MiB together; one request holds at most "
@@ -437,7 +456,10 @@ def follow(
         print(f"The evaluation goes on at the gateway: {watch_hint(follower.resource_id)}.", file=sys.stderr)
         return client.exit_code_of(error)
     present(args, follower.stub, evaluation)
-    return exit_code(evaluation)
+    unfitted = eval_view.unfitted_lines(evaluation)
+    for line in unfitted:
+        print(f"factcheck eval: {line}", file=sys.stderr)
+    return client.EXIT_RUN_FAILED if unfitted else exit_code(evaluation)
 
 
 def interrupted(stub: EvaluationStub, evaluation_id: str | None) -> int:

@@ -312,6 +312,7 @@ def footer(result: factcheck_pb2.FactCheckResult) -> str:
         [
             f"claims extracted by {result.extraction.model or '—'}",
             f"checked by {checkers}",
+            *([thresholds[0].lower() + thresholds[1:]] if (thresholds := view.thresholds_line(result)) else []),
             _consensus_text(result),
             f"report by {result.report.model or '—'}",
         ]

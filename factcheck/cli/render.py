@@ -301,6 +301,8 @@ def render_result(console: Console, result: factcheck_pb2.FactCheckResult) -> No
     console.print(_metrics(views))
     if result.verification.HasField("consensus_weighting"):  # the run chose its consensus (FactCheckConfig.consensus)
         console.print(plain(f"Consensus: {describe_weighting(result.verification.consensus_weighting)}"))
+    if thresholds := view.thresholds_line(result):  # binary checkers: the threshold each read P(supported) against
+        console.print(plain(thresholds))
     if (citations := citations_render.summary_line(result)) is not None:
         console.print(citations)
     if not views:

@@ -24,7 +24,7 @@ from factcheck.core.domain import (
 )
 from factcheck.text.evidence_text import passage_title
 from factcheck.text.spans import locate
-from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2
 
 VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
 # A claim the run never judged (it failed or stopped before verification).
@@ -230,6 +230,24 @@ def segments(content: str, views: list[ClaimView]) -> list[tuple[str, ClaimView 
     if position < len(content):
         pieces.append((content[position:], None))
     return pieces
+
+
+def thresholds_line(result: factcheck_pb2.FactCheckResult) -> str | None:
+    """ "Thresholds: onnx/m 0.62 (fitted on wice:dev, evaluation ID); vllm/x 0.5 (its own)", for the binary
+    checkers of a run (None when it had none)."""
+    used = [checker for checker in result.verification.checkers if checker.HasField("threshold")]
+    if not used:
+        return None
+    return "Thresholds: " + "; ".join(
+        f"{checker.model} {checker_threshold_text(checker.threshold)}" for checker in used
+    )
+
+
+def checker_threshold_text(threshold: evaluation_pb2.CheckerThreshold) -> str:
+    """ "0.62 (fitted on wice:dev, evaluation ID)" or "0.5 (its own)"."""
+    if threshold.evaluation_id:
+        return f"{threshold.threshold:.6g} (fitted on {threshold.fitted_on}, evaluation {threshold.evaluation_id})"
+    return f"{threshold.threshold:.6g} (its own)"
 
 
 def passage_titles(result: factcheck_pb2.FactCheckResult) -> dict[str, str]:

@@ -196,6 +196,10 @@ def is_not_addressed(evidence: str) -> bool:
     return evidence.startswith(NOT_ADDRESSED_EVIDENCE)
 
 
+def _optional_float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 @dataclass(frozen=True)
 class ClaimVerification:
     claim_id: str
@@ -213,6 +217,10 @@ class ClaimVerification:
     # Citations the checker gave that its service could not resolve (a label never sent, a quote not in the
     # passage): never evidence, kept for the audit.
     unresolved_citations: tuple[Citation, ...] = ()
+    # A binary checker's (onnx/, grounding dialect) threshold, and the P(supported) it decided the verdict on
+    # (None when it did not: common.proto ClaimVerification.support_probability).
+    support_probability: float | None = None
+    support_threshold: float | None = None
 
     def to_proto(self) -> common_pb2.ClaimVerification:
         msg = common_pb2.ClaimVerification(
@@ -229,6 +237,10 @@ class ClaimVerification:
         )
         if self.correction is not None:
             msg.correction = self.correction
+        if self.support_probability is not None:
+            msg.support_probability = self.support_probability
+        if self.support_threshold is not None:
+            msg.support_threshold = self.support_threshold
         return msg
 
     @classmethod
@@ -245,6 +257,8 @@ class ClaimVerification:
             audit_flags=tuple(AuditFlag.from_proto(f) for f in msg.audit_flags),
             audit_status=audit_status_from_proto(msg.audit_status),
             unresolved_citations=tuple(Citation.from_proto(c) for c in msg.unresolved_citations),
+            support_probability=msg.support_probability if msg.HasField("support_probability") else None,
+            support_threshold=msg.support_threshold if msg.HasField("support_threshold") else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -266,6 +280,10 @@ class ClaimVerification:
             data["auditFlags"] = [f.to_json() for f in self.audit_flags]
         if self.unresolved_citations:
             data["unresolvedCitations"] = [c.to_json() for c in self.unresolved_citations]
+        if self.support_probability is not None:  # binary checkers only
+            data["supportProbability"] = self.support_probability
+        if self.support_threshold is not None:
+            data["supportThreshold"] = self.support_threshold
         return data
 
     @classmethod
@@ -282,6 +300,8 @@ class ClaimVerification:
             audit_flags=tuple(AuditFlag.from_json(f) for f in data.get("auditFlags", ())),
             audit_status=str(data.get("auditStatus", "")),
             unresolved_citations=tuple(Citation.from_json(c) for c in data.get("unresolvedCitations", ())),
+            support_probability=_optional_float(data.get("supportProbability")),
+            support_threshold=_optional_float(data.get("supportThreshold")),
         )
 
 

@@ -25,13 +25,23 @@ local/checker's.
 
 The answer is the verification format's blocks and summary, so the checker's parser, its citation
 check and the gateway's quote audit read it as any checker's: the Evidence line quotes the deciding
-units verbatim with their probabilities, and Sources cites each by its passage label.
+units verbatim with their probabilities, and Sources cites each by its passage label. A Threshold line
+(which the verification parser skips) gives the threshold the claim was read against and, when the
+threshold decided the verdict, the claim's P(supported) in full precision: `read_thresholds` reads them
+back for the checker's structured fields (ClaimVerification.support_threshold, support_probability), from
+which an evaluation fits a threshold. The verdict rests on the threshold exactly when it is VERIFIED, or
+UNVERIFIABLE only because the support is below it: a DISPUTED (a contradiction stronger than the support,
+whose threshold is fixed), a claim not checked and a support made doubtful by unread units are what they
+are at any threshold.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from factcheck.core.domain import ClaimVerification
 
 VERIFIED, DISPUTED, UNVERIFIABLE = "VERIFIED", "DISPUTED", "UNVERIFIABLE"
 HIGH_FROM, MEDIUM_FROM = 0.8, 0.5
@@ -95,16 +105,29 @@ class Decision:
     probability: float  # of the verdict
     evidence: str
     cited: tuple[UnitReading, ...]
+    # The threshold the claim was read against, and its P(supported) when that threshold decided the
+    # verdict (None otherwise: see the module docstring).
+    threshold: float = 0.5
+    support: float | None = None
+
+
+@dataclass(frozen=True)
+class ThresholdReading:
+    """What a grounding answer's Threshold line says of one claim."""
+
+    threshold: float
+    support: float | None  # None: the threshold did not decide the verdict
 
 
 def decide(reading: ClaimReading, thresholds: Thresholds, model: str) -> Decision:
     """The verdict of one claim from its readings (see the module docstring)."""
+    fixed = thresholds.supported
     if reading.not_checked is not None:
-        return Decision(UNVERIFIABLE, "LOW", 0.0, f"Not checked: {reading.not_checked}", ())
+        return Decision(UNVERIFIABLE, "LOW", 0.0, f"Not checked: {reading.not_checked}", (), fixed)
     parts = [part for part in reading.parts if part]
     if not parts:
         reason = reading.unread_reason or "nothing of the passages could be read"
-        return Decision(UNVERIFIABLE, "LOW", 0.0, _with_note(f"Not checked: {reason}", reading), ())
+        return Decision(UNVERIFIABLE, "LOW", 0.0, _with_note(f"Not checked: {reason}", reading), (), fixed)
     best = [max(part, key=lambda r: r.supported) for part in parts]
     weakest = min(best, key=lambda r: r.supported)
     support = weakest.supported
@@ -125,15 +148,17 @@ def decide(reading: ClaimReading, thresholds: Thresholds, model: str) -> Decisio
                 f"of {_count(units, strongest.unit.kind)}): {_quoted(strongest.unit.text, _EVIDENCE_QUOTE_CHARS)}"
             )
             return Decision(
-                DISPUTED, _confidence(contradicted), contradicted, _with_note(evidence, reading), (strongest,)
+                DISPUTED, _confidence(contradicted), contradicted, _with_note(evidence, reading), (strongest,), fixed
             )
-    if support >= thresholds.supported and reading.unread and _can_dispute(parts):
+    # Unread units that may hold a contradiction: no threshold makes this claim VERIFIED.
+    doubtful = bool(reading.unread) and _can_dispute(parts)
+    if support >= thresholds.supported and doubtful:
         evidence = (
             f"{_source(weakest.unit)} supports it ({model}: P(supported) {support:.3f}), but "
             f"{reading.unread} {_plural(reading.unread, 'unit')} of the passages could not be read "
             f"({reading.unread_reason}) and may contradict it: {_quoted(weakest.unit.text, _EVIDENCE_QUOTE_CHARS)}"
         )
-        return Decision(UNVERIFIABLE, "LOW", 1.0 - support, _with_note(evidence, reading), (weakest,))
+        return Decision(UNVERIFIABLE, "LOW", 1.0 - support, _with_note(evidence, reading), (weakest,), fixed)
     if support >= thresholds.supported:
         if len(best) == 1:
             evidence = (
@@ -149,7 +174,9 @@ def decide(reading: ClaimReading, thresholds: Thresholds, model: str) -> Decisio
                 f"Each of its {len(best)} sentences is supported ({model}: the least P(supported) {support:.3f}, "
                 f"threshold {thresholds.supported:.2f}; {_count(units, weakest.unit.kind)} read): {each}"
             )
-        return Decision(VERIFIED, _confidence(support), support, _with_note(evidence, reading), tuple(best))
+        return Decision(
+            VERIFIED, _confidence(support), support, _with_note(evidence, reading), tuple(best), fixed, support
+        )
     strongest_reading = max(support, max((r.contradicted or 0.0 for part in parts for r in part), default=0.0))
     probability = 1.0 - strongest_reading
     what = "its least supported sentence's best" if len(best) > 1 else "the best"
@@ -160,7 +187,15 @@ def decide(reading: ClaimReading, thresholds: Thresholds, model: str) -> Decisio
     )
     if reading.unread:
         evidence += f" Not read: {reading.unread} {_plural(reading.unread, 'unit')} ({reading.unread_reason})."
-    return Decision(UNVERIFIABLE, _confidence(probability), probability, _with_note(evidence, reading), (weakest,))
+    return Decision(
+        UNVERIFIABLE,
+        _confidence(probability),
+        probability,
+        _with_note(evidence, reading),
+        (weakest,),
+        fixed,
+        None if doubtful else support,
+    )
 
 
 def verification_block(claim_id: str, decision: Decision, *, with_sources: bool) -> str:
@@ -170,6 +205,7 @@ def verification_block(claim_id: str, decision: Decision, *, with_sources: bool)
         f"Evidence: {_one_line(decision.evidence)}",
         "Correction: N/A",
         f"Confidence: {decision.confidence}",
+        threshold_line(decision),
     ]
     if with_sources:
         cited: dict[tuple[str, str], UnitReading] = {}
@@ -178,6 +214,45 @@ def verification_block(claim_id: str, decision: Decision, *, with_sources: bool)
         sources = "; ".join(f"[{r.unit.passage_id}] {_quoted(r.unit.text)}" for r in cited.values())
         lines.append(f"Sources: {sources or 'none'}")
     return "\n".join(lines)
+
+
+def threshold_line(decision: Decision) -> str:
+    """The block's Threshold line: the threshold, and the P(supported) it decided on (repr: full precision)."""
+    if decision.support is None:
+        return f"Threshold: {decision.threshold!r} (the verdict does not rest on it)"
+    return f"Threshold: {decision.threshold!r} (P(supported) {decision.support!r} read against it)"
+
+
+_BLOCK_HEADER = re.compile(r"^VERIFICATION (\S+): ")
+_THRESHOLD_LINE = re.compile(
+    r"^Threshold: ([0-9.eE+-]+) \((?:P\(supported\) ([0-9.eE+-]+) read against it|the verdict does not rest on it)\)$"
+)
+
+
+def read_thresholds(text: str) -> dict[str, ThresholdReading]:
+    """Each claim's Threshold line of an answer `verification_block` wrote (by claim id). Only for the text of
+    a grounding model's answer, which this module wrote: any other checker's text is never read for it."""
+    found: dict[str, ThresholdReading] = {}
+    claim_id: str | None = None
+    for line in text.splitlines():
+        if header := _BLOCK_HEADER.match(line):
+            claim_id = header.group(1)
+        elif claim_id is not None and (match := _THRESHOLD_LINE.match(line)):
+            support = float(match.group(2)) if match.group(2) is not None else None
+            found.setdefault(claim_id, ThresholdReading(float(match.group(1)), support))
+            claim_id = None
+    return found
+
+
+def with_threshold_readings(verifications: Sequence[ClaimVerification], text: str) -> list[ClaimVerification]:
+    """A grounding model's verifications with the threshold and P(supported) its answer's Threshold lines give."""
+    readings = read_thresholds(text)
+    return [
+        replace(v, support_threshold=found.threshold, support_probability=found.support)
+        if (found := readings.get(v.claim_id)) is not None
+        else v
+        for v in verifications
+    ]
 
 
 def answer_text(blocks: Sequence[str], verdicts: Sequence[str]) -> str:

@@ -20,7 +20,7 @@ gateway accepts `onnx/` models as checkers only).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from factcheck.core.model_verdicts import (
     ClaimReading,
@@ -53,11 +53,14 @@ def answer(inputs: object, model: GroundingModel, model_id: str) -> str:
     for passage in inputs.passages:
         passages.setdefault(passage.id, passage)
     tokens: dict[str, Tokens] = {}  # each passage tokenized once per call
+    thresholds = model.card.thresholds
+    if inputs.support_threshold is not None:  # the call's threshold (an evaluation's fitted one): support only
+        thresholds = replace(thresholds, supported=inputs.support_threshold)
     blocks, verdicts = [], []
     for claim in inputs.claims:
         listed = [passages[pid] for pid in dict.fromkeys(inputs.claim_passages.get(claim.id, ())) if pid in passages]
         reading = read_claim(model, model_id, claim.id, claim.text.strip(), listed, tokens, bool(passages))
-        decision = decide(reading, model.card.thresholds, model_id)
+        decision = decide(reading, thresholds, model_id)
         blocks.append(verification_block(claim.id, decision, with_sources=bool(passages)))
         verdicts.append(decision.verdict)
     return answer_text(blocks, verdicts)

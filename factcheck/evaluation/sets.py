@@ -5,11 +5,17 @@ person gave it (VERIFIED, DISPUTED or UNVERIFIABLE). The shipped sets (`SHIPPED_
 JSONL in the package (`data/`, written by scripts/prepare_eval_sets.py); a caller's own set is a
 JSONL file read by `read_items_file`. Both are parsed by `parse_item`, so both obey the same limits,
 which keep every item inside what the checker service accepts. Nothing here downloads anything.
+
+Each shipped set has a fixed dev half and test half ("wice:dev", "wice:test": `split_of`), by a hash of
+each item's claim, so that the items of one claim (Factcheck-Bench's and CLIMATE-FEVER's several passages
+per claim) are in one half. A decision threshold may be fitted on a dev half only; the test half is what
+it is then measured on, and nothing that fits reads it.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import random
 from dataclasses import dataclass
@@ -62,6 +68,14 @@ class SetInfo:
     description: str
     licence: str
     items: int  # how many items the shipped file holds
+    dev_items: int = 0  # of those, in the dev half ("<name>:dev"; the rest: "<name>:test")
+
+
+# The halves of a shipped set ("wice:dev", "wice:test").
+DEV, TEST = "dev", "test"
+SPLITS = (DEV, TEST)
+# Salts the split's hash: a new salt is a new split (and new half sizes in SHIPPED_SETS).
+_SPLIT_SALT = "factcheck-split-v1\0"
 
 
 SHIPPED_SETS: dict[str, SetInfo] = {
@@ -75,6 +89,7 @@ SHIPPED_SETS: dict[str, SetInfo] = {
             "pair. Partial support and irrelevant passages are UNVERIFIABLE.",
             "Apache-2.0",
             985,
+            525,
         ),
         SetInfo(
             "wice",
@@ -84,6 +99,7 @@ SHIPPED_SETS: dict[str, SetInfo] = {
             "that the claim is false.",
             "ODC-BY-1.0 (annotations); article text CC BY-SA (Wikipedia) and Common Crawl terms",
             358,
+            178,
         ),
         SetInfo(
             "climate-fever",
@@ -92,6 +108,7 @@ SHIPPED_SETS: dict[str, SetInfo] = {
             "(five per claim), labelled per pair.",
             "no licence named upstream (evaluation use with attribution); evidence text CC BY-SA (Wikipedia)",
             7675,
+            3730,
         ),
     )
 }
@@ -109,13 +126,32 @@ class ItemsFileError(ValueError):
         self.line = line
 
 
-def load_shipped_set(name: str) -> list[LabelledItem]:
-    """The items of the shipped set `name` (SHIPPED_SETS), read from the package's data."""
-    if name not in SHIPPED_SETS:
+def split_of(item: LabelledItem) -> str:
+    """DEV or TEST: the half of its set an item is in, fixed by a hash of its claim (whitespace folded)."""
+    digest = hashlib.sha256((_SPLIT_SALT + " ".join(item.claim.split())).encode("utf-8")).hexdigest()
+    return DEV if int(digest[:8], 16) % 2 == 0 else TEST
+
+
+def shipped_set_and_split(name: str) -> tuple[str, str | None]:
+    """A shipped set's name and its half ("wice:dev" → ("wice", "dev"); "wice" → ("wice", None));
+    UnknownSetError for a name that is neither a shipped set nor one of its halves."""
+    base, colon, split = name.partition(":")
+    if base not in SHIPPED_SETS or (colon and split not in SPLITS):
         known = ", ".join(sorted(SHIPPED_SETS))
-        raise UnknownSetError(f"unknown set {name!r}: the shipped sets are {known} (or give a .jsonl file of your own)")
-    data = resources.files("factcheck.evaluation").joinpath("data", f"{name}.jsonl.gz").read_bytes()
-    return _read_lines(gzip.decompress(data), f"{name}.jsonl.gz")
+        halves = f"; a shipped set's halves are {base}:dev and {base}:test" if base in SHIPPED_SETS else ""
+        raise UnknownSetError(
+            f"unknown set {name!r}: the shipped sets are {known} (or give a .jsonl file of your own){halves}"
+        )
+    return base, split or None
+
+
+def load_shipped_set(name: str) -> list[LabelledItem]:
+    """The items of the shipped set `name` (SHIPPED_SETS), or of one of its halves ("wice:dev", "wice:test":
+    `split_of`), read from the package's data."""
+    base, split = shipped_set_and_split(name)
+    data = resources.files("factcheck.evaluation").joinpath("data", f"{base}.jsonl.gz").read_bytes()
+    items = _read_lines(gzip.decompress(data), f"{base}.jsonl.gz")
+    return items if split is None else [item for item in items if split_of(item) == split]
 
 
 def read_items_file(path: str | Path) -> list[LabelledItem]:

@@ -117,6 +117,8 @@ class VerifyInputs:
     claim_passages: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     support_tiers: bool = False
     low_confidence: frozenset[str] = frozenset()
+    # A binary checker's decision threshold instead of its own (VerifyRequest.support_threshold); None: its own.
+    support_threshold: float | None = None
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,15 @@ import { Client } from "@grpc/grpc-js";
 import { ClaimsServiceService, GetClaimRequest, ListClaimsRequest } from "./generated/factcheck/v1/citations";
 import {
   CancelEvaluationRequest,
+  CompareEvaluationsRequest,
   EvaluationServiceService,
   GetEvaluationRequest,
+  ListEvaluationItemsRequest,
   ListEvaluationSetsRequest,
   ListEvaluationsRequest,
   ResumeEvaluationRequest,
   RunEvaluationRequest,
+  WatchEvaluationRequest,
 } from "./generated/factcheck/v1/evaluation";
 import {
   CancelRequest,
@@ -73,13 +76,22 @@ function services(call: Caller) {
     },
     /** EvaluationService: checker models measured on labelled sets. */
     evaluation: {
-      /** Starts an evaluation; resolves to its events (progress, scores, finished) once accepted. */
+      /** Starts an evaluation; resolves to its events (progress, scores, finished) once accepted. An evaluation
+       * outlives the call: leaving the loop leaves it running, and `watch` follows it again. */
       run: call.stream(EvaluationServiceService.runEvaluation, RunEvaluationRequest),
       resume: call.stream(EvaluationServiceService.resumeEvaluation, ResumeEvaluationRequest),
+      /** An evaluation's events after `afterSeq`, from any gateway: the stored ones, then the rest live until it
+       * ends (a finished one: up to its `finished` event). */
+      watch: call.stream(EvaluationServiceService.watchEvaluation, WatchEvaluationRequest),
       cancel: call.unary(EvaluationServiceService.cancelEvaluation, CancelEvaluationRequest),
       get: call.unary(EvaluationServiceService.getEvaluation, GetEvaluationRequest),
       list: call.unary(EvaluationServiceService.listEvaluations, ListEvaluationsRequest),
       listSets: call.unary(EvaluationServiceService.listEvaluationSets, ListEvaluationSetsRequest),
+      /** Every checker's answer on every item, a page at a time, filtered (checker, set, label, wrong or failed). */
+      listItems: call.unary(EvaluationServiceService.listEvaluationItems, ListEvaluationItemsRequest),
+      /** Two evaluations side by side: balanced accuracy per checker and set with a 95% interval, and the items
+       * where they disagree. */
+      compare: call.unary(EvaluationServiceService.compareEvaluations, CompareEvaluationsRequest),
     },
   };
 }

@@ -13,7 +13,7 @@ import { UsageServiceClient } from "./generated/factcheck/v1/usage";
 import { GatewayOptions, gatewaySettings } from "./gateway";
 
 export { connect, FactCheckClient } from "./client";
-export { CallOptions, EventStream, StreamCall, UnaryCall } from "./promises";
+export { CallOptions, EventStream, Rpc, StreamCall, UnaryCall } from "./promises";
 export { DEFAULT_GATEWAY_TARGET, GatewayOptions } from "./gateway";
 // A call the gateway refuses rejects with grpc-js's ServiceError: compare its `code` with `status`.
 export { ServiceError, status } from "@grpc/grpc-js";

@@ -31,12 +31,19 @@ export interface CallOptions {
   metadata?: Record<string, string>;
 }
 
+/** What every call method names: the RPC it calls ("/factcheck.v1.EvaluationService/WatchEvaluation"). */
+export interface Rpc {
+  readonly path: string;
+}
+
 /** A unary RPC: the request (any part of it; the rest takes its defaults) in, a promise of the response out. */
-export type UnaryCall<Request, Response> = (request?: DeepPartial<Request>, options?: CallOptions) => Promise<Response>;
+export type UnaryCall<Request, Response> = Rpc &
+  ((request?: DeepPartial<Request>, options?: CallOptions) => Promise<Response>);
 
 /** A server-streaming RPC: resolves once the server has accepted the call (it rejects a call the server refuses,
  * e.g. INVALID_ARGUMENT, before any event), to the stream of its events. */
-export type StreamCall<Request, Event> = (request?: DeepPartial<Request>, options?: CallOptions) => Promise<EventStream<Event>>;
+export type StreamCall<Request, Event> = Rpc &
+  ((request?: DeepPartial<Request>, options?: CallOptions) => Promise<EventStream<Event>>);
 
 /** The events of a server stream, in order, as an async iterable: `for await (const event of stream)`. Leaving the
  * loop early (break, return, throw) cancels the call; so does `cancel()` or the call's AbortSignal. */
@@ -52,7 +59,7 @@ export class Caller {
   ) {}
 
   unary<Request, Response>(method: MethodDefinition<Request, Response>, type: MessageType<Request>): UnaryCall<Request, Response> {
-    return (request, options = {}) =>
+    const invoke = (request?: DeepPartial<Request>, options: CallOptions = {}) =>
       new Promise<Response>((resolve, reject) => {
         const { signal } = options;
         if (signal?.aborted) {
@@ -77,25 +84,27 @@ export class Caller {
         );
         signal?.addEventListener("abort", onAbort, { once: true });
       });
+    return Object.assign(invoke, { path: method.path });
   }
 
   stream<Request, Response extends { event: unknown }>(
     method: MethodDefinition<Request, Response>,
     type: MessageType<Request>,
   ): StreamCall<Request, NonNullable<Response["event"]>> {
-    return (request, options = {}) => {
+    const invoke = (request?: DeepPartial<Request>, options: CallOptions = {}) => {
       const { signal } = options;
       if (signal?.aborted) {
         return Promise.reject(signal.reason);
       }
       const sent = this.outgoing(type, request, options);
       const { path, requestSerialize, responseDeserialize } = method;
-      const call = this.client.makeServerStreamRequest(
+      const stream = this.client.makeServerStreamRequest(
         ...[path, requestSerialize, responseDeserialize, sent.argument, sent.metadata, sent.options] as const,
       );
-      const events = new ResponseEvents<Response>(call, signal);
+      const events = new ResponseEvents<Response>(stream, signal);
       return events.accepted.then(() => events as EventStream<NonNullable<Response["event"]>>);
     };
+    return Object.assign(invoke, { path: method.path });
   }
 
   /** The request message (defaults filled in), the call's metadata and its grpc-js options. */

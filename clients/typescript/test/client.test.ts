@@ -7,7 +7,21 @@ import { randomUUID } from "node:crypto";
 import { createServer, Server, Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 
-import { connect, FactCheckClient, FactCheckEvent, Mode, ServiceError, status } from "../src";
+import {
+  common,
+  connect,
+  evaluation,
+  FactCheckClient,
+  FactCheckEvent,
+  FactCheckServiceService,
+  Mode,
+  ServiceError,
+  status,
+} from "../src";
+import { ClaimsServiceService } from "../src/generated/factcheck/v1/citations";
+import { ReviewServiceService } from "../src/generated/factcheck/v1/investigation";
+import { KnowledgeServiceService } from "../src/generated/factcheck/v1/knowledge";
+import { UsageServiceService } from "../src/generated/factcheck/v1/usage";
 
 const CONTENT = "The Paris Agreement was signed in 2015 by 196 countries. Water boils at lower temperatures at high altitude.";
 
@@ -22,8 +36,8 @@ function checkContent(content: string = CONTENT) {
   return { question: "Fact-check this content", mode: Mode.MODE_FACT_CHECK, modeConfig: { contentToCheck: content } };
 }
 
-async function collect(events: AsyncIterable<FactCheckEvent>): Promise<FactCheckEvent[]> {
-  const seen: FactCheckEvent[] = [];
+async function collect<Event>(events: AsyncIterable<Event>): Promise<Event[]> {
+  const seen: Event[] = [];
   for await (const event of events) {
     seen.push(event);
   }
@@ -201,5 +215,136 @@ describe("the other services", () => {
     await refusedWith(client.evaluation.resume({ evaluationId: unknown }), status.NOT_FOUND);
     await refusedWith(client.evaluation.cancel({ evaluationId: unknown }), status.NOT_FOUND);
     await refusedWith(client.evaluation.run({}), status.INVALID_ARGUMENT);
+  });
+});
+
+describe("every RPC", () => {
+  test("connect() has a method for every RPC of every gateway service, and nothing else", () => {
+    const definitions = [
+      FactCheckServiceService,
+      KnowledgeServiceService,
+      ClaimsServiceService,
+      ReviewServiceService,
+      UsageServiceService,
+      evaluation.EvaluationServiceService,
+    ];
+    const served = definitions.flatMap((definition) => Object.values(definition).map((method) => method.path));
+    const groups = Object.values(client).filter((value) => typeof value === "object" && value !== null);
+    const exposed = groups.flatMap((group) => Object.values(group as Record<string, { path: string }>).map((m) => m.path));
+    assert.deepEqual([...exposed].sort(), [...served].sort());
+    assert.equal(new Set(exposed).size, exposed.length);
+  });
+});
+
+// Items of the tests' own set; the scripted server's MiniCheck model (unscripted) reads P(yes) as the share of
+// the claim's words the passage holds: 0.95, 0.77, 0.35 and 0.725 here.
+const BRIDGE = "The Zorblatt Bridge over the Quill opened in 1931.";
+const ITEMS = [
+  ["opened", "The Zorblatt Bridge opened in 1931.", common.Verdict.VERDICT_VERIFIED],
+  ["later", "The Zorblatt Bridge opened in 1950.", common.Verdict.VERDICT_UNVERIFIABLE],
+  ["floods", "The Quill river floods every spring.", common.Verdict.VERDICT_UNVERIFIABLE],
+  ["crosses", "The bridge crosses the Quill.", common.Verdict.VERDICT_VERIFIED],
+] as const;
+const BINARY_CHECKER = "fake/minicheck"; // a model of the minicheck dialect (FACTCHECK_MODEL_DIALECTS)
+
+function evaluationConfig(checkerModels: string[], name = "ts-bridges") {
+  const items = ITEMS.map(([id, claim, label]) => ({ id, claim, label, evidence: [{ title: "Bridges", text: BRIDGE }] }));
+  return { checkerModels, customSets: [{ name, items }] };
+}
+
+function finishedOf(events: evaluation.EvaluationEvent[]): evaluation.Evaluation {
+  const last = events.at(-1)?.event;
+  assert.equal(last?.$case, "finished");
+  return last.value;
+}
+
+describe("EvaluationService: watch, listItems, compare, fitted thresholds", () => {
+  let events: evaluation.EvaluationEvent[] = [];
+  let evaluationId = "";
+
+  test("watch: an evaluation's events again from the start, or after a seq, as an async iterable", async () => {
+    events = await collect(await client.evaluation.run({ config: evaluationConfig(["local/checker-overlap"]) }));
+    evaluationId = events[0].evaluationId;
+    assert.equal(finishedOf(events).status, evaluation.EvaluationStatus.EVALUATION_STATUS_COMPLETE);
+    const replayed = await collect(await client.evaluation.watch({ evaluationId }));
+    assert.deepEqual(
+      replayed.map((event) => [event.seq, event.event?.$case]),
+      events.map((event) => [event.seq, event.event?.$case]),
+    );
+    const after = await collect(await client.evaluation.watch({ evaluationId, afterSeq: events[1].seq }));
+    assert.deepEqual(
+      after.map((event) => event.seq),
+      events.slice(2).map((event) => event.seq),
+    );
+    await refusedWith(client.evaluation.watch({ evaluationId: randomUUID() }), status.NOT_FOUND);
+  });
+
+  test("listItems: every answer, a page at a time, filtered", async () => {
+    const first = await client.evaluation.listItems({ evaluationId, pageSize: 3 });
+    assert.equal(first.items.length, 3);
+    assert.ok(first.nextPageToken);
+    const rest = await client.evaluation.listItems({ evaluationId, pageSize: 3, pageToken: first.nextPageToken });
+    const ids = [...first.items, ...rest.items].map((item) => item.itemId).sort();
+    assert.deepEqual(ids, ITEMS.map(([id]) => id).sort());
+    assert.ok(first.items.every((item) => item.checkerModel === "local/checker-overlap" && item.claim));
+    const verified = await client.evaluation.listItems({ evaluationId, label: common.Verdict.VERDICT_VERIFIED });
+    assert.deepEqual(verified.items.map((item) => item.itemId).sort(), ["crosses", "opened"]);
+    await refusedWith(client.evaluation.listItems({ evaluationId, wrongOnly: true, failedOnly: true }), status.INVALID_ARGUMENT);
+  });
+
+  test("compare: the same checker on the same items twice differs by nothing", async () => {
+    const again = finishedOf(await collect(await client.evaluation.run({ config: evaluationConfig(["local/checker-overlap"]) })));
+    const compared = await client.evaluation.compare({ evaluationId, otherEvaluationId: again.evaluationId });
+    assert.equal(compared.otherEvaluationId, again.evaluationId);
+    const [comparison] = compared.comparisons;
+    assert.equal(comparison.sharedItems, ITEMS.length);
+    assert.equal(comparison.difference, 0);
+    assert.equal(comparison.disagreements, 0);
+    assert.deepEqual(compared.disagreements, []);
+    await refusedWith(client.evaluation.compare({ evaluationId, otherEvaluationId: randomUUID() }), status.NOT_FOUND);
+  });
+
+  test("fitted thresholds: an evaluation fits a binary checker's, a run names it and says it used it", async () => {
+    const config = { ...evaluationConfig([BINARY_CHECKER], "ts-fit"), fitThresholds: true };
+    const fitted = finishedOf(await collect(await client.evaluation.run({ config })));
+    assert.ok(fitted.fitThresholds);
+    const [threshold] = fitted.fittedThresholds;
+    // Balanced accuracy 3/4 at 0.725 and at 0.95: the lower middle of the tie.
+    assert.equal(threshold.checkerModel, BINARY_CHECKER);
+    assert.ok(Math.abs((threshold.threshold ?? 0) - 0.725) < 1e-9, String(threshold.threshold));
+    assert.equal(threshold.criterion, evaluation.ThresholdCriterion.THRESHOLD_CRITERION_BALANCED_ACCURACY);
+    assert.equal(threshold.balancedAccuracy, 0.75);
+    const { items } = await client.evaluation.listItems({ evaluationId: fitted.evaluationId, pageSize: 10 });
+    assert.ok(items.every((item) => item.supportProbability !== undefined && item.supportThreshold === 0.5));
+
+    const run = await collect(
+      await client.factCheck.run({
+        question: "Fact-check this content",
+        mode: Mode.MODE_FACT_CHECK,
+        modeConfig: {
+          contentToCheck: "The bridge crosses the Quill.",
+          checkerModels: [BINARY_CHECKER],
+          sources: [{ id: "bridges", title: "Bridges", text: BRIDGE }],
+          useKnowledgeStore: false,
+          thresholdEvaluationId: fitted.evaluationId,
+        },
+      }),
+    );
+    const start = run[0].event;
+    assert.equal(start?.$case, "factcheckStart");
+    assert.equal(start.value.config?.thresholdEvaluationId, fitted.evaluationId);
+    const { result } = await client.factCheck.getResult({ messageId: run[0].messageId });
+    const [checker] = result?.verification?.checkers ?? [];
+    assert.deepEqual(checker.threshold, {
+      checkerModel: BINARY_CHECKER,
+      threshold: threshold.threshold,
+      evaluationId: fitted.evaluationId,
+      fittedOn: "ts-fit",
+    });
+    assert.ok(checker.verifications.every((verification) => verification.supportThreshold === threshold.threshold));
+    await refusedWith(
+      client.evaluation.run({ config: { ...evaluationConfig(["local/checker-overlap"]), fitThresholds: true } }),
+      status.INVALID_ARGUMENT,
+    );
   });
 });

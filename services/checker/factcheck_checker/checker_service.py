@@ -4,12 +4,14 @@ council fact-checker rates every anonymised response (council mode)."""
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Sequence
 
 import grpc
 
 from factcheck.core.council_taxonomy import MAX_RESPONSES, is_response_label
 from factcheck.core.domain import ClaimVerification, ExtractedClaim, VerdictSummary, is_known_enum
+from factcheck.core.model_verdicts import with_threshold_readings
 from factcheck.kit.errors import answer_unreadable, check_argument, check_ids, check_question
 from factcheck.kit.rpc import call_timeout_s, check_model_id
 from factcheck.kit.settings import Settings
@@ -105,6 +107,19 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             f"{excerpt(request.model, 100)} is a grounding model: it reads claims against passages and cannot be "
             "the entailment agents (CHECKER_STRATEGY_ENTAILMENT_AGENTS needs a chat model)",
         )
+        threshold = request.support_threshold if request.HasField("support_threshold") else None
+        if threshold is not None:
+            check_argument(
+                grounding is not None,
+                "support_threshold",
+                f"{excerpt(request.model, 100)} does not read a probability against a threshold: support_threshold is "
+                "for binary checkers (onnx/ models and models of a grounding dialect such as minicheck)",
+            )
+            check_argument(
+                math.isfinite(threshold) and 0.0 <= threshold <= 1.0,
+                "support_threshold",
+                f"support_threshold is a probability, from 0 to 1 (got {threshold})",
+            )
         if grounding in GROUNDING_DIALECTS:
             return await verify_with_dialect(
                 self._client, request, claim_passages, call_timeout_s(context, self._timeout_s)
@@ -127,7 +142,13 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
         if tiers:  # part of the verify template: the prompt keeps its version (VersionedPrompt.__add__)
             prompt += support_section(low)
         inputs = verification_inputs(
-            claims, request.content, list(request.passages), claim_passages, support_tiers=tiers, low_confidence=low
+            claims,
+            request.content,
+            list(request.passages),
+            claim_passages,
+            support_tiers=tiers,
+            low_confidence=low,
+            support_threshold=threshold,
         )
         completion = await self._client.complete(
             request.model,
@@ -141,6 +162,8 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
             parse_verifications(completion.text, request.model, ids, _untrusted_text(request), supports=words),
             passages,
         )
+        if grounding is not None:  # an onnx/ model: the engine's own answer, with its Threshold lines
+            verifications = with_threshold_readings(verifications, completion.text)
         response = checker_pb2.VerifyResponse(
             model=request.model,
             raw_text=completion.text,

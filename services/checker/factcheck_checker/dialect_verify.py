@@ -31,6 +31,7 @@ from factcheck.core.model_verdicts import (
     decide,
     no_passages_reason,
     verification_block,
+    with_threshold_readings,
 )
 from factcheck.kit.errors import check_argument
 from factcheck.models import output_limits
@@ -116,7 +117,8 @@ async def verify_with_dialect(
         per_claim.setdefault(claim_id, []).append((unit, answer))
         if not isinstance(answer, ModelError):
             usage = _added(usage, answer.usage)
-    thresholds = Thresholds(THRESHOLD, THRESHOLD)
+    supported = request.support_threshold if request.HasField("support_threshold") else THRESHOLD
+    thresholds = Thresholds(supported, THRESHOLD)
     blocks, verdicts = [], []
     for claim_id, _ in claims:
         reading = not_checked.get(claim_id)
@@ -131,6 +133,7 @@ async def verify_with_dialect(
     verifications, dropped = resolve_citations(
         parse_verifications(text, model, [claim_id for claim_id, _ in claims]), passages
     )
+    verifications = with_threshold_readings(verifications, text)
     response = checker_pb2.VerifyResponse(
         model=model,
         raw_text=text,

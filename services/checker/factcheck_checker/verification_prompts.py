@@ -103,9 +103,10 @@ def verification_inputs(
     *,
     support_tiers: bool = False,
     low_confidence: Sequence[str] = (),
+    support_threshold: float | None = None,
 ) -> VerifyInputs:
     """What `build_verification_prompt` builds the prompt from, for a `local/` engine (plus the SUPPORT
-    section's: whether it is asked, and its low-confidence claims)."""
+    section's: whether it is asked, and its low-confidence claims; and a binary checker's threshold)."""
     return VerifyInputs(
         content=content,
         claims=tuple(ClaimInput(claim.id, claim.claim) for claim in claims),
@@ -113,4 +114,5 @@ def verification_inputs(
         claim_passages={claim_id: tuple(ids) for claim_id, ids in (claim_passages or {}).items()},
         support_tiers=support_tiers,
         low_confidence=frozenset(low_confidence),
+        support_threshold=support_threshold,
     )

@@ -5,6 +5,8 @@ machinery, runs/, knows no mode: RunRegistry is handed this module as its `ModeL
 
 from __future__ import annotations
 
+from sqlalchemy.engine import Engine
+
 from factcheck.kit.errors import MAX_QUESTION_CHARS
 from factcheck.kit.settings import Settings
 from factcheck.v1 import factcheck_pb2
@@ -37,6 +39,13 @@ def checker_fields(plan: Plan) -> tuple[tuple[str, str], ...]:
     """The plan's checker models with their request fields (none for a mode without checkers)."""
     fields = mode_of(plan).checker_fields
     return fields(plan) if fields is not None else ()
+
+
+def check_stored(plan: Plan, engine: Engine) -> None:
+    """What the plan names in the store checked (ValidationError), for a mode that names something."""
+    check = mode_of(plan).check_stored
+    if check is not None:
+        check(plan, engine)
 
 
 def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, *, tenant_id: str) -> Plan:

@@ -29,7 +29,7 @@ from factcheck.v1 import entailment_pb2 as factcheck_dot_v1_dot_entailment__pb2
 from factcheck.v1 import investigation_pb2 as factcheck_dot_v1_dot_investigation__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x66\x61\x63tcheck/v1/checker.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x1c\x66\x61\x63tcheck/v1/citations.proto\x1a\x19\x66\x61\x63tcheck/v1/common.proto\x1a\x1a\x66\x61\x63tcheck/v1/council.proto\x1a\x1d\x66\x61\x63tcheck/v1/entailment.proto\x1a factcheck/v1/investigation.proto\"\xa2\x02\n\rVerifyRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12#\n\x06\x63laims\x18\x03 \x03(\x0b\x32\x13.factcheck.v1.Claim\x12\'\n\x08passages\x18\x04 \x03(\x0b\x32\x15.factcheck.v1.Passage\x12-\n\x08\x65vidence\x18\x05 \x03(\x0b\x32\x1b.factcheck.v1.ClaimEvidence\x12/\n\x08strategy\x18\x06 \x01(\x0e\x32\x1d.factcheck.v1.CheckerStrategy\x12\x15\n\rsupport_tiers\x18\x32 \x01(\x08\x12,\n\x08profiles\x18\x33 \x03(\x0b\x32\x1a.factcheck.v1.ClaimProfile\"\xf0\x02\n\x0eVerifyResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08raw_text\x18\x02 \x01(\t\x12\x36\n\rverifications\x18\x03 \x03(\x0b\x32\x1f.factcheck.v1.ClaimVerification\x12-\n\x07summary\x18\x04 \x01(\x0b\x32\x1c.factcheck.v1.VerdictSummary\x12\x18\n\x10response_time_ms\x18\x05 \x01(\x03\x12\'\n\x05usage\x18\x06 \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\x12\x19\n\x11\x64ropped_citations\x18\x07 \x01(\x05\x12\x31\n\nentailment\x18\x08 \x03(\x0b\x32\x1d.factcheck.v1.ClaimEntailment\x12,\n\x08supports\x18\x32 \x03(\x0b\x32\x1a.factcheck.v1.ClaimSupport\x12\x17\n\x0f\x65ngine_revision\x18\x33 \x01(\t\")\n\x18GetEngineRevisionRequest\x12\r\n\x05model\x18\x01 \x01(\t\"C\n\x19GetEngineRevisionResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x17\n\x0f\x65ngine_revision\x18\x02 \x01(\t2\xb8\x04\n\x0e\x43heckerService\x12\x43\n\x06Verify\x12\x1b.factcheck.v1.VerifyRequest\x1a\x1c.factcheck.v1.VerifyResponse\x12U\n\x0c\x43ouncilCheck\x12!.factcheck.v1.CouncilCheckRequest\x1a\".factcheck.v1.CouncilCheckResponse\x12g\n\x12RunEntailmentAgent\x12\'.factcheck.v1.RunEntailmentAgentRequest\x1a(.factcheck.v1.RunEntailmentAgentResponse\x12^\n\x0fReviewCitations\x12$.factcheck.v1.ReviewCitationsRequest\x1a%.factcheck.v1.ReviewCitationsResponse\x12[\n\x0e\x41ssessEvidence\x12#.factcheck.v1.AssessEvidenceRequest\x1a$.factcheck.v1.AssessEvidenceResponse\x12\x64\n\x11GetEngineRevision\x12&.factcheck.v1.GetEngineRevisionRequest\x1a\'.factcheck.v1.GetEngineRevisionResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x66\x61\x63tcheck/v1/checker.proto\x12\x0c\x66\x61\x63tcheck.v1\x1a\x1c\x66\x61\x63tcheck/v1/citations.proto\x1a\x19\x66\x61\x63tcheck/v1/common.proto\x1a\x1a\x66\x61\x63tcheck/v1/council.proto\x1a\x1d\x66\x61\x63tcheck/v1/entailment.proto\x1a factcheck/v1/investigation.proto\"\xd8\x02\n\rVerifyRequest\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\x12#\n\x06\x63laims\x18\x03 \x03(\x0b\x32\x13.factcheck.v1.Claim\x12\'\n\x08passages\x18\x04 \x03(\x0b\x32\x15.factcheck.v1.Passage\x12-\n\x08\x65vidence\x18\x05 \x03(\x0b\x32\x1b.factcheck.v1.ClaimEvidence\x12/\n\x08strategy\x18\x06 \x01(\x0e\x32\x1d.factcheck.v1.CheckerStrategy\x12\x15\n\rsupport_tiers\x18\x32 \x01(\x08\x12,\n\x08profiles\x18\x33 \x03(\x0b\x32\x1a.factcheck.v1.ClaimProfile\x12\x1e\n\x11support_threshold\x18\x34 \x01(\x01H\x00\x88\x01\x01\x42\x14\n\x12_support_threshold\"\xf0\x02\n\x0eVerifyResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08raw_text\x18\x02 \x01(\t\x12\x36\n\rverifications\x18\x03 \x03(\x0b\x32\x1f.factcheck.v1.ClaimVerification\x12-\n\x07summary\x18\x04 \x01(\x0b\x32\x1c.factcheck.v1.VerdictSummary\x12\x18\n\x10response_time_ms\x18\x05 \x01(\x03\x12\'\n\x05usage\x18\x06 \x01(\x0b\x32\x18.factcheck.v1.TokenUsage\x12\x19\n\x11\x64ropped_citations\x18\x07 \x01(\x05\x12\x31\n\nentailment\x18\x08 \x03(\x0b\x32\x1d.factcheck.v1.ClaimEntailment\x12,\n\x08supports\x18\x32 \x03(\x0b\x32\x1a.factcheck.v1.ClaimSupport\x12\x17\n\x0f\x65ngine_revision\x18\x33 \x01(\t\")\n\x18GetEngineRevisionRequest\x12\r\n\x05model\x18\x01 \x01(\t\"C\n\x19GetEngineRevisionResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x17\n\x0f\x65ngine_revision\x18\x02 \x01(\t2\xb8\x04\n\x0e\x43heckerService\x12\x43\n\x06Verify\x12\x1b.factcheck.v1.VerifyRequest\x1a\x1c.factcheck.v1.VerifyResponse\x12U\n\x0c\x43ouncilCheck\x12!.factcheck.v1.CouncilCheckRequest\x1a\".factcheck.v1.CouncilCheckResponse\x12g\n\x12RunEntailmentAgent\x12\'.factcheck.v1.RunEntailmentAgentRequest\x1a(.factcheck.v1.RunEntailmentAgentResponse\x12^\n\x0fReviewCitations\x12$.factcheck.v1.ReviewCitationsRequest\x1a%.factcheck.v1.ReviewCitationsResponse\x12[\n\x0e\x41ssessEvidence\x12#.factcheck.v1.AssessEvidenceRequest\x1a$.factcheck.v1.AssessEvidenceResponse\x12\x64\n\x11GetEngineRevision\x12&.factcheck.v1.GetEngineRevisionRequest\x1a\'.factcheck.v1.GetEngineRevisionResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,13 +37,13 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'factcheck.v1.checker_pb2', 
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_VERIFYREQUEST']._serialized_start=195
-  _globals['_VERIFYREQUEST']._serialized_end=485
-  _globals['_VERIFYRESPONSE']._serialized_start=488
-  _globals['_VERIFYRESPONSE']._serialized_end=856
-  _globals['_GETENGINEREVISIONREQUEST']._serialized_start=858
-  _globals['_GETENGINEREVISIONREQUEST']._serialized_end=899
-  _globals['_GETENGINEREVISIONRESPONSE']._serialized_start=901
-  _globals['_GETENGINEREVISIONRESPONSE']._serialized_end=968
-  _globals['_CHECKERSERVICE']._serialized_start=971
-  _globals['_CHECKERSERVICE']._serialized_end=1539
+  _globals['_VERIFYREQUEST']._serialized_end=539
+  _globals['_VERIFYRESPONSE']._serialized_start=542
+  _globals['_VERIFYRESPONSE']._serialized_end=910
+  _globals['_GETENGINEREVISIONREQUEST']._serialized_start=912
+  _globals['_GETENGINEREVISIONREQUEST']._serialized_end=953
+  _globals['_GETENGINEREVISIONRESPONSE']._serialized_start=955
+  _globals['_GETENGINEREVISIONRESPONSE']._serialized_end=1022
+  _globals['_CHECKERSERVICE']._serialized_start=1025
+  _globals['_CHECKERSERVICE']._serialized_end=1593
 # @@protoc_insertion_point(module_scope)

@@ -12,7 +12,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class VerifyRequest(_message.Message):
-    __slots__ = ("model", "content", "claims", "passages", "evidence", "strategy", "support_tiers", "profiles")
+    __slots__ = ("model", "content", "claims", "passages", "evidence", "strategy", "support_tiers", "profiles", "support_threshold")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
@@ -21,6 +21,7 @@ class VerifyRequest(_message.Message):
     STRATEGY_FIELD_NUMBER: _ClassVar[int]
     SUPPORT_TIERS_FIELD_NUMBER: _ClassVar[int]
     PROFILES_FIELD_NUMBER: _ClassVar[int]
+    SUPPORT_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
     model: str
     content: str
     claims: _containers.RepeatedCompositeFieldContainer[_common_pb2.Claim]
@@ -29,7 +30,8 @@ class VerifyRequest(_message.Message):
     strategy: _entailment_pb2.CheckerStrategy
     support_tiers: bool
     profiles: _containers.RepeatedCompositeFieldContainer[_citations_pb2.ClaimProfile]
-    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ..., evidence: _Optional[_Iterable[_Union[_common_pb2.ClaimEvidence, _Mapping]]] = ..., strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., support_tiers: _Optional[bool] = ..., profiles: _Optional[_Iterable[_Union[_citations_pb2.ClaimProfile, _Mapping]]] = ...) -> None: ...
+    support_threshold: float
+    def __init__(self, model: _Optional[str] = ..., content: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., passages: _Optional[_Iterable[_Union[_common_pb2.Passage, _Mapping]]] = ..., evidence: _Optional[_Iterable[_Union[_common_pb2.ClaimEvidence, _Mapping]]] = ..., strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., support_tiers: _Optional[bool] = ..., profiles: _Optional[_Iterable[_Union[_citations_pb2.ClaimProfile, _Mapping]]] = ..., support_threshold: _Optional[float] = ...) -> None: ...
 
 class VerifyResponse(_message.Message):
     __slots__ = ("model", "raw_text", "verifications", "summary", "response_time_ms", "usage", "dropped_citations", "entailment", "supports", "engine_revision")

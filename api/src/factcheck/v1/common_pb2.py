@@ -24,43 +24,43 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x66\x61\x63tcheck/v1/common.proto\x12\x0c\x66\x61\x63tcheck.v1\"]\n\tAuditFlag\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x1b.factcheck.v1.AuditFlagKind\x12\x0e\n\x06\x64\x65tail\x18\x02 \x01(\t\x12\x15\n\rchecker_model\x18\x03 \x01(\t\"\xae\x01\n\x05\x43laim\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05\x63laim\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontext\x18\x03 \x01(\t\x12%\n\x04type\x18\x04 \x01(\x0e\x32\x17.factcheck.v1.ClaimType\x12\x19\n\x0cstart_offset\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x17\n\nend_offset\x18\x06 \x01(\x05H\x01\x88\x01\x01\x42\x0f\n\r_start_offsetB\r\n\x0b_end_offset\"\x9c\x03\n\x11\x43laimVerification\x12\x10\n\x08\x63laim_id\x18\x01 \x01(\t\x12&\n\x07verdict\x18\x02 \x01(\x0e\x32\x15.factcheck.v1.Verdict\x12\x10\n\x08\x65vidence\x18\x03 \x01(\t\x12\x17\n\ncorrection\x18\x04 \x01(\tH\x00\x88\x01\x01\x12,\n\nconfidence\x18\x05 \x01(\x0e\x32\x18.factcheck.v1.Confidence\x12\x15\n\rchecker_model\x18\x06 \x01(\t\x12)\n\tcitations\x18\x07 \x03(\x0b\x32\x16.factcheck.v1.Citation\x12\x0e\n\x06\x63\x61\x63hed\x18\x14 \x01(\x08\x12,\n\x0b\x61udit_flags\x18\x15 \x03(\x0b\x32\x17.factcheck.v1.AuditFlag\x12/\n\x0c\x61udit_status\x18\x16 \x01(\x0e\x32\x19.factcheck.v1.AuditStatus\x12\x34\n\x14unresolved_citations\x18\x17 \x03(\x0b\x32\x16.factcheck.v1.CitationB\r\n\x0b_correction\"\xc1\x03\n\x0e\x43laimConsensus\x12\x10\n\x08\x63laim_id\x18\x01 \x01(\t\x12\r\n\x05\x63laim\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontext\x18\x03 \x01(\t\x12%\n\x04type\x18\x04 \x01(\x0e\x32\x17.factcheck.v1.ClaimType\x12\x31\n\x08verdicts\x18\x05 \x03(\x0b\x32\x1f.factcheck.v1.ClaimVerification\x12\x30\n\x11\x63onsensus_verdict\x18\x06 \x01(\x0e\x32\x15.factcheck.v1.Verdict\x12\x36\n\x14\x63onsensus_confidence\x18\x07 \x01(\x0e\x32\x18.factcheck.v1.Confidence\x12\x16\n\x0e\x61greement_rate\x18\x08 \x01(\x01\x12\x17\n\ncorrection\x18\t \x01(\tH\x00\x88\x01\x01\x12)\n\tcitations\x18\n \x03(\x0b\x32\x16.factcheck.v1.Citation\x12!\n\x14weighted_probability\x18\x14 \x01(\x01H\x01\x88\x01\x01\x12\x12\n\naudit_note\x18\x15 \x01(\tB\r\n\x0b_correctionB\x17\n\x15_weighted_probability\"J\n\x0eVerdictSummary\x12\x10\n\x08verified\x18\x01 \x01(\x05\x12\x10\n\x08\x64isputed\x18\x02 \x01(\x05\x12\x14\n\x0cunverifiable\x18\x03 \x01(\x05\"k\n\nTokenUsage\x12\x15\n\rprompt_tokens\x18\x01 \x01(\x05\x12\x19\n\x11\x63ompletion_tokens\x18\x02 \x01(\x05\x12\x14\n\x0ctotal_tokens\x18\x03 \x01(\x05\x12\x15\n\rcached_tokens\x18\x04 \x01(\x05\"\x90\x01\n\x06Source\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0b\n\x03url\x18\x03 \x01(\t\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x19\n\x0cpublished_at\x18\x05 \x01(\tH\x00\x88\x01\x01\x12\x16\n\tauthority\x18\x06 \x01(\x01H\x01\x88\x01\x01\x42\x0f\n\r_published_atB\x0c\n\n_authority\"\xb0\x02\n\x07Passage\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tsource_id\x18\x02 \x01(\t\x12\x14\n\x0csource_title\x18\x03 \x01(\t\x12\x12\n\nsource_url\x18\x04 \x01(\t\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\x14\n\x0cstart_offset\x18\x06 \x01(\x05\x12\x12\n\nend_offset\x18\x07 \x01(\x05\x12\r\n\x05score\x18\x08 \x01(\x01\x12,\n\x06origin\x18\t \x01(\x0e\x32\x1c.factcheck.v1.EvidenceOrigin\x12\x19\n\x0cpublished_at\x18\n \x01(\tH\x00\x88\x01\x01\x12\x16\n\tauthority\x18\x0b \x01(\x01H\x01\x88\x01\x01\x12\x15\n\rsection_title\x18\x0c \x01(\tB\x0f\n\r_published_atB\x0c\n\n_authority\"6\n\rClaimEvidence\x12\x10\n\x08\x63laim_id\x18\x01 \x01(\t\x12\x13\n\x0bpassage_ids\x18\x02 \x03(\t\"\x80\x01\n\x08\x43itation\x12\x12\n\npassage_id\x18\x01 \x01(\t\x12\x11\n\tsource_id\x18\x02 \x01(\t\x12\x14\n\x0csource_title\x18\x03 \x01(\t\x12\r\n\x05quote\x18\x04 \x01(\t\x12\x14\n\x0cstart_offset\x18\x05 \x01(\x05\x12\x12\n\nend_offset\x18\x06 \x01(\x05*\xbe\x01\n\tClaimType\x12\x1a\n\x16\x43LAIM_TYPE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x43LAIM_TYPE_STATISTIC\x10\x01\x12\x13\n\x0f\x43LAIM_TYPE_DATE\x10\x02\x12\x1a\n\x16\x43LAIM_TYPE_ATTRIBUTION\x10\x03\x12\x18\n\x14\x43LAIM_TYPE_TECHNICAL\x10\x04\x12\x19\n\x15\x43LAIM_TYPE_COMPARISON\x10\x05\x12\x15\n\x11\x43LAIM_TYPE_CAUSAL\x10\x06*h\n\x07Verdict\x12\x17\n\x13VERDICT_UNSPECIFIED\x10\x00\x12\x14\n\x10VERDICT_VERIFIED\x10\x01\x12\x14\n\x10VERDICT_DISPUTED\x10\x02\x12\x18\n\x14VERDICT_UNVERIFIABLE\x10\x03*h\n\nConfidence\x12\x1a\n\x16\x43ONFIDENCE_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x43ONFIDENCE_HIGH\x10\x01\x12\x15\n\x11\x43ONFIDENCE_MEDIUM\x10\x02\x12\x12\n\x0e\x43ONFIDENCE_LOW\x10\x03*~\n\rAuditFlagKind\x12\x1f\n\x1b\x41UDIT_FLAG_KIND_UNSPECIFIED\x10\x00\x12$\n AUDIT_FLAG_KIND_FABRICATED_QUOTE\x10\x01\x12&\n\"AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL\x10\x02*~\n\x0b\x41uditStatus\x12\x1c\n\x18\x41UDIT_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14\x41UDIT_STATUS_AUDITED\x10\x01\x12\x1c\n\x18\x41UDIT_STATUS_NO_PASSAGES\x10\x02\x12\x19\n\x15\x41UDIT_STATUS_DISABLED\x10\x03*s\n\x0e\x45videnceOrigin\x12\x1f\n\x1b\x45VIDENCE_ORIGIN_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x45VIDENCE_ORIGIN_REQUEST\x10\x01\x12#\n\x1f\x45VIDENCE_ORIGIN_KNOWLEDGE_STORE\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x66\x61\x63tcheck/v1/common.proto\x12\x0c\x66\x61\x63tcheck.v1\"]\n\tAuditFlag\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x1b.factcheck.v1.AuditFlagKind\x12\x0e\n\x06\x64\x65tail\x18\x02 \x01(\t\x12\x15\n\rchecker_model\x18\x03 \x01(\t\"\xae\x01\n\x05\x43laim\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05\x63laim\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontext\x18\x03 \x01(\t\x12%\n\x04type\x18\x04 \x01(\x0e\x32\x17.factcheck.v1.ClaimType\x12\x19\n\x0cstart_offset\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x17\n\nend_offset\x18\x06 \x01(\x05H\x01\x88\x01\x01\x42\x0f\n\r_start_offsetB\r\n\x0b_end_offset\"\x8c\x04\n\x11\x43laimVerification\x12\x10\n\x08\x63laim_id\x18\x01 \x01(\t\x12&\n\x07verdict\x18\x02 \x01(\x0e\x32\x15.factcheck.v1.Verdict\x12\x10\n\x08\x65vidence\x18\x03 \x01(\t\x12\x17\n\ncorrection\x18\x04 \x01(\tH\x00\x88\x01\x01\x12,\n\nconfidence\x18\x05 \x01(\x0e\x32\x18.factcheck.v1.Confidence\x12\x15\n\rchecker_model\x18\x06 \x01(\t\x12)\n\tcitations\x18\x07 \x03(\x0b\x32\x16.factcheck.v1.Citation\x12\x0e\n\x06\x63\x61\x63hed\x18\x14 \x01(\x08\x12,\n\x0b\x61udit_flags\x18\x15 \x03(\x0b\x32\x17.factcheck.v1.AuditFlag\x12/\n\x0c\x61udit_status\x18\x16 \x01(\x0e\x32\x19.factcheck.v1.AuditStatus\x12\x34\n\x14unresolved_citations\x18\x17 \x03(\x0b\x32\x16.factcheck.v1.Citation\x12 \n\x13support_probability\x18\x18 \x01(\x01H\x01\x88\x01\x01\x12\x1e\n\x11support_threshold\x18\x19 \x01(\x01H\x02\x88\x01\x01\x42\r\n\x0b_correctionB\x16\n\x14_support_probabilityB\x14\n\x12_support_threshold\"\xc1\x03\n\x0e\x43laimConsensus\x12\x10\n\x08\x63laim_id\x18\x01 \x01(\t\x12\r\n\x05\x63laim\x18\x02 \x01(\t\x12\x0f\n\x07\x63ontext\x18\x03 \x01(\t\x12%\n\x04type\x18\x04 \x01(\x0e\x32\x17.factcheck.v1.ClaimType\x12\x31\n\x08verdicts\x18\x05 \x03(\x0b\x32\x1f.factcheck.v1.ClaimVerification\x12\x30\n\x11\x63onsensus_verdict\x18\x06 \x01(\x0e\x32\x15.factcheck.v1.Verdict\x12\x36\n\x14\x63onsensus_confidence\x18\x07 \x01(\x0e\x32\x18.factcheck.v1.Confidence\x12\x16\n\x0e\x61greement_rate\x18\x08 \x01(\x01\x12\x17\n\ncorrection\x18\t \x01(\tH\x00\x88\x01\x01\x12)\n\tcitations\x18\n \x03(\x0b\x32\x16.factcheck.v1.Citation\x12!\n\x14weighted_probability\x18\x14 \x01(\x01H\x01\x88\x01\x01\x12\x12\n\naudit_note\x18\x15 \x01(\tB\r\n\x0b_correctionB\x17\n\x15_weighted_probability\"J\n\x0eVerdictSummary\x12\x10\n\x08verified\x18\x01 \x01(\x05\x12\x10\n\x08\x64isputed\x18\x02 \x01(\x05\x12\x14\n\x0cunverifiable\x18\x03 \x01(\x05\"k\n\nTokenUsage\x12\x15\n\rprompt_tokens\x18\x01 \x01(\x05\x12\x19\n\x11\x63ompletion_tokens\x18\x02 \x01(\x05\x12\x14\n\x0ctotal_tokens\x18\x03 \x01(\x05\x12\x15\n\rcached_tokens\x18\x04 \x01(\x05\"\x90\x01\n\x06Source\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0b\n\x03url\x18\x03 \x01(\t\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x19\n\x0cpublished_at\x18\x05 \x01(\tH\x00\x88\x01\x01\x12\x16\n\tauthority\x18\x06 \x01(\x01H\x01\x88\x01\x01\x42\x0f\n\r_published_atB\x0c\n\n_authority\"\xb0\x02\n\x07Passage\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\tsource_id\x18\x02 \x01(\t\x12\x14\n\x0csource_title\x18\x03 \x01(\t\x12\x12\n\nsource_url\x18\x04 \x01(\t\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\x14\n\x0cstart_offset\x18\x06 \x01(\x05\x12\x12\n\nend_offset\x18\x07 \x01(\x05\x12\r\n\x05score\x18\x08 \x01(\x01\x12,\n\x06origin\x18\t \x01(\x0e\x32\x1c.factcheck.v1.EvidenceOrigin\x12\x19\n\x0cpublished_at\x18\n \x01(\tH\x00\x88\x01\x01\x12\x16\n\tauthority\x18\x0b \x01(\x01H\x01\x88\x01\x01\x12\x15\n\rsection_title\x18\x0c \x01(\tB\x0f\n\r_published_atB\x0c\n\n_authority\"6\n\rClaimEvidence\x12\x10\n\x08\x63laim_id\x18\x01 \x01(\t\x12\x13\n\x0bpassage_ids\x18\x02 \x03(\t\"\x80\x01\n\x08\x43itation\x12\x12\n\npassage_id\x18\x01 \x01(\t\x12\x11\n\tsource_id\x18\x02 \x01(\t\x12\x14\n\x0csource_title\x18\x03 \x01(\t\x12\r\n\x05quote\x18\x04 \x01(\t\x12\x14\n\x0cstart_offset\x18\x05 \x01(\x05\x12\x12\n\nend_offset\x18\x06 \x01(\x05*\xbe\x01\n\tClaimType\x12\x1a\n\x16\x43LAIM_TYPE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x43LAIM_TYPE_STATISTIC\x10\x01\x12\x13\n\x0f\x43LAIM_TYPE_DATE\x10\x02\x12\x1a\n\x16\x43LAIM_TYPE_ATTRIBUTION\x10\x03\x12\x18\n\x14\x43LAIM_TYPE_TECHNICAL\x10\x04\x12\x19\n\x15\x43LAIM_TYPE_COMPARISON\x10\x05\x12\x15\n\x11\x43LAIM_TYPE_CAUSAL\x10\x06*h\n\x07Verdict\x12\x17\n\x13VERDICT_UNSPECIFIED\x10\x00\x12\x14\n\x10VERDICT_VERIFIED\x10\x01\x12\x14\n\x10VERDICT_DISPUTED\x10\x02\x12\x18\n\x14VERDICT_UNVERIFIABLE\x10\x03*h\n\nConfidence\x12\x1a\n\x16\x43ONFIDENCE_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x43ONFIDENCE_HIGH\x10\x01\x12\x15\n\x11\x43ONFIDENCE_MEDIUM\x10\x02\x12\x12\n\x0e\x43ONFIDENCE_LOW\x10\x03*~\n\rAuditFlagKind\x12\x1f\n\x1b\x41UDIT_FLAG_KIND_UNSPECIFIED\x10\x00\x12$\n AUDIT_FLAG_KIND_FABRICATED_QUOTE\x10\x01\x12&\n\"AUDIT_FLAG_KIND_UNSUPPORTED_DETAIL\x10\x02*~\n\x0b\x41uditStatus\x12\x1c\n\x18\x41UDIT_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14\x41UDIT_STATUS_AUDITED\x10\x01\x12\x1c\n\x18\x41UDIT_STATUS_NO_PASSAGES\x10\x02\x12\x19\n\x15\x41UDIT_STATUS_DISABLED\x10\x03*s\n\x0e\x45videnceOrigin\x12\x1f\n\x1b\x45VIDENCE_ORIGIN_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x45VIDENCE_ORIGIN_REQUEST\x10\x01\x12#\n\x1f\x45VIDENCE_ORIGIN_KNOWLEDGE_STORE\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'factcheck.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CLAIMTYPE']._serialized_start=2009
-  _globals['_CLAIMTYPE']._serialized_end=2199
-  _globals['_VERDICT']._serialized_start=2201
-  _globals['_VERDICT']._serialized_end=2305
-  _globals['_CONFIDENCE']._serialized_start=2307
-  _globals['_CONFIDENCE']._serialized_end=2411
-  _globals['_AUDITFLAGKIND']._serialized_start=2413
-  _globals['_AUDITFLAGKIND']._serialized_end=2539
-  _globals['_AUDITSTATUS']._serialized_start=2541
-  _globals['_AUDITSTATUS']._serialized_end=2667
-  _globals['_EVIDENCEORIGIN']._serialized_start=2669
-  _globals['_EVIDENCEORIGIN']._serialized_end=2784
+  _globals['_CLAIMTYPE']._serialized_start=2121
+  _globals['_CLAIMTYPE']._serialized_end=2311
+  _globals['_VERDICT']._serialized_start=2313
+  _globals['_VERDICT']._serialized_end=2417
+  _globals['_CONFIDENCE']._serialized_start=2419
+  _globals['_CONFIDENCE']._serialized_end=2523
+  _globals['_AUDITFLAGKIND']._serialized_start=2525
+  _globals['_AUDITFLAGKIND']._serialized_end=2651
+  _globals['_AUDITSTATUS']._serialized_start=2653
+  _globals['_AUDITSTATUS']._serialized_end=2779
+  _globals['_EVIDENCEORIGIN']._serialized_start=2781
+  _globals['_EVIDENCEORIGIN']._serialized_end=2896
   _globals['_AUDITFLAG']._serialized_start=43
   _globals['_AUDITFLAG']._serialized_end=136
   _globals['_CLAIM']._serialized_start=139
   _globals['_CLAIM']._serialized_end=313
   _globals['_CLAIMVERIFICATION']._serialized_start=316
-  _globals['_CLAIMVERIFICATION']._serialized_end=728
-  _globals['_CLAIMCONSENSUS']._serialized_start=731
-  _globals['_CLAIMCONSENSUS']._serialized_end=1180
-  _globals['_VERDICTSUMMARY']._serialized_start=1182
-  _globals['_VERDICTSUMMARY']._serialized_end=1256
-  _globals['_TOKENUSAGE']._serialized_start=1258
-  _globals['_TOKENUSAGE']._serialized_end=1365
-  _globals['_SOURCE']._serialized_start=1368
-  _globals['_SOURCE']._serialized_end=1512
-  _globals['_PASSAGE']._serialized_start=1515
-  _globals['_PASSAGE']._serialized_end=1819
-  _globals['_CLAIMEVIDENCE']._serialized_start=1821
-  _globals['_CLAIMEVIDENCE']._serialized_end=1875
-  _globals['_CITATION']._serialized_start=1878
-  _globals['_CITATION']._serialized_end=2006
+  _globals['_CLAIMVERIFICATION']._serialized_end=840
+  _globals['_CLAIMCONSENSUS']._serialized_start=843
+  _globals['_CLAIMCONSENSUS']._serialized_end=1292
+  _globals['_VERDICTSUMMARY']._serialized_start=1294
+  _globals['_VERDICTSUMMARY']._serialized_end=1368
+  _globals['_TOKENUSAGE']._serialized_start=1370
+  _globals['_TOKENUSAGE']._serialized_end=1477
+  _globals['_SOURCE']._serialized_start=1480
+  _globals['_SOURCE']._serialized_end=1624
+  _globals['_PASSAGE']._serialized_start=1627
+  _globals['_PASSAGE']._serialized_end=1931
+  _globals['_CLAIMEVIDENCE']._serialized_start=1933
+  _globals['_CLAIMEVIDENCE']._serialized_end=1987
+  _globals['_CITATION']._serialized_start=1990
+  _globals['_CITATION']._serialized_end=2118
 # @@protoc_insertion_point(module_scope)

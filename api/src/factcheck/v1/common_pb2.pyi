@@ -102,7 +102,7 @@ class Claim(_message.Message):
     def __init__(self, id: _Optional[str] = ..., claim: _Optional[str] = ..., context: _Optional[str] = ..., type: _Optional[_Union[ClaimType, str]] = ..., start_offset: _Optional[int] = ..., end_offset: _Optional[int] = ...) -> None: ...
 
 class ClaimVerification(_message.Message):
-    __slots__ = ("claim_id", "verdict", "evidence", "correction", "confidence", "checker_model", "citations", "cached", "audit_flags", "audit_status", "unresolved_citations")
+    __slots__ = ("claim_id", "verdict", "evidence", "correction", "confidence", "checker_model", "citations", "cached", "audit_flags", "audit_status", "unresolved_citations", "support_probability", "support_threshold")
     CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
@@ -114,6 +114,8 @@ class ClaimVerification(_message.Message):
     AUDIT_FLAGS_FIELD_NUMBER: _ClassVar[int]
     AUDIT_STATUS_FIELD_NUMBER: _ClassVar[int]
     UNRESOLVED_CITATIONS_FIELD_NUMBER: _ClassVar[int]
+    SUPPORT_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    SUPPORT_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
     claim_id: str
     verdict: Verdict
     evidence: str
@@ -125,7 +127,9 @@ class ClaimVerification(_message.Message):
     audit_flags: _containers.RepeatedCompositeFieldContainer[AuditFlag]
     audit_status: AuditStatus
     unresolved_citations: _containers.RepeatedCompositeFieldContainer[Citation]
-    def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., cached: _Optional[bool] = ..., audit_flags: _Optional[_Iterable[_Union[AuditFlag, _Mapping]]] = ..., audit_status: _Optional[_Union[AuditStatus, str]] = ..., unresolved_citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ...) -> None: ...
+    support_probability: float
+    support_threshold: float
+    def __init__(self, claim_id: _Optional[str] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., evidence: _Optional[str] = ..., correction: _Optional[str] = ..., confidence: _Optional[_Union[Confidence, str]] = ..., checker_model: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., cached: _Optional[bool] = ..., audit_flags: _Optional[_Iterable[_Union[AuditFlag, _Mapping]]] = ..., audit_status: _Optional[_Union[AuditStatus, str]] = ..., unresolved_citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., support_probability: _Optional[float] = ..., support_threshold: _Optional[float] = ...) -> None: ...
 
 class ClaimConsensus(_message.Message):
     __slots__ = ("claim_id", "claim", "context", "type", "verdicts", "consensus_verdict", "consensus_confidence", "agreement_rate", "correction", "citations", "weighted_probability", "audit_note")

@@ -21,6 +21,11 @@ class EvaluationStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVALUATION_STATUS_FAILED: _ClassVar[EvaluationStatus]
     EVALUATION_STATUS_CANCELLED: _ClassVar[EvaluationStatus]
 
+class ThresholdCriterion(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    THRESHOLD_CRITERION_UNSPECIFIED: _ClassVar[ThresholdCriterion]
+    THRESHOLD_CRITERION_BALANCED_ACCURACY: _ClassVar[ThresholdCriterion]
+
 class Consensus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     CONSENSUS_UNSPECIFIED: _ClassVar[Consensus]
@@ -38,6 +43,8 @@ EVALUATION_STATUS_COMPLETE: EvaluationStatus
 EVALUATION_STATUS_PARTIAL: EvaluationStatus
 EVALUATION_STATUS_FAILED: EvaluationStatus
 EVALUATION_STATUS_CANCELLED: EvaluationStatus
+THRESHOLD_CRITERION_UNSPECIFIED: ThresholdCriterion
+THRESHOLD_CRITERION_BALANCED_ACCURACY: ThresholdCriterion
 CONSENSUS_UNSPECIFIED: Consensus
 CONSENSUS_MAJORITY: Consensus
 CONSENSUS_WEIGHTED: Consensus
@@ -74,7 +81,7 @@ class CustomEvaluationSet(_message.Message):
     def __init__(self, name: _Optional[str] = ..., items: _Optional[_Iterable[_Union[LabelledClaim, _Mapping]]] = ...) -> None: ...
 
 class EvaluationConfig(_message.Message):
-    __slots__ = ("checker_models", "sets", "custom_sets", "limit", "seed", "budget", "use_cache", "concurrency")
+    __slots__ = ("checker_models", "sets", "custom_sets", "limit", "seed", "budget", "use_cache", "concurrency", "fit_thresholds", "threshold_evaluation_id")
     CHECKER_MODELS_FIELD_NUMBER: _ClassVar[int]
     SETS_FIELD_NUMBER: _ClassVar[int]
     CUSTOM_SETS_FIELD_NUMBER: _ClassVar[int]
@@ -83,6 +90,8 @@ class EvaluationConfig(_message.Message):
     BUDGET_FIELD_NUMBER: _ClassVar[int]
     USE_CACHE_FIELD_NUMBER: _ClassVar[int]
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    FIT_THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
     checker_models: _containers.RepeatedScalarFieldContainer[str]
     sets: _containers.RepeatedScalarFieldContainer[str]
     custom_sets: _containers.RepeatedCompositeFieldContainer[CustomEvaluationSet]
@@ -91,7 +100,9 @@ class EvaluationConfig(_message.Message):
     budget: _usage_pb2.RunBudget
     use_cache: bool
     concurrency: int
-    def __init__(self, checker_models: _Optional[_Iterable[str]] = ..., sets: _Optional[_Iterable[str]] = ..., custom_sets: _Optional[_Iterable[_Union[CustomEvaluationSet, _Mapping]]] = ..., limit: _Optional[int] = ..., seed: _Optional[int] = ..., budget: _Optional[_Union[_usage_pb2.RunBudget, _Mapping]] = ..., use_cache: _Optional[bool] = ..., concurrency: _Optional[int] = ...) -> None: ...
+    fit_thresholds: bool
+    threshold_evaluation_id: str
+    def __init__(self, checker_models: _Optional[_Iterable[str]] = ..., sets: _Optional[_Iterable[str]] = ..., custom_sets: _Optional[_Iterable[_Union[CustomEvaluationSet, _Mapping]]] = ..., limit: _Optional[int] = ..., seed: _Optional[int] = ..., budget: _Optional[_Union[_usage_pb2.RunBudget, _Mapping]] = ..., use_cache: _Optional[bool] = ..., concurrency: _Optional[int] = ..., fit_thresholds: _Optional[bool] = ..., threshold_evaluation_id: _Optional[str] = ...) -> None: ...
 
 class RunEvaluationRequest(_message.Message):
     __slots__ = ("config",)
@@ -186,7 +197,7 @@ class EvaluationSetSummary(_message.Message):
     def __init__(self, name: _Optional[str] = ..., custom: _Optional[bool] = ..., items: _Optional[int] = ..., available: _Optional[int] = ...) -> None: ...
 
 class Evaluation(_message.Message):
-    __slots__ = ("evaluation_id", "status", "checker_models", "sets", "limit", "seed", "scores", "done", "total", "usage", "created_at", "updated_at", "error_message", "headlines", "last_seq")
+    __slots__ = ("evaluation_id", "status", "checker_models", "sets", "limit", "seed", "scores", "done", "total", "usage", "created_at", "updated_at", "error_message", "headlines", "last_seq", "fit_thresholds", "fitted_thresholds", "threshold_evaluation_id", "checker_thresholds")
     EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     CHECKER_MODELS_FIELD_NUMBER: _ClassVar[int]
@@ -202,6 +213,10 @@ class Evaluation(_message.Message):
     ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     HEADLINES_FIELD_NUMBER: _ClassVar[int]
     LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    FIT_THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    FITTED_THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
     evaluation_id: str
     status: EvaluationStatus
     checker_models: _containers.RepeatedScalarFieldContainer[str]
@@ -217,7 +232,51 @@ class Evaluation(_message.Message):
     error_message: str
     headlines: _containers.RepeatedCompositeFieldContainer[ScoreHeadline]
     last_seq: int
-    def __init__(self, evaluation_id: _Optional[str] = ..., status: _Optional[_Union[EvaluationStatus, str]] = ..., checker_models: _Optional[_Iterable[str]] = ..., sets: _Optional[_Iterable[_Union[EvaluationSetSummary, _Mapping]]] = ..., limit: _Optional[int] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[_Union[CheckerScore, _Mapping]]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_message: _Optional[str] = ..., headlines: _Optional[_Iterable[_Union[ScoreHeadline, _Mapping]]] = ..., last_seq: _Optional[int] = ...) -> None: ...
+    fit_thresholds: bool
+    fitted_thresholds: _containers.RepeatedCompositeFieldContainer[FittedThreshold]
+    threshold_evaluation_id: str
+    checker_thresholds: _containers.RepeatedCompositeFieldContainer[CheckerThreshold]
+    def __init__(self, evaluation_id: _Optional[str] = ..., status: _Optional[_Union[EvaluationStatus, str]] = ..., checker_models: _Optional[_Iterable[str]] = ..., sets: _Optional[_Iterable[_Union[EvaluationSetSummary, _Mapping]]] = ..., limit: _Optional[int] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[_Union[CheckerScore, _Mapping]]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_message: _Optional[str] = ..., headlines: _Optional[_Iterable[_Union[ScoreHeadline, _Mapping]]] = ..., last_seq: _Optional[int] = ..., fit_thresholds: _Optional[bool] = ..., fitted_thresholds: _Optional[_Iterable[_Union[FittedThreshold, _Mapping]]] = ..., threshold_evaluation_id: _Optional[str] = ..., checker_thresholds: _Optional[_Iterable[_Union[CheckerThreshold, _Mapping]]] = ...) -> None: ...
+
+class FittedThreshold(_message.Message):
+    __slots__ = ("checker_model", "set", "threshold", "criterion", "balanced_accuracy", "evaluated_threshold", "evaluated_balanced_accuracy", "items", "verified_items", "fixed_items", "candidates", "error")
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    SET_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    CRITERION_FIELD_NUMBER: _ClassVar[int]
+    BALANCED_ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    EVALUATED_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    EVALUATED_BALANCED_ACCURACY_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    VERIFIED_ITEMS_FIELD_NUMBER: _ClassVar[int]
+    FIXED_ITEMS_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    checker_model: str
+    set: str
+    threshold: float
+    criterion: ThresholdCriterion
+    balanced_accuracy: float
+    evaluated_threshold: float
+    evaluated_balanced_accuracy: float
+    items: int
+    verified_items: int
+    fixed_items: int
+    candidates: int
+    error: str
+    def __init__(self, checker_model: _Optional[str] = ..., set: _Optional[str] = ..., threshold: _Optional[float] = ..., criterion: _Optional[_Union[ThresholdCriterion, str]] = ..., balanced_accuracy: _Optional[float] = ..., evaluated_threshold: _Optional[float] = ..., evaluated_balanced_accuracy: _Optional[float] = ..., items: _Optional[int] = ..., verified_items: _Optional[int] = ..., fixed_items: _Optional[int] = ..., candidates: _Optional[int] = ..., error: _Optional[str] = ...) -> None: ...
+
+class CheckerThreshold(_message.Message):
+    __slots__ = ("checker_model", "threshold", "evaluation_id", "fitted_on")
+    CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    FITTED_ON_FIELD_NUMBER: _ClassVar[int]
+    checker_model: str
+    threshold: float
+    evaluation_id: str
+    fitted_on: str
+    def __init__(self, checker_model: _Optional[str] = ..., threshold: _Optional[float] = ..., evaluation_id: _Optional[str] = ..., fitted_on: _Optional[str] = ...) -> None: ...
 
 class ScoreHeadline(_message.Message):
     __slots__ = ("checker_model", "set", "items", "total", "balanced_accuracy", "failed")
@@ -396,7 +455,7 @@ class ListEvaluationItemsResponse(_message.Message):
     def __init__(self, items: _Optional[_Iterable[_Union[EvaluationItem, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class EvaluationItem(_message.Message):
-    __slots__ = ("checker_model", "set", "item_id", "claim", "label", "verdict", "confidence", "correct", "unreadable", "failed", "error", "answer", "correction", "latency_ms", "cached", "usage", "evidence_passages", "created_at")
+    __slots__ = ("checker_model", "set", "item_id", "claim", "label", "verdict", "confidence", "correct", "unreadable", "failed", "error", "answer", "correction", "latency_ms", "cached", "usage", "evidence_passages", "created_at", "support_probability", "support_threshold")
     CHECKER_MODEL_FIELD_NUMBER: _ClassVar[int]
     SET_FIELD_NUMBER: _ClassVar[int]
     ITEM_ID_FIELD_NUMBER: _ClassVar[int]
@@ -415,6 +474,8 @@ class EvaluationItem(_message.Message):
     USAGE_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_PASSAGES_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    SUPPORT_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    SUPPORT_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
     checker_model: str
     set: str
     item_id: str
@@ -433,7 +494,9 @@ class EvaluationItem(_message.Message):
     usage: _usage_pb2.RunUsage
     evidence_passages: int
     created_at: _timestamp_pb2.Timestamp
-    def __init__(self, checker_model: _Optional[str] = ..., set: _Optional[str] = ..., item_id: _Optional[str] = ..., claim: _Optional[str] = ..., label: _Optional[_Union[_common_pb2.Verdict, str]] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., confidence: _Optional[_Union[_common_pb2.Confidence, str]] = ..., correct: _Optional[bool] = ..., unreadable: _Optional[bool] = ..., failed: _Optional[bool] = ..., error: _Optional[str] = ..., answer: _Optional[str] = ..., correction: _Optional[str] = ..., latency_ms: _Optional[int] = ..., cached: _Optional[bool] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., evidence_passages: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    support_probability: float
+    support_threshold: float
+    def __init__(self, checker_model: _Optional[str] = ..., set: _Optional[str] = ..., item_id: _Optional[str] = ..., claim: _Optional[str] = ..., label: _Optional[_Union[_common_pb2.Verdict, str]] = ..., verdict: _Optional[_Union[_common_pb2.Verdict, str]] = ..., confidence: _Optional[_Union[_common_pb2.Confidence, str]] = ..., correct: _Optional[bool] = ..., unreadable: _Optional[bool] = ..., failed: _Optional[bool] = ..., error: _Optional[str] = ..., answer: _Optional[str] = ..., correction: _Optional[str] = ..., latency_ms: _Optional[int] = ..., cached: _Optional[bool] = ..., usage: _Optional[_Union[_usage_pb2.RunUsage, _Mapping]] = ..., evidence_passages: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., support_probability: _Optional[float] = ..., support_threshold: _Optional[float] = ...) -> None: ...
 
 class CompareEvaluationsRequest(_message.Message):
     __slots__ = ("evaluation_id", "other_evaluation_id", "max_disagreements")
@@ -510,18 +573,22 @@ class ListEvaluationSetsResponse(_message.Message):
     def __init__(self, sets: _Optional[_Iterable[_Union[EvaluationSet, _Mapping]]] = ...) -> None: ...
 
 class EvaluationSet(_message.Message):
-    __slots__ = ("name", "title", "description", "licence", "items")
+    __slots__ = ("name", "title", "description", "licence", "items", "dev_items", "test_items")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     LICENCE_FIELD_NUMBER: _ClassVar[int]
     ITEMS_FIELD_NUMBER: _ClassVar[int]
+    DEV_ITEMS_FIELD_NUMBER: _ClassVar[int]
+    TEST_ITEMS_FIELD_NUMBER: _ClassVar[int]
     name: str
     title: str
     description: str
     licence: str
     items: int
-    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., licence: _Optional[str] = ..., items: _Optional[int] = ...) -> None: ...
+    dev_items: int
+    test_items: int
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., licence: _Optional[str] = ..., items: _Optional[int] = ..., dev_items: _Optional[int] = ..., test_items: _Optional[int] = ...) -> None: ...
 
 class ConsensusWeighting(_message.Message):
     __slots__ = ("requested", "used", "evaluation_id", "checkers", "note", "fallback")

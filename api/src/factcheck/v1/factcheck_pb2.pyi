@@ -53,7 +53,7 @@ MESSAGE_STATUS_FAILED: MessageStatus
 MESSAGE_STATUS_CANCELLED: MessageStatus
 
 class FactCheckConfig(_message.Message):
-    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined", "checker_strategy", "citations", "citation_review_model", "investigate", "investigate_batch_size", "investigator_model", "use_cache", "consensus", "consensus_evaluation_id")
+    __slots__ = ("content_to_check", "generator_model", "extractor_model", "checker_models", "reporter_model", "max_content_length", "timeout_ms", "sources", "use_knowledge_store", "evidence_top_k", "pipelined", "checker_strategy", "citations", "citation_review_model", "investigate", "investigate_batch_size", "investigator_model", "use_cache", "consensus", "consensus_evaluation_id", "threshold_evaluation_id")
     CONTENT_TO_CHECK_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -74,6 +74,7 @@ class FactCheckConfig(_message.Message):
     USE_CACHE_FIELD_NUMBER: _ClassVar[int]
     CONSENSUS_FIELD_NUMBER: _ClassVar[int]
     CONSENSUS_EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
     content_to_check: str
     generator_model: str
     extractor_model: str
@@ -94,7 +95,8 @@ class FactCheckConfig(_message.Message):
     use_cache: bool
     consensus: _evaluation_pb2.Consensus
     consensus_evaluation_id: str
-    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ..., checker_strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., citations: _Optional[bool] = ..., citation_review_model: _Optional[str] = ..., investigate: _Optional[bool] = ..., investigate_batch_size: _Optional[int] = ..., investigator_model: _Optional[str] = ..., use_cache: _Optional[bool] = ..., consensus: _Optional[_Union[_evaluation_pb2.Consensus, str]] = ..., consensus_evaluation_id: _Optional[str] = ...) -> None: ...
+    threshold_evaluation_id: str
+    def __init__(self, content_to_check: _Optional[str] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., sources: _Optional[_Iterable[_Union[_common_pb2.Source, _Mapping]]] = ..., use_knowledge_store: _Optional[bool] = ..., evidence_top_k: _Optional[int] = ..., pipelined: _Optional[bool] = ..., checker_strategy: _Optional[_Union[_entailment_pb2.CheckerStrategy, str]] = ..., citations: _Optional[bool] = ..., citation_review_model: _Optional[str] = ..., investigate: _Optional[bool] = ..., investigate_batch_size: _Optional[int] = ..., investigator_model: _Optional[str] = ..., use_cache: _Optional[bool] = ..., consensus: _Optional[_Union[_evaluation_pb2.Consensus, str]] = ..., consensus_evaluation_id: _Optional[str] = ..., threshold_evaluation_id: _Optional[str] = ...) -> None: ...
 
 class RunRequest(_message.Message):
     __slots__ = ("question", "mode", "conversation_id", "mode_config", "request_id", "council_config", "entailment_config", "budget")
@@ -215,7 +217,7 @@ class FactCheckEvent(_message.Message):
     def __init__(self, message_id: _Optional[str] = ..., seq: _Optional[int] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., factcheck_start: _Optional[_Union[FactCheckStartPayload, _Mapping]] = ..., generate_start: _Optional[_Union[GenerateStartPayload, _Mapping]] = ..., generate_complete: _Optional[_Union[GenerateCompletePayload, _Mapping]] = ..., extract_start: _Optional[_Union[ExtractStartPayload, _Mapping]] = ..., extract_complete: _Optional[_Union[ExtractCompletePayload, _Mapping]] = ..., evidence_retrieved: _Optional[_Union[EvidenceRetrievedPayload, _Mapping]] = ..., verify_start: _Optional[_Union[VerifyStartPayload, _Mapping]] = ..., checker_complete: _Optional[_Union[CheckerCompletePayload, _Mapping]] = ..., all_checkers_complete: _Optional[_Union[AllCheckersCompletePayload, _Mapping]] = ..., report_start: _Optional[_Union[ReportStartPayload, _Mapping]] = ..., report_complete: _Optional[_Union[ReportCompletePayload, _Mapping]] = ..., title_complete: _Optional[_Union[TitleCompletePayload, _Mapping]] = ..., complete: _Optional[_Union[CompletePayload, _Mapping]] = ..., error: _Optional[_Union[ErrorPayload, _Mapping]] = ..., cancelled: _Optional[_Union[CancelledPayload, _Mapping]] = ..., claims_extracted: _Optional[_Union[ClaimsExtractedPayload, _Mapping]] = ..., checker_batch_complete: _Optional[_Union[CheckerBatchCompletePayload, _Mapping]] = ..., respond_start: _Optional[_Union[_council_pb2.RespondStartPayload, _Mapping]] = ..., response_complete: _Optional[_Union[_council_pb2.ResponseCompletePayload, _Mapping]] = ..., response_failed: _Optional[_Union[_council_pb2.ResponseFailedPayload, _Mapping]] = ..., responses_anonymised: _Optional[_Union[_council_pb2.ResponsesAnonymisedPayload, _Mapping]] = ..., council_check_start: _Optional[_Union[_council_pb2.CouncilCheckStartPayload, _Mapping]] = ..., council_check_complete: _Optional[_Union[_council_pb2.CouncilCheckCompletePayload, _Mapping]] = ..., council_check_failed: _Optional[_Union[_council_pb2.CouncilCheckFailedPayload, _Mapping]] = ..., council_aggregate_complete: _Optional[_Union[_council_pb2.CouncilAggregateCompletePayload, _Mapping]] = ..., synthesis_start: _Optional[_Union[_council_pb2.SynthesisStartPayload, _Mapping]] = ..., synthesis_complete: _Optional[_Union[_council_pb2.SynthesisCompletePayload, _Mapping]] = ..., entailment_start: _Optional[_Union[_entailment_pb2.EntailmentStartPayload, _Mapping]] = ..., entailment_agent_complete: _Optional[_Union[_entailment_pb2.EntailmentAgentCompletePayload, _Mapping]] = ..., entailment_agent_failed: _Optional[_Union[_entailment_pb2.EntailmentAgentFailedPayload, _Mapping]] = ..., entailment_item_complete: _Optional[_Union[_entailment_pb2.EntailmentItemCompletePayload, _Mapping]] = ..., entailment_item_failed: _Optional[_Union[_entailment_pb2.EntailmentItemFailedPayload, _Mapping]] = ..., entailment_complete: _Optional[_Union[_entailment_pb2.EntailmentCompletePayload, _Mapping]] = ..., claim_verified: _Optional[_Union[_citations_pb2.ClaimVerifiedPayload, _Mapping]] = ..., numeric_claim_detected: _Optional[_Union[_citations_pb2.NumericClaimDetectedPayload, _Mapping]] = ..., citation_corrected: _Optional[_Union[_citations_pb2.CitationCorrectedPayload, _Mapping]] = ..., verification_summary: _Optional[_Union[_citations_pb2.VerificationSummaryPayload, _Mapping]] = ..., investigation_start: _Optional[_Union[_investigation_pb2.InvestigationStartPayload, _Mapping]] = ..., claim_investigated: _Optional[_Union[_investigation_pb2.ClaimInvestigatedPayload, _Mapping]] = ..., investigation_complete: _Optional[_Union[_investigation_pb2.InvestigationCompletePayload, _Mapping]] = ..., review_decided: _Optional[_Union[_investigation_pb2.ReviewDecidedPayload, _Mapping]] = ...) -> None: ...
 
 class RunConfig(_message.Message):
-    __slots__ = ("content_source", "generator_model", "extractor_model", "checker_models", "reporter_model", "bias_warning", "max_content_length", "timeout_ms", "pipelined", "consensus", "consensus_evaluation_id")
+    __slots__ = ("content_source", "generator_model", "extractor_model", "checker_models", "reporter_model", "bias_warning", "max_content_length", "timeout_ms", "pipelined", "consensus", "consensus_evaluation_id", "threshold_evaluation_id")
     CONTENT_SOURCE_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXTRACTOR_MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -227,6 +229,7 @@ class RunConfig(_message.Message):
     PIPELINED_FIELD_NUMBER: _ClassVar[int]
     CONSENSUS_FIELD_NUMBER: _ClassVar[int]
     CONSENSUS_EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_EVALUATION_ID_FIELD_NUMBER: _ClassVar[int]
     content_source: ContentSource
     generator_model: str
     extractor_model: str
@@ -238,7 +241,8 @@ class RunConfig(_message.Message):
     pipelined: bool
     consensus: _evaluation_pb2.Consensus
     consensus_evaluation_id: str
-    def __init__(self, content_source: _Optional[_Union[ContentSource, str]] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., bias_warning: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., pipelined: _Optional[bool] = ..., consensus: _Optional[_Union[_evaluation_pb2.Consensus, str]] = ..., consensus_evaluation_id: _Optional[str] = ...) -> None: ...
+    threshold_evaluation_id: str
+    def __init__(self, content_source: _Optional[_Union[ContentSource, str]] = ..., generator_model: _Optional[str] = ..., extractor_model: _Optional[str] = ..., checker_models: _Optional[_Iterable[str]] = ..., reporter_model: _Optional[str] = ..., bias_warning: _Optional[str] = ..., max_content_length: _Optional[int] = ..., timeout_ms: _Optional[int] = ..., pipelined: _Optional[bool] = ..., consensus: _Optional[_Union[_evaluation_pb2.Consensus, str]] = ..., consensus_evaluation_id: _Optional[str] = ..., threshold_evaluation_id: _Optional[str] = ...) -> None: ...
 
 class FactCheckStartPayload(_message.Message):
     __slots__ = ("conversation_id", "message_id", "config", "mode", "council", "entailment")
@@ -631,16 +635,18 @@ class ExtractionResult(_message.Message):
     def __init__(self, model: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_common_pb2.Claim, _Mapping]]] = ..., type_breakdown: _Optional[_Mapping[str, int]] = ..., response_time_ms: _Optional[int] = ...) -> None: ...
 
 class CheckerResult(_message.Message):
-    __slots__ = ("model", "verifications", "summary", "response_time_ms")
+    __slots__ = ("model", "verifications", "summary", "response_time_ms", "threshold")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     VERIFICATIONS_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_FIELD_NUMBER: _ClassVar[int]
     model: str
     verifications: _containers.RepeatedCompositeFieldContainer[_common_pb2.ClaimVerification]
     summary: _common_pb2.VerdictSummary
     response_time_ms: int
-    def __init__(self, model: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ...) -> None: ...
+    threshold: _evaluation_pb2.CheckerThreshold
+    def __init__(self, model: _Optional[str] = ..., verifications: _Optional[_Iterable[_Union[_common_pb2.ClaimVerification, _Mapping]]] = ..., summary: _Optional[_Union[_common_pb2.VerdictSummary, _Mapping]] = ..., response_time_ms: _Optional[int] = ..., threshold: _Optional[_Union[_evaluation_pb2.CheckerThreshold, _Mapping]] = ...) -> None: ...
 
 class VerificationResult(_message.Message):
     __slots__ = ("checkers", "consensus", "consensus_weighting")

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from factcheck.core.domain import confidence_to_proto, verdict_to_proto
 from factcheck.evaluation.sets import LabelledItem
 from factcheck.v1 import common_pb2, evaluation_pb2, usage_pb2
-from factcheck_gateway.evaluations.store import EvaluationRecord, StoredAnswer
+from factcheck_gateway.evaluations.store import EvaluationRecord, FittedThreshold, StoredAnswer
+from factcheck_gateway.evaluations.thresholds import ChosenThreshold, fitted_proto
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.stored_results import timestamp
 
@@ -30,8 +31,9 @@ def evaluation_summary(
     done: int,
     usage: UsageTotals | None,
     headlines: Sequence[evaluation_pb2.ScoreHeadline] = (),
+    fitted: Sequence[FittedThreshold] = (),
 ) -> evaluation_pb2.Evaluation:
-    """The stored evaluation without its scores."""
+    """The stored evaluation without its scores (with its thresholds: the ones it used, the ones it fitted)."""
     config = record.config
     evaluation = evaluation_pb2.Evaluation(
         evaluation_id=record.id,
@@ -52,9 +54,18 @@ def evaluation_summary(
         updated_at=timestamp(record.updated_at),
         headlines=headlines,
         last_seq=record.last_seq,
+        fit_thresholds=bool(config.get("fitThresholds")),
     )
     if record.error_message is not None:
         evaluation.error_message = record.error_message
+    if config.get("thresholdEvaluationId"):
+        evaluation.threshold_evaluation_id = config["thresholdEvaluationId"]
+    chosen = config.get("checkerThresholds") or {}
+    order = {model: index for index, model in enumerate(config["checkerModels"])}
+    for model in sorted(chosen, key=lambda m: order.get(m, len(order))):
+        evaluation.checker_thresholds.append(ChosenThreshold.from_json(model, chosen[model]).to_proto())
+    for found in sorted(fitted, key=lambda f: order.get(f.checker_model, len(order))):
+        evaluation.fitted_thresholds.append(fitted_proto(found))
     return evaluation
 
 
@@ -98,4 +109,8 @@ def evaluation_item(stored: StoredAnswer, item: LabelledItem | None) -> evaluati
         message.correction = answer.correction
     if answer.latency_ms is not None:
         message.latency_ms = answer.latency_ms
+    if answer.support_probability is not None:
+        message.support_probability = answer.support_probability
+    if answer.support_threshold is not None:
+        message.support_threshold = answer.support_threshold
     return message

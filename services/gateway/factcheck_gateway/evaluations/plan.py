@@ -2,18 +2,22 @@
 
 A stored evaluation is planned again from its row (`plan_from_record`): the shipped sets by the item
 ids drawn at the start, the caller's sets from the items stored with it, so a resume on any gateway
-judges exactly the items the evaluation started with.
+judges exactly the items the evaluation started with, with the thresholds it started with.
+
+An evaluation that fits thresholds (fit_thresholds) has one set, a shipped set's dev half or the caller's
+own, and binary checkers only (evaluations/thresholds.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from factcheck.core.domain import is_known_enum, verdict_from_proto
 from factcheck.evaluation.sets import (
+    DEV,
     MAX_ITEMS_PER_SET,
     SHIPPED_SETS,
     ItemsFileError,
@@ -22,17 +26,30 @@ from factcheck.evaluation.sets import (
     load_shipped_set,
     parse_item,
     sample,
+    shipped_set_and_split,
 )
 from factcheck.kit.settings import Settings
+from factcheck.models.availability import grounding_kind
+from factcheck.text.text_safety import excerpt
 from factcheck.v1 import common_pb2, evaluation_pb2
+from factcheck_gateway.evaluations.thresholds import ChosenThreshold
 from factcheck_gateway.ledger.budget import Budget, run_budget
-from factcheck_gateway.request_validation import ValidationError, bounded, check, check_budget, check_checker_model
+from factcheck_gateway.request_validation import (
+    ValidationError,
+    bounded,
+    check,
+    check_budget,
+    check_checker_model,
+    identifier,
+)
 
 MAX_CHECKERS = 8
 MAX_SETS = 16
 DEFAULT_CONCURRENCY = 4
 MAX_CONCURRENCY = 16
 SET_NAME = re.compile(r"[a-z0-9._-]{1,64}")
+MAX_EVALUATION_ID_CHARS = 255
+BINARY_CHECKERS = "binary checkers (onnx/ models, models of a grounding dialect such as minicheck)"
 # Everything an evaluation holds, items × checkers: bounds the work (and the rows) one request can ask for.
 MAX_TOTAL_ANSWERS = 200_000
 
@@ -57,6 +74,12 @@ class EvaluationPlan:
     concurrency: int
     cache_ttl_s: float
     timeout_ms: int
+    # Fit each checker's threshold once COMPLETE (EvaluationConfig.fit_thresholds).
+    fit_thresholds: bool = False
+    # The evaluation whose fitted thresholds the checkers use, and those thresholds by model (resolved once,
+    # when the evaluation starts, and stored with it: evaluations/thresholds.py).
+    threshold_evaluation_id: str | None = None
+    checker_thresholds: Mapping[str, ChosenThreshold] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -75,6 +98,9 @@ class EvaluationPlan:
             "budget": {"maxCostUsd": self.budget.max_cost_usd, "maxTokens": self.budget.max_tokens},
             "useCache": self.use_cache,
             "concurrency": self.concurrency,
+            "fitThresholds": self.fit_thresholds,
+            "thresholdEvaluationId": self.threshold_evaluation_id,
+            "checkerThresholds": {model: chosen.to_json() for model, chosen in self.checker_thresholds.items()},
         }
 
     def custom_items_json(self) -> dict[str, Any]:
@@ -184,6 +210,8 @@ def plan_evaluation(request: evaluation_pb2.RunEvaluationRequest, settings: Sett
         check(name not in names, f"config.custom_sets[{index}].name", f"the set '{name}' is named twice")
         names.append(name)
         drawn.append(DrawnSet(name, True, len(items), tuple(sample(items, limit, seed))))
+    if config.fit_thresholds:
+        _check_fittable(models, drawn, settings)
     plan = EvaluationPlan(
         tenant_id=tenant_id,
         checker_models=models,
@@ -195,6 +223,8 @@ def plan_evaluation(request: evaluation_pb2.RunEvaluationRequest, settings: Sett
         concurrency=concurrency,
         cache_ttl_s=settings.cache_ttl_s,
         timeout_ms=settings.stage_timeout_ms,
+        fit_thresholds=config.fit_thresholds,
+        threshold_evaluation_id=_threshold_evaluation_id(config),
     )
     check(
         plan.total <= MAX_TOTAL_ANSWERS,
@@ -203,6 +233,55 @@ def plan_evaluation(request: evaluation_pb2.RunEvaluationRequest, settings: Sett
         "(set config.limit, or use fewer checkers or sets)",
     )
     return plan
+
+
+def _threshold_evaluation_id(config: evaluation_pb2.EvaluationConfig) -> str | None:
+    if not config.HasField("threshold_evaluation_id"):
+        return None
+    name, value = "config.threshold_evaluation_id", config.threshold_evaluation_id
+    check(value.strip(), name, f"{name} must not be blank")
+    check(len(value) <= MAX_EVALUATION_ID_CHARS, name, f"{name} must be at most {MAX_EVALUATION_ID_CHARS} characters")
+    identifier(name, value)
+    return value
+
+
+def _check_fittable(models: tuple[str, ...], drawn: list[DrawnSet], settings: Settings) -> None:
+    """ValidationError unless a threshold can be fitted: one set, a shipped set's dev half or the caller's own,
+    holding items labelled VERIFIED and others; binary checkers only."""
+    check(
+        len(drawn) == 1,
+        "config.fit_thresholds",
+        "config.fit_thresholds fits a threshold on one set: name exactly one, a shipped set's dev half "
+        f"(e.g. wice:dev) or your own (got {len(drawn)})",
+    )
+    for index, model in enumerate(models):
+        check(
+            grounding_kind(model, settings) is not None,
+            f"config.checker_models[{index}]",
+            f"config.checker_models[{index}]: {excerpt(model, 100)} has no threshold to fit (its verdicts do not "
+            f"come from a probability read against one): config.fit_thresholds is for {BINARY_CHECKERS}",
+        )
+    [fitted_on] = drawn
+    if not fitted_on.custom:
+        base, split = shipped_set_and_split(fitted_on.name)
+        where = "config.sets[0]"
+        check(
+            split is not None,
+            where,
+            f"{where}: a threshold is never fitted on a whole shipped set, which holds the test half it must then "
+            f"be measured on: fit on {base}:dev, then measure on {base}:test",
+        )
+        check(
+            split == DEV, where, f"{where}: {fitted_on.name} is a test half, which a fit never reads: fit on {base}:dev"
+        )
+    labels = {item.label for item in fitted_on.items}
+    check(
+        "VERIFIED" in labels and len(labels) > 1,
+        "config.fit_thresholds",
+        f"config.fit_thresholds: the items drawn from {fitted_on.name} are all labelled "
+        f"{'VERIFIED' if 'VERIFIED' in labels else 'other than VERIFIED'}; a threshold that tells VERIFIED from "
+        "the rest needs items of both",
+    )
 
 
 class NotResumable(Exception):
@@ -241,6 +320,12 @@ def plan_from_record(
         concurrency=int(config.get("concurrency") or DEFAULT_CONCURRENCY),
         cache_ttl_s=settings.cache_ttl_s,
         timeout_ms=settings.stage_timeout_ms,
+        fit_thresholds=bool(config.get("fitThresholds")),
+        threshold_evaluation_id=config.get("thresholdEvaluationId"),
+        checker_thresholds={
+            model: ChosenThreshold.from_json(model, data)
+            for model, data in (config.get("checkerThresholds") or {}).items()
+        },
     )
 
 

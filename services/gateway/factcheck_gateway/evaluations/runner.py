@@ -100,13 +100,16 @@ class BudgetSpent(Exception):
     have brought their answers."""
 
 
-def verify_request(model: str, item: LabelledItem) -> checker_pb2.VerifyRequest:
+def verify_request(model: str, item: LabelledItem, threshold: float | None = None) -> checker_pb2.VerifyRequest:
     """The request a run would send for this one claim: the claim (typed as the built-in extractor types
-    claims) and its evidence as passages P1, P2, ... (none: the checker's own knowledge)."""
+    claims) and its evidence as passages P1, P2, ... (none: the checker's own knowledge); with the threshold
+    a binary checker is to use instead of its own, when the evaluation names one."""
     claim = common_pb2.Claim(
         id=CLAIM_ID, claim=item.claim, context=item.claim, type=claim_type_to_proto(claim_type(item.claim))
     )
     request = checker_pb2.VerifyRequest(model=model, content=item.claim, claims=[claim])
+    if threshold is not None:
+        request.support_threshold = threshold
     if item.evidence:
         ids = [f"P{number}" for number in range(1, len(item.evidence) + 1)]
         request.passages.extend(
@@ -132,6 +135,7 @@ def _answer(model: str, set_name: str, item: LabelledItem, response: checker_pb2
         answer = verification.evidence
         correction = verification.correction if verification.HasField("correction") else None
     cached = verification is not None and verification.cached
+    readable = verification if verification is not None and not unreadable else None
     return ItemResult(
         checker_model=model,
         set_name=set_name,
@@ -144,8 +148,14 @@ def _answer(model: str, set_name: str, item: LabelledItem, response: checker_pb2
         latency_ms=None if cached else int(response.response_time_ms),
         answer=_bounded(answer),
         correction=_bounded(correction) if correction else None,
+        support_probability=_optional(readable, "support_probability"),
+        support_threshold=_optional(readable, "support_threshold"),
         **_spent(rows),
     )
+
+
+def _optional(verification: common_pb2.ClaimVerification | None, name: str) -> float | None:
+    return getattr(verification, name) if verification is not None and verification.HasField(name) else None
 
 
 def _bounded(text: str | None) -> str | None:
@@ -404,7 +414,9 @@ class EvaluationRunner:
         stub = ledgered(_Checker(self.checker), ledger) if self.ledger_enabled else _Checker(self.checker)
         call = _VerifyCall(self.plan, self.plan.tenant_id, stub, ledger, self.store, self.plan.timeout_ms / 1000)
         try:
-            response = await cache.verify(call, verify_request(model, item))
+            chosen = self.plan.checker_thresholds.get(model)
+            request = verify_request(model, item, chosen.threshold if chosen is not None else None)
+            response = await cache.verify(call, request)
         except BudgetExceeded:
             await self._store_calls(ledger)
             raise BudgetSpent() from None

@@ -34,6 +34,7 @@ from factcheck_gateway.store.models import (
     EvaluationEventRow,
     EvaluationItemRow,
     EvaluationRow,
+    EvaluationThresholdRow,
     ModelCallRecord,
     utc_now,
 )
@@ -82,10 +83,32 @@ class ItemResult:
     # The checker's evidence text (an unreadable answer: the start of what it answered), and its correction.
     answer: str | None = None
     correction: str | None = None
+    # A binary checker's P(supported) of the claim when the threshold decided its verdict, and the threshold it
+    # was read against (None for other checkers): what a threshold is fitted on.
+    support_probability: float | None = None
+    support_threshold: float | None = None
 
     @property
     def correct(self) -> bool:
         return not self.failed and not self.unreadable and self.verdict == self.label
+
+
+@dataclass(frozen=True)
+class FittedThreshold:
+    """A checker's threshold fitted on an evaluation's set (`threshold` None: none could be, `error` says why)."""
+
+    checker_model: str
+    set_name: str
+    threshold: float | None
+    criterion: str
+    balanced_accuracy: float
+    evaluated_threshold: float | None
+    evaluated_balanced_accuracy: float
+    items: int
+    verified_items: int
+    fixed_items: int
+    candidates: int
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +162,7 @@ def _record(row: EvaluationRow) -> EvaluationRecord:
 
 
 _ITEM_FIELDS = tuple(field.name for field in fields(ItemResult))
+_THRESHOLD_FIELDS = tuple(field.name for field in fields(FittedThreshold))
 
 
 def _item(row: EvaluationItemRow) -> ItemResult:
@@ -250,6 +274,19 @@ class EvaluationStore:
                 counts[evaluation_id].append(tuple(row))
         return counts
 
+    def thresholds(self, evaluation_ids: Sequence[str]) -> dict[str, list[FittedThreshold]]:
+        """Each evaluation's fitted thresholds (none before it is COMPLETE, or when it fitted none)."""
+        found: dict[str, list[FittedThreshold]] = {evaluation_id: [] for evaluation_id in evaluation_ids}
+        if not evaluation_ids:
+            return found
+        query = select(EvaluationThresholdRow).where(EvaluationThresholdRow.evaluation_id.in_(evaluation_ids))
+        with self._sessions() as session:
+            for row in session.scalars(query):
+                found[row.evaluation_id].append(
+                    FittedThreshold(**{name: getattr(row, name) for name in _THRESHOLD_FIELDS})
+                )
+        return found
+
     def usage(self, evaluation_ids: Sequence[str]) -> dict[str, UsageTotals]:
         """What each evaluation's model calls cost, from the ledger."""
         return self._ledger.evaluation_usage(list(evaluation_ids))
@@ -349,6 +386,22 @@ class EvaluationStore:
                 {**row, "evaluation_id": evaluation_id, "message_id": None, "created_at": now} for row in ledger_rows
             ]
             session.execute(insert(ModelCallRecord), rows)
+
+    def save_thresholds(self, evaluation_id: str, owner: str, fitted: Sequence[FittedThreshold]) -> bool:
+        """Store the thresholds fitted on a RUNNING evaluation this owner runs (before it is finished), replacing
+        any an earlier attempt stored; False, storing nothing, once it is no longer this owner's."""
+        now = utc_now()
+        with self.engine.begin() as session:
+            if not self._renew(session, evaluation_id, owner, now):
+                return False
+            session.execute(delete(EvaluationThresholdRow).where(EvaluationThresholdRow.evaluation_id == evaluation_id))
+            if fitted:
+                rows = [
+                    {**{name: getattr(fit, name) for name in _THRESHOLD_FIELDS}, "evaluation_id": evaluation_id}
+                    for fit in fitted
+                ]
+                session.execute(insert(EvaluationThresholdRow), [{**row, "created_at": now} for row in rows])
+            return True
 
     def heartbeat(self, evaluation_id: str, owner: str) -> bool:
         """Renew the evaluation's claim; False once it is no longer RUNNING under `owner`."""

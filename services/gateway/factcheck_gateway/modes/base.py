@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from sqlalchemy.engine import Engine
+
 from factcheck.kit.settings import Settings
 from factcheck.v1 import factcheck_pb2
 from factcheck_gateway.request_validation import RunBasics
@@ -40,3 +42,6 @@ class Mode(Generic[PlanT, RunT]):
     # The plan's checker models, each with its request field: a grounding model among them is confirmed
     # with the checker before the run starts (grounding_checkers.py). None: the mode has no checker models.
     checker_fields: Callable[[PlanT], tuple[tuple[str, str], ...]] | None = None
+    # What the plan names in the store (an evaluation whose thresholds it uses), checked before the run starts
+    # (ValidationError; run in a worker thread). None: the mode names nothing stored.
+    check_stored: Callable[[PlanT, Engine], None] | None = None

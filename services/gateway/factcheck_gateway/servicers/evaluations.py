@@ -30,6 +30,7 @@ from factcheck.kit.security.tenants import caller_tenant
 from factcheck.kit.settings import Settings
 from factcheck.text.text_safety import excerpt, first_line
 from factcheck.v1 import checker_pb2_grpc, common_pb2, evaluation_pb2, evaluation_pb2_grpc
+from factcheck_gateway.evaluations import thresholds
 from factcheck_gateway.evaluations.compare import RESAMPLES, compare
 from factcheck_gateway.evaluations.messages import STATUS, drawn_sets, evaluation_item, evaluation_summary
 from factcheck_gateway.evaluations.plan import (
@@ -53,7 +54,7 @@ from factcheck_gateway.grounding_checkers import confirm_grounding_checkers
 from factcheck_gateway.ledger.budget import Budget, run_budget
 from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.totals import UsageTotals
-from factcheck_gateway.request_validation import check_budget
+from factcheck_gateway.request_validation import ValidationError, check_budget
 from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
 from factcheck_gateway.runs.registry import RECOVERY_BATCH, gateway_owner_id
 from factcheck_gateway.runs.watch import EventHub
@@ -108,6 +109,8 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
         plan = await asyncio.to_thread(plan_evaluation, request, self._settings, tenant)
         fields = [(f"config.checker_models[{i}]", model) for i, model in enumerate(plan.checker_models)]
         await confirm_grounding_checkers(fields, self._checker, self._settings)
+        if plan.threshold_evaluation_id is not None:
+            plan = await self._with_thresholds(plan)
         evaluation_id = str(uuid.uuid4())
         await call_store(
             EVALUATIONS_UNAVAILABLE,
@@ -122,6 +125,27 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
         self._launch(self._runner(evaluation_id, plan, stored=[], spent=UsageTotals()))
         async for event in self._follow(evaluation_id, 0):
             yield evaluation_pb2.RunEvaluationResponse(event=event)
+
+    async def _with_thresholds(self, plan: EvaluationPlan) -> EvaluationPlan:
+        """The plan with the thresholds of the evaluation it names (INVALID_ARGUMENT when it gives none, or when
+        this evaluation would measure them on the items they were fitted on)."""
+        assert plan.threshold_evaluation_id is not None
+        field = "config.threshold_evaluation_id"
+        try:
+            chosen = await call_store(
+                EVALUATIONS_UNAVAILABLE,
+                thresholds.look_up,
+                self._store,
+                plan.tenant_id,
+                plan.threshold_evaluation_id,
+                plan.checker_models,
+            )
+        except thresholds.Unusable as reason:
+            raise ValidationError(f"{field}: {reason}", field=field) from None
+        contaminated = thresholds.measured_on_fitted(chosen, [(s.name, s.custom) for s in plan.sets])
+        if contaminated is not None:
+            raise ValidationError(f"config.sets: {contaminated}", field="config.sets")
+        return dataclasses.replace(plan, checker_thresholds=chosen)
 
     async def ResumeEvaluation(
         self, request: evaluation_pb2.ResumeEvaluationRequest, context: grpc.aio.ServicerContext
@@ -220,6 +244,16 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
             return
         final = self._final_event(evaluation_id, tenant, status, reason)
         try:
+            if status == STATUS_COMPLETE and runner.plan.fit_thresholds:
+                # Fitted and stored before the end, so the `finished` event and every read of it hold them.
+                [fitted_on] = runner.plan.sets
+                fitted = thresholds.fits(runner.plan.checker_models, fitted_on.name, runner.answers)
+                saved = await asyncio.shield(
+                    asyncio.to_thread(self._store.save_thresholds, evaluation_id, self.owner, fitted)
+                )
+                if not saved:
+                    log.info("%s: ended elsewhere before its thresholds could be stored", evaluation_id)
+                    return
             ended = await asyncio.shield(
                 asyncio.to_thread(self._store.finish, evaluation_id, self.owner, status, reason, final)
             )
@@ -355,12 +389,13 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
         ids = [record.id for record in records]
         counts = await call_store(EVALUATIONS_UNAVAILABLE, self._store.answer_counts, ids)
         usage = await call_store(EVALUATIONS_UNAVAILABLE, self._store.usage, ids)
+        fitted = await call_store(EVALUATIONS_UNAVAILABLE, self._store.thresholds, ids)
         evaluations = []
         for record in records:
             answered = counts.get(record.id, [])
             done = sum(row[-1] for row in answered if not row[5])
             found = headlines(record.config["checkerModels"], drawn_sets(record), answered)
-            evaluations.append(evaluation_summary(record, done, usage.get(record.id), found))
+            evaluations.append(evaluation_summary(record, done, usage.get(record.id), found, fitted.get(record.id, [])))
         return evaluation_pb2.ListEvaluationsResponse(evaluations=evaluations, next_page_token=next_token or "")
 
     async def ListEvaluationSets(
@@ -374,6 +409,8 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
                     description=info.description,
                     licence=info.licence,
                     items=info.items,
+                    dev_items=info.dev_items,
+                    test_items=info.items - info.dev_items,
                 )
                 for info in sorted(SHIPPED_SETS.values(), key=lambda info: info.name)
             ]
@@ -470,6 +507,7 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
         """The stored evaluation with its scores, computed from its stored answers (in a worker thread)."""
         answers = self._store.items(record.id)
         usage = self._store.usage([record.id]).get(record.id)
+        fitted = self._store.thresholds([record.id])[record.id]
         done = sum(1 for answer in answers if not answer.failed)
         by_pair: dict[tuple[str, str], list] = {}
         for answer in answers:
@@ -479,7 +517,7 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
             for model in record.config["checkerModels"]
             for name, total in drawn_sets(record)
         ]
-        evaluation = evaluation_summary(record, done, usage, [headline(score) for score in scores])
+        evaluation = evaluation_summary(record, done, usage, [headline(score) for score in scores], fitted)
         evaluation.scores.extend(scores)
         return evaluation
 

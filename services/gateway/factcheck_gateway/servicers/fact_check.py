@@ -33,7 +33,14 @@ from factcheck.text.text_safety import excerpt
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from factcheck_gateway.grounding_checkers import confirm_grounding_checkers
 from factcheck_gateway.ledger.budget import run_budget
-from factcheck_gateway.mode_dispatch import checker_fields, list_results, load_result, mode_of, validate_run_request
+from factcheck_gateway.mode_dispatch import (
+    check_stored,
+    checker_fields,
+    list_results,
+    load_result,
+    mode_of,
+    validate_run_request,
+)
 from factcheck_gateway.modes import Plan
 from factcheck_gateway.runs.concurrency_limit import RunLimit, RunSlot
 from factcheck_gateway.runs.database_calls import (
@@ -136,6 +143,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
 
         plan = validate_run_request(request, self._settings, tenant_id=tenant_id)
         await confirm_grounding_checkers(checker_fields(plan), self._registry.checker, self._settings)
+        await call_store(DATABASE_UNAVAILABLE, check_stored, plan, self._store.engine)
         request_id = request.request_id if request.HasField("request_id") else None
         check_argument(
             request_id is None or _valid_request_id(request_id),

@@ -639,12 +639,42 @@ class EvaluationItemRow(Base):
     answer: Mapped[str | None] = mapped_column(Text, nullable=True)
     correction: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+    # A binary checker's P(supported) of the claim when the threshold decided the verdict, and the threshold
+    # it was read against; NULL for other checkers (migration 0015).
+    support_probability: Mapped[float | None] = mapped_column(Float, nullable=True)
+    support_threshold: Mapped[float | None] = mapped_column(Float, nullable=True)
 
     __table_args__ = (
         PrimaryKeyConstraint("evaluation_id", "checker_model", "set_name", "item_id"),
         # ListEvaluationItems: one evaluation's answers, newest first.
         Index("idx_evaluation_items_page", "evaluation_id", "created_at", "id"),
     )
+
+
+class EvaluationThresholdRow(Base):
+    """A binary checker's decision threshold fitted on an evaluation's one set once it was COMPLETE
+    (EvaluationConfig.fit_thresholds), or why none could be (`threshold` NULL, `error`); migration 0015."""
+
+    __tablename__ = "evaluation_thresholds"
+
+    evaluation_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("evaluations.id", ondelete="CASCADE"), nullable=False
+    )
+    checker_model: Mapped[str] = mapped_column(String(255), nullable=False)
+    set_name: Mapped[str] = mapped_column(String(64), nullable=False)
+    threshold: Mapped[float | None] = mapped_column(Float, nullable=True)
+    criterion: Mapped[str] = mapped_column(String(32), nullable=False)
+    balanced_accuracy: Mapped[float] = mapped_column(Float, nullable=False)
+    evaluated_threshold: Mapped[float | None] = mapped_column(Float, nullable=True)
+    evaluated_balanced_accuracy: Mapped[float] = mapped_column(Float, nullable=False)
+    items: Mapped[int] = mapped_column(Integer, nullable=False)
+    verified_items: Mapped[int] = mapped_column(Integer, nullable=False)
+    fixed_items: Mapped[int] = mapped_column(Integer, nullable=False)
+    candidates: Mapped[int] = mapped_column(Integer, nullable=False)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utc_now)
+
+    __table_args__ = (PrimaryKeyConstraint("evaluation_id", "checker_model"),)
 
 
 class EvaluationEventRow(Base):

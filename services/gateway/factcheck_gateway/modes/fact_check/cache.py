@@ -18,6 +18,9 @@ that answers with another revision than it named before the lookup (replaced in 
 every claim of the request again, and none is served from the cache: a verdict is never served
 for another engine than the one that made it, and a changed model file stops every hit.
 
+A binary checker given a threshold (VerifyRequest.support_threshold: an evaluation's fitted one) gives
+another verdict for the same claim: the threshold is part of its key.
+
 Keys are SHA-256 hashes of everything the answer depends on (the tenant is part of the table's
 key, the prompt version is also checked against the stored entry). Reused verifications are
 marked `cached` (events, stage rows, the report's input); each reuse is a `cache_hit` ledger
@@ -62,18 +65,22 @@ def verification_key(
     prompt_version: str,
     claim: common_pb2.Claim,
     passages: list[common_pb2.Passage],
+    support_threshold: float | None = None,
 ) -> str:
     """What a verification depends on: the model and the engine revision its checker reported, the
-    prompt, the claim (with its sentence) and its evidence."""
+    prompt, the claim (with its sentence), its evidence and, for a binary checker given one, the threshold
+    its verdict is read against."""
     # A section title is shown with its passage, so it counts; only when there is one, so that the keys
     # stored for passages without one stay valid.
     evidence = [[p.source_id, p.source_title, p.text, p.published_at, p.authority] for p in passages]
     for passage, shown in zip(passages, evidence):
         if passage.section_title:
             shown.append(passage.section_title)
-    return _digest(
-        [KIND_VERIFY, model, engine_revision, prompt_version, claim.claim, claim.context, claim.type, evidence]
-    )
+    parts: list[Any] = [KIND_VERIFY, model, engine_revision, prompt_version, claim.claim, claim.context, claim.type]
+    parts.append(evidence)
+    if support_threshold is not None:  # only then, so that the keys stored without one stay valid
+        parts.append({"supportThreshold": support_threshold})
+    return _digest(parts)
 
 
 def extraction_key(model: str, prompt_version: str, content: str, max_content_length: int) -> str:
@@ -171,6 +178,7 @@ def _verification_keys(
 ) -> dict[str, str]:
     """Each claim's verification key (by claim id) under `engine_revision`."""
     passages = {passage.id: passage for passage in request.passages}
+    threshold = request.support_threshold if request.HasField("support_threshold") else None
     return {
         claim.id: verification_key(
             request.model,
@@ -178,6 +186,7 @@ def _verification_keys(
             verify_prompt_label(engine_revision),
             claim,
             [passages[pid] for pid in claim_passages.get(claim.id, ()) if pid in passages],
+            threshold,
         )
         for claim in request.claims
     }

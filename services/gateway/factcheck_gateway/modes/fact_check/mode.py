@@ -2,6 +2,7 @@
 
 from factcheck.v1.factcheck_pb2 import MODE_FACT_CHECK
 from factcheck_gateway.modes.base import Mode
+from factcheck_gateway.modes.fact_check import thresholds
 from factcheck_gateway.modes.fact_check.flow import stages
 from factcheck_gateway.modes.fact_check.plan import RunPlan, plan_fact_check, resolved_request
 from factcheck_gateway.modes.fact_check.result import fill_fact_check_result
@@ -19,4 +20,5 @@ FACT_CHECK = Mode(
     stages=stages,
     fill_result=fill_fact_check_result,
     checker_fields=RunPlan.checker_fields,
+    check_stored=thresholds.check_stored,
 )

@@ -42,6 +42,7 @@ from factcheck.core.domain import ExtractedClaim
 from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2, factcheck_pb2
 from factcheck_gateway.knowledge.retrieval import Evidence
 from factcheck_gateway.modes.fact_check import steps as sequential
+from factcheck_gateway.modes.fact_check import thresholds
 from factcheck_gateway.modes.fact_check.audit import audit_response
 from factcheck_gateway.modes.fact_check.state import CheckerOutcome, FactCheckRun
 from factcheck_gateway.modes.fact_check.steps import EXTRACTION_FAILED
@@ -61,6 +62,7 @@ def applies(run: FactCheckRun) -> bool:
 
 async def extract_and_verify(run: FactCheckRun) -> None:
     """Extraction, retrieval and verification, overlapped; what the sequential steps store, stored."""
+    await thresholds.for_run(run)  # before any batch is sent: each takes its checker's from the run
     pipeline = _Pipeline(run, await sequential.has_evidence_to_search(run))
     try:
         await sequential.extract(run, call=pipeline.extraction)
@@ -219,6 +221,7 @@ class _Pipeline:
             request.passages.extend(p for p in self.evidence.passages if p.id in cited)
             request.evidence.extend(evidence)
         try:
+            await thresholds.apply(run, request)
             response = await run.downstream.checker.Verify(request, timeout=self._batch_timeout_s())
         except grpc.aio.AioRpcError as error:
             log.warning(

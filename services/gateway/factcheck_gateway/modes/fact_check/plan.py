@@ -89,6 +89,9 @@ class RunPlan:
     consensus: str = DEFAULT
     consensus_evaluation_id: str | None = None
     consensus_min_items_per_label: int = 20
+    # FactCheckConfig.threshold_evaluation_id: the evaluation whose fitted thresholds the binary checkers use
+    # (modes/fact_check/thresholds.py).
+    threshold_evaluation_id: str | None = None
 
     @property
     def generates(self) -> bool:
@@ -135,6 +138,8 @@ class RunPlan:
             config["consensus"] = self.consensus
         if self.consensus_evaluation_id:
             config["consensusEvaluationId"] = self.consensus_evaluation_id
+        if self.threshold_evaluation_id:
+            config["thresholdEvaluationId"] = self.threshold_evaluation_id
         return config
 
 
@@ -221,13 +226,10 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
             field,
             f"{field} names the evaluation to weigh by: it needs mode_config.consensus = CONSENSUS_WEIGHTED",
         )
-        check(pinned.strip(), field, f"{field} must not be blank")
-        check(
-            len(pinned) <= MAX_EVALUATION_ID_CHARS,
-            field,
-            f"{field} must be at most {MAX_EVALUATION_ID_CHARS} characters",
-        )
-        identifier(field, pinned)
+        _check_evaluation_id(field, pinned)
+    thresholds_from = config.threshold_evaluation_id if config.HasField("threshold_evaluation_id") else None
+    if thresholds_from is not None:
+        _check_evaluation_id("mode_config.threshold_evaluation_id", thresholds_from)
 
     return RunPlan(
         question=basics.question,
@@ -259,7 +261,14 @@ def plan_fact_check(request: factcheck_pb2.RunRequest, settings: Settings, basic
         consensus=consensus,
         consensus_evaluation_id=pinned,
         consensus_min_items_per_label=settings.consensus_min_items_per_label,
+        threshold_evaluation_id=thresholds_from,
     )
+
+
+def _check_evaluation_id(field: str, value: str) -> None:
+    check(value.strip(), field, f"{field} must not be blank")
+    check(len(value) <= MAX_EVALUATION_ID_CHARS, field, f"{field} must be at most {MAX_EVALUATION_ID_CHARS} characters")
+    identifier(field, value)
 
 
 def resolved_request(request: factcheck_pb2.RunRequest, plan: RunPlan) -> factcheck_pb2.RunRequest:

@@ -13,7 +13,7 @@ from google.protobuf.json_format import ParseDict
 from factcheck.core.domain import ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.v1 import common_pb2, factcheck_pb2
 from factcheck_gateway.consensus import calculate_consensus
-from factcheck_gateway.modes.fact_check import citations
+from factcheck_gateway.modes.fact_check import citations, thresholds
 from factcheck_gateway.modes.fact_check.consensus_weights import (
     DEFAULT,
     STAGE_CONSENSUS,
@@ -140,14 +140,19 @@ def _stored_verifications(stage: StageRecord) -> list[ClaimVerification]:
 
 
 def _checker(stage: StageRecord, verifications: list[ClaimVerification]) -> factcheck_pb2.CheckerResult:
-    stored = stored_data(stage).get("summary")
+    data = stored_data(stage)
+    stored = data.get("summary")
     summary = VerdictSummary.from_json(stored) if stored else VerdictSummary.count(v.verdict for v in verifications)
-    return factcheck_pb2.CheckerResult(
+    result = factcheck_pb2.CheckerResult(
         model=model_of(stage),
         verifications=[v.to_proto() for v in verifications],
         summary=summary.to_proto(),
         response_time_ms=response_time_of(stage),
     )
+    threshold = thresholds.result_proto(result.model, data)
+    if threshold is not None:  # a binary checker: the threshold its verdicts were read against
+        result.threshold.CopyFrom(threshold)
+    return result
 
 
 def _report(report: StageRecord | None) -> factcheck_pb2.ReportResult:

@@ -42,6 +42,8 @@ class FactCheckRun(Run[RunPlan]):
     consensus_protos: list = field(default_factory=list)
     # How the consensus was reached (FactCheckConfig.consensus set): the weights, or the majority and why.
     consensus_weighting: Any = None
+    # FactCheckConfig.threshold_evaluation_id's thresholds by model (thresholds.py), once looked up.
+    checker_thresholds: Any = None
     # The investigate stage's row data (modes/fact_check/investigate), when the run investigated.
     investigation: dict[str, Any] | None = None
     citation_state: Any = None  # claim-level citations (citations.py), when the run asked for them

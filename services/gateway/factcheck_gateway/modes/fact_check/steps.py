@@ -69,6 +69,8 @@ async def start(run: FactCheckRun) -> None:
     config.consensus = consensus_weights.consensus_proto(plan.consensus)
     if plan.consensus_evaluation_id:
         config.consensus_evaluation_id = plan.consensus_evaluation_id
+    if plan.threshold_evaluation_id:
+        config.threshold_evaluation_id = plan.threshold_evaluation_id
     await run.emit(
         "factcheck_start",
         factcheck_pb2.FactCheckStartPayload(

@@ -15,7 +15,7 @@ from factcheck.core.entailment_rules import claim_entailment_from_json, claim_en
 from factcheck.kit.observability import metrics
 from factcheck.v1 import checker_pb2, common_pb2, factcheck_pb2
 from factcheck_gateway.consensus import calculate_consensus
-from factcheck_gateway.modes.fact_check import cache, citations, consensus_weights
+from factcheck_gateway.modes.fact_check import cache, citations, consensus_weights, thresholds
 from factcheck_gateway.modes.fact_check.audit import audit_response
 from factcheck_gateway.modes.fact_check.state import CheckerOutcome, FactCheckRun
 from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
@@ -41,6 +41,7 @@ async def _verify_one(run: FactCheckRun, index: int, model: str, claims: list) -
             for claim_id, ids in run.evidence.claim_passages.items()
         )
     citations.verify_request(run, request)
+    await thresholds.apply(run, request)
     try:
         response = await cache.verify(run, request)
     except grpc.aio.AioRpcError as error:
@@ -97,6 +98,9 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
                 run.failures.append(stage_failure(verify_stage(outcome.index)[0], outcome.model, "UNREADABLE", cause))
             summary = VerdictSummary.from_proto(response.summary)
             data = _verification_data(run, verifications, summary, response.dropped_citations, response.entailment)
+            used = thresholds.stage_json(outcome.model, verifications, await thresholds.for_run(run))
+            if used is not None:  # a binary checker: the threshold its verdicts were read against
+                data[thresholds.STAGE_KEY] = used
             citations.verify_data(run, data, response)
             await run.save_stage(
                 verify_stage(outcome.index),

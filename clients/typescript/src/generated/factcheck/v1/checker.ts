@@ -63,6 +63,13 @@ export interface VerifyRequest {
   supportTiers: boolean;
   /** With support_tiers: the claims' profiles from the extraction (ExtractResponse.profiles). */
   profiles: ClaimProfile[];
+  /**
+   * A binary checker's decision threshold instead of the model's own: a claim is VERIFIED from this
+   * P(supported), 0-1 (the contradiction threshold stays the model's). Only for a model whose verdict comes
+   * from P(supported) against a threshold (an onnx/ model, a model of a grounding dialect); set for any
+   * other model it is INVALID_ARGUMENT.
+   */
+  supportThreshold?: number | undefined;
 }
 
 /** One checker's verdicts. */
@@ -124,6 +131,7 @@ function createBaseVerifyRequest(): VerifyRequest {
     strategy: 0,
     supportTiers: false,
     profiles: [],
+    supportThreshold: undefined,
   };
 }
 
@@ -152,6 +160,9 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
     }
     for (const v of message.profiles) {
       ClaimProfile.encode(v!, writer.uint32(410).fork()).join();
+    }
+    if (message.supportThreshold !== undefined) {
+      writer.uint32(417).double(message.supportThreshold);
     }
     return writer;
   },
@@ -233,6 +244,14 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
             message.profiles.push(ClaimProfile.decode(reader, reader.uint32()));
             continue;
           }
+          case 52: {
+            if (tag !== 417) {
+              break;
+            }
+
+            message.supportThreshold = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -263,6 +282,11 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
       profiles: globalThis.Array.isArray(object?.profiles)
         ? object.profiles.map((e: any) => ClaimProfile.fromJSON(e))
         : [],
+      supportThreshold: isSet(object.supportThreshold)
+        ? globalThis.Number(object.supportThreshold)
+        : isSet(object.support_threshold)
+        ? globalThis.Number(object.support_threshold)
+        : undefined,
     };
   },
 
@@ -292,6 +316,9 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
     if (message.profiles?.length) {
       obj.profiles = message.profiles.map((e) => ClaimProfile.toJSON(e));
     }
+    if (message.supportThreshold !== undefined) {
+      obj.supportThreshold = floatToJson(message.supportThreshold);
+    }
     return obj;
   },
 
@@ -308,6 +335,7 @@ export const VerifyRequest: MessageFns<VerifyRequest> = {
     message.strategy = object.strategy ?? 0;
     message.supportTiers = object.supportTiers ?? false;
     message.profiles = object.profiles?.map((e) => ClaimProfile.fromPartial(e)) || [];
+    message.supportThreshold = object.supportThreshold ?? undefined;
     return message;
   },
 };
@@ -971,6 +999,10 @@ export const CheckerServiceClient = makeGenericClientConstructor(
   service: typeof CheckerServiceService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

@@ -407,6 +407,21 @@ export interface ClaimVerification {
    * that the gateway's audit can flag their quotes.
    */
   unresolvedCitations: Citation[];
+  /**
+   * A binary checker's (an onnx/ or grounding-dialect model's) P(supported) of the claim, set exactly when
+   * the verdict was read from it against support_threshold: VERIFIED when it is at or above the threshold,
+   * UNVERIFIABLE below, whatever the threshold. Unset for every other checker, and for a verdict the
+   * threshold did not decide (DISPUTED by a contradiction, a claim not checked, unread passages that might
+   * contradict it).
+   */
+  supportProbability?:
+    | number
+    | undefined;
+  /**
+   * The P(supported) threshold a binary checker read this claim against (the model's own, or the one the run
+   * named: FactCheckConfig.threshold_evaluation_id); unset for every other checker.
+   */
+  supportThreshold?: number | undefined;
 }
 
 /** The majority verdict of all checkers on one claim. */
@@ -830,6 +845,8 @@ function createBaseClaimVerification(): ClaimVerification {
     auditFlags: [],
     auditStatus: 0,
     unresolvedCitations: [],
+    supportProbability: undefined,
+    supportThreshold: undefined,
   };
 }
 
@@ -867,6 +884,12 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     }
     for (const v of message.unresolvedCitations) {
       Citation.encode(v!, writer.uint32(186).fork()).join();
+    }
+    if (message.supportProbability !== undefined) {
+      writer.uint32(193).double(message.supportProbability);
+    }
+    if (message.supportThreshold !== undefined) {
+      writer.uint32(201).double(message.supportThreshold);
     }
     return writer;
   },
@@ -972,6 +995,22 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
             message.unresolvedCitations.push(Citation.decode(reader, reader.uint32()));
             continue;
           }
+          case 24: {
+            if (tag !== 193) {
+              break;
+            }
+
+            message.supportProbability = reader.double();
+            continue;
+          }
+          case 25: {
+            if (tag !== 201) {
+              break;
+            }
+
+            message.supportThreshold = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1019,6 +1058,16 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
         : globalThis.Array.isArray(object?.unresolved_citations)
         ? object.unresolved_citations.map((e: any) => Citation.fromJSON(e))
         : [],
+      supportProbability: isSet(object.supportProbability)
+        ? globalThis.Number(object.supportProbability)
+        : isSet(object.support_probability)
+        ? globalThis.Number(object.support_probability)
+        : undefined,
+      supportThreshold: isSet(object.supportThreshold)
+        ? globalThis.Number(object.supportThreshold)
+        : isSet(object.support_threshold)
+        ? globalThis.Number(object.support_threshold)
+        : undefined,
     };
   },
 
@@ -1057,6 +1106,12 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     if (message.unresolvedCitations?.length) {
       obj.unresolvedCitations = message.unresolvedCitations.map((e) => Citation.toJSON(e));
     }
+    if (message.supportProbability !== undefined) {
+      obj.supportProbability = floatToJson(message.supportProbability);
+    }
+    if (message.supportThreshold !== undefined) {
+      obj.supportThreshold = floatToJson(message.supportThreshold);
+    }
     return obj;
   },
 
@@ -1076,6 +1131,8 @@ export const ClaimVerification: MessageFns<ClaimVerification> = {
     message.auditFlags = object.auditFlags?.map((e) => AuditFlag.fromPartial(e)) || [];
     message.auditStatus = object.auditStatus ?? 0;
     message.unresolvedCitations = object.unresolvedCitations?.map((e) => Citation.fromPartial(e)) || [];
+    message.supportProbability = object.supportProbability ?? undefined;
+    message.supportThreshold = object.supportThreshold ?? undefined;
     return message;
   },
 };

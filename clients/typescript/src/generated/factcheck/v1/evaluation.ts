@@ -101,6 +101,46 @@ export function evaluationStatusToJSON(object: EvaluationStatus): string {
   }
 }
 
+/** How a decision threshold was fitted. */
+export enum ThresholdCriterion {
+  /** THRESHOLD_CRITERION_UNSPECIFIED - Not set (never stored). */
+  THRESHOLD_CRITERION_UNSPECIFIED = 0,
+  /**
+   * THRESHOLD_CRITERION_BALANCED_ACCURACY - The threshold maximises the balanced accuracy of VERIFIED against not VERIFIED (the mean of the two
+   * recalls) over the candidates: the distinct P(supported) of the answers the threshold decides; among
+   * tied candidates the middle one (the lower of the two middle ones for an even count).
+   */
+  THRESHOLD_CRITERION_BALANCED_ACCURACY = 1,
+  UNRECOGNIZED = -1,
+}
+
+export function thresholdCriterionFromJSON(object: any): ThresholdCriterion {
+  switch (object) {
+    case 0:
+    case "THRESHOLD_CRITERION_UNSPECIFIED":
+      return ThresholdCriterion.THRESHOLD_CRITERION_UNSPECIFIED;
+    case 1:
+    case "THRESHOLD_CRITERION_BALANCED_ACCURACY":
+      return ThresholdCriterion.THRESHOLD_CRITERION_BALANCED_ACCURACY;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ThresholdCriterion.UNRECOGNIZED;
+  }
+}
+
+export function thresholdCriterionToJSON(object: ThresholdCriterion): string {
+  switch (object) {
+    case ThresholdCriterion.THRESHOLD_CRITERION_UNSPECIFIED:
+      return "THRESHOLD_CRITERION_UNSPECIFIED";
+    case ThresholdCriterion.THRESHOLD_CRITERION_BALANCED_ACCURACY:
+      return "THRESHOLD_CRITERION_BALANCED_ACCURACY";
+    case ThresholdCriterion.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** How a fact-check's consensus combines its checkers' verdicts (FactCheckConfig.consensus). */
 export enum Consensus {
   /** CONSENSUS_UNSPECIFIED - Not set: CONSENSUS_MAJORITY. */
@@ -228,7 +268,10 @@ export interface CustomEvaluationSet {
 export interface EvaluationConfig {
   /** The checker models, "provider/name": 1-8, unique. */
   checkerModels: string[];
-  /** Shipped sets by name (ListEvaluationSets); with custom_sets, at least one set in all. */
+  /**
+   * Shipped sets by name (ListEvaluationSets); with custom_sets, at least one set in all. A shipped set's
+   * half is "<name>:dev" or "<name>:test" (the split is fixed: EvaluationSet.dev_items).
+   */
   sets: string[];
   /** The caller's own sets. */
   customSets: CustomEvaluationSet[];
@@ -255,7 +298,24 @@ export interface EvaluationConfig {
     | boolean
     | undefined;
   /** Items sent to each checker at once, 1-16 (default 4). */
-  concurrency?: number | undefined;
+  concurrency?:
+    | number
+    | undefined;
+  /**
+   * Fit each checker's decision threshold on the evaluation's answers once it is COMPLETE
+   * (Evaluation.fitted_thresholds): the P(supported) that maximises the balanced accuracy of VERIFIED against
+   * not. Needs exactly one set, a shipped set's dev half ("wice:dev") or a custom set, and binary checkers
+   * only (onnx/ models, models of a grounding dialect); anything else is INVALID_ARGUMENT saying why.
+   */
+  fitThresholds?:
+    | boolean
+    | undefined;
+  /**
+   * The evaluation whose fitted thresholds the binary checkers use instead of their own (as
+   * FactCheckConfig.threshold_evaluation_id): to measure a fitted threshold on a shipped set's test half.
+   * A set the thresholds were fitted on (or a whole shipped set holding that dev half) is INVALID_ARGUMENT.
+   */
+  thresholdEvaluationId?: string | undefined;
 }
 
 /** EvaluationService.RunEvaluation: evaluate these checkers on these sets. */
@@ -411,6 +471,72 @@ export interface Evaluation {
   headlines: ScoreHeadline[];
   /** seq of the evaluation's newest stored event. */
   lastSeq: string;
+  /** The evaluation was asked to fit its checkers' thresholds (EvaluationConfig.fit_thresholds). */
+  fitThresholds: boolean;
+  /**
+   * Per checker, in checker order: its fitted threshold, or why none could be fitted (stored once the
+   * evaluation is COMPLETE; empty before).
+   */
+  fittedThresholds: FittedThreshold[];
+  /** The evaluation whose fitted thresholds its checkers used (EvaluationConfig.threshold_evaluation_id). */
+  thresholdEvaluationId?:
+    | string
+    | undefined;
+  /** The thresholds taken from that evaluation, per checker that had one (the others used their own). */
+  checkerThresholds: CheckerThreshold[];
+}
+
+/** One binary checker's decision threshold fitted on one set of an evaluation. */
+export interface FittedThreshold {
+  /** The checker model. */
+  checkerModel: string;
+  /** The set it was fitted on: a shipped set's dev half ("wice:dev") or a custom set. */
+  set: string;
+  /**
+   * The fitted threshold: a claim is VERIFIED from this P(supported). Unset when none could be fitted
+   * (`error` says why).
+   */
+  threshold?:
+    | number
+    | undefined;
+  /** How it was chosen. */
+  criterion: ThresholdCriterion;
+  /** The balanced accuracy of VERIFIED against not at the fitted threshold, on the set's scored answers. */
+  balancedAccuracy: number;
+  /** The threshold the evaluation's answers were read against (the model's own, or the one it was given). */
+  evaluatedThreshold?:
+    | number
+    | undefined;
+  /** The balanced accuracy of VERIFIED against not at that threshold, on the same answers. */
+  evaluatedBalancedAccuracy: number;
+  /** Answers the fit rests on (failed calls left out; an unreadable answer counts as not VERIFIED). */
+  items: number;
+  /** Of those, items labelled VERIFIED. */
+  verifiedItems: number;
+  /**
+   * Of those, answers whose verdict the threshold does not decide (DISPUTED by a contradiction, a claim not
+   * checked, an unreadable answer): not VERIFIED at any threshold.
+   */
+  fixedItems: number;
+  /** Distinct P(supported) values tried as thresholds. */
+  candidates: number;
+  /**
+   * Why no threshold could be fitted (no item labelled VERIFIED, or none labelled otherwise; answers without
+   * a stored P(supported)).
+   */
+  error?: string | undefined;
+}
+
+/** A binary checker's decision threshold as a run or an evaluation used it. */
+export interface CheckerThreshold {
+  /** The checker model. */
+  checkerModel: string;
+  /** P(supported) from which a claim is VERIFIED. */
+  threshold: number;
+  /** The evaluation whose fitted threshold it is; empty: the model's own (its card's, or its dialect's). */
+  evaluationId: string;
+  /** The set it was fitted on ("wice:dev", a custom set); empty with the model's own. */
+  fittedOn: string;
 }
 
 /** One checker's headline on one set: its balanced accuracy and how many items it rests on. */
@@ -655,7 +781,18 @@ export interface EvaluationItem {
   /** Passages of evidence the item gave the checker. */
   evidencePassages: number;
   /** When it was stored. */
-  createdAt: Date | undefined;
+  createdAt:
+    | Date
+    | undefined;
+  /**
+   * A binary checker's P(supported) of the claim, when its verdict was read from it against
+   * support_threshold (ClaimVerification.support_probability): what a threshold is fitted on.
+   */
+  supportProbability?:
+    | number
+    | undefined;
+  /** The threshold a binary checker read the claim against; unset for other checkers. */
+  supportThreshold?: number | undefined;
 }
 
 /** EvaluationService.CompareEvaluations. */
@@ -750,6 +887,13 @@ export interface EvaluationSet {
   licence: string;
   /** Items it holds. */
   items: number;
+  /**
+   * Items of its dev half ("<name>:dev"): a fixed half of its claims, by a hash of each claim's text, so
+   * that the items of one claim stay in one half. What a threshold may be fitted on.
+   */
+  devItems: number;
+  /** Items of its test half ("<name>:test"): the rest, never read by a fit. */
+  testItems: number;
 }
 
 /** Which consensus a fact-check used, and the weights (AllCheckersCompletePayload, VerificationResult). */
@@ -1094,6 +1238,8 @@ function createBaseEvaluationConfig(): EvaluationConfig {
     budget: undefined,
     useCache: undefined,
     concurrency: undefined,
+    fitThresholds: undefined,
+    thresholdEvaluationId: undefined,
   };
 }
 
@@ -1122,6 +1268,12 @@ export const EvaluationConfig: MessageFns<EvaluationConfig> = {
     }
     if (message.concurrency !== undefined) {
       writer.uint32(64).int32(message.concurrency);
+    }
+    if (message.fitThresholds !== undefined) {
+      writer.uint32(72).bool(message.fitThresholds);
+    }
+    if (message.thresholdEvaluationId !== undefined) {
+      writer.uint32(82).string(message.thresholdEvaluationId);
     }
     return writer;
   },
@@ -1203,6 +1355,22 @@ export const EvaluationConfig: MessageFns<EvaluationConfig> = {
             message.concurrency = reader.int32();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.fitThresholds = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.thresholdEvaluationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1237,6 +1405,16 @@ export const EvaluationConfig: MessageFns<EvaluationConfig> = {
         ? globalThis.Boolean(object.use_cache)
         : undefined,
       concurrency: isSet(object.concurrency) ? globalThis.Number(object.concurrency) : undefined,
+      fitThresholds: isSet(object.fitThresholds)
+        ? globalThis.Boolean(object.fitThresholds)
+        : isSet(object.fit_thresholds)
+        ? globalThis.Boolean(object.fit_thresholds)
+        : undefined,
+      thresholdEvaluationId: isSet(object.thresholdEvaluationId)
+        ? globalThis.String(object.thresholdEvaluationId)
+        : isSet(object.threshold_evaluation_id)
+        ? globalThis.String(object.threshold_evaluation_id)
+        : undefined,
     };
   },
 
@@ -1266,6 +1444,12 @@ export const EvaluationConfig: MessageFns<EvaluationConfig> = {
     if (message.concurrency !== undefined) {
       obj.concurrency = Math.round(message.concurrency);
     }
+    if (message.fitThresholds !== undefined) {
+      obj.fitThresholds = message.fitThresholds;
+    }
+    if (message.thresholdEvaluationId !== undefined) {
+      obj.thresholdEvaluationId = message.thresholdEvaluationId;
+    }
     return obj;
   },
 
@@ -1284,6 +1468,8 @@ export const EvaluationConfig: MessageFns<EvaluationConfig> = {
       : undefined;
     message.useCache = object.useCache ?? undefined;
     message.concurrency = object.concurrency ?? undefined;
+    message.fitThresholds = object.fitThresholds ?? undefined;
+    message.thresholdEvaluationId = object.thresholdEvaluationId ?? undefined;
     return message;
   },
 };
@@ -2268,6 +2454,10 @@ function createBaseEvaluation(): Evaluation {
     errorMessage: undefined,
     headlines: [],
     lastSeq: "0",
+    fitThresholds: false,
+    fittedThresholds: [],
+    thresholdEvaluationId: undefined,
+    checkerThresholds: [],
   };
 }
 
@@ -2317,6 +2507,18 @@ export const Evaluation: MessageFns<Evaluation> = {
     }
     if (message.lastSeq !== "0") {
       writer.uint32(120).int64(message.lastSeq);
+    }
+    if (message.fitThresholds !== false) {
+      writer.uint32(128).bool(message.fitThresholds);
+    }
+    for (const v of message.fittedThresholds) {
+      FittedThreshold.encode(v!, writer.uint32(138).fork()).join();
+    }
+    if (message.thresholdEvaluationId !== undefined) {
+      writer.uint32(146).string(message.thresholdEvaluationId);
+    }
+    for (const v of message.checkerThresholds) {
+      CheckerThreshold.encode(v!, writer.uint32(154).fork()).join();
     }
     return writer;
   },
@@ -2454,6 +2656,38 @@ export const Evaluation: MessageFns<Evaluation> = {
             message.lastSeq = reader.int64().toString();
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.fitThresholds = reader.bool();
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.fittedThresholds.push(FittedThreshold.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.thresholdEvaluationId = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.checkerThresholds.push(CheckerThreshold.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2509,6 +2743,26 @@ export const Evaluation: MessageFns<Evaluation> = {
         : isSet(object.last_seq)
         ? globalThis.String(object.last_seq)
         : "0",
+      fitThresholds: isSet(object.fitThresholds)
+        ? globalThis.Boolean(object.fitThresholds)
+        : isSet(object.fit_thresholds)
+        ? globalThis.Boolean(object.fit_thresholds)
+        : false,
+      fittedThresholds: globalThis.Array.isArray(object?.fittedThresholds)
+        ? object.fittedThresholds.map((e: any) => FittedThreshold.fromJSON(e))
+        : globalThis.Array.isArray(object?.fitted_thresholds)
+        ? object.fitted_thresholds.map((e: any) => FittedThreshold.fromJSON(e))
+        : [],
+      thresholdEvaluationId: isSet(object.thresholdEvaluationId)
+        ? globalThis.String(object.thresholdEvaluationId)
+        : isSet(object.threshold_evaluation_id)
+        ? globalThis.String(object.threshold_evaluation_id)
+        : undefined,
+      checkerThresholds: globalThis.Array.isArray(object?.checkerThresholds)
+        ? object.checkerThresholds.map((e: any) => CheckerThreshold.fromJSON(e))
+        : globalThis.Array.isArray(object?.checker_thresholds)
+        ? object.checker_thresholds.map((e: any) => CheckerThreshold.fromJSON(e))
+        : [],
     };
   },
 
@@ -2559,6 +2813,18 @@ export const Evaluation: MessageFns<Evaluation> = {
     if (message.lastSeq !== "0") {
       obj.lastSeq = message.lastSeq;
     }
+    if (message.fitThresholds !== false) {
+      obj.fitThresholds = message.fitThresholds;
+    }
+    if (message.fittedThresholds?.length) {
+      obj.fittedThresholds = message.fittedThresholds.map((e) => FittedThreshold.toJSON(e));
+    }
+    if (message.thresholdEvaluationId !== undefined) {
+      obj.thresholdEvaluationId = message.thresholdEvaluationId;
+    }
+    if (message.checkerThresholds?.length) {
+      obj.checkerThresholds = message.checkerThresholds.map((e) => CheckerThreshold.toJSON(e));
+    }
     return obj;
   },
 
@@ -2584,6 +2850,421 @@ export const Evaluation: MessageFns<Evaluation> = {
     message.errorMessage = object.errorMessage ?? undefined;
     message.headlines = object.headlines?.map((e) => ScoreHeadline.fromPartial(e)) || [];
     message.lastSeq = object.lastSeq ?? "0";
+    message.fitThresholds = object.fitThresholds ?? false;
+    message.fittedThresholds = object.fittedThresholds?.map((e) => FittedThreshold.fromPartial(e)) || [];
+    message.thresholdEvaluationId = object.thresholdEvaluationId ?? undefined;
+    message.checkerThresholds = object.checkerThresholds?.map((e) => CheckerThreshold.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseFittedThreshold(): FittedThreshold {
+  return {
+    checkerModel: "",
+    set: "",
+    threshold: undefined,
+    criterion: 0,
+    balancedAccuracy: 0,
+    evaluatedThreshold: undefined,
+    evaluatedBalancedAccuracy: 0,
+    items: 0,
+    verifiedItems: 0,
+    fixedItems: 0,
+    candidates: 0,
+    error: undefined,
+  };
+}
+
+export const FittedThreshold: MessageFns<FittedThreshold> = {
+  encode(message: FittedThreshold, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkerModel !== "") {
+      writer.uint32(10).string(message.checkerModel);
+    }
+    if (message.set !== "") {
+      writer.uint32(18).string(message.set);
+    }
+    if (message.threshold !== undefined) {
+      writer.uint32(25).double(message.threshold);
+    }
+    if (message.criterion !== 0) {
+      writer.uint32(32).int32(message.criterion);
+    }
+    if (message.balancedAccuracy !== 0) {
+      writer.uint32(41).double(message.balancedAccuracy);
+    }
+    if (message.evaluatedThreshold !== undefined) {
+      writer.uint32(49).double(message.evaluatedThreshold);
+    }
+    if (message.evaluatedBalancedAccuracy !== 0) {
+      writer.uint32(57).double(message.evaluatedBalancedAccuracy);
+    }
+    if (message.items !== 0) {
+      writer.uint32(64).int32(message.items);
+    }
+    if (message.verifiedItems !== 0) {
+      writer.uint32(72).int32(message.verifiedItems);
+    }
+    if (message.fixedItems !== 0) {
+      writer.uint32(80).int32(message.fixedItems);
+    }
+    if (message.candidates !== 0) {
+      writer.uint32(88).int32(message.candidates);
+    }
+    if (message.error !== undefined) {
+      writer.uint32(98).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FittedThreshold {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFittedThreshold();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkerModel = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.set = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.threshold = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.criterion = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.balancedAccuracy = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.evaluatedThreshold = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.evaluatedBalancedAccuracy = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.items = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.verifiedItems = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.fixedItems = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.candidates = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FittedThreshold {
+    return {
+      checkerModel: isSet(object.checkerModel)
+        ? globalThis.String(object.checkerModel)
+        : isSet(object.checker_model)
+        ? globalThis.String(object.checker_model)
+        : "",
+      set: isSet(object.set) ? globalThis.String(object.set) : "",
+      threshold: isSet(object.threshold) ? globalThis.Number(object.threshold) : undefined,
+      criterion: isSet(object.criterion) ? thresholdCriterionFromJSON(object.criterion) : 0,
+      balancedAccuracy: isSet(object.balancedAccuracy)
+        ? globalThis.Number(object.balancedAccuracy)
+        : isSet(object.balanced_accuracy)
+        ? globalThis.Number(object.balanced_accuracy)
+        : 0,
+      evaluatedThreshold: isSet(object.evaluatedThreshold)
+        ? globalThis.Number(object.evaluatedThreshold)
+        : isSet(object.evaluated_threshold)
+        ? globalThis.Number(object.evaluated_threshold)
+        : undefined,
+      evaluatedBalancedAccuracy: isSet(object.evaluatedBalancedAccuracy)
+        ? globalThis.Number(object.evaluatedBalancedAccuracy)
+        : isSet(object.evaluated_balanced_accuracy)
+        ? globalThis.Number(object.evaluated_balanced_accuracy)
+        : 0,
+      items: isSet(object.items) ? globalThis.Number(object.items) : 0,
+      verifiedItems: isSet(object.verifiedItems)
+        ? globalThis.Number(object.verifiedItems)
+        : isSet(object.verified_items)
+        ? globalThis.Number(object.verified_items)
+        : 0,
+      fixedItems: isSet(object.fixedItems)
+        ? globalThis.Number(object.fixedItems)
+        : isSet(object.fixed_items)
+        ? globalThis.Number(object.fixed_items)
+        : 0,
+      candidates: isSet(object.candidates) ? globalThis.Number(object.candidates) : 0,
+      error: isSet(object.error) ? globalThis.String(object.error) : undefined,
+    };
+  },
+
+  toJSON(message: FittedThreshold): unknown {
+    const obj: any = {};
+    if (message.checkerModel !== "") {
+      obj.checkerModel = message.checkerModel;
+    }
+    if (message.set !== "") {
+      obj.set = message.set;
+    }
+    if (message.threshold !== undefined) {
+      obj.threshold = floatToJson(message.threshold);
+    }
+    if (message.criterion !== 0) {
+      obj.criterion = thresholdCriterionToJSON(message.criterion);
+    }
+    if (message.balancedAccuracy !== 0) {
+      obj.balancedAccuracy = floatToJson(message.balancedAccuracy);
+    }
+    if (message.evaluatedThreshold !== undefined) {
+      obj.evaluatedThreshold = floatToJson(message.evaluatedThreshold);
+    }
+    if (message.evaluatedBalancedAccuracy !== 0) {
+      obj.evaluatedBalancedAccuracy = floatToJson(message.evaluatedBalancedAccuracy);
+    }
+    if (message.items !== 0) {
+      obj.items = Math.round(message.items);
+    }
+    if (message.verifiedItems !== 0) {
+      obj.verifiedItems = Math.round(message.verifiedItems);
+    }
+    if (message.fixedItems !== 0) {
+      obj.fixedItems = Math.round(message.fixedItems);
+    }
+    if (message.candidates !== 0) {
+      obj.candidates = Math.round(message.candidates);
+    }
+    if (message.error !== undefined) {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FittedThreshold>, I>>(base?: I): FittedThreshold {
+    return FittedThreshold.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FittedThreshold>, I>>(object: I): FittedThreshold {
+    const message = createBaseFittedThreshold();
+    message.checkerModel = object.checkerModel ?? "";
+    message.set = object.set ?? "";
+    message.threshold = object.threshold ?? undefined;
+    message.criterion = object.criterion ?? 0;
+    message.balancedAccuracy = object.balancedAccuracy ?? 0;
+    message.evaluatedThreshold = object.evaluatedThreshold ?? undefined;
+    message.evaluatedBalancedAccuracy = object.evaluatedBalancedAccuracy ?? 0;
+    message.items = object.items ?? 0;
+    message.verifiedItems = object.verifiedItems ?? 0;
+    message.fixedItems = object.fixedItems ?? 0;
+    message.candidates = object.candidates ?? 0;
+    message.error = object.error ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCheckerThreshold(): CheckerThreshold {
+  return { checkerModel: "", threshold: 0, evaluationId: "", fittedOn: "" };
+}
+
+export const CheckerThreshold: MessageFns<CheckerThreshold> = {
+  encode(message: CheckerThreshold, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkerModel !== "") {
+      writer.uint32(10).string(message.checkerModel);
+    }
+    if (message.threshold !== 0) {
+      writer.uint32(17).double(message.threshold);
+    }
+    if (message.evaluationId !== "") {
+      writer.uint32(26).string(message.evaluationId);
+    }
+    if (message.fittedOn !== "") {
+      writer.uint32(34).string(message.fittedOn);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckerThreshold {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckerThreshold();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkerModel = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.threshold = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.evaluationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.fittedOn = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckerThreshold {
+    return {
+      checkerModel: isSet(object.checkerModel)
+        ? globalThis.String(object.checkerModel)
+        : isSet(object.checker_model)
+        ? globalThis.String(object.checker_model)
+        : "",
+      threshold: isSet(object.threshold) ? globalThis.Number(object.threshold) : 0,
+      evaluationId: isSet(object.evaluationId)
+        ? globalThis.String(object.evaluationId)
+        : isSet(object.evaluation_id)
+        ? globalThis.String(object.evaluation_id)
+        : "",
+      fittedOn: isSet(object.fittedOn)
+        ? globalThis.String(object.fittedOn)
+        : isSet(object.fitted_on)
+        ? globalThis.String(object.fitted_on)
+        : "",
+    };
+  },
+
+  toJSON(message: CheckerThreshold): unknown {
+    const obj: any = {};
+    if (message.checkerModel !== "") {
+      obj.checkerModel = message.checkerModel;
+    }
+    if (message.threshold !== 0) {
+      obj.threshold = floatToJson(message.threshold);
+    }
+    if (message.evaluationId !== "") {
+      obj.evaluationId = message.evaluationId;
+    }
+    if (message.fittedOn !== "") {
+      obj.fittedOn = message.fittedOn;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckerThreshold>, I>>(base?: I): CheckerThreshold {
+    return CheckerThreshold.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckerThreshold>, I>>(object: I): CheckerThreshold {
+    const message = createBaseCheckerThreshold();
+    message.checkerModel = object.checkerModel ?? "";
+    message.threshold = object.threshold ?? 0;
+    message.evaluationId = object.evaluationId ?? "";
+    message.fittedOn = object.fittedOn ?? "";
     return message;
   },
 };
@@ -4465,6 +5146,8 @@ function createBaseEvaluationItem(): EvaluationItem {
     usage: undefined,
     evidencePassages: 0,
     createdAt: undefined,
+    supportProbability: undefined,
+    supportThreshold: undefined,
   };
 }
 
@@ -4523,6 +5206,12 @@ export const EvaluationItem: MessageFns<EvaluationItem> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(146).fork()).join();
+    }
+    if (message.supportProbability !== undefined) {
+      writer.uint32(153).double(message.supportProbability);
+    }
+    if (message.supportThreshold !== undefined) {
+      writer.uint32(161).double(message.supportThreshold);
     }
     return writer;
   },
@@ -4684,6 +5373,22 @@ export const EvaluationItem: MessageFns<EvaluationItem> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 19: {
+            if (tag !== 153) {
+              break;
+            }
+
+            message.supportProbability = reader.double();
+            continue;
+          }
+          case 20: {
+            if (tag !== 161) {
+              break;
+            }
+
+            message.supportThreshold = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4735,6 +5440,16 @@ export const EvaluationItem: MessageFns<EvaluationItem> = {
         ? fromJsonTimestamp(object.createdAt)
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      supportProbability: isSet(object.supportProbability)
+        ? globalThis.Number(object.supportProbability)
+        : isSet(object.support_probability)
+        ? globalThis.Number(object.support_probability)
+        : undefined,
+      supportThreshold: isSet(object.supportThreshold)
+        ? globalThis.Number(object.supportThreshold)
+        : isSet(object.support_threshold)
+        ? globalThis.Number(object.support_threshold)
         : undefined,
     };
   },
@@ -4795,6 +5510,12 @@ export const EvaluationItem: MessageFns<EvaluationItem> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.supportProbability !== undefined) {
+      obj.supportProbability = floatToJson(message.supportProbability);
+    }
+    if (message.supportThreshold !== undefined) {
+      obj.supportThreshold = floatToJson(message.supportThreshold);
+    }
     return obj;
   },
 
@@ -4823,6 +5544,8 @@ export const EvaluationItem: MessageFns<EvaluationItem> = {
       : undefined;
     message.evidencePassages = object.evidencePassages ?? 0;
     message.createdAt = object.createdAt ?? undefined;
+    message.supportProbability = object.supportProbability ?? undefined;
+    message.supportThreshold = object.supportThreshold ?? undefined;
     return message;
   },
 };
@@ -5615,7 +6338,7 @@ export const ListEvaluationSetsResponse: MessageFns<ListEvaluationSetsResponse> 
 };
 
 function createBaseEvaluationSet(): EvaluationSet {
-  return { name: "", title: "", description: "", licence: "", items: 0 };
+  return { name: "", title: "", description: "", licence: "", items: 0, devItems: 0, testItems: 0 };
 }
 
 export const EvaluationSet: MessageFns<EvaluationSet> = {
@@ -5634,6 +6357,12 @@ export const EvaluationSet: MessageFns<EvaluationSet> = {
     }
     if (message.items !== 0) {
       writer.uint32(40).int32(message.items);
+    }
+    if (message.devItems !== 0) {
+      writer.uint32(48).int32(message.devItems);
+    }
+    if (message.testItems !== 0) {
+      writer.uint32(56).int32(message.testItems);
     }
     return writer;
   },
@@ -5691,6 +6420,22 @@ export const EvaluationSet: MessageFns<EvaluationSet> = {
             message.items = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.devItems = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.testItems = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5710,6 +6455,16 @@ export const EvaluationSet: MessageFns<EvaluationSet> = {
       description: isSet(object.description) ? globalThis.String(object.description) : "",
       licence: isSet(object.licence) ? globalThis.String(object.licence) : "",
       items: isSet(object.items) ? globalThis.Number(object.items) : 0,
+      devItems: isSet(object.devItems)
+        ? globalThis.Number(object.devItems)
+        : isSet(object.dev_items)
+        ? globalThis.Number(object.dev_items)
+        : 0,
+      testItems: isSet(object.testItems)
+        ? globalThis.Number(object.testItems)
+        : isSet(object.test_items)
+        ? globalThis.Number(object.test_items)
+        : 0,
     };
   },
 
@@ -5730,6 +6485,12 @@ export const EvaluationSet: MessageFns<EvaluationSet> = {
     if (message.items !== 0) {
       obj.items = Math.round(message.items);
     }
+    if (message.devItems !== 0) {
+      obj.devItems = Math.round(message.devItems);
+    }
+    if (message.testItems !== 0) {
+      obj.testItems = Math.round(message.testItems);
+    }
     return obj;
   },
 
@@ -5743,6 +6504,8 @@ export const EvaluationSet: MessageFns<EvaluationSet> = {
     message.description = object.description ?? "";
     message.licence = object.licence ?? "";
     message.items = object.items ?? 0;
+    message.devItems = object.devItems ?? 0;
+    message.testItems = object.testItems ?? 0;
     return message;
   },
 };

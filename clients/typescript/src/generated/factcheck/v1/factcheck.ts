@@ -58,7 +58,7 @@ import {
   EntailmentRunConfig,
   EntailmentStartPayload,
 } from "./entailment";
-import { Consensus, consensusFromJSON, consensusToJSON, ConsensusWeighting } from "./evaluation";
+import { CheckerThreshold, Consensus, consensusFromJSON, consensusToJSON, ConsensusWeighting } from "./evaluation";
 import {
   ClaimInvestigatedPayload,
   InvestigationCompletePayload,
@@ -352,7 +352,17 @@ export interface FactCheckConfig {
    * every checker of the run), so a newer evaluation never changes the weights; at most 255 characters.
    * Set without CONSENSUS_WEIGHTED it is INVALID_ARGUMENT.
    */
-  consensusEvaluationId?: string | undefined;
+  consensusEvaluationId?:
+    | string
+    | undefined;
+  /**
+   * The evaluation whose fitted thresholds the run's binary checkers use (EvaluationConfig.fit_thresholds:
+   * a COMPLETE evaluation of this tenant): each checker of the run with a threshold fitted there reads
+   * P(supported) against it instead of its own; the others keep theirs. CheckerResult.threshold says which
+   * threshold each used. INVALID_ARGUMENT when the evaluation is unknown, not COMPLETE, or fitted no
+   * threshold for any checker of the run. At most 255 characters.
+   */
+  thresholdEvaluationId?: string | undefined;
 }
 
 /** FactCheckService.Run: what to check, in which mode. */
@@ -587,7 +597,11 @@ export interface RunConfig {
   /** The consensus the run asked for (CONSENSUS_MAJORITY when unset). */
   consensus: Consensus;
   /** The evaluation the run asked to weigh by (FactCheckConfig.consensus_evaluation_id). */
-  consensusEvaluationId?: string | undefined;
+  consensusEvaluationId?:
+    | string
+    | undefined;
+  /** The evaluation whose fitted thresholds the run's binary checkers use (FactCheckConfig.threshold_evaluation_id). */
+  thresholdEvaluationId?: string | undefined;
 }
 
 /** The first event of every run, whatever its mode. */
@@ -1053,6 +1067,11 @@ export interface CheckerResult {
     | undefined;
   /** How long the checker took, in milliseconds. */
   responseTimeMs: string;
+  /**
+   * For a binary checker (an onnx/ or grounding-dialect model): the P(supported) threshold its verdicts were
+   * read against, and whether it is the model's own or an evaluation's fitted one. Unset for other checkers.
+   */
+  threshold: CheckerThreshold | undefined;
 }
 
 /** Phase 2 as stored (FactCheckResult.verification). */
@@ -1109,6 +1128,7 @@ function createBaseFactCheckConfig(): FactCheckConfig {
     useCache: undefined,
     consensus: 0,
     consensusEvaluationId: undefined,
+    thresholdEvaluationId: undefined,
   };
 }
 
@@ -1173,6 +1193,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     }
     if (message.consensusEvaluationId !== undefined) {
       writer.uint32(338).string(message.consensusEvaluationId);
+    }
+    if (message.thresholdEvaluationId !== undefined) {
+      writer.uint32(346).string(message.thresholdEvaluationId);
     }
     return writer;
   },
@@ -1350,6 +1373,14 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
             message.consensusEvaluationId = reader.string();
             continue;
           }
+          case 43: {
+            if (tag !== 346) {
+              break;
+            }
+
+            message.thresholdEvaluationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1446,6 +1477,11 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
         : isSet(object.consensus_evaluation_id)
         ? globalThis.String(object.consensus_evaluation_id)
         : undefined,
+      thresholdEvaluationId: isSet(object.thresholdEvaluationId)
+        ? globalThis.String(object.thresholdEvaluationId)
+        : isSet(object.threshold_evaluation_id)
+        ? globalThis.String(object.threshold_evaluation_id)
+        : undefined,
     };
   },
 
@@ -1511,6 +1547,9 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     if (message.consensusEvaluationId !== undefined) {
       obj.consensusEvaluationId = message.consensusEvaluationId;
     }
+    if (message.thresholdEvaluationId !== undefined) {
+      obj.thresholdEvaluationId = message.thresholdEvaluationId;
+    }
     return obj;
   },
 
@@ -1539,6 +1578,7 @@ export const FactCheckConfig: MessageFns<FactCheckConfig> = {
     message.useCache = object.useCache ?? undefined;
     message.consensus = object.consensus ?? 0;
     message.consensusEvaluationId = object.consensusEvaluationId ?? undefined;
+    message.thresholdEvaluationId = object.thresholdEvaluationId ?? undefined;
     return message;
   },
 };
@@ -3041,6 +3081,7 @@ function createBaseRunConfig(): RunConfig {
     pipelined: false,
     consensus: 0,
     consensusEvaluationId: undefined,
+    thresholdEvaluationId: undefined,
   };
 }
 
@@ -3078,6 +3119,9 @@ export const RunConfig: MessageFns<RunConfig> = {
     }
     if (message.consensusEvaluationId !== undefined) {
       writer.uint32(90).string(message.consensusEvaluationId);
+    }
+    if (message.thresholdEvaluationId !== undefined) {
+      writer.uint32(98).string(message.thresholdEvaluationId);
     }
     return writer;
   },
@@ -3183,6 +3227,14 @@ export const RunConfig: MessageFns<RunConfig> = {
             message.consensusEvaluationId = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.thresholdEvaluationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3244,6 +3296,11 @@ export const RunConfig: MessageFns<RunConfig> = {
         : isSet(object.consensus_evaluation_id)
         ? globalThis.String(object.consensus_evaluation_id)
         : undefined,
+      thresholdEvaluationId: isSet(object.thresholdEvaluationId)
+        ? globalThis.String(object.thresholdEvaluationId)
+        : isSet(object.threshold_evaluation_id)
+        ? globalThis.String(object.threshold_evaluation_id)
+        : undefined,
     };
   },
 
@@ -3282,6 +3339,9 @@ export const RunConfig: MessageFns<RunConfig> = {
     if (message.consensusEvaluationId !== undefined) {
       obj.consensusEvaluationId = message.consensusEvaluationId;
     }
+    if (message.thresholdEvaluationId !== undefined) {
+      obj.thresholdEvaluationId = message.thresholdEvaluationId;
+    }
     return obj;
   },
 
@@ -3301,6 +3361,7 @@ export const RunConfig: MessageFns<RunConfig> = {
     message.pipelined = object.pipelined ?? false;
     message.consensus = object.consensus ?? 0;
     message.consensusEvaluationId = object.consensusEvaluationId ?? undefined;
+    message.thresholdEvaluationId = object.thresholdEvaluationId ?? undefined;
     return message;
   },
 };
@@ -7551,7 +7612,7 @@ export const ExtractionResult_TypeBreakdownEntry: MessageFns<ExtractionResult_Ty
 };
 
 function createBaseCheckerResult(): CheckerResult {
-  return { model: "", verifications: [], summary: undefined, responseTimeMs: "0" };
+  return { model: "", verifications: [], summary: undefined, responseTimeMs: "0", threshold: undefined };
 }
 
 export const CheckerResult: MessageFns<CheckerResult> = {
@@ -7567,6 +7628,9 @@ export const CheckerResult: MessageFns<CheckerResult> = {
     }
     if (message.responseTimeMs !== "0") {
       writer.uint32(32).int64(message.responseTimeMs);
+    }
+    if (message.threshold !== undefined) {
+      CheckerThreshold.encode(message.threshold, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -7616,6 +7680,14 @@ export const CheckerResult: MessageFns<CheckerResult> = {
             message.responseTimeMs = reader.int64().toString();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.threshold = CheckerThreshold.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7640,6 +7712,7 @@ export const CheckerResult: MessageFns<CheckerResult> = {
         : isSet(object.response_time_ms)
         ? globalThis.String(object.response_time_ms)
         : "0",
+      threshold: isSet(object.threshold) ? CheckerThreshold.fromJSON(object.threshold) : undefined,
     };
   },
 
@@ -7657,6 +7730,9 @@ export const CheckerResult: MessageFns<CheckerResult> = {
     if (message.responseTimeMs !== "0") {
       obj.responseTimeMs = message.responseTimeMs;
     }
+    if (message.threshold !== undefined) {
+      obj.threshold = CheckerThreshold.toJSON(message.threshold);
+    }
     return obj;
   },
 
@@ -7671,6 +7747,9 @@ export const CheckerResult: MessageFns<CheckerResult> = {
       ? VerdictSummary.fromPartial(object.summary)
       : undefined;
     message.responseTimeMs = object.responseTimeMs ?? "0";
+    message.threshold = (object.threshold !== undefined && object.threshold !== null)
+      ? CheckerThreshold.fromPartial(object.threshold)
+      : undefined;
     return message;
   },
 };
