@@ -429,43 +429,35 @@ def _filler(count: int, prefix: str = "filler") -> list[SourceDocument]:
     ]
 
 
-@pytest.fixture
-def small_cap_knowledge(database_url):
-    """A store that ranks at most 4 candidates, so a few dozen documents exercise the path of a large store."""
-    store = StageStore(database_url)
-    yield KnowledgeStore(store.engine, candidate_cap=4)
-    store.close()
-
-
-def test_a_query_matching_more_passages_than_the_cap_still_finds_the_rare_terms(small_cap_knowledge):
-    bulk_load(small_cap_knowledge._engine, [*_filler(40), BOILING, EVEREST], tenant_id=TENANT)
-    hits = small_cap_knowledge.search("Water boils at 100 degrees Celsius at sea level", 2, tenant_id=TENANT).hits
+def test_a_query_matching_many_passages_still_finds_the_rare_terms(knowledge):
+    bulk_load(knowledge._engine, [*_filler(40), BOILING, EVEREST], tenant_id=TENANT)
+    hits = knowledge.search("Water boils at 100 degrees Celsius at sea level", 2, tenant_id=TENANT).hits
     assert hits[0].document.id == "water"
     assert len(hits) == 2 and hits[0].score > hits[1].score
     # Only common words: still answers, from the passages that hold most of them.
-    hits = small_cap_knowledge.search("water level", 3, tenant_id=TENANT).hits
+    hits = knowledge.search("water level", 3, tenant_id=TENANT).hits
     assert len(hits) == 3 and all("water" in h.text.lower() and "level" in h.text for h in hits)
 
 
-def test_the_exact_path_ranks_every_match_when_they_fit_under_the_cap(small_cap_knowledge):
-    bulk_load(small_cap_knowledge._engine, [PARIS, EVEREST, BOILING], tenant_id=TENANT)
-    hits = small_cap_knowledge.search("The Paris Agreement was signed by 195 parties", 3, tenant_id=TENANT).hits
+def test_search_ranks_every_match_of_a_small_store(knowledge):
+    bulk_load(knowledge._engine, [PARIS, EVEREST, BOILING], tenant_id=TENANT)
+    hits = knowledge.search("The Paris Agreement was signed by 195 parties", 3, tenant_id=TENANT).hits
     assert [h.document.id for h in hits] == ["paris", "paris"]
     assert "195 parties" in hits[0].text and hits[0].score > hits[1].score > 0
 
 
 @pytest.mark.parametrize("majority", [True, False])
-def test_bounded_search_only_ever_returns_the_tenants_own_passages(small_cap_knowledge, majority):
+def test_search_only_ever_returns_the_tenants_own_passages(knowledge, majority):
     """A big tenant is checked per match, a small one matched through its term in the index: both stay apart."""
-    engine = small_cap_knowledge._engine
+    engine = knowledge._engine
     bulk_load(engine, _filler(60, "big"), tenant_id="big")
     bulk_load(engine, [*_filler(12, "small"), BOILING], tenant_id="small")
     bulk_load(engine, [BOILING], tenant_id="big")
     tenant = "big" if majority else "small"
-    hits = small_cap_knowledge.search("Water boils at 100 degrees Celsius at sea level", 3, tenant_id=tenant).hits
+    hits = knowledge.search("Water boils at 100 degrees Celsius at sea level", 3, tenant_id=tenant).hits
     assert hits[0].document.id == "water"
     assert all(h.document.id.startswith(tenant) or h.document.id == "water" for h in hits)
-    assert small_cap_knowledge.search("water boils", 3, tenant_id="nobody").hits == []
+    assert knowledge.search("water boils", 3, tenant_id="nobody").hits == []
 
 
 def test_bulk_load_stores_documents_once_and_the_normal_path_keeps_indexing(knowledge):
@@ -606,130 +598,6 @@ def test_a_load_that_grows_the_store_merges_the_full_text_index(knowledge):
         assert documents == 46
 
 
-def test_term_counts_are_read_once_and_forgotten_with_a_load(knowledge, monkeypatch):
-    """SQLite estimates a term's passages by counting it in the index: once per term, until a load or delete."""
-    from sqlalchemy import event
-
-    engine = knowledge._engine
-    counted: list[str] = []
-
-    @event.listens_for(engine, "before_cursor_execute")
-    def _count(connection, cursor, statement, parameters, context, executemany):
-        if "COUNT(*) FROM kb_passages_fts" in statement:
-            counted.append(statement)
-
-    knowledge.add_documents([PARIS, EVEREST], tenant_id=TENANT)
-    assert [h.document.id for h in knowledge.search("Everest elevation", 3, tenant_id=TENANT).hits] == ["everest"]
-    first = len(counted)
-    knowledge.search("Everest elevation", 3, tenant_id=TENANT)
-    knowledge.search("elevation", 3, tenant_id=TENANT)
-    assert len(counted) == first  # every term already counted
-    knowledge.add_documents([BOILING], tenant_id=TENANT)
-    assert [h.document.id for h in knowledge.search("water level", 3, tenant_id=TENANT).hits][0] == "water"
-    knowledge.search("Everest elevation", 3, tenant_id=TENANT)
-    assert len(counted) > first or engine.dialect.name == "postgresql"
-    knowledge.delete_document("water", tenant_id=TENANT)
-    assert knowledge.search("water boils", 3, tenant_id=TENANT).hits == []
-    if engine.dialect.name == "sqlite":
-        assert first > 0
-
-
-@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-@pytest.mark.parametrize("quorum", [1, 2, 3, 4, 5])
-def test_a_quorum_asked_by_leading_key_matches_what_its_groups_match(knowledge, quorum):
-    """PostgreSQL asks a quorum level as one tsquery per leading key (the GIN index evaluates each on fewer
-    operands); together they hold exactly the passages that hold all the keys of one of the groups."""
-    from itertools import combinations
-
-    from factcheck_gateway.knowledge.passage_store import _PostgresIndex, _PostgresStatistics
-
-    lexemes = ["ant", "bee", "cow", "doe", "eel"]
-    with knowledge._engine.connect() as connection:
-        index = _PostgresIndex(connection, TENANT, _PostgresStatistics())
-        index.keys(lexemes)
-        keys = [(lexeme,) for lexeme in lexemes]
-        groups = list(combinations(keys, quorum))
-        queries = index._by_leading_key(groups)
-        assert len(queries) == len(lexemes) - quorum + 1
-        everything = "(" + ") | (".join(" & ".join(group[0] for group in g) for g in groups) + ")"
-        for size in range(len(lexemes) + 1):
-            for held in combinations(lexemes, size):
-                vector = connection.scalar(
-                    text("SELECT array_to_tsvector(CAST(:held AS text[]))"), {"held": list(held)}
-                )
-                expected = connection.scalar(
-                    text("SELECT CAST(:v AS tsvector) @@ CAST(:q AS tsquery)"), {"v": vector, "q": everything}
-                )
-                found = connection.scalar(
-                    text(
-                        "SELECT bool_or(CAST(:v AS tsvector) @@ CAST(q AS tsquery)) FROM unnest(CAST(:qs AS text[])) q"
-                    ),
-                    {"v": vector, "qs": queries},
-                )
-                assert found == expected == (size >= quorum), (held, queries)
-
-
-@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_quorum_levels_read_from_one_window_find_what_each_would_alone(small_cap_knowledge, monkeypatch):
-    """PostgreSQL reads the strictest quorum levels from one window of a looser one, each row with the rare
-    terms it holds; each level's candidates are the ones it finds asked on its own."""
-    from itertools import combinations
-
-    from factcheck_gateway.knowledge import passage_store
-
-    words = ["harbour", "crane", "pier", "ledger", "tide", "anchor"]
-    documents = [
-        SourceDocument(f"doc-{i}", "", "", f"Note {i}: " + " ".join(w for j, w in enumerate(words) if (i >> j) & 1))
-        for i in range(64)
-    ]
-    bulk_load(small_cap_knowledge._engine, documents, tenant_id=TENANT)
-
-    def index(connection):
-        return passage_store._PostgresIndex(connection, TENANT, passage_store._PostgresStatistics())
-
-    queries = ["harbour crane pier ledger tide", "crane pier tide anchor", "harbour anchor", "ledger tide anchor crane"]
-    with small_cap_knowledge._engine.connect() as connection:
-        store = index(connection)
-        for query in queries:
-            rare = sorted(dict.fromkeys(store.keys(passage_store.search_terms(query)).values()), key=store.rarity)
-            for lowest in range(1, len(rare)):
-                for limit in (3, 5, 40):
-                    alone = {
-                        level: store.best(list(combinations(rare, level)), limit)
-                        for level in range(len(rare), lowest - 1, -1)
-                    }
-                    assert store.best_levels(rare, lowest, limit) == alone
-
-    def candidates(query: str) -> tuple[list[int], bool]:
-        with small_cap_knowledge._engine.connect() as connection:
-            store = index(connection)
-            keys = list(dict.fromkeys(store.keys(passage_store.search_terms(query)).values()))
-            return passage_store._candidate_ids(store, keys, 4, 6)
-
-    # (Levels are read together only when even the rarest key is in a window's worth of passages: a window
-    # of 30 here, some of them full.)
-    monkeypatch.setattr(passage_store, "RANK_WINDOW", 30)
-    reads: list[int] = []
-    best_levels = passage_store._PostgresIndex.best_levels
-
-    def counted(self, rare: list, lowest: int, limit: int) -> dict[int, list[int]]:
-        reads.append(lowest)
-        return best_levels(self, rare, lowest, limit)
-
-    monkeypatch.setattr(passage_store._PostgresIndex, "best_levels", counted)
-    together = [candidates(query) for query in queries]
-    assert reads  # the levels were read together
-    monkeypatch.setattr(passage_store._PostgresIndex, "READS_LEVELS_TOGETHER", False)
-    assert together == [candidates(query) for query in queries]
-    assert all(ids for ids, _ in together)
-    # A full window may not hold the stricter levels' matches: only the loosest level is read from it.
-    monkeypatch.setattr(passage_store, "RANK_WINDOW", 3)
-    with small_cap_knowledge._engine.connect() as connection:
-        store = index(connection)
-        rare = list(store.keys(["crane", "pier"]).values())
-        assert list(store.best_levels(rare, 1, 5)) == [1]
-
-
 # --- ranking: the store's best candidates survive, weighed as over the whole corpus ------------------------
 
 
@@ -773,15 +641,15 @@ def test_a_rare_name_outweighs_any_number_of_common_words(knowledge):
     assert evidence.passages[0].source_id == "best"
 
 
-def test_a_quorum_ranks_its_matches_before_the_cap_cuts_them(small_cap_knowledge):
+def test_the_two_rarest_words_outrank_dozens_of_passages_with_two_middling_ones(knowledge):
     """The passage holds only the two rarest of the query's words; dozens loaded before it hold two middling
-    ones. In table order the cap (4) would keep only those; ranked by the words' rarity, it comes first."""
+    ones. A cap in table order would keep only those; exact BM25 ranks it first."""
     filler = [
         SourceDocument(f"filler-{i}", "", "", f"Notes {i} on the harbour crane beside the pier.") for i in range(30)
     ]
     best = SourceDocument("best", "", "", "Velloran Tusk was an engineer in Oslo.")
-    bulk_load(small_cap_knowledge._engine, [*filler, best], tenant_id=TENANT)
-    hits = small_cap_knowledge.search(
+    bulk_load(knowledge._engine, [*filler, best], tenant_id=TENANT)
+    hits = knowledge.search(
         "Did Velloran Tusk build the crane at the harbour pier?", 3, tenant_id=TENANT
     ).hits
     assert hits[0].document.id == "best"

@@ -8,6 +8,7 @@ transaction and indexes each passage as it goes: right for a few documents at a 
 - documents in batches of multi-row INSERTs; passages by executemany (SQLite) or COPY (PostgreSQL);
 - the same rules as add_documents within the tenant, except that nothing is replaced: a document
   whose text (content hash) or id the tenant already has is skipped, as are repeats within the load;
+- each batch's terms are counted into the tenant's term statistics (term_statistics.py) as it goes;
 - the full-text index is built once, after the rows: on SQLite the per-row FTS5 trigger is set
   aside and the new passages are indexed in one statement, then the index's segments are merged
   ('optimize'; 300,000 passages: 22 s, against 37 s with the trigger left on and no merge); on
@@ -36,6 +37,7 @@ from sqlalchemy import Connection, Engine, insert, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from factcheck_gateway.knowledge import term_statistics
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.passage_store import SourceDocument
 from factcheck_gateway.knowledge.upkeep import GIN_INDEX, refresh_after_load
@@ -85,6 +87,7 @@ def bulk_load(
             passages += len(rows)
             if rows:
                 _insert_passages(connection, rows)
+                term_statistics.count(connection, tenant_id, (row[_PASSAGE_COLUMNS.index("text")] for row in rows))
         if postgresql:
             if gin_definition is not None:
                 connection.exec_driver_sql("SET LOCAL maintenance_work_mem = '256MB'")

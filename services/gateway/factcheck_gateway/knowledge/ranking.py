@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from factcheck_gateway.knowledge.tokens import search_terms, term_counts
+from factcheck_gateway.knowledge.tokens import search_terms, term_counts, term_frequencies
 
 K1, B = 1.2, 0.75
 
@@ -68,6 +68,19 @@ class BM25:
             if tf:
                 score += self._term_idf(term) * tf * (K1 + 1) / (tf + norm)
         return score
+
+
+def passage_scores(texts: Sequence[str], weights: Mapping[str, float], average_length: float) -> list[float]:
+    """Each text's BM25 for the terms of `weights` (term -> IDF), with the corpus's average length: the store's
+    exact top k scores every passage it reads with it (thousands in a search of common words)."""
+    terms = list(weights)
+    idfs = [weights[term] for term in terms]
+    scores = []
+    for passage in texts:
+        frequencies, length = term_frequencies(passage, terms)
+        norm = K1 * (1 - B + B * length / average_length) if average_length else K1
+        scores.append(sum(w * tf * (K1 + 1) / (tf + norm) for w, tf in zip(idfs, frequencies) if tf))
+    return scores
 
 
 def idf(document_frequency: float, documents: float) -> float:

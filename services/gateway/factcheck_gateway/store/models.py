@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     CheckConstraint,
     DateTime,
@@ -283,6 +284,37 @@ class KnowledgePassage(Base):
         ),
         UniqueConstraint("tenant_id", "document_id", "chunk_index"),
     )
+
+
+
+class KnowledgeTerm(Base):
+    """One term of a tenant's passages: in how many passages it is, exactly (search's BM25 weights).
+
+    Kept in the transaction that adds or deletes the passages (knowledge/term_statistics.py), so search
+    never depends on statistics a database refreshes on its own. `most` (the most times one passage holds
+    the term) and `shortest` (the shortest passage holding it, in terms) bound what the term can add to a
+    passage's score; a deletion leaves them as they were, which keeps them bounds.
+    """
+
+    __tablename__ = "kb_terms"
+
+    tenant_id: Mapped[str] = tenant_column()
+    term: Mapped[str] = mapped_column(Text, nullable=False)
+    passages: Mapped[int] = mapped_column(Integer, nullable=False)
+    most: Mapped[int] = mapped_column(Integer, nullable=False)
+    shortest: Mapped[int] = mapped_column(Integer, nullable=False)
+
+    __table_args__ = (PrimaryKeyConstraint("tenant_id", "term"),)
+
+
+class KnowledgeTermTotals(Base):
+    """A tenant's passage count and their length in terms, summed (BM25's N and average length)."""
+
+    __tablename__ = "kb_term_totals"
+
+    tenant_id: Mapped[str] = mapped_column(String(TENANT_ID_LENGTH), primary_key=True)
+    passages: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    terms: Mapped[int] = mapped_column(BigInteger, nullable=False)
 
 
 # --- the model-call ledger and the verification cache ------------------------------------------------
