@@ -649,9 +649,7 @@ def test_the_two_rarest_words_outrank_dozens_of_passages_with_two_middling_ones(
     ]
     best = SourceDocument("best", "", "", "Velloran Tusk was an engineer in Oslo.")
     bulk_load(knowledge._engine, [*filler, best], tenant_id=TENANT)
-    hits = knowledge.search(
-        "Did Velloran Tusk build the crane at the harbour pier?", 3, tenant_id=TENANT
-    ).hits
+    hits = knowledge.search("Did Velloran Tusk build the crane at the harbour pier?", 3, tenant_id=TENANT).hits
     assert hits[0].document.id == "best"
 
 

@@ -268,7 +268,7 @@ def _exact_scores(passages: list[str]):
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_a_term_postgresql_makes_no_lexeme_of_is_still_searched(database_url):
-    """"²" is a term of the store but PostgreSQL's parser makes no lexeme of it: passages holding it are found by
+    """The term "²" is the store's, but PostgreSQL's parser makes no lexeme of it: passages holding it are found by
     their text."""
     store = StageStore(database_url)
     knowledge = KnowledgeStore(store.engine)

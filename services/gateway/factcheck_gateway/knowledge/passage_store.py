@@ -301,7 +301,8 @@ class _PostgresIndex(_Index):
         self._lexemes = {term: tuple(lexemes) for term, lexemes in zip(terms, rows)}
 
     def _matching(self, groups: list[tuple[str, ...]]) -> dict[int, str]:
-        indexed, unindexed = [], []
+        indexed: list[list[str]] = []
+        unindexed: list[list[str]] = []
         for group in groups:
             lexemes = [_tsquery_lexeme(lexeme) for term in group for lexeme in self._lexemes.get(term, ())]
             # A group's terms that have no lexeme are left out of its AND: it then matches more passages, never fewer.
@@ -313,9 +314,9 @@ class _PostgresIndex(_Index):
                 query = f"{self._tenant_lexeme} & ({query})"
             rows = self._connection.execute(_POSTGRES_MATCH, {"query": query, "tenant_id": self._tenant_id})
             found.update((identifier, passage) for identifier, passage in rows)
-        for group in unindexed:  # no lexeme at all: the passages whose text holds the words
-            patterns = {f"p{i}": "%" + _like_escaped(term) + "%" for i, term in enumerate(group)}
-            holding = " AND ".join(f"lower(text) LIKE :p{i} ESCAPE '\\'" for i in range(len(group)))
+        for words in unindexed:  # no lexeme at all: the passages whose text holds the words
+            patterns = {f"p{i}": "%" + _like_escaped(word) + "%" for i, word in enumerate(words)}
+            holding = " AND ".join(f"lower(text) LIKE :p{i} ESCAPE '\\'" for i in range(len(words)))
             rows = self._connection.execute(
                 text(f"SELECT id, text FROM kb_passages WHERE tenant_id = :tenant_id AND {holding}"),
                 {"tenant_id": self._tenant_id, **patterns},

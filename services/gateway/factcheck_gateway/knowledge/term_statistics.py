@@ -115,8 +115,10 @@ def uncount(connection: Connection, tenant_id: str, passages: Iterable[str]) -> 
 
 def read(connection: Connection, tenant_id: str, terms: list[str]) -> tuple[dict[str, TermStatistic], Totals]:
     """The statistics of those of `terms` the tenant's passages hold, and the tenant's totals."""
-    rows = connection.execute(_READ_TERMS, {"tenant_id": tenant_id, "terms": terms}) if terms else []
-    statistics = {row.term: TermStatistic(row.passages, row.most, row.shortest) for row in rows}
+    statistics = {}
+    if terms:
+        for row in connection.execute(_READ_TERMS, {"tenant_id": tenant_id, "terms": terms}):
+            statistics[row.term] = TermStatistic(row.passages, row.most, row.shortest)
     totals = connection.execute(_READ_TOTALS, {"tenant_id": tenant_id}).one_or_none()
     return statistics, Totals(totals.passages, totals.terms) if totals else Totals(0, 0)
 

@@ -286,7 +286,6 @@ class KnowledgePassage(Base):
     )
 
 
-
 class KnowledgeTerm(Base):
     """One term of a tenant's passages: in how many passages it is, exactly (search's BM25 weights).
 
