@@ -21,7 +21,7 @@ from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck_gateway.knowledge import term_statistics
 from factcheck_gateway.knowledge.bulk import bulk_load
 from factcheck_gateway.knowledge.passage_store import KnowledgeStore, SourceDocument
-from factcheck_gateway.knowledge.ranking import BM25, K1, B, idf
+from factcheck_gateway.knowledge.ranking import BM25, K1, B, idf, passage_scores
 from factcheck_gateway.knowledge.term_statistics import TermStatistic, Totals
 from factcheck_gateway.knowledge.tokens import search_terms
 from factcheck_gateway.knowledge.top_k import term_weights, top_k
@@ -50,28 +50,26 @@ def _brute_force(passages: list[list[str]], terms: list[str]) -> list[tuple[int,
 
 def _in_memory_top_k(passages: list[list[str]], terms: list[str], k: int) -> tuple[list[tuple[int, float]], int]:
     """top_k over an in-memory index; returns the ranking and how many passages it scored."""
-    statistics = {}
-    for term in terms:
-        holding = [p for p in passages if term in p]
-        if holding:
-            statistics[term] = TermStatistic(
-                len(holding), max(p.count(term) for p in holding), min(len(p) for p in holding)
-            )
-    totals = Totals(len(passages), sum(len(p) for p in passages))
+    texts = [" ".join(words) for words in passages]
+    counts = term_statistics.counts_of(texts)
+    statistics = {t: TermStatistic(*counts.terms[t]) for t in terms if t in counts.terms}
+    totals = Totals(counts.passages, counts.length)
+    weights = term_weights(statistics, totals)
+    salient = [set(term_statistics.salient_terms(text).split()) for text in texts]
     scored: list[int] = []
 
+    def holds(i: int, posting) -> bool:
+        return posting.term in (salient[i] if posting.salient else passages[i])
+
     def matching(groups):
-        return [i for i, p in enumerate(passages) if any(all(t in p for t in group) for group in groups)]
+        return [i for i in range(len(passages)) if any(all(holds(i, p) for p in group) for group in groups)]
 
     def scoring(ids):
         scored.extend(ids)
-        weights = term_weights(statistics, totals)
-        ranking = BM25(
-            [" ".join(passages[i]) for i in ids], {t: w.idf for t, w in weights.items()}, totals.average_length
-        )
-        return dict(zip(ids, ranking.scores(" ".join(statistics))))
+        held = {t: weights[t].idf for t in terms if t in weights}
+        return dict(zip(ids, passage_scores([texts[i] for i in ids], held, totals.average_length)))
 
-    ranked = top_k(term_weights(statistics, totals), k, totals.passages, matching, scoring)
+    ranked = top_k(weights, k, totals.passages, matching, scoring)
     return [(i, s) for i, s in ranked if s > 0], len(scored)
 
 
@@ -300,3 +298,67 @@ def test_term_frequencies_count_what_term_counts_counts(passage, terms):
     assert term_frequencies(passage, terms) == ([counts.get(t, 0) for t in terms], sum(counts.values()))
     # A number's thousands separators: "1,000" in a passage is the query's "1000".
     assert term_counts("It cost 1,000 dollars")["1000"] == 1 and search_terms("1,000 dollars") == ["1000", "dollars"]
+
+
+@pytest.mark.parametrize("row_cost", [0, 10**9])
+def test_the_index_reads_every_passage_of_a_group_through_its_lead_or_its_and(database_url, row_cost):
+    """A group read as the index's AND of its lists, or through its shortest list filtered by the texts' words
+    (ROW_COST decides which: only speed depends on it), holds every passage in each of its lists."""
+    from factcheck_gateway.knowledge.passage_store import _PostgresIndex, _SqliteIndex
+    from factcheck_gateway.knowledge.top_k import PostingList
+
+    rng = random.Random(row_cost)
+    words = ["ant", "bee", "cow", "doe", "eel", "1000"]
+    texts = []
+    for i in range(120):
+        chosen = rng.sample(words, rng.randint(1, 4)) + [rng.choice(words)] * rng.randint(0, 1)
+        body = " ".join(w if w != "1000" else "1,000" for w in chosen)
+        texts.append(f"{body} filler words make this passage long enough {i}" if i % 3 else body)
+    store = StageStore(database_url)
+    try:
+        bulk_load(store.engine, [SourceDocument(f"d{i}", "", "", t) for i, t in enumerate(texts)], tenant_id=TENANT)
+        salient = [set(term_statistics.salient_terms(t).split()) for t in texts]
+        held = [set(search_terms(t)) for t in texts]
+        with store.engine.connect() as connection:
+            ids = {body: i for body, i in connection.execute(text("SELECT text, id FROM kb_passages"))}
+            for _ in range(20):
+                groups = []
+                for _ in range(rng.randint(1, 4)):
+                    terms = rng.sample(words, rng.randint(1, 3))
+                    groups.append(tuple(PostingList(t, rng.random() < 0.5, 1.0, rng.randint(1, 200)) for t in terms))
+                if connection.dialect.name == "sqlite":
+                    index = _SqliteIndex(connection, TENANT, small_tenant=True)
+                else:
+                    index = _PostgresIndex(connection, TENANT, True, words)
+                index.ROW_COST = row_cost
+                found = set(index.matching(groups))
+                expected = {
+                    ids[t]
+                    for i, t in enumerate(texts)
+                    if any(all(p.term in (salient[i] if p.salient else held[i]) for p in g) for g in groups)
+                }
+                assert expected <= found
+    finally:
+        store.close()
+
+
+def test_a_number_written_with_thousands_separators_is_found_by_its_term(database_url):
+    """The index tokenizes "1,000" apart ("1", "000"); the passage gives it the term "1000" too."""
+    store = StageStore(database_url)
+    knowledge = KnowledgeStore(store.engine)
+    try:
+        knowledge.add_documents(
+            [
+                SourceDocument(
+                    "cost", "", "", "The bridge cost 1,000 crowns when it was finished in the spring of 1802."
+                ),
+                SourceDocument(
+                    "other", "", "", "The bridge cost 900 crowns when it was finished in the spring of 1801."
+                ),
+            ],
+            tenant_id=TENANT,
+        )
+        for query in ("1,000 crowns", "1000"):
+            assert [h.document.id for h in knowledge.search(query, 3, tenant_id=TENANT).hits][0] == "cost"
+    finally:
+        store.close()

@@ -40,17 +40,28 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from factcheck_gateway.knowledge import term_statistics
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.passage_store import SourceDocument
+from factcheck_gateway.knowledge.term_statistics import salient_terms
 from factcheck_gateway.knowledge.upkeep import GIN_INDEX, refresh_after_load
 from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage, utc_now
 from factcheck_gateway.store.records import storable
 
 BATCH_DOCUMENTS = 2_000
 _FTS_INSERT_TRIGGER = "kb_passages_fts_insert"
-# What the insert trigger of migration 0005 does for one row, for every new row at once.
+# What the insert trigger of migration 0016 does for one row, for every new row at once.
 _SQLITE_INDEX_NEW = text(
-    "INSERT INTO kb_passages_fts(rowid, text, tenant) SELECT id, text, hex(tenant_id) FROM kb_passages WHERE id >= :first"
+    "INSERT INTO kb_passages_fts(rowid, text, tenant, salient) "
+    "SELECT id, text, hex(tenant_id), salient FROM kb_passages WHERE id >= :first"
 )
-_PASSAGE_COLUMNS = ("tenant_id", "document_id", "chunk_index", "text", "start_offset", "end_offset", "section")
+_PASSAGE_COLUMNS = (
+    "tenant_id",
+    "document_id",
+    "chunk_index",
+    "text",
+    "start_offset",
+    "end_offset",
+    "section",
+    "salient",
+)
 
 
 @dataclass(frozen=True)
@@ -137,7 +148,7 @@ def _insert_documents(connection: Connection, batch: list[SourceDocument], tenan
     statement = dialect_insert(KnowledgeDocument).on_conflict_do_nothing().returning(KnowledgeDocument.id)
     new_ids = connection.execute(statement, rows).scalars().all() if rows else []
     passages = [
-        (tenant_id, document_id, i, chunk.text, chunk.start, chunk.end, chunk.heading)
+        (tenant_id, document_id, i, chunk.text, chunk.start, chunk.end, chunk.heading, salient_terms(chunk.text))
         for document_id in new_ids
         for i, chunk in enumerate(chunks[document_id])
     ]

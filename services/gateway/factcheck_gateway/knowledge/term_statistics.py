@@ -6,6 +6,13 @@ top_k.py). They are the store's own, kept in the same transaction that adds or d
 the same tokens as the ranking (tokens.term_counts): never an estimate a database refreshes on its own
 (ANALYZE's lexeme frequencies, FTS5 counts in windows of rows), so a statistics refresh changes how fast
 a search is, never which passages it returns.
+
+A term is *salient* in a passage that holds it more than once, or in a short passage (under SHORT_PASSAGE
+terms): the postings whose share of a BM25 score can exceed what one occurrence in a passage of ordinary
+length adds. Each passage lists its salient terms (kb_passages.salient, indexed apart from its text), and
+kb_terms counts them, so search can read a term's salient postings on their own and bound the rest
+tightly (top_k.py). The same column gives the index the numbers the text writes with thousands separators,
+as terms ("1,000": "1000"), which it could not find in the text.
 """
 
 from __future__ import annotations
@@ -15,7 +22,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, bindparam, text
 
-from factcheck_gateway.knowledge.tokens import term_counts
+from factcheck_gateway.knowledge.tokens import separated_numbers, term_counts
+
+# A passage shorter than this, in terms, has every term salient.
+SHORT_PASSAGE = 8
 
 
 @dataclass(frozen=True)
@@ -23,6 +33,17 @@ class TermStatistic:
     passages: int  # passages holding the term
     most: int  # the most times one passage holds it (at least; deletions leave it)
     shortest: int  # the shortest passage holding it, in terms (at most; deletions leave it)
+    salient: int = 0  # passages in which it is salient
+
+
+def salient_terms(passage: str) -> str:
+    """What kb_passages.salient holds: the passage's salient terms, then the numbers it writes with thousands
+    separators as terms (which the index cannot find in the text: search reads them here too; they do not
+    make a passage salient), space-separated."""
+    counts = term_counts(passage)
+    length = sum(counts.values())
+    salient = list(counts) if length < SHORT_PASSAGE else [term for term, times in counts.items() if times > 1]
+    return " ".join(dict.fromkeys(salient + separated_numbers(passage)))
 
 
 @dataclass(frozen=True)
@@ -37,7 +58,7 @@ class Totals:
 
 @dataclass
 class _Counts:
-    """What a set of passages adds to the statistics: term -> [passages, most, shortest], and the totals."""
+    """What a set of passages adds to the statistics: term -> [passages, most, shortest, salient], and the totals."""
 
     terms: dict[str, list[int]]
     passages: int = 0
@@ -48,14 +69,17 @@ class _Counts:
         length = sum(counts.values())
         self.passages += 1
         self.length += length
+        short = length < SHORT_PASSAGE
         for term, times in counts.items():
+            salient = int(short or times > 1)
             known = self.terms.get(term)
             if known is None:
-                self.terms[term] = [1, times, length]
+                self.terms[term] = [1, times, length, salient]
             else:
                 known[0] += 1
                 known[1] = max(known[1], times)
                 known[2] = min(known[2], length)
+                known[3] += salient
 
 
 def counts_of(passages: Iterable[str]) -> _Counts:
@@ -81,14 +105,15 @@ def count(connection: Connection, tenant_id: str, passages: Iterable[str]) -> No
                 "passages": [value[0] for _, value in rows],
                 "most": [value[1] for _, value in rows],
                 "shortest": [value[2] for _, value in rows],
+                "salient": [value[3] for _, value in rows],
             },
         )
     else:
         connection.execute(
             _SQLITE_ADD_TERM,
             [
-                {"tenant_id": tenant_id, "term": term, "passages": p, "most": m, "shortest": s}
-                for term, (p, m, s) in rows
+                {"tenant_id": tenant_id, "term": term, "passages": p, "most": m, "shortest": s, "salient": a}
+                for term, (p, m, s, a) in rows
             ],
         )
     connection.execute(_ADD_TOTALS, {"tenant_id": tenant_id, "passages": counts.passages, "terms": counts.length})
@@ -99,17 +124,23 @@ def uncount(connection: Connection, tenant_id: str, passages: Iterable[str]) -> 
     counts = counts_of(passages)
     if not counts.passages:
         return
-    rows = sorted((term, value[0]) for term, value in counts.terms.items())
+    rows = sorted((term, value[0], value[3]) for term, value in counts.terms.items())
     if connection.dialect.name == "postgresql":
         connection.execute(
             _POSTGRES_SUBTRACT_TERMS,
-            {"tenant_id": tenant_id, "terms": [t for t, _ in rows], "passages": [p for _, p in rows]},
+            {
+                "tenant_id": tenant_id,
+                "terms": [t for t, _, _ in rows],
+                "passages": [p for _, p, _ in rows],
+                "salient": [a for _, _, a in rows],
+            },
         )
     else:
         connection.execute(
-            _SQLITE_SUBTRACT_TERM, [{"tenant_id": tenant_id, "term": term, "passages": p} for term, p in rows]
+            _SQLITE_SUBTRACT_TERM,
+            [{"tenant_id": tenant_id, "term": term, "passages": p, "salient": a} for term, p, a in rows],
         )
-    connection.execute(_DROP_UNUSED_TERM, [{"tenant_id": tenant_id, "term": term} for term, _ in rows])
+    connection.execute(_DROP_UNUSED_TERM, [{"tenant_id": tenant_id, "term": term} for term, _, _ in rows])
     connection.execute(_ADD_TOTALS, {"tenant_id": tenant_id, "passages": -counts.passages, "terms": -counts.length})
 
 
@@ -118,7 +149,7 @@ def read(connection: Connection, tenant_id: str, terms: list[str]) -> tuple[dict
     statistics = {}
     if terms:
         for row in connection.execute(_READ_TERMS, {"tenant_id": tenant_id, "terms": terms}):
-            statistics[row.term] = TermStatistic(row.passages, row.most, row.shortest)
+            statistics[row.term] = TermStatistic(row.passages, row.most, row.shortest, row.salient)
     totals = connection.execute(_READ_TOTALS, {"tenant_id": tenant_id}).one_or_none()
     return statistics, Totals(totals.passages, totals.terms) if totals else Totals(0, 0)
 
@@ -129,25 +160,29 @@ def all_passages(connection: Connection) -> int:
 
 
 _SQLITE_ADD_TERM = text(
-    "INSERT INTO kb_terms (tenant_id, term, passages, most, shortest) "
-    "VALUES (:tenant_id, :term, :passages, :most, :shortest) "
+    "INSERT INTO kb_terms (tenant_id, term, passages, most, shortest, salient) "
+    "VALUES (:tenant_id, :term, :passages, :most, :shortest, :salient) "
     "ON CONFLICT (tenant_id, term) DO UPDATE SET passages = kb_terms.passages + excluded.passages, "
-    "most = max(kb_terms.most, excluded.most), shortest = min(kb_terms.shortest, excluded.shortest)"
+    "most = max(kb_terms.most, excluded.most), shortest = min(kb_terms.shortest, excluded.shortest), "
+    "salient = kb_terms.salient + excluded.salient"
 )
 _POSTGRES_ADD_TERMS = text(
-    "INSERT INTO kb_terms (tenant_id, term, passages, most, shortest) "
-    "SELECT :tenant_id, t.term, t.passages, t.most, t.shortest FROM unnest(CAST(:terms AS text[]), "
-    "CAST(:passages AS int[]), CAST(:most AS int[]), CAST(:shortest AS int[])) AS t(term, passages, most, shortest) "
+    "INSERT INTO kb_terms (tenant_id, term, passages, most, shortest, salient) "
+    "SELECT :tenant_id, t.term, t.passages, t.most, t.shortest, t.salient FROM unnest(CAST(:terms AS text[]), "
+    "CAST(:passages AS int[]), CAST(:most AS int[]), CAST(:shortest AS int[]), CAST(:salient AS int[])) "
+    "AS t(term, passages, most, shortest, salient) "
     "ON CONFLICT (tenant_id, term) DO UPDATE SET passages = kb_terms.passages + excluded.passages, "
-    "most = GREATEST(kb_terms.most, excluded.most), shortest = LEAST(kb_terms.shortest, excluded.shortest)"
+    "most = GREATEST(kb_terms.most, excluded.most), shortest = LEAST(kb_terms.shortest, excluded.shortest), "
+    "salient = kb_terms.salient + excluded.salient"
 )
 _SQLITE_SUBTRACT_TERM = text(
-    "UPDATE kb_terms SET passages = passages - :passages WHERE tenant_id = :tenant_id AND term = :term"
+    "UPDATE kb_terms SET passages = passages - :passages, salient = salient - :salient "
+    "WHERE tenant_id = :tenant_id AND term = :term"
 )
 _POSTGRES_SUBTRACT_TERMS = text(
-    "UPDATE kb_terms k SET passages = k.passages - t.passages "
-    "FROM unnest(CAST(:terms AS text[]), CAST(:passages AS int[])) AS t(term, passages) "
-    "WHERE k.tenant_id = :tenant_id AND k.term = t.term"
+    "UPDATE kb_terms k SET passages = k.passages - t.passages, salient = k.salient - t.salient "
+    "FROM unnest(CAST(:terms AS text[]), CAST(:passages AS int[]), CAST(:salient AS int[])) "
+    "AS t(term, passages, salient) WHERE k.tenant_id = :tenant_id AND k.term = t.term"
 )
 _DROP_UNUSED_TERM = text("DELETE FROM kb_terms WHERE tenant_id = :tenant_id AND term = :term AND passages <= 0")
 _ADD_TOTALS = text(
@@ -156,6 +191,6 @@ _ADD_TOTALS = text(
     "terms = kb_term_totals.terms + excluded.terms"
 )
 _READ_TERMS = text(
-    "SELECT term, passages, most, shortest FROM kb_terms WHERE tenant_id = :tenant_id AND term IN :terms"
+    "SELECT term, passages, most, shortest, salient FROM kb_terms WHERE tenant_id = :tenant_id AND term IN :terms"
 ).bindparams(bindparam("terms", expanding=True))
 _READ_TOTALS = text("SELECT passages, terms FROM kb_term_totals WHERE tenant_id = :tenant_id")

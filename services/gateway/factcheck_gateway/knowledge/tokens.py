@@ -24,6 +24,14 @@ def _words(text: str) -> list[str]:
     return words
 
 
+def separated_numbers(text: str) -> list[str]:
+    """The numbers the text writes with thousands separators, as terms ("1,000" -> "1000"): a full-text index
+    tokenizes the written form apart ("1", "000"), so it is given the term too (kb_passages.salient)."""
+    return [
+        word.replace(",", "") for word in _WORD.findall(text.lower()) if "," in word and word.replace(",", "").isdigit()
+    ]
+
+
 def search_terms(text: str) -> list[str]:
     """Distinct terms in order of first appearance."""
     seen: dict[str, None] = {}

@@ -277,6 +277,8 @@ class KnowledgePassage(Base):
     end_offset: Mapped[int] = mapped_column(Integer, nullable=False)
     # The heading of the document section the passage is in ("" when none, and for passages stored before 0010).
     section: Mapped[str] = mapped_column(Text, nullable=False, default="", server_default="")
+    # Its salient terms, space-separated, indexed apart from its text (term_statistics.salient_terms; "" for none).
+    salient: Mapped[str] = mapped_column(Text, nullable=False, default="", server_default="")
 
     __table_args__ = (
         ForeignKeyConstraint(
@@ -292,7 +294,8 @@ class KnowledgeTerm(Base):
     Kept in the transaction that adds or deletes the passages (knowledge/term_statistics.py), so search
     never depends on statistics a database refreshes on its own. `most` (the most times one passage holds
     the term) and `shortest` (the shortest passage holding it, in terms) bound what the term can add to a
-    passage's score; a deletion leaves them as they were, which keeps them bounds.
+    passage's score; a deletion leaves them as they were, which keeps them bounds. `salient`: the passages in
+    which it is salient (held more than once, or in a short passage).
     """
 
     __tablename__ = "kb_terms"
@@ -302,6 +305,7 @@ class KnowledgeTerm(Base):
     passages: Mapped[int] = mapped_column(Integer, nullable=False)
     most: Mapped[int] = mapped_column(Integer, nullable=False)
     shortest: Mapped[int] = mapped_column(Integer, nullable=False)
+    salient: Mapped[int] = mapped_column(Integer, nullable=False)  # passages in which the term is salient
 
     __table_args__ = (PrimaryKeyConstraint("tenant_id", "term"),)
 

@@ -1,4 +1,4 @@
-"""The knowledge store's exact term statistics, per tenant: kb_terms and kb_term_totals.
+"""The knowledge store's exact term statistics, per tenant, and each passage's salient terms indexed apart.
 
 Revision ID: 0016
 Revises: 0015
@@ -6,18 +6,23 @@ Create Date: 2026-12-05
 
 Search ranks a tenant's passages by BM25 with the tenant's own, exact term counts and bounds its candidates
 with them (knowledge/top_k.py), instead of estimates that moved whenever the database refreshed its
-statistics. kb_terms: per tenant and term, the passages holding it, the most times one passage holds it and
-the shortest passage holding it; kb_term_totals: per tenant, the passages and their summed length in terms.
-The passages already stored are counted here, with the store's own tokens (term_statistics.count: the
-counts must be made the way search reads them, so this revision uses that code rather than a copy).
+statistics. kb_terms: per tenant and term, the passages holding it, the most times one passage holds it, the
+shortest passage holding it and the passages in which it is salient; kb_term_totals: per tenant, the passages
+and their summed length in terms. kb_passages.salient: the passage's salient terms (held more than once, or
+all of a short passage's), which the index holds apart from the text so that search can read a term's
+salient postings on their own. The passages already stored are counted and marked here with the store's own
+tokens (term_statistics: they must be made the way search reads them, so this revision uses that code rather
+than a copy).
 
 The full-text indexes now make the store's tokens too, with no stemming and no stopwords of their own:
 search reads a term's whole posting list, and a stem's list ("record" for "records") is longer, while a
 word PostgreSQL's english configuration drops ("after", "only", "over") could not be looked up at all.
-SQLite: kb_passages_fts is made again with tokenize='unicode61' (0005's triggers, re-indexed, merged);
-PostgreSQL: search_vector is made again from to_tsvector('simple', ...) (a rewrite of kb_passages and its
-GIN index: about a minute per million passages), with the default statistics target (search no longer
-reads ANALYZE's lexeme frequencies). Both are the longest part of this revision on a large store.
+SQLite: kb_passages_fts is made again with a third column, `salient`, and tokenize='unicode61' (0005's
+triggers with the new column, re-indexed, merged); PostgreSQL: search_vector is made again from
+to_tsvector('simple', text), the salient terms with weight A, and the tenant's lexeme (a rewrite of
+kb_passages and its GIN index: about a minute per million passages), with the default statistics target
+(search no longer reads ANALYZE's lexeme frequencies). Marking the stored passages and re-indexing them
+are the longest part of this revision on a large store (minutes at a million passages).
 """
 
 from typing import Sequence, Union
@@ -37,29 +42,30 @@ TENANT_ID_LENGTH = 64
 SQLITE_TRIGGERS = ("kb_passages_fts_insert", "kb_passages_fts_delete", "kb_passages_fts_update")
 
 
-def _sqlite_fts(tokenize: str) -> list[str]:
-    """0005's contentless FTS5 table and triggers, with this tokenizer, filled and merged."""
+def _sqlite_fts(tokenize: str, salient: bool) -> list[str]:
+    """0005's contentless FTS5 table and triggers, with this tokenizer (and the salient column), filled and merged."""
+    columns = "text, tenant, salient" if salient else "text, tenant"
+    new = "new.text, hex(new.tenant_id)" + (", new.salient" if salient else "")
+    old = "old.text, hex(old.tenant_id)" + (", old.salient" if salient else "")
     return [
-        f"CREATE VIRTUAL TABLE kb_passages_fts USING fts5(text, tenant, content='', tokenize='{tokenize}')",
+        f"CREATE VIRTUAL TABLE kb_passages_fts USING fts5({columns}, content='', tokenize='{tokenize}')",
         "CREATE TRIGGER kb_passages_fts_insert AFTER INSERT ON kb_passages BEGIN "
-        "INSERT INTO kb_passages_fts(rowid, text, tenant) VALUES (new.id, new.text, hex(new.tenant_id)); END",
+        f"INSERT INTO kb_passages_fts(rowid, {columns}) VALUES (new.id, {new}); END",
         "CREATE TRIGGER kb_passages_fts_delete AFTER DELETE ON kb_passages BEGIN "
-        "INSERT INTO kb_passages_fts(kb_passages_fts, rowid, text, tenant) "
-        "VALUES ('delete', old.id, old.text, hex(old.tenant_id)); END",
+        f"INSERT INTO kb_passages_fts(kb_passages_fts, rowid, {columns}) VALUES ('delete', old.id, {old}); END",
         "CREATE TRIGGER kb_passages_fts_update AFTER UPDATE ON kb_passages BEGIN "
-        "INSERT INTO kb_passages_fts(kb_passages_fts, rowid, text, tenant) "
-        "VALUES ('delete', old.id, old.text, hex(old.tenant_id)); "
-        "INSERT INTO kb_passages_fts(rowid, text, tenant) VALUES (new.id, new.text, hex(new.tenant_id)); END",
-        "INSERT INTO kb_passages_fts(rowid, text, tenant) SELECT id, text, hex(tenant_id) FROM kb_passages",
+        f"INSERT INTO kb_passages_fts(kb_passages_fts, rowid, {columns}) VALUES ('delete', old.id, {old}); "
+        f"INSERT INTO kb_passages_fts(rowid, {columns}) VALUES (new.id, {new}); END",
+        f"INSERT INTO kb_passages_fts(rowid, {columns}) SELECT id, "
+        + ("text, hex(tenant_id), salient" if salient else "text, hex(tenant_id)")
+        + " FROM kb_passages",
         "INSERT INTO kb_passages_fts(kb_passages_fts) VALUES ('optimize')",
     ]
 
 
-def _postgres_vector(configuration: str, statistics: int) -> list[str]:
-    """0005's generated search_vector (the passage's lexemes and its tenant's), with this configuration."""
-    vector = f"to_tsvector('{configuration}', text) || array_to_tsvector(ARRAY['tenant ' || tenant_id])"
+def _postgres_vector(vector: str, statistics: int) -> list[str]:
+    """0005's generated search_vector, made of `vector`, and its GIN index."""
     return [
-        "ALTER TABLE kb_passages DROP COLUMN search_vector",  # and its GIN index
         f"ALTER TABLE kb_passages ADD COLUMN search_vector tsvector GENERATED ALWAYS AS ({vector}) STORED",
         f"ALTER TABLE kb_passages ALTER COLUMN search_vector SET STATISTICS {statistics}",
         "CREATE INDEX idx_kb_passages_search ON kb_passages USING GIN (search_vector)",
@@ -67,16 +73,20 @@ def _postgres_vector(configuration: str, statistics: int) -> list[str]:
     ]
 
 
-def _reindex(tokenize: str, configuration: str, statistics: int) -> None:
+POSTGRES_VECTOR = (
+    "to_tsvector('simple', text) || setweight(to_tsvector('simple', salient), 'A') "
+    "|| array_to_tsvector(ARRAY['tenant ' || tenant_id])"
+)
+POSTGRES_VECTOR_0005 = "to_tsvector('english', text) || array_to_tsvector(ARRAY['tenant ' || tenant_id])"
+
+
+def _drop_index() -> None:
     if op.get_bind().dialect.name == "sqlite":
         for trigger in SQLITE_TRIGGERS:
             op.execute(f"DROP TRIGGER IF EXISTS {trigger}")
         op.execute("DROP TABLE IF EXISTS kb_passages_fts")
-        statements = _sqlite_fts(tokenize)
     else:
-        statements = _postgres_vector(configuration, statistics)
-    for statement in statements:
-        op.execute(statement)
+        op.execute("ALTER TABLE kb_passages DROP COLUMN search_vector")  # and its GIN index
 
 
 def upgrade() -> None:
@@ -87,6 +97,7 @@ def upgrade() -> None:
         sa.Column("passages", sa.Integer(), nullable=False),
         sa.Column("most", sa.Integer(), nullable=False),
         sa.Column("shortest", sa.Integer(), nullable=False),
+        sa.Column("salient", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("tenant_id", "term", name="pk_kb_terms"),
     )
     op.create_table(
@@ -96,6 +107,10 @@ def upgrade() -> None:
         sa.Column("terms", sa.BigInteger(), nullable=False),
         sa.PrimaryKeyConstraint("tenant_id", name="pk_kb_term_totals"),
     )
+    # The index first, so that marking the passages does not go through its triggers (or recompute search_vector).
+    _drop_index()
+    # A plain ADD COLUMN with a constant default, never a batch rebuild (see 0010).
+    op.add_column("kb_passages", sa.Column("salient", sa.Text(), nullable=False, server_default=""))
     connection = op.get_bind()
     tenants = connection.execute(sa.text("SELECT DISTINCT tenant_id FROM kb_passages")).scalars().all()
     for tenant_id in tenants:
@@ -103,10 +118,26 @@ def upgrade() -> None:
             sa.text("SELECT text FROM kb_passages WHERE tenant_id = :tenant_id"), {"tenant_id": tenant_id}
         ).scalars()
         term_statistics.count(connection, tenant_id, passages)
-    _reindex("unicode61", "simple", -1)
+    rows = connection.execute(sa.text("SELECT id, text FROM kb_passages")).all()
+    marked = [{"id": i, "salient": salient} for i, body in rows if (salient := term_statistics.salient_terms(body))]
+    if marked:
+        connection.execute(sa.text("UPDATE kb_passages SET salient = :salient WHERE id = :id"), marked)
+    if connection.dialect.name == "sqlite":
+        statements = _sqlite_fts("unicode61", salient=True)
+    else:
+        statements = _postgres_vector(POSTGRES_VECTOR, -1)
+    for statement in statements:
+        op.execute(statement)
 
 
 def downgrade() -> None:
-    _reindex("porter unicode61", "english", 1000)
+    _drop_index()
+    op.drop_column("kb_passages", "salient")
+    if op.get_bind().dialect.name == "sqlite":
+        statements = _sqlite_fts("porter unicode61", salient=False)
+    else:
+        statements = _postgres_vector(POSTGRES_VECTOR_0005, 1000)
+    for statement in statements:
+        op.execute(statement)
     op.drop_table("kb_term_totals")
     op.drop_table("kb_terms")
