@@ -30,13 +30,13 @@ exact_bm25_top is Okapi BM25 with the gateway's own terms, k1, b and IDF over ev
 
 from __future__ import annotations
 
-import bisect
-import heapq
 import itertools
 import math
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.ranking import K1, B, idf
@@ -332,55 +332,73 @@ class ExactBM25:
 
     Query terms: search_terms(question) (distinct); a passage's term frequencies: term_counts(text), its
     length their sum; IDF: ranking.idf(df, N) over all N passages; avgdl: the mean length. Only the questions'
-    terms get postings, so a million passages take seconds per pass over their texts, not gigabytes.
+    terms get postings, so a million passages take one pass over their texts and little memory. Scores are
+    added term by term in the question's order with numpy's float64, which gives the very floats the formula
+    written out in Python gives: passages with the same terms and length score exactly the same, and equal
+    scores are ties (broken by passage index, the lower first).
     """
 
     def __init__(self, passages: Sequence[str], questions: Sequence[str]) -> None:
         self.question_terms = [search_terms(question) for question in questions]
         wanted = {term for terms in self.question_terms for term in terms}
-        self._postings: dict[str, list[tuple[int, int]]] = {term: [] for term in wanted}
+        postings: dict[str, tuple[list[int], list[int]]] = {term: ([], []) for term in wanted}
         lengths = []
         for index, text in enumerate(passages):
             counts = term_counts(text)
             lengths.append(sum(counts.values()))
             for term in wanted.intersection(counts):
-                self._postings[term].append((index, counts[term]))
-        self._lengths = lengths
+                postings[term][0].append(index)
+                postings[term][1].append(counts[term])
         self._count = len(lengths)
-        self._average = sum(lengths) / len(lengths) if lengths else 0.0
+        average = sum(lengths) / len(lengths) if lengths else 0.0
+        norms = np.array([K1 * (1 - B + B * length / average) for length in lengths], dtype=np.float64)
+        # Per term: the passages holding it (ascending) and what it adds to each one's score.
+        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for term, (where, counts) in postings.items():
+            at = np.array(where, dtype=np.int64)
+            tf = np.array(counts, dtype=np.float64)
+            weight = idf(len(where), self._count)
+            self._postings[term] = (at, weight * tf * (K1 + 1) / (tf + norms[at]))
+        self._tops: dict[int, tuple[int, list[int]]] = {}  # question -> (k, its k best), once worked out
 
-    def scores(self, question: int) -> dict[int, float]:
-        """Every passage with a score above 0 for the question (its index in the questions), by passage index.
-
-        Terms are added in the question's order, so passages with the same terms and length score exactly
-        the same (ties are ties, not rounding)."""
-        scores: dict[int, float] = {}
+    def scores(self, question: int) -> np.ndarray:
+        """Every passage's score for the question (its index in the questions), by passage index."""
+        totals = np.zeros(self._count, dtype=np.float64)
         for term in self.question_terms[question]:
-            postings = self._postings[term]
-            weight = idf(len(postings), self._count)
-            for index, tf in postings:
-                norm = K1 * (1 - B + B * self._lengths[index] / self._average)
-                scores[index] = scores.get(index, 0.0) + weight * tf * (K1 + 1) / (tf + norm)
-        return scores
+            at, adds = self._postings[term]
+            totals[at] += adds
+        return totals
 
     def score(self, question: int, index: int) -> float:
         """One passage's score for the question: the same sum, in the same order, as `scores` gives it."""
         score = 0.0
         for term in self.question_terms[question]:
-            tf = self._tf(term, index)
-            if tf:
-                norm = K1 * (1 - B + B * self._lengths[index] / self._average)
-                score += idf(len(self._postings[term]), self._count) * tf * (K1 + 1) / (tf + norm)
+            at, adds = self._postings[term]
+            position = int(np.searchsorted(at, index))
+            if position < len(at) and at[position] == index:
+                score += float(adds[position])
         return score
 
-    def _tf(self, term: str, index: int) -> int:
-        postings = self._postings[term]
-        at = bisect.bisect_left(postings, (index, 0))
-        return postings[at][1] if at < len(postings) and postings[at][0] == index else 0
+    def _holds(self, term: str, index: int) -> bool:
+        at = self._postings[term][0]
+        position = int(np.searchsorted(at, index))
+        return position < len(at) and int(at[position]) == index
 
     def top(self, question: int, k: int = 3) -> list[int]:
-        """The k best passages, best first; equal scores in passage order (the lower index first)."""
-        return [index for _, index in heapq.nsmallest(k, ((-s, i) for i, s in self.scores(question).items()))]
+        """The k best passages (fewer when fewer hold a term), best first; equal scores in passage order."""
+        cached = self._tops.get(question)
+        if cached is None or cached[0] < k:
+            totals = self.scores(question)
+            held = np.flatnonzero(totals > 0)
+            values = totals[held]
+            if len(held) > k:
+                # Every passage scoring at least the k-th best score (ties included), then ordered.
+                kth = np.partition(values, len(values) - k)[len(values) - k]
+                held, values = held[values >= kth], values[values >= kth]
+            order = np.lexsort((held, -values))[:k]
+            cached = (k, [int(i) for i in held[order]])
+            self._tops[question] = cached
+        return cached[1][:k]
 
     def gateway_top(self, question: int, k: int = 3) -> list[int]:
         """What the gateway's Search (top k) returns from a store that ranks every passage exactly: the store's
@@ -388,8 +406,9 @@ class ExactBM25:
         question's IDF weight (over its terms found in the pool, as ranking.BM25.coverage counts it) are left
         out (factcheck_gateway.knowledge.retrieval). So a store may return fewer than k passages."""
         pool = self.top(question, k * CANDIDATE_FACTOR)
-        weights = {term: idf(len(self._postings[term]), self._count) for term in self.question_terms[question]}
-        present = {term: [self._tf(term, index) > 0 for index in pool] for term in weights}
+        terms = self.question_terms[question]
+        weights = {term: idf(len(self._postings[term][0]), self._count) for term in terms}
+        present = {term: [self._holds(term, index) for index in pool] for term in terms}
         total = sum(weight for term, weight in weights.items() if any(present[term]))
 
         def coverage(position: int) -> float:
