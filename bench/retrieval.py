@@ -32,8 +32,8 @@ Reference: exact BM25 (the gateway's terms, k1, b and IDF) over every passage of
 would score. =exact: share of the questions whose passages are those the gateway would return from a
 store that ranked every passage exactly (ExactBM25.gateway_top: its 9 best, less those covering under
 30% of the question's weight), ties aside (as many passages, with the same exact scores; order not
-compared). changed: queries (questions and common
-ones) whose top 3, passages and order, differ between the first pass as loaded and after maintenance.
+compared). changed: queries (questions and common ones) whose top 3, passages and order, differ
+between the first pass as loaded and the first after maintenance.
 
     python -m bench.retrieval [--sizes 10000,100000] [--million] [--backend sqlite|postgresql|both]
                               [--corpus easy|hard|both] [--facts 300] [--common 200] [--passes 3]
@@ -515,13 +515,13 @@ def main() -> None:
         database_url=args.database_url,
         corpora=corpora,
         maintenance=not args.no_maintenance,
-        say=lambda text: print(text if text.startswith("(") else f"({text})", flush=True),
+        say=lambda text: print(f"({text})", flush=True),
     )
     print(
         "(Search over gRPC, top 3. Left of |: as loaded; right: after maintenance (maint s). ms: median pass and "
         "the passes' spread; ask/common: p95 of the questions and of the common-word queries. hit@3: the store; "
-        "exact: exact BM25 over every passage; =exact: share of questions whose top 3 is exact BM25's, ties "
-        "aside; changed: queries whose top 3 differs after maintenance.)"
+        "exact: exact BM25 over every passage; =exact: share of questions answered with the passages an exact "
+        "store would give through the gateway, ties aside; changed: queries whose top 3 differs after maintenance.)"
     )
 
 

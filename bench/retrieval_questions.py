@@ -354,9 +354,9 @@ class ExactBM25:
         norms = np.array([K1 * (1 - B + B * length / average) for length in lengths], dtype=np.float64)
         # Per term: the passages holding it (ascending) and what it adds to each one's score.
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for term, (where, counts) in postings.items():
+        for term, (where, frequencies) in postings.items():
             at = np.array(where, dtype=np.int64)
-            tf = np.array(counts, dtype=np.float64)
+            tf = np.array(frequencies, dtype=np.float64)
             weight = idf(len(where), self._count)
             self._postings[term] = (at, weight * tf * (K1 + 1) / (tf + norms[at]))
         self._tops: dict[int, tuple[int, list[int]]] = {}  # question -> (k, its k best), once worked out
