@@ -326,6 +326,7 @@ def test_the_index_reads_every_passage_of_a_group_through_its_lead_or_its_and(da
                 for _ in range(rng.randint(1, 4)):
                     terms = rng.sample(words, rng.randint(1, 3))
                     groups.append(tuple(PostingList(t, rng.random() < 0.5, 1.0, rng.randint(1, 200)) for t in terms))
+                index: _SqliteIndex | _PostgresIndex
                 if connection.dialect.name == "sqlite":
                     index = _SqliteIndex(connection, TENANT, small_tenant=True)
                 else:
