@@ -14,13 +14,14 @@ tenant's own passages (and weighs words by them alone).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, RowMapping, bindparam, delete, exists, select, text
+from sqlalchemy import Connection, Engine, RowMapping, TextClause, bindparam, delete, exists, select, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -230,12 +231,12 @@ class _Index:
         self._texts: dict[int, str] = {}  # the texts of the passages `matching` found, read with their ids
 
     # A group is read either as the index's AND of its lists or through its shortest list (its lead), whose
-    # passages are filtered here by the words their texts hold: an AND walks every entry of each of its lists
-    # (FTS5: 3 ms for a group holding a term of 17% of a million passages, however short its other lists, and
-    # again for every group), while a lead's passages are read once for all the groups it leads, each row
-    # costing about as much as walking ROW_COST entries. Only speed depends on the choice: both read every
-    # passage of the group.
-    ROW_COST = 150
+    # passages are filtered here by the words their texts hold: an AND walks the entries of each of its lists
+    # (FTS5: 10 ms for a short list ANDed with a term in 40% of a million passages), while a lead's passages are
+    # read once for all the groups it leads, each row costing about as much as walking ROW_COST entries
+    # (measured at a million passages: 400-1,000 ran the common-word questions alike on SQLite, 1,000 best on
+    # PostgreSQL). Only speed depends on the choice: both read every passage of the group.
+    ROW_COST = 1000
 
     def matching(self, groups: list[tuple[PostingList, ...]]) -> list[int]:
         """Ids of the tenant's passages in every posting list of at least one group, all of them: never cut at a
@@ -270,6 +271,20 @@ class _Index:
         """`matching`'s passages, id -> text."""
         raise NotImplementedError
 
+    @staticmethod
+    def _by_lead(groups: list[tuple[PostingList, ...]]) -> list[tuple[PostingList, list[tuple[PostingList, ...]]]]:
+        """The groups as one AND per lead (the group's shortest list): the lead, and the OR of what else each group
+        it leads needs (nothing: the lead alone). An index evaluates an OR of many ANDs on every entry of every
+        list in it (PostgreSQL: 150-250 ms for 50 groups of a question's common words at a million passages);
+        led by their shortest list, the same passages cost a walk along a few short lists."""
+        led: dict[PostingList, list[tuple[PostingList, ...]]] = {}
+        for group in groups:
+            lead = min(group, key=lambda posting: posting.passages)
+            rest = tuple(posting for posting in group if posting != lead)
+            if rest not in led.setdefault(lead, []):
+                led[lead].append(rest)
+        return [(lead, [] if () in rests else rests) for lead, rests in led.items()]
+
     def texts(self, ids: list[int]) -> list[str]:
         """The texts of passages `matching` found."""
         return [self._texts[i] for i in ids]
@@ -293,14 +308,15 @@ class _SqliteIndex(_Index):
         # makes several tokens, "3.5" -> 3 5), so every passage holding it matches. A salient list is the term
         # in the salient column; the rest is the term in any column (the text, or the salient column where the
         # text writes it otherwise: "1,000").
+        def operand(posting: PostingList) -> str:
+            return ("salient : " if posting.salient else "") + '"' + posting.term.replace('"', '""') + '"'
+
+        def all_of(postings: tuple[PostingList, ...]) -> str:
+            return "(" + " AND ".join(operand(posting) for posting in postings) + ")"
+
         any_group = " OR ".join(
-            "("
-            + " AND ".join(
-                ("salient : " if posting.salient else "") + '"' + posting.term.replace('"', '""') + '"'
-                for posting in group
-            )
-            + ")"
-            for group in groups
+            f"({operand(lead)} AND ({' OR '.join(all_of(rest) for rest in rests)}))" if rests else operand(lead)
+            for lead, rests in self._by_lead(groups)
         )
         if self._small_tenant:
             match, statement = f"tenant : {self._tenant} AND ({any_group})", _SQLITE_MATCH
@@ -315,8 +331,6 @@ class _SqliteIndex(_Index):
 
 
 class _PostgresIndex(_Index):
-    ROW_COST = 1000  # (a GIN index ANDs compressed posting lists, and reading a row reads a heap page)
-
     def __init__(self, connection: Connection, tenant_id: str, small_tenant: bool, terms: list[str]) -> None:
         super().__init__()
         self._connection = connection
@@ -340,30 +354,49 @@ class _PostgresIndex(_Index):
         ).scalars()
         self._lexemes = {term: tuple(lexemes) for term, lexemes in zip(terms, rows)}
 
+    def _operand(self, posting: PostingList) -> str | None:
+        """The tsquery of one posting list: a salient list is the term's own lexeme with the mark "*" (migration
+        0016); the rest is the lexemes the index makes of the term (None: none), or for a number, also its
+        marked lexeme (where the text writes it with separators)."""
+        if posting.salient:
+            return _tsquery_lexeme("*" + posting.term)
+        lexemes = self._lexemes.get(posting.term, ())
+        if not lexemes:
+            return None
+        own = " & ".join(_tsquery_lexeme(lexeme) for lexeme in lexemes)
+        if posting.term.isdigit():
+            own = f"{own} | {_tsquery_lexeme('*' + posting.term)}"
+        return f"({own})"
+
     def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, str]:
-        indexed: list[list[str]] = []
+        indexed: list[str] = []
         unindexed: list[list[str]] = []
-        for group in groups:
-            # A salient list: the lexemes of the passage's salient terms, which have weight A (migration 0016).
-            lexemes = [
-                _tsquery_lexeme(lexeme) + (":A" if posting.salient else "")
-                for posting in group
-                for lexeme in self._lexemes.get(posting.term, ())
-            ]
+        for lead, rests in self._by_lead(groups):
+            head = self._operand(lead)
+            if head is None:  # a term with no lexeme leads only groups of such terms (it is read by the text)
+                unindexed.extend([lead.term, *(p.term for p in rest)] for rest in rests or [()])
+                continue
             # A group's terms that have no lexeme are left out of its AND: it then matches more passages, never fewer.
-            (indexed if lexemes else unindexed).append(lexemes or [posting.term for posting in group])
+            alternatives = [" & ".join(o for p in rest if (o := self._operand(p)) is not None) for rest in rests]
+            if not rests or not all(alternatives):
+                indexed.append(head)
+            else:
+                indexed.append(f"{head} & ({' | '.join(f'({a})' for a in alternatives)})")
         found: dict[int, str] = {}
         if indexed:
-            query = " | ".join("(" + " & ".join(lexemes) + ")" for lexemes in indexed)
             if self._small_tenant:
-                query = f"{self._tenant_lexeme} & ({query})"
-            rows = self._connection.execute(_POSTGRES_MATCH, {"query": query, "tenant_id": self._tenant_id})
+                indexed = [f"{self._tenant_lexeme} & {query}" for query in indexed]
+            rows = self._connection.execute(
+                _postgres_matching(len(indexed)),
+                {"tenant_id": self._tenant_id, **{f"q{i}": query for i, query in enumerate(indexed)}},
+            )
             found.update((identifier, passage) for identifier, passage in rows)
         for words in unindexed:  # no lexeme at all: the passages whose text holds the words
-            patterns = {f"p{i}": "%" + _like_escaped(word) + "%" for i, word in enumerate(words)}
-            holding = " AND ".join(f"lower(text) LIKE :p{i} ESCAPE '\\'" for i in range(len(words)))
+            # (A number may be written with separators, "1,000": not asked of the text.)
+            patterns = {f"p{i}": "%" + _like_escaped(word) + "%" for i, word in enumerate(words) if not word.isdigit()}
+            holding = "".join(f" AND lower(text) LIKE :{name} ESCAPE '\\'" for name in patterns)
             rows = self._connection.execute(
-                text(f"SELECT id, text FROM kb_passages WHERE tenant_id = :tenant_id AND {holding}"),
+                text(f"SELECT id, text FROM kb_passages WHERE tenant_id = :tenant_id{holding}"),
                 {"tenant_id": self._tenant_id, **patterns},
             )
             found.update((identifier, passage) for identifier, passage in rows)
@@ -489,9 +522,15 @@ _SQLITE_MATCH_CHECKING_TENANT = text(
     "SELECT p.id, p.text FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid "
     "WHERE kb_passages_fts MATCH :match AND +p.tenant_id = :tenant_id"
 )
-_POSTGRES_MATCH = text(
-    "SELECT id, text FROM kb_passages WHERE search_vector @@ CAST(:query AS tsquery) AND tenant_id = :tenant_id"
-)
+
+
+@functools.lru_cache(maxsize=64)
+def _postgres_matching(queries: int) -> TextClause:
+    """The passages matching any of `queries` tsqueries (:q0, :q1, ...): one bitmap index scan each, ORed."""
+    matching = " OR ".join(f"search_vector @@ CAST(:q{i} AS tsquery)" for i in range(queries))
+    return text(f"SELECT id, text FROM kb_passages WHERE ({matching}) AND tenant_id = :tenant_id")
+
+
 _POSTGRES_PASSAGE_ROWS = text(
     "SELECT id, text, start_offset, end_offset, section, document_id FROM kb_passages "
     "WHERE id = ANY(:ids) AND tenant_id = :tenant_id"

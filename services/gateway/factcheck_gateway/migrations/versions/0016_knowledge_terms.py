@@ -19,7 +19,7 @@ search reads a term's whole posting list, and a stem's list ("record" for "recor
 word PostgreSQL's english configuration drops ("after", "only", "over") could not be looked up at all.
 SQLite: kb_passages_fts is made again with a third column, `salient`, and tokenize='unicode61' (0005's
 triggers with the new column, re-indexed, merged); PostgreSQL: search_vector is made again from
-to_tsvector('simple', text), the salient terms with weight A, and the tenant's lexeme (a rewrite of
+to_tsvector('simple', text), the salient terms as lexemes marked with "*" ('*mill'), and the tenant's lexeme (a rewrite of
 kb_passages and its GIN index: about a minute per million passages), with the default statistics target
 (search no longer reads ANALYZE's lexeme frequencies). Marking the stored passages and re-indexing them
 are the longest part of this revision on a large store (minutes at a million passages).
@@ -73,8 +73,10 @@ def _postgres_vector(vector: str, statistics: int) -> list[str]:
     ]
 
 
+# The salient terms as lexemes of their own, each the term marked with "*" (the parser never makes one).
 POSTGRES_VECTOR = (
-    "to_tsvector('simple', text) || setweight(to_tsvector('simple', salient), 'A') "
+    "to_tsvector('simple', text) "
+    "|| array_to_tsvector(string_to_array(regexp_replace(salient, '(\\S+)', '*\\1', 'g'), ' ')) "
     "|| array_to_tsvector(ARRAY['tenant ' || tenant_id])"
 )
 POSTGRES_VECTOR_0005 = "to_tsvector('english', text) || array_to_tsvector(ARRAY['tenant ' || tenant_id])"
