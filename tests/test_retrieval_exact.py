@@ -64,7 +64,7 @@ def _in_memory_top_k(passages: list[list[str]], terms: list[str], k: int) -> tup
     def matching(groups):
         return [i for i in range(len(passages)) if any(all(holds(i, p) for p in group) for group in groups)]
 
-    def scoring(ids):
+    def scoring(ids, threshold):
         scored.extend(ids)
         held = {t: weights[t].idf for t in terms if t in weights}
         return dict(zip(ids, passage_scores([texts[i] for i in ids], held, totals.average_length)))
@@ -363,3 +363,22 @@ def test_a_number_written_with_thousands_separators_is_found_by_its_term(databas
             assert [h.document.id for h in knowledge.search(query, 3, tenant_id=TENANT).hits][0] == "cost"
     finally:
         store.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    passage=st.text(alphabet=st.sampled_from(list("ab_,.' 1É²\n")) | st.characters(), max_size=80),
+    terms=st.lists(st.sampled_from(["ab", "a_b", "1000", "é", "b.a", "ba", "x"]), min_size=1, max_size=4, unique=True),
+    stored_length=st.sampled_from([None, 0]),
+)
+def test_a_passage_score_bound_is_never_under_its_score(passage, terms, stored_length):
+    """Search skips tokenizing a passage whose bound is under the threshold: the bound must hold, with the
+    passage's stored length or with a length of 0 (not known)."""
+    from factcheck_gateway.knowledge.ranking import passage_score_bounds
+    from factcheck_gateway.knowledge.term_statistics import passage_fields
+
+    weights = {term: 1.0 + i for i, term in enumerate(terms)}
+    length = passage_fields(passage)[1] if stored_length is None else stored_length
+    [bound] = passage_score_bounds([passage], [length], weights, 7.5)
+    [score] = passage_scores([passage], weights, 7.5)
+    assert bound >= score - 1e-12

@@ -40,7 +40,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from factcheck_gateway.knowledge import term_statistics
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.passage_store import SourceDocument
-from factcheck_gateway.knowledge.term_statistics import salient_terms
+from factcheck_gateway.knowledge.term_statistics import passage_fields
 from factcheck_gateway.knowledge.upkeep import GIN_INDEX, refresh_after_load
 from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage, utc_now
 from factcheck_gateway.store.records import storable
@@ -61,6 +61,7 @@ _PASSAGE_COLUMNS = (
     "end_offset",
     "section",
     "salient",
+    "length",
 )
 
 
@@ -148,7 +149,7 @@ def _insert_documents(connection: Connection, batch: list[SourceDocument], tenan
     statement = dialect_insert(KnowledgeDocument).on_conflict_do_nothing().returning(KnowledgeDocument.id)
     new_ids = connection.execute(statement, rows).scalars().all() if rows else []
     passages = [
-        (tenant_id, document_id, i, chunk.text, chunk.start, chunk.end, chunk.heading, salient_terms(chunk.text))
+        (tenant_id, document_id, i, chunk.text, chunk.start, chunk.end, chunk.heading, *passage_fields(chunk.text))
         for document_id in new_ids
         for i, chunk in enumerate(chunks[document_id])
     ]

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from factcheck_gateway.knowledge import term_statistics
 from factcheck_gateway.knowledge.chunking import chunk_text
-from factcheck_gateway.knowledge.ranking import idf, passage_scores
+from factcheck_gateway.knowledge.ranking import idf, passage_score_bounds, passage_scores
 from factcheck_gateway.knowledge.tokens import search_terms
 from factcheck_gateway.knowledge.top_k import PostingList, term_weights
 from factcheck_gateway.knowledge.top_k import top_k as best_passages
@@ -211,7 +211,10 @@ class KnowledgeStore:
                 index = _PostgresIndex(connection, tenant_id, small_tenant, list(weights))
             held = {term: corpus_idf[term] for term in terms if term in weights}  # in the query's order
 
-            def scoring(ids: list[int]) -> dict[int, float]:
+            def scoring(ids: list[int], threshold: float) -> dict[int, float]:
+                # Passages whose bound is under the threshold cannot enter the top k: not tokenized.
+                bounds = passage_score_bounds(index.texts(ids), index.lengths(ids), held, totals.average_length)
+                ids = [i for i, bound in zip(ids, bounds) if bound >= threshold]
                 return dict(zip(ids, passage_scores(index.texts(ids), held, totals.average_length)))
 
             ranked = [
@@ -228,15 +231,16 @@ class _Index:
     """A backend's full-text index over one tenant's passages, as search uses it: which passages hold words."""
 
     def __init__(self) -> None:
-        self._texts: dict[int, str] = {}  # the texts of the passages `matching` found, read with their ids
+        # The passages `matching` found, read with their ids: (text, length in terms).
+        self._found: dict[int, tuple[str, int]] = {}
 
     # A group is read either as the index's AND of its lists or through its shortest list (its lead), whose
     # passages are filtered here by the words their texts hold: an AND walks the entries of each of its lists
     # (FTS5: 10 ms for a short list ANDed with a term in 40% of a million passages), while a lead's passages are
     # read once for all the groups it leads, each row costing about as much as walking ROW_COST entries
-    # (measured at a million passages: 400-1,000 ran the common-word questions alike on SQLite, 1,000 best on
-    # PostgreSQL). Only speed depends on the choice: both read every passage of the group.
-    ROW_COST = 1000
+    # (its best value measured at a million passages, on the benchmark's common-word questions: PostgreSQL's
+    # below). Only speed depends on the choice: both read every passage of the group.
+    ROW_COST = 300
 
     def matching(self, groups: list[tuple[PostingList, ...]]) -> list[int]:
         """Ids of the tenant's passages in every posting list of at least one group, all of them: never cut at a
@@ -259,16 +263,16 @@ class _Index:
             masks = {sum(bits[term] for term in {posting.term for posting in group}) for group in led_groups}
             # A number written with thousands separators is not a substring of its term ("1,000": "1000"): always held.
             always = sum(bit for term, bit in bits.items() if term.isdigit())
-            for identifier, passage in self._matching([(lead,) for lead in read]).items():
-                lowered = passage.lower()
+            for identifier, row in self._matching([(lead,) for lead in read]).items():
+                lowered = row[0].lower()
                 held = always | sum(bit for term, bit in bits.items() if term in lowered)
                 if any(held & mask == mask for mask in masks):
-                    found[identifier] = passage
-        self._texts.update(found)
+                    found[identifier] = row
+        self._found.update(found)
         return list(found)
 
-    def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, str]:
-        """`matching`'s passages, id -> text."""
+    def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, tuple[str, int]]:
+        """`matching`'s passages, id -> (text, length)."""
         raise NotImplementedError
 
     @staticmethod
@@ -287,7 +291,11 @@ class _Index:
 
     def texts(self, ids: list[int]) -> list[str]:
         """The texts of passages `matching` found."""
-        return [self._texts[i] for i in ids]
+        return [self._found[i][0] for i in ids]
+
+    def lengths(self, ids: list[int]) -> list[int]:
+        """The stored lengths of passages `matching` found (0: not known)."""
+        return [self._found[i][1] for i in ids]
 
     def passages(self, ids: list[int]) -> Sequence[Mapping]:
         """The tenant's passages among `ids`, with their documents' metadata."""
@@ -303,7 +311,7 @@ class _SqliteIndex(_Index):
         # The tenant column of the index holds the hex of tenant_id: one token (migration 0005).
         self._tenant = '"' + tenant_id.encode("utf-8").hex().upper() + '"'
 
-    def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, str]:
+    def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, tuple[str, int]]:
         # A term as a quoted FTS5 string: the index tokenizes it as it tokenized the passages (a phrase when it
         # makes several tokens, "3.5" -> 3 5), so every passage holding it matches. A salient list is the term
         # in the salient column; the rest is the term in any column (the text, or the salient column where the
@@ -323,7 +331,7 @@ class _SqliteIndex(_Index):
         else:
             match, statement = any_group, _SQLITE_MATCH_CHECKING_TENANT
         rows = self._connection.execute(statement, {"match": match, "tenant_id": self._tenant_id})
-        return {identifier: passage for identifier, passage in rows}
+        return {identifier: (passage, length) for identifier, passage, length in rows}
 
     def passages(self, ids: list[int]) -> Sequence[RowMapping]:
         # `+p.tenant_id`: look passages up by id; an index on tenant_id would scan the whole tenant.
@@ -331,6 +339,8 @@ class _SqliteIndex(_Index):
 
 
 class _PostgresIndex(_Index):
+    ROW_COST = 1000  # (a GIN index skips along the other lists of an AND; FTS5 walks them)
+
     def __init__(self, connection: Connection, tenant_id: str, small_tenant: bool, terms: list[str]) -> None:
         super().__init__()
         self._connection = connection
@@ -368,7 +378,7 @@ class _PostgresIndex(_Index):
             own = f"{own} | {_tsquery_lexeme('*' + posting.term)}"
         return f"({own})"
 
-    def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, str]:
+    def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, tuple[str, int]]:
         indexed: list[str] = []
         unindexed: list[list[str]] = []
         for lead, rests in self._by_lead(groups):
@@ -382,7 +392,7 @@ class _PostgresIndex(_Index):
                 indexed.append(head)
             else:
                 indexed.append(f"{head} & ({' | '.join(f'({a})' for a in alternatives)})")
-        found: dict[int, str] = {}
+        found: dict[int, tuple[str, int]] = {}
         if indexed:
             if self._small_tenant:
                 indexed = [f"{self._tenant_lexeme} & {query}" for query in indexed]
@@ -390,16 +400,16 @@ class _PostgresIndex(_Index):
                 _postgres_matching(len(indexed)),
                 {"tenant_id": self._tenant_id, **{f"q{i}": query for i, query in enumerate(indexed)}},
             )
-            found.update((identifier, passage) for identifier, passage in rows)
+            found.update((identifier, (passage, length)) for identifier, passage, length in rows)
         for words in unindexed:  # no lexeme at all: the passages whose text holds the words
             # (A number may be written with separators, "1,000": not asked of the text.)
             patterns = {f"p{i}": "%" + _like_escaped(word) + "%" for i, word in enumerate(words) if not word.isdigit()}
             holding = "".join(f" AND lower(text) LIKE :{name} ESCAPE '\\'" for name in patterns)
             rows = self._connection.execute(
-                text(f"SELECT id, text FROM kb_passages WHERE tenant_id = :tenant_id{holding}"),
+                text(f"SELECT id, text, length FROM kb_passages WHERE tenant_id = :tenant_id{holding}"),
                 {"tenant_id": self._tenant_id, **patterns},
             )
-            found.update((identifier, passage) for identifier, passage in rows)
+            found.update((identifier, (passage, length)) for identifier, passage, length in rows)
         return found
 
     def passages(self, ids: list[int]) -> Sequence[Mapping]:
@@ -491,9 +501,11 @@ def _add(session: Session, document: SourceDocument, tenant_id: str) -> AddedDoc
             start_offset=chunk.start,
             end_offset=chunk.end,
             section=chunk.heading,
-            salient=term_statistics.salient_terms(chunk.text),
+            salient=salient,
+            length=length,
         )
         for i, chunk in enumerate(chunks)
+        for salient, length in [term_statistics.passage_fields(chunk.text)]
     )
     session.flush()
     term_statistics.count(session.connection(), tenant_id, (chunk.text for chunk in chunks))
@@ -516,10 +528,11 @@ _SQLITE_PASSAGES = text(f"SELECT {_SELECTED} {_FROM} WHERE p.id IN :ids AND +p.t
     bindparam("ids", expanding=True)
 )
 _SQLITE_MATCH = text(
-    "SELECT p.id, p.text FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid WHERE kb_passages_fts MATCH :match"
+    "SELECT p.id, p.text, p.length FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid "
+    "WHERE kb_passages_fts MATCH :match"
 )
 _SQLITE_MATCH_CHECKING_TENANT = text(
-    "SELECT p.id, p.text FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid "
+    "SELECT p.id, p.text, p.length FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid "
     "WHERE kb_passages_fts MATCH :match AND +p.tenant_id = :tenant_id"
 )
 
@@ -528,7 +541,7 @@ _SQLITE_MATCH_CHECKING_TENANT = text(
 def _postgres_matching(queries: int) -> TextClause:
     """The passages matching any of `queries` tsqueries (:q0, :q1, ...): one bitmap index scan each, ORed."""
     matching = " OR ".join(f"search_vector @@ CAST(:q{i} AS tsquery)" for i in range(queries))
-    return text(f"SELECT id, text FROM kb_passages WHERE ({matching}) AND tenant_id = :tenant_id")
+    return text(f"SELECT id, text, length FROM kb_passages WHERE ({matching}) AND tenant_id = :tenant_id")
 
 
 _POSTGRES_PASSAGE_ROWS = text(

@@ -40,10 +40,15 @@ def salient_terms(passage: str) -> str:
     """What kb_passages.salient holds: the passage's salient terms, then the numbers it writes with thousands
     separators as terms (which the index cannot find in the text: search reads them here too; they do not
     make a passage salient), space-separated."""
+    return passage_fields(passage)[0]
+
+
+def passage_fields(passage: str) -> tuple[str, int]:
+    """kb_passages.salient (`salient_terms`) and kb_passages.length (the passage's length in terms)."""
     counts = term_counts(passage)
     length = sum(counts.values())
     salient = list(counts) if length < SHORT_PASSAGE else [term for term, times in counts.items() if times > 1]
-    return " ".join(dict.fromkeys(salient + separated_numbers(passage)))
+    return " ".join(dict.fromkeys(salient + separated_numbers(passage))), length
 
 
 @dataclass(frozen=True)

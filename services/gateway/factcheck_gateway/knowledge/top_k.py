@@ -81,9 +81,10 @@ def term_weights(statistics: Mapping[str, TermStatistic], totals: Totals) -> dic
 
 # The index, as search uses it: the ids of the passages in every list of at least one group (a superset is
 # fine: each is scored exactly; a list that is not salient may be read as all of the term's passages), and
-# the exact scores of passages.
+# the exact scores of passages, of those at least that may reach the threshold (the others cannot enter the
+# top k, and may be left out).
 Matching = Callable[[list[tuple[PostingList, ...]]], Collection[int]]
-Scoring = Callable[[list[int]], Mapping[int, float]]
+Scoring = Callable[[list[int], float], Mapping[int, float]]
 
 
 def top_k(
@@ -154,13 +155,13 @@ class _Search:
         new = [i for i in self._matching(groups) if i not in self._scores]
         if not new:
             return
-        for i, score in self._scoring(new).items():
+        for i, score in self._scoring(new, self._threshold()).items():
             self._scores[i] = score
             if len(self._best) < self._k:
                 heapq.heappush(self._best, score)
             elif score > self._best[0]:
                 heapq.heapreplace(self._best, score)
-        for i in new:  # passages the index proposed that hold none of the terms: score 0
+        for i in new:  # passages that hold none of the terms, or cannot reach the threshold: never in the top k
             self._scores.setdefault(i, 0.0)
 
 

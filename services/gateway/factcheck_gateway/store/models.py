@@ -279,6 +279,8 @@ class KnowledgePassage(Base):
     section: Mapped[str] = mapped_column(Text, nullable=False, default="", server_default="")
     # Its salient terms, space-separated, indexed apart from its text (term_statistics.salient_terms; "" for none).
     salient: Mapped[str] = mapped_column(Text, nullable=False, default="", server_default="")
+    # Its length in terms (search bounds a passage's score with it before tokenizing it; 0: not known).
+    length: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
 
     __table_args__ = (
         ForeignKeyConstraint(

@@ -8,7 +8,8 @@ Search ranks a tenant's passages by BM25 with the tenant's own, exact term count
 with them (knowledge/top_k.py), instead of estimates that moved whenever the database refreshed its
 statistics. kb_terms: per tenant and term, the passages holding it, the most times one passage holds it, the
 shortest passage holding it and the passages in which it is salient; kb_term_totals: per tenant, the passages
-and their summed length in terms. kb_passages.salient: the passage's salient terms (held more than once, or
+and their summed length in terms. kb_passages.length: the passage's length in terms (search bounds its
+score with it before tokenizing it). kb_passages.salient: the passage's salient terms (held more than once, or
 all of a short passage's), which the index holds apart from the text so that search can read a term's
 salient postings on their own. The passages already stored are counted and marked here with the store's own
 tokens (term_statistics: they must be made the way search reads them, so this revision uses that code rather
@@ -113,6 +114,7 @@ def upgrade() -> None:
     _drop_index()
     # A plain ADD COLUMN with a constant default, never a batch rebuild (see 0010).
     op.add_column("kb_passages", sa.Column("salient", sa.Text(), nullable=False, server_default=""))
+    op.add_column("kb_passages", sa.Column("length", sa.Integer(), nullable=False, server_default="0"))
     connection = op.get_bind()
     tenants = connection.execute(sa.text("SELECT DISTINCT tenant_id FROM kb_passages")).scalars().all()
     for tenant_id in tenants:
@@ -121,9 +123,11 @@ def upgrade() -> None:
         ).scalars()
         term_statistics.count(connection, tenant_id, passages)
     rows = connection.execute(sa.text("SELECT id, text FROM kb_passages")).all()
-    marked = [{"id": i, "salient": salient} for i, body in rows if (salient := term_statistics.salient_terms(body))]
-    if marked:
-        connection.execute(sa.text("UPDATE kb_passages SET salient = :salient WHERE id = :id"), marked)
+    fields = [dict(zip(("id", "salient", "length"), (i, *term_statistics.passage_fields(body)))) for i, body in rows]
+    if fields:
+        connection.execute(
+            sa.text("UPDATE kb_passages SET salient = :salient, length = :length WHERE id = :id"), fields
+        )
     if connection.dialect.name == "sqlite":
         statements = _sqlite_fts("unicode61", salient=True)
     else:
@@ -134,6 +138,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     _drop_index()
+    op.drop_column("kb_passages", "length")
     op.drop_column("kb_passages", "salient")
     if op.get_bind().dialect.name == "sqlite":
         statements = _sqlite_fts("porter unicode61", salient=False)
