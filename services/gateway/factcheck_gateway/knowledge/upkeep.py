@@ -1,11 +1,12 @@
 """Keeping the knowledge store's index and statistics current after a load, on any server.
 
-Search relies on two things a load leaves behind stale (see passage_store.py):
+Search is fast only with two things a load leaves behind stale (its answers never depend on them: it
+ranks with the store's own term statistics, term_statistics.py):
 
 - PostgreSQL's GIN index takes new passages into a pending list (fast update) that every search
   must scan until it is merged, which only VACUUM, autovacuum or a 4 MB list normally do: after
   a load that is 20-25 ms on each query. `gin_clean_pending_list` merges it now.
-- The planner's and search's statistics (ANALYZE: row counts, lexeme frequencies) are refreshed
+- The planner's statistics (ANALYZE: row counts) are refreshed
   by autovacuum, which may be off or not have run yet; a store loaded after its last ANALYZE is
   planned as if it were empty (about five times slower at a million passages).
 
