@@ -64,7 +64,7 @@ import grpc
 from sqlalchemy import create_engine
 
 from bench.data import read_jsonl
-from bench.retrieval_questions import ExactBM25, hard_corpus, same_top
+from bench.retrieval_questions import ExactBM25, hard_corpus, pack_documents, same_top
 from factcheck.kit.grpc_options import CHANNEL_OPTIONS
 from factcheck.v1 import common_pb2, knowledge_pb2, knowledge_pb2_grpc
 from factcheck_gateway.knowledge.chunking import chunk_text
@@ -199,21 +199,13 @@ def build_corpus(passages: int, fact_count: int, common_count: int, seed: int = 
     paragraphs_wanted = round(passages * len(sample) / sum(len(chunk_text(p)) for p in sample))
     slots = sorted(rng.sample(range(paragraphs_wanted), len(planted)))
     inserts = dict(zip(slots, rng.sample(planted, len(planted))))
-    documents: list[tuple[str, str]] = []
-    current: list[str] = []
-    size = 0
+    paragraphs = []
     for p in range(paragraphs_wanted):
         sentences = rng.sample(filler, SENTENCES_PER_PARAGRAPH)
         if p in inserts:
             sentences[0] = inserts[p][1]
-        paragraph = " ".join(sentences)
-        if size + len(paragraph) + 2 > DOCUMENT_CHARS and current:
-            documents.append((f"doc-{len(documents)}", "\n\n".join(current)))
-            current, size = [], 0
-        current.append(paragraph)
-        size += len(paragraph) + 2
-    if current:
-        documents.append((f"doc-{len(documents)}", "\n\n".join(current)))
+        paragraphs.append(" ".join(sentences))
+    documents = pack_documents(paragraphs, "doc", DOCUMENT_CHARS)
     texts = [chunk.text for _, text in documents for chunk in chunk_text(text)]
     by_sentence = {fact.sentence: f for f, fact in enumerate(facts)}
     found: dict[int, int] = {}

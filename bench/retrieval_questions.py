@@ -191,7 +191,7 @@ def hard_corpus(passages: int, facts: int = 300, seed: int = 11) -> HardCorpus:
             drawn.insert(rng.randrange(len(drawn) + 1), phrase)
         paragraphs.append(_paragraph(drawn, rng))
         ordinal += 1
-    documents = _documents(paragraphs)
+    documents = pack_documents(paragraphs, "hard", DOCUMENT_CHARS, DOCUMENT_PARAGRAPHS)
     chunked = [chunk.text for _, text in documents for chunk in chunk_text(text)]
     assert chunked == paragraphs, "every paragraph must be exactly one passage"
     questions = [_question(fact, words, rng) for fact in planted]
@@ -312,18 +312,23 @@ def _paragraph(words: list[str], rng: random.Random) -> str:
     return _sentence(words)
 
 
-def _documents(paragraphs: list[str]) -> list[tuple[str, str]]:
+def pack_documents(
+    paragraphs: list[str], prefix: str, max_chars: int, max_paragraphs: int | None = None
+) -> list[tuple[str, str]]:
+    """The paragraphs in order as documents (id, text) named prefix-0, prefix-1, ...: each as many paragraphs
+    (separated by a blank line) as fit in max_chars, and at most max_paragraphs."""
     documents: list[tuple[str, str]] = []
     current: list[str] = []
     size = 0
     for paragraph in paragraphs:
-        if current and (len(current) == DOCUMENT_PARAGRAPHS or size + len(paragraph) + 2 > DOCUMENT_CHARS):
-            documents.append((f"hard-{len(documents)}", "\n\n".join(current)))
+        full = max_paragraphs is not None and len(current) == max_paragraphs
+        if current and (full or size + len(paragraph) + 2 > max_chars):
+            documents.append((f"{prefix}-{len(documents)}", "\n\n".join(current)))
             current, size = [], 0
         current.append(paragraph)
         size += len(paragraph) + 2
     if current:
-        documents.append((f"hard-{len(documents)}", "\n\n".join(current)))
+        documents.append((f"{prefix}-{len(documents)}", "\n\n".join(current)))
     return documents
 
 
