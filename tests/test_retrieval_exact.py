@@ -264,23 +264,21 @@ def _exact_scores(passages: list[str]):
     return ranked
 
 
-@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_a_term_postgresql_makes_no_lexeme_of_is_still_searched(database_url):
-    """The term "²" is the store's, but PostgreSQL's parser makes no lexeme of it: passages holding it are found by
-    their text."""
+def test_words_the_databases_own_parsers_would_split_or_drop_are_searched(database_url):
+    """PostgreSQL's parser makes one token of "loamy/sandy", none of "²", and its english configuration drops
+    "after": the index holds the store's own terms instead, so each is found like any other word."""
     store = StageStore(database_url)
     knowledge = KnowledgeStore(store.engine)
     try:
         knowledge.add_documents(
             [
-                SourceDocument("squared", "", "", "The plot covers 5 ² units after the flood."),
-                SourceDocument("other", "", "", "The plot covers 5 units after the flood."),
+                SourceDocument("squared", "", "", "The plot covers 5 ² units of loamy/sandy soil after the flood."),
+                SourceDocument("other", "", "", "The plot covers 5 units of clay after the flood."),
             ],
             tenant_id=TENANT,
         )
-        assert [h.document.id for h in knowledge.search("²", 3, tenant_id=TENANT).hits] == ["squared"]
-        assert [h.document.id for h in knowledge.search("² units", 3, tenant_id=TENANT).hits][0] == "squared"
-        # A word PostgreSQL's english configuration would have left out of the index is searched as any other.
+        for query in ("²", "² units", "sandy", "loamy soil"):
+            assert [h.document.id for h in knowledge.search(query, 3, tenant_id=TENANT).hits][0] == "squared", query
         assert {h.document.id for h in knowledge.search("after", 3, tenant_id=TENANT).hits} == {"squared", "other"}
     finally:
         store.close()
@@ -330,7 +328,7 @@ def test_the_index_reads_every_passage_of_a_group_through_its_lead_or_its_and(da
                 if connection.dialect.name == "sqlite":
                     index = _SqliteIndex(connection, TENANT, small_tenant=True)
                 else:
-                    index = _PostgresIndex(connection, TENANT, True, words)
+                    index = _PostgresIndex(connection, TENANT, True)
                 index.ROW_COST = row_cost
                 found = set(index.matching(groups))
                 expected = {

@@ -64,6 +64,7 @@ _PASSAGE_COLUMNS = (
     "section",
     "salient",
     "length",
+    "terms",
 )
 
 
@@ -150,10 +151,23 @@ def _insert_documents(connection: Connection, batch: list[SourceDocument], tenan
     dialect_insert = postgresql_insert if connection.dialect.name == "postgresql" else sqlite_insert
     statement = dialect_insert(KnowledgeDocument).on_conflict_do_nothing().returning(KnowledgeDocument.id)
     new_ids = connection.execute(statement, rows).scalars().all() if rows else []
+    postgresql = connection.dialect.name == "postgresql"  # (only PostgreSQL indexes kb_passages.terms)
     passages = [
-        (tenant_id, document_id, i, chunk.text, chunk.start, chunk.end, chunk.heading, *passage_fields(chunk.text))
+        (
+            tenant_id,
+            document_id,
+            i,
+            chunk.text,
+            chunk.start,
+            chunk.end,
+            chunk.heading,
+            salient,
+            length,
+            terms if postgresql else "",
+        )
         for document_id in new_ids
         for i, chunk in enumerate(chunks[document_id])
+        for salient, length, terms in [passage_fields(chunk.text)]
     ]
     return len(new_ids), passages
 

@@ -208,7 +208,7 @@ class KnowledgeStore:
             if connection.dialect.name == "sqlite":
                 index = _SqliteIndex(connection, tenant_id, small_tenant)
             else:
-                index = _PostgresIndex(connection, tenant_id, small_tenant, list(weights))
+                index = _PostgresIndex(connection, tenant_id, small_tenant)
             held = {term: corpus_idf[term] for term in terms if term in weights}  # in the query's order
 
             def scoring(ids: list[int], threshold: float) -> dict[int, float]:
@@ -317,7 +317,9 @@ class _SqliteIndex(_Index):
         # in the salient column; the rest is the term in any column (the text, or the salient column where the
         # text writes it otherwise: "1,000").
         def operand(posting: PostingList) -> str:
-            return ("salient : " if posting.salient else "") + '"' + posting.term.replace('"', '""') + '"'
+            # (A term too long for the salient column is asked of every column.)
+            column = "salient : " if posting.salient and term_statistics.indexable(posting.term) else ""
+            return column + '"' + posting.term.replace('"', '""') + '"'
 
         def all_of(postings: tuple[PostingList, ...]) -> str:
             return "(" + " AND ".join(operand(posting) for posting in postings) + ")"
@@ -341,7 +343,7 @@ class _SqliteIndex(_Index):
 class _PostgresIndex(_Index):
     ROW_COST = 1000  # (a GIN index skips along the other lists of an AND; FTS5 walks them)
 
-    def __init__(self, connection: Connection, tenant_id: str, small_tenant: bool, terms: list[str]) -> None:
+    def __init__(self, connection: Connection, tenant_id: str, small_tenant: bool) -> None:
         super().__init__()
         self._connection = connection
         self._tenant_id = tenant_id
@@ -355,28 +357,13 @@ class _PostgresIndex(_Index):
         connection.exec_driver_sql(
             "SET LOCAL enable_seqscan = off; SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_generic_plan"
         )
-        # Each term's lexemes, as the index makes them of the passages (the 'simple' configuration: no stemming,
-        # no stopwords; migration 0016): one for most terms, several for a few ("o'neill"), none for a word of
-        # symbols alone ("²").
-        rows = connection.execute(
-            text("SELECT tsvector_to_array(to_tsvector('simple', t)) FROM unnest(CAST(:terms AS text[])) AS t"),
-            {"terms": terms},
-        ).scalars()
-        self._lexemes = {term: tuple(lexemes) for term, lexemes in zip(terms, rows)}
 
     def _operand(self, posting: PostingList) -> str | None:
-        """The tsquery of one posting list: a salient list is the term's own lexeme with the mark "*" (migration
-        0016); the rest is the lexemes the index makes of the term (None: none), or for a number, also its
-        marked lexeme (where the text writes it with separators)."""
-        if posting.salient:
-            return _tsquery_lexeme("*" + posting.term)
-        lexemes = self._lexemes.get(posting.term, ())
-        if not lexemes:
+        """The tsquery of one posting list: the term's own lexeme (kb_passages.terms), marked "*" for a salient list
+        (migration 0016); None for a term too long to be a lexeme."""
+        if not term_statistics.indexable(posting.term):
             return None
-        own = " & ".join(_tsquery_lexeme(lexeme) for lexeme in lexemes)
-        if posting.term.isdigit():
-            own = f"{own} | {_tsquery_lexeme('*' + posting.term)}"
-        return f"({own})"
+        return _tsquery_lexeme(("*" if posting.salient else "") + posting.term)
 
     def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, tuple[str, int]]:
         indexed: list[str] = []
@@ -492,6 +479,7 @@ def _add(session: Session, document: SourceDocument, tenant_id: str) -> AddedDoc
         )
     )
     session.flush()  # the document row first: passages reference it (and the next document sees it)
+    postgresql = session.get_bind().dialect.name == "postgresql"
     session.add_all(
         KnowledgePassage(
             tenant_id=tenant_id,
@@ -503,9 +491,10 @@ def _add(session: Session, document: SourceDocument, tenant_id: str) -> AddedDoc
             section=chunk.heading,
             salient=salient,
             length=length,
+            terms=terms if postgresql else "",
         )
         for i, chunk in enumerate(chunks)
-        for salient, length in [term_statistics.passage_fields(chunk.text)]
+        for salient, length, terms in [term_statistics.passage_fields(chunk.text)]
     )
     session.flush()
     term_statistics.count(session.connection(), tenant_id, (chunk.text for chunk in chunks))

@@ -43,12 +43,25 @@ def salient_terms(passage: str) -> str:
     return passage_fields(passage)[0]
 
 
-def passage_fields(passage: str) -> tuple[str, int]:
-    """kb_passages.salient (`salient_terms`) and kb_passages.length (the passage's length in terms)."""
+# PostgreSQL refuses a lexeme longer than this (2 KB less one); a longer term is left out of the indexed columns.
+MAX_LEXEME_BYTES = 2047
+
+
+def passage_fields(passage: str) -> tuple[str, int, str]:
+    """kb_passages.salient (`salient_terms`), kb_passages.length (the passage's length in terms) and
+    kb_passages.terms (its distinct terms, space-separated: PostgreSQL indexes them, not its own parse of the
+    text, which makes one token of "loamy/sandy" or "a@b.com")."""
     counts = term_counts(passage)
     length = sum(counts.values())
     salient = list(counts) if length < SHORT_PASSAGE else [term for term, times in counts.items() if times > 1]
-    return " ".join(dict.fromkeys(salient + separated_numbers(passage))), length
+    indexed = [term for term in dict.fromkeys(salient + separated_numbers(passage)) if indexable(term)]
+    return " ".join(indexed), length, " ".join(term for term in counts if indexable(term))
+
+
+def indexable(term: str) -> bool:
+    """Whether the index holds the term as a lexeme of its own (PostgreSQL: also marked "*" when salient): not
+    one longer than a lexeme may be (search finds such a term by the passages' text)."""
+    return len(term.encode("utf-8")) < MAX_LEXEME_BYTES
 
 
 @dataclass(frozen=True)

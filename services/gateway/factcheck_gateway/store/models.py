@@ -281,6 +281,9 @@ class KnowledgePassage(Base):
     salient: Mapped[str] = mapped_column(Text, nullable=False, default="", server_default="")
     # Its length in terms (search bounds a passage's score with it before tokenizing it; 0: not known).
     length: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # Its distinct terms, space-separated, which PostgreSQL indexes (term_statistics.passage_fields; "" on SQLite,
+    # whose index tokenizes the text).
+    terms: Mapped[str] = mapped_column(Text, nullable=False, default="", server_default="")
 
     __table_args__ = (
         ForeignKeyConstraint(

@@ -20,7 +20,9 @@ search reads a term's whole posting list, and a stem's list ("record" for "recor
 word PostgreSQL's english configuration drops ("after", "only", "over") could not be looked up at all.
 SQLite: kb_passages_fts is made again with a third column, `salient`, and tokenize='unicode61' (0005's
 triggers with the new column, re-indexed, merged); PostgreSQL: search_vector is made again from
-to_tsvector('simple', text), the salient terms as lexemes marked with "*" ('*mill'), and the tenant's lexeme (a rewrite of
+the passage's terms as the store makes them (kb_passages.terms: PostgreSQL's own parser makes one token of
+"loamy/sandy" or "a@b.com", whose words search could then not find), the salient terms as lexemes marked
+with "*" ('*mill'), and the tenant's lexeme (a rewrite of
 kb_passages and its GIN index: about a minute per million passages), with the default statistics target
 (search no longer reads ANALYZE's lexeme frequencies). Marking the stored passages and re-indexing them
 are the longest part of this revision on a large store (minutes at a million passages).
@@ -74,9 +76,10 @@ def _postgres_vector(vector: str, statistics: int) -> list[str]:
     ]
 
 
-# The salient terms as lexemes of their own, each the term marked with "*" (the parser never makes one).
+# The passage's own terms (kb_passages.terms, as search makes them), its salient terms as lexemes of their own,
+# each marked with "*", and its tenant's lexeme.
 POSTGRES_VECTOR = (
-    "to_tsvector('simple', text) "
+    "array_to_tsvector(string_to_array(terms, ' ')) "
     "|| array_to_tsvector(string_to_array(regexp_replace(salient, '(\\S+)', '*\\1', 'g'), ' ')) "
     "|| array_to_tsvector(ARRAY['tenant ' || tenant_id])"
 )
@@ -115,6 +118,7 @@ def upgrade() -> None:
     # A plain ADD COLUMN with a constant default, never a batch rebuild (see 0010).
     op.add_column("kb_passages", sa.Column("salient", sa.Text(), nullable=False, server_default=""))
     op.add_column("kb_passages", sa.Column("length", sa.Integer(), nullable=False, server_default="0"))
+    op.add_column("kb_passages", sa.Column("terms", sa.Text(), nullable=False, server_default=""))
     connection = op.get_bind()
     tenants = connection.execute(sa.text("SELECT DISTINCT tenant_id FROM kb_passages")).scalars().all()
     for tenant_id in tenants:
@@ -122,11 +126,16 @@ def upgrade() -> None:
             sa.text("SELECT text FROM kb_passages WHERE tenant_id = :tenant_id"), {"tenant_id": tenant_id}
         ).scalars()
         term_statistics.count(connection, tenant_id, passages)
+    postgresql = connection.dialect.name == "postgresql"  # (only PostgreSQL indexes kb_passages.terms)
     rows = connection.execute(sa.text("SELECT id, text FROM kb_passages")).all()
-    fields = [dict(zip(("id", "salient", "length"), (i, *term_statistics.passage_fields(body)))) for i, body in rows]
+    fields = []
+    for i, body in rows:
+        salient, length, terms = term_statistics.passage_fields(body)
+        fields.append({"id": i, "salient": salient, "length": length, "terms": terms if postgresql else ""})
     if fields:
         connection.execute(
-            sa.text("UPDATE kb_passages SET salient = :salient, length = :length WHERE id = :id"), fields
+            sa.text("UPDATE kb_passages SET salient = :salient, length = :length, terms = :terms WHERE id = :id"),
+            fields,
         )
     if connection.dialect.name == "sqlite":
         statements = _sqlite_fts("unicode61", salient=True)
@@ -138,6 +147,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     _drop_index()
+    op.drop_column("kb_passages", "terms")
     op.drop_column("kb_passages", "length")
     op.drop_column("kb_passages", "salient")
     if op.get_bind().dialect.name == "sqlite":
