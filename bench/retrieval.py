@@ -12,7 +12,7 @@ are comparable with those published before the hard one came):
   use one or two of its names in other contexts, so the names are not unique to the fact's passage.
   Asked: each fact as a paraphrased question (other verbs and word order, the names kept), and 200
   queries of four to six of the corpus's commonest words.
-- hard (bench/retrieval_questions.py, issue 41): a Zipfian vocabulary of invented words with common
+- hard (bench/retrieval_questions.py): a Zipfian vocabulary of invented words with common
   English ones, 300 facts about entities whose two name words are each in hundreds of other passages
   at 1M (the same share of a smaller corpus) and together only in the fact's; each asked once, by its
   full name or half of it, with synonyms for the kind of thing and the verb, sometimes the place or a

@@ -1,7 +1,7 @@
 """A hard retrieval corpus of its own making, and an exact BM25 to judge a store's answers against.
 
 Generated, not read: documents of short invented-word paragraphs, with facts about made-up entities
-planted in them, and one paraphrased question per fact (issue 41's benchmark; bench/retrieval.py asks
+planted in them, and one paraphrased question per fact (bench/retrieval.py asks
 a knowledge store these questions next to this module's exact BM25 over the whole corpus).
 
 Why these shapes. A store that picks its candidates from the index by rare terms (a quorum of them, a

@@ -380,3 +380,17 @@ def test_a_passage_score_bound_is_never_under_its_score(passage, terms, stored_l
     [bound] = passage_score_bounds([passage], [length], weights, 7.5)
     [score] = passage_scores([passage], weights, 7.5)
     assert bound >= score - 1e-12
+
+
+def test_passages_without_a_term_are_stored_searched_and_deleted(database_url):
+    """A passage of punctuation alone (":") has no term: it counts in the totals, and nothing fails."""
+    store = StageStore(database_url)
+    knowledge = KnowledgeStore(store.engine)
+    try:
+        knowledge.add_documents([SourceDocument("colon", "", "", ":")], tenant_id=TENANT)
+        assert knowledge.search(":", 3, tenant_id=TENANT).hits == []
+        assert _stored(store.engine, TENANT) == _recount(store.engine, TENANT) == ({}, Totals(1, 0))
+        assert knowledge.delete_document("colon", tenant_id=TENANT) == 1
+        assert _stored(store.engine, TENANT) == ({}, Totals(0, 0))
+    finally:
+        store.close()

@@ -114,6 +114,12 @@ def count(connection: Connection, tenant_id: str, passages: Iterable[str]) -> No
         return
     # Sorted: concurrent loads of one tenant lock the same rows in the same order (no deadlock on PostgreSQL).
     rows = sorted(counts.terms.items())
+    if rows:  # (passages without a term, such as ":", change only the totals)
+        _add_terms(connection, tenant_id, rows)
+    connection.execute(_ADD_TOTALS, {"tenant_id": tenant_id, "passages": counts.passages, "terms": counts.length})
+
+
+def _add_terms(connection: Connection, tenant_id: str, rows: list[tuple[str, list[int]]]) -> None:
     if connection.dialect.name == "postgresql":
         connection.execute(
             _POSTGRES_ADD_TERMS,
@@ -134,7 +140,6 @@ def count(connection: Connection, tenant_id: str, passages: Iterable[str]) -> No
                 for term, (p, m, s, a) in rows
             ],
         )
-    connection.execute(_ADD_TOTALS, {"tenant_id": tenant_id, "passages": counts.passages, "terms": counts.length})
 
 
 def uncount(connection: Connection, tenant_id: str, passages: Iterable[str]) -> None:
@@ -143,6 +148,12 @@ def uncount(connection: Connection, tenant_id: str, passages: Iterable[str]) -> 
     if not counts.passages:
         return
     rows = sorted((term, value[0], value[3]) for term, value in counts.terms.items())
+    if rows:
+        _subtract_terms(connection, tenant_id, rows)
+    connection.execute(_ADD_TOTALS, {"tenant_id": tenant_id, "passages": -counts.passages, "terms": -counts.length})
+
+
+def _subtract_terms(connection: Connection, tenant_id: str, rows: list[tuple[str, int, int]]) -> None:
     if connection.dialect.name == "postgresql":
         connection.execute(
             _POSTGRES_SUBTRACT_TERMS,
@@ -159,7 +170,6 @@ def uncount(connection: Connection, tenant_id: str, passages: Iterable[str]) -> 
             [{"tenant_id": tenant_id, "term": term, "passages": p, "salient": a} for term, p, a in rows],
         )
     connection.execute(_DROP_UNUSED_TERM, [{"tenant_id": tenant_id, "term": term} for term, _, _ in rows])
-    connection.execute(_ADD_TOTALS, {"tenant_id": tenant_id, "passages": -counts.passages, "terms": -counts.length})
 
 
 def read(connection: Connection, tenant_id: str, terms: list[str]) -> tuple[dict[str, TermStatistic], Totals]:
