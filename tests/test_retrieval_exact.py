@@ -55,7 +55,7 @@ def _in_memory_top_k(passages: list[list[str]], terms: list[str], k: int) -> tup
     statistics = {t: TermStatistic(*counts.terms[t]) for t in terms if t in counts.terms}
     totals = Totals(counts.passages, counts.length)
     weights = term_weights(statistics, totals)
-    salient = [set(term_statistics.salient_terms(text).split()) for text in texts]
+    salient = [set(term_statistics.passage_fields(text)[0].split()) for text in texts]
     scored: list[int] = []
 
     def holds(i: int, posting) -> bool:
@@ -315,7 +315,7 @@ def test_the_index_reads_every_passage_of_a_group_through_its_lead_or_its_and(da
     store = StageStore(database_url)
     try:
         bulk_load(store.engine, [SourceDocument(f"d{i}", "", "", t) for i, t in enumerate(texts)], tenant_id=TENANT)
-        salient = [set(term_statistics.salient_terms(t).split()) for t in texts]
+        salient = [set(term_statistics.passage_fields(t)[0].split()) for t in texts]
         held = [set(search_terms(t)) for t in texts]
         with store.engine.connect() as connection:
             ids = {body: i for body, i in connection.execute(text("SELECT text, id FROM kb_passages"))}

@@ -36,20 +36,14 @@ class TermStatistic:
     salient: int = 0  # passages in which it is salient
 
 
-def salient_terms(passage: str) -> str:
-    """What kb_passages.salient holds: the passage's salient terms, then the numbers it writes with thousands
-    separators as terms (which the index cannot find in the text: search reads them here too; they do not
-    make a passage salient), space-separated."""
-    return passage_fields(passage)[0]
-
-
 # PostgreSQL refuses a lexeme longer than this (2 KB less one); a longer term is left out of the indexed columns.
 MAX_LEXEME_BYTES = 2047
 
 
 def passage_fields(passage: str) -> tuple[str, int, str]:
-    """kb_passages.salient (`salient_terms`), kb_passages.length (the passage's length in terms) and
-    kb_passages.terms (its distinct terms, space-separated: PostgreSQL indexes them, not its own parse of the
+    """kb_passages.salient (the passage's salient terms, then the numbers it writes with thousands separators as
+    terms, which the index cannot find in the text: search reads them here too; they do not make a passage
+    salient), kb_passages.length (the passage's length in terms) and kb_passages.terms (its distinct terms, space-separated: PostgreSQL indexes them, not its own parse of the
     text, which makes one token of "loamy/sandy" or "a@b.com")."""
     counts = term_counts(passage)
     length = sum(counts.values())

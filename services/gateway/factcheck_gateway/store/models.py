@@ -277,7 +277,7 @@ class KnowledgePassage(Base):
     end_offset: Mapped[int] = mapped_column(Integer, nullable=False)
     # The heading of the document section the passage is in ("" when none, and for passages stored before 0010).
     section: Mapped[str] = mapped_column(Text, nullable=False, default="", server_default="")
-    # Its salient terms, space-separated, indexed apart from its text (term_statistics.salient_terms; "" for none).
+    # Its salient terms, space-separated, indexed apart from its text (term_statistics.passage_fields; "" for none).
     salient: Mapped[str] = mapped_column(Text, nullable=False, default="", server_default="")
     # Its length in terms (search bounds a passage's score with it before tokenizing it; 0: not known).
     length: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
