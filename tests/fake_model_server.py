@@ -1416,6 +1416,16 @@ class FakeModelServer:
         """The requests received for one model id."""
         return [request for request in self.requests if request.model == model_id]
 
+    def wait_for_requests(self, model_id: str, count: int, timeout: float = 30.0) -> None:
+        """Block until `count` requests for `model_id` have arrived. A test that kills a gateway while the model
+        server holds one of its calls waits for that call first: killed before it arrived, the resumed run's
+        call would be the first to arrive, and be the one held (a loaded machine did that)."""
+        deadline = time.monotonic() + timeout
+        while len(self.requests_for(model_id)) < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{count} request(s) for {model_id} never arrived: {self.requests_for(model_id)}")
+            time.sleep(0.05)
+
     def peak_in_flight(self, model_id: str | None = None) -> int:
         """Most requests being answered at the same time (for one model, or overall)."""
         with self._lock:

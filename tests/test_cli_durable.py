@@ -188,6 +188,7 @@ def test_check_survives_its_gateway_going_away(backend, how, fake_models, start_
             target = f"ipv4:{first.target},{second.target}"  # pick_first: the CLI uses the first while it lives
         check = start_factcheck(target, "check", "--json", CONTENT)
         check.wait_for(event_line("checker_complete"))
+        fake_models.wait_for_requests("fake/checker-b", 1)  # its held call (see wait_for_requests)
 
         if how == "SIGKILL":  # no shutdown, no lease handed over
             first.process.kill()

@@ -150,6 +150,7 @@ async def test_a_run_whose_gateway_is_killed_is_resumed_from_its_stored_stages(
     message_id = before_kill[0].message_id
     assert before_kill[-1].checker_complete.model == "fake/checker-a"
 
+    await asyncio.to_thread(fake_models.wait_for_requests, "fake/checker-b", 1)  # its held call (see the docstring)
     first.process.kill()  # SIGKILL: no shutdown, no lease handed over
     first.process.wait()
     killed_at = time.monotonic()
@@ -223,6 +224,7 @@ async def test_a_run_resumed_too_often_ends_failed_with_its_reason(start_gateway
     fake_models.script("fake/checker-b", delay(120), default_reply())
     async with connect(gateway) as stub:
         events = await read_until(stub.Run(content_request(), timeout=60), "checker_complete")
+    await asyncio.to_thread(fake_models.wait_for_requests, "fake/checker-b", 1)
     gateway.process.kill()
     gateway.process.wait()
     message_id = events[0].message_id
@@ -499,6 +501,7 @@ async def test_a_council_run_whose_gateway_is_killed_is_resumed_without_asking_a
     async with connect(first) as stub:
         before_kill = await read_until(stub.Run(council_request(), timeout=60), "council_check_complete")
     message_id = before_kill[0].message_id
+    await asyncio.to_thread(fake_models.wait_for_requests, "fake/checker-b", 1)
     first.process.kill()
     first.process.wait()
     if second is None:
@@ -578,6 +581,7 @@ async def test_an_entailment_run_whose_gateway_is_killed_is_resumed_without_aski
     async with connect(first) as stub:
         before_kill = await read_until(stub.Run(entailment_run_request(), timeout=60), "entailment_item_complete")
     message_id = before_kill[0].message_id
+    await asyncio.to_thread(fake_models.wait_for_requests, "fake/judge", 2)
     first.process.kill()
     first.process.wait()
     if second is None:
@@ -636,6 +640,7 @@ async def test_a_citations_run_killed_during_its_review_resumes_without_duplicat
             if kinds(before_kill).count("claim_verified") == 3:  # the review is under way (and hangs)
                 break
     message_id = before_kill[0].message_id
+    await asyncio.to_thread(fake_models.wait_for_requests, "fake/checker-a", 2)  # the held review
     first.process.kill()
     first.process.wait()
     if second is None:

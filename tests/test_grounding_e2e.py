@@ -135,8 +135,11 @@ def test_an_unusable_onnx_checker_is_refused_before_anything_starts(grounded, mo
     ):
         done = _factcheck(suite, *args)
         assert done.returncode == 2, (args, done.stderr)
-        [line] = done.stderr.strip().splitlines()
-        assert line.startswith("factcheck: invalid request: ") and expected in line, line
+        # One line says why; on a loaded machine the CLI may first have retried a call the gateway was slow to
+        # answer, and said so (its own note), but nothing else may come before.
+        *retried, line = done.stderr.strip().splitlines()
+        assert all("connection to the gateway lost (" in note for note in retried), done.stderr
+        assert line.startswith("factcheck: invalid request: ") and expected in line, done.stderr
         assert "checker_models[0]" in line
         if model == "onnx/broken":
             assert "the card does not match the model" in line

@@ -4,6 +4,7 @@ investigated again, and the run completes with one investigate row."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -53,6 +54,8 @@ async def test_a_run_killed_mid_investigation_is_resumed_without_repeating_resol
         before_kill = await read_until(stub.Run(request, timeout=60), "claim_investigated")
     message_id = before_kill[0].message_id
     assert before_kill[-1].claim_investigated.claim_id == "claim_1"  # no results: resolved at once
+    # Killed only once the bridge claim's assessment is held by the model server.
+    await asyncio.to_thread(fake_models.wait_for_requests, "fake/investigator", 1)
     first.process.kill()
     first.process.wait()
     if second is None:

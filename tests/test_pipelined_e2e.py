@@ -203,6 +203,7 @@ async def test_a_pipelined_run_whose_gateway_is_killed_is_resumed_sequentially(
             stub.Run(content_request(CONTENT, pipelined=True), timeout=60), "checker_batch_complete"
         )
     message_id = before_kill[0].message_id
+    await asyncio.to_thread(fake_models.wait_for_requests, "fake/checker-b", 1)
     first.process.kill()
     first.process.wait()
     second = start_gateway()
