@@ -109,7 +109,9 @@ def test_the_auditor_leaves_not_enough_info_alone():
 def test_the_engine_refuses_other_calls():
     with pytest.raises(ValueError):
         engine.answer("You are a fact-checker.")
-    with pytest.raises(InputsMissing, match="local/entailment answers only calls that pass their inputs"):
+    with pytest.raises(
+        InputsMissing, match="local/entailment cannot answer a plain prompt: it can only list a response's"
+    ):
         engine.answer(None)
 
 

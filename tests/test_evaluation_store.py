@@ -3,6 +3,7 @@ a shutdown and a write that comes too late do, the events' seqs, and the answers
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import timedelta
 
 import pytest
@@ -10,7 +11,12 @@ from alembic import command
 from sqlalchemy import create_engine, insert, text, update
 
 from factcheck.v1 import evaluation_pb2
+from factcheck_gateway.evaluations.plan import DrawnSet, EvaluationPlan
+from factcheck_gateway.evaluations.runner import STORE_FAILED, EvaluationRunner
 from factcheck_gateway.evaluations.store import EvaluationStore, ItemFilter, ItemResult
+from factcheck_gateway.ledger.budget import Budget
+from factcheck_gateway.ledger.pricing import Pricing
+from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.store import upgrade_database
 from factcheck_gateway.store.migrate import alembic_config
 from factcheck_gateway.store.models import EvaluationRow, utc_now
@@ -196,3 +202,42 @@ def test_the_migration_gives_stored_answers_ids(empty_database_url):
         assert record is not None and record.last_seq == 0
     finally:
         engine.dispose()
+
+
+async def test_a_database_that_stays_unavailable_fails_the_evaluation_in_words_not_its_error(tmp_path):
+    """The reason a user reads (the HTML page's banner, `eval show`) says what happened; the database's own
+    error text is the gateway's log's, not theirs."""
+    path = tmp_path / "locked.db"
+    upgrade_database(f"sqlite:///{path}")
+    store = EvaluationStore(create_engine(f"sqlite:///{path}", connect_args={"timeout": 0.2}))
+    store.create("e1", TENANT, "gateway-a", CONFIG, {"s": []}, 1)
+    plan = EvaluationPlan(
+        tenant_id=TENANT,
+        checker_models=("fake/a",),
+        sets=(DrawnSet("s", True, 1, ()),),
+        limit=None,
+        seed=0,
+        budget=Budget(None, None),
+        use_cache=False,
+        concurrency=1,
+        cache_ttl_s=0.0,
+        timeout_ms=1_000,
+    )
+    runner = EvaluationRunner(
+        "e1",
+        plan,
+        store,
+        None,
+        Pricing({}),
+        "gateway-a",
+        30.0,
+        stored=[],
+        spent=UsageTotals(),  # type: ignore[arg-type]
+    )
+    locker = sqlite3.connect(path, isolation_level=None)
+    try:
+        locker.execute("BEGIN EXCLUSIVE")  # every write is refused: "database is locked"
+        status, reason = await runner.execute()
+    finally:
+        locker.close()
+    assert (status, reason) == ("FAILED", STORE_FAILED)

@@ -7,6 +7,7 @@ drift between engine and parser fails here.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -526,7 +527,14 @@ async def test_engines_answer_from_the_call_inputs_whatever_the_prompt_says() ->
 
 
 async def test_an_engine_called_without_its_inputs_fails_saying_so() -> None:
-    with pytest.raises(ModelProviderError, match="local/extractor answers only calls that pass their inputs"):
+    with pytest.raises(ModelProviderError) as plain:
         await complete("local/extractor", build_extraction_prompt(ARPANET), None)
-    with pytest.raises(ModelProviderError, match="this call passed ExtractInputs"):
+    assert "local/extractor cannot answer a plain prompt: it can only extract claims" in str(plain.value)
+    with pytest.raises(ModelProviderError) as other:
         await complete("local/reporter", "", extraction_inputs(ARPANET))
+    message = str(other.value)
+    assert (
+        "local/reporter cannot extract claims: it can only write a report, write a title or write a council" in message
+    )
+    # Users read it (a run's or an evaluation's stored failure): no class names.
+    assert not re.search(r"Inputs|InputsMissing|[a-z][A-Z]", message), message

@@ -118,7 +118,7 @@ from factcheck.models.errors import (
     ModelRateLimitedError,
     ModelTimeoutError,
 )
-from factcheck.models.inputs import ModelInputs
+from factcheck.models.inputs import InputsMissing, ModelInputs
 from factcheck.models.limits import LimitExceeded, ProviderLimits, RateLimits, estimate_tokens
 from factcheck.models.local import (
     LOCAL_PREFIX,
@@ -511,6 +511,8 @@ class ModelClient:
             raise
         except TimeoutError:
             raise ModelTimeoutError(model_id, "local engine did not answer before the deadline") from None
+        except InputsMissing as exc:  # named for a call it cannot answer: its own words, no class name
+            raise ModelProviderError(model_id, str(exc)) from exc
         except Exception as exc:  # an engine bug must surface as a model failure, not crash the service
             detail = self._excerpt(f"{type(exc).__name__}: {exc}")
             raise ModelProviderError(model_id, f"local engine failed: {detail}") from exc

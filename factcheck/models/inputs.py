@@ -296,8 +296,35 @@ class InputsMissing(ValueError):
     """A `local/` engine was called without inputs it answers (the model client reports it as the engine's failure)."""
 
 
+# What each kind of call asks, in the words a user reads when an engine is named for a call it cannot answer
+# (the message reaches a run's or an evaluation's stored failure: no class names).
+_TASKS: dict[type, str] = {
+    GenerateInputs: "answer a question",
+    ExtractInputs: "extract claims",
+    VerifyInputs: "verify claims",
+    CouncilCheckInputs: "rate council responses",
+    AssessInputs: "assess search results for a claim",
+    ReviewInputs: "review citations",
+    ExtractorAgentInputs: "list a response's statements",
+    ReliabilityAgentInputs: "rate a source's reliability",
+    JudgeAgentInputs: "judge statements against a source",
+    AuditorAgentInputs: "audit a judgement",
+    ReportInputs: "write a report",
+    TitleInputs: "write a title",
+    SynthesisInputs: "write a council synthesis",
+}
+
+
+def _task(kind: type) -> str:
+    return _TASKS.get(kind, "answer this kind of call")
+
+
 def unanswerable(inputs: object, engine: str, kinds: tuple[type, ...]) -> InputsMissing:
-    """The error for `engine` called with `inputs` that are none of the `kinds` it answers."""
-    given = "no inputs" if inputs is None else type(inputs).__name__
-    names = ", ".join(kind.__name__ for kind in kinds)
-    return InputsMissing(f"{engine} answers only calls that pass their inputs ({names}); this call passed {given}")
+    """The error for `engine` called with `inputs` that are none of the `kinds` it answers: what the call asked and
+    what the engine can do, in words (the role that named it needs another model)."""
+    asked = "answer a plain prompt" if inputs is None else _task(type(inputs))
+    can = list(dict.fromkeys(_task(kind) for kind in kinds))
+    able = can[0] if len(can) == 1 else ", ".join(can[:-1]) + " or " + can[-1]
+    return InputsMissing(
+        f"{engine} cannot {asked}: it can only {able}; name another model for the part of the run that asks this"
+    )

@@ -322,7 +322,7 @@ class EvaluationRunner:
                 status, reason = STATUS_CANCELLED, self.cancel_reason or CANCELLED_BY_CALLER
         except Exception as error:  # the database, beyond its retries
             log.exception("%s: evaluation failed", self.evaluation_id)
-            status, reason = STATUS_FAILED, f"{STORE_FAILED} ({excerpt(str(error), 200)})"
+            status, reason = STATUS_FAILED, STORE_FAILED  # its own words: the error is logged above, not shown
         finally:
             tasks = [*workers, *([heartbeat] if heartbeat is not None else [])]
             for task in tasks:
