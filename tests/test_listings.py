@@ -35,7 +35,7 @@ from factcheck.v1 import (
     knowledge_pb2,
     knowledge_pb2_grpc,
 )
-from factcheck_gateway.evaluations.store import EvaluationStore
+from factcheck_gateway.evaluations.store import EvaluationStore, ItemResult
 from factcheck_gateway.mode_dispatch import stored_mode_names
 from factcheck_gateway.reviews.review_store import PendingReview, ReviewStore
 from factcheck_gateway.store.engine import create_db_engine
@@ -224,9 +224,14 @@ def stored_rows(database_url: str, tenant: str) -> None:
         review = PendingReview(f"claim_{0}", "Claim.", (), "REFUTED", 0.8, "r")
         ReviewStore(store.engine).add_pending(runs[0], tenant, [review])
         ReviewStore(store.engine).add_pending(runs[1], tenant, [review])
-        for _ in range(2):
+        for n in range(2):
             config = {"checkerModels": ["local/checker"], "sets": []}
-            EvaluationStore(store.engine).create(str(uuid.uuid4()), tenant, "test", config, {}, 0)
+            evaluations = EvaluationStore(store.engine)
+            evaluation_id = f"{tenant}-eval-{n}-{uuid.uuid4().hex[:6]}" if n else f"{tenant}-eval-answered"
+            evaluations.create(evaluation_id, tenant, "test", config, {}, 0)
+        for item in ("i1", "i2"):  # two answers in the first evaluation: ListEvaluationItems has two pages of one
+            answer = ItemResult("local/checker", "s", item, "VERIFIED", verdict="VERIFIED")
+            evaluations.save_item(f"{tenant}-eval-answered", "test", answer, [], [])
     finally:
         store.close()
 
@@ -284,6 +289,29 @@ async def test_every_listing_refuses_forged_altered_and_foreign_tokens(two_tenan
         for other in LISTINGS:  # another RPC's token
             if other != name:
                 await refused(next_page(channel, other, ACME, 1, token))
+
+
+async def test_evaluation_items_refuse_forged_altered_and_foreign_tokens(two_tenants):
+    """ListEvaluationItems (an evaluation's answers) pages with the same sealed tokens: bound to the tenant, the
+    method and the evaluation with its filters."""
+    stub = evaluation_pb2_grpc.EvaluationServiceStub(two_tenants)
+
+    async def page(caller: str, page_token: str, evaluation_id: str = "acme-eval-answered", **filters) -> str:
+        request = evaluation_pb2.ListEvaluationItemsRequest(
+            evaluation_id=evaluation_id, page_size=1, page_token=page_token, **filters
+        )
+        return (await stub.ListEvaluationItems(request, metadata=auth(caller))).next_page_token
+
+    token = await page(ACME, "")
+    assert token and await page(ACME, token) == ""  # the second (last) page
+    details = await refused(page(ACME, FORGED))
+    assert details.startswith("page_token is not valid for this listing"), details
+    await refused(page(ACME, token[:10] + ("B" if token[10] != "B" else "C") + token[11:]))
+    await refused(page(GLOBEX, token, "globex-eval-answered"))  # another tenant's token, on its own evaluation
+    await refused(page(ACME, token, wrong_only=True))  # other filters
+    listed = await next_page(two_tenants, "ListEvaluations", ACME, 1, "")
+    await refused(page(ACME, listed))  # another RPC's token
+    await refused(next_page(two_tenants, "ListEvaluations", ACME, 1, token))
 
 
 async def test_a_token_is_bound_to_the_filters_it_was_made_with(two_tenants):
