@@ -1,7 +1,7 @@
 """Grounding checkers end to end: the four services as processes, an `onnx/` checker (the shipped entailment
 model mounted from a folder, FACTCHECK_ONNX_MODELS) and a MiniCheck-dialect checker on the scripted server
-(FACTCHECK_MODEL_DIALECTS), measured by `factcheck eval` and run as a fact-check's checkers; a folder the
-checker cannot use, or a name without one, refused before anything starts (INVALID_ARGUMENT naming the
+(FACTCHECK_MODEL_DIALECTS), measured by `factcheck eval` and run as a fact-check's checkers (with the majority
+and with the weighted consensus); a folder the checker cannot use, or a name without one, refused before anything starts (INVALID_ARGUMENT naming the
 field and the setting)."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from tests.fake_model_server import FakeModelServer
 from tests.onnx_models import shipped_nli_folder, tiny_model_folder
 from tests.processes import Suite, start_suite
 from tests.test_cli import FACTCHECK, cli_environment
+from tests.test_weighted_consensus_runs import RELIABLE, WEAK, store_evaluation
 
 pytestmark = pytest.mark.e2e
 
@@ -27,7 +28,7 @@ DIALECT = DIALECT_CHECKER
 
 
 @pytest.fixture(scope="module")
-def grounded(tmp_path_factory) -> Iterator[tuple[Suite, FakeModelServer]]:
+def grounded(tmp_path_factory) -> Iterator[tuple[Suite, FakeModelServer, str]]:
     folder = tmp_path_factory.mktemp("grounding")
     nli = shipped_nli_folder(folder / "nli")
     broken = tiny_model_folder(folder / "broken", outputs=3).folder  # two labels on the card, three outputs
@@ -42,7 +43,7 @@ def grounded(tmp_path_factory) -> Iterator[tuple[Suite, FakeModelServer]]:
         }
         suite = start_suite(env)
         try:
-            yield suite, models
+            yield suite, models, f"sqlite:///{folder / 'grounding.db'}"
         finally:
             suite.stop()
 
@@ -58,7 +59,7 @@ def _factcheck(suite: Suite, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_eval_measures_an_onnx_checker_and_a_dialect_checker(grounded):
-    suite, models = grounded
+    suite, models, _ = grounded
     done = _factcheck(suite, "eval", "--json", "--checker", ONNX, "--checker", DIALECT, "--set", "factcheck-bench",
                       "--limit", "8", "--seed", "5")  # fmt: skip
     assert done.returncode == 0, done.stderr + suite.logs()[-3000:]
@@ -82,7 +83,7 @@ def test_eval_measures_an_onnx_checker_and_a_dialect_checker(grounded):
 
 
 def test_a_fact_check_runs_with_grounding_checkers_against_the_knowledge_store(grounded, tmp_path):
-    suite, _ = grounded
+    suite, _, _ = grounded
     source = tmp_path / "tower.txt"
     source.write_text("The Eiffel Tower in Paris was completed in 1889. It is 330 metres tall.\n", encoding="utf-8")
     added = _factcheck(suite, "kb", "add", str(source))
@@ -117,6 +118,24 @@ def test_a_fact_check_runs_with_grounding_checkers_against_the_knowledge_store(g
     }
 
 
+def test_a_weighted_consensus_weighs_grounding_checkers_by_their_evaluation(grounded):
+    """The reliability-weighted consensus takes an onnx/ checker and a dialect checker as any other: the weights
+    of the evaluation the run names, reported with the consensus (no fallback to the majority)."""
+    suite, _, database_url = grounded
+    store_evaluation(database_url, "eval-grounding", {ONNX: RELIABLE, DIALECT: WEAK})
+    content = "The Eiffel Tower was completed in 1889."
+    args = ["--checker", ONNX, "--checker", DIALECT, "--consensus", "weighted", "--evaluation", "eval-grounding"]
+    done = _factcheck(suite, "check", "--json", *args, content)
+    assert done.returncode == 0, done.stderr + suite.logs()[-3000:]
+    assert "weighted consensus was not used" not in done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    [complete] = [event["allCheckersComplete"] for event in events if "allCheckersComplete" in event]
+    weighting = complete["consensusWeighting"]
+    assert weighting["evaluationId"] == "eval-grounding" and weighting["used"] == "CONSENSUS_WEIGHTED", weighting
+    assert "fallback" not in weighting, weighting
+    assert events[-1]["complete"]["status"] == "MESSAGE_STATUS_COMPLETE"
+
+
 @pytest.mark.parametrize(
     ("model", "expected"),
     [
@@ -128,7 +147,7 @@ def test_a_fact_check_runs_with_grounding_checkers_against_the_knowledge_store(g
     ],
 )
 def test_an_unusable_onnx_checker_is_refused_before_anything_starts(grounded, model, expected):
-    suite, _ = grounded
+    suite, _, _ = grounded
     for args in (
         ["eval", "--checker", model, "--set", "factcheck-bench", "--limit", "2"],
         ["check", "--checker", model, "The Eiffel Tower was completed in 1889."],
