@@ -15,6 +15,7 @@ from factcheck_gateway.modes.fact_check import plan as fact_check_plan
 from factcheck_gateway.modes.fact_check.investigate import options as investigate_options
 from factcheck_gateway.request_validation import TIMEOUT_MS_MAX, TIMEOUT_MS_MIN
 from factcheck_gateway.runs.database_calls import MAX_PAGE_SIZE
+from factcheck_gateway.servicers.evaluations import MAX_DISAGREEMENTS
 from factcheck_gateway.servicers.knowledge import MAX_TOP_K
 
 # Nothing listens here: a bound checked before sending never gets as far as the gateway.
@@ -81,6 +82,16 @@ OUT_OF_BOUNDS = [
     (["serve", "--base-port", "70000"], "factcheck serve", "--base-port: must be between 1 and 65,532 (got 70000)"),
     (["demo", "--base-port", "0"], "factcheck demo", "--base-port: must be between 1 and 65,532 (got 0)"),
     (["list", "--status", "done"], "factcheck list", "--status: invalid choice: 'done'"),
+    (
+        ["eval", "compare", "a", "b", "--max-disagreements", "1001"],
+        "factcheck eval compare",
+        "--max-disagreements: must be between 0 and 1,000 (got 1001)",
+    ),
+    (
+        ["eval", "compare", "a", "b", "--max-disagreements", "-1"],
+        "factcheck eval compare",
+        "--max-disagreements: must be between 0 and 1,000 (got -1)",
+    ),
 ]
 
 
@@ -102,6 +113,7 @@ def test_the_bounds_are_the_gateways():
     assert arguments.INVESTIGATE_BATCH_SIZE == (investigate_options.BATCH_MIN, investigate_options.BATCH_MAX)
     assert arguments.EVAL_LIMIT == (1, evaluation_plan.MAX_ITEMS_PER_SET)
     assert arguments.EVAL_CONCURRENCY == (1, evaluation_plan.MAX_CONCURRENCY)
+    assert arguments.MAX_DISAGREEMENTS == (0, MAX_DISAGREEMENTS)
 
 
 @pytest.mark.parametrize(

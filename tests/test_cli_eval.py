@@ -35,6 +35,7 @@ from tests import test_cli
 from tests.test_cli import FACTCHECK, cli_environment
 from tests.test_cli_durable import _WITH_CTRL_C as WITH_CTRL_C
 from tests.test_cli_edges import dead_target
+from tests.test_cli_tables import LONG_CHECKER, comparison_response
 from tests.test_eval_html import CHECKERS, EVIL_MODEL, make_evaluation, make_score
 from tests.test_html_report import Page
 
@@ -233,8 +234,13 @@ def test_the_tables_show_every_score_per_checker_and_set():
         "local/checker-lexical factcheck-bench 120 ms 420 ms 4,321 $0.0123 1 1"
     ]
     assert "Confusion matrices (rows: label, columns: verdict)" in text
-    assert len(lines_with(text, "VERIFIED", "3", "1", "0")) >= 1
-    assert text.count("label \\ verdict") == 4
+    # One table: a header, three rows (the labels) per checker and set, the names on the first.
+    assert text.count("LABEL \\ VERDICT") == 1
+    assert lines_with(text, "local/checker-lexical", "factcheck-bench", "VERIFIED") == [
+        "local/checker-lexical factcheck-bench VERIFIED 3 1 0"
+    ]
+    assert lines_with(text, "DISPUTED").count("DISPUTED 1 1 1") == 3
+    assert lines_with(text, "UNVERIFIABLE") == ["UNVERIFIABLE 2 0 0"] * 3 + ["UNVERIFIABLE 0 0 0"]
 
 
 def test_an_unfinished_evaluation_says_why_and_how_to_continue():
@@ -499,6 +505,10 @@ class ScriptedEvaluations(evaluation_pb2_grpc.EvaluationServiceServicer):
         )  # fmt: skip
         return evaluation_pb2.ListEvaluationItemsResponse(items=[wrong] if request.wrong_only else [])
 
+    def CompareEvaluations(self, request, context):
+        self.requests.append(request)
+        return comparison_response()
+
     def ListEvaluationSets(self, request, context):
         shipped = evaluation_pb2.EvaluationSet(name="wice", title="WiCE", licence="ODC-BY-1.0", items=358)
         return evaluation_pb2.ListEvaluationSetsResponse(sets=[shipped])
@@ -651,6 +661,56 @@ def test_resume_cancel_show_list_and_sets(scripted, tmp_path):
     assert lines_with(sets.stdout, "wice") == ["wice 358 ODC-BY-1.0 WiCE"]
 
 
+def test_show_items_and_compare_fit_the_terminal_and_wide_shows_every_name_whole(scripted):
+    servicer, target = scripted
+    evaluation = ScriptedEvaluations.ID
+    tables = [
+        # (the command, how its table's rows start, a value too long for 80 columns)
+        (["eval", "show", evaluation], "fake/", EVIL_MODEL),
+        (["eval", "show", evaluation, "--items", "--wrong"], "local/", "The Moon is made of cheese."),
+        (["eval", "compare", evaluation, evaluation, "--max-disagreements", "5"], "local/", LONG_CHECKER),
+    ]
+    for command, start, value in tables:
+        for wide in (False, True):
+            env = {**cli_environment(target), "COLUMNS": "80"}
+            argv = [str(FACTCHECK), *command, *(["--wide"] if wide else [])]
+            done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+            assert done.returncode == 0, (command, done.stderr)
+            rows = [line for line in done.stdout.splitlines() if line.startswith(start)]
+            assert rows, (command, done.stdout)
+            if wide:  # whole, each row on its one line
+                assert all(value in row for row in rows), (command, rows)
+            else:  # cut to fit, never folded onto a next line
+                assert all(len(row) <= 80 and "…" in row and value not in row for row in rows), (command, rows)
+    assert servicer.requests[-1].max_disagreements == 5
+
+
+def test_a_count_of_one_is_singular(capsys):
+    score = make_score("a/b", "s", 0.5)
+    score.items = score.total = 1
+    assert ", 1 of 1 item, " in eval_render.score_line(score).plain
+    finished = make_evaluation()
+    finished.done = finished.total = 1
+    assert eval_render.finished_line(finished).plain.endswith("(1/1 answer stored)")
+    assert eval_render.drawn_text(evaluation_pb2.EvaluationSetSummary(name="s", items=1)) == " (1 item)"
+    assert eval_render.drawn_text(evaluation_pb2.EvaluationSetSummary(name="s", items=0, available=1)) == (
+        " (0 of 1 item)"
+    )
+    progress = eval_render.EvalProgress(Console(file=io.StringIO(), force_terminal=False))
+    progress.show(event(progress=evaluation_pb2.EvaluationProgressPayload(done=1, total=1)))
+    assert capsys.readouterr().err == "progress  1/1 answer (100%)\n"
+    running = make_evaluation(evaluation_pb2.EVALUATION_STATUS_RUNNING)
+    running.done, running.total = 0, 1
+    assert "Still running (0 of 1 answer stored)" in eval_view.stop_note(running)
+    fitted = evaluation_pb2.FittedThreshold(items=1, verified_items=1, candidates=1)
+    assert eval_view.threshold_row(fitted).items == "1 (1 VERIFIED, 0 fixed, 1 candidate)"
+    response = comparison_response()
+    response.resamples = 1
+    console = Console(file=io.StringIO(), width=200)
+    eval_render.render_comparison(console, response)
+    assert "(1 resample within each label)" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
 def test_cancel_of_a_running_evaluation(scripted):
     servicer, target = scripted
     done = run_against(target, "eval", "cancel", ScriptedEvaluations.ID)
@@ -684,7 +744,8 @@ def test_eval_scores_a_shipped_set_and_a_custom_file_then_lists_and_shows_it(fac
     text = done.stdout
     assert "Scores on factcheck-bench (5 of 985 items)" in text and "Scores on mine (custom, 3 items)" in text
     assert len(lines_with(text, LEXICAL, "5/5")) == 1 and len(lines_with(text, LEXICAL, "3/3")) == 1
-    assert text.count("label \\ verdict") == 2
+    # The confusion matrices: one table, the checker and set named on the first of their three rows.
+    assert text.count("LABEL \\ VERDICT") == 1 and len(lines_with(text, LEXICAL, "VERIFIED")) == 2
 
     dom = Page(page.read_text(encoding="utf-8"))
     assert len(dom.find("svg", "reliability-chart")) == 2 and len(dom.find("svg", "compare-chart")) == 2

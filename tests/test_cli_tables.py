@@ -1,6 +1,8 @@
 """The listings' one table (factcheck/cli/tables.py) and short ids (factcheck/cli/ids.py): a line per row
 cut with "…" to fit, ids shortened as gh shows commit hashes and taken back by any unambiguous start,
-`--wide` whole; then every listing command against the running suite, and `list --status/--mode`.
+`--wide` whole; the tables of `eval show` (scores, cost, confusion, thresholds), `eval show --items` and
+`eval compare` by the same rule, a name cut and never folded; then every listing command against the
+running suite, and `list --status/--mode`.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import subprocess
 import pytest
 from rich.console import Console
 
-from factcheck.cli import ids
+from factcheck.cli import eval_render, ids
 from factcheck.cli.results import RESULT_COLUMNS
 from factcheck.cli.tables import Column, fit, print_table
-from factcheck.v1 import factcheck_pb2
+from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2
 from tests import test_cli
 from tests.test_cli import FACTCHECK, cli_environment, run_id
+from tests.test_eval_html import make_evaluation
 
 RUN = "2887f1ba-5c3d-4e6f-8a9b-0c1d2e3f4a5b"
 LONG_TITLE = "Fact-check: " + "the Eiffel Tower, its height, its paint and the year it was completed " * 3
@@ -174,3 +177,97 @@ def test_list_next_page_keeps_the_filters(factcheck):
     assert second.returncode == 0, second.stderr
     changed = factcheck("list", "--status", "failed", "--page-token", command[-1])  # other filters
     assert changed.returncode == 2 and "page_token is not valid for this listing" in changed.stderr
+
+
+# --- the tables of `eval show`, `eval show --items` and `eval compare` -------------------------------------
+
+# A name no column of an 80-column table holds whole, and the end of it: what a table that folds the name
+# puts on a line of its own ("local/checker-lexic / al").
+LONG_CHECKER = "local/checker-lexical-with-a-name-longer-than-any-column-can-hold"
+TAIL = "can-hold"
+
+
+def rendered_lines(render, *args, width: int = 80, wide: bool = False) -> list[str]:
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    render(console, *args, wide=wide)
+    return console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+
+
+def long_named_evaluation() -> evaluation_pb2.Evaluation:
+    evaluation = make_evaluation()
+    for score in evaluation.scores:
+        if score.checker_model == "local/checker-lexical":
+            score.checker_model = LONG_CHECKER
+    evaluation.fitted_thresholds.add(checker_model=LONG_CHECKER, set="wice:dev", threshold=0.42, items=40)
+    return evaluation
+
+
+def comparison_response(checker: str = LONG_CHECKER) -> evaluation_pb2.CompareEvaluationsResponse:
+    return evaluation_pb2.CompareEvaluationsResponse(
+        evaluation_id="a",
+        other_evaluation_id="b",
+        resamples=2000,
+        comparisons=[
+            evaluation_pb2.ScoreComparison(
+                checker_model=checker, set="mine", shared_items=3, balanced_accuracy=0.5,
+                other_balanced_accuracy=0.6, difference=0.1, difference_low=-0.1, difference_high=0.3, disagreements=1,
+            )
+        ],
+        disagreements=[
+            evaluation_pb2.ItemDisagreement(
+                checker_model=checker, set="mine", item_id="moon", label=common_pb2.VERDICT_DISPUTED,
+                verdict=common_pb2.VERDICT_VERIFIED, claim="The Moon is made of cheese, " + "and of green cheese " * 5,
+            )
+        ],
+    )  # fmt: skip
+
+
+def answers(*items: evaluation_pb2.EvaluationItem):
+    """`eval show --items`'s table as a render function."""
+
+    def render(console: Console, *, wide: bool) -> None:
+        print_table(console, eval_render.ITEM_COLUMNS, items, wide=wide)
+
+    return render
+
+
+ANSWER = evaluation_pb2.EvaluationItem(
+    checker_model=LONG_CHECKER, set="factcheck-bench", item_id="fcb-1", label=common_pb2.VERDICT_DISPUTED,
+    verdict=common_pb2.VERDICT_VERIFIED, claim="The Moon is made of cheese.", answer="It says so.", correction="Rock.",
+)  # fmt: skip
+
+EVAL_TABLES = {
+    "show": (eval_render.render_evaluation, long_named_evaluation(), 7),  # scores ×2, cost ×2, confusion ×2, fit
+    "compare": (eval_render.render_comparison, comparison_response(), 2),  # the comparison, a disagreement
+    "items": (answers(ANSWER), None, 1),
+}
+
+
+@pytest.mark.parametrize("command", list(EVAL_TABLES))
+def test_eval_tables_are_a_line_per_row_names_cut_never_folded(command):
+    render, value, rows = EVAL_TABLES[command]
+    args = () if value is None else (value,)
+    lines = rendered_lines(render, *args)
+    assert all(len(line) <= 80 for line in lines), lines
+    named = [line for line in lines if line.startswith("local/")]
+    assert len(named) == rows, lines  # one line per row
+    for line in named:
+        cell = line.split()[0]
+        assert cell.endswith("…") and LONG_CHECKER.startswith(cell.removesuffix("…")), line
+    assert not any(TAIL in line for line in lines), lines  # no line holds the rest of a folded name
+    # The listings' table: upper-case headers, no box (no rule under the header, no column lines).
+    assert any(line.startswith("CHECKER  ") for line in lines)
+    assert not any(line.strip() and set(line.strip()) <= {"─", " "} for line in lines), lines
+    assert not any(char in line for line in lines for char in "│┃┏┗"), lines
+
+
+@pytest.mark.parametrize("command", list(EVAL_TABLES))
+def test_eval_tables_wide_show_every_name_whole_on_its_line(command):
+    render, value, rows = EVAL_TABLES[command]
+    args = () if value is None else (value,)
+    lines = rendered_lines(render, *args, wide=True)
+    named = [line for line in lines if line.startswith("local/")]
+    assert len(named) == rows and all(line.startswith(LONG_CHECKER + " ") for line in named), lines
+    assert not any(TAIL in line for line in lines if line not in named)
+    if command == "items":  # the claim, and what the checker said, whole
+        assert "The Moon is made of cheese." in named[0] and "It says so. · correction: Rock." in named[0]

@@ -23,6 +23,8 @@ INVESTIGATE_BATCH_SIZE = (1, 20)
 # EvaluationConfig.limit (items drawn from each set) and concurrency.
 EVAL_LIMIT = (1, 20_000)
 EVAL_CONCURRENCY = (1, 16)
+# CompareEvaluationsRequest.max_disagreements (not given: the gateway's 100).
+MAX_DISAGREEMENTS = (0, 1_000)
 # `serve` and `demo` listen on the base port and the next three.
 BASE_PORT = (1, 65_532)
 

@@ -15,6 +15,7 @@ from typing import TextIO
 import factcheck.cli.client as client
 import factcheck.cli.eval_render as eval_render
 import factcheck.cli.eval_view as eval_view
+from factcheck.cli.tables import print_table
 from factcheck.cli.terminal import counted, make_console
 from factcheck.v1 import common_pb2, evaluation_pb2, evaluation_pb2_grpc
 
@@ -113,7 +114,7 @@ def run_items(args: argparse.Namespace, stub: evaluation_pb2_grpc.EvaluationServ
     if (args.items and STDOUT not in (args.jsonl, args.csv)) or not (args.jsonl or args.csv):
         console = make_console()
         if items:
-            console.print(eval_render.items_table(items))
+            print_table(console, eval_render.ITEM_COLUMNS, items, wide=args.wide)
         console.print(f"{counted(len(items), 'answer')}{describe(args)}")
     return client.EXIT_OK
 

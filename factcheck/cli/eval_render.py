@@ -2,6 +2,9 @@
 plain lines otherwise, on stderr either way), the score tables and confusion matrices of an
 evaluation, and the listings of evaluations and shipped sets.
 
+Every table is the listings' one (`tables.print_table`): a line per row, cut with "…" to fit the
+terminal, every value whole with `--wide`; none folds a name across lines.
+
 Model and set names come from the caller or the gateway: they are shown only through
 `terminal.plain`, so they can neither restyle nor drive the terminal.
 """
@@ -9,10 +12,9 @@ Model and set names come from the caller or the gateway: they are shown only thr
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
-from rich import box
-from rich.columns import Columns
-from rich.console import Console, Group
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.progress import Progress as Bar
 from rich.table import Table
@@ -21,7 +23,7 @@ from rich.text import Text
 import factcheck.cli.eval_view as eval_view
 import factcheck.cli.view as view
 from factcheck.cli.eval_view import NONE, SHORT, VERDICTS
-from factcheck.cli.tables import Column
+from factcheck.cli.tables import Column, print_table
 from factcheck.cli.terminal import clean, counted, plain, section, stage_line
 from factcheck.v1 import evaluation_pb2
 
@@ -52,7 +54,8 @@ def started_line(event: evaluation_pb2.EvaluationEvent) -> Text:
 
 def score_line(score: evaluation_pb2.CheckerScore) -> Text:
     row = eval_view.score_row(score)
-    on = f"on {score.items} of {score.total} items only (partial)" if row.partial else f"{row.items} items"
+    of_total = f"{score.items} of {counted(score.total, 'item')}"
+    on = f"on {of_total} only (partial)" if row.partial else of_total
     return stage_line(
         "score",
         f"{row.checker} on {row.set}: balanced accuracy {row.balanced_accuracy}, ECE {row.ece}, {on}, "
@@ -64,7 +67,7 @@ def finished_line(evaluation: evaluation_pb2.Evaluation) -> Text:
     return stage_line(
         "finished",
         Text(eval_view.status_name(evaluation.status), STATUS_STYLES.get(evaluation.status, "")),
-        f" ({evaluation.done}/{evaluation.total} answers stored)",
+        f" ({evaluation.done}/{counted(evaluation.total, 'answer')} stored)",
     )
 
 
@@ -141,15 +144,16 @@ class EvalProgress:
         step = done * PLAIN_STEPS // total
         if step >= self._next_step:
             self._next_step = step + 1
-            print(stage_line("progress", f"{done}/{total} answers ({100 * done // total}%)").plain, file=sys.stderr)
+            line = f"{done}/{counted(total, 'answer')} ({100 * done // total}%)"
+            print(stage_line("progress", line).plain, file=sys.stderr)
 
 
 # --- the evaluation -----------------------------------------------------------------------
 
 
-def render_evaluation(console: Console, evaluation: evaluation_pb2.Evaluation) -> None:
-    """The evaluation's header, its score table per set, cost and latency, and a confusion matrix per
-    checker and set."""
+def render_evaluation(console: Console, evaluation: evaluation_pb2.Evaluation, *, wide: bool = False) -> None:
+    """The evaluation's header, its score table per set, cost and latency, and the confusion matrices;
+    every table a line per row, cut to fit (`wide`: every value whole)."""
     console.print(header(evaluation))
     note = eval_view.stop_note(evaluation)
     if note:
@@ -160,47 +164,52 @@ def render_evaluation(console: Console, evaluation: evaluation_pb2.Evaluation) -
     drawn = {summary.name: summary for summary in evaluation.sets}
     for name, scores in scores_by_set(evaluation.scores).items():
         summary = drawn.get(name)
-        section(console, f"Scores on {clean(name)}{drawn_text(summary)}", scores_table(scores))
+        section(console, f"Scores on {clean(name)}{drawn_text(summary)}")
+        print_table(console, SCORE_COLUMNS, scores, wide=wide)
     console.print(Text(LEGEND, style="dim"))
     if any(eval_view.score_row(score).partial for score in evaluation.scores):
         console.print(Text(eval_view.PARTIAL_NOTE, style="yellow"))
-    section(console, "Cost and latency", cost_table(evaluation.scores))
-    section(console, "Confusion matrices (rows: label, columns: verdict)", confusion_matrices(evaluation.scores))
+    section(console, "Cost and latency")
+    print_table(console, COST_COLUMNS, evaluation.scores, wide=wide)
+    section(console, "Confusion matrices (rows: label, columns: verdict)")
+    print_table(console, CONFUSION_COLUMNS, confusion_rows(evaluation.scores), wide=wide)
     if evaluation.fitted_thresholds:
-        section(console, "Fitted thresholds (balanced accuracy of VERIFIED against not)", thresholds_table(evaluation))
+        section(console, "Fitted thresholds (balanced accuracy of VERIFIED against not)")
+        print_table(console, THRESHOLD_COLUMNS, evaluation.fitted_thresholds, wide=wide)
         console.print(Text(THRESHOLDS_LEGEND.format(id=evaluation.evaluation_id), style="dim"))
     elif evaluation.fit_thresholds and evaluation.status == evaluation_pb2.EVALUATION_STATUS_COMPLETE:
         console.print(Text("No thresholds were fitted.", style="yellow"))
 
 
 THRESHOLDS_LEGEND = (
-    "threshold: a claim is VERIFIED from this P(supported); evaluated: the threshold the answers were read "
+    "THRESHOLD: a claim is VERIFIED from this P(supported); EVALUATED: the threshold the answers were read "
     "against → its balanced accuracy; fixed: answers no threshold makes VERIFIED (DISPUTED, not checked, "
     "unreadable). Use them with `factcheck check --thresholds-from {id}`, and measure them on other items "
     "(a shipped set's test half) with `factcheck eval --thresholds-from {id}`."
 )
 
 
-def thresholds_table(evaluation: evaluation_pb2.Evaluation) -> Table:
-    """Per checker: the threshold fitted, its balanced accuracy, the one evaluated and its, what it rests on."""
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
-    table.add_column("checker", overflow="fold")
-    table.add_column("set", overflow="fold")
-    table.add_column("threshold", justify="right", no_wrap=True)
-    table.add_column("bal. acc", justify="right", no_wrap=True)
-    table.add_column("evaluated", justify="right", no_wrap=True)
-    table.add_column("items", overflow="fold")
-    for fitted in evaluation.fitted_thresholds:
-        row = eval_view.threshold_row(fitted)
-        threshold = Text(row.threshold, style="bold") if not row.error else Text(row.error, style="bold red")
-        table.add_row(plain(row.checker), plain(row.set), threshold, row.balanced_accuracy, row.evaluated, row.items)
-    return table
+def _threshold(fitted: evaluation_pb2.FittedThreshold) -> Text:
+    row = eval_view.threshold_row(fitted)
+    return Text(row.threshold, style="bold") if not row.error else plain(row.error, "bold red")
+
+
+# Per checker: the threshold fitted (or why none), its balanced accuracy, the one evaluated and its, what it
+# rests on.
+THRESHOLD_COLUMNS = [
+    Column("checker", lambda f: f.checker_model, flexible=True),
+    Column("set", lambda f: f.set, flexible=True),
+    Column("threshold", _threshold, flexible=True, justify="right"),
+    Column("bal. acc", lambda f: eval_view.threshold_row(f).balanced_accuracy, justify="right"),
+    Column("evaluated", lambda f: eval_view.threshold_row(f).evaluated, justify="right"),
+    Column("items", lambda f: eval_view.threshold_row(f).items, flexible=True),
+]
 
 
 LEGEND = (
-    "bal. acc: mean recall over the verdicts the labels hold; P/R: precision/recall per verdict (— never given or "
-    "never labelled); ECE: expected calibration error; DIS|sup: items labelled VERIFIED called DISPUTED; "
-    "unread.: answers that could not be read (counted as wrong)"
+    "BAL. ACC: mean recall over the verdicts the labels hold; P/R: precision/recall per verdict (— never given or "
+    "never labelled); ECE: expected calibration error; DIS|SUP: items labelled VERIFIED called DISPUTED; "
+    "UNREAD.: answers that could not be read (counted as wrong)"
 )
 
 
@@ -210,7 +219,7 @@ def drawn_text(summary: evaluation_pb2.EvaluationSetSummary | None) -> str:
         return ""
     custom = "custom, " if summary.custom else ""
     if summary.available and summary.available != summary.items:
-        return f" ({custom}{summary.items} of {summary.available} items)"
+        return f" ({custom}{summary.items} of {counted(summary.available, 'item')})"
     return f" ({custom}{counted(summary.items, 'item')})"
 
 
@@ -236,30 +245,30 @@ def header(evaluation: evaluation_pb2.Evaluation) -> Table:
     return grid
 
 
-def scores_table(scores) -> Table:
-    """Per checker on one set: items, balanced accuracy, per-verdict precision/recall, calibration,
-    DISPUTED on supported claims and unreadable answers."""
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
-    add_name_columns(table, scores, with_set=False)
-    table.add_column("items", justify="right", no_wrap=True)
-    table.add_column("bal. acc", justify="right", no_wrap=True)
-    for verdict in VERDICTS:
-        table.add_column(f"{SHORT[verdict]} P/R", justify="right", no_wrap=True)
-    table.add_column("ECE", justify="right", no_wrap=True)
-    table.add_column("DIS|sup", justify="right", no_wrap=True)
-    table.add_column("unread.", justify="right", no_wrap=True)
-    for score in scores:
+def _headline(score: evaluation_pb2.CheckerScore) -> Text:
+    row = eval_view.score_row(score)
+    return Text(row.headline, style="bold yellow" if row.partial else "bold")
+
+
+def _precision_recall(verdict: str) -> Column:
+    def cell(score: evaluation_pb2.CheckerScore) -> str:
         row = eval_view.score_row(score)
-        table.add_row(
-            plain(row.checker),
-            row.items,
-            Text(row.headline, style="bold yellow" if row.partial else "bold"),
-            *(f"{row.precision[verdict]}/{row.recall[verdict]}" for verdict in VERDICTS),
-            row.ece,
-            row.disputed_on_supported,
-            row.unreadable,
-        )
-    return table
+        return f"{row.precision[verdict]}/{row.recall[verdict]}"
+
+    return Column(f"{SHORT[verdict]} P/R", cell, justify="right")
+
+
+# Per checker on one set (`Scores on SET`): items, balanced accuracy, per-verdict precision/recall,
+# calibration, DISPUTED on supported claims and unreadable answers.
+SCORE_COLUMNS = [
+    Column("checker", lambda s: s.checker_model, flexible=True),
+    Column("items", lambda s: eval_view.score_row(s).items, justify="right"),
+    Column("bal. acc", _headline, justify="right"),
+    *(_precision_recall(verdict) for verdict in VERDICTS),
+    Column("ECE", lambda s: eval_view.score_row(s).ece, justify="right"),
+    Column("DIS|sup", lambda s: eval_view.score_row(s).disputed_on_supported, justify="right"),
+    Column("unread.", lambda s: eval_view.score_row(s).unreadable, justify="right"),
+]
 
 
 def scores_by_set(scores) -> dict[str, list[evaluation_pb2.CheckerScore]]:
@@ -270,50 +279,60 @@ def scores_by_set(scores) -> dict[str, list[evaluation_pb2.CheckerScore]]:
     return by_set
 
 
-# The checker and set columns keep up to this many characters on a line before they wrap.
-NAME_WIDTH = 32
+def _failed(score: evaluation_pb2.CheckerScore) -> Text:
+    return Text(str(score.failed), style="red" if score.failed else "")
 
 
-def add_name_columns(table: Table, scores, *, with_set: bool = True) -> None:
-    """The checker (and set) columns, as wide as their longest name (up to NAME_WIDTH), folded beyond."""
-    columns = [("checker", [score.checker_model for score in scores])]
-    if with_set:
-        columns.append(("set", [score.set for score in scores]))
-    for header, names in columns:
-        width = min(max([len(header), *(len(name) for name in names)]), NAME_WIDTH)
-        table.add_column(header, min_width=width, overflow="fold")
+# Per checker and set: latency percentiles, tokens, cost, cache hits and failed calls.
+COST_COLUMNS = [
+    Column("checker", lambda s: s.checker_model, flexible=True),
+    Column("set", lambda s: s.set, flexible=True),
+    Column("p50", lambda s: eval_view.score_row(s).p50, justify="right"),
+    Column("p95", lambda s: eval_view.score_row(s).p95, justify="right"),
+    Column("tokens", lambda s: eval_view.score_row(s).tokens, justify="right"),
+    Column("cost", lambda s: eval_view.score_row(s).cost, justify="right"),
+    Column("cached", lambda s: eval_view.score_row(s).cached, justify="right"),
+    Column("failed", _failed, justify="right"),
+]
 
 
-def cost_table(scores) -> Table:
-    """Per checker and set: latency percentiles, tokens, cost, cache hits and failed calls."""
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
-    add_name_columns(table, scores)
-    for name in ("p50", "p95", "tokens", "cost", "cached", "failed"):
-        table.add_column(name, justify="right", no_wrap=True)
-    for score in scores:
-        row = eval_view.score_row(score)
-        failed = Text(row.failed, style="red" if score.failed else "")
-        table.add_row(plain(row.checker), plain(row.set), row.p50, row.p95, row.tokens, row.cost, row.cached, failed)
-    return table
+@dataclass(frozen=True)
+class ConfusionRow:
+    """One row of a checker's confusion matrix on a set: the items labelled `label`, by the verdict given."""
+
+    score: evaluation_pb2.CheckerScore
+    label: int  # the index of the label in VERDICTS
+    counts: list[int]
+
+    @property
+    def first(self) -> bool:
+        return self.label == 0
 
 
-def confusion_table(score: evaluation_pb2.CheckerScore) -> Group:
-    """One compact 3×3 matrix under its checker and set; the diagonal (right answers) in bold green."""
-    table = Table(box=box.SIMPLE, pad_edge=False)
-    table.add_column("label \\ verdict", no_wrap=True)
-    for verdict in VERDICTS:
-        table.add_column(SHORT[verdict], justify="right", no_wrap=True)
-    for index, (verdict, counts) in enumerate(zip(VERDICTS, eval_view.confusion(score))):
-        cells = [Text(str(count), style="bold green" if column == index else "") for column, count in enumerate(counts)]
-        table.add_row(verdict, *cells)
-    return Group(plain(f"{score.checker_model} · {score.set}", "bold"), table)
+def confusion_rows(scores) -> list[ConfusionRow]:
+    """Three rows per checker and set (the labels), in the scores' order."""
+    return [
+        ConfusionRow(score, index, counts)
+        for score in scores
+        for index, counts in enumerate(eval_view.confusion(score))
+    ]
 
 
-def confusion_matrices(scores) -> Columns:
-    return Columns([confusion_table(score) for score in scores], padding=(0, 4))
+def _count(column: int) -> Column:
+    def cell(row: ConfusionRow) -> Text:
+        return Text(str(row.counts[column]), style="bold green" if column == row.label else "")
+
+    return Column(SHORT[VERDICTS[column]], cell, justify="right")
 
 
-# --- listings -----------------------------------------------------------------------------
+# The confusion matrices as one table: three rows (the labels) per checker and set, named on the first,
+# a column per verdict given; the diagonal (right answers) in bold green.
+CONFUSION_COLUMNS = [
+    Column("checker", lambda r: r.score.checker_model if r.first else "", flexible=True),
+    Column("set", lambda r: r.score.set if r.first else "", flexible=True),
+    Column("label \\ verdict", lambda r: VERDICTS[r.label]),
+    *(_count(column) for column in range(len(VERDICTS))),
+]
 
 
 # --- answers and comparisons --------------------------------------------------------------
@@ -321,90 +340,100 @@ def confusion_matrices(scores) -> Columns:
 OUTCOME_STYLES = {"right": "green", "wrong": "bold red", "unreadable": "bold yellow", "failed": "magenta"}
 
 
-def items_table(items) -> Table:
-    """One row per answer: where, the label, the verdict (red when wrong), and the claim with what the
-    checker said (its evidence, what it answered when unreadable, why its call failed)."""
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_lines=False)
-    table.add_column("checker · set", overflow="fold", max_width=28)
-    table.add_column("item", overflow="fold", max_width=18)
-    table.add_column("label", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("conf.", no_wrap=True)
-    table.add_column("latency", justify="right", no_wrap=True)
-    table.add_column("claim / answer", ratio=1, overflow="fold")
-    for item in items:
-        row = eval_view.item_row(item)
-        said = Text.assemble(plain(row.claim), "\n", plain(row.answer, "dim"))
-        if row.correction:
-            said.append(plain(f"\ncorrection: {row.correction}", "dim"))
-        table.add_row(
-            plain(f"{row.checker} · {row.set}"),
-            plain(row.item_id),
-            row.label,
-            Text(row.verdict, OUTCOME_STYLES.get(row.outcome, "")),
-            row.confidence,
-            row.latency,
-            said,
-        )
-    return table
+def _verdict(item: evaluation_pb2.EvaluationItem) -> Text:
+    row = eval_view.item_row(item)
+    return Text(row.verdict, OUTCOME_STYLES.get(row.outcome, ""))
+
+
+def _answer(item: evaluation_pb2.EvaluationItem) -> Text:
+    """What the checker said: its evidence, what it answered when unreadable, or why its call failed; and
+    its correction."""
+    row = eval_view.item_row(item)
+    said = f"{row.answer} · correction: {row.correction}" if row.correction else row.answer
+    return plain(said, "dim")
+
+
+# One row per answer (`eval show ID --items`): where, the label, the verdict (red when wrong), the
+# confidence and latency, the claim and what the checker said.
+ITEM_COLUMNS = [
+    Column("checker", lambda i: i.checker_model, flexible=True),
+    Column("set", lambda i: i.set, flexible=True),
+    Column("item", lambda i: i.item_id, id=True),
+    Column("label", lambda i: eval_view.item_row(i).label),
+    Column("verdict", _verdict),
+    Column("conf.", lambda i: eval_view.item_row(i).confidence),
+    Column("latency", lambda i: eval_view.item_row(i).latency, justify="right"),
+    Column("claim", lambda i: eval_view.item_row(i).claim, flexible=True),
+    Column("answer", _answer, flexible=True),
+]
 
 
 def difference_text(value: float) -> str:
     return f"{value:+.3f}"
 
 
-def comparison_table(response: evaluation_pb2.CompareEvaluationsResponse) -> Table:
-    """Per checker and set: the balanced accuracy of A and B on the shared items, B − A with its interval."""
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
-    table.add_column("checker", overflow="fold", max_width=NAME_WIDTH)
-    table.add_column("set", overflow="fold", max_width=NAME_WIDTH)
-    for name in ("shared", "A bal. acc", "B bal. acc", "B − A", "95% interval", "differ"):
-        table.add_column(name, justify="right", no_wrap=True)
-    for item in response.comparisons:
-        shared = item.shared_items > 0
-        clear = shared and (item.difference_low > 0 or item.difference_high < 0)
-        style = ("green" if item.difference > 0 else "red") if clear else ""
-        table.add_row(
-            plain(item.checker_model),
-            plain(item.set),
-            f"{item.shared_items:,}",
-            eval_view.fraction(item.balanced_accuracy) if shared else NONE,
-            eval_view.fraction(item.other_balanced_accuracy) if shared else NONE,
-            Text(difference_text(item.difference), style=style) if shared else NONE,
-            f"{difference_text(item.difference_low)} … {difference_text(item.difference_high)}" if shared else NONE,
-            f"{item.disagreements:,}",
-        )
-    return table
+def _shared(item: evaluation_pb2.ScoreComparison) -> bool:
+    return item.shared_items > 0
 
 
-def disagreements_table(response: evaluation_pb2.CompareEvaluationsResponse) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
-    table.add_column("checker · set", overflow="fold", max_width=28)
-    table.add_column("item", overflow="fold", max_width=18)
-    table.add_column("label", no_wrap=True)
-    table.add_column("A", no_wrap=True)
-    table.add_column("B", no_wrap=True)
-    table.add_column("claim", ratio=1, overflow="fold")
-    for item in response.disagreements:
-        label = view.verdict_name(item.label)
-        cells = []
-        for verdict in (item.verdict, item.other_verdict):
-            name = view.verdict_name(verdict) if verdict else "unreadable"
-            cells.append(Text(name, "green" if name == label else "red"))
-        table.add_row(
-            plain(f"{item.checker_model} · {item.set}"), plain(item.item_id), label, *cells, plain(item.claim or NONE)
-        )
-    return table
+def _difference(item: evaluation_pb2.ScoreComparison) -> str | Text:
+    if not _shared(item):
+        return NONE
+    clear = item.difference_low > 0 or item.difference_high < 0
+    style = ("green" if item.difference > 0 else "red") if clear else ""
+    return Text(difference_text(item.difference), style=style)
 
 
-def render_comparison(console: Console, response: evaluation_pb2.CompareEvaluationsResponse) -> None:
+# Per checker and set: the balanced accuracy of A and B on the shared items, B − A with its interval.
+COMPARISON_COLUMNS = [
+    Column("checker", lambda c: c.checker_model, flexible=True),
+    Column("set", lambda c: c.set, flexible=True),
+    Column("shared", lambda c: f"{c.shared_items:,}", justify="right"),
+    Column("A bal. acc", lambda c: eval_view.fraction(c.balanced_accuracy) if _shared(c) else NONE, justify="right"),
+    Column(
+        "B bal. acc", lambda c: eval_view.fraction(c.other_balanced_accuracy) if _shared(c) else NONE, justify="right"
+    ),
+    Column("B − A", _difference, justify="right"),
+    Column(
+        "95% interval",
+        lambda c: f"{difference_text(c.difference_low)} … {difference_text(c.difference_high)}" if _shared(c) else NONE,
+        justify="right",
+    ),
+    Column("differ", lambda c: f"{c.disagreements:,}", justify="right"),
+]
+
+
+def _verdicts(item: evaluation_pb2.ItemDisagreement, other: bool) -> Text:
+    label = view.verdict_name(item.label)
+    verdict = item.other_verdict if other else item.verdict
+    name = view.verdict_name(verdict) if verdict else "unreadable"
+    return Text(name, "green" if name == label else "red")
+
+
+# The items where A and B answered differently: the label and both verdicts (green when right).
+DISAGREEMENT_COLUMNS = [
+    Column("checker", lambda d: d.checker_model, flexible=True),
+    Column("set", lambda d: d.set, flexible=True),
+    Column("item", lambda d: d.item_id, id=True),
+    Column("label", lambda d: view.verdict_name(d.label)),
+    Column("A", lambda d: _verdicts(d, other=False)),
+    Column("B", lambda d: _verdicts(d, other=True)),
+    Column("claim", lambda d: d.claim or NONE, flexible=True),
+]
+
+
+def render_comparison(
+    console: Console, response: evaluation_pb2.CompareEvaluationsResponse, *, wide: bool = False
+) -> None:
     """The comparison table, how to read its interval, and the items where the two disagree."""
     console.print(plain(f"A  {response.evaluation_id}\nB  {response.other_evaluation_id}"))
-    section(console, "Balanced accuracy on the items both judged", comparison_table(response))
+    section(console, "Balanced accuracy on the items both judged")
+    print_table(console, COMPARISON_COLUMNS, response.comparisons, wide=wide)
     console.print(
         Text(
-            f"B − A with a paired bootstrap 95% interval ({response.resamples:,} resamples within each label): an "
-            "interval that holds 0 is no difference these items can show; differ: items whose answers differ.",
+            f"B − A with a paired bootstrap 95% interval ({counted(response.resamples, 'resample')} within each "
+            "label): an interval that holds 0 is no difference these items can show; DIFFER: items whose answers "
+            "differ.",
             style="dim",
         )
     )
@@ -412,7 +441,8 @@ def render_comparison(console: Console, response: evaluation_pb2.CompareEvaluati
     if response.disagreements:
         shown = len(response.disagreements)
         more = f" (the first {shown:,} of {counted_all:,}: --max-disagreements N)" if shown < counted_all else ""
-        section(console, f"Where they disagree{more}", disagreements_table(response))
+        section(console, f"Where they disagree{more}")
+        print_table(console, DISAGREEMENT_COLUMNS, response.disagreements, wide=wide)
 
 
 def _status(evaluation: evaluation_pb2.Evaluation) -> Text:

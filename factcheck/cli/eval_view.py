@@ -212,7 +212,7 @@ def stop_note(evaluation: evaluation_pb2.Evaluation) -> str:
         return f"Failed: {reason or 'no reason given'}. The items judged are stored; continue with: {resume}"
     if status == evaluation_pb2.EVALUATION_STATUS_RUNNING:
         return (
-            f"Still running ({evaluation.done} of {evaluation.total} answers stored): "
+            f"Still running ({evaluation.done} of {counted(evaluation.total, 'answer')} stored): "
             f"factcheck eval watch {evaluation.evaluation_id} follows it"
         )
     return ""
@@ -331,7 +331,7 @@ def threshold_row(fitted: evaluation_pb2.FittedThreshold) -> ThresholdRow:
         evaluated=evaluated,
         items=(
             f"{fitted.items:,} ({fitted.verified_items:,} VERIFIED, {fitted.fixed_items:,} fixed, "
-            f"{fitted.candidates:,} candidates)"
+            f"{counted(fitted.candidates, 'candidate')})"
         ),
         error=fitted.error if fitted.HasField("error") else "",
     )

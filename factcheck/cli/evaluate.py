@@ -27,6 +27,7 @@ import factcheck.cli.ids as ids
 from factcheck.cli.arguments import (
     EVAL_CONCURRENCY,
     EVAL_LIMIT,
+    MAX_DISAGREEMENTS,
     bounded,
     int_between,
     non_negative_float,
@@ -170,9 +171,9 @@ def add_parser(commands) -> None:
 
     show = actions.add_parser(
         "show",
-        usage="factcheck eval show ID [--json] [--html PATH]\n"
+        usage="factcheck eval show ID [--wide] [--json] [--html PATH]\n"
         "       factcheck eval show ID --items [--wrong | --failed] [--checker MODEL] [--set NAME] [--label L] "
-        "[--jsonl PATH|-] [--csv PATH|-]",
+        "[--wide] [--jsonl PATH|-] [--csv PATH|-]",
         help="show a stored evaluation's scores, or every checker's answer on every item",
         description="Show a stored evaluation's score tables and confusion matrices, by the id `factcheck eval` "
         "and `factcheck eval list` print. With --items: every checker's answer on every item (the claim, its "
@@ -220,10 +221,11 @@ def add_parser(commands) -> None:
     compare.add_argument("b", metavar="B", help="the evaluation compared with it")
     compare.add_argument(
         "--max-disagreements",
-        type=int,
+        type=int_between(MAX_DISAGREEMENTS),
         metavar="N",
-        help="list at most N items where they disagree, 0-1000 (default 100; all are counted)",
+        help=f"list at most N items where they disagree, {bounded(MAX_DISAGREEMENTS)} (default 100; all are counted)",
     )
+    add_wide_option(compare)
     compare.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
     compare.set_defaults(run=client.channel_command(run_compare))
 
@@ -287,6 +289,7 @@ def add_budget_options(parser: argparse.ArgumentParser, *, resumed: bool = False
 
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:
+    add_wide_option(parser)
     parser.add_argument(
         "--json", action="store_true", help="print the final evaluation as one JSON object (instead of the tables)"
     )
@@ -529,7 +532,7 @@ def present(args: argparse.Namespace, stub: EvaluationStub, evaluation: evaluati
     if args.json:
         print(proto_json(evaluation), flush=True)
     else:
-        eval_render.render_evaluation(make_console(), evaluation)
+        eval_render.render_evaluation(make_console(), evaluation, wide=args.wide)
     if args.html is not None:
         mistakes = list(fetch_items(stub, evaluation.evaluation_id, wrong_only=True, limit=MAX_MISTAKES_IN_PAGE + 1))
         eval_html.write_page(args.html, evaluation, mistakes, MAX_MISTAKES_IN_PAGE)
@@ -576,7 +579,7 @@ def run_compare(args: argparse.Namespace, channel: grpc.Channel) -> int:
     if args.json:
         print(proto_json(response))
         return client.EXIT_OK
-    eval_render.render_comparison(make_console(), response)
+    eval_render.render_comparison(make_console(), response, wide=args.wide)
     return client.EXIT_OK
 
 

@@ -81,11 +81,12 @@ def with_lines(line: Text, texts: Iterable[str]) -> Text:
     return line
 
 
-def section(console: Console, title: str, body, style: str = "bold") -> None:
-    """A report section: a titled rule, then its body."""
+def section(console: Console, title: str, body=None, style: str = "bold") -> None:
+    """A report section: a titled rule, then its body (none: the caller prints it, e.g. `tables.print_table`)."""
     console.print()
     console.print(Rule(Text(title, style=style), align="left"))
-    console.print(body)
+    if body is not None:
+        console.print(body)
 
 
 def print_status(console: Console, result: factcheck_pb2.FactCheckResult) -> None:

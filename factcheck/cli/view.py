@@ -24,6 +24,7 @@ from factcheck.core.domain import (
 )
 from factcheck.text.evidence_text import passage_title
 from factcheck.text.spans import locate
+from factcheck.text.wording import counted
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2
 
 VERDICTS = ("VERIFIED", "DISPUTED", "UNVERIFIABLE")
@@ -79,11 +80,11 @@ class ClaimView:
 
     @property
     def agreement_text(self) -> str:
-        """ "2 of 3 checkers agree", "1 of 1 checkers": how many checkers the verdict rests on, never a percentage
+        """ "2 of 3 checkers agree", "1 of 1 checker": how many checkers the verdict rests on, never a percentage
         that reads as certainty; "—" for a claim no checker judged."""
         if not self.checkers:
             return "—"
-        text = f"{self.agreeing} of {self.checkers} checkers"
+        text = f"{self.agreeing} of {counted(self.checkers, 'checker')}"
         return f"{text} agree" if self.checkers > 1 else text
 
     @property
@@ -158,7 +159,7 @@ def not_audited_note(views: list[ClaimView]) -> str | None:
         ]
         if claims:
             judged = sum(1 for claim in views if claim.consensus is not None)
-            return f"Answers not audited for {len(claims)} of {judged} claims: {reason}."
+            return f"Answers not audited for {len(claims)} of {counted(judged, 'claim')}: {reason}."
     return None
 
 
@@ -298,7 +299,7 @@ def agreement_summary(views: list[ClaimView]) -> str:
     if most == 1:
         return "1 checker per claim"
     unanimous = sum(1 for view in judged if view.agreeing == view.checkers)
-    return f"all {most} checkers agree on {unanimous} of {len(judged)} claims"
+    return f"all {most} checkers agree on {unanimous} of {counted(len(judged), 'claim')}"
 
 
 def verdict_counts(views: list[ClaimView]) -> dict[str, int]:
