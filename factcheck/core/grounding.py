@@ -27,6 +27,12 @@ rivalled by the name that stands in its place in the sentence (after the same wo
 the Moon"). A contrast term is rivalled by another value of its set in such a sentence ("smallest" for
 "largest").
 
+The same event. A sentence that lacks another of the claim's specifics, which another sentence states, and gives
+its own value there tells of another event: it corrects nothing ("the 1903 Nobel Prize in Physics" for "Medicine
+in 1911" beside "In 1911 she won the Nobel Prize in Chemistry"). A specific stated only apart from the sentence
+holding most of its clause's specifics, where that sentence gives another value for it, is another event's: a
+conflict ("Chemistry in 1903" against the same two). Either conflict is not explicit when the sentences disagree.
+
 Pure and deterministic; no model.
 """
 
@@ -34,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from factcheck.text.numbers import may_count_the_same
@@ -159,6 +165,7 @@ def ground(claim: str, passages: Sequence[PassageText]) -> Grounding:
     missing: list[Specific] = [subject] if subject is not None and not subject_stated else []
     how: dict[int, str] = {}
     holders: dict[int, list[SentenceRef]] = {}
+    titled: set[int] = set()  # the specifics a passage's title states
     titles = [text_facts(p.title) for p in passages if p.title]
     for specific in wanted:
         for sentence in sentences:
@@ -171,12 +178,21 @@ def ground(claim: str, passages: Sequence[PassageText]) -> Grounding:
         if by_title:
             how[id(specific)] = _best_how(how.get(id(specific)), by_title)
         (found if id(specific) in holders or by_title else missing).append(specific)
+        if by_title:
+            titled.add(id(specific))
     if subject is not None and sentences:
         how[id(subject)] = VERBATIM if any(_subject_verbatim(subject, s) for s in sentences) else "referred"
     # Without a name, what a claim is about is its first content word ("The museum holds ..."): a sentence that only
     # says "It holds ..." does not say which thing, so it contradicts nothing.
     about = sentences if subject is not None else _about_unnamed_subject(claim, sentences)
-    conflicts = _distinct(tuple(c for s in missing if (c := _conflict(claim, s, about, subject)) is not None))
+    # A specific held only apart from the sentence of its event, which gives another value: another event's.
+    split = _split_from_event(claim, wanted, subject, sentences, about, holders, found, titled)
+    for moved in split:
+        found.remove(moved.specific)
+        missing.append(moved.specific)
+    moved_ids = {id(c.specific) for c in split}
+    rest = [_event_conflict(claim, s, about, subject, wanted, holders) for s in missing if id(s) not in moved_ids]
+    conflicts = _distinct((*split, *(c for c in rest if c is not None)))
     citation = _citation(claim, specifics, subject, sentences, holders, conflicts)
     return Grounding(
         specifics=specifics,
@@ -677,6 +693,82 @@ def _conflict(
         if chosen is not None:
             return Conflict(specific, _stated_as(claim, specific, facts, chosen), sentence)
     return None
+
+
+# --- one event: the specifics held together ---------------------------------------------------------------
+
+
+def _split_from_event(
+    claim: str,
+    wanted: Sequence[Specific],
+    subject: Specific | None,
+    sentences: Sequence[SentenceRef],
+    about: Sequence[SentenceRef],
+    holders: dict[int, list[SentenceRef]],
+    found: Sequence[Specific],
+    titled: set[int],
+) -> list[Conflict]:
+    """The conflicts of specifics found only apart from their event: where the sentence holding most of the
+    specifics of their clause of the claim ("In 1911 she won the Nobel Prize in Chemistry" for "... in Chemistry in
+    1903") states another value of one that only another sentence holds ("... the 1903 Nobel Prize in Physics"),
+    that value is another event's: the claim's specifics are not held together. Never explicit: the sentences
+    disagree."""
+    split = []
+    for specific in (s for s in wanted if s in found and id(s) in holders and id(s) not in titled):
+        event = _citation(claim, _same_clause(claim, specific, wanted), subject, sentences, holders, ())
+        if event is not None and event in about and event not in holders[id(specific)]:
+            if (conflict := _conflict(claim, specific, [event], subject)) is not None:
+                split.append(replace(conflict, explicit=False))
+    return split
+
+
+def _event_conflict(
+    claim: str,
+    specific: Specific,
+    sentences: Sequence[SentenceRef],
+    subject: Specific | None,
+    wanted: Sequence[Specific],
+    holders: dict[int, list[SentenceRef]],
+) -> Conflict | None:
+    """`_conflict`, from the first sentence that tells of the claim's event: not one that `_tells_another_event`
+    ("the 1903 Nobel Prize in Physics" is no correction of "Medicine in 1911" where "In 1911 she won the Nobel Prize
+    in Chemistry"). Not explicit when the sentences give different values: which is the claim's is not certain."""
+    found = [c for sentence in sentences if (c := _conflict(claim, specific, [sentence], subject)) is not None]
+    same_event = [c for c in found if not _tells_another_event(claim, specific, c.sentence, wanted, holders)]
+    if not same_event:
+        return None
+    chosen = same_event[0]
+    return chosen if len({c.stated for c in found}) == 1 else replace(chosen, explicit=False)
+
+
+def _tells_another_event(
+    claim: str,
+    specific: Specific,
+    sentence: SentenceRef,
+    wanted: Sequence[Specific],
+    holders: dict[int, list[SentenceRef]],
+) -> bool:
+    """The sentence lacks another specific of the same clause of the claim that another sentence holds, and gives
+    a value of its own in its place (another year, another field): it tells of another event than that sentence.
+    A value the claim itself states ("1903" of "... in 1867 and ... in 1903") is none."""
+    facts = text_facts(sentence.text)
+    claimed = [o for other in wanted if sentence in holders.get(id(other), []) for o in occurrences(other, facts)]
+    for other in _same_clause(claim, specific, wanted):
+        held = holders.get(id(other), [])
+        if other is specific or not held or sentence in held:
+            continue
+        if other.kind == KIND_NAME and other.category is None:
+            if _slot_rival(claim, other, facts) is not None:
+                return True
+        elif any(not any(c.start <= r.start < c.end for c in claimed) for r in rivals(other, facts)):
+            return True
+    return False
+
+
+def _same_clause(claim: str, specific: Specific, wanted: Sequence[Specific]) -> list[Specific]:
+    """The claim's specifics in the clause that holds `specific` ("born in Warsaw in 1867" / "won ... in 1903")."""
+    start, end = _clause_of(claim, specific)
+    return [s for s in wanted if start <= s.start < end]
 
 
 def _counts_another_thing(claim: str, specific: Specific, facts: TextFacts, candidate: Occurrence) -> bool:

@@ -44,7 +44,7 @@ learned it from the training data (see the benchmark for how far that is). Engli
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Sequence
 
@@ -353,6 +353,28 @@ def _passage_facts(text: str, title: str) -> _PassageFacts:
     )
 
 
+def _with_figure_words(facts: _ClaimFacts, held: _PassageFacts) -> _PassageFacts:
+    """`held`, where a sentence states one of the claim's figures or dates in other words ("1642 m" for "1,642
+    metres", "9 November 1989" for "9 Nov 1989"), holding the claim's words for it: the words agree, as the
+    figures do, so they are not missing."""
+    pairs: list[tuple[Quantity | DateMention, Quantity | DateMention]] = [
+        (c, q) for c in facts.quantities for q in held.quantities if comparable(c, q) and quantities_agree(c, q)
+    ]
+    pairs += [(c, d) for c in facts.dates for d in held.dates if dates_agree(c, d)]
+    stated: dict[int, set[str]] = {}
+    for claimed, figure in pairs:
+        words = set(term_stems(claimed.text))
+        for index, sentence in enumerate(held.sentences):
+            if sentence.start <= figure.start < sentence.end and not words <= sentence.stem_set:
+                stated.setdefault(index, set()).update(words)
+    if not stated:
+        return held
+    sentences = tuple(
+        replace(s, stem_set=s.stem_set | stated[i]) if i in stated else s for i, s in enumerate(held.sentences)
+    )
+    return replace(held, sentences=sentences, stems=held.stems.union(*stated.values()))
+
+
 @dataclass(frozen=True)
 class _Window:
     """One or two consecutive sentences, [start, end) in the passage text."""
@@ -396,7 +418,7 @@ class _Reading:
 
 
 def _measure(facts: _ClaimFacts, passage: PassageText) -> _Measures:
-    held = _passage_facts(passage.text, passage.title)
+    held = _with_figure_words(facts, _passage_facts(passage.text, passage.title))
     window = _best_window(facts, held.sentences)
     about = _sentences_about(facts, passage.text, window)
     quantity_conflicts, quantity_matches = _figure_check(

@@ -139,11 +139,16 @@ _UNITS = {
     "lb": ("kg", 0.45359237),
     "lbs": ("kg", 0.45359237),
     "pound": ("kg", 0.45359237),
+    "m2": ("m2", 1),
+    "m²": ("m2", 1),
     "km2": ("m2", 1e6),
+    "km²": ("m2", 1e6),
     "sq km": ("m2", 1e6),
     "square kilometre": ("m2", 1e6),
     "square kilometer": ("m2", 1e6),
     "sq mi": ("m2", 2589988.11),
+    "mi2": ("m2", 2589988.11),
+    "mi²": ("m2", 2589988.11),
     "square mile": ("m2", 2589988.11),
     "hectare": ("m2", 1e4),
     "ha": ("m2", 1e4),
@@ -235,6 +240,15 @@ _POST = re.compile(
     re.IGNORECASE,
 )
 
+# The unit words of a measure, plural or not, longest first: a figure they follow is no year ("1642 m deep"). Not
+# time or "degree(s)": "In 1990 degrees were awarded" is a year.
+_MEASURE_WORDS = "|".join(
+    re.escape(word) + ("s?" if word[-1].isalpha() and len(word) > 2 else "")
+    for word in sorted(
+        (w for w, (unit, _) in _UNITS.items() if unit not in ("s", "month", "year", "degree")), key=len, reverse=True
+    )
+)
+
 _DATE_PATTERNS = [
     # March 8, 1841 / March 8th 1841 / March 1841 / May of 2018
     re.compile(
@@ -246,10 +260,12 @@ _DATE_PATTERNS = [
     re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})\b"),
     # the 1980s / 1980's
     re.compile(r"\b(?P<decade>1\d{3}|20\d{2})'?s\b"),
-    # bare year, unless it is a count ("2000 people")
+    # bare year, unless it is a count ("2000 people") or a measure ("1642 m deep", "1900 km"); a unit is matched in
+    # its own case ("m", not "M") so that "1989 M. Curie" stays a year
     re.compile(
         r"(?<![\d,.$€£])\b(?P<year>1\d{3}|20\d{2})\b(?![,.]?\d)"
-        r"(?!\s*(?:%|per\s?cent|million|billion|thousand|people|persons)\b)",
+        r"(?!\s*(?:%|per\s?cent|million|billion|thousand|people|persons)\b)"
+        rf"(?!\s*(?-i:{_MEASURE_WORDS})(?![\w²]))",
         re.IGNORECASE,
     ),
 ]
