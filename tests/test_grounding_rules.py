@@ -12,7 +12,18 @@ from __future__ import annotations
 
 import pytest
 
-from factcheck.engines.judge import DISPUTED, VERIFIED, PassageText
+from factcheck.engines.grounded import grounded
+from factcheck.engines.judge import (
+    CONFLICT_DATE,
+    CONFLICT_NEGATION,
+    CONFLICT_QUANTIFIER,
+    CONFLICT_VERIFIER,
+    DISPUTED,
+    UNVERIFIABLE,
+    VERIFIED,
+    Judgement,
+    PassageText,
+)
 from factcheck.engines.judges import default_judge, lexical_judge
 from factcheck.text.numbers import find_dates, find_quantities
 
@@ -122,3 +133,31 @@ def test_a_month_abbreviation_is_the_month(judge) -> None:
     judgement = judge("The Berlin Wall opened on 9 Nov 1989.", [passage])
     assert judgement.verdict == VERIFIED
     assert judgement.correction is None
+
+
+# --- a judge's DISPUTED where every specific is stated --------------------------------------------------------
+
+TOWER = [PassageText("P1", "The Eiffel Tower in Paris was completed in 1889 for the World's Fair.", "Eiffel Tower")]
+
+
+def _disputed(conflict: str | None) -> Judgement:
+    return Judgement(DISPUTED, "HIGH", "It was built in 1900.", "P1", "completed in 1889", 0.95, conflict)
+
+
+def test_a_judges_reading_alone_disputes_nothing_the_claim_names():
+    """The verifier's reading with no conflict its rules name is no contradiction of a claim whose every specific the
+    sentence states: UNVERIFIABLE, never DISPUTED (a supported claim read wrong by a small model)."""
+    for conflict in (None, CONFLICT_VERIFIER):
+        judged = grounded(_disputed(conflict), "The Eiffel Tower in Paris was completed in 1889.", TOWER)
+        assert (judged.verdict, judged.correction) == (UNVERIFIABLE, None), judged
+        assert judged.quote and "completed in 1889" in judged.quote
+
+
+def test_a_named_conflict_or_an_unstated_denial_keeps_the_dispute_without_a_correction():
+    claim = "The Eiffel Tower in Paris was completed in 1889."
+    for conflict in (CONFLICT_NEGATION, CONFLICT_QUANTIFIER, CONFLICT_DATE):
+        judged = grounded(_disputed(conflict), claim, TOWER)
+        assert (judged.verdict, judged.confidence, judged.correction) == (DISPUTED, "MEDIUM", None), judged
+    # The claim denies what the sentence states: the judge's dispute stands, whatever it named.
+    denied = grounded(_disputed(CONFLICT_VERIFIER), "The Eiffel Tower in Paris was not completed in 1889.", TOWER)
+    assert (denied.verdict, denied.correction) == (DISPUTED, None), denied

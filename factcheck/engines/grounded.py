@@ -10,9 +10,10 @@ engine, by `factcheck.core.grounding`:
   ("Apollo 11 landed on the Moon in 1969 (not 1972) [P1]"), citing that sentence. Otherwise it is UNVERIFIABLE,
   and the evidence says what is missing ("the sources do not mention Mars").
 - A DISPUTED judgement carries a correction only from such a conflict: never a sentence about something else,
-  never another event's value. Where every specific is stated, a judge's DISPUTED stands only on an explicit
-  wording conflict (a negation, a weaker quantifier); the judge's reading alone ("the model reads it as refuted")
-  is no contradiction of anything the claim names, and the claim is UNVERIFIABLE.
+  never another event's value. Where every specific is stated, a judge's DISPUTED stands (at most MEDIUM,
+  without a correction) only on a conflict it names (a negation, a weaker quantifier, a value it read in its own
+  window) or a claim that denies what the sentence states; the judge's reading alone ("the model reads it as
+  refuted") is no contradiction of anything the claim names, and the claim is UNVERIFIABLE.
 - A claim the judge left UNVERIFIABLE is VERIFIED (MEDIUM) when one sentence about its subject holds every
   specific and every content word of it (synonyms folded) and denies nothing of it: a lexical entailment the
   small model missed.
@@ -33,8 +34,8 @@ from factcheck.engines.judge import (
     CONFLICT_FIGURE,
     CONFLICT_NAME,
     CONFLICT_NEGATION,
-    CONFLICT_QUANTIFIER,
     CONFLICT_TERM,
+    CONFLICT_VERIFIER,
     DISPUTED,
     UNVERIFIABLE,
     VERIFIED,
@@ -51,8 +52,9 @@ MISSING_SCORE = 0.75
 # specific in one sentence about its subject.
 WORDED_SCORE = 0.75
 _CONFLICT_KIND = {KIND_DATE: CONFLICT_DATE, KIND_FIGURE: CONFLICT_FIGURE, KIND_NAME: CONFLICT_NAME}
-# A judge's DISPUTED that stands when every specific is stated: the wording says the opposite of the claim.
-EXPLICIT_WORDING_CONFLICTS = (CONFLICT_NEGATION, CONFLICT_QUANTIFIER)
+# A judge's DISPUTED for no conflict its rules name: the verifier's reading alone (the entailment model's, the
+# lexical verifier's), which disputes nothing where every specific of the claim is stated.
+READING_ONLY = (None, CONFLICT_VERIFIER)
 
 
 def grounded(judgement: Judgement, claim: str, passages: Sequence[PassageText]) -> Judgement:
@@ -130,10 +132,16 @@ def _stated(judgement: Judgement, claim: str, grounding: Grounding) -> Judgement
         # the sentence says the claim, whatever a small model made of its wording.
         passage_id, quote = _cited(claim, grounding)
         return Judgement(VERIFIED, "MEDIUM", None, passage_id, quote, WORDED_SCORE)
-    if judgement.verdict == DISPUTED:
-        # Every specific is stated: the judge disputes the wording (a negation, a weaker quantifier) or the
-        # claim's reading of it, not a value, so there is no value of the same attribute to correct with.
+    if judgement.verdict == DISPUTED and (judgement.conflict not in READING_ONLY or grounding.denial_unstated):
+        # Every specific is stated: the judge names a conflict of the wording (a negation, a weaker quantifier, a
+        # claim that denies what the sentence states) or one it read in its own window, not a value these rules
+        # found, so there is no value of the same attribute to correct with.
         return replace(judgement, correction=None, confidence=_at_most_medium(judgement.confidence))
+    if judgement.verdict == DISPUTED:
+        # Every specific is stated and the judge names no conflict: its reading alone contradicts nothing the
+        # claim names.
+        passage_id, quote = _cited(claim, grounding)
+        return Judgement(UNVERIFIABLE, "MEDIUM", None, passage_id, quote, MISSING_SCORE)
     return judgement
 
 
