@@ -227,12 +227,12 @@ async def test_a_database_that_stays_unavailable_fails_the_evaluation_in_words_n
         "e1",
         plan,
         store,
-        None,
+        None,  # type: ignore[arg-type]  # (no checker is called: the first event cannot be stored)
         Pricing({}),
         "gateway-a",
         30.0,
         stored=[],
-        spent=UsageTotals(),  # type: ignore[arg-type]
+        spent=UsageTotals(),
     )
     locker = sqlite3.connect(path, isolation_level=None)
     try:
