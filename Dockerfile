@@ -3,7 +3,9 @@
 #   docker build --target extractor -t factcheck-extractor .
 #   docker build --target checker -t factcheck-checker .     (the only one with the entailment model's runtime)
 #   docker build --target reporter -t factcheck-reporter .
-# Each image holds the contract, the shared library and its own service's distribution, nothing of the others.
+# Each image holds the contract, the shared library and its own service's distribution, nothing of the others;
+# the built-in local/ engines and their data (engines/: factcheck-engines) only in the images of the services
+# that run them (extractor, checker, reporter), never in the gateway's. No image holds the command line (cli/).
 # Health checks use `python -m factcheck.kit.healthcheck HOST:PORT` (it speaks TLS when FACTCHECK_TLS is on).
 
 # --- base: the contract (factcheck-api) and the shared library (factcheck) --------------------------------
@@ -27,18 +29,24 @@ COPY pyproject.toml README.md ./
 RUN mkdir -p factcheck \
     && pip install '.[otel]' \
     && pip uninstall -y factcheck
-# The source tree is the library: installed in place, every data file it ships (the local engines' data,
-# the command line's templates) is where the code looks for it.
+# The source tree is the library: installed in place, every data file it ships (the evaluation sets, the
+# gazetteer) is where the code looks for it.
 COPY factcheck ./factcheck
 RUN pip install --no-deps -e . \
     && useradd --system --uid 10001 --home-dir /app factcheck
+
+# --- engines: the built-in local/ engines and their data (factcheck-engines), for the services that run them --
+# Its only dependency is the shared library, already in base. Installed from a bind mount (writable for the
+# build, discarded after), so the image holds the engines' 23 MB of data once, in site-packages.
+FROM base AS engines
+RUN --mount=type=bind,source=engines,target=/app/engines,rw pip install --no-deps ./engines
 
 # --- the services: each installs its own distribution ------------------------------------------------------
 # Its dependencies first, from its pyproject.toml and a stub package, so a code change does not reinstall them;
 # the stub's tree goes with them (a build/ left by it could put the stub's files, newer than the copied
 # sources, into the real wheel).
 
-FROM base AS extractor
+FROM engines AS extractor
 COPY services/extractor/pyproject.toml ./services/extractor/
 RUN mkdir services/extractor/factcheck_extractor && touch services/extractor/factcheck_extractor/__init__.py \
     && pip install ./services/extractor && pip uninstall -y factcheck-extractor && rm -rf services/extractor
@@ -51,8 +59,8 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
     CMD ["python", "-m", "factcheck.kit.healthcheck", "localhost:50052"]
 CMD ["factcheck-extractor"]
 
-# factcheck-checker asks for factcheck[nli]: the ONNX runtime of local/checker's embedded entailment model.
-FROM base AS checker
+# factcheck-checker asks for factcheck-engines[nli]: the ONNX runtime of local/checker's embedded entailment model.
+FROM engines AS checker
 COPY services/checker/pyproject.toml ./services/checker/
 RUN mkdir services/checker/factcheck_checker && touch services/checker/factcheck_checker/__init__.py \
     && pip install ./services/checker && pip uninstall -y factcheck-checker && rm -rf services/checker
@@ -64,7 +72,7 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
     CMD ["python", "-m", "factcheck.kit.healthcheck", "localhost:50053"]
 CMD ["factcheck-checker"]
 
-FROM base AS reporter
+FROM engines AS reporter
 COPY services/reporter/pyproject.toml ./services/reporter/
 RUN mkdir services/reporter/factcheck_reporter && touch services/reporter/factcheck_reporter/__init__.py \
     && pip install ./services/reporter && pip uninstall -y factcheck-reporter && rm -rf services/reporter
@@ -77,7 +85,8 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
 CMD ["factcheck-reporter"]
 
 # factcheck-gateway brings the runs database's drivers (SQLAlchemy, Alembic, psycopg); its migrations are
-# package data. The same image runs the migrations: `factcheck-gateway migrate`.
+# package data. The same image runs the migrations: `factcheck-gateway migrate`. No engines: the gateway runs
+# no local/ model, the checker, extractor and reporter do.
 FROM base AS gateway
 COPY services/gateway/pyproject.toml ./services/gateway/
 RUN mkdir services/gateway/factcheck_gateway && touch services/gateway/factcheck_gateway/__init__.py \

@@ -59,11 +59,11 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from bench.public_benchmarks import ArticleClaim, EvidencePair, load_climate_fever, load_wice
-from factcheck.engines.evidence_windows import word_overlap
-from factcheck.engines.judge import DISPUTED, VERIFIED, Judgement, PassageText
-from factcheck.engines.judges import DEFAULT_JUDGES, LEXICAL_JUDGES
 from factcheck.evaluation.sets import LABELS
 from factcheck.models.inputs import VerifyInputs
+from factcheck_engines.evidence_windows import word_overlap
+from factcheck_engines.judge import DISPUTED, VERIFIED, Judgement, PassageText
+from factcheck_engines.judges import DEFAULT_JUDGES, LEXICAL_JUDGES
 
 STANCE_FILE = Path("factcheck-bench") / "subtask3_claim_evidence_stance.jsonl"
 GOLD_VERDICT = {
@@ -224,7 +224,7 @@ def support_score(judgement: Judgement) -> float:
 
 LEXICAL = "local/checker-lexical (previous engine)"
 NLI = "local/checker (entailment model)"
-ENGINES = {"lexical": "factcheck.engines.checker_lexical", "nli": "factcheck.engines.checker_nli"}
+ENGINES = {"lexical": "factcheck_engines.checker_lexical", "nli": "factcheck_engines.checker_nli"}
 
 
 def judge_predictions(pairs: Sequence[StancePair]) -> list[str]:
@@ -244,7 +244,7 @@ def judge_items(items: Sequence[tuple[str, Sequence[PassageText]]], engine: str)
 
 
 def nli_available() -> bool:
-    from factcheck.engines import nli_model
+    from factcheck_engines import nli_model
 
     return nli_model.available()
 
@@ -291,7 +291,7 @@ def _baselines(train: Sequence[StancePair], pairs: Sequence[StancePair]) -> dict
 
 
 def judge_claims_per_second(pairs: Sequence[StancePair]) -> float:
-    from factcheck.engines.judge import PassageText, judge
+    from factcheck_engines.judge import PassageText, judge
 
     started = time.perf_counter()
     for pair in pairs:
@@ -327,8 +327,8 @@ def batching_figures(pairs: Sequence[StancePair], claims: int = 100) -> dict:
     batches of their own (what the checker does) against pooled into batches across claims, on the
     speed prompts' claims, and how far pooling moves a probability (the int8 model quantizes each
     batch's activations with one range, so a pair's scores depend on its batch-mates)."""
-    from factcheck.engines.evidence_windows import claim_sentences
-    from factcheck.engines.nli_model import BATCH, default_model
+    from factcheck_engines.evidence_windows import claim_sentences
+    from factcheck_engines.nli_model import BATCH, default_model
 
     model = default_model()
     per_claim = []
@@ -384,7 +384,7 @@ def _peak_memory_mb() -> float:
 
 
 def model_size_mb() -> float:
-    from factcheck.engines.nli_model import MODEL_DIR
+    from factcheck_engines.nli_model import MODEL_DIR
 
     return (MODEL_DIR / "model.onnx").stat().st_size / 1e6
 
@@ -530,7 +530,7 @@ def factcheck_bench_figures(
 
 
 def model_sha256() -> str:
-    from factcheck.engines.nli_model import MODEL_DIR
+    from factcheck_engines.nli_model import MODEL_DIR
 
     return hashlib.sha256((MODEL_DIR / "model.onnx").read_bytes()).hexdigest()
 

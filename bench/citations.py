@@ -34,8 +34,6 @@ from bench.checker_accuracy import STANCE_FILE, DataMissingError, data_dir, is_t
 from factcheck.core.claim_profile import numeric_profile
 from factcheck.core.domain import ExtractedClaim
 from factcheck.core.numeric_qa import answer_from_text, verify_answers
-from factcheck.engines import checker as local_checker
-from factcheck.engines.evidence_windows import word_overlap
 from factcheck.text.numbers import compare_figures, figure_of, find_quantities
 from factcheck.v1 import citations_pb2, common_pb2
 from factcheck_checker.citations import resolve_citations
@@ -43,6 +41,8 @@ from factcheck_checker.review import check_review, parse_review, review_inputs
 from factcheck_checker.support import claim_supports
 from factcheck_checker.verification_prompts import verification_inputs
 from factcheck_checker.verifications import parse_verifications
+from factcheck_engines import checker as local_checker
+from factcheck_engines.evidence_windows import word_overlap
 
 SUPPORTING = {"completely-support", "partially-support"}
 MAX_PASSAGES_PER_CLAIM = 10

@@ -86,9 +86,9 @@ def load(split: str = "all") -> list[Item]:
 
 def judge(engine: str, item: Item) -> ClaimVerification:
     """The claim judged alone against its passage, through the checker's inputs, the engine and the parser."""
-    from factcheck.engines import checker, checker_lexical, checker_overlap
     from factcheck_checker.verification_prompts import verification_inputs
     from factcheck_checker.verifications import parse_verifications
+    from factcheck_engines import checker, checker_lexical, checker_overlap
 
     answer = {
         "local/checker": checker.answer,

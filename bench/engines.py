@@ -1,7 +1,7 @@
 """Peak memory of each service after a run on the built-in local/ models (the embedded default).
 
 Starts the four services with no model configured, loads the demo's examples/knowledge, checks
-its examples/sample.txt (factcheck/cli/examples/), then reads each process's peak resident memory (VmHWM).
+its examples/sample.txt (cli/factcheck_cli/examples/), then reads each process's peak resident memory (VmHWM).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 import grpc
 
 from bench.pipeline import peak_memory_mb
-from factcheck.cli.demo import EXAMPLES
-from factcheck.cli.documents import document_files, read_document
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc, knowledge_pb2, knowledge_pb2_grpc
+from factcheck_cli.demo import EXAMPLES
+from factcheck_cli.documents import document_files, read_document
 from tests.processes import start_suite
 
 

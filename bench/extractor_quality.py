@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from bench.data import data_dir, read_jsonl
-from factcheck.engines.extractor import extract_claims
 from factcheck.text.sentences import content_words, split_sentences
+from factcheck_engines.extractor import extract_claims
 
 DATA_FILE = Path("factcheck-bench") / "factcheck-GPT-benchmark.jsonl"
 MATCH_F1 = 0.6

@@ -5,7 +5,7 @@ tokenizer.json equivalent to its vocab.txt and a card (tests/onnx_models.py), an
 
 1. Scores. Through the services: the four services as processes, `EvaluationService.RunEvaluation` (what
    `factcheck eval --checker onnx/nli` sends) on a shipped set. Alone: local/checker's own reader of the
-   model (factcheck/engines/nli_model.py: its tokenizer from vocab.txt, its session, its batches), the
+   model (engines/factcheck_engines/nli_model.py: its tokenizer from vocab.txt, its session, its batches), the
    passages cut into chunks by the same rule, the same grounding decision (factcheck/core/model_verdicts.py),
    scored by the same metrics. local/checker itself adds lexical rules, windows and a combiner on top of
    the model: those are not the model's reading, so the comparison is with the model alone. Prints both
@@ -34,15 +34,15 @@ import grpc
 
 from factcheck.core.domain import verdict_from_proto
 from factcheck.core.model_verdicts import ClaimReading, Thresholds, Unit, UnitReading, decide
-from factcheck.engines.nli_model import MODEL_DIR, EntailmentModel
-from factcheck.engines.onnx_checker import MIN_EVIDENCE_SHARE, answer, read_claim
-from factcheck.engines.onnx_model import loaded
 from factcheck.evaluation.metrics import ScoredItem, Scores, score
 from factcheck.evaluation.sets import LabelledItem, load_shipped_set, sample
 from factcheck.kit.settings import Settings
 from factcheck.models.inputs import ClaimInput, Passage, VerifyInputs
 from factcheck.text.chunks import chunk_spans, token_offsets
 from factcheck.v1 import checker_pb2_grpc, evaluation_pb2, evaluation_pb2_grpc
+from factcheck_engines.nli_model import MODEL_DIR, EntailmentModel
+from factcheck_engines.onnx_checker import MIN_EVIDENCE_SHARE, answer, read_claim
+from factcheck_engines.onnx_model import loaded
 from factcheck_gateway.evaluations.runner import verify_request
 from tests.onnx_models import shipped_nli_folder
 from tests.processes import start_service, start_suite

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from factcheck.engines.judge import PassageText
+from factcheck_engines.judge import PassageText
 from factcheck_gateway.knowledge.chunking import chunk_text
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -51,9 +51,9 @@ from bench.checker_accuracy import (
     nli_available,
 )
 from factcheck.core.domain import ClaimVerification, ExtractedClaim
-from factcheck.engines.checker_overlap import OVERLAP_JUDGES, OVERLAP_THRESHOLD
-from factcheck.engines.judge import PassageText
 from factcheck.evaluation.sets import load_shipped_set
+from factcheck_engines.checker_overlap import OVERLAP_JUDGES, OVERLAP_THRESHOLD
+from factcheck_engines.judge import PassageText
 from factcheck_gateway.consensus import calculate_consensus
 from factcheck_gateway.weighted_consensus import ConsensusWeights, fit_weights, label_prior
 
@@ -141,7 +141,7 @@ def _cached(name: str, engine: str, items: Sequence[Item], make: Callable[[], li
 def _engine_revision(engine: str) -> str:
     """What the cached verdicts depend on besides the items: the engines' code and their small data files
     (the model card records the model's SHA-256)."""
-    engines = Path(__file__).resolve().parent.parent / "factcheck" / "engines"
+    engines = Path(__file__).resolve().parent.parent / "engines" / "factcheck_engines"
     files = sorted(engines.glob("*.py")) + sorted(engines.glob("data/**/*.json"))
     return hashlib.sha256(engine.encode() + b"".join(path.read_bytes() for path in files)).hexdigest()
 

@@ -1,4 +1,5 @@
-"""Fit the confidence of `local/entailment`'s judge and write factcheck/engines/data/entailment_calibration.json.
+"""Fit the confidence of `local/entailment`'s judge; write it to
+engines/factcheck_engines/data/entailment_calibration.json.
 
 Run from the repository root: `python -m scripts.fit_entailment_calibration` (seconds; deterministic).
 
@@ -12,7 +13,7 @@ often the verdict was right there (gold: completely-support -> SUPPORTED, refute
 otherwise NOT ENOUGH INFO), shrunk toward the verdict's overall accuracy with five pseudo-pairs,
 then made non-decreasing in the probability (pool adjacent violators): a surer judge never gets
 a lower confidence. The judge places this figure within the anchor band the text puts its verdict in
-(factcheck/engines/entailment.py, `within_band`): the table orders verdicts inside a band, it never
+(engines/factcheck_engines/entailment.py, `within_band`): the table orders verdicts inside a band, it never
 moves one out of it.
 """
 
@@ -22,7 +23,7 @@ import json
 from pathlib import Path
 
 from bench.checker_accuracy import load_pairs, split_by_claim
-from factcheck.engines.entailment import CALIBRATION_FILE, extract, judge_raw
+from factcheck_engines.entailment import CALIBRATION_FILE, extract, judge_raw
 
 BINS = 10
 PSEUDO_PAIRS = 5

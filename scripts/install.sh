@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Install the whole suite, editable, into .venv: the contract (api/: factcheck-api), the shared library and
-# command line (.: factcheck) and the four services (services/*: factcheck-extractor, -checker, -reporter,
-# -gateway). Arguments are the shared library's extras, e.g. `bash scripts/install.sh test,realmodel`.
+# Install the whole suite, editable, into .venv: the contract (api/: factcheck-api), the shared library
+# (.: factcheck), the command line (cli/: factcheck-cli, the `factcheck` command), the built-in engines
+# (engines/: factcheck-engines) and the four services (services/*: factcheck-extractor, -checker, -reporter,
+# -gateway, each with its own command). Arguments are the shared library's extras, e.g.
+# `bash scripts/install.sh test,realmodel`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +25,8 @@ python3 -m venv .venv
 .venv/bin/pip install --quiet --disable-pip-version-check \
   -e ./api \
   -e ".${extras:+[$extras]}" \
+  -e ./cli \
+  -e ./engines \
   -e ./services/extractor \
   -e ./services/checker \
   -e ./services/reporter \

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-DEFAULT_ROOTS = ["factcheck", "services"]
+DEFAULT_ROOTS = ["factcheck", "cli", "engines", "services"]
 
 
 def _python_files(root: Path) -> Iterator[Path]:

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from bench.checker_accuracy import GOLD_VERDICT, SPLIT_SALT, TEST_FRACTION, data_dir, is_test_claim, load_pairs
 from bench.public_benchmarks import CLIMATE_FEVER_FILE, WICE_FILE, load_climate_fever, load_wice
-from factcheck.engines.evidence_windows import word_overlap
 from factcheck.evaluation.sets import LABELS, MAX_EVIDENCE_PASSAGES, SHIPPED_SETS, parse_item
+from factcheck_engines.evidence_windows import word_overlap
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "factcheck" / "evaluation" / "data"

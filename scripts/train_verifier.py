@@ -1,4 +1,4 @@
-"""Train the verifier behind `local/checker` and write factcheck/engines/data/verifier.json.
+"""Train the verifier behind `local/checker` and write engines/factcheck_engines/data/verifier.json.
 
 Run from the repository root: `python -m scripts.train_verifier` (about two minutes on two
 cores; pure Python, no extra packages). Deterministic: the same data gives the same file.
@@ -37,8 +37,8 @@ from bench.checker_accuracy import (
     load_pairs,
     split_by_claim,
 )
-from factcheck.engines.judge import PassageText, judge, passage_features, term_stems
-from factcheck.engines.verifier_model import MODEL_PATH, VerifierModel
+from factcheck_engines.judge import PassageText, judge, passage_features, term_stems
+from factcheck_engines.verifier_model import MODEL_PATH, VerifierModel
 
 L2_CHOICES = (0.001, 0.003, 0.01)
 FOLDS = 4

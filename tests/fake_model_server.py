@@ -699,7 +699,7 @@ def entailment_answer(kind: str, prompt: str) -> str:
     """An entailment agent's answer: the prompt's quoted sections (as the checker's agent prompts write
     them) given to local/entailment's agents, so the JSON is valid for the schema a request asks for."""
     from factcheck.core.entailment_rules import unquote
-    from factcheck.engines import entailment
+    from factcheck_engines import entailment
 
     lines = prompt.split("\n")
 

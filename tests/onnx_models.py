@@ -1,6 +1,6 @@
 """Folders of `onnx/` grounding models for tests and benchmarks, built here (nothing is downloaded).
 
-- `shipped_nli_folder`: the shipped entailment model (factcheck/engines/data/nli/model.onnx, linked), a
+- `shipped_nli_folder`: the shipped entailment model (engines/factcheck_engines/data/nli/model.onnx, linked), a
   tokenizer.json equivalent to its vocab.txt (the `tokenizers` package's WordPiece, as nli_model.py builds
   it) and a card saying what nli_model.py's reader knows: its labels, claim-first pairs, 128 tokens, its
   temperature.
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from factcheck.engines.nli_model import MODEL_DIR
+from factcheck_engines.nli_model import MODEL_DIR
 
 # Words the tiny models' vocabulary knows (any other word is [UNK]).
 WORDS = (

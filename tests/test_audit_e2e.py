@@ -10,8 +10,8 @@ import pytest
 
 from factcheck.core.audit import AUDITED, DISABLED, FABRICATED_QUOTE, NO_PASSAGES, UNSUPPORTED_DETAIL
 from factcheck.core.domain import ClaimVerification
-from factcheck.engines.reporter import reliability_score
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck_engines.reporter import reliability_score
 from tests import conftest
 from tests.conftest import content_request, kinds, payload, run_events, suite_environment
 from tests.fake_model_server import ClaimAnswer, answers_by_claim

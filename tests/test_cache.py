@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import text
 
 from factcheck.core import prompt_versions
-from factcheck.engines import nli_model
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, usage_pb2, usage_pb2_grpc
+from factcheck_engines import nli_model
 from factcheck_gateway.store.ledger_queries import LedgerStore
 from factcheck_gateway.store.stage_store import StageStore
 from tests.conftest import CONTENT, content_request, kinds, payload

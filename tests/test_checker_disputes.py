@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from factcheck.engines import nli_judge, nli_model
-from factcheck.engines.judge import DISPUTED, VERIFIED, PassageText
+from factcheck_engines import nli_judge, nli_model
+from factcheck_engines.judge import DISPUTED, VERIFIED, PassageText
 
 pytestmark = pytest.mark.skipif(not nli_model.available(), reason="the nli extra is not installed")
 

@@ -15,17 +15,6 @@ import pytest
 from pydantic import ValidationError
 
 from factcheck.core.domain import ExtractedClaim
-from factcheck.engines import (
-    checker,
-    checker_lexical,
-    checker_nli,
-    entailment,
-    investigator,
-    nli_judge,
-    nli_model,
-)
-from factcheck.engines.evidence_windows import claim_windows
-from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge
 from factcheck.kit.settings import Settings, get_settings
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelNotConfiguredError
@@ -38,6 +27,17 @@ from factcheck_checker.entailment.agent_prompts import agent_inputs
 from factcheck_checker.review import review_inputs
 from factcheck_checker.verification_prompts import build_verification_prompt, verification_inputs
 from factcheck_checker.verifications import parse_verifications
+from factcheck_engines import (
+    checker,
+    checker_lexical,
+    checker_nli,
+    entailment,
+    investigator,
+    nli_judge,
+    nli_model,
+)
+from factcheck_engines.evidence_windows import claim_windows
+from factcheck_engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge
 
 EIFFEL = (
     "The Eiffel Tower is a wrought-iron lattice tower in Paris. It is 330 metres tall. "
@@ -100,9 +100,9 @@ def test_a_process_that_judges_no_claim_against_a_passage_never_loads_the_runtim
     answering prompts whose claims have no passages, loads neither onnxruntime nor tokenizers."""
     code = (
         "import sys\n"
-        "import factcheck.engines, factcheck_checker.main, factcheck_checker.checker_service\n"
-        "from factcheck.engines import checker, checker_nli, council_checker, investigator, citation_review\n"
-        "from factcheck.engines import entailment, judges, nli_judge, nli_model\n"
+        "import factcheck_engines, factcheck_checker.main, factcheck_checker.checker_service\n"
+        "from factcheck_engines import checker, checker_nli, council_checker, investigator, citation_review\n"
+        "from factcheck_engines import entailment, judges, nli_judge, nli_model\n"
         "from factcheck.core.domain import ExtractedClaim\n"
         "from factcheck_checker.verification_prompts import verification_inputs\n"
         "claim = ExtractedClaim('claim_1', 'The tower is 330 metres tall.', 'ctx', 'STATISTIC')\n"

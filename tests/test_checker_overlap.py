@@ -8,9 +8,6 @@ import grpc
 import pytest
 
 from bench.checker_accuracy import DataMissingError, fit_overlap_threshold, load_pairs, split_by_claim
-from factcheck.engines.checker_overlap import HIGH_CONFIDENCE_OVERLAP, OVERLAP_THRESHOLD, overlap_judge, plain_overlap
-from factcheck.engines.evidence_windows import word_overlap
-from factcheck.engines.judge import PassageText
 from factcheck.evaluation.metrics import ScoredItem, score
 from factcheck.evaluation.sets import load_shipped_set
 from factcheck.kit.settings import Settings
@@ -19,6 +16,9 @@ from factcheck.models.local import local_engine_names
 from factcheck.serving.server import new_server
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
 from factcheck_checker.checker_service import CheckerService
+from factcheck_engines.checker_overlap import HIGH_CONFIDENCE_OVERLAP, OVERLAP_THRESHOLD, overlap_judge, plain_overlap
+from factcheck_engines.evidence_windows import word_overlap
+from factcheck_engines.judge import PassageText
 
 MODEL = "local/checker-overlap"
 BRIDGE = "The bridge opened in 1932. It cost a fortune."

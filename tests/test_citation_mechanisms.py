@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from factcheck.core.claim_profile import HIGH, LOW, MEDIUM, confidence_level, profile
 from factcheck.core.numeric_qa import answer_from_text
-from factcheck.engines.judge import PassageText
-from factcheck.engines.judges import default_judge
 from factcheck.text.numbers import find_derivation, find_quantities, main_figure, normalise_figure
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck_engines.judge import PassageText
+from factcheck_engines.judges import default_judge
 from tests.inprocess import serve_everything
 from tests.test_citations_offline import offline_settings
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from factcheck.engines.extractor import answer as local_extractor_answer
+from factcheck_engines.extractor import answer as local_extractor_answer
 from factcheck_extractor.claims import ClaimStream, locate_claims, parse_claims
 from factcheck_extractor.extraction_prompts import extraction_inputs
 from tests.fake_model_server import extraction_text

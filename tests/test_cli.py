@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from factcheck.cli import render
 from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck_cli import render
 from tests import conftest
 from tests.conftest import CHECKERS, FULL_SEQUENCE, suite_environment
 from tests.fake_model_server import fail, verdicts
@@ -467,7 +467,7 @@ def test_the_final_events_are_progress_lines_with_their_causes():
 
 
 def test_a_failed_result_explains_itself_in_the_terminal_and_the_html_page():
-    from factcheck.cli import html
+    from factcheck_cli import html
 
     result = make_result(score=None)
     result.status = factcheck_pb2.MESSAGE_STATUS_FAILED
@@ -622,7 +622,7 @@ def test_kb_add_refuses_unsupported_files(factcheck, tmp_path):
 
 
 def test_html_documents_keep_visible_text_only():
-    from factcheck.cli.documents import html_text
+    from factcheck_cli.documents import html_text
 
     title, text = html_text(
         "<html><head><title> A  page </title><style>p{}</style></head>"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from factcheck.cli import arguments
-from factcheck.cli.app import main
+from factcheck_cli import arguments
+from factcheck_cli.app import main
 from factcheck_gateway.evaluations import plan as evaluation_plan
 from factcheck_gateway.modes.fact_check import plan as fact_check_plan
 from factcheck_gateway.modes.fact_check.investigate import options as investigate_options

@@ -12,9 +12,9 @@ import re
 import pytest
 from rich.console import Console
 
-from factcheck.cli import council, council_view, html, render
-from factcheck.cli.check import UsageError
 from factcheck.v1 import council_pb2, factcheck_pb2
+from factcheck_cli import council, council_view, html, render
+from factcheck_cli.check import UsageError
 from tests.test_html_report import Page, chromium, run_chromium  # noqa: F401 (chromium is a fixture)
 
 A, B, C = (
@@ -417,7 +417,7 @@ def test_models_or_responses_exactly_one(argv):
 
 
 def test_the_command_exits_2_on_a_bad_file_before_calling_the_gateway(tmp_path, capsys):
-    from factcheck.cli.app import main
+    from factcheck_cli.app import main
 
     path = tmp_path / "answers.jsonl"
     path.write_text('{"name": "a"}\n')
@@ -516,8 +516,8 @@ def test_chromium_renders_the_council_page_and_no_hostile_text_runs(chromium, tm
 
 
 def test_list_shows_each_runs_mode():
-    from factcheck.cli.results import RESULT_COLUMNS
-    from factcheck.cli.tables import print_table
+    from factcheck_cli.results import RESULT_COLUMNS
+    from factcheck_cli.tables import print_table
 
     rows = [
         factcheck_pb2.ResultSummary(message_id="r1", question="q1", mode=factcheck_pb2.MODE_COUNCIL),

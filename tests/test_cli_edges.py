@@ -288,7 +288,7 @@ def _commands(parser: argparse.ArgumentParser, name: str):
 
 def test_every_command_and_parameter_says_what_it_does():
     """Walks every command, action and argument of the parser the console script runs."""
-    from factcheck.cli.app import build_parser
+    from factcheck_cli.app import build_parser
 
     undocumented = []
     for name, parser in _commands(build_parser(), "factcheck"):

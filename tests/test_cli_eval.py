@@ -27,10 +27,10 @@ import pytest
 from google.protobuf import json_format
 from rich.console import Console
 
-from factcheck.cli import eval_render, eval_view, evaluate
-from factcheck.cli.app import build_parser
-from factcheck.cli.tables import print_table
 from factcheck.v1 import common_pb2, evaluation_pb2, evaluation_pb2_grpc
+from factcheck_cli import eval_render, eval_view, evaluate
+from factcheck_cli.app import build_parser
+from factcheck_cli.tables import print_table
 from tests import test_cli
 from tests.test_cli import FACTCHECK, cli_environment
 from tests.test_cli_durable import _WITH_CTRL_C as WITH_CTRL_C

@@ -1,4 +1,4 @@
-"""The listings' one table (factcheck/cli/tables.py) and short ids (factcheck/cli/ids.py): a line per row
+"""The listings' one table (cli/factcheck_cli/tables.py) and short ids (cli/factcheck_cli/ids.py): a line per row
 cut with "…" to fit, ids shortened as gh shows commit hashes and taken back by any unambiguous start,
 `--wide` whole; the tables of `eval show` (scores, cost, confusion, thresholds), `eval show --items` and
 `eval compare` by the same rule, a name cut and never folded; then every listing command against the
@@ -14,10 +14,10 @@ import subprocess
 import pytest
 from rich.console import Console
 
-from factcheck.cli import eval_render, ids
-from factcheck.cli.results import RESULT_COLUMNS
-from factcheck.cli.tables import Column, fit, print_table
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2
+from factcheck_cli import eval_render, ids
+from factcheck_cli.results import RESULT_COLUMNS
+from factcheck_cli.tables import Column, fit, print_table
 from tests import test_cli
 from tests.test_cli import FACTCHECK, cli_environment, run_id
 from tests.test_eval_html import make_evaluation

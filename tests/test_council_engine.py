@@ -13,15 +13,15 @@ from factcheck.core.council_taxonomy import (
     rating_from_name,
     response_label,
 )
-from factcheck.engines import council_checker, synthesis
-from factcheck.engines.checker import answer as local_checker
-from factcheck.engines.generator import NO_SOURCES_MESSAGE
-from factcheck.engines.generator import answer as local_generator
-from factcheck.engines.reporter import answer as local_reporter
 from factcheck.models.inputs import GenerateInputs
 from factcheck.v1 import common_pb2, council_pb2
 from factcheck_checker.council_prompts import build_council_check_prompt, council_check_inputs
 from factcheck_checker.council_summary import NO_SUMMARY_WARNING, parse_council_check
+from factcheck_engines import council_checker, synthesis
+from factcheck_engines.checker import answer as local_checker
+from factcheck_engines.generator import NO_SOURCES_MESSAGE
+from factcheck_engines.generator import answer as local_generator
+from factcheck_engines.reporter import answer as local_reporter
 from factcheck_gateway.modes.council.aggregate import AggregateResponse, compute_aggregate, kendall_w
 from factcheck_reporter.report_prompts import synthesis_inputs
 

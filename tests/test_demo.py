@@ -19,7 +19,7 @@ from tests.test_servers import _free_port_block
 
 pytestmark = pytest.mark.e2e
 
-EXAMPLES = ROOT / "factcheck" / "cli" / "examples"
+EXAMPLES = ROOT / "cli" / "factcheck_cli" / "examples"
 
 
 def run_demo(cwd: Path, data_home: Path, *args: str) -> subprocess.CompletedProcess:

@@ -18,6 +18,8 @@ PAGES = [README, *DOCS]
 # Where a dotted module name's first part lives in this checkout.
 PACKAGE_ROOTS = {
     "factcheck": ROOT / "factcheck",
+    "factcheck_cli": ROOT / "cli" / "factcheck_cli",
+    "factcheck_engines": ROOT / "engines" / "factcheck_engines",
     **{
         f"factcheck_{name}": ROOT / "services" / name / f"factcheck_{name}"
         for name in ("extractor", "checker", "reporter", "gateway")

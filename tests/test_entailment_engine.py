@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from factcheck.engines import entailment as engine
 from factcheck.models.inputs import InputsMissing
 from factcheck.v1 import entailment_pb2 as pb
 from factcheck_checker.entailment.agent_prompts import agent_inputs
 from factcheck_checker.entailment.rules import agent_output
+from factcheck_engines import entailment as engine
 
 EXCERPT = (
     "The museum opened in 1887 in the old customs house.\nIt holds about 4,000 paintings. Parking is free on Sundays."

@@ -13,8 +13,8 @@ from html import unescape
 import pytest
 from markupsafe import escape
 
-from factcheck.cli import eval_html, html_page
 from factcheck.v1 import common_pb2, evaluation_pb2, usage_pb2
+from factcheck_cli import eval_html, html_page
 from tests.test_html_report import Page, chromium, run_chromium  # noqa: F401 (chromium: a fixture)
 
 SCRIPT_ATTACK = "<script>document.title='pwned'</script>"

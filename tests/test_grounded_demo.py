@@ -26,7 +26,7 @@ from tests.test_cli import FACTCHECK, cli_environment, events_of
 
 pytestmark = pytest.mark.e2e
 
-KNOWLEDGE = Path(__file__).resolve().parent.parent / "factcheck" / "cli" / "examples" / "knowledge"
+KNOWLEDGE = Path(__file__).resolve().parent.parent / "cli" / "factcheck_cli" / "examples" / "knowledge"
 CHECKERS = ("local/checker", "local/checker-lexical", "local/checker-overlap")
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from factcheck.engines.grounded import grounded
-from factcheck.engines.judge import (
+from factcheck.text.numbers import find_dates, find_quantities
+from factcheck_engines.grounded import grounded
+from factcheck_engines.judge import (
     CONFLICT_DATE,
     CONFLICT_NEGATION,
     CONFLICT_QUANTIFIER,
@@ -24,8 +25,7 @@ from factcheck.engines.judge import (
     Judgement,
     PassageText,
 )
-from factcheck.engines.judges import default_judge, lexical_judge
-from factcheck.text.numbers import find_dates, find_quantities
+from factcheck_engines.judges import default_judge, lexical_judge
 
 JUDGES = pytest.mark.parametrize(
     "judge", [default_judge, lexical_judge], ids=["local/checker", "local/checker-lexical"]

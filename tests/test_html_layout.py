@@ -6,10 +6,10 @@ times, the annotated content twice, the claims table twice, "claim_1" and "COMPA
 
 from __future__ import annotations
 
-from factcheck.cli import html
-from factcheck.engines import reporter
 from factcheck.models.inputs import CheckerVerdict, ReportEntry, ReportInputs
 from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck_cli import html
+from factcheck_engines import reporter
 from tests.test_html_report import Page, chromium, measure_layout  # noqa: F401 - chromium is a fixture
 
 QUESTION = "Facts about the Eiffel Tower, the Paris Agreement, Apollo 11, water and the Great Barrier Reef"

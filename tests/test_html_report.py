@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from markupsafe import escape
 
-from factcheck.cli import html, view
 from factcheck.v1 import common_pb2, factcheck_pb2
+from factcheck_cli import html, view
 
 CHROMIUM = Path("/usr/bin/chromium")
 TITLE = 'Tower "facts" <check>'
@@ -210,13 +210,13 @@ def test_the_page_needs_nothing_from_outside():
 
 def test_the_page_is_built_from_autoescaping_templates():
     """The page used to be hand-built strings with 34 esc() calls; now Jinja2 templates shipped as package data."""
-    from factcheck.cli import html_page
+    from factcheck_cli import html_page
 
     autoescape = html_page.templates.autoescape
     assert callable(autoescape) and autoescape("fact_check.html.j2") is True
     filename = html_page.templates.get_template("fact_check.html.j2").filename
     assert filename is not None and filename.endswith("templates/fact_check.html.j2")
-    from factcheck.cli import council_html
+    from factcheck_cli import council_html
 
     for module in (html, council_html, html_page):
         assert module.__file__ is not None

@@ -57,6 +57,8 @@ def test_every_contract_names_only_modules_that_exist():
         top, *rest = name.split(".")
         base = {
             "factcheck": ROOT,
+            "factcheck_cli": ROOT / "cli",
+            "factcheck_engines": ROOT / "engines",
             "factcheck_extractor": ROOT / "services" / "extractor",
             "factcheck_checker": ROOT / "services" / "checker",
             "factcheck_reporter": ROOT / "services" / "reporter",

@@ -7,9 +7,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from factcheck.engines.investigator import answer as local_answer
 from factcheck.v1 import common_pb2
 from factcheck_checker.assessment import assessment_inputs, build_assessment_prompt, parse_assessments
+from factcheck_engines.investigator import answer as local_answer
 from factcheck_gateway.search.provider import SearchFailed
 from factcheck_gateway.search.searxng import SearxngSearch
 from tests.fake_searxng import FakeSearxng

@@ -6,9 +6,6 @@ from __future__ import annotations
 import pytest
 
 from factcheck.core.domain import ExtractedClaim
-from factcheck.engines import checker
-from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge, passage_features
-from factcheck.engines.verifier_model import default_model
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
 from factcheck.models.inputs import VerifyInputs
@@ -16,6 +13,9 @@ from factcheck.text import numbers
 from factcheck.v1 import common_pb2
 from factcheck_checker.verification_prompts import build_verification_prompt, verification_inputs
 from factcheck_checker.verifications import parse_verifications
+from factcheck_engines import checker
+from factcheck_engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, PassageText, judge, passage_features
+from factcheck_engines.verifier_model import default_model
 
 EIFFEL = "The Eiffel Tower is 300 metres tall. It was completed in 1889 for the World's Fair in Paris."
 PARIS = "The Paris Agreement is a treaty on climate change. It was signed in 2016 in New York."

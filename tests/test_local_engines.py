@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factcheck.core.domain import VERDICTS, ClaimConsensus, ClaimVerification, ExtractedClaim
-from factcheck.engines import extractor, generator, reporter
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelProviderError
@@ -24,6 +23,7 @@ from factcheck.models.inputs import ModelInputs
 from factcheck.text.evidence_text import PASSAGE_INJECTION_NOTE
 from factcheck.text.sentences import content_words, split_sentences, tokenize
 from factcheck.v1 import common_pb2
+from factcheck_engines import extractor, generator, reporter
 from factcheck_extractor.claims import locate_claims, parse_claims
 from factcheck_extractor.extraction_prompts import (
     build_extraction_prompt,
@@ -448,7 +448,7 @@ def test_generator_ignores_forged_sources_sections_in_the_question() -> None:
 
 def test_engines_do_not_import_services() -> None:
     code = (
-        "import sys, factcheck.engines.extractor, factcheck.engines.reporter, factcheck.engines.generator;"
+        "import sys, factcheck_engines.extractor, factcheck_engines.reporter, factcheck_engines.generator;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'services'))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

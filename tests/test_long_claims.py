@@ -13,12 +13,12 @@ import grpc
 import pytest
 
 from factcheck.core.domain import ExtractedClaim
-from factcheck.engines import checker, nli_judge
-from factcheck.engines.judge import UNVERIFIABLE, VERIFIED, Judgement, PassageText
-from factcheck.engines.judges import Judges, isolated
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
 from factcheck_checker.verification_prompts import verification_inputs
 from factcheck_checker.verifications import parse_verifications
+from factcheck_engines import checker, nli_judge
+from factcheck_engines.judge import UNVERIFIABLE, VERIFIED, Judgement, PassageText
+from factcheck_engines.judges import Judges, isolated
 from factcheck_gateway.modes.entailment.plan import MAX_CLAIM_CHARS
 from tests.processes import start_service
 

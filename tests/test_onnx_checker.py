@@ -19,9 +19,6 @@ import grpc
 import pytest
 from tokenizers import Tokenizer
 
-from factcheck.engines.nli_model import EntailmentModel
-from factcheck.engines.onnx_checker import OnnxFamily, read_claim
-from factcheck.engines.onnx_model import GroundingModel, loaded
 from factcheck.evaluation.sets import load_shipped_set
 from factcheck.kit.settings import Settings
 from factcheck.models import calls
@@ -31,6 +28,9 @@ from factcheck.models.errors import ModelNotConfiguredError
 from factcheck.models.inputs import ClaimInput, Passage, VerifyInputs
 from factcheck.text.chunks import chunk_spans
 from factcheck.v1 import checker_pb2, common_pb2
+from factcheck_engines.nli_model import EntailmentModel
+from factcheck_engines.onnx_checker import OnnxFamily, read_claim
+from factcheck_engines.onnx_model import GroundingModel, loaded
 from tests.inprocess import serve_checker
 from tests.onnx_models import TinyModel, shipped_nli_folder, tiny_model_folder, tiny_reference
 

@@ -2,10 +2,11 @@
 schema, Kubernetes' schemas (kubernetes-validate), and every FACTCHECK_* variable they set
 being a real setting. No Docker engine or cluster is needed.
 
-And the distributions: factcheck-api (api/: the contract and its generated code), the shared library and
-command line (factcheck) and the four services (services/<name>: factcheck-<name>), built as wheels; each
-service's wheel asks for only its own needs, and factcheck-api alone in a fresh virtualenv calls a running
-suite."""
+And the distributions: factcheck-api (api/: the contract and its generated code), the shared library
+(factcheck), the command line (cli/: factcheck-cli), the built-in engines (engines/: factcheck-engines) and the
+four services (services/<name>: factcheck-<name>), built as wheels; each service's wheel asks for only its own
+needs (the engines only where the service runs them), and factcheck-api alone in a fresh virtualenv calls a
+running suite."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ K8S = sorted((ROOT / "deploy" / "k8s").glob("*.yaml"))
 DOCKERFILE = ROOT / "Dockerfile"
 SERVICES = {"gateway": 50051, "extractor": 50052, "checker": 50053, "reporter": 50054}
 SERVICE_PROJECTS = {name: tomllib.loads((ROOT / "services" / name / "pyproject.toml").read_text()) for name in SERVICES}
+# The services that run the built-in local/ engines (factcheck-engines): every one but the gateway.
+ENGINE_SERVICES = {"extractor", "checker", "reporter"}
 
 
 def _tool(name: str) -> str:
@@ -209,14 +212,13 @@ def test_compose_runs_postgres_a_migration_and_the_four_services_with_grpc_healt
         services["gateway"]["image"],
         services["gateway"]["build"],
     )
-    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    # The shared library declares no command: each distribution declares its own.
+    assert "scripts" not in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     for name, port in SERVICES.items():
         service = services[name]
-        # The command is the workspace's console script for the service (the root pyproject declares every one),
-        # and it runs the module of the service's own distribution.
+        # The command is the console script the service's own distribution declares, running its main module.
         assert service["command"] == [f"factcheck-{name}"]
-        assert scripts[service["command"][0]] == f"factcheck_{name}.main:main"
-        assert "scripts" not in SERVICE_PROJECTS[name]["project"]
+        assert SERVICE_PROJECTS[name]["project"]["scripts"] == {f"factcheck-{name}": f"factcheck_{name}.main:main"}
         assert service["healthcheck"]["test"] == [
             "CMD",
             "python",
@@ -278,7 +280,7 @@ def _dockerfile_stages() -> dict[str, str]:
 
 def test_the_dockerfile_builds_one_image_per_service_on_a_shared_base():
     stages = _dockerfile_stages()
-    assert set(stages) == {"base", *SERVICES}
+    assert set(stages) == {"base", "engines", *SERVICES}
     base = stages["base"]
     assert base.startswith("python:3.11-slim AS base")
     # factcheck-api is not on any registry: the base installs it from api/, with protos/ beside it (the
@@ -288,9 +290,17 @@ def test_the_dockerfile_builds_one_image_per_service_on_a_shared_base():
     # database drivers the gateway's.
     assert "pip install '.[otel]'" in base and "pip install --no-deps -e ." in base and "[nli]" not in base
     assert "useradd --system --uid 10001" in base
+    # The shared library alone: neither the engines (and their data) nor the command line.
+    assert "COPY factcheck ./factcheck" in base and "engines" not in base and "cli" not in base
+    # The engines: their own distribution, on the base, for the services that run them.
+    engines = stages["engines"]
+    assert engines.startswith("base AS engines\n") and "pip install --no-deps ./engines" in engines
+    # No image holds the command line.
+    assert not [name for name, stage in stages.items() if re.search(r"\bcli\b", stage)]
     for name, port in SERVICES.items():
         stage = stages[name]
-        assert stage.startswith(f"base AS {name}\n")
+        # Built on the engines where the service runs them; the gateway's on the base alone.
+        assert stage.startswith(f"{'engines' if name in ENGINE_SERVICES else 'base'} AS {name}\n")
         # Only this service's distribution (its dependencies with it), nothing of another service's.
         assert f"COPY services/{name} ./services/{name}" in stage
         assert f"pip install --no-deps ./services/{name}" in stage
@@ -316,7 +326,7 @@ def test_the_container_health_check_command(tmp_path):
     assert down.returncode == 1 and down.stdout.strip() in {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
 
 
-# --- the two distributions: factcheck-api and factcheck ---------------------------------------------------
+# --- the distributions: factcheck-api, factcheck, factcheck-cli, factcheck-engines and the services ---------
 
 API_PROJECT = tomllib.loads((ROOT / "api" / "pyproject.toml").read_text())["project"]
 
@@ -363,8 +373,8 @@ def _wheel_metadata(wheel: Path) -> email.message.Message:
 
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory) -> dict[str, Path]:
-    """Every wheel (api, main and the four services), built from clean copies of the sources (a build/ left
-    in the tree could leak old files)."""
+    """Every wheel (api, main, cli, engines and the four services), built from clean copies of the sources (a
+    build/ left in the tree could leak old files)."""
     sources, out = tmp_path_factory.mktemp("sources"), tmp_path_factory.mktemp("wheels")
     skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
     shutil.copytree(ROOT / "api", sources / "api", ignore=skip)
@@ -372,6 +382,8 @@ def wheels(tmp_path_factory) -> dict[str, Path]:
     shutil.copytree(ROOT / "factcheck", sources / "main" / "factcheck", ignore=skip)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, sources / "main" / name)
+    for name in ("cli", "engines"):
+        shutil.copytree(ROOT / name, sources / name, ignore=skip)
     for name in SERVICES:
         shutil.copytree(ROOT / "services" / name, sources / name, ignore=skip)
     builds = [  # all at once: most of a build is waiting on pip's start-up
@@ -382,7 +394,7 @@ def wheels(tmp_path_factory) -> dict[str, Path]:
             stderr=subprocess.STDOUT,
             text=True,
         )
-        for project in ("api", "main", *SERVICES)
+        for project in ("api", "main", "cli", "engines", *SERVICES)
     ]
     for build in builds:
         output, _ = build.communicate(timeout=300)
@@ -390,7 +402,7 @@ def wheels(tmp_path_factory) -> dict[str, Path]:
     [api] = out.glob("factcheck_api-*.whl")
     [main] = out.glob("factcheck-[0-9]*.whl")
     built = {"api": api, "main": main}
-    for name in SERVICES:
+    for name in ("cli", "engines", *SERVICES):
         [built[name]] = out.glob(f"factcheck_{name}-*.whl")
     return built
 
@@ -453,23 +465,38 @@ def _just_below(release: str) -> str:
 def test_the_suite_wheel_leaves_the_generated_code_to_the_api_package(wheels):
     names = _wheel_names(wheels["main"])
     assert not [n for n in names if n.startswith("factcheck/v1/")]
-    # The shared library is `factcheck` alone; the services are their own distributions.
+    # The shared library is `factcheck` alone; the command line, the engines and the services are their own
+    # distributions.
     for wheel in (wheels["api"], wheels["main"]):
         packages = {n.split("/", 1)[0] for n in _wheel_names(wheel) if ".dist-info/" not in n}
         assert packages == {"factcheck"}, wheel.name
+    assert not [n for n in names if n.startswith(("factcheck/cli/", "factcheck/engines/"))]
     [api] = [r for r in _requirements(wheels["main"]) if r.name == "factcheck-api"]
     assert api.specifier.contains(API_PROJECT["version"], prereleases=True)
-    assert "factcheck = factcheck.cli.app:main" in _entry_points(wheels["main"])
+    # It declares no command, and none of the command line's libraries (terminal tables, HTML templates).
+    assert not [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    assert not {r.name.lower() for r in _requirements(wheels["main"])} & {"rich", "jinja2", "markdown-it-py"}
 
 
-def test_each_service_wheel_holds_its_package_and_the_workspace_names_its_console_script(wheels):
+def test_the_command_line_wheel_holds_factcheck_cli_its_command_and_its_libraries(wheels):
+    names = _wheel_names(wheels["cli"])
+    assert {n.split("/", 1)[0] for n in names if ".dist-info/" not in n} == {"factcheck_cli"}
+    assert "factcheck_cli/templates/page.html.j2" in names
+    assert _entry_points(wheels["cli"]).split() == ["[console_scripts]", "factcheck", "=", "factcheck_cli.app:main"]
+    requirements = {r.name.lower(): r for r in _requirements(wheels["cli"])}
+    assert {"factcheck", "rich", "jinja2", "markdown-it-py"} <= set(requirements)
+    library = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert requirements["factcheck"].specifier.contains(library)
+
+
+def test_each_service_wheel_holds_its_package_and_its_console_script(wheels):
     for name in SERVICES:
         names = _wheel_names(wheels[name])
         packages = {n.split("/", 1)[0] for n in names if ".dist-info/" not in n}
         assert packages == {f"factcheck_{name}"}, name
         assert f"factcheck_{name}/main.py" in names
-        # The command is the shared library's (the workspace's): one owner per console script.
-        assert f"factcheck-{name} = factcheck_{name}.main:main" in _entry_points(wheels["main"])
+        # The service's own command, declared by its own distribution.
+        assert f"factcheck-{name} = factcheck_{name}.main:main" in _entry_points(wheels[name])
         [library] = [r for r in _requirements(wheels[name]) if r.name == "factcheck"]
         assert library.specifier.contains(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"])
     assert "factcheck_gateway/migrations/env.py" in _wheel_names(wheels["gateway"])  # package data travels with it
@@ -487,42 +514,48 @@ def _needs(wheel: Path) -> set[str]:
 
 def test_each_service_wheel_asks_only_for_what_its_service_needs(wheels):
     database = {"sqlalchemy", "alembic", "psycopg"}
-    model_runtime = {"factcheck[nli]", "onnxruntime", "tokenizers", "numpy"}
+    model_runtime = {"factcheck-engines[nli]", "onnxruntime", "tokenizers", "numpy"}
     needs = {name: _needs(wheels[name]) for name in SERVICES}
-    # The checker runs the embedded entailment model (the shared library's nli extra), and no database.
-    assert "factcheck[nli]" in needs["checker"] and not needs["checker"] & database
-    # The gateway owns the runs database, and loads no entailment model.
-    assert database <= needs["gateway"] and not needs["gateway"] & model_runtime
+    # The checker runs the engines with the embedded entailment model (the engines' nli extra), and no database.
+    assert "factcheck-engines[nli]" in needs["checker"] and not needs["checker"] & database
+    # The gateway owns the runs database, and runs no engine: neither the engines nor the model's runtime.
+    assert database <= needs["gateway"] and not needs["gateway"] & (model_runtime | {"factcheck-engines"})
     for name in ("extractor", "reporter"):
-        assert needs[name] == {"factcheck"}, name
+        assert needs[name] == {"factcheck", "factcheck-engines"}, name
+    # No service asks for the command line or its libraries.
+    for name in SERVICES:
+        assert not needs[name] & {"factcheck-cli", "rich", "jinja2", "markdown-it-py"}, name
 
 
-def test_the_suite_wheel_ships_the_entailment_model_and_offers_its_runtime(wheels):
-    # local/checker judges with the embedded model: the files ship with the library, the runtime comes with
-    # the `nli` extra (the checker's distribution asks for it).
-    names = _wheel_names(wheels["main"])
+def test_the_engines_wheel_ships_the_entailment_model_and_offers_its_runtime(wheels):
+    # local/checker judges with the embedded model: the files ship with the engines, the runtime comes with
+    # their `nli` extra (the checker's distribution asks for it). The shared library ships neither.
+    names = _wheel_names(wheels["engines"])
+    assert {n.split("/", 1)[0] for n in names if ".dist-info/" not in n} == {"factcheck_engines"}
     for name in ("model.onnx", "model.json", "vocab.txt"):
-        assert f"factcheck/engines/data/nli/{name}" in names
-    requirements = _requirements(wheels["main"])
+        assert f"factcheck_engines/data/nli/{name}" in names
+    assert "factcheck_engines/data/verifier.json" in names
+    assert not [r for r in _requirements(wheels["main"]) if r.name in {"onnxruntime", "tokenizers", "numpy"}]
+    requirements = _requirements(wheels["engines"])
     for runtime in ("onnxruntime", "tokenizers", "numpy"):
         [requirement] = [r for r in requirements if r.name == runtime]
         assert requirement.marker is not None and requirement.marker.evaluate({"extra": "nli"}), runtime
         assert not requirement.marker.evaluate({"extra": ""}), runtime
 
 
-def test_the_suite_wheel_ships_the_demos_examples_where_the_demo_looks(wheels, tmp_path):
+def test_the_command_line_wheel_ships_the_demos_examples_where_the_demo_looks(wheels, tmp_path):
     """`factcheck demo` works from an installed wheel: its examples are package data beside the command."""
-    examples = ROOT / "factcheck" / "cli" / "examples"
-    shipped = sorted(p.relative_to(ROOT).as_posix() for p in examples.rglob("*") if p.is_file())
-    assert "factcheck/cli/examples/knowledge/apollo-11.html" in shipped and len(shipped) >= 7
-    names = _wheel_names(wheels["main"])
+    examples = ROOT / "cli" / "factcheck_cli" / "examples"
+    shipped = sorted(p.relative_to(ROOT / "cli").as_posix() for p in examples.rglob("*") if p.is_file())
+    assert "factcheck_cli/examples/knowledge/apollo-11.html" in shipped and len(shipped) >= 7
+    names = _wheel_names(wheels["cli"])
     assert [name for name in shipped if name not in names] == []
     target = tmp_path / "site"
-    for wheel in (wheels["api"], wheels["main"]):
+    for wheel in (wheels["api"], wheels["main"], wheels["cli"]):
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(target)
     done = subprocess.run(
-        [sys.executable, "-c", "import factcheck.cli.demo as demo; print(demo.EXAMPLES)"],
+        [sys.executable, "-c", "import factcheck_cli.demo as demo; print(demo.EXAMPLES)"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -531,7 +564,7 @@ def test_the_suite_wheel_ships_the_demos_examples_where_the_demo_looks(wheels, t
     )
     assert done.returncode == 0, done.stderr
     installed = Path(done.stdout.strip())
-    assert installed == target / "factcheck" / "cli" / "examples"
+    assert installed == target / "factcheck_cli" / "examples"
     assert (installed / "sample.txt").read_bytes() == (examples / "sample.txt").read_bytes()
 
 

@@ -12,7 +12,7 @@ import pytest
 from bench import checker_accuracy, public_benchmarks
 from bench.checker_accuracy import binary_scores, climate_fever_figures, roc_auc, support_score, wice_figures
 from bench.public_benchmarks import ArticleClaim, EvidencePair, load_climate_fever, load_wice
-from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement
+from factcheck_engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement
 
 ARTICLE = [
     "(meta data) TITLE: Marie Curie - Biography",

@@ -17,8 +17,8 @@ import pytest
 from markupsafe import escape
 from rich.console import Console
 
-from factcheck.cli import html, render
 from factcheck.v1 import common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc, investigation_pb2
+from factcheck_cli import html, render
 from factcheck_gateway.modes.fact_check.steps import EXTRACTION_FAILED
 from tests import conftest
 from tests.conftest import CHECKERS, content_request, kinds, payload, run_events

@@ -11,9 +11,9 @@ import grpc
 import pytest
 from rich.console import Console
 
-from factcheck.cli import usage as usage_cli
-from factcheck.cli.app import main as cli_main
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc, usage_pb2, usage_pb2_grpc
+from factcheck_cli import usage as usage_cli
+from factcheck_cli.app import main as cli_main
 from tests.conftest import content_request, payload, suite_environment
 from tests.inprocess import inprocess_settings, serve_everything
 from tests.processes import start_suite

@@ -445,8 +445,8 @@ async def test_a_resumed_run_takes_the_weights_its_first_attempt_stored(lookups)
 
 
 def test_check_passes_consensus():
-    from factcheck.cli import app
-    from factcheck.cli.check import build_request
+    from factcheck_cli import app
+    from factcheck_cli.check import build_request
 
     parser = app.build_parser()
     weighted = build_request(parser.parse_args(["check", "text", "--consensus", "weighted"]), "text")
@@ -464,7 +464,7 @@ def test_the_reports_name_the_weights():
 
     from rich.console import Console
 
-    from factcheck.cli import html, render
+    from factcheck_cli import html, render
 
     weights = Weighting("weighted", fit_weights("eval-9", {"local/checker": RELIABLE, "local/checker-lexical": WEAK}))
     result = factcheck_pb2.FactCheckResult(mode=factcheck_pb2.MODE_FACT_CHECK)

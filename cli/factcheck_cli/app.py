@@ -7,8 +7,10 @@ import os
 import sys
 from typing import NoReturn
 
+from factcheck.kit.version import installed_version
+
 # The entry point imports every command; the commands import one another, never this module.
-from factcheck.cli import (
+from factcheck_cli import (
     check,
     claims,
     client,
@@ -23,7 +25,6 @@ from factcheck.cli import (
     serve,
     usage,
 )
-from factcheck.kit.version import installed_version
 
 GATEWAY_HELP = (
     "the gateway's gRPC target, e.g. localhost:50051 (default: FACTCHECK_GATEWAY_TARGET, else localhost:50051); "

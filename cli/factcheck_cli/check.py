@@ -10,11 +10,14 @@ from typing import Callable
 
 import grpc
 
-import factcheck.cli.client as client
-import factcheck.cli.html as html
-import factcheck.cli.render as render
-import factcheck.cli.view as view
-from factcheck.cli.arguments import (
+import factcheck_cli.client as client
+import factcheck_cli.html as html
+import factcheck_cli.render as render
+import factcheck_cli.view as view
+from factcheck.kit.settings import Settings
+from factcheck.models.local import LOCAL_PREFIX
+from factcheck.v1 import evaluation_pb2, factcheck_pb2
+from factcheck_cli.arguments import (
     INVESTIGATE_BATCH_SIZE,
     MAX_CONTENT_LENGTH,
     TIMEOUT_MS,
@@ -22,11 +25,8 @@ from factcheck.cli.arguments import (
     int_between,
     non_negative_float,
 )
-from factcheck.cli.documents import NotText, cannot_read, decode_text
-from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
-from factcheck.kit.settings import Settings
-from factcheck.models.local import LOCAL_PREFIX
-from factcheck.v1 import evaluation_pb2, factcheck_pb2
+from factcheck_cli.documents import NotText, cannot_read, decode_text
+from factcheck_cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Ending, Follower, follow_hint
 
 RUN_EXIT_CODES = (
     "exit codes: 0 complete, 1 the run failed, 2 nothing to check, a binary or unreadable file, or an invalid "

@@ -6,9 +6,9 @@ from typing import Any, Callable
 
 from rich.text import Text
 
-from factcheck.cli.terminal import counted, plain, stage_line
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import citations_pb2, factcheck_pb2
+from factcheck_cli.terminal import counted, plain, stage_line
 
 
 def tier_word(tier: int, abstained: bool) -> str:

@@ -8,9 +8,12 @@ from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-import factcheck.cli.ids as ids
-import factcheck.cli.render as render
-from factcheck.cli.client import (
+import factcheck_cli.ids as ids
+import factcheck_cli.render as render
+from factcheck.text.text_safety import excerpt
+from factcheck.text.wording import counted
+from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2
+from factcheck_cli.client import (
     EXIT_OK,
     EXIT_USAGE,
     MAX_PAGE_SIZE,
@@ -21,11 +24,8 @@ from factcheck.cli.client import (
     next_page_command,
     run_id,
 )
-from factcheck.cli.tables import Column, add_wide_option, print_table
-from factcheck.cli.view import local_time
-from factcheck.text.text_safety import excerpt
-from factcheck.text.wording import counted
-from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2
+from factcheck_cli.tables import Column, add_wide_option, print_table
+from factcheck_cli.view import local_time
 
 TIERS = {
     "supported": citations_pb2.SUPPORT_TIER_SUPPORTED,

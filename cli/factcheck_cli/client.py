@@ -11,11 +11,11 @@ from typing import Callable
 import grpc
 from rich.text import Text
 
-import factcheck.cli.ids as ids
-from factcheck.cli.arguments import PAGE_SIZE, bounded, int_between
+import factcheck_cli.ids as ids
 from factcheck.kit.channels import open_gateway_channel
 from factcheck.kit.settings import Settings
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from factcheck_cli.arguments import PAGE_SIZE, bounded, int_between
 
 # Every command's exit codes (docs/cli.md, "Exit codes", lists the same).
 EXIT_OK = 0

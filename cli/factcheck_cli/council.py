@@ -11,10 +11,10 @@ from pathlib import Path
 
 import grpc
 
-import factcheck.cli.check as check
-import factcheck.cli.client as client
-from factcheck.cli.check import STDIN, UsageError
+import factcheck_cli.check as check
+import factcheck_cli.client as client
 from factcheck.v1 import council_pb2, factcheck_pb2
+from factcheck_cli.check import STDIN, UsageError
 
 COUNCIL_EXIT_CODES = check.RUN_EXIT_CODES.replace(
     "2 nothing to check, a binary or unreadable file, or an invalid request",

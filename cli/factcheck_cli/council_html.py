@@ -12,12 +12,12 @@ from importlib import resources
 
 from markupsafe import Markup
 
-import factcheck.cli.council_view as council_view
-import factcheck.cli.view as view
-from factcheck.cli.council_view import NONE, Finding
-from factcheck.cli.html_page import frame, header_context
+import factcheck_cli.council_view as council_view
+import factcheck_cli.view as view
 from factcheck.core.council_taxonomy import RATING_SCORES
 from factcheck.v1 import council_pb2, factcheck_pb2
+from factcheck_cli.council_view import NONE, Finding
+from factcheck_cli.html_page import frame, header_context
 
 # One colour per error type, in the taxonomy's order (unclassified last).
 ERROR_COLOURS = (
@@ -40,7 +40,7 @@ RATING_CLASSES = {
     "INACCURATE": "r-inaccurate",
 }
 COUNCIL_STYLE = Markup(
-    (resources.files("factcheck.cli") / "templates" / "council.css").read_text(encoding="utf-8")
+    (resources.files("factcheck_cli") / "templates" / "council.css").read_text(encoding="utf-8")
     + "".join(f".e-{index} {{ background: {colour}; }}\n" for index, colour in enumerate(ERROR_COLOURS))
 )
 

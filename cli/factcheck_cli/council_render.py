@@ -14,11 +14,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-import factcheck.cli.council_view as council_view
-import factcheck.cli.view as view
-from factcheck.cli.council_view import NONE
-from factcheck.cli.terminal import counted, plain, print_status, section, stage_line, with_lines
+import factcheck_cli.council_view as council_view
+import factcheck_cli.view as view
 from factcheck.v1 import council_pb2, factcheck_pb2
+from factcheck_cli.council_view import NONE
+from factcheck_cli.terminal import counted, plain, print_status, section, stage_line, with_lines
 
 RATING_STYLES = {
     "ACCURATE": "bold green",

@@ -5,7 +5,7 @@ models), loads examples/knowledge into the knowledge store, checks examples/samp
 with live progress, prints the report, writes it as HTML; then has the built-in
 fact-checker rank the answers in examples/council-answers.json (council mode), prints
 the ranking, writes it as HTML, and stops the suite. The examples are package data
-(factcheck/cli/examples/), so the demo runs from an installed wheel as from a checkout.
+(cli/factcheck_cli/examples/), so the demo runs from an installed wheel as from a checkout.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from pathlib import Path
 
 import grpc
 
-import factcheck.cli.check as check
-import factcheck.cli.client as client
-import factcheck.cli.council as council
-import factcheck.cli.kb as kb
-import factcheck.cli.serve as serve
-from factcheck.cli.arguments import BASE_PORT, bounded, int_between
+import factcheck_cli.check as check
+import factcheck_cli.client as client
+import factcheck_cli.council as council
+import factcheck_cli.kb as kb
+import factcheck_cli.serve as serve
 from factcheck.kit.channels import open_gateway_channel
 from factcheck.kit.settings import DEFAULT_PORTS, Settings
 from factcheck.v1 import council_pb2, factcheck_pb2
+from factcheck_cli.arguments import BASE_PORT, bounded, int_between
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 DESCRIPTION = (

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import grpc
 
-import factcheck.cli.client as client
-from factcheck.cli.check import (
+import factcheck_cli.client as client
+from factcheck.core.entailment_rules import final_json
+from factcheck.v1 import entailment_pb2, factcheck_pb2
+from factcheck_cli.check import (
     STDIN,
     UsageError,
     add_reconnect_option,
@@ -22,9 +24,7 @@ from factcheck.cli.check import (
     report_failure,
     report_lost,
 )
-from factcheck.cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Follower
-from factcheck.core.entailment_rules import final_json
-from factcheck.v1 import entailment_pb2, factcheck_pb2
+from factcheck_cli.follow import RECONNECT_TIMEOUT_S, ConnectionLost, Follower
 
 DEFAULT_QUESTION = "Is each claim entailed by its source?"
 _AGENTS = ("extractor", "reliability", "judge", "auditor")

@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import grpc
 
-from factcheck.cli.follow import RECONNECT_TIMEOUT_S, STATUS_TIMEOUT_S, StreamFollower
 from factcheck.v1 import evaluation_pb2, evaluation_pb2_grpc
+from factcheck_cli.follow import RECONNECT_TIMEOUT_S, STATUS_TIMEOUT_S, StreamFollower
 
 
 class EndedBeforeStart(Exception):

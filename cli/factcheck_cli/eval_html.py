@@ -22,14 +22,14 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-import factcheck.cli.eval_view as eval_view
-import factcheck.cli.view as view
-from factcheck.cli.eval_view import VERDICTS
-from factcheck.cli.html_page import frame
+import factcheck_cli.eval_view as eval_view
+import factcheck_cli.view as view
 from factcheck.v1 import evaluation_pb2
+from factcheck_cli.eval_view import VERDICTS
+from factcheck_cli.html_page import frame
 
 EVALUATION_STYLE = Markup(
-    (resources.files("factcheck.cli") / "templates" / "evaluation.css").read_text(encoding="utf-8")
+    (resources.files("factcheck_cli") / "templates" / "evaluation.css").read_text(encoding="utf-8")
 )
 
 # The reliability diagram's plot area inside its SVG (viewBox 0 0 RELIABILITY_WIDTH RELIABILITY_HEIGHT).

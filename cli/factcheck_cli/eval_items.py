@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-import factcheck.cli.client as client
-import factcheck.cli.eval_render as eval_render
-import factcheck.cli.eval_view as eval_view
-from factcheck.cli.tables import print_table
-from factcheck.cli.terminal import counted, make_console
+import factcheck_cli.client as client
+import factcheck_cli.eval_render as eval_render
+import factcheck_cli.eval_view as eval_view
 from factcheck.v1 import common_pb2, evaluation_pb2, evaluation_pb2_grpc
+from factcheck_cli.tables import print_table
+from factcheck_cli.terminal import counted, make_console
 
 PAGE_SIZE = 100  # the most a page holds
 LABELS = {

@@ -20,12 +20,12 @@ from rich.progress import Progress as Bar
 from rich.table import Table
 from rich.text import Text
 
-import factcheck.cli.eval_view as eval_view
-import factcheck.cli.view as view
-from factcheck.cli.eval_view import NONE, SHORT, VERDICTS
-from factcheck.cli.tables import Column, print_table
-from factcheck.cli.terminal import clean, counted, plain, section, stage_line
+import factcheck_cli.eval_view as eval_view
+import factcheck_cli.view as view
 from factcheck.v1 import evaluation_pb2
+from factcheck_cli.eval_view import NONE, SHORT, VERDICTS
+from factcheck_cli.tables import Column, print_table
+from factcheck_cli.terminal import clean, counted, plain, section, stage_line
 
 STATUS_STYLES = {
     evaluation_pb2.EVALUATION_STATUS_RUNNING: "cyan",

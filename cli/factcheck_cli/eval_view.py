@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import factcheck.cli.view as view
+import factcheck_cli.view as view
 from factcheck.core.domain import verdict_to_proto
 from factcheck.evaluation.sets import LABELS
 from factcheck.text.wording import counted

@@ -18,13 +18,16 @@ from typing import Callable, Iterable
 
 import grpc
 
-import factcheck.cli.check as check
-import factcheck.cli.client as client
-import factcheck.cli.eval_html as eval_html
-import factcheck.cli.eval_render as eval_render
-import factcheck.cli.eval_view as eval_view
-import factcheck.cli.ids as ids
-from factcheck.cli.arguments import (
+import factcheck_cli.check as check
+import factcheck_cli.client as client
+import factcheck_cli.eval_html as eval_html
+import factcheck_cli.eval_render as eval_render
+import factcheck_cli.eval_view as eval_view
+import factcheck_cli.ids as ids
+from factcheck.evaluation.sets import SHIPPED_SETS, ItemsFileError, LabelledItem, read_items_file
+from factcheck.kit.grpc_options import MAX_MESSAGE_BYTES
+from factcheck.v1 import evaluation_pb2, evaluation_pb2_grpc, usage_pb2
+from factcheck_cli.arguments import (
     EVAL_CONCURRENCY,
     EVAL_LIMIT,
     MAX_DISAGREEMENTS,
@@ -33,14 +36,11 @@ from factcheck.cli.arguments import (
     non_negative_float,
     positive_int,
 )
-from factcheck.cli.eval_follow import EndedBeforeStart, EvaluationFollower, watch_hint
-from factcheck.cli.eval_items import add_item_options, fetch_items, run_items, wants_items
-from factcheck.cli.follow import ConnectionLost
-from factcheck.cli.tables import add_wide_option, print_table
-from factcheck.cli.terminal import make_console, proto_json
-from factcheck.evaluation.sets import SHIPPED_SETS, ItemsFileError, LabelledItem, read_items_file
-from factcheck.kit.grpc_options import MAX_MESSAGE_BYTES
-from factcheck.v1 import evaluation_pb2, evaluation_pb2_grpc, usage_pb2
+from factcheck_cli.eval_follow import EndedBeforeStart, EvaluationFollower, watch_hint
+from factcheck_cli.eval_items import add_item_options, fetch_items, run_items, wants_items
+from factcheck_cli.follow import ConnectionLost
+from factcheck_cli.tables import add_wide_option, print_table
+from factcheck_cli.terminal import make_console, proto_json
 
 EvaluationStub = evaluation_pb2_grpc.EvaluationServiceStub
 

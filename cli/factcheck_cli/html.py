@@ -16,17 +16,17 @@ from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
-import factcheck.cli.council_html as council_html
-import factcheck.cli.investigation as investigation
-import factcheck.cli.view as view
-from factcheck.cli.html_citations import citations_context
-from factcheck.cli.html_page import SCRIPT_HASH, frame, header_context
-from factcheck.cli.markdown_html import cite_text, markdown_to_html, source_anchor, without_sections
-from factcheck.cli.view import ClaimView
+import factcheck_cli.council_html as council_html
+import factcheck_cli.investigation as investigation
+import factcheck_cli.view as view
 from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.text.evidence_text import passage_title
 from factcheck.text.shorten import shorten
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2
+from factcheck_cli.html_citations import citations_context
+from factcheck_cli.html_page import SCRIPT_HASH, frame, header_context
+from factcheck_cli.markdown_html import cite_text, markdown_to_html, source_anchor, without_sections
+from factcheck_cli.view import ClaimView
 
 __all__ = ["SCRIPT_HASH", "render_page", "write_report"]
 

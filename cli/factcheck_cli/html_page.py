@@ -17,17 +17,17 @@ from importlib import resources
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-import factcheck.cli.view as view
+import factcheck_cli.view as view
 from factcheck.v1 import factcheck_pb2
 
-_TEMPLATES = resources.files("factcheck.cli") / "templates"
+_TEMPLATES = resources.files("factcheck_cli") / "templates"
 STYLE = Markup((_TEMPLATES / "page.css").read_text(encoding="utf-8"))
 SCRIPT = (_TEMPLATES / "page.js").read_text(encoding="utf-8")
 SCRIPT_HASH = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
 CONTENT_SECURITY_POLICY = f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{SCRIPT_HASH}'"
 
 templates = Environment(
-    loader=PackageLoader("factcheck.cli", "templates"),
+    loader=PackageLoader("factcheck_cli", "templates"),
     autoescape=select_autoescape(["html.j2"], default_for_string=True),
     undefined=StrictUndefined,
     trim_blocks=True,

@@ -17,10 +17,13 @@ from pathlib import Path
 
 import grpc
 
-import factcheck.cli.render as render
-import factcheck.cli.view as view
-from factcheck.cli.arguments import TOP_K, bounded, int_between
-from factcheck.cli.client import (
+import factcheck_cli.render as render
+import factcheck_cli.view as view
+from factcheck.kit.errors import error_info_of
+from factcheck.text.evidence_text import passage_title
+from factcheck.v1 import common_pb2, knowledge_pb2, knowledge_pb2_grpc
+from factcheck_cli.arguments import TOP_K, bounded, int_between
+from factcheck_cli.client import (
     EXIT_OK,
     EXIT_USAGE,
     UNARY_TIMEOUT_S,
@@ -28,12 +31,9 @@ from factcheck.cli.client import (
     channel_command,
     next_page_command,
 )
-from factcheck.cli.documents import NotText, find_documents, read_document
-from factcheck.cli.tables import Column, add_wide_option, print_table
-from factcheck.cli.terminal import counted
-from factcheck.kit.errors import error_info_of
-from factcheck.text.evidence_text import passage_title
-from factcheck.v1 import common_pb2, knowledge_pb2, knowledge_pb2_grpc
+from factcheck_cli.documents import NotText, find_documents, read_document
+from factcheck_cli.tables import Column, add_wide_option, print_table
+from factcheck_cli.terminal import counted
 
 # One AddDocuments call stays well inside the gateway's limits (100 documents, 2 MB of text).
 BATCH_DOCUMENTS, BATCH_BYTES = 50, 1_500_000

@@ -1,7 +1,7 @@
 """Terminal output: a run's progress as its events arrive, and the final report of a FactCheckResult
 (a council run's report is council_render's).
 
-Untrusted text is shown only through `terminal.plain` (see factcheck/cli/terminal.py).
+Untrusted text is shown only through `terminal.plain` (see cli/factcheck_cli/terminal.py).
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-import factcheck.cli.citations_render as citations_render
-import factcheck.cli.council_render as council_render
-import factcheck.cli.investigation as investigation
-import factcheck.cli.view as view
-from factcheck.cli.terminal import (
+import factcheck_cli.citations_render as citations_render
+import factcheck_cli.council_render as council_render
+import factcheck_cli.investigation as investigation
+import factcheck_cli.view as view
+from factcheck.core.consensus_weighting import describe_weighting
+from factcheck.v1 import factcheck_pb2
+from factcheck_cli.terminal import (
     clean,
     counted,
     make_console,
@@ -31,9 +33,7 @@ from factcheck.cli.terminal import (
     stage_line,
     with_lines,
 )
-from factcheck.cli.view import ClaimView
-from factcheck.core.consensus_weighting import describe_weighting
-from factcheck.v1 import factcheck_pb2
+from factcheck_cli.view import ClaimView
 
 __all__ = ["Progress", "clean", "describe_event", "make_console", "plain", "proto_json", "render_result"]
 

@@ -6,12 +6,12 @@ import argparse
 from pathlib import Path
 from typing import cast
 
-import factcheck.cli.client as client
-import factcheck.cli.council_view as council_view
-import factcheck.cli.html as html
-import factcheck.cli.render as render
-import factcheck.cli.tables as tables
-import factcheck.cli.view as view
+import factcheck_cli.client as client
+import factcheck_cli.council_view as council_view
+import factcheck_cli.html as html
+import factcheck_cli.render as render
+import factcheck_cli.tables as tables
+import factcheck_cli.view as view
 from factcheck.v1 import factcheck_pb2
 
 

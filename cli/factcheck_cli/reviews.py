@@ -8,7 +8,8 @@ from typing import cast
 
 from rich.text import Text
 
-from factcheck.cli.client import (
+from factcheck.v1 import investigation_pb2, investigation_pb2_grpc
+from factcheck_cli.client import (
     EXIT_OK,
     UNARY_TIMEOUT_S,
     Gateway,
@@ -17,11 +18,10 @@ from factcheck.cli.client import (
     next_page_command,
     run_id,
 )
-from factcheck.cli.investigation import STATUS_STYLE, flag_names, state_name, status_name
-from factcheck.cli.tables import Column, add_wide_option, print_table
-from factcheck.cli.terminal import make_console
-from factcheck.cli.view import local_time
-from factcheck.v1 import investigation_pb2, investigation_pb2_grpc
+from factcheck_cli.investigation import STATUS_STYLE, flag_names, state_name, status_name
+from factcheck_cli.tables import Column, add_wide_option, print_table
+from factcheck_cli.terminal import make_console
+from factcheck_cli.view import local_time
 
 STATUSES = ("CONFIRMED", "REFUTED", "SUPERSEDED", "UNVERIFIABLE")
 

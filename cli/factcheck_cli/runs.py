@@ -8,11 +8,11 @@ from pathlib import Path
 
 import grpc
 
-import factcheck.cli.check as check
-import factcheck.cli.client as client
-import factcheck.cli.view as view
-from factcheck.cli.arguments import non_negative_int
+import factcheck_cli.check as check
+import factcheck_cli.client as client
+import factcheck_cli.view as view
 from factcheck.v1 import factcheck_pb2
+from factcheck_cli.arguments import non_negative_int
 
 
 def add_parsers(commands) -> None:

@@ -12,9 +12,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from factcheck.cli.arguments import BASE_PORT, bounded, int_between
 from factcheck.kit.settings import DEFAULT_PORTS
 from factcheck.serving.server import PORT_TAKEN_HINT
+from factcheck_cli.arguments import BASE_PORT, bounded, int_between
 
 # Started in this order: the gateway last, once the services it calls are up.
 SERVICES = ("extractor", "checker", "reporter", "gateway")

@@ -2,7 +2,7 @@
 `usage`), as gh and kubectl print theirs: a header of upper-case names, one line per row, columns two
 spaces apart and no box. What does not fit the terminal is cut with "…", the flexible columns (titles,
 claims) first; ids are shortened the way git and gh shorten commit hashes (a UUID to its first 8
-characters, which every command that takes an id accepts: `factcheck.cli.ids`). `--wide` shows every
+characters, which every command that takes an id accepts: `factcheck_cli.ids`). `--wide` shows every
 value whole, and the columns only it has, on lines as long as they need (`--json` has the full values
 too).
 
@@ -20,8 +20,8 @@ from typing import Any, Literal
 from rich.console import Console
 from rich.text import Text
 
-from factcheck.cli.ids import short_id
-from factcheck.cli.terminal import plain
+from factcheck_cli.ids import short_id
+from factcheck_cli.terminal import plain
 
 GAP = 2
 # A flexible column keeps at least this many characters (a cut value still says what it was).

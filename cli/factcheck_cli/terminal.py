@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-import factcheck.cli.view as view
+import factcheck_cli.view as view
 from factcheck.text.wording import counted
 from factcheck.v1 import factcheck_pb2
 

@@ -11,11 +11,11 @@ from datetime import UTC, datetime, timedelta
 import grpc
 from rich.console import Console
 
-from factcheck.cli.arguments import positive_int
-from factcheck.cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
-from factcheck.cli.tables import Column, add_wide_option, print_table
-from factcheck.cli.terminal import make_console, proto_json
 from factcheck.v1 import usage_pb2, usage_pb2_grpc
+from factcheck_cli.arguments import positive_int
+from factcheck_cli.client import EXIT_OK, EXIT_USAGE, UNARY_TIMEOUT_S, channel_command
+from factcheck_cli.tables import Column, add_wide_option, print_table
+from factcheck_cli.terminal import make_console, proto_json
 
 GROUPS = {
     "model": usage_pb2.USAGE_GROUP_BY_MODEL,

@@ -90,7 +90,7 @@ def model_revision() -> str:
     engines it judges for, which the checker reports with its verdicts and the verification cache
     keys by, so a retrained model (or local/checker's switch from the lexical judge to the model)
     never serves an earlier engine's verdicts."""
-    from factcheck.engines import nli_model  # (hashes the model's files once; loads nothing)
+    from factcheck_engines import nli_model  # (hashes the model's files once; loads nothing)
 
     return nli_model.revision()
 
@@ -105,6 +105,6 @@ for _name, _module in ENGINE_MODULES.items():
     )
 
 # (onnx_checker imports onnxruntime only when a model is loaded)
-from factcheck.engines.onnx_checker import OnnxFamily  # noqa: E402
+from factcheck_engines.onnx_checker import OnnxFamily  # noqa: E402
 
 register_engine_family(ONNX_PREFIX, OnnxFamily())

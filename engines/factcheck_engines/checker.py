@@ -25,11 +25,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from factcheck.engines import citation_review, council_checker, investigator
-from factcheck.engines.citation_review import quote_coverage
-from factcheck.engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText
-from factcheck.engines.judges import DEFAULT_JUDGES, Judges
-from factcheck.engines.reading import as_lines, one_line
 from factcheck.models.inputs import (
     AssessInputs,
     CouncilCheckInputs,
@@ -37,6 +32,11 @@ from factcheck.models.inputs import (
     VerifyInputs,
     unanswerable,
 )
+from factcheck_engines import citation_review, council_checker, investigator
+from factcheck_engines.citation_review import quote_coverage
+from factcheck_engines.judge import DISPUTED, UNVERIFIABLE, VERIFIED, Judgement, PassageText
+from factcheck_engines.judges import DEFAULT_JUDGES, Judges
+from factcheck_engines.reading import as_lines, one_line
 
 _ANSWERS = (VerifyInputs, CouncilCheckInputs, AssessInputs, ReviewInputs)
 

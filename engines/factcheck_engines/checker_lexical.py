@@ -8,8 +8,8 @@ no model and spends a fraction of the CPU per claim: bench/checker_accuracy.py).
 
 from __future__ import annotations
 
-from factcheck.engines import checker
-from factcheck.engines.judges import LEXICAL_JUDGES
+from factcheck_engines import checker
+from factcheck_engines.judges import LEXICAL_JUDGES
 
 
 def answer(inputs: object) -> str:

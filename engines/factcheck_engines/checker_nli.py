@@ -2,13 +2,13 @@
 
 It was the opt-in name of the model while `local/checker` was lexical; it stays so that
 configurations naming it keep working. Only the engine name in its Evidence lines differs.
-The model ships in the package (factcheck/engines/data/nli/) and is loaded on the first claim.
+The model ships in the package (engines/factcheck_engines/data/nli/) and is loaded on the first claim.
 """
 
 from __future__ import annotations
 
-from factcheck.engines import checker
-from factcheck.engines.judges import DEFAULT_JUDGES
+from factcheck_engines import checker
+from factcheck_engines.judges import DEFAULT_JUDGES
 
 
 def answer(inputs: object) -> str:

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from factcheck.engines import checker
-from factcheck.engines.evidence_windows import word_overlap
-from factcheck.engines.grounded import grounded
-from factcheck.engines.judge import NOTHING_TO_READ, UNVERIFIABLE, VERIFIED, Judgement, PassageText, window_quote
-from factcheck.engines.judges import Judges, isolated
 from factcheck.text.sentences import sentence_spans
+from factcheck_engines import checker
+from factcheck_engines.evidence_windows import word_overlap
+from factcheck_engines.grounded import grounded
+from factcheck_engines.judge import NOTHING_TO_READ, UNVERIFIABLE, VERIFIED, Judgement, PassageText, window_quote
+from factcheck_engines.judges import Judges, isolated
 
 # bench/checker_accuracy.fit_overlap_threshold on Factcheck-Bench's TRAIN split (the overlap with the best
 # balanced accuracy of VERIFIED-at-or-above over its 2,320 pairs), computed once and fixed here; the public

@@ -23,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from factcheck.core.numeric_qa import answer_from_text, locate_answer, question_for, verify_answers
-from factcheck.engines.judge import DISPUTED, VERIFIED, Judgement, PassageText, term_stems
-from factcheck.engines.judges import ClaimJudge, default_judge
-from factcheck.engines.reading import as_lines, one_line
 from factcheck.models.inputs import ReviewInputs
 from factcheck.text.numbers import main_figure
+from factcheck_engines.judge import DISPUTED, VERIFIED, Judgement, PassageText, term_stems
+from factcheck_engines.judges import ClaimJudge, default_judge
+from factcheck_engines.reading import as_lines, one_line
 
 # An alternate must state the claim nearly as surely as the best passage.
 ALTERNATE_MARGIN = 0.05

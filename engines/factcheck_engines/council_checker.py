@@ -48,9 +48,12 @@ from factcheck.core.council_taxonomy import (
     error_type_name,
     rating_name,
 )
-from factcheck.engines.extractor import extract_claims
-from factcheck.engines.generator import NO_SOURCES_MESSAGE
-from factcheck.engines.judge import (
+from factcheck.models.inputs import CouncilCheckInputs
+from factcheck.text.sentences import split_sentences
+from factcheck.v1 import council_pb2
+from factcheck_engines.extractor import extract_claims
+from factcheck_engines.generator import NO_SOURCES_MESSAGE
+from factcheck_engines.judge import (
     CONFLICT_DATE,
     CONFLICT_FIGURE,
     CONFLICT_NAME,
@@ -63,11 +66,8 @@ from factcheck.engines.judge import (
     name_stems,
     term_stems,
 )
-from factcheck.engines.judges import ClaimJudge, default_judge
-from factcheck.engines.reading import as_lines
-from factcheck.models.inputs import CouncilCheckInputs
-from factcheck.text.sentences import split_sentences
-from factcheck.v1 import council_pb2
+from factcheck_engines.judges import ClaimJudge, default_judge
+from factcheck_engines.reading import as_lines
 
 NAME_SWAP_COVERAGE = 0.8
 

@@ -46,7 +46,15 @@ from functools import lru_cache
 from pathlib import Path
 
 from factcheck.core.entailment_rules import NOT_ENOUGH_INFO
-from factcheck.engines.judge import (
+from factcheck.models.inputs import (
+    AuditorAgentInputs,
+    ExtractorAgentInputs,
+    JudgeAgentInputs,
+    ReliabilityAgentInputs,
+    unanswerable,
+)
+from factcheck.text.sentences import STOPWORDS, content_words, sentence_spans, tokenize
+from factcheck_engines.judge import (
     CONFLICT_DATE,
     CONFLICT_FIGURE,
     CONFLICT_NAME,
@@ -58,15 +66,7 @@ from factcheck.engines.judge import (
     PassageText,
     term_stems,
 )
-from factcheck.engines.judges import default_judge
-from factcheck.models.inputs import (
-    AuditorAgentInputs,
-    ExtractorAgentInputs,
-    JudgeAgentInputs,
-    ReliabilityAgentInputs,
-    unanswerable,
-)
-from factcheck.text.sentences import STOPWORDS, content_words, sentence_spans, tokenize
+from factcheck_engines.judges import default_judge
 
 MAX_STATEMENTS = 5
 CALIBRATION_FILE = Path(__file__).resolve().parent / "data" / "entailment_calibration.json"

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from factcheck.engines.judge import PassageText, term_stems
-from factcheck.engines.verifier_model import default_model
 from factcheck.text.sentences import STOPWORDS, sentence_spans
+from factcheck_engines.judge import PassageText, term_stems
+from factcheck_engines.verifier_model import default_model
 
 # Sentences read per claim at most: a bound on the model's work for a claim listed with very long
 # passages (a claim's passages hold about 13 sentences on Factcheck-Bench, 60 for a WiCE article);

@@ -49,9 +49,9 @@ from dataclasses import dataclass
 
 from factcheck.core.claim_profile import profile
 from factcheck.core.domain import CLAIM_TYPES
-from factcheck.engines.generator import NO_SOURCES_MESSAGE
 from factcheck.models.inputs import ExtractInputs, unanswerable
 from factcheck.text.sentences import STOPWORDS, sentence_spans
+from factcheck_engines.generator import NO_SOURCES_MESSAGE
 
 __all__ = ["Claim", "answer", "answer_stream", "claim_type", "extract_claims", "format_claims", "rejection_reason"]
 

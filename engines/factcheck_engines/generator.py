@@ -22,9 +22,9 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from factcheck.engines.reading import as_lines
 from factcheck.models.inputs import GenerateInputs, Passage, unanswerable
 from factcheck.text.sentences import content_words, split_sentences
+from factcheck_engines.reading import as_lines
 
 __all__ = ["NO_SOURCES_MESSAGE", "answer", "generate"]
 

@@ -29,7 +29,8 @@ from dataclasses import replace
 from typing import Sequence
 
 from factcheck.core.grounding import Grounding, PassageText, ground
-from factcheck.engines.judge import (
+from factcheck.text.specifics import KIND_DATE, KIND_FIGURE, KIND_NAME
+from factcheck_engines.judge import (
     CONFLICT_DATE,
     CONFLICT_FIGURE,
     CONFLICT_NAME,
@@ -42,7 +43,6 @@ from factcheck.engines.judge import (
     Judgement,
     window_quote,
 )
-from factcheck.text.specifics import KIND_DATE, KIND_FIGURE, KIND_NAME
 
 # The probability given to a verdict these rules decide against the judge: a stated conflict of the same attribute
 # (DISPUTED), and a specific no passage states (UNVERIFIABLE).

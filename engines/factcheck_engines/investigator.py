@@ -15,16 +15,16 @@ from __future__ import annotations
 import re
 
 from factcheck.core.evidence_assessment import IRRELEVANT, REFUTES, SUPPORTS
-from factcheck.engines.judge import (
+from factcheck.models.inputs import AssessInputs, unanswerable
+from factcheck_engines.judge import (
     CONFLICT_DATE,
     CONFLICT_FIGURE,
     DISPUTED,
     VERIFIED,
     PassageText,
 )
-from factcheck.engines.judges import ClaimJudge, default_judge
-from factcheck.engines.reading import as_lines
-from factcheck.models.inputs import AssessInputs, unanswerable
+from factcheck_engines.judges import ClaimJudge, default_judge
+from factcheck_engines.reading import as_lines
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 

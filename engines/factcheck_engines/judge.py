@@ -49,7 +49,6 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from factcheck.core.grounding import PassageText
-from factcheck.engines.verifier_model import LABELS, VerifierModel, default_model
 from factcheck.text.numbers import (
     DateMention,
     Quantity,
@@ -62,6 +61,7 @@ from factcheck.text.numbers import (
 from factcheck.text.sentences import STOPWORDS, sentence_spans, stem, tokenize
 from factcheck.text.synonyms import fold
 from factcheck.text.text_safety import excerpt
+from factcheck_engines.verifier_model import LABELS, VerifierModel, default_model
 
 VERIFIED, DISPUTED, UNVERIFIABLE = "VERIFIED", "DISPUTED", "UNVERIFIABLE"
 # What a DISPUTED verdict rests on (`Judgement.conflict`), for callers that classify errors.

@@ -20,13 +20,13 @@ import logging
 from dataclasses import dataclass
 from typing import Callable, ParamSpec, Sequence
 
-from factcheck.engines import judge as lexical
-from factcheck.engines import nli_judge
-from factcheck.engines.grounded import grounded
-from factcheck.engines.judge import Judgement, PassageText, unjudged
-from factcheck.engines.nli_model import EntailmentModel, EntailmentModelUnavailable
+from factcheck_engines import judge as lexical
+from factcheck_engines import nli_judge
+from factcheck_engines.grounded import grounded
+from factcheck_engines.judge import Judgement, PassageText, unjudged
+from factcheck_engines.nli_model import EntailmentModel, EntailmentModelUnavailable
 
-log = logging.getLogger("factcheck.engines")
+log = logging.getLogger("factcheck_engines")
 P = ParamSpec("P")
 
 ClaimJudge = Callable[[str, Sequence[PassageText]], Judgement]

@@ -44,9 +44,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from factcheck.engines import judge as lexical
-from factcheck.engines.evidence_windows import EvidenceWindow, claim_sentences, claim_windows, word_overlap
-from factcheck.engines.judge import (
+from factcheck.text.sentences import refers_back, sentence_spans
+from factcheck_engines import judge as lexical
+from factcheck_engines.evidence_windows import EvidenceWindow, claim_sentences, claim_windows, word_overlap
+from factcheck_engines.judge import (
     CONFLICT_DATE,
     CONFLICT_FIGURE,
     CONFLICT_NEGATION,
@@ -62,9 +63,8 @@ from factcheck.engines.judge import (
     term_stems,
     window_quote,
 )
-from factcheck.engines.nli_model import EntailmentModel, EntailmentScores, configured_threads, default_model
-from factcheck.engines.verifier_model import VerifierModel
-from factcheck.text.sentences import refers_back, sentence_spans
+from factcheck_engines.nli_model import EntailmentModel, EntailmentScores, configured_threads, default_model
+from factcheck_engines.verifier_model import VerifierModel
 
 # The model's P(SUPPORTED) above which the rules' figure or date conflict is taken for a misreading.
 FIGURE_OVERRIDE = 0.9

@@ -31,7 +31,6 @@ from factcheck.core.model_verdicts import (
     no_passages_reason,
     verification_block,
 )
-from factcheck.engines.onnx_model import GroundingModel, OnnxModelError, Tokens, loaded
 from factcheck.kit.settings import Settings
 from factcheck.models.availability import onnx_folder_setting
 from factcheck.models.errors import ModelNotConfiguredError
@@ -40,6 +39,7 @@ from factcheck.models.local import ONNX_PREFIX, LocalEngine
 from factcheck.text.chunks import Span, chunk_spans, cut_span, sentence_units
 from factcheck.text.sentences import split_sentences
 from factcheck.text.text_safety import excerpt
+from factcheck_engines.onnx_model import GroundingModel, OnnxModelError, Tokens, loaded
 
 # The least share of the model's length a claim must leave for the evidence.
 MIN_EVIDENCE_SHARE = 4

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from factcheck.engines.onnx_card import CARD_FILE, MODEL_FILE, TOKENIZER_FILE, CardError, ModelCard, read_card
 from factcheck.kit.settings import Settings
 from factcheck.text.chunks import Span, token_offsets
 from factcheck.text.text_safety import excerpt
+from factcheck_engines.onnx_card import CARD_FILE, MODEL_FILE, TOKENIZER_FILE, CardError, ModelCard, read_card
 
 FILES = (CARD_FILE, TOKENIZER_FILE, MODEL_FILE)
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")

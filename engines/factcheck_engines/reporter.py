@@ -44,12 +44,12 @@ from typing import Iterable, Sequence
 
 from factcheck.core.fallback_report import NO_CLAIMS_REPORT, markdown_cell
 from factcheck.core.title_subject import title_question
-from factcheck.engines import synthesis
-from factcheck.engines.reading import one_line
 from factcheck.models.inputs import ReportEntry, ReportInputs, SynthesisInputs, TitleInputs, unanswerable
 from factcheck.text.sentences import STOPWORDS, split_sentences
 from factcheck.text.shorten import ELLIPSIS, shorten
 from factcheck.text.wording import counted
+from factcheck_engines import synthesis
+from factcheck_engines.reading import one_line
 
 __all__ = ["annotate", "answer", "reliability_score", "score_band", "title", "write_report"]
 

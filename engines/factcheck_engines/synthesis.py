@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from factcheck.engines.reading import as_lines, one_line
 from factcheck.models.inputs import SynthesisInputs
+from factcheck_engines.reading import as_lines, one_line
 
 _SENTENCE_END = ".!?"
 

@@ -1,6 +1,6 @@
 """The evidence-assessment prompt's wire format (the verification loop), shared by the
 checker service's prompt builder and parser (services/checker/factcheck_checker/assessment.py) and the built-in
-engine that answers it (factcheck/engines/investigator.py).
+engine that answers it (engines/factcheck_engines/investigator.py).
 
 The prompt opens with ASSESS_OPENING, quotes the claim after CLAIM_MARKER, then lists the
 results after RESULTS_MARKER: a heading `[R1] Title (url) {published 2020-01-01}` and the

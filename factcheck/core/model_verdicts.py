@@ -1,5 +1,5 @@
 """How a grounding model's readings become verifications: the one decision and answer text shared by the
-`onnx/` checkers (factcheck/engines/onnx_checker.py) and the dialect checkers on an inference server
+`onnx/` checkers (engines/factcheck_engines/onnx_checker.py) and the dialect checkers on an inference server
 (services/checker/factcheck_checker/dialect_verify.py).
 
 A grounding model reads (evidence unit, claim) pairs. A unit is a verbatim piece of one passage: a

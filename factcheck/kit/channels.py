@@ -61,7 +61,7 @@ def open_channel(target: str, settings: Settings, *, round_robin: bool = False) 
 
 
 # A client following a run reconnects as soon as a restarted (or another) gateway listens: gRPC's own
-# reconnect backoff would grow to minutes; the CLI bounds how long it keeps trying (factcheck/cli/follow.py).
+# reconnect backoff would grow to minutes; the CLI bounds how long it keeps trying (cli/factcheck_cli/follow.py).
 CLIENT_RECONNECT_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 250), ("grpc.max_reconnect_backoff_ms", 2000))
 
 

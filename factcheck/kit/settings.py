@@ -154,7 +154,8 @@ class Settings(BaseSettings):
     # CPU threads of one onnxruntime run of an onnx/ model (intra-op; no inter-op pool, no spinning).
     onnx_threads: int = Field(default=2, ge=1, le=64)
     # The embedded entailment model (local/checker): how many of a prompt's claims are judged side
-    # by side, one onnxruntime thread each (factcheck/engines/nli_model.py). 2: the cores the suite is sized for.
+    # by side, one onnxruntime thread each (engines/factcheck_engines/nli_model.py). 2: the cores the suite is
+    # sized for.
     nli_threads: int = Field(default=2, ge=1, le=64)
     # Whether the endpoint accepts `response_format: {"type": "json_schema", ...}` (structured outputs).
     # Callers with a schema (the entailment agents) then ask for it; otherwise they validate and repair.

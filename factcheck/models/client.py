@@ -8,7 +8,7 @@ Routing:
   report no token counts, so usage is *estimated* as whitespace-separated word counts of
   the prompt and the answer.
 - `onnx/<name>` runs a grounding cross-encoder of the checker's (an engine family,
-  `factcheck.engines.onnx_checker`) the same way; it is loaded on its first call (in the worker
+  `factcheck_engines.onnx_checker`) the same way; it is loaded on its first call (in the worker
   thread) and costs no tokens: its calls are ledgered with 0 tokens, not estimated.
 - Any other id is sent unchanged, as the `model` field, to an OpenAI-compatible
   `POST {base_url}/chat/completions` (the prompt only: `inputs` never go on the wire). The base URL and key come from the provider

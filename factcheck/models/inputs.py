@@ -2,7 +2,7 @@
 
 A service that calls a model passes what it built the prompt from as `inputs=` of
 `ModelClient.complete` / `ModelClient.stream`: one small frozen dataclass per kind of call. The
-built-in engines (`factcheck.engines`) answer from these and never read the prompt, so a prompt's
+built-in engines (`factcheck_engines`) answer from these and never read the prompt, so a prompt's
 wording can change without breaking them. An HTTP provider never sees them: only the prompt goes
 on the wire, and a real model's answer is read by the same parsers as an engine's.
 

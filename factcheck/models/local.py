@@ -18,11 +18,11 @@ before it runs, and the refusal lists only the engines that can.
 
 Engines register themselves with `register_local_engine`. So that engine modules can do
 that on import without every caller knowing about them, the first lookup of an unknown
-name imports `factcheck.engines` once (if that module exists).
+name imports `factcheck_engines` once (if that module exists).
 
 An engine family answers a whole prefix of model ids in-process, each name configured by the settings
 rather than registered: `onnx/<name>` is a grounding cross-encoder from a folder of the checker's
-(FACTCHECK_ONNX_MODELS; factcheck/engines/onnx_checker.py). A family registers itself the same way
+(FACTCHECK_ONNX_MODELS; engines/factcheck_engines/onnx_checker.py). A family registers itself the same way
 (`register_engine_family`) and gives each name's engine and revision for the settings it is asked with.
 """
 
@@ -44,7 +44,7 @@ LOCAL_PREFIX = "local/"
 ONNX_PREFIX = "onnx/"
 # Model ids answered in this process, by a registered engine or an engine family: never sent over HTTP.
 IN_PROCESS_PREFIXES = (LOCAL_PREFIX, ONNX_PREFIX)
-_ENGINES_MODULE = "factcheck.engines"
+_ENGINES_MODULE = "factcheck_engines"
 # The role of an engine that verifies claims (CheckerService.Verify), as a run's or an evaluation's checker.
 CHECKER = "checker"
 
@@ -186,7 +186,7 @@ def _lookup(name: str) -> LocalEngine | None:
 
 
 def _load_engines_module_once() -> None:
-    """Import `factcheck.engines` so its engines self-register; a missing module is fine.
+    """Import `factcheck_engines` so its engines self-register; a missing module is fine.
 
     Only the absence of that exact module is ignored: an engine module that exists but
     fails to import is a bug and must surface (and is retried on the next lookup).

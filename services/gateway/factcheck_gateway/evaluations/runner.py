@@ -29,10 +29,10 @@ from factcheck.core.domain import (
     verdict_from_proto,
     verdict_to_proto,
 )
-from factcheck.engines.extractor import claim_type
 from factcheck.evaluation.sets import LabelledItem
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, evaluation_pb2
+from factcheck_engines.extractor import claim_type
 from factcheck_gateway.evaluations.plan import EvaluationPlan
 from factcheck_gateway.evaluations.scores import checker_score
 from factcheck_gateway.evaluations.store import EvaluationStore, ItemResult
