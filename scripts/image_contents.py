@@ -21,6 +21,7 @@ import argparse
 import json
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -96,8 +97,12 @@ _built: dict[Path, Path] = {}
 
 
 def local_wheel(directory: Path, out: Path) -> Path:
+    """The wheel of a directory of this checkout; the build/ folder the build leaves there is removed (unless it
+    was there before), so that nothing of it is read as source afterwards."""
     if directory not in _built:
         before = set(out.glob("*.whl"))
+        leftover = directory / "build"
+        had_build = leftover.exists()
         subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(out)]
             + [str(directory)],
@@ -105,6 +110,8 @@ def local_wheel(directory: Path, out: Path) -> Path:
             capture_output=True,
             text=True,
         )
+        if not had_build:
+            shutil.rmtree(leftover, ignore_errors=True)
         [_built[directory]] = set(out.glob("*.whl")) - before
     return _built[directory]
 
