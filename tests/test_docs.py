@@ -1,15 +1,9 @@
 """The README and docs/: a short README, links and quoted repository paths that exist inside the
-repository, and every setting documented. The shipped code's comments and docstrings: rules stated (or linked
-in docs/), never a spec cited, and no file named that does not exist."""
+repository, and every setting documented."""
 
 from __future__ import annotations
 
-import ast
-import fnmatch
-import io
-import os
 import re
-import tokenize
 from pathlib import Path
 
 import pytest
@@ -172,94 +166,3 @@ def test_settings_md_documents_only_real_variables():
     code = "\n".join(p.read_text(encoding="utf-8") for d in ("tests", "bench") for p in (ROOT / d).rglob("*.py"))
     unread = sorted(name for name in set(re.findall(r"FACTCHECK_[A-Z0-9_]*[A-Z0-9]", tests_part)) if name not in code)
     assert tests_part and not unread, f"no test or benchmark reads {unread}"
-
-
-# --- the shipped code's comments and docstrings -------------------------------------------------------------------
-# The code that ships: the shared library, the services and the contract's own Python (not what protoc generates).
-_NOT_SOURCE = {".venv", "node_modules", "build", "__pycache__", ".git"}
-# Being reworded by the branches that restructure them; each leaves this list as it lands (then the list goes).
-WORDING_PENDING = {
-    "factcheck/models/client.py",
-    "factcheck/core/consensus_weighting.py",
-    "services/gateway/factcheck_gateway/store/models.py",
-    "services/gateway/factcheck_gateway/knowledge/passage_store.py",
-    "services/gateway/factcheck_gateway/consensus.py",
-    "services/gateway/factcheck_gateway/weighted_consensus.py",
-    "services/gateway/factcheck_gateway/modes/fact_check/consensus_weights.py",
-    "services/gateway/factcheck_gateway/modes/fact_check/cache.py",
-}
-# A file name in the code: `tiers.py`, `runs/concurrency_limit.py`, `modes/<mode>/plan.py` (<...>: any folder).
-PY_FILE_NAME = re.compile(r"(?<![\w./<>-])((?:[\w<>-]+/)*\w+\.py)\b")
-
-
-def _python_files(*tops: str) -> list[Path]:
-    """The checkout's .py files under `tops`, none of a local install's (venvs, node_modules, builds, caches)."""
-    found = []
-    for top in tops:
-        for directory, subdirectories, files in os.walk(ROOT / top):
-            subdirectories[:] = [d for d in subdirectories if d not in _NOT_SOURCE]
-            found += [Path(directory) / name for name in files if name.endswith(".py")]
-    return sorted(found)
-
-
-def _shipped() -> list[Path]:
-    return [
-        path
-        for path in _python_files("factcheck", "services", "api")
-        if "_pb2" not in path.name and path.relative_to(ROOT).as_posix() not in WORDING_PENDING
-    ]
-
-
-def _comments_and_docstrings(path: Path) -> list[tuple[int, str]]:
-    """(line, text) of every comment and every string that stands alone as a statement (docstrings)."""
-    source = path.read_text(encoding="utf-8")
-    found = [
-        (token.start[0], token.string)
-        for token in tokenize.generate_tokens(io.StringIO(source).readline)
-        if token.type == tokenize.COMMENT
-    ]
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            found.append((node.lineno, node.value.value))
-    return found
-
-
-def test_shipped_code_states_its_rules_rather_than_citing_a_spec():
-    # "As the spec says" sends a reader to a document the repository does not have: say the rule, or link the
-    # docs/ page that states it (docs/modes.md, docs/api.md, ...).
-    cited = [
-        f"{path.relative_to(ROOT)}:{line}"
-        for path in _shipped()
-        for line, text in _comments_and_docstrings(path)
-        if re.search(r"\bspec\b", text, re.I)
-    ]
-    assert not cited, f"comments or docstrings that cite a spec: {cited}"
-
-
-def _names_a_file(mention: str, path: Path, repository: list[str]) -> bool:
-    """Whether a .py file name written in `path` names a file of the repository: a name with folders ends a
-    repository path; a bare name is a file of the same top-level package tree (factcheck/, services/<name>/,
-    api/), anything farther is written with its folders."""
-    if "/" in mention:
-        pattern = re.sub(r"<[^>]*>", "*", mention)
-        return any(fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(name, f"*/{pattern}") for name in repository)
-    parts = path.relative_to(ROOT).parts
-    tree = "/".join(parts[:2]) if parts[0] == "services" else parts[0]
-    return any(name.startswith(f"{tree}/") and name.rsplit("/", 1)[-1] == mention for name in repository)
-
-
-def test_shipped_code_names_only_files_that_exist():
-    repository = [
-        p.relative_to(ROOT).as_posix()
-        for p in _python_files(*(e.name for e in ROOT.iterdir() if e.is_dir() and e.name not in _NOT_SOURCE))
-    ]
-    repository += [p.name for p in ROOT.glob("*.py")]
-    assert len(repository) > 300  # the walk found the checkout
-    stale = [
-        f"{path.relative_to(ROOT)}:{number}: {mention}"
-        for path in _shipped()
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        for mention in PY_FILE_NAME.findall(line)
-        if not _names_a_file(mention, path, repository)
-    ]
-    assert not stale, f"names of files that do not exist: {stale}"
