@@ -50,7 +50,7 @@ CONCURRENCY = 8
 
 @dataclass(frozen=True)
 class Judged:
-    verdict: str  # the spec's verdict
+    verdict: str  # as a fact-check verdict: VERIFIED, DISPUTED or UNVERIFIABLE
     confidence: int  # final confidence 0-100
     error: str | None = None
 

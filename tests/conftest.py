@@ -81,7 +81,7 @@ CONTENT = (
     "Global temperatures have risen by 1.1 degrees Celsius since pre-industrial times. "
     "Water boils at lower temperatures at high altitude."
 )
-# The spec's event sequence for user content with two checkers.
+# The event sequence (docs/api.md#events) for user content with two checkers.
 FULL_SEQUENCE = [
     "factcheck_start",
     "extract_start",

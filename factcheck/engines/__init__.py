@@ -3,8 +3,9 @@
 Each engine module exposes `answer(inputs) -> str`: it answers from the call's structured
 inputs (`factcheck.models.inputs`, which every service passes with its prompt) and never reads
 the prompt's text, so a prompt's wording can change without breaking it; it replies in the
-spec's text formats, so the same parsers, consensus and report run on its output. A call
-without inputs the engine answers fails (`InputsMissing`). A module may also expose
+answer formats the prompts ask for (docs/modes.md#fact-check-mode), so the same parsers,
+consensus and report run on its output. A call without inputs the engine answers fails
+(`InputsMissing`). A module may also expose
 `answer_stream(inputs) -> Iterator[str]`, its answer in pieces as it is worked out (the
 extractor: claim by claim); the others stream their answer as one piece. Modules are imported
 on first use, so a process pays only for the engines it calls.

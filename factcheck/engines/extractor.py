@@ -1,4 +1,5 @@
-"""`local/extractor`: rule-based claim extraction in the spec's CLAIM / Context / Type format.
+"""`local/extractor`: rule-based claim extraction in fact-check mode's CLAIM / Context / Type format
+(docs/modes.md#fact-check-mode, Extraction).
 
 Approach, per sentence of the call's content (`ExtractInputs.content`, see `sentences.py`):
 
@@ -109,7 +110,7 @@ def iter_claims(content: str) -> Iterator[Claim]:
 
 
 def format_claims(claims: list[Claim]) -> str:
-    """The spec's extraction format; with no claims, a plain note and a zero summary."""
+    """The extraction prompt's claim format; with no claims, a plain note and a zero summary."""
     blocks = [_claim_block(n, claim, first=n == 1) for n, claim in enumerate(claims, 1)]
     return "".join(blocks) + _summary(claims)
 

@@ -138,7 +138,7 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
                     yield response
                 return
         # Concurrent-run limits: RESOURCE_EXHAUSTED beyond FACTCHECK_MAX_CONCURRENT_RUNS or, for this
-        # tenant, FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT (run_limit.py).
+        # tenant, FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT (runs/concurrency_limit.py).
         slot = await self.run_limit.admit(context, tenant_id)
 
         plan = validate_run_request(request, self._settings, tenant_id=tenant_id)
