@@ -28,7 +28,8 @@ npx --no-install buf breaking --against contract/factcheck-api-0.1.0.binpb
 .venv/bin/mypy factcheck services/extractor/factcheck_extractor services/checker/factcheck_checker \
   services/reporter/factcheck_reporter services/gateway/factcheck_gateway bench scripts tests api/src
 # import-linter: the import contracts ([tool.importlinter] in pyproject.toml): layers, the services' and the
-# gateway modes' independence, the gateway's shared machinery free of modes. No cache: nothing left in the tree.
+# gateway modes' independence, the gateway's shared machinery free of modes, the gateway free of the engines.
+# No cache: nothing left in the tree.
 .venv/bin/lint-imports --no-cache --no-logo
 
 # Two workers (pytest-xdist): much of the suite waits on service processes, sleeps and timeouts, so two
