@@ -83,7 +83,9 @@ class InProcess:
 
 @asynccontextmanager
 async def serve_checker(settings: Settings) -> AsyncIterator[checker_pb2_grpc.CheckerServiceStub]:
-    """The CheckerService alone on a loopback port, built as the real server is, and a stub to it."""
+    """The CheckerService alone on a loopback port, built as the real server is (its engines registered), and a
+    stub to it."""
+    register_builtin_engines()
     client = ModelClient(settings)
     server = new_server(settings)
     checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)
