@@ -4,6 +4,9 @@ against that answer, kept a few seconds, and refuses none of them when the check
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import grpc
 import pytest
 
@@ -99,3 +102,15 @@ async def test_the_gateway_keeps_the_answer_a_few_seconds_and_never_keeps_a_fail
     assert await cache.get() is UNKNOWN and checker.calls == 3  # a failure is asked again
     checker.down = False
     assert (await cache.get()).known and checker.calls == 4
+
+
+def test_the_gateway_process_holds_no_engine():
+    """The import contract says no gateway module imports factcheck.engines; this says the process does not
+    either: importing its main and servicers loads no engine module."""
+    code = (
+        "import sys\n"
+        "import factcheck_gateway.main, factcheck_gateway.servicers.evaluations\n"
+        "print(sorted(m for m in sys.modules if m.startswith('factcheck.engines')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.split() == ["[]"]
