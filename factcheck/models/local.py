@@ -145,11 +145,13 @@ def engine_family_prefixes() -> list[str]:
 def get_local_engine(name: str, role: str | None = None) -> LocalEngine:
     """The engine for `local/<name>` (one that can fill `role`, when given), or ModelNotConfiguredError
     naming the available ones (those that can fill `role`)."""
-    engine = _lookup(name)
-    refusal = local_engine_refusal(name, role, local_engine_roles())
+    with _lock:  # the engine and the names it is judged among, as one snapshot
+        engine = _engines.get(name)
+        engines = {n: _roles.get(n, frozenset()) for n in _engines}
+    refusal = local_engine_refusal(name, role, engines)
     if refusal is not None:
         raise refusal
-    assert engine is not None  # (a name with no engine is refused above)
+    assert engine is not None  # (a name without an engine is refused above: the same snapshot)
     return engine
 
 
@@ -197,8 +199,3 @@ def local_engine_revision(name: str) -> str:
     with _lock:
         revision = _revisions.get(name)
     return revision() if revision is not None else ""
-
-
-def _lookup(name: str) -> LocalEngine | None:
-    with _lock:
-        return _engines.get(name)
