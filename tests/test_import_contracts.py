@@ -154,6 +154,9 @@ VIOLATIONS: dict[str, Violation] = {
     ),
     "stateless-services": Violation("services/checker/factcheck_checker/contract_probe.py", "import sqlalchemy.orm"),
     "text-without-api": Violation("factcheck/text/contract_probe.py", "from factcheck.v1 import common_pb2"),
+    "gateway-engines": Violation(
+        "services/gateway/factcheck_gateway/servicers/contract_probe.py", "import factcheck.engines.judge"
+    ),
 }
 CONTRACTS = {contract["id"]: contract["name"] for contract in OPTIONS["contracts"]}
 
