@@ -2,7 +2,7 @@
 call's inputs (`ExtractorAgentInputs`, `ReliabilityAgentInputs`, `JudgeAgentInputs`,
 `AuditorAgentInputs`), and the answer is the agent's JSON output (`factcheck.core.entailment_rules`).
 
-- EXTRACTOR: the excerpt's sentences (`sentences.py`) that bear on the claim, verbatim: those holding
+- EXTRACTOR: the excerpt's sentences (`factcheck/text/sentences.py`) that bear on the claim, verbatim: those holding
   at least two of the claim's content words (or one, for a claim with fewer than three), at most
   MAX_STATEMENTS of the best, in excerpt order.
 - RELIABILITY: reads the source-type description: a caller's "authority" figure when given, else

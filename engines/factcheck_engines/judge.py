@@ -5,12 +5,12 @@ claim, `bench/checker_accuracy.py` measures it, and `scripts/train_verifier.py` 
 its classifier from `passage_features`.
 
 Per passage:
-1. Align. The passage is cut into sentences (`sentences.py`); every window of one or two
+1. Align. The passage is cut into sentences (`factcheck/text/sentences.py`); every window of one or two
    consecutive sentences is scored by the share of the claim's content words it holds,
    each word weighted by its IDF (rare words count more), after light stemming and a
    small synonym table ("awarded" meets "won": factcheck/text/synonyms.py). The best window is the evidence.
 2. Compare what matters between the claim and that window (and the whole passage):
-   figures after normalisation (`numbers.py`: units, %, thousands, million/billion,
+   figures after normalisation (`factcheck/text/numbers.py`: units, %, thousands, million/billion,
    ranges, "about"), dates and years, named entities (capitalised spans), negation
    (a "not" within three words before a claim word), quantifiers ("some" < "many" <
    "most" < "all"), modals ("may", "could"), superlatives and a few antonyms; and, over the
@@ -615,7 +615,7 @@ def _decide(facts: _ClaimFacts, readings: Sequence[_Reading]) -> Judgement:
         best = max(conflicting, key=lambda r: r.window.coverage)
         return _judgement(facts, DISPUTED, best, _rule_floor(best, DISPUTED, True))
     # Without a hard conflict, the verifier may only dispute with a passage about the same
-    # subject (the spec: "about the same thing but says otherwise"): at least half of the
+    # subject (DISPUTED means the passage is about the claim's subject and says otherwise): at least half of the
     # claim's names and half of its other words. This costs balanced accuracy on web
     # evidence (train split: 57.8 without the gate, 53.6 with it) but keeps an unrelated
     # passage from "disputing" a claim it never mentions.

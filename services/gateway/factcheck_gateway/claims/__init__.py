@@ -1,2 +1,2 @@
 """Claim-level citations in the gateway: the rows a run writes (writes.py), the four-tier
-consensus (tiers.py), the stored claims read back (store.py) and ClaimsService (service.py)."""
+consensus (tiers.py), the stored claims read back (claim_store.py); ClaimsService serves them (servicers/claims.py)."""
