@@ -302,7 +302,8 @@ def test_term_frequencies_count_what_term_counts_counts(passage, terms):
 def test_the_index_reads_every_passage_of_a_group_through_its_lead_or_its_and(database_url, row_cost):
     """A group read as the index's AND of its lists, or through its shortest list filtered by the texts' words
     (ROW_COST decides which: only speed depends on it), holds every passage in each of its lists."""
-    from factcheck_gateway.knowledge.passage_store import _PostgresIndex, _SqliteIndex
+    from factcheck_gateway.knowledge.postgresql_index import PostgresIndex
+    from factcheck_gateway.knowledge.sqlite_index import SqliteIndex
     from factcheck_gateway.knowledge.top_k import PostingList
 
     rng = random.Random(row_cost)
@@ -324,11 +325,11 @@ def test_the_index_reads_every_passage_of_a_group_through_its_lead_or_its_and(da
                 for _ in range(rng.randint(1, 4)):
                     terms = rng.sample(words, rng.randint(1, 3))
                     groups.append(tuple(PostingList(t, rng.random() < 0.5, 1.0, rng.randint(1, 200)) for t in terms))
-                index: _SqliteIndex | _PostgresIndex
+                index: SqliteIndex | PostgresIndex
                 if connection.dialect.name == "sqlite":
-                    index = _SqliteIndex(connection, TENANT, small_tenant=True)
+                    index = SqliteIndex(connection, TENANT, small_tenant=True)
                 else:
-                    index = _PostgresIndex(connection, TENANT, True)
+                    index = PostgresIndex(connection, TENANT, True)
                 index.ROW_COST = row_cost
                 found = set(index.matching(groups))
                 expected = {

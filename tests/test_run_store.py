@@ -320,6 +320,6 @@ def test_upgrading_a_database_from_before_durable_runs_keeps_its_runs(empty_data
         assert store.events_after("old-done", 0) == []
         # The abandoned run has no lease: the first gateway to look claims it (and ends it: no stored request).
         [claimed] = store.claim_abandoned("gw-new", 30, 10)
-        assert claimed.id == "old-running" and claimed.request_proto is None
+        assert claimed.id == "old-running" and not claimed.resumable
     finally:
         store.close()

@@ -1,10 +1,14 @@
 """The gateway's per-mode lookups, above both the modes and the run machinery: a request's mode
-plans it, a stored run's mode fills in its result, and a run gets its mode's steps (the run
+plans it, a stored run's mode fills in its result and rebuilds its request from its stored config (a
+resumed run), and a run gets its mode's steps (the run
 machinery, runs/, knows no mode: RunRegistry is handed this module as its `ModeLookup`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from google.protobuf import json_format
 from sqlalchemy.engine import Engine
 
 from factcheck.kit.errors import MAX_QUESTION_CHARS
@@ -22,7 +26,7 @@ from factcheck_gateway.request_validation import (
     storable,
 )
 from factcheck_gateway.store.ledger_queries import LedgerStore
-from factcheck_gateway.store.records import MessageRecord
+from factcheck_gateway.store.records import RESUMABLE, MessageRecord
 from factcheck_gateway.store.stage_store import StageStore
 from factcheck_gateway.stored_results import status_proto, timestamp
 
@@ -78,6 +82,50 @@ def validate_run_request(request: factcheck_pb2.RunRequest, settings: Settings, 
         identifier("conversation_id", conversation_id)
     check_budget(request)
     return mode.plan(request, settings, RunBasics(request.question, conversation_id, tenant_id))
+
+
+def stored_config(request: factcheck_pb2.RunRequest, plan: Plan) -> dict[str, Any]:
+    """The run's request_config: the plan's resolved config, the fields resume needs that the plan does not
+    resolve (`caller_config`), and RESUMABLE. The only stored copy of the request (`resume_request`)."""
+    return {**plan.request_config(), **caller_config(request), RESUMABLE: True}
+
+
+def caller_config(request: factcheck_pb2.RunRequest) -> dict[str, Any]:
+    """The request's fields that no plan resolves, each only when set, in protobuf's JSON mapping: the budget
+    ("budget") and the mode's `caller_fields` (keys of the mode's config). Migration 0017 stores them too."""
+    config: dict[str, Any] = {}
+    if request.HasField("budget"):
+        config["budget"] = json_format.MessageToDict(request.budget)
+    mode = MODES.get(request.mode)
+    if mode is not None and mode.caller_fields:
+        only = getattr(factcheck_pb2.RunRequest(), mode.config_field)
+        only.CopyFrom(getattr(request, mode.config_field))
+        for field, _ in only.ListFields():
+            if field.name not in mode.caller_fields:
+                only.ClearField(field.name)
+        config.update(json_format.MessageToDict(only))
+    return config
+
+
+def resume_request(record: MessageRecord) -> factcheck_pb2.RunRequest | None:
+    """The request a stored run resumes with, rebuilt from its request_config by its mode; None for a run
+    stored before runs were durable. Raises ValueError when the config cannot be read as a request."""
+    if not record.resumable:
+        return None
+    config = record.request_config
+    mode = mode_named(config.get("mode"))
+    request = factcheck_pb2.RunRequest(
+        question=record.question, mode=mode.value, conversation_id=record.conversation_id
+    )
+    if record.request_id is not None:
+        request.request_id = record.request_id
+    try:
+        if "budget" in config:
+            json_format.ParseDict(config["budget"], request.budget)
+        getattr(request, mode.config_field).CopyFrom(mode.request_from_config(config))
+    except json_format.ParseError as error:
+        raise ValueError(str(error)) from error
+    return request
 
 
 # --- stored runs --------------------------------------------------------------------------------------

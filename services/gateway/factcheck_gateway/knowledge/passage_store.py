@@ -1,8 +1,9 @@
 """The knowledge store: documents split into passages, searched with the database's full-text index.
 
-SQLite (the embedded default) uses an FTS5 table; PostgreSQL a tsvector column with a
-GIN index (migrations 0002, 0005 and 0016). The store lives in the gateway's database, so it
-grows with the database rather than with a file on one pod. Search returns the exact BM25 top k
+SQLite (the embedded default) uses an FTS5 table (sqlite_index.py); PostgreSQL a tsvector column
+with a GIN index (postgresql_index.py; migrations 0002, 0005 and 0016), both behind the interface of
+passage_index.py. The store lives in the gateway's database, so it grows with the database rather
+than with a file on one pod. Search returns the exact BM25 top k
 over the tenant's passages, using the index only to list the passages that hold words and the
 tenant's own term statistics to know which lists it need not read (top_k.py, term_statistics.py);
 a large import goes through `factcheck_gateway.knowledge.bulk.bulk_load`.
@@ -14,22 +15,23 @@ tenant's own passages (and weighs words by them alone).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
-from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, RowMapping, TextClause, bindparam, delete, exists, select, text
+from sqlalchemy import Connection, Engine, delete, exists, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from factcheck_gateway.knowledge import term_statistics
 from factcheck_gateway.knowledge.chunking import chunk_text
+from factcheck_gateway.knowledge.passage_index import PassageIndex
+from factcheck_gateway.knowledge.postgresql_index import PostgresIndex
 from factcheck_gateway.knowledge.ranking import idf, passage_score_bounds, passage_scores
+from factcheck_gateway.knowledge.sqlite_index import SqliteIndex
 from factcheck_gateway.knowledge.tokens import search_terms
-from factcheck_gateway.knowledge.top_k import PostingList, term_weights
+from factcheck_gateway.knowledge.top_k import term_weights
 from factcheck_gateway.knowledge.top_k import top_k as best_passages
 from factcheck_gateway.knowledge.upkeep import refresh_after_load
 from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage
@@ -111,6 +113,13 @@ class StoreSearch:
     hits: list[PassageHit]
     corpus_idf: dict[str, float] | None = None
     average_length: float | None = None  # of the store's passages, in terms (BM25's length normalisation)
+
+
+def _index(connection: Connection, tenant_id: str, small_tenant: bool) -> PassageIndex:
+    """The database's full-text index over the tenant's passages (the same interface on either backend)."""
+    if connection.dialect.name == "sqlite":
+        return SqliteIndex(connection, tenant_id, small_tenant)
+    return PostgresIndex(connection, tenant_id, small_tenant)
 
 
 class KnowledgeStore:
@@ -204,11 +213,7 @@ class KnowledgeStore:
             # A small tenant's own term in the index makes its matches cheap to find; a large one is checked
             # row by row (ANDing the term of a tenant that owns most passages walks its whole posting list).
             small_tenant = totals.passages < TENANT_TERM_BELOW_SHARE * term_statistics.all_passages(connection)
-            index: _Index
-            if connection.dialect.name == "sqlite":
-                index = _SqliteIndex(connection, tenant_id, small_tenant)
-            else:
-                index = _PostgresIndex(connection, tenant_id, small_tenant)
+            index = _index(connection, tenant_id, small_tenant)
             held = {term: corpus_idf[term] for term in terms if term in weights}  # in the query's order
 
             def scoring(ids: list[int], threshold: float) -> dict[int, float]:
@@ -225,200 +230,6 @@ class KnowledgeStore:
             rows = {row["id"]: row for row in index.passages([i for i, _ in ranked])} if ranked else {}
         hits = [_hit(rows[i], score) for i, score in ranked if i in rows]
         return StoreSearch(hits, corpus_idf, totals.average_length)
-
-
-class _Index:
-    """A backend's full-text index over one tenant's passages, as search uses it: which passages hold words."""
-
-    def __init__(self) -> None:
-        # The passages `matching` found, read with their ids: (text, length in terms).
-        self._found: dict[int, tuple[str, int]] = {}
-
-    # A group is read either as the index's AND of its lists or through its shortest list (its lead), whose
-    # passages are filtered here by the words their texts hold: an AND walks the entries of each of its lists
-    # (FTS5: 10 ms for a short list ANDed with a term in 40% of a million passages), while a lead's passages are
-    # read once for all the groups it leads, each row costing about as much as walking ROW_COST entries
-    # (its best value measured at a million passages, on the benchmark's common-word questions: PostgreSQL's
-    # below). Only speed depends on the choice: both read every passage of the group.
-    ROW_COST = 300
-
-    def matching(self, groups: list[tuple[PostingList, ...]]) -> list[int]:
-        """Ids of the tenant's passages in every posting list of at least one group, all of them: never cut at a
-        limit. More are fine (a list that is not salient is read as every passage holding the term, a term the
-        index makes several tokens of as their phrase): each is scored exactly."""
-        by_lead: dict[PostingList, list[tuple[PostingList, ...]]] = {}
-        for group in groups:
-            by_lead.setdefault(min(group, key=lambda posting: posting.passages), []).append(group)
-        by_index = [
-            group
-            for lead, led in by_lead.items()
-            if lead.passages * self.ROW_COST >= sum(p.passages for group in led for p in group)
-            for group in led
-        ]
-        found = self._matching(by_index) if by_index else {}
-        read = {lead: led for lead, led in by_lead.items() if led[0] not in by_index}
-        if read:
-            led_groups = [group for led in read.values() for group in led]
-            bits = {term: 1 << b for b, term in enumerate(dict.fromkeys(p.term for g in led_groups for p in g))}
-            masks = {sum(bits[term] for term in {posting.term for posting in group}) for group in led_groups}
-            # A number written with thousands separators is not a substring of its term ("1,000": "1000"): always held.
-            always = sum(bit for term, bit in bits.items() if term.isdigit())
-            for identifier, row in self._matching([(lead,) for lead in read]).items():
-                lowered = row[0].lower()
-                held = always | sum(bit for term, bit in bits.items() if term in lowered)
-                if any(held & mask == mask for mask in masks):
-                    found[identifier] = row
-        self._found.update(found)
-        return list(found)
-
-    def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, tuple[str, int]]:
-        """`matching`'s passages, id -> (text, length)."""
-        raise NotImplementedError
-
-    @staticmethod
-    def _by_lead(groups: list[tuple[PostingList, ...]]) -> list[tuple[PostingList, list[tuple[PostingList, ...]]]]:
-        """The groups as one AND per lead (the group's shortest list): the lead, and the OR of what else each group
-        it leads needs (nothing: the lead alone). An index evaluates an OR of many ANDs on every entry of every
-        list in it (PostgreSQL: 150-250 ms for 50 groups of a question's common words at a million passages);
-        led by their shortest list, the same passages cost a walk along a few short lists."""
-        led: dict[PostingList, list[tuple[PostingList, ...]]] = {}
-        for group in groups:
-            lead = min(group, key=lambda posting: posting.passages)
-            rest = tuple(posting for posting in group if posting != lead)
-            if rest not in led.setdefault(lead, []):
-                led[lead].append(rest)
-        return [(lead, [] if () in rests else rests) for lead, rests in led.items()]
-
-    def texts(self, ids: list[int]) -> list[str]:
-        """The texts of passages `matching` found."""
-        return [self._found[i][0] for i in ids]
-
-    def lengths(self, ids: list[int]) -> list[int]:
-        """The stored lengths of passages `matching` found (0: not known)."""
-        return [self._found[i][1] for i in ids]
-
-    def passages(self, ids: list[int]) -> Sequence[Mapping]:
-        """The tenant's passages among `ids`, with their documents' metadata."""
-        raise NotImplementedError
-
-
-class _SqliteIndex(_Index):
-    def __init__(self, connection: Connection, tenant_id: str, small_tenant: bool) -> None:
-        super().__init__()
-        self._connection = connection
-        self._tenant_id = tenant_id
-        self._small_tenant = small_tenant
-        # The tenant column of the index holds the hex of tenant_id: one token (migration 0005).
-        self._tenant = '"' + tenant_id.encode("utf-8").hex().upper() + '"'
-
-    def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, tuple[str, int]]:
-        # A term as a quoted FTS5 string: the index tokenizes it as it tokenized the passages (a phrase when it
-        # makes several tokens, "3.5" -> 3 5), so every passage holding it matches. A salient list is the term
-        # in the salient column; the rest is the term in any column (the text, or the salient column where the
-        # text writes it otherwise: "1,000").
-        def operand(posting: PostingList) -> str:
-            # (A term too long for the salient column is asked of every column.)
-            column = "salient : " if posting.salient and term_statistics.indexable(posting.term) else ""
-            return column + '"' + posting.term.replace('"', '""') + '"'
-
-        def all_of(postings: tuple[PostingList, ...]) -> str:
-            return "(" + " AND ".join(operand(posting) for posting in postings) + ")"
-
-        any_group = " OR ".join(
-            f"({operand(lead)} AND ({' OR '.join(all_of(rest) for rest in rests)}))" if rests else operand(lead)
-            for lead, rests in self._by_lead(groups)
-        )
-        if self._small_tenant:
-            match, statement = f"tenant : {self._tenant} AND ({any_group})", _SQLITE_MATCH
-        else:
-            match, statement = any_group, _SQLITE_MATCH_CHECKING_TENANT
-        rows = self._connection.execute(statement, {"match": match, "tenant_id": self._tenant_id})
-        return {identifier: (passage, length) for identifier, passage, length in rows}
-
-    def passages(self, ids: list[int]) -> Sequence[RowMapping]:
-        # `+p.tenant_id`: look passages up by id; an index on tenant_id would scan the whole tenant.
-        return self._connection.execute(_SQLITE_PASSAGES, {"ids": ids, "tenant_id": self._tenant_id}).mappings().all()
-
-
-class _PostgresIndex(_Index):
-    ROW_COST = 1000  # (a GIN index skips along the other lists of an AND; FTS5 walks them)
-
-    def __init__(self, connection: Connection, tenant_id: str, small_tenant: bool) -> None:
-        super().__init__()
-        self._connection = connection
-        self._tenant_id = tenant_id
-        self._small_tenant = small_tenant
-        # Each passage's tsvector holds the lexeme 'tenant <tenant_id>' (migration 0005).
-        self._tenant_lexeme = _tsquery_lexeme("tenant " + tenant_id)
-        # No sequential scans (the planner may take one for a tsquery it expects to match much), no JIT
-        # compilation (it costs more than these queries), and the generic plan of a statement the driver has
-        # prepared instead of planning it again for its values: whatever the tsquery, the plan is the GIN
-        # index's bitmap. (Only speed depends on these: every statement returns all its matches.)
-        connection.exec_driver_sql(
-            "SET LOCAL enable_seqscan = off; SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_generic_plan"
-        )
-
-    def _operand(self, posting: PostingList) -> str | None:
-        """The tsquery of one posting list: the term's own lexeme (kb_passages.terms), marked "*" for a salient list
-        (migration 0016); None for a term too long to be a lexeme."""
-        if not term_statistics.indexable(posting.term):
-            return None
-        return _tsquery_lexeme(("*" if posting.salient else "") + posting.term)
-
-    def _matching(self, groups: list[tuple[PostingList, ...]]) -> dict[int, tuple[str, int]]:
-        indexed: list[str] = []
-        unindexed: list[list[str]] = []
-        for lead, rests in self._by_lead(groups):
-            head = self._operand(lead)
-            if head is None:  # a term with no lexeme leads only groups of such terms (it is read by the text)
-                unindexed.extend([lead.term, *(p.term for p in rest)] for rest in rests or [()])
-                continue
-            # A group's terms that have no lexeme are left out of its AND: it then matches more passages, never fewer.
-            alternatives = [" & ".join(o for p in rest if (o := self._operand(p)) is not None) for rest in rests]
-            if not rests or not all(alternatives):
-                indexed.append(head)
-            else:
-                indexed.append(f"{head} & ({' | '.join(f'({a})' for a in alternatives)})")
-        found: dict[int, tuple[str, int]] = {}
-        if indexed:
-            if self._small_tenant:
-                indexed = [f"{self._tenant_lexeme} & {query}" for query in indexed]
-            rows = self._connection.execute(
-                _postgres_matching(len(indexed)),
-                {"tenant_id": self._tenant_id, **{f"q{i}": query for i, query in enumerate(indexed)}},
-            )
-            found.update((identifier, (passage, length)) for identifier, passage, length in rows)
-        for words in unindexed:  # no lexeme at all: the passages whose text holds the words
-            # (A number may be written with separators, "1,000": not asked of the text.)
-            patterns = {f"p{i}": "%" + _like_escaped(word) + "%" for i, word in enumerate(words) if not word.isdigit()}
-            holding = "".join(f" AND lower(text) LIKE :{name} ESCAPE '\\'" for name in patterns)
-            rows = self._connection.execute(
-                text(f"SELECT id, text, length FROM kb_passages WHERE tenant_id = :tenant_id{holding}"),
-                {"tenant_id": self._tenant_id, **patterns},
-            )
-            found.update((identifier, (passage, length)) for identifier, passage, length in rows)
-        return found
-
-    def passages(self, ids: list[int]) -> Sequence[Mapping]:
-        # The passages, then their documents: not one join, which a planner that takes kb_documents for
-        # empty (never analyzed: autovacuum off, or a store loaded before loads analyzed it) runs as a walk
-        # over every document, each against the ids (13 ms at 1,911 documents).
-        parameters = {"ids": ids, "tenant_id": self._tenant_id}
-        passages = self._connection.execute(_POSTGRES_PASSAGE_ROWS, parameters).mappings().all()
-        parameters["documents"] = list({row["document_id"] for row in passages})
-        documents = {
-            row["document_id"]: row for row in self._connection.execute(_POSTGRES_DOCUMENTS, parameters).mappings()
-        }
-        return [{**row, **documents[row["document_id"]]} for row in passages if row["document_id"] in documents]
-
-
-def _tsquery_lexeme(lexeme: str) -> str:
-    """A lexeme as a tsquery operand, quoted so that no character in it is an operator."""
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def _like_escaped(word: str) -> str:
-    return word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _conflicts(session: Session, documents: list[SourceDocument], tenant_id: str) -> list[tuple[int, str]]:
@@ -508,39 +319,6 @@ def _delete_passages(session: Session, tenant_id: str, document_id: str) -> None
     passages = session.scalars(select(KnowledgePassage.text).where(*of_document)).all()
     term_statistics.uncount(session.connection(), tenant_id, passages)
     session.execute(delete(KnowledgePassage).where(*of_document))
-
-
-_SELECTED = """p.id, p.text, p.start_offset, p.end_offset, p.section,
-    d.id AS document_id, d.title, d.url, d.published_at, d.authority"""
-_FROM = "FROM kb_passages p JOIN kb_documents d ON d.tenant_id = p.tenant_id AND d.id = p.document_id"
-_SQLITE_PASSAGES = text(f"SELECT {_SELECTED} {_FROM} WHERE p.id IN :ids AND +p.tenant_id = :tenant_id").bindparams(
-    bindparam("ids", expanding=True)
-)
-_SQLITE_MATCH = text(
-    "SELECT p.id, p.text, p.length FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid "
-    "WHERE kb_passages_fts MATCH :match"
-)
-_SQLITE_MATCH_CHECKING_TENANT = text(
-    "SELECT p.id, p.text, p.length FROM kb_passages_fts f JOIN kb_passages p ON p.id = f.rowid "
-    "WHERE kb_passages_fts MATCH :match AND +p.tenant_id = :tenant_id"
-)
-
-
-@functools.lru_cache(maxsize=64)
-def _postgres_matching(queries: int) -> TextClause:
-    """The passages matching any of `queries` tsqueries (:q0, :q1, ...): one bitmap index scan each, ORed."""
-    matching = " OR ".join(f"search_vector @@ CAST(:q{i} AS tsquery)" for i in range(queries))
-    return text(f"SELECT id, text, length FROM kb_passages WHERE ({matching}) AND tenant_id = :tenant_id")
-
-
-_POSTGRES_PASSAGE_ROWS = text(
-    "SELECT id, text, start_offset, end_offset, section, document_id FROM kb_passages "
-    "WHERE id = ANY(:ids) AND tenant_id = :tenant_id"
-)
-_POSTGRES_DOCUMENTS = text(
-    "SELECT id AS document_id, title, url, published_at, authority FROM kb_documents "
-    "WHERE tenant_id = :tenant_id AND id = ANY(:documents)"
-)
 
 
 def _hit(row, score: float) -> PassageHit:

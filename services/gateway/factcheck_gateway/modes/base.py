@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
+from google.protobuf.message import Message
 from sqlalchemy.engine import Engine
 
 from factcheck.kit.settings import Settings
@@ -30,8 +31,9 @@ class Mode(Generic[PlanT, RunT]):
     value: factcheck_pb2.Mode
     config_field: str  # the RunRequest field holding the mode's config
     plan: Callable[[factcheck_pb2.RunRequest, Settings, RunBasics], PlanT]
-    # The request with every default the plan filled in (stored, so a resumed run plans the same).
-    resolved_request: Callable[[factcheck_pb2.RunRequest, PlanT], factcheck_pb2.RunRequest]
+    # The mode's config (RunRequest.<config_field>) rebuilt from a stored run's request_config: the plan's
+    # resolved values, so a resumed run plans the same on any replica (mode_dispatch.resume_request).
+    request_from_config: Callable[[dict[str, Any]], Message]
     run_class: type[RunT]
     # Emits factcheck_start (every run's first event).
     start: Callable[[RunT], Awaitable[None]]
@@ -45,3 +47,6 @@ class Mode(Generic[PlanT, RunT]):
     # What the plan names in the store (an evaluation whose thresholds it uses), checked before the run starts
     # (ValidationError; run in a worker thread). None: the mode names nothing stored.
     check_stored: Callable[[PlanT, Engine], None] | None = None
+    # Fields of the mode's config that the plan does not resolve, stored in request_config as the caller set
+    # them (protobuf's JSON names): resume needs them (mode_dispatch.stored_config).
+    caller_fields: tuple[str, ...] = ()

@@ -85,6 +85,11 @@ class ModeLookup(Protocol):
         """A stored request planned again by its mode (a resumed run); raises ValidationError."""
         ...
 
+    def resume_request(self, record: MessageRecord) -> factcheck_pb2.RunRequest | None:
+        """The request a stored run resumes with, from its request_config (None: stored before runs were
+        durable); raises ValueError."""
+        ...
+
 
 class RunRegistry:
     def __init__(
@@ -311,17 +316,18 @@ class RunRegistry:
             message = TOO_MANY_RESUMES.format(count=record.resume_count, limit=settings.max_run_resumes)
             await self._end(record, STATUS_FAILED, message)
             return
-        if record.request_proto is None:
+        if not record.resumable:
             await self._end(
                 record, STATUS_FAILED, NOT_RESUMABLE.format(reason="it was stored before runs were durable")
             )
             return
         served = await self.servable_models.get()
         try:
-            request = factcheck_pb2.RunRequest.FromString(record.request_proto)
+            request = self._modes.resume_request(record)
+            assert request is not None  # (resumable)
             with checking_against(served):
                 plan = self._modes.validate_run_request(request, settings, tenant_id=record.tenant_id)
-        except (ValidationError, ValueError) as error:  # DecodeError is a ValueError too
+        except (ValidationError, ValueError) as error:
             await self._end(
                 record, STATUS_FAILED, NOT_RESUMABLE.format(reason=f"its request is not valid here ({error})")
             )

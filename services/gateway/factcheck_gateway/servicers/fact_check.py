@@ -38,7 +38,7 @@ from factcheck_gateway.mode_dispatch import (
     checker_fields,
     list_results,
     load_result,
-    mode_of,
+    stored_config,
     validate_run_request,
 )
 from factcheck_gateway.modes import Plan
@@ -224,11 +224,10 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
             message_id,
             conversation_id,
             plan.question,
-            plan.request_config(),
+            stored_config(request, plan),
             tenant_id=plan.tenant_id,
             request_id=request_id,
             request_sha256=fingerprint,
-            request_proto=mode_of(plan).resolved_request(request, plan).SerializeToString(deterministic=True),
             lease_owner=self._registry.owner,
             lease_s=self._settings.run_lease_s,
         )

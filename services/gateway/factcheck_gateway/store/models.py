@@ -150,6 +150,8 @@ class Message(Base):
     tenant_id: Mapped[str] = tenant_column()
     conversation_id: Mapped[str] = mapped_column(String(255), nullable=False)
     question: Mapped[str] = mapped_column(Text, nullable=False)
+    # The run's config with every default resolved (mode_dispatch.stored_config): results and listings read
+    # it, and a resumed run's request is rebuilt from it (migration 0017: the only stored copy).
     request_config: Mapped[dict[str, Any]] = mapped_column(JSON_DOCUMENT, nullable=False)
     status: Mapped[str] = mapped_column(String(16), nullable=False)
     title: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -158,8 +160,6 @@ class Message(Base):
     # Durable runs (migration 0004): the idempotency key and a hash of the request it came with.
     request_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     request_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    # The request with every default resolved, so any replica can resume the run exactly.
-    request_proto: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     # The gateway executing the run and until when; an expired lease means the run is abandoned.
     lease_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)

@@ -9,6 +9,10 @@ from typing import Any
 
 from factcheck_gateway.store.models import FINAL_STATUSES, STATUS_RUNNING, utc_now
 
+# The request_config key a durable run's config holds (True): its request can be rebuilt from it, whole
+# (mode_dispatch.stored_config; migration 0017 sets it on the runs stored with the request's bytes).
+RESUMABLE = "resumable"
+
 # --- text the databases accept --------------------------------------------------------------------------
 
 # PostgreSQL text and JSONB cannot hold NUL; untrusted content and model output can.
@@ -40,7 +44,6 @@ class MessageRecord:
     updated_at: datetime
     request_id: str | None = None
     request_sha256: str | None = None
-    request_proto: bytes | None = None
     lease_owner: str | None = None
     lease_expires_at: datetime | None = None
     resume_count: int = 0
@@ -52,6 +55,12 @@ class MessageRecord:
     @property
     def finished(self) -> bool:
         return self.status in FINAL_STATUSES
+
+    @property
+    def resumable(self) -> bool:
+        """Whether the run's request can be rebuilt from request_config (mode_dispatch.resume_request): runs
+        stored before runs were durable lack the RESUMABLE key, and end when they are abandoned."""
+        return self.request_config.get(RESUMABLE) is True
 
 
 @dataclass(frozen=True)
@@ -101,7 +110,6 @@ def new_run_row(
     tenant_id: str,
     request_id: str | None = None,
     request_sha256: str | None = None,
-    request_proto: bytes | None = None,
     lease_owner: str | None = None,
     lease_s: float = 0.0,
 ) -> dict[str, Any]:
@@ -118,7 +126,6 @@ def new_run_row(
         "updated_at": now,
         "request_id": request_id,
         "request_sha256": request_sha256,
-        "request_proto": request_proto,
         "lease_owner": lease_owner,
         "lease_expires_at": now + timedelta(seconds=lease_s) if lease_owner else None,
         "resume_count": 0,

@@ -686,7 +686,6 @@ def _message_record(row: Message) -> MessageRecord:
         updated_at=row.updated_at,
         request_id=row.request_id,
         request_sha256=row.request_sha256,
-        request_proto=bytes(row.request_proto) if row.request_proto is not None else None,
         lease_owner=row.lease_owner,
         lease_expires_at=row.lease_expires_at,
         resume_count=row.resume_count or 0,

@@ -3,7 +3,7 @@
 from factcheck.v1.factcheck_pb2 import MODE_COUNCIL
 from factcheck_gateway.modes.base import Mode
 from factcheck_gateway.modes.council.flow import stages
-from factcheck_gateway.modes.council.plan import plan_council, resolved_request
+from factcheck_gateway.modes.council.plan import plan_council, request_from_config
 from factcheck_gateway.modes.council.result import fill_council_result
 from factcheck_gateway.modes.council.state import CouncilRun
 from factcheck_gateway.modes.council.steps import start
@@ -13,9 +13,10 @@ COUNCIL = Mode(
     value=MODE_COUNCIL,
     config_field="council_config",
     plan=plan_council,
-    resolved_request=resolved_request,
+    request_from_config=request_from_config,
     run_class=CouncilRun,
     start=start,
     stages=stages,
     fill_result=fill_council_result,
+    caller_fields=("responses",),
 )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from google.protobuf import json_format
 
 from factcheck.kit.settings import Settings
 from factcheck.v1 import council_pb2, factcheck_pb2
@@ -176,15 +178,8 @@ def _supplied_response(index: int, response: council_pb2.NamedResponse) -> Suppl
     return SuppliedResponse(name=name, text=response.text)
 
 
-def resolved_request(request: factcheck_pb2.RunRequest, plan: CouncilPlan) -> factcheck_pb2.RunRequest:
-    """The request with every default it got filled in, so a resumed run uses the same models anywhere."""
-    resolved = factcheck_pb2.RunRequest()
-    resolved.CopyFrom(request)
-    config = resolved.council_config
-    del config.fact_checker_models[:]
-    config.fact_checker_models.extend(plan.fact_checker_models)
-    config.reporter_model = plan.reporter_model
-    config.timeout_ms = plan.timeout_ms
-    config.use_knowledge_store = plan.use_knowledge_store
-    config.exclude_self_ratings = plan.exclude_self_ratings
-    return resolved
+def request_from_config(config: dict[str, Any]) -> council_pb2.CouncilConfig:
+    """The resolved council_config of a stored run, from its request_config (CouncilPlan.request_config() and
+    the supplied responses, COUNCIL.caller_fields; the keys are CouncilConfig's JSON names, and those that name
+    no field are skipped; the sources keep SourceDocument's field names, which ParseDict reads too)."""
+    return json_format.ParseDict(config, council_pb2.CouncilConfig(), ignore_unknown_fields=True)

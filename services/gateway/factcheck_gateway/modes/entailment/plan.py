@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from google.protobuf import json_format
 
 from factcheck.kit.settings import Settings
 from factcheck.v1 import entailment_pb2, factcheck_pb2
@@ -145,12 +147,7 @@ def _item(field: str, item: entailment_pb2.EntailmentItem) -> EntailmentItem:
     return EntailmentItem(item.claim, item.source_excerpt, item.source_type)
 
 
-def resolved_request(request: factcheck_pb2.RunRequest, plan: EntailmentPlan) -> factcheck_pb2.RunRequest:
-    """The request with every default it got filled in, so a resumed run uses the same models anywhere."""
-    resolved = factcheck_pb2.RunRequest()
-    resolved.CopyFrom(request)
-    config = resolved.entailment_config
-    for agent in AGENTS:
-        setattr(config, f"{agent}_model", getattr(plan, f"{agent}_model"))
-    config.timeout_ms = plan.timeout_ms
-    return resolved
+def request_from_config(config: dict[str, Any]) -> entailment_pb2.EntailmentConfig:
+    """The resolved entailment_config of a stored run, from its request_config (EntailmentPlan.request_config(),
+    whose keys are EntailmentConfig's JSON names; the keys that name no field are skipped)."""
+    return json_format.ParseDict(config, entailment_pb2.EntailmentConfig(), ignore_unknown_fields=True)

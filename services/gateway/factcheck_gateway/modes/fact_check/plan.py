@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
+from google.protobuf import json_format
+
 from factcheck.kit.settings import Settings
 from factcheck.models.availability import grounding_kind
 from factcheck.text.text_safety import excerpt
-from factcheck.v1 import entailment_pb2, factcheck_pb2
+from factcheck.v1 import entailment_pb2, evaluation_pb2, factcheck_pb2
 from factcheck_gateway.knowledge.passage_store import SourceDocument
-from factcheck_gateway.modes.fact_check.consensus_weights import DEFAULT, WEIGHTED, consensus_name
+from factcheck_gateway.modes.fact_check.consensus_weights import DEFAULT, WEIGHTED, consensus_name, consensus_proto
 from factcheck_gateway.modes.fact_check.investigate.options import InvestigateOptions, plan_investigation
 from factcheck_gateway.request_validation import (
     RunBasics,
@@ -271,24 +273,17 @@ def _check_evaluation_id(field: str, value: str) -> None:
     identifier(field, value)
 
 
-def resolved_request(request: factcheck_pb2.RunRequest, plan: RunPlan) -> factcheck_pb2.RunRequest:
-    """The request with every default it got filled in, so a resumed run uses the same models anywhere."""
-    resolved = factcheck_pb2.RunRequest()
-    resolved.CopyFrom(request)
-    config = resolved.mode_config
-    if plan.generator_model and plan.generates:
-        config.generator_model = plan.generator_model
-    config.extractor_model = plan.extractor_model
-    del config.checker_models[:]
-    config.checker_models.extend(plan.checker_models)
-    config.reporter_model = plan.reporter_model
-    config.max_content_length = plan.max_content_length
-    config.timeout_ms = plan.timeout_ms
-    config.evidence_top_k = plan.evidence_top_k
-    config.use_knowledge_store = plan.use_knowledge_store
-    if plan.investigation is not None:
-        config.investigate_batch_size = plan.investigation.batch_size
-        config.investigator_model = plan.investigation.investigator_model
-    if plan.citations:
-        config.citation_review_model = plan.citation_review_model
-    return resolved
+def request_from_config(config: dict[str, Any]) -> factcheck_pb2.FactCheckConfig:
+    """The resolved mode_config of a stored run, from its request_config (RunPlan.request_config(), whose keys
+    are FactCheckConfig's JSON names; the keys that name no field are skipped). Two values are the plan's names
+    of enum members, and the sources keep SourceDocument's field names (ParseDict reads both spellings)."""
+    fields = dict(config)
+    if "checkerStrategy" in fields:
+        fields["checkerStrategy"] = entailment_pb2.CheckerStrategy.Name(
+            entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+            if fields["checkerStrategy"] == "entailment_agents"
+            else entailment_pb2.CHECKER_STRATEGY_DEFAULT
+        )
+    if "consensus" in fields:
+        fields["consensus"] = evaluation_pb2.Consensus.Name(consensus_proto(fields["consensus"]))
+    return json_format.ParseDict(fields, factcheck_pb2.FactCheckConfig(), ignore_unknown_fields=True)
