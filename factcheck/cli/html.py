@@ -23,7 +23,7 @@ from factcheck.cli.html_citations import citations_context
 from factcheck.cli.html_page import SCRIPT_HASH, frame, header_context
 from factcheck.cli.markdown_html import cite_text, markdown_to_html, source_anchor, without_sections
 from factcheck.cli.view import ClaimView
-from factcheck.core.consensus_weighting import describe_weighting
+from factcheck.core.weighting_text import describe_weighting
 from factcheck.text.evidence_text import passage_title
 from factcheck.text.shorten import shorten
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2

@@ -32,7 +32,7 @@ from factcheck.cli.terminal import (
     with_lines,
 )
 from factcheck.cli.view import ClaimView
-from factcheck.core.consensus_weighting import describe_weighting
+from factcheck.core.weighting_text import describe_weighting
 from factcheck.v1 import factcheck_pb2
 
 __all__ = ["Progress", "clean", "describe_event", "make_console", "plain", "proto_json", "render_result"]

@@ -348,7 +348,7 @@ class ClaimConsensus:
     agreement_rate: float
     correction: str | None = None
     citations: tuple[Citation, ...] = ()
-    # CONSENSUS_WEIGHTED only: the posterior probability of the consensus verdict (weighted_consensus.py).
+    # CONSENSUS_WEIGHTED only: the posterior probability of the consensus verdict (services/gateway/factcheck_gateway/consensus/weighted.py).
     weighted_probability: float | None = None
     # Why a checker's verdict counted as another (factcheck/core/audit.py: counted_as); "" when none did.
     audit_note: str = ""

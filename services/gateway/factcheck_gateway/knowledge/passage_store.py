@@ -28,11 +28,11 @@ from sqlalchemy.orm import Session, sessionmaker
 from factcheck_gateway.knowledge import term_statistics
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.ranking import idf, passage_score_bounds, passage_scores
+from factcheck_gateway.knowledge.tables import KnowledgeDocument, KnowledgePassage
 from factcheck_gateway.knowledge.tokens import search_terms
 from factcheck_gateway.knowledge.top_k import PostingList, term_weights
 from factcheck_gateway.knowledge.top_k import top_k as best_passages
 from factcheck_gateway.knowledge.upkeep import refresh_after_load
-from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage
 from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.store.records import storable
 
