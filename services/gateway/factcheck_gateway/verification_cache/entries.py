@@ -33,7 +33,10 @@ class CacheEntries:
             return {}
         table = CacheEntry.__table__.c
         query = select(table.cache_key, table.payload, table.model, table.prompt_version, table.created_at).where(
-            table.tenant_id == tenant_id, table.kind == kind, table.cache_key.in_(keys), table.created_at >= not_before
+            table.tenant_id == tenant_id,
+            table.kind == kind,
+            table.cache_key.in_(keys),
+            table.created_at >= not_before,
         )
         with self._sessions() as session:
             return {
