@@ -50,7 +50,7 @@ CONCURRENCY = 8
 
 @dataclass(frozen=True)
 class Judged:
-    verdict: str  # the spec's verdict
+    verdict: str  # as a fact-check verdict: VERIFIED, DISPUTED or UNVERIFIABLE
     confidence: int  # final confidence 0-100
     error: str | None = None
 
@@ -58,12 +58,14 @@ class Judged:
 async def agent_judgements(pairs: Sequence[StancePair]) -> list[Judged]:
     from factcheck.core.entailment_agents import AgentFailed, AgentModels, judge_item
     from factcheck.core.entailment_rules import verdict_name
+    from factcheck.engines import register_builtin_engines
     from factcheck.kit.settings import Settings
     from factcheck.models.client import ModelClient
     from factcheck.models.errors import ModelError
     from factcheck.v1 import entailment_pb2 as pb
     from factcheck_checker.entailment.agents import run_agent
 
+    register_builtin_engines()  # local/entailment answers in this process
     models = AgentModels(*(MODEL,) * 4)
     slots = asyncio.Semaphore(CONCURRENCY)
     async with ModelClient(Settings(model_max_concurrency=CONCURRENCY)) as client:

@@ -3,7 +3,7 @@
 Data: `factcheck-bench/factcheck-GPT-benchmark.jsonl` under `$FACTCHECK_DATA_DIR`
 (default: `shared/data` beside the repository folder; see `bench/data.py`). Each row has a `response` and, per sentence,
 the gold atomic `claims` with a `claim_checkworthiness` label; the gold set is the
-claims labelled "factual" (the spec's extractor must leave opinions out).
+claims labelled "factual" (the extractor must leave opinions out: docs/modes.md#fact-check-mode).
 
 Matching, per response: a predicted claim and a gold claim match when the F1 of their
 content-word sets (`sentences.content_words`: stemmed, no stopwords) is at least

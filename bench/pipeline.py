@@ -9,7 +9,7 @@ measures, one right after the other so that the machine's noise hits them alike:
 - the full run: `Run` through the gateway, its stream read to the last event;
 - the floor: the same model calls made directly to the extractor, checker and reporter processes over
   gRPC, no gateway (Extract; the checkers' Verify in parallel; the consensus; Report; Title), once in the
-  spec's order (Title after Report) and once with Title overlapped (started with Extract: it needs only
+  sequential order (Title after Report) and once with Title overlapped (started with Extract: it needs only
   the question and the content).
 The model critical path is the sum of the stage delays counting the slowest checker (1.5 s; 1.6 s with
 the 100 ms title after the report). Full run / floor is what the gateway adds (database writes, events,
@@ -98,7 +98,7 @@ AFTER_RUN_S = 0.05
 
 def critical_path_s(title_s: float, *, overlapped: bool) -> float:
     """The model critical path: the stage delays with the slowest checker, the title after the report
-    (the spec's order) or overlapped with the rest."""
+    (the sequential order) or overlapped with the rest."""
     return max(MODEL_PATH_S, title_s) if overlapped else MODEL_PATH_S + title_s
 
 

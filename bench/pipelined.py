@@ -5,7 +5,7 @@ time to the first token (FIRST_TOKEN_S) it writes TOKENS_PER_S tokens a second (
 word with the whitespace before it). The extractor's answer is streamed (server-sent events),
 so a pipelined run's checkers start on the first claims while the rest are being written;
 the checkers, the reporter and the title get their whole answer once it is written. Checkers
-explain each verdict in about EVIDENCE_WORDS words, as the spec's prompt asks ("your
+explain each verdict in about EVIDENCE_WORDS words, as the verification prompt asks ("your
 reasoning and any supporting or contradicting information"); the report is the fake server's
 default (an evidence table, findings and the annotated content, so it grows with the claims).
 

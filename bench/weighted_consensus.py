@@ -1,5 +1,5 @@
 """Reliability-weighted consensus (FactCheckConfig.consensus = CONSENSUS_WEIGHTED) against the best single
-checker and the spec's majority, with three checkers on the shipped labelled sets.
+checker and the majority with its tie rules, with three checkers on the shipped labelled sets.
 
 Checkers: `local/checker` (the entailment model), `local/checker-lexical` and `local/checker-overlap` (word
 overlap with the best passage: VERIFIED at or above the threshold fitted on Factcheck-Bench's train split, else

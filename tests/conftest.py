@@ -19,10 +19,15 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from factcheck.engines import register_builtin_engines
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from factcheck_gateway.store import StageStore, upgrade_database
 from tests.fake_model_server import FakeModelServer
 from tests.processes import Suite, start_suite
+
+# The tests run engines in this process (a model client's local/ calls, validation's list of engines): the
+# built-in ones are registered here, as each model service's main registers them.
+register_builtin_engines()
 
 # A real llama.cpp server that dies during a test is named first in that test's failure (tests/real_model_plugin.py).
 pytest_plugins = ["tests.real_model_plugin"]
@@ -81,7 +86,7 @@ CONTENT = (
     "Global temperatures have risen by 1.1 degrees Celsius since pre-industrial times. "
     "Water boils at lower temperatures at high altitude."
 )
-# The spec's event sequence for user content with two checkers.
+# The event sequence (docs/api.md#events) for user content with two checkers.
 FULL_SEQUENCE = [
     "factcheck_start",
     "extract_start",

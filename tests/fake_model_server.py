@@ -10,7 +10,7 @@ talks real HTTP to it.
         ...
         assert server.requests[0].kind == "generate"
 
-Default answers follow the fact-check spec's output formats, chosen by the prompt's
+Default answers follow fact-check mode's answer formats (docs/modes.md#fact-check-mode), chosen by the prompt's
 opening (see `classify`): "generate", "extract", "verify", "report", "title", "council"
 (every response MOSTLY ACCURATE but the first, ACCURATE and MOST RELIABLE; `council_answer`
 writes any other summary for a scripted `reply`), "synthesize", "other"; and the entailment
@@ -104,7 +104,7 @@ __all__ = [
 
 CHAT_PATH = "/v1/chat/completions"
 
-# The spec's prompt openings, by kind.
+# The prompts' openings, by kind.
 PROMPT_OPENINGS = {
     "generate": "Answer the following question comprehensively.",
     "extract": "You are a claim extraction engine.",
@@ -655,11 +655,11 @@ def disconnect() -> Behaviour:
     return Behaviour("disconnect()", lambda request, stop: None)
 
 
-# --- default answers in the spec's formats ------------------------------------------------
+# --- default answers in the prompts' formats ---------------------------------------------
 
 
 def classify(prompt: str) -> str:
-    """The prompt's kind, from the spec's prompt openings; "other" when none matches."""
+    """The prompt's kind, from its opening; "other" when none matches."""
     start = prompt.lstrip()
     for kind, opening in PROMPT_OPENINGS.items():
         if start.startswith(opening):
@@ -952,7 +952,7 @@ def verification_text(
     sources: Mapping[str, str] | None = None,
     support: str | Mapping[str, str] | None = None,
 ) -> str:
-    """VERIFICATION blocks in the spec's format, then the VERIFICATION SUMMARY.
+    """VERIFICATION blocks in the verification prompt's format, then the VERIFICATION SUMMARY.
 
     `sources` maps claim ids to the text of their `Sources:` line (evidence runs only).
     """
@@ -1014,7 +1014,7 @@ def _report_claims(prompt: str) -> list[_ReportClaim]:
 
 
 def report_text(prompt: str) -> str:
-    """A markdown report following the spec's report template, with score 85."""
+    """A markdown report following the report prompt's template, with score 85."""
     content = (_block(prompt, r"ORIGINAL CONTENT:", r"CLAIM VERIFICATION RESULTS:") or "").strip()
     claims = _report_claims(prompt)
     by_verdict = {v: [c for c in claims if c.verdict == v] for v in ("VERIFIED", "DISPUTED", "UNVERIFIABLE")}

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from factcheck.engines import register_builtin_engines
 from factcheck.kit.health_servicer import HealthServicer
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
@@ -82,7 +83,9 @@ class InProcess:
 
 @asynccontextmanager
 async def serve_checker(settings: Settings) -> AsyncIterator[checker_pb2_grpc.CheckerServiceStub]:
-    """The CheckerService alone on a loopback port, built as the real server is, and a stub to it."""
+    """The CheckerService alone on a loopback port, built as the real server is (its engines registered), and a
+    stub to it."""
+    register_builtin_engines()
     client = ModelClient(settings)
     server = new_server(settings)
     checker_pb2_grpc.add_CheckerServiceServicer_to_server(CheckerService(client, settings), server)
@@ -99,7 +102,9 @@ async def serve_checker(settings: Settings) -> AsyncIterator[checker_pb2_grpc.Ch
 @asynccontextmanager
 async def serve_everything(settings: Settings, *, authenticate: bool = False) -> AsyncIterator[InProcess]:
     """Gateway, knowledge, extractor, checker, reporter and health on one loopback port; the
-    gateway's downstream calls go to the same server."""
+    gateway's downstream calls go to the same server. The built-in engines are registered here, as each model
+    service's main registers them."""
+    register_builtin_engines()
     client = ModelClient(settings)
     store = StageStore(settings.database_url)
     database = DatabaseGate(settings.database_url)

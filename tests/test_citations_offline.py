@@ -1,5 +1,5 @@
 """Claim-level citations with no network: local/ engines only, request sources,
-on SQLite and PostgreSQL: events after the spec's, the stored rows, GetResult and ClaimsService."""
+on SQLite and PostgreSQL: events after the others, the stored rows, GetResult and ClaimsService."""
 
 from __future__ import annotations
 
@@ -83,7 +83,8 @@ async def test_offline_citations_end_to_end(database_url):
 
     plain_kinds = [e.WhichOneof("event") for e in plain]
     kinds = [e.WhichOneof("event") for e in events]
-    # Off: the spec's sequence exactly. On: the same sequence with the new events after all_checkers_complete.
+    # Off: the sequence of a run without options exactly. On: the same sequence with the new events after
+    # all_checkers_complete.
     assert not {"claim_verified", "verification_summary"} & set(plain_kinds)
     spec_only = [
         k

@@ -2,7 +2,7 @@
 
 Whatever the answer and however it is cut into pieces, the claims given out as pieces arrive,
 then at the end, are exactly `locate_claims(parse_claims(answer, content), content)`: same ids,
-texts, types and offsets, in the same order. Claims in the spec's format come out as soon as
+texts, types and offsets, in the same order. Claims in the claim format come out as soon as
 their Type line ends.
 """
 

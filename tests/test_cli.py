@@ -272,7 +272,7 @@ def test_an_error_event_in_json_mode_is_printed_and_fails(factcheck, fake_models
     assert done.returncode == 1
     last = events_of(done.stdout)[-1]
     assert last["error"]["message"] == "All verification checkers failed."
-    # Each checker's cause travels with the spec's message (failure reasons are kept).
+    # Each checker's cause travels with the run's error message (failure reasons are kept).
     causes = last["error"]["failures"]
     assert sorted((c["stage"], c["model"], c["code"]) for c in causes) == [
         ("verify_0", "fake/checker-a", "UNAVAILABLE"),

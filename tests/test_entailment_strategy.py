@@ -1,5 +1,5 @@
 """The entailment checker strategy: CheckerService.Verify with CHECKER_STRATEGY_ENTAILMENT_AGENTS judges
-each claim against each of its passages with the four agents, maps the outcome to the spec's verdicts
+each claim against each of its passages with the four agents, maps the outcome to fact-check verdicts
 and confidence bands, and returns every agent output; end to end, a fact-check run with
 FactCheckConfig.checker_strategy keeps them in its verify rows (SQLite and PostgreSQL)."""
 

@@ -143,7 +143,7 @@ async def test_the_knowledge_store_feeds_runs(gateway, fake_models, empty_store)
     opted_out = await run_events(gateway, content_request(CONTENT, use_knowledge_store=False))
     assert "evidence_retrieved" not in [e.WhichOneof("event") for e in opted_out]
     prompt = [r.prompt for r in fake_models.requests if r.kind == "verify"][-1]
-    assert "EVIDENCE:" not in prompt  # no evidence: exactly the spec's prompt
+    assert "EVIDENCE:" not in prompt  # no evidence: exactly the prompt of a run without
 
 
 async def test_add_documents_never_overwrites_a_document_unless_asked(empty_store):

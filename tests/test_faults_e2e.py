@@ -1,4 +1,5 @@
-"""The spec's edge cases end to end, with the fake model server injecting each fault.
+"""What happens when things fail (docs/api.md#what-happens-when-things-fail), end to end, with the fake model
+server injecting each fault.
 
 The suite runs as processes on SQLite with a short per-stage timeout, so timeouts are
 quick to provoke; the other end-to-end modules cover PostgreSQL.
@@ -72,7 +73,7 @@ def question_request(question: str = "Tell me about the Eiffel Tower") -> factch
     )
 
 
-# --- per-stage timeouts (spec: "Per-stage timeout") --------------------------------------------------------
+# --- per-stage timeouts ----------------------------------------------------------------------------------------
 
 
 async def test_generate_timeout_uses_the_question_as_content(gateway, store, fake_models):
@@ -200,7 +201,7 @@ async def test_empty_and_invalid_utf8_output(gateway, fake_models):
 
 
 async def test_empty_extraction_output_is_an_extraction_failure_not_the_no_claims_case(gateway, fake_models):
-    # The spec's empty extraction says so ("Total claims: 0"); an empty answer says nothing.
+    # A well-formed empty extraction says so ("Total claims: 0"); an empty answer says nothing.
     fake_models.script("fake/extractor", reply(""))
     events = await run_events(gateway, content_request())
     assert "verify_start" not in kinds(events) and "report_complete" not in kinds(events)

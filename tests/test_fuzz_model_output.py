@@ -148,7 +148,7 @@ def _headers_answer(status: int, body: bytes, headers: tuple[tuple[str, str], ..
 
 
 def _mutated_default(seed: int, edits: int) -> Behaviour:
-    """The spec-format answer for the prompt's kind, with its text mutated (protocol fragments, noise)."""
+    """The well-formed answer for the prompt's kind, with its text mutated (protocol fragments, noise)."""
 
     def action(request, stop) -> HttpAnswer:
         rng = random.Random(seed)

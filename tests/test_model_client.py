@@ -45,7 +45,7 @@ SECRET = "sk-test-SECRET-0123456789"
 OTHER_SECRET = "sk-other-SECRET-9876543210"
 MODEL = "acme/model-1"
 
-# The spec's parser regexes, to check the fake server's default formats.
+# Whole-answer regexes of the claim and verification formats, to check the fake server's default formats.
 CLAIM_RE = re.compile(
     r"CLAIM\s+(\d+):\s*(.+)\nContext:\s*(.+)\nType:\s*(STATISTIC|DATE|ATTRIBUTION|TECHNICAL|COMPARISON|CAUSAL)", re.I
 )

@@ -2,7 +2,7 @@
 
 A pipelined run and a sequential run of the same content with the same fake verdicts store
 the same rows and results, and give the same consensus and report; the pipelined run's
-events are the spec's, in the spec's order, with claims_extracted and checker_batch_complete
+events are a sequential run's, in its order (docs/api.md#events), with claims_extracted and checker_batch_complete
 between them, every one stored, gap-free. Checkers start before the extractor has finished.
 Cancel stops in-flight batch calls; a pipelined run whose gateway is killed is resumed
 (sequentially) from what it stored.
@@ -83,7 +83,7 @@ async def test_a_pipelined_run_stores_what_a_sequential_run_stores(start_gateway
         watched = await watch_all(stub, pipelined[0].message_id)
     requests = fake_models.requests[started:]
 
-    # The spec's events in the spec's order (evidence included), the new ones between them.
+    # A sequential run's events in its order (evidence included), the new ones between them.
     assert (
         spec_kinds(pipelined)
         == spec_kinds(sequential)

@@ -1,4 +1,5 @@
-"""Run request validation: the spec's Zod rules, each with a message a person understands."""
+"""Run request validation: the request's rules (docs/api.md#statuses-and-reasons), each with a message a person
+understands."""
 
 from __future__ import annotations
 

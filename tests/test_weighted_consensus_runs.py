@@ -174,7 +174,7 @@ async def test_weights_from_the_newest_evaluation_decide_and_are_kept(database_u
         settings, request(), request(evaluation_pb2.CONSENSUS_WEIGHTED)
     )
 
-    # Left unset: the spec's majority, no weighting reported, the evaluations never asked.
+    # Left unset: the majority with its tie rules, no weighting reported, the evaluations never asked.
     assert claim_1(payload(majority_events, "all_checkers_complete").consensus).consensus_verdict == (
         common_pb2.VERDICT_VERIFIED
     )

@@ -36,7 +36,8 @@ RUN_EXIT_CODES = (
 )
 # --consensus: FactCheckConfig.consensus.
 CONSENSUS = {"majority": evaluation_pb2.CONSENSUS_MAJORITY, "weighted": evaluation_pb2.CONSENSUS_WEIGHTED}
-# The spec's `question` is required; with content and no question it describes the content.
+# A run's `question` is required (the gateway's request validation); with content and no question it
+# describes the content.
 DEFAULT_QUESTION = "Fact-check this content"
 STDIN = "-"
 
@@ -184,7 +185,7 @@ def build_request(args: argparse.Namespace, content: str | None) -> factcheck_pb
             setattr(config, field, value)
     request = factcheck_pb2.RunRequest(question=args.question or DEFAULT_QUESTION, mode=factcheck_pb2.MODE_FACT_CHECK)
     # Without any option the gateway's default generator answers the question. A present but
-    # sourceless mode_config is refused (the spec's validation), so with other options the
+    # sourceless mode_config is refused (the gateway's request validation), so with other options the
     # default generator is named here: the setting `factcheck serve` hands the gateway too.
     if config.ListFields():
         if content is None and args.generator is None:

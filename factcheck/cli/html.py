@@ -1,5 +1,5 @@
-"""The HTML report of a fact-check: one self-contained page built from a FactCheckResult, after the
-spec's UI Display section, rendered from templates/fact_check.html.j2 (the frame, its escaping and
+"""The HTML report of a fact-check: one self-contained page built from a FactCheckResult, as docs/cli.md
+describes it, rendered from templates/fact_check.html.j2 (the frame, its escaping and
 policy: html_page.py; a council run's page: council_html.py).
 
 This module only computes what the page shows; the templates escape every piece of text.
@@ -161,7 +161,8 @@ def render_page(result: factcheck_pb2.FactCheckResult) -> str:
 
 
 def findings(claims: list[ClaimRow]) -> list[dict]:
-    """The claims by verdict (the spec's findings, in collapsible groups), each claim once; claims a failed run
+    """The claims by verdict (the report's Detailed Findings, in collapsible groups), each claim once; claims a
+    failed run
     left unchecked in a group of their own."""
     groups = dict(FINDING_TITLES)
     if any(claim.verdict == view.UNCHECKED for claim in claims):

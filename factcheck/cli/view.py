@@ -284,7 +284,7 @@ def score_label(score: int | None) -> str:
 
 
 def consensus_rate(views: list[ClaimView]) -> float | None:
-    """The checkers' mean agreement over the judged claims (spec: checker consensus rate)."""
+    """The checkers' mean agreement over the judged claims (the consensus rate the HTML report shows)."""
     rates = [view.agreement for view in views if view.agreement is not None]
     return sum(rates) / len(rates) if rates else None
 

@@ -1,7 +1,7 @@
-"""The spec's data shapes (ExtractedClaim, ClaimVerification, ClaimConsensus) and their conversions.
+"""Fact-check mode's data shapes (ExtractedClaim, ClaimVerification, ClaimConsensus) and their conversions.
 
 Services work on these plain values; `to_proto`/`from_proto` cross the wire and
-`to_json`/`from_json` give the spec's camelCase shapes stored in `parsed_data`.
+`to_json`/`from_json` give the camelCase shapes stored in `parsed_data` (deliberation_stages rows).
 """
 
 from __future__ import annotations
@@ -270,9 +270,9 @@ class ClaimVerification:
             "confidence": self.confidence,
             "checkerModel": self.checker_model,
         }
-        if self.citations:  # rows of runs without evidence keep the spec's exact shape
+        if self.citations:  # options add keys, never change a row: runs without evidence store none
             data["citations"] = [c.to_json() for c in self.citations]
-        if self.cached:  # rows of uncached verifications keep the spec's exact shape
+        if self.cached:  # likewise: uncached verifications store no key
             data["cached"] = True
         if self.audit_status:  # likewise: only what the gateway's audit added
             data["auditStatus"] = self.audit_status
@@ -348,7 +348,8 @@ class ClaimConsensus:
     agreement_rate: float
     correction: str | None = None
     citations: tuple[Citation, ...] = ()
-    # CONSENSUS_WEIGHTED only: the posterior probability of the consensus verdict (services/gateway/factcheck_gateway/consensus/weighted.py).
+    # CONSENSUS_WEIGHTED only: the posterior probability of the consensus verdict
+    # (factcheck_gateway/consensus/weighted.py).
     weighted_probability: float | None = None
     # Why a checker's verdict counted as another (factcheck/core/audit.py: counted_as); "" when none did.
     audit_note: str = ""

@@ -1,7 +1,8 @@
 """Report texts the gateway must be able to write without the reporter service.
 
 The reporter uses them too; they live here so that when the reporter (model or
-service) is down, the gateway still produces the spec's fallback table.
+service) is down, the gateway still produces the fallback table: the consensus as a markdown table (claim, verdict,
+agreement rate, correction), with fallback = true.
 """
 
 from __future__ import annotations

@@ -3,11 +3,13 @@
 Each engine module exposes `answer(inputs) -> str`: it answers from the call's structured
 inputs (`factcheck.models.inputs`, which every service passes with its prompt) and never reads
 the prompt's text, so a prompt's wording can change without breaking it; it replies in the
-spec's text formats, so the same parsers, consensus and report run on its output. A call
-without inputs the engine answers fails (`InputsMissing`). A module may also expose
+answer formats the prompts ask for (docs/modes.md#fact-check-mode), so the same parsers,
+consensus and report run on its output. A call without inputs the engine answers fails
+(`InputsMissing`). A module may also expose
 `answer_stream(inputs) -> Iterator[str]`, its answer in pieces as it is worked out (the
 extractor: claim by claim); the others stream their answer as one piece. Modules are imported
-on first use, so a process pays only for the engines it calls.
+on first use, so a process pays only for the engines it calls. A process registers them explicitly
+(`register_builtin_engines`, where it is composed): importing this package registers nothing.
 
 | model id | module | answers |
 |---|---|---|
@@ -95,16 +97,19 @@ def model_revision() -> str:
     return nli_model.revision()
 
 
-for _name, _module in ENGINE_MODULES.items():
-    register_local_engine(
-        _name,
-        _lazy_engine(_module),
-        stream=_lazy_stream(_module),
-        revision=model_revision if _name in MODEL_JUDGED_ENGINES else None,
-        roles=(CHECKER,) if _name in CHECKER_ENGINES else (),
-    )
+def register_builtin_engines() -> None:
+    """Register every built-in engine (the table above) and the `onnx/` family with the model client's registry
+    (factcheck.models.local). A process that answers `local/` or `onnx/` models calls it once where it is composed
+    (each model service's main, the tests); importing this package registers nothing. Calling it again
+    registers the same engines again (idempotent)."""
+    from factcheck.engines.onnx_checker import OnnxFamily  # (imports onnxruntime only when a model is loaded)
 
-# (onnx_checker imports onnxruntime only when a model is loaded)
-from factcheck.engines.onnx_checker import OnnxFamily  # noqa: E402
-
-register_engine_family(ONNX_PREFIX, OnnxFamily())
+    for name, module in ENGINE_MODULES.items():
+        register_local_engine(
+            name,
+            _lazy_engine(module),
+            stream=_lazy_stream(module),
+            revision=model_revision if name in MODEL_JUDGED_ENGINES else None,
+            roles=(CHECKER,) if name in CHECKER_ENGINES else (),
+        )
+    register_engine_family(ONNX_PREFIX, OnnxFamily())

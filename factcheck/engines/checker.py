@@ -14,11 +14,11 @@ Each claim is judged against its passages by the engine's judges (judges.py): `D
 the embedded entailment model, for `local/checker` and its alias `local/checker-nli`;
 `LEXICAL_JUDGES` for `local/checker-lexical`. The same judge answers the council,
 evidence-assessment and citation review calls (`Judges.one`); a verification call's claims
-are judged together (`Judges.many`: the model's side by side). The answer is the spec's
-VERIFICATION blocks plus the VERIFICATION SUMMARY. When the call had evidence each block
-also has a `Sources:` line, `[P2] "quote"` with the quote copied verbatim from the passage
-(or "none"). Without evidence every claim is UNVERIFIABLE: this engine has no knowledge
-of its own. Deterministic: the same inputs give the same answer.
+are judged together (`Judges.many`: the model's side by side). The answer is the verification
+prompt's VERIFICATION blocks (docs/modes.md#fact-check-mode) plus the VERIFICATION SUMMARY.
+When the call had evidence each block also has a `Sources:` line, `[P2] "quote"` with the
+quote copied verbatim from the passage (or "none"). Without evidence every claim is
+UNVERIFIABLE: this engine has no knowledge of its own. Deterministic: the same inputs give the same answer.
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ class VerificationRequest:
 
 
 def answer(inputs: object, judges: Judges = DEFAULT_JUDGES, engine: str = "local/checker") -> str:
-    """The spec's VERIFICATION blocks and summary for every claim of the verification call, the
-    claims judged by `judges.many`; the council call, the evidence-assessment call and
+    """The verification prompt's VERIFICATION blocks and summary for every claim of the verification call,
+    the claims judged by `judges.many`; the council call, the evidence-assessment call and
     the citation review are answered by their modules, with `judges.one`."""
     if isinstance(inputs, CouncilCheckInputs):
         return council_checker.answer(inputs, judges.one)

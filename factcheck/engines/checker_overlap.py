@@ -27,7 +27,8 @@ from factcheck.text.sentences import sentence_spans
 
 # bench/checker_accuracy.fit_overlap_threshold on Factcheck-Bench's TRAIN split (the overlap with the best
 # balanced accuracy of VERIFIED-at-or-above over its 2,320 pairs), computed once and fixed here; the public
-# evaluation sets play no part. tests/test_checker_overlap.py recomputes it from shared/data.
+# evaluation sets play no part. tests/test_checker_overlap.py recomputes it when
+# Factcheck-Bench is at hand (not in the repository: docs/benchmarks.md says where bench reads it).
 OVERLAP_THRESHOLD = 0.6
 # Overlap from which a VERIFIED is HIGH: nine words in ten of the claim's are in the passage.
 HIGH_CONFIDENCE_OVERLAP = 0.9

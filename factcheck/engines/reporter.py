@@ -1,8 +1,9 @@
-"""`local/reporter` and `local/title`: the spec's fact-check report and a title, deterministically.
+"""`local/reporter` and `local/title`: fact-check mode's report and a title, deterministically.
 
 The report call's inputs (`ReportInputs`: the content, each claim's consensus and checkers'
-verdicts, the model names) are written as the spec's sections: Content Summary, Overall Reliability Score with a justification, Evidence
-Table, Detailed Findings by verdict, Annotated Content and Methodology.
+verdicts, the model names) are written as the report's sections (docs/modes.md#fact-check-mode):
+Content Summary, Overall Reliability Score with a justification, Evidence Table, Detailed Findings
+by verdict, Annotated Content and Methodology.
 
 Reliability score (`reliability_score`). Each claim earns a credit from its consensus
 verdict, VERIFIED = 1, UNVERIFIABLE = 0.5 (partial: nothing was found against it, nor
@@ -15,13 +16,14 @@ mean weighted credit:
 - every claim DISPUTED: `20 * (1 - mean_a)`           (0-20, "significant inaccuracies")
 - any other mix:        `21 + 68 * mean_w`            (21-89, strictly between the two)
 
-so the spec's bands hold for every mix by construction (tested with hypothesis), one
-disputed claim among many verified ones lands in "mostly reliable" (70-89) and a text
-whose claims are all unverifiable gets the neutral 55. Scores round half up.
+so the report's bands (every claim verified 90-100, every claim disputed 0-20) hold for every
+mix by construction (tested with hypothesis), one disputed claim among many verified ones
+lands in "mostly reliable" (70-89) and a text whose claims are all unverifiable gets the
+neutral 55. Scores round half up.
 
-Notes the spec asks for: 1-2 claims → "Limited number of verifiable claims."; a claim
-on which the checkers split evenly is called out with the tie rule that decided it;
-few claims for many sentences → "Limited verifiable factual content ...".
+Notes every report carries when they apply: 1-2 claims → "Limited number of verifiable
+claims."; a claim on which the checkers split evenly is called out with the tie rule that
+decided it; few claims for many sentences → "Limited verifiable factual content ...".
 
 The council chairman's synthesis call is answered by `synthesis` (the best response, corrected).
 
@@ -106,7 +108,7 @@ def reliability_score(results: Iterable[tuple[str, float]]) -> int | None:
 
 
 def score_band(score: int) -> str:
-    """The spec's scoring-guide label for a score."""
+    """The label of a score in the reporter prompt's scoring guide."""
     return next(label for floor, label in _BANDS if score >= floor)
 
 
@@ -118,7 +120,7 @@ def _round(value: float) -> int:
 
 
 def write_report(request: ReportInputs) -> str:
-    """The spec's report sections for the consensus in `request`."""
+    """The report's sections (docs/modes.md#fact-check-mode) for the consensus in `request`."""
     request = _as_written(request)
     entries = request.entries
     score = reliability_score((e.verdict, e.agreement) for e in entries)
@@ -228,7 +230,8 @@ def _split_note(entry: ReportEntry) -> str:
 
 
 def _evidence_table(entries: Sequence[ReportEntry]) -> str:
-    """The spec's table; with a Sources column naming the cited sources when the run had evidence."""
+    """The Evidence Table (claim, type, verdict, agreement, correction); with a Sources column naming the cited
+    sources when the run had evidence."""
     with_sources = any(e.sources for e in entries)
     rows = [
         "| # | Claim | Type | Verdict | Agreement | Correction |" + (" Sources |" if with_sources else ""),

@@ -35,7 +35,7 @@ LABEL_ALIASES = {
 }
 
 # Limits on one set. The claim and passage limits are the checker's (MAX_CLAIM_CHARS of its council
-# summary and the gateway's entailment mode, MAX_PASSAGE_CHARS of checker_service.py), so an item that
+# summary and the gateway's entailment mode, MAX_PASSAGE_CHARS of factcheck_checker/checker_service.py), so an item that
 # loads is one the checker accepts; 20 passages is the gateway's MAX_SOURCES, and 20 × 20,000 characters
 # stay far inside a gRPC message.
 MAX_ITEMS_PER_SET = 20_000

@@ -424,7 +424,7 @@ def default_data_dir() -> Path:
     if sys.platform == "darwin":
         return Path.home() / "Library" / "Application Support" / "factcheck"
     xdg = os.environ.get("XDG_DATA_HOME", "")
-    # The XDG spec: a relative value is invalid and is ignored.
+    # The XDG Base Directory Specification: a relative value is invalid and is ignored.
     base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
     return base / "factcheck"
 

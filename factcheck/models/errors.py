@@ -1,8 +1,8 @@
 """Errors raised by the model client.
 
 Every failure of a model call is a `ModelError`, so a service can catch one type and
-turn it into the spec's error event or fallback. The subclasses say *why* the call
-failed, because callers react differently: a timeout or rate limit may deserve a
+turn it into the run's error event or fallback (docs/api.md#what-happens-when-things-fail).
+The subclasses say *why* the call failed, because callers react differently: a timeout or rate limit may deserve a
 different message than a misconfigured endpoint or a provider that answered garbage.
 
 Messages are built only from the model id, HTTP status and short, redacted excerpts

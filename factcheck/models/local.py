@@ -16,21 +16,21 @@ An engine also names the roles it can fill (`roles`; CHECKER: it answers a check
 request that names an engine for a role it cannot fill (local/reporter as a checker) is refused
 before it runs, and the refusal lists only the engines that can.
 
-Engines register themselves with `register_local_engine`. So that engine modules can do
-that on import without every caller knowing about them, the first lookup of an unknown
-name imports `factcheck.engines` once (if that module exists).
+Engines are registered with `register_local_engine` where a process is composed: a model service's main
+registers the built-in ones (`factcheck.engines.register_builtin_engines`) before it serves, and this module
+never imports an engine. A process that registered none (the gateway) answers no `local/` model: which ones a
+checker serves, the gateway asks it (CheckerService.GetServableModels).
 
 An engine family answers a whole prefix of model ids in-process, each name configured by the settings
 rather than registered: `onnx/<name>` is a grounding cross-encoder from a folder of the checker's
-(FACTCHECK_ONNX_MODELS; factcheck/engines/onnx_checker.py). A family registers itself the same way
+(FACTCHECK_ONNX_MODELS; factcheck/engines/onnx_checker.py). A family is registered the same way
 (`register_engine_family`) and gives each name's engine and revision for the settings it is asked with.
 """
 
 from __future__ import annotations
 
-import importlib
 import threading
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Callable, Iterable, Iterator, Mapping, Protocol
 
 from factcheck.kit.settings import Settings
 from factcheck.models.errors import ModelNotConfiguredError
@@ -44,7 +44,6 @@ LOCAL_PREFIX = "local/"
 ONNX_PREFIX = "onnx/"
 # Model ids answered in this process, by a registered engine or an engine family: never sent over HTTP.
 IN_PROCESS_PREFIXES = (LOCAL_PREFIX, ONNX_PREFIX)
-_ENGINES_MODULE = "factcheck.engines"
 # The role of an engine that verifies claims (CheckerService.Verify), as a run's or an evaluation's checker.
 CHECKER = "checker"
 
@@ -64,7 +63,6 @@ _revisions: dict[str, EngineRevision] = {}
 _families: dict[str, EngineFamily] = {}
 _roles: dict[str, frozenset[str]] = {}
 _lock = threading.Lock()
-_engines_module_loaded = False
 
 
 def register_local_engine(
@@ -113,10 +111,6 @@ def engine_family(model_id: str) -> tuple[EngineFamily, str]:
     with _lock:
         family = _families.get(prefix)
     if family is None:
-        _load_engines_module_once()
-        with _lock:
-            family = _families.get(prefix)
-    if family is None:
         raise ModelNotConfiguredError(model_id, f"this installation has no {prefix} engines")
     return family, model_id[len(prefix) :]
 
@@ -136,24 +130,51 @@ def local_engine_names(role: str | None = None) -> list[str]:
         return sorted(name for name in _engines if role is None or role in _roles.get(name, ()))
 
 
+def local_engine_roles() -> dict[str, frozenset[str]]:
+    """Every registered engine's name and the roles it can fill."""
+    with _lock:
+        return {name: _roles.get(name, frozenset()) for name in sorted(_engines)}
+
+
+def engine_family_prefixes() -> list[str]:
+    """The prefixes with a registered engine family (`onnx/`), sorted."""
+    with _lock:
+        return sorted(_families)
+
+
 def get_local_engine(name: str, role: str | None = None) -> LocalEngine:
     """The engine for `local/<name>` (one that can fill `role`, when given), or ModelNotConfiguredError
     naming the available ones (those that can fill `role`)."""
-    engine = _lookup(name)
-    if engine is None:
-        _load_engines_module_once()
-        engine = _lookup(name)
-    if engine is None:
-        available = ", ".join(local_engine_names(role)) or "none"
-        raise ModelNotConfiguredError(
-            f"{LOCAL_PREFIX}{name}", f"unknown local engine {name!r} (available: {available})"
-        )
-    if role is not None and name not in local_engine_names(role):
-        engines = ", ".join(local_engine_names(role)) or "none"
-        raise ModelNotConfiguredError(
-            f"{LOCAL_PREFIX}{name}", f"local engine {name!r} is not a {role} (the {role} engines: {engines})"
-        )
+    with _lock:  # the engine and the names it is judged among, as one snapshot
+        engine = _engines.get(name)
+        engines = {n: _roles.get(n, frozenset()) for n in _engines}
+    refusal = local_engine_refusal(name, role, engines)
+    if refusal is not None:
+        raise refusal
+    assert engine is not None  # (a name without an engine is refused above: the same snapshot)
     return engine
+
+
+def local_engine_refusal(
+    name: str, role: str | None, engines: Mapping[str, frozenset[str]]
+) -> ModelNotConfiguredError | None:
+    """Why `local/<name>` cannot fill `role` (any role, when None) among `engines` (name -> roles): an unknown
+    engine (naming the available ones, those that can fill `role`), or one that cannot fill it (naming the ones
+    that can); None when it can. The one wording of both refusals, for this process's engines and for those a
+    checker says it serves (factcheck.models.availability.ServableModels)."""
+
+    def names(wanted: str | None) -> str:
+        return ", ".join(sorted(n for n, roles in engines.items() if wanted is None or wanted in roles)) or "none"
+
+    if name not in engines:
+        return ModelNotConfiguredError(
+            f"{LOCAL_PREFIX}{name}", f"unknown local engine {name!r} (available: {names(role)})"
+        )
+    if role is not None and role not in engines[name]:
+        return ModelNotConfiguredError(
+            f"{LOCAL_PREFIX}{name}", f"local engine {name!r} is not a {role} (the {role} engines: {names(role)})"
+        )
+    return None
 
 
 def get_local_stream_engine(name: str) -> LocalStreamEngine:
@@ -178,25 +199,3 @@ def local_engine_revision(name: str) -> str:
     with _lock:
         revision = _revisions.get(name)
     return revision() if revision is not None else ""
-
-
-def _lookup(name: str) -> LocalEngine | None:
-    with _lock:
-        return _engines.get(name)
-
-
-def _load_engines_module_once() -> None:
-    """Import `factcheck.engines` so its engines self-register; a missing module is fine.
-
-    Only the absence of that exact module is ignored: an engine module that exists but
-    fails to import is a bug and must surface (and is retried on the next lookup).
-    """
-    global _engines_module_loaded
-    if _engines_module_loaded:
-        return
-    try:
-        importlib.import_module(_ENGINES_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name != _ENGINES_MODULE:
-            raise
-    _engines_module_loaded = True

@@ -24,7 +24,8 @@ The price of rule 2: a model line that says exactly what a protocol-like line of
 untrusted text says is read as a copy too (a verdict then counts as not addressed, a
 score as missing). That is the conservative side, and only untrusted text that itself
 contains protocol lines can cause it. Rule 1 means that a model which indents or quotes
-its whole answer is not understood; the spec's formats do neither.
+its whole answer is not understood; the answer formats the prompts ask for do neither
+(docs/modes.md#fact-check-mode).
 
 This module holds what the parsers share; each parser documents its own protocol lines.
 """

@@ -16,9 +16,9 @@ from factcheck.kit.errors import answer_unreadable, check_argument, check_ids, c
 from factcheck.kit.rpc import call_timeout_s, check_model_id
 from factcheck.kit.settings import Settings
 from factcheck.models import output_limits
-from factcheck.models.availability import grounding_kind
+from factcheck.models.availability import ServableModels, grounding_kind
 from factcheck.models.client import ModelClient
-from factcheck.models.dialects import GROUNDING_DIALECTS
+from factcheck.models.dialects import DIALECTS, GROUNDING_DIALECTS
 from factcheck.text.answer_echo import REPEATS_PROMPT, repeats_prompt
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import (
@@ -64,6 +64,22 @@ _STANCES = {
     "REFUTES": investigation_pb2.EVIDENCE_STANCE_REFUTES,
     "IRRELEVANT": investigation_pb2.EVIDENCE_STANCE_IRRELEVANT,
 }
+
+
+def servable_models_proto(served: ServableModels, settings: Settings) -> checker_pb2.GetServableModelsResponse:
+    """GetServableModels' answer: `served` (this process's engines and onnx/ names) and the providers with an
+    endpoint and the dialects spoken under `settings`."""
+    return checker_pb2.GetServableModelsResponse(
+        local_engines=[
+            checker_pb2.ServableEngine(name=name, roles=sorted(roles))
+            for name, roles in sorted(served.local_engines.items())
+        ],
+        engine_families=sorted(served.engine_families),
+        onnx_models=sorted(served.onnx_models),
+        providers=([""] if settings.model_base_url else [])
+        + sorted(name for name, override in settings.model_providers.items() if override.base_url),
+        dialects=list(DIALECTS),
+    )
 
 
 class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
@@ -189,6 +205,13 @@ class CheckerService(checker_pb2_grpc.CheckerServiceServicer):
         check_model_id("model", request.model)
         revision = await asyncio.to_thread(self._client.engine_revision, request.model)
         return checker_pb2.GetEngineRevisionResponse(model=request.model, engine_revision=revision)
+
+    async def GetServableModels(
+        self, request: checker_pb2.GetServableModelsRequest, context: grpc.aio.ServicerContext
+    ) -> checker_pb2.GetServableModelsResponse:
+        """The engines registered in this process and the models its settings serve: what the gateway validates
+        a request's models against (services/gateway/factcheck_gateway/servable_models.py)."""
+        return servable_models_proto(ServableModels.here(self._settings), self._settings)
 
     async def ReviewCitations(
         self, request: citations_pb2.ReviewCitationsRequest, context: grpc.aio.ServicerContext

@@ -1,7 +1,7 @@
 """The MiniCheck dialect: Bespoke-MiniCheck-7B's own prompt, and P(support) read from its answer token.
 
-The prompt is the model's own, as its authors run it: github.com/Liyan06/MiniCheck, minicheck/utils.py
-(SYSTEM_PROMPT, USER_PROMPT "Document: [DOCUMENT]\\nClaim: [CLAIM]"), sent by minicheck/inference.py
+The prompt is the model's own, as its authors run it: github.com/Liyan06/MiniCheck, module minicheck.utils
+(SYSTEM_PROMPT, USER_PROMPT "Document: [DOCUMENT]\\nClaim: [CLAIM]"), sent by minicheck.inference
 (LLMCheck.apply_chat_template) as a system and a user message through the model's chat template, which an
 OpenAI-compatible server (vLLM) applies. LLMCheck asks for one token (max_tokens 1) with its 5 most likely
 alternatives (logprobs=5) and sums the probabilities of the alternatives that read "yes" in any case
@@ -21,7 +21,7 @@ from factcheck.core.domain import Completion
 from factcheck.core.prompt_versions import MINICHECK, versioned
 from factcheck.text.text_safety import excerpt
 
-# minicheck/utils.py's SYSTEM_PROMPT, word for word.
+# minicheck.utils.SYSTEM_PROMPT, word for word.
 SYSTEM_PROMPT = (
     "Determine whether the provided claim is consistent with the corresponding document. Consistency in this "
     "context implies that all information presented in the claim is substantiated by the document. If not, it "
@@ -41,7 +41,7 @@ _WORD_MARKS = " \u2581\u0120"
 
 @versioned(MINICHECK)
 def build_minicheck_prompt(document: str, claim: str) -> str:
-    """minicheck/utils.py's USER_PROMPT for one chunk and one claim."""
+    """minicheck.utils.USER_PROMPT for one chunk and one claim."""
     return f"Document: {document}\nClaim: {claim}"
 
 

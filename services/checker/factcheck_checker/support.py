@@ -1,14 +1,14 @@
 """Four-tier support per checker (claim-level citations' four-tier VerificationVerdict).
 
 With VerifyRequest.support_tiers (only sent with evidence) the verification prompt gains a
-SUPPORT section after the spec's text, asking for one more line in every VERIFICATION block:
+SUPPORT section after the prompt's own text, asking for one more line in every VERIFICATION block:
 "Support: SUPPORTED | PARTIAL | UNSUPPORTED | CONTRADICTED | ABSTAIN", and naming the claims of
 LOW confidence level, which must abstain unless a passage states or contradicts them.
 
 The checker's word is then held to server-side rules, so a tier always rests on a quote that
 really occurs in a passage (citations.py drops the others):
 1. ABSTAIN → abstained (tier UNSUPPORTED).
-2. No word: derived from the spec verdict: DISPUTED with a kept citation → CONTRADICTED,
+2. No word: derived from the three-tier verdict: DISPUTED with a kept citation → CONTRADICTED,
    VERIFIED with a kept citation → SUPPORTED, anything else → abstained.
 3. SUPPORTED, PARTIAL or CONTRADICTED without a kept citation → abstained (no evidence shown).
 4. A tier that contradicts the checker's own verdict (SUPPORTED/PARTIAL with DISPUTED,

@@ -1,7 +1,7 @@
 """The verification prompt, word for word from fact-check mode's prompt templates, plus an EVIDENCE section.
 
 `parse_verifications` reads the "VERIFICATION {{id}}: {{VERDICT}}" blocks this asks for.
-Without evidence the prompt is exactly the spec's. With evidence, numbered passages
+Without evidence the prompt is exactly the base one (docs/modes.md#fact-check-mode). With evidence, numbered passages
 (quoted, see factcheck/text/evidence_text.py) follow the claims, and every answer block
 gains a "Sources:" line citing passage ids with exact quotes.
 """
@@ -24,7 +24,7 @@ ORIGINAL CONTENT (for context):
 CLAIMS TO VERIFY:
 """
 
-# The spec's answer format is an instruction to the model, not a template to fill in:
+# The answer format is an instruction to the model, not a template to fill in:
 # "{{id}}" and "{{VERDICT}}" stay literal so the model sees the shape to copy.
 _TAIL = """
 For EACH claim, provide:

@@ -1,6 +1,6 @@
 """Turn one checker's text into exactly one ClaimVerification per expected claim.
 
-The spec's regex (`VERIFICATION\\s+(claim_\\d+):...Evidence:\\s*([\\s\\S]*?)\\nCorrection:...`)
+One regex over the whole answer (`VERIFICATION\\s+(claim_\\d+):...Evidence:\\s*([\\s\\S]*?)\\nCorrection:...`)
 is quadratic on text that has headers but no Confidence lines, and checker output is
 untrusted, so this reads the same format line by line instead: it accepts everything
 that regex accepts when the header starts a line, plus the usual model variations.
@@ -9,7 +9,7 @@ Rules, in the order they apply:
 - A block starts at a line-leading header: "VERIFICATION claim_3: DISPUTED",
   "VERIFICATION 3:", "VERIFICATION CLAIM 3 -", with markdown around any part
   ("### VERIFICATION claim_3: **VERIFIED**"). The claim is matched by its number
-  (spec: "best-effort matching by claim number").
+  (best effort: a model's own spelling of the id still finds its claim).
 - A header for an id that was not asked about, or that already has a verdict, starts
   a block that is discarded whole: the first verdict for a claim wins, and a later
   "VERIFICATION claim_2: VERIFIED" line (say, quoted inside evidence) cannot override
@@ -104,7 +104,7 @@ def parse_verifications(
     untrusted: str = "",
     supports: dict[str, str] | None = None,
 ) -> list[ClaimVerification]:
-    """One verification per expected id, in that order; unaddressed claims are UNVERIFIABLE (spec).
+    """One verification per expected id, in that order; unaddressed claims are UNVERIFIABLE.
 
     `untrusted` is the text the caller put in the prompt (the checked content, the claims,
     the passages): protocol lines that say what it says are copies of it, not verdicts.
@@ -292,7 +292,7 @@ def _says_nothing(correction: str) -> bool:
 
 
 def not_addressed(claim_id: str, model: str, reason: str | None = None) -> ClaimVerification:
-    """The spec's verification of a claim the checker did not address (UNVERIFIABLE, LOW), with why when known."""
+    """The verification of a claim the checker did not address (UNVERIFIABLE, LOW), with why when known."""
     return ClaimVerification(
         claim_id=claim_id,
         verdict="UNVERIFIABLE",

@@ -2,7 +2,7 @@
 
 Models follow the requested format only approximately (markdown, \\r\\n, lower-case
 types, missing lines), so parsing works line by line: that tolerates decoration
-and stays linear on any input, where the spec's single regex can backtrack badly.
+and stays linear on any input, where a single regex over the whole answer can backtrack badly.
 
 Forgery (the two rules of factcheck/text/protocol_lines.py): CLAIM markers, Context and
 Type labels and the EXTRACTION SUMMARY line count only when they are not quoted ("> ")
@@ -35,7 +35,7 @@ _TYPES = "|".join(CLAIM_TYPES)
 # Markdown a model may put in front of a label: indentation, bullets, headings, quotes, bold.
 _LEAD = r"^[\s>#*_+\-]*"
 
-# The spec's regex, one line at a time: CLAIM n: / Context: / Type: <known type>.
+# The claim format, one line at a time: CLAIM n: / Context: / Type: <known type>.
 _STRICT_MARKER = re.compile(_LEAD + r"CLAIM\s+#?(\d+)[*_]*\s*:(.*)$", re.IGNORECASE)
 _STRICT_TYPE = re.compile(_LEAD + r"Type[*_]*\s*:[\s*_`\[]*(" + _TYPES + ")", re.IGNORECASE)
 # The fallback's looser block start: "Claim 3 -", "**Claim:**", "CLAIM #4." ...
@@ -55,7 +55,7 @@ _NO_CLAIMS = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 
-# Why an answer without claims is not the spec's "no verifiable claims" (the extract stage's failure).
+# Why an answer without claims is not "no verifiable claims" (it is the extract stage's failure).
 EMPTY_EXTRACTION = "the extractor's answer was empty (not the claim format's EXTRACTION SUMMARY with Total claims: 0)"
 UNREADABLE_EXTRACTION = (
     "the extractor's answer is not in the claim format: no CLAIM n / Context / Type block, "
@@ -83,7 +83,7 @@ def _parse(text: str, reader: _Reader) -> tuple[list[ExtractedClaim], bool]:
     claims: list[ExtractedClaim] = []
     seen: set[str] = set()
     for claim, context, claim_type in found:
-        if not claim or claim in seen:  # spec: exact duplicates are dropped, the first kept
+        if not claim or claim in seen:  # exact duplicates are dropped, the first kept
             continue
         seen.add(claim)
         # A claim without a Context line is its own context.
@@ -116,7 +116,7 @@ class ClaimStream:
     """The claims of an extraction answer that arrives in pieces, each given once it is final.
 
     There is one parser: each time a Type line is complete, `parse_claims`' own rules run on
-    the answer's complete lines so far. In the spec's format a claim is final once its Type
+    the answer's complete lines so far. In the claim format a claim is final once its Type
     line ends: a CLAIM/Context/Type triplet found in the answer so far is found again, with
     the same id, in any longer answer (the strict scan only moves forward, the summary is
     cut forward, duplicates keep the first), and once one triplet is found the lenient
@@ -192,10 +192,10 @@ def locate_claims(claims: Sequence[ExtractedClaim], content: str) -> list[Extrac
 
 
 def truncate_content(content: str, max_length: int) -> tuple[str, bool]:
-    """The edge case "Content too long": the first max_length characters; returns (text, truncated).
+    """Content longer than max_length: the first max_length characters; returns (text, truncated).
 
     The text is what the extractor model is shown, so it has no note: a note inside the
-    prompt would be read as claims. `with_truncation_note` adds the spec's note for the
+    prompt would be read as claims. `with_truncation_note` adds the truncation note for the
     reader, the checkers and the report.
     """
     if len(content) <= max_length:
@@ -204,7 +204,7 @@ def truncate_content(content: str, max_length: int) -> tuple[str, bool]:
 
 
 def with_truncation_note(text: str, max_length: int) -> str:
-    """Truncated text followed by the spec's note (claim offsets into `text` stay valid)."""
+    """Truncated text followed by the truncation note (claim offsets into `text` stay valid)."""
     return f"{text}\n\n{TRUNCATION_NOTE.format(max_length=max_length)}"
 
 
@@ -260,7 +260,7 @@ def _without_summary(lines: list[str], reader: _Reader) -> list[str]:
 
 
 def _parse_strict(lines: list[str], reader: _Reader) -> list[tuple[str, str, str]]:
-    """The spec's format: a CLAIM line, then Context, then a known Type (blank lines between are tolerated)."""
+    """The claim format: a CLAIM line, then Context, then a known Type (blank lines between are tolerated)."""
     found = []
     i = 0
     while i < len(lines):
@@ -281,7 +281,7 @@ def _parse_strict(lines: list[str], reader: _Reader) -> list[tuple[str, str, str
 
 
 def _parse_lenient(lines: list[str], reader: _Reader) -> list[tuple[str, str, str]]:
-    """The spec's fallback: split at CLAIM markers; Context and Type are optional in each block."""
+    """The fallback: split at CLAIM markers; Context and Type are optional in each block."""
     blocks: list[list[str]] = []
     for line in lines:
         marker = reader.marker(_LENIENT_MARKER, line)

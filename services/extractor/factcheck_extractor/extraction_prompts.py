@@ -71,7 +71,7 @@ def build_generate_prompt(question: str, passages: Sequence[common_pb2.Passage] 
     """Phase 0: ask the generator for fact-dense content, used only when no contentToCheck was given.
 
     With passages from the knowledge store, a SOURCES section (before the last line)
-    asks the generator to answer from them; without, the prompt is exactly the spec's.
+    asks the generator to answer from them; without, it is the plain generation prompt, word for word.
     """
     sources = _SOURCES_INTRO + "".join(format_passage(p) for p in passages) if passages else ""
     return _GENERATE_TEMPLATE.format(question=question, sources=sources)
@@ -83,8 +83,8 @@ def build_extraction_prompt(content: str) -> str:
     return _EXTRACTION_TEMPLATE.format(content=content)
 
 
-# Claim-level citations: appended after the spec's prompt when ExtractRequest.profiles is set,
-# so the spec's text above stays word for word. `profiles.parse_profiles` reads the two lines.
+# Claim-level citations: appended after the extraction prompt when ExtractRequest.profiles is set,
+# so the prompt above stays word for word. `profiles.parse_profiles` reads the two lines.
 CLAIM_DETAIL_MARKER = "CLAIM DETAIL:"
 _CLAIM_DETAIL = f"""
 

@@ -142,7 +142,7 @@ def _checked_content(
     check_argument(request.content.strip(), "content", "content is required")
     check_argument(request.max_content_length >= 0, "max_content_length", "max_content_length must not be negative")
     max_length = request.max_content_length or MAX_CONTENT_LENGTH_DEFAULT
-    # The model sees the cut text only; the spec's note goes into the analysed content returned
+    # The model sees the cut text only; the truncation note goes into the analysed content returned
     # (checkers, reporter, stored result) and never into the prompt, where it would become claims.
     shown, truncated = truncate_content(request.content, max_length)
     return shown, truncated, max_length

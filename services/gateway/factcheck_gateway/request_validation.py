@@ -6,16 +6,23 @@ mode, which checks its config and fills in defaults (services/gateway/factcheck_
 Every rule fails with a ValidationError (an InvalidArgument naming the bad field) whose message is shown to the
 caller as INVALID_ARGUMENT before any event is sent. Messages quote caller input only as a
 bounded excerpt.
+
+Which `local/` engines and `onnx/` names exist is what the checker serves: the servicer asks it
+(servable_models.py) and validates within `checking_against(answer)`; without one (a direct call), the
+engines registered in this process stand for it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from factcheck.kit.errors import InvalidArgument
 from factcheck.kit.rpc import is_model_id
 from factcheck.kit.settings import Settings
-from factcheck.models.availability import check_servable, grounding_kind
+from factcheck.models.availability import ServableModels, check_servable, grounding_kind
 from factcheck.models.errors import ModelNotConfiguredError
 from factcheck.models.local import CHECKER
 from factcheck.text.text_safety import excerpt, has_unsafe_characters
@@ -34,6 +41,20 @@ MAX_SOURCES_TOTAL_BYTES = 2_000_000
 MAX_COST_USD_LIMIT = 1_000_000.0
 MAX_TOKENS_LIMIT = 10**12
 MAX_SOURCE_ID_CHARS, MAX_SOURCE_TITLE_CHARS, MAX_SOURCE_URL_CHARS, MAX_PUBLISHED_AT_CHARS = 255, 500, 2_000, 64
+
+
+# What the checker serves, for the validation running in this context (None: this process's engines).
+_served: ContextVar[ServableModels | None] = ContextVar("served_models", default=None)
+
+
+@contextmanager
+def checking_against(served: ServableModels) -> Iterator[None]:
+    """Validate the models named within this block against `served` (what the checker answered)."""
+    token = _served.set(served)
+    try:
+        yield
+    finally:
+        _served.reset(token)
 
 
 class ValidationError(InvalidArgument, ValueError):
@@ -57,14 +78,14 @@ def check(condition: object, field: str, message: str) -> None:
 
 
 def check_model(field: str, model: str, settings: Settings, role: str | None = None) -> None:
-    """A model id this suite can serve (in `role`, when given): a registered local/ engine that can fill it, an
-    onnx/ name with a folder, or a provider with an endpoint configured and a dialect the suite speaks (the
-    gateway's settings are the services': deployments give them the same model settings). A grounding model (an
-    onnx/ one, or one of a grounding dialect) only verifies claims against passages: only a checker field
-    (`role` CHECKER) takes one."""
+    """A model id this suite can serve (in `role`, when given): a local/ engine the checker serves that can fill
+    it (`checking_against`), an onnx/ name with a folder, or a provider with an endpoint configured and a dialect
+    the suite speaks (the gateway's settings are the services': deployments give them the same model settings). A
+    grounding model (an onnx/ one, or one of a grounding dialect) only verifies claims against passages: only a
+    checker field (`role` CHECKER) takes one."""
     check(is_model_id(model), field, f"{field} must be a model id like \"provider/name\" (got '{excerpt(model)}')")
     try:
-        check_servable(model, settings, role)
+        check_servable(model, settings, role, _served.get())
     except ModelNotConfiguredError as error:
         raise ValidationError(f"{field}: {error}", field=field) from error
     kind = grounding_kind(model, settings)

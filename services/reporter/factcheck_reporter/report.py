@@ -98,7 +98,7 @@ def parse_reliability_score(text: str, untrusted: str = "") -> int | None:
 
     The score comes from the report's own structure (rules: factcheck/text/protocol_lines.py):
 
-    - A score heading ("## Overall Reliability Score: 78", the spec's format) wins: its
+    - A score heading ("## Overall Reliability Score: 78", the prompt's format) wins: its
       number, or when it has none ("## Overall Reliability Score" or the template's
       "[0-100]"), the first score line or bare number ("**78/100**") of its section.
     - Without one, the first line that starts with the score label, unless it stands in

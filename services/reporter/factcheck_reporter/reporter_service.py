@@ -40,7 +40,7 @@ from factcheck_reporter.report_prompts import (
 
 log = logging.getLogger("factcheck.reporter")
 
-# The spec's "Very few claims (1-2)" edge case.
+# Up to this many claims, the report notes "Limited number of verifiable claims."
 FEW_CLAIMS_MAX = 2
 # Bounds on a synthesis request: 8 fact-checkers may list a few dozen claims each.
 MAX_RESPONSE_CHARS = 50_000
@@ -79,7 +79,7 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
                 )
 
         if not request.consensus:
-            # Spec: no verifiable claims → no model call, score null, the spec's note.
+            # No verifiable claims → no model call, score null, the no-claims note.
             return reporter_pb2.ReportResponse(
                 model=request.model,
                 report_text=NO_CLAIMS_REPORT,
@@ -123,7 +123,7 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
                 ),
             )
         except ModelError as error:
-            # Spec: reporter failure → the raw consensus table, fallback = true.
+            # Reporter failure → the raw consensus table, fallback = true.
             log.warning("report model failed, writing the fallback table: %s", error)
             response.report_text = build_fallback_report(consensus)
             response.fallback = True
@@ -137,7 +137,7 @@ class ReporterService(reporter_pb2_grpc.ReporterServiceServicer):
         ids = [item.claim_id for item in consensus]
         problem = report_problem(completion.text, score, ids, REPORT_INSTRUCTIONS, untrusted)
         if problem is not None:
-            # An answer that is not a report is not shown as one: the spec's fallback, saying why.
+            # An answer that is not a report is not shown as one: the fallback table, saying why.
             log.warning("report model's answer not used (%s); writing the fallback table", problem)
             response.report_text = build_fallback_report(consensus, reason=problem)
             response.fallback = True

@@ -70,3 +70,29 @@ class GetEngineRevisionResponse(_message.Message):
     model: str
     engine_revision: str
     def __init__(self, model: _Optional[str] = ..., engine_revision: _Optional[str] = ...) -> None: ...
+
+class GetServableModelsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetServableModelsResponse(_message.Message):
+    __slots__ = ("local_engines", "engine_families", "onnx_models", "providers", "dialects")
+    LOCAL_ENGINES_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_FAMILIES_FIELD_NUMBER: _ClassVar[int]
+    ONNX_MODELS_FIELD_NUMBER: _ClassVar[int]
+    PROVIDERS_FIELD_NUMBER: _ClassVar[int]
+    DIALECTS_FIELD_NUMBER: _ClassVar[int]
+    local_engines: _containers.RepeatedCompositeFieldContainer[ServableEngine]
+    engine_families: _containers.RepeatedScalarFieldContainer[str]
+    onnx_models: _containers.RepeatedScalarFieldContainer[str]
+    providers: _containers.RepeatedScalarFieldContainer[str]
+    dialects: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, local_engines: _Optional[_Iterable[_Union[ServableEngine, _Mapping]]] = ..., engine_families: _Optional[_Iterable[str]] = ..., onnx_models: _Optional[_Iterable[str]] = ..., providers: _Optional[_Iterable[str]] = ..., dialects: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ServableEngine(_message.Message):
+    __slots__ = ("name", "roles")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ROLES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    roles: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., roles: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -69,6 +69,11 @@ class CheckerServiceStub:
                 request_serializer=factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionRequest.SerializeToString,
                 response_deserializer=factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionResponse.FromString,
                 _registered_method=True)
+        self.GetServableModels = channel.unary_unary(
+                '/factcheck.v1.CheckerService/GetServableModels',
+                request_serializer=factcheck_dot_v1_dot_checker__pb2.GetServableModelsRequest.SerializeToString,
+                response_deserializer=factcheck_dot_v1_dot_checker__pb2.GetServableModelsResponse.FromString,
+                _registered_method=True)
 
 
 class CheckerServiceServicer:
@@ -124,6 +129,15 @@ class CheckerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetServableModels(self, request, context):
+        """Which in-process engines and models this checker can serve, with no model call: the gateway's request
+        validation asks it (and keeps the answer a few seconds), so a run naming a model the deployed checker
+        cannot serve is refused before it starts.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CheckerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -156,6 +170,11 @@ def add_CheckerServiceServicer_to_server(servicer, server):
                     servicer.GetEngineRevision,
                     request_deserializer=factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionRequest.FromString,
                     response_serializer=factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionResponse.SerializeToString,
+            ),
+            'GetServableModels': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetServableModels,
+                    request_deserializer=factcheck_dot_v1_dot_checker__pb2.GetServableModelsRequest.FromString,
+                    response_serializer=factcheck_dot_v1_dot_checker__pb2.GetServableModelsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -321,6 +340,33 @@ class CheckerService:
             '/factcheck.v1.CheckerService/GetEngineRevision',
             factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionRequest.SerializeToString,
             factcheck_dot_v1_dot_checker__pb2.GetEngineRevisionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetServableModels(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/factcheck.v1.CheckerService/GetServableModels',
+            factcheck_dot_v1_dot_checker__pb2.GetServableModelsRequest.SerializeToString,
+            factcheck_dot_v1_dot_checker__pb2.GetServableModelsResponse.FromString,
             options,
             channel_credentials,
             insecure,

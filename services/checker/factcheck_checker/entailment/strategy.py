@@ -3,7 +3,7 @@ each claim against each of its evidence passages with the four agents, one item 
 passage), the source type being the passage's source title, URL and authority.
 
 Per claim, the passages' final outputs combine like the default judge's: a SUPPORTED passage wins
-(the most confident), else a CONTRADICTED one, else NOT ENOUGH INFO. The spec's verdicts:
+(the most confident), else a CONTRADICTED one, else NOT ENOUGH INFO. As fact-check verdicts:
 
     SUPPORTED -> VERIFIED, CONTRADICTED -> DISPUTED, NOT ENOUGH INFO -> UNVERIFIABLE
     final confidence 70-100 -> HIGH, 40-69 -> MEDIUM, 0-39 -> LOW   (the calibration anchors' bands)

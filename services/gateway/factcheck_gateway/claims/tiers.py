@@ -1,4 +1,5 @@
-"""The four-tier consensus of one claim, beside the spec's three-tier one (services/gateway/factcheck_gateway/consensus.py).
+"""The four-tier consensus of one claim, beside the three-tier majority one
+(services/gateway/factcheck_gateway/consensus/combine.py).
 
 Each checker gives a tier or abstains (services/checker/factcheck_checker/support.py holds the per-checker rules:
 a tier always rests on a verbatim quote). The claim's tier, conservatively:
@@ -12,10 +13,10 @@ a tier always rests on a verbatim quote). The claim's tier, conservatively:
 4. SUPPORTED needs more than half of the votes; otherwise, when SUPPORTED and PARTIAL together
    have more than half, the claim is PARTIAL. LOW confidence level: SUPPORTED needs every vote.
 
-How the tiers relate to the spec's verdicts: SUPPORTED and PARTIAL are what a VERIFIED checker
+How the tiers relate to the three verdicts: SUPPORTED and PARTIAL are what a VERIFIED checker
 says when its passages state all or part of the claim, CONTRADICTED what a DISPUTED one says
 with a quote against it, UNSUPPORTED (or abstained) what an UNVERIFIABLE one says. The two are
-computed independently (the spec's consensus is unchanged) and can differ: a claim VERIFIED by
+computed independently (the three-tier consensus is unchanged) and can differ: a claim VERIFIED by
 majority whose checkers cite no verbatim quote is abstained here.
 """
 

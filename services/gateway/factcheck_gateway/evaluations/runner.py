@@ -22,6 +22,7 @@ from typing import Any
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from factcheck.core.claim_typing import claim_type
 from factcheck.core.domain import (
     claim_type_to_proto,
     confidence_from_proto,
@@ -29,7 +30,6 @@ from factcheck.core.domain import (
     verdict_from_proto,
     verdict_to_proto,
 )
-from factcheck.engines.extractor import claim_type
 from factcheck.evaluation.sets import LabelledItem
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2, evaluation_pb2

@@ -37,7 +37,7 @@ async def finish(run: Run, status: str, stop_reason: str | None = None) -> None:
 
 
 async def fail(run: Run, message: str) -> None:
-    """End the run with the spec's error event, carrying every failed stage's cause.
+    """End the run with its `error` event, carrying every failed stage's cause.
 
     FAILED is never lost: when the database is what failed, the caller is told at once and
     the same event (same seq) is stored as soon as the database answers again. Until then

@@ -34,7 +34,7 @@ from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.queries import LedgerStore
 from factcheck_gateway.ledger.run_ledger import RunLedger, ledgered
 from factcheck_gateway.ledger.totals import UsageTotals
-from factcheck_gateway.request_validation import ValidationError
+from factcheck_gateway.request_validation import ValidationError, checking_against
 from factcheck_gateway.runs.concurrency_limit import RunLimit
 from factcheck_gateway.runs.events import RunEvents, event_key
 from factcheck_gateway.runs.flow import execute
@@ -42,6 +42,7 @@ from factcheck_gateway.runs.lease import fenced
 from factcheck_gateway.runs.plan import Plan
 from factcheck_gateway.runs.run import CANCELLED_BY_CALLER, Downstream, Run, RunMode
 from factcheck_gateway.runs.watch import EventHub
+from factcheck_gateway.servable_models import ServableModelsCache
 from factcheck_gateway.store import STATUS_CANCELLED, STATUS_FAILED
 from factcheck_gateway.store.records import (
     LEASE_CANCEL_REQUESTED,
@@ -101,6 +102,8 @@ class RunRegistry:
         self._modes = modes
         self._store = store
         self._downstream = downstream
+        # What the checker serves, for request validation (asked of it, kept a few seconds).
+        self.servable_models = ServableModelsCache(downstream.checker, settings)
         self._pricing = Pricing.from_settings(settings)
         self.ledger_store = LedgerStore(store.engine)
         self._retriever = retriever
@@ -313,9 +316,11 @@ class RunRegistry:
                 record, STATUS_FAILED, NOT_RESUMABLE.format(reason="it was stored before runs were durable")
             )
             return
+        served = await self.servable_models.get()
         try:
             request = factcheck_pb2.RunRequest.FromString(record.request_proto)
-            plan = self._modes.validate_run_request(request, settings, tenant_id=record.tenant_id)
+            with checking_against(served):
+                plan = self._modes.validate_run_request(request, settings, tenant_id=record.tenant_id)
         except (ValidationError, ValueError) as error:  # DecodeError is a ValueError too
             await self._end(
                 record, STATUS_FAILED, NOT_RESUMABLE.format(reason=f"its request is not valid here ({error})")

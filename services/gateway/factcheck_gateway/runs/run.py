@@ -79,7 +79,8 @@ MAX_CAUSE_CHARS = 300
 
 
 class RunFailed(Exception):
-    """A failure the spec treats as fatal: the message goes to the caller as an `error` event."""
+    """A fatal failure (docs/api.md#what-happens-when-things-fail): the message goes to the caller as an `error`
+    event."""
 
 
 def stage_failure(stage: str, model: str | None, code: str, message: str) -> dict[str, str]:

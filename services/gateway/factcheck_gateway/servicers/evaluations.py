@@ -54,10 +54,11 @@ from factcheck_gateway.grounding_checkers import confirm_grounding_checkers
 from factcheck_gateway.ledger.budget import Budget, run_budget
 from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.totals import UsageTotals
-from factcheck_gateway.request_validation import ValidationError, check_budget
+from factcheck_gateway.request_validation import ValidationError, check_budget, checking_against
 from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
 from factcheck_gateway.runs.registry import RECOVERY_BATCH, gateway_owner_id
 from factcheck_gateway.runs.watch import EventHub
+from factcheck_gateway.servable_models import ServableModelsCache
 from factcheck_gateway.store.models import FINAL_STATUSES, STATUS_COMPLETE, STATUS_FAILED, utc_now
 
 log = logging.getLogger("factcheck.gateway.evaluations")
@@ -92,6 +93,8 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
     ) -> None:
         self._store = store
         self._checker = checker
+        # What the checker serves, for request validation (asked of it, kept a few seconds).
+        self._servable_models = ServableModelsCache(checker, settings)
         self._settings = settings
         self._hub = hub or EventHub()
         self._pricing = Pricing.from_settings(settings)
@@ -106,7 +109,8 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
         self, request: evaluation_pb2.RunEvaluationRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[evaluation_pb2.RunEvaluationResponse]:
         tenant = caller_tenant()
-        plan = await asyncio.to_thread(plan_evaluation, request, self._settings, tenant)
+        with checking_against(await self._servable_models.get()):
+            plan = await asyncio.to_thread(plan_evaluation, request, self._settings, tenant)
         fields = [(f"config.checker_models[{i}]", model) for i, model in enumerate(plan.checker_models)]
         await confirm_grounding_checkers(fields, self._checker, self._settings)
         if plan.threshold_evaluation_id is not None:

@@ -42,6 +42,7 @@ from factcheck_gateway.mode_dispatch import (
     validate_run_request,
 )
 from factcheck_gateway.modes import Plan
+from factcheck_gateway.request_validation import checking_against
 from factcheck_gateway.runs.concurrency_limit import RunLimit, RunSlot
 from factcheck_gateway.runs.database_calls import (
     DATABASE_RETRY_AFTER_S,
@@ -138,10 +139,11 @@ class FactCheckService(factcheck_pb2_grpc.FactCheckServiceServicer):
                     yield response
                 return
         # Concurrent-run limits: RESOURCE_EXHAUSTED beyond FACTCHECK_MAX_CONCURRENT_RUNS or, for this
-        # tenant, FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT (run_limit.py).
+        # tenant, FACTCHECK_MAX_CONCURRENT_RUNS_PER_TENANT (runs/concurrency_limit.py).
         slot = await self.run_limit.admit(context, tenant_id)
 
-        plan = validate_run_request(request, self._settings, tenant_id=tenant_id)
+        with checking_against(await self._registry.servable_models.get()):
+            plan = validate_run_request(request, self._settings, tenant_id=tenant_id)
         await confirm_grounding_checkers(checker_fields(plan), self._registry.checker, self._settings)
         await call_store(DATABASE_UNAVAILABLE, check_stored, plan, self._store.engine)
         request_id = request.request_id if request.HasField("request_id") else None

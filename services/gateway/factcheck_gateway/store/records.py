@@ -65,7 +65,7 @@ class StoredEvent:
 
 @dataclass(frozen=True)
 class StageRow:
-    """A stage row to store (the deliberation_stages columns but id and created_at)."""
+    """A stage row to store (deliberation_stages' columns but id and created_at)."""
 
     stage_type: str
     stage_order: int

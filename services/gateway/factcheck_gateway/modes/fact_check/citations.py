@@ -664,7 +664,7 @@ def summary_json(summary: citations_pb2.VerificationSummary) -> dict[str, Any]:
 
 
 def report_data(run: FactCheckRun, parsed: dict[str, Any]) -> None:
-    """The report row gains the verification summary (the spec's fields are unchanged)."""
+    """The report row gains the verification summary (the fields a run without citations stores are unchanged)."""
     if enabled(run) and run.citation_state is not None and run.citation_state.summary is not None:
         parsed["verificationSummary"] = summary_json(run.citation_state.summary)
 

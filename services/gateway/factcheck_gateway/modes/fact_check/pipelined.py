@@ -15,7 +15,7 @@ final result (the same as Extract's); `store_evidence` the retrieve row; `verify
 verify_start and, as each checker's last batch is done, stores its verify_i row and
 checker_complete holding all its verdicts (its batches merged in claim order: raw texts
 joined by a blank line, response times and dropped citations added up), then the
-consensus. So the spec's events keep their order, stored rows have the spec's shape, and
+consensus. So the events keep a sequential run's order (docs/api.md#events), stored rows have its shape, and
 consensus, report and result are those of a sequential run with the same verdicts.
 
 Deadlines: the stream has the per-stage timeout; so does each batch call, and once the
@@ -110,7 +110,7 @@ class _Pipeline:
     async def extraction(self, run: FactCheckRun) -> extractor_pb2.ExtractResponse:
         """`extract`'s call: the streamed extraction, its claims sent on as they arrive; its final result.
 
-        gRPC errors of the stream propagate (extract makes them the spec's extraction failure).
+        gRPC errors of the stream propagate (extract makes them the extraction's failure, which is fatal).
         """
         plan = run.plan
         call = run.downstream.extractor.ExtractStream(
@@ -302,7 +302,7 @@ class _Pipeline:
 
 async def _read(call, messages: asyncio.Queue) -> None:
     """The stream's messages into the queue, then None; or the error that ended it (raised by the reader of
-    the queue: a gRPC error is the spec's extraction failure, anything else a bug)."""
+    the queue: a gRPC error is the extraction's failure, anything else a bug)."""
     try:
         async for message in call:
             messages.put_nowait(message)

@@ -108,7 +108,7 @@ class RunPlan:
         return None
 
     def request_config(self) -> dict:
-        """The run's configuration as stored in messages.request_config (spec's camelCase names)."""
+        """The run's configuration as stored in messages.request_config (camelCase names, as the stored rows')."""
         config: dict[str, Any] = {
             "mode": self.mode_name,
             "contentSource": self.content_source,

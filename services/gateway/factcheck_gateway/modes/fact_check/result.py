@@ -1,7 +1,7 @@
 """Fact-check mode's result, rebuilt from its stage rows (loadFactCheckResult).
 
-Consensus is not stored: it is recomputed from the stored verifications, as the spec
-does, so a result always agrees with the checkers' rows it is shown next to. A run that set
+Consensus is not stored: it is recomputed from the stored verifications (docs/modes.md#fact-check-mode,
+Events and rows), so a result always agrees with the checkers' rows it is shown next to. A run that set
 FactCheckConfig.consensus stored its weighting (consensus/weights.py): the consensus is recomputed
 with those weights, whatever evaluations were stored since.
 """

@@ -1,7 +1,7 @@
 """Fact-check mode: generate → extract → retrieve → verify in parallel → consensus → report → title
 (in that order: flow.py; the verification: verification.py; what the run carries: state.py).
 
-Each step emits the spec's events and stores its stage row the moment it has a result
+Each step emits its events (docs/api.md#events) and stores its stage row the moment it has a result
 (services/gateway/factcheck_gateway/runs/run.py); pipelined runs (pipelined.py) feed the same steps from a
 streamed extraction. A resumed run takes each stage's result from its stored row.
 """
@@ -85,7 +85,7 @@ async def start(run: FactCheckRun) -> None:
 
 
 async def generate(run: FactCheckRun) -> None:
-    """Phase 0. Spec: on failure or timeout the user's question becomes the content."""
+    """Phase 0. On failure or timeout the user's question becomes the content."""
     plan = run.plan
     if (stored := run.stored.get(STAGE_GENERATE[0])) is not None:
         run.content = stored.content or ""
@@ -145,7 +145,8 @@ async def _extract_call(run: FactCheckRun) -> extractor_pb2.ExtractResponse:
 
 
 async def extract(run: FactCheckRun, call=_extract_call) -> None:
-    """Phase 1. Spec: extraction failure is fatal. `call` gets the extraction (pipelined mode: its own)."""
+    """Phase 1. Extraction failure is fatal (the run ends with an `error` event). `call` gets the extraction
+    (pipelined mode: its own)."""
     plan = run.plan
     if (stored := run.stored.get(STAGE_EXTRACT[0])) is not None:
         data = stored_data(stored)
@@ -222,7 +223,7 @@ async def retrieve(run: FactCheckRun) -> None:
     """Evidence for every claim, retrieved once so that all checkers judge the same passages.
 
     Runs only when there is evidence to search (`has_evidence_to_search`); otherwise no event is
-    sent and the verification prompt is exactly the spec's.
+    sent and the verification prompt is the one without an EVIDENCE section.
     """
     plan = run.plan
     if (stored := run.stored.get(STAGE_RETRIEVE[0])) is not None:
@@ -253,7 +254,8 @@ def _succeeded_checker_models(run: FactCheckRun) -> list[str]:
 
 
 async def _request_report(run: FactCheckRun) -> reporter_pb2.ReportResponse:
-    """The reporter's answer; when the reporter itself is unreachable, the spec's fallback table."""
+    """The reporter's answer; when the reporter itself is unreachable, the fallback table (the consensus as a
+    markdown table, fallback = true)."""
     plan = run.plan
     checker_models = _succeeded_checker_models(run)
     try:
@@ -302,7 +304,7 @@ async def report(run: FactCheckRun) -> None:
     if run.investigation is not None:
         report_text += records.report_section(run.investigation)
     if plan.consensus == weights.WEIGHTED and run.consensus_weighting is not None:
-        # The reporter's prompt is the spec's; the weights it combined are named after its text.
+        # The reporter's prompt is the same with weights; the weights it combined are named after its text.
         report_text += f"\n\nConsensus: {describe_weighting(run.consensus_weighting)}"
     score = response.reliability_score if response.HasField("reliability_score") else None
     note = response.note if response.HasField("note") else None
@@ -323,7 +325,7 @@ async def report(run: FactCheckRun) -> None:
     citations.report_data(run, parsed)
     failed = [o.model for o in run.checkers if o.response is None]
     if failed:
-        # Spec: "Note reduced checker count in report metadata."
+        # Failed checkers are named in the report row's metadata, with the count requested.
         parsed["failedCheckers"] = failed
         parsed["requestedCheckerCount"] = len(plan.checker_models)
     payload = factcheck_pb2.ReportCompletePayload(

@@ -94,7 +94,8 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
             response = outcome.response
             verifications = outcome.verifications()
             if unread := sum(1 for v in verifications if v.evidence == UNREADABLE_VERIFICATION):
-                # Counted as UNVERIFIABLE (spec), and named as the checker's failure to answer in the format.
+                # Counted as UNVERIFIABLE (as a claim the checker did not address), and named as the checker's
+                # failure to answer in the format.
                 cause = f"{NOT_IN_FORMAT} for {unread} of {len(verifications)} claims"
                 run.failures.append(stage_failure(verify_stage(outcome.index)[0], outcome.model, "UNREADABLE", cause))
             summary = VerdictSummary.from_proto(response.summary)
@@ -146,7 +147,7 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
         consensus=run.consensus_protos, checker_count=len(succeeded), failed_checkers=failed_checkers
     )
     if plan.consensus == weights.DEFAULT:
-        await run.emit("all_checkers_complete", payload)  # the spec's event
+        await run.emit("all_checkers_complete", payload)  # the majority's: no consensus_weighting
     else:
         run.consensus_weighting = weighting.to_proto(plan.checker_models)
         payload.consensus_weighting.CopyFrom(run.consensus_weighting)
@@ -158,8 +159,9 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
 def _verification_data(
     run: FactCheckRun, verifications, summary: VerdictSummary, dropped_citations: int, entailment=()
 ) -> dict[str, Any]:
-    """The verify row's parsed_data: the spec's shape, plus the dropped-citation count when evidence was sent,
-    plus every entailment agent's output per claim and passage under "entailment" (entailment strategy)."""
+    """The verify row's parsed_data: the verifications and their summary, plus the dropped-citation count when
+    evidence was sent, plus every entailment agent's output per claim and passage under "entailment" (entailment
+    strategy)."""
     data: dict[str, Any] = {"verifications": [v.to_json() for v in verifications], "summary": summary.to_json()}
     if run.evidence is not None:
         data["droppedCitations"] = dropped_citations

@@ -121,6 +121,44 @@ export interface GetEngineRevisionResponse {
   engineRevision: string;
 }
 
+/** CheckerService.GetServableModels: what the checker can serve (no fields: it answers for itself). */
+export interface GetServableModelsRequest {
+}
+
+/** The engines and models one checker process can serve. */
+export interface GetServableModelsResponse {
+  /** The `local/` engines registered in the checker process, sorted by name. */
+  localEngines: ServableEngine[];
+  /**
+   * The prefixes of the engine families it runs in process (e.g. "onnx/"), sorted: a model id under one of
+   * them is answered in the checker, by a name its settings configure.
+   */
+  engineFamilies: string[];
+  /**
+   * The `onnx/` names with a folder configured (FACTCHECK_ONNX_MODELS), sorted: whether a folder holds a usable
+   * model, GetEngineRevision says.
+   */
+  onnxModels: string[];
+  /**
+   * The providers with an endpoint configured (FACTCHECK_MODEL_PROVIDERS), sorted; "" first when the default
+   * endpoint (FACTCHECK_MODEL_BASE_URL) is set, which serves every other provider.
+   */
+  providers: string[];
+  /** The dialects it speaks with an HTTP model (e.g. "chat", "minicheck"; FACTCHECK_MODEL_DIALECTS picks one). */
+  dialects: string[];
+}
+
+/** One registered `local/` engine. */
+export interface ServableEngine {
+  /** Its name: the model id is "local/<name>". */
+  name: string;
+  /**
+   * The roles it can fill, sorted (e.g. "checker": it answers Verify's claims); empty for an engine that
+   * serves other calls only (a reporter, a generator).
+   */
+  roles: string[];
+}
+
 function createBaseVerifyRequest(): VerifyRequest {
   return {
     model: "",
@@ -746,6 +784,292 @@ export const GetEngineRevisionResponse: MessageFns<GetEngineRevisionResponse> = 
   },
 };
 
+function createBaseGetServableModelsRequest(): GetServableModelsRequest {
+  return {};
+}
+
+export const GetServableModelsRequest: MessageFns<GetServableModelsRequest> = {
+  encode(_: GetServableModelsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetServableModelsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetServableModelsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetServableModelsRequest {
+    return {};
+  },
+
+  toJSON(_: GetServableModelsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetServableModelsRequest>, I>>(base?: I): GetServableModelsRequest {
+    return GetServableModelsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetServableModelsRequest>, I>>(_: I): GetServableModelsRequest {
+    const message = createBaseGetServableModelsRequest();
+    return message;
+  },
+};
+
+function createBaseGetServableModelsResponse(): GetServableModelsResponse {
+  return { localEngines: [], engineFamilies: [], onnxModels: [], providers: [], dialects: [] };
+}
+
+export const GetServableModelsResponse: MessageFns<GetServableModelsResponse> = {
+  encode(message: GetServableModelsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.localEngines) {
+      ServableEngine.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.engineFamilies) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.onnxModels) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.providers) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.dialects) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetServableModelsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetServableModelsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.localEngines.push(ServableEngine.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.engineFamilies.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.onnxModels.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.providers.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.dialects.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetServableModelsResponse {
+    return {
+      localEngines: globalThis.Array.isArray(object?.localEngines)
+        ? object.localEngines.map((e: any) => ServableEngine.fromJSON(e))
+        : globalThis.Array.isArray(object?.local_engines)
+        ? object.local_engines.map((e: any) => ServableEngine.fromJSON(e))
+        : [],
+      engineFamilies: globalThis.Array.isArray(object?.engineFamilies)
+        ? object.engineFamilies.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.engine_families)
+        ? object.engine_families.map((e: any) => globalThis.String(e))
+        : [],
+      onnxModels: globalThis.Array.isArray(object?.onnxModels)
+        ? object.onnxModels.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.onnx_models)
+        ? object.onnx_models.map((e: any) => globalThis.String(e))
+        : [],
+      providers: globalThis.Array.isArray(object?.providers)
+        ? object.providers.map((e: any) => globalThis.String(e))
+        : [],
+      dialects: globalThis.Array.isArray(object?.dialects)
+        ? object.dialects.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetServableModelsResponse): unknown {
+    const obj: any = {};
+    if (message.localEngines?.length) {
+      obj.localEngines = message.localEngines.map((e) => ServableEngine.toJSON(e));
+    }
+    if (message.engineFamilies?.length) {
+      obj.engineFamilies = message.engineFamilies;
+    }
+    if (message.onnxModels?.length) {
+      obj.onnxModels = message.onnxModels;
+    }
+    if (message.providers?.length) {
+      obj.providers = message.providers;
+    }
+    if (message.dialects?.length) {
+      obj.dialects = message.dialects;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetServableModelsResponse>, I>>(base?: I): GetServableModelsResponse {
+    return GetServableModelsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetServableModelsResponse>, I>>(object: I): GetServableModelsResponse {
+    const message = createBaseGetServableModelsResponse();
+    message.localEngines = object.localEngines?.map((e) => ServableEngine.fromPartial(e)) || [];
+    message.engineFamilies = object.engineFamilies?.map((e) => e) || [];
+    message.onnxModels = object.onnxModels?.map((e) => e) || [];
+    message.providers = object.providers?.map((e) => e) || [];
+    message.dialects = object.dialects?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseServableEngine(): ServableEngine {
+  return { name: "", roles: [] };
+}
+
+export const ServableEngine: MessageFns<ServableEngine> = {
+  encode(message: ServableEngine, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    for (const v of message.roles) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ServableEngine {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseServableEngine();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.roles.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ServableEngine {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      roles: globalThis.Array.isArray(object?.roles) ? object.roles.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: ServableEngine): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.roles?.length) {
+      obj.roles = message.roles;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ServableEngine>, I>>(base?: I): ServableEngine {
+    return ServableEngine.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ServableEngine>, I>>(object: I): ServableEngine {
+    const message = createBaseServableEngine();
+    message.name = object.name ?? "";
+    message.roles = object.roles?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /** Verifies every claim with one model. Stateless; scaled horizontally. */
 export type CheckerServiceService = typeof CheckerServiceService;
 export const CheckerServiceService = {
@@ -837,6 +1161,22 @@ export const CheckerServiceService = {
       Buffer.from(GetEngineRevisionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetEngineRevisionResponse => GetEngineRevisionResponse.decode(value),
   },
+  /**
+   * Which in-process engines and models this checker can serve, with no model call: the gateway's request
+   * validation asks it (and keeps the answer a few seconds), so a run naming a model the deployed checker
+   * cannot serve is refused before it starts.
+   */
+  getServableModels: {
+    path: "/factcheck.v1.CheckerService/GetServableModels" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetServableModelsRequest): Buffer =>
+      Buffer.from(GetServableModelsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetServableModelsRequest => GetServableModelsRequest.decode(value),
+    responseSerialize: (value: GetServableModelsResponse): Buffer =>
+      Buffer.from(GetServableModelsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetServableModelsResponse => GetServableModelsResponse.decode(value),
+  },
 } as const;
 
 export interface CheckerServiceServer extends UntypedServiceImplementation {
@@ -871,6 +1211,12 @@ export interface CheckerServiceServer extends UntypedServiceImplementation {
    * model call: the gateway's verification cache asks it before it looks up stored verdicts.
    */
   getEngineRevision: handleUnaryCall<GetEngineRevisionRequest, GetEngineRevisionResponse>;
+  /**
+   * Which in-process engines and models this checker can serve, with no model call: the gateway's request
+   * validation asks it (and keeps the answer a few seconds), so a run naming a model the deployed checker
+   * cannot serve is refused before it starts.
+   */
+  getServableModels: handleUnaryCall<GetServableModelsRequest, GetServableModelsResponse>;
 }
 
 export interface CheckerServiceClient extends Client {
@@ -988,6 +1334,26 @@ export interface CheckerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetEngineRevisionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Which in-process engines and models this checker can serve, with no model call: the gateway's request
+   * validation asks it (and keeps the answer a few seconds), so a run naming a model the deployed checker
+   * cannot serve is refused before it starts.
+   */
+  getServableModels(
+    request: GetServableModelsRequest,
+    callback: (error: ServiceError | null, response: GetServableModelsResponse) => void,
+  ): ClientUnaryCall;
+  getServableModels(
+    request: GetServableModelsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetServableModelsResponse) => void,
+  ): ClientUnaryCall;
+  getServableModels(
+    request: GetServableModelsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetServableModelsResponse) => void,
   ): ClientUnaryCall;
 }
 
