@@ -37,8 +37,8 @@ from sqlalchemy.orm import Session
 
 from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.ledger.tables import ModelCallRecord
 from factcheck_gateway.store import StageStore
-from factcheck_gateway.store.models import ModelCallRecord
 from tests.conftest import CHECKERS, fresh_database, suite_environment
 from tests.fake_model_server import Behaviour, FakeModelServer, default_reply, delay, hold_until_closed
 from tests.processes import start_service

@@ -55,7 +55,7 @@ from factcheck.evaluation.sets import load_shipped_set
 from factcheck_engines.checker_overlap import OVERLAP_JUDGES, OVERLAP_THRESHOLD
 from factcheck_engines.judge import PassageText
 from factcheck_gateway.consensus import calculate_consensus
-from factcheck_gateway.weighted_consensus import ConsensusWeights, fit_weights, label_prior
+from factcheck_gateway.consensus.weighted import ConsensusWeights, fit_weights, label_prior
 
 CHECKER = "local/checker"
 LEXICAL = "local/checker-lexical"

@@ -23,9 +23,9 @@ from factcheck.core.domain import AuditFlag, Citation, ClaimVerification, Extrac
 from factcheck.v1 import checker_pb2, common_pb2
 from factcheck_checker.citations import resolve_citations
 from factcheck_gateway.consensus import calculate_consensus
-from factcheck_gateway.modes.fact_check import cache
+from factcheck_gateway.consensus.weighted import fit_weights
 from factcheck_gateway.modes.fact_check.audit import audit_response
-from factcheck_gateway.weighted_consensus import fit_weights
+from factcheck_gateway.verification_cache import cached
 
 APOLLO = AuditPassage(
     "P1",
@@ -253,7 +253,7 @@ def test_the_cache_keeps_unresolved_citations_by_passage_index_and_no_audit(labe
         audit_status=AUDITED,
         unresolved_citations=(Citation(label, quote="in 1972"),),
     ).to_proto()
-    reused = ClaimVerification.from_proto(cache._reused(cache._storable(stored, ["P1"]), "claim_4", ["P3"]))
+    reused = ClaimVerification.from_proto(cached._reused(cached._storable(stored, ["P1"]), "claim_4", ["P3"]))
     assert reused.cached and reused.audit_flags == () and reused.audit_status == ""  # audited again where reused
     assert [c.passage_id for c in reused.citations] == ["P3"]  # P5 was not the claim's: no passage of this run
     # An unresolved citation keeps its quote (the audit flags it again); a label that was not the claim's names none.

@@ -13,7 +13,7 @@ from sqlalchemy import text
 from factcheck.core import prompt_versions
 from factcheck.v1 import common_pb2, factcheck_pb2, factcheck_pb2_grpc, usage_pb2, usage_pb2_grpc
 from factcheck_engines import nli_model
-from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.ledger.queries import LedgerStore
 from factcheck_gateway.store.stage_store import StageStore
 from tests.conftest import CONTENT, content_request, kinds, payload
 from tests.fake_model_server import claim_ids_in_verify_prompt

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from factcheck.v1 import citations_pb2, common_pb2, factcheck_pb2
-from factcheck_gateway.store.models import CitationCorrectionRow, CitationRow, ClaimRow, EvidenceSpanRow
+from factcheck_gateway.claims.tables import CitationCorrectionRow, CitationRow, ClaimRow, EvidenceSpanRow
 from tests import conftest
 from tests.conftest import CHECKERS, content_request, payload, run_events
 from tests.fake_model_server import extraction_levels, fail, review, verdicts

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from factcheck.v1 import citations_pb2, citations_pb2_grpc, common_pb2, factcheck_pb2, factcheck_pb2_grpc
 from factcheck_cli.html import render_page
-from factcheck_gateway.store.models import (
+from factcheck_gateway.claims.tables import (
     CitationCorrectionRow,
     CitationRow,
     ClaimRow,

@@ -20,8 +20,9 @@ from sqlalchemy.orm import Session
 
 from factcheck.v1 import citations_pb2, common_pb2, council_pb2, factcheck_pb2, factcheck_pb2_grpc
 from factcheck.v1 import entailment_pb2 as pb
+from factcheck_gateway.claims.tables import CitationCorrectionRow, ClaimRow
+from factcheck_gateway.ledger.tables import ModelCallRecord
 from factcheck_gateway.store import StageStore
-from factcheck_gateway.store.models import CitationCorrectionRow, ClaimRow, ModelCallRecord
 from factcheck_gateway.store.stage_store import ANY_TENANT
 from tests.conftest import (
     CHECKERS,

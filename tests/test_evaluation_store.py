@@ -14,12 +14,13 @@ from factcheck.v1 import evaluation_pb2
 from factcheck_gateway.evaluations.plan import DrawnSet, EvaluationPlan
 from factcheck_gateway.evaluations.runner import STORE_FAILED, EvaluationRunner
 from factcheck_gateway.evaluations.store import EvaluationStore, ItemFilter, ItemResult
+from factcheck_gateway.evaluations.tables import EvaluationRow
 from factcheck_gateway.ledger.budget import Budget
 from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.store import upgrade_database
 from factcheck_gateway.store.migrate import alembic_config
-from factcheck_gateway.store.models import EvaluationRow, utc_now
+from factcheck_gateway.store.models import utc_now
 from factcheck_gateway.store.paging import InvalidPageToken
 
 CONFIG = {"checkerModels": ["fake/a"], "sets": [{"name": "s", "custom": True, "available": 1, "itemIds": ["i"]}]}

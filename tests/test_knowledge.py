@@ -657,7 +657,7 @@ def test_a_section_titles_its_passage_wherever_the_passage_is_shown():
     from factcheck.models.inputs import Passage
     from factcheck.text.evidence_text import format_passage
     from factcheck_cli.view import citation_text
-    from factcheck_gateway.modes.fact_check.cache import KIND_VERIFY, _digest, verification_key
+    from factcheck_gateway.verification_cache.cached import KIND_VERIFY, _digest, verification_key
 
     plain = common_pb2.Passage(id="P1", source_id="paris", source_title="The Paris Agreement", text="It binds.")
     sectioned = common_pb2.Passage()

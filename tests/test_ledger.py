@@ -9,7 +9,7 @@ import pytest
 from factcheck.core.prompt_versions import version_label
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
 from factcheck_checker.support import SUPPORT_MARKER
-from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.ledger.queries import LedgerStore
 from factcheck_gateway.store.stage_store import StageStore
 from tests.conftest import content_request, kinds, payload
 from tests.fake_model_server import fail

@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 from factcheck.v1 import factcheck_pb2, factcheck_pb2_grpc
-from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.ledger.queries import LedgerStore
 from factcheck_gateway.store.stage_store import StageStore
 from tests.conftest import content_request, kinds, payload, suite_environment
 from tests.processes import start_suite

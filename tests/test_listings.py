@@ -35,11 +35,12 @@ from factcheck.v1 import (
     knowledge_pb2,
     knowledge_pb2_grpc,
 )
+from factcheck_gateway.claims.tables import ClaimRow
 from factcheck_gateway.evaluations.store import EvaluationStore, ItemResult
 from factcheck_gateway.mode_dispatch import stored_mode_names
 from factcheck_gateway.reviews.review_store import PendingReview, ReviewStore
 from factcheck_gateway.store.engine import create_db_engine
-from factcheck_gateway.store.models import ClaimRow, ServerKey
+from factcheck_gateway.store.models import ServerKey
 from factcheck_gateway.store.paging import (
     ExpiredPageToken,
     InvalidPageToken,

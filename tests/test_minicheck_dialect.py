@@ -25,8 +25,8 @@ from factcheck.models.client import ModelClient
 from factcheck.models.errors import ModelNotConfiguredError
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
 from factcheck_checker.minicheck import SYSTEM_PROMPT
-from factcheck_gateway.modes.fact_check.cache import verify_prompt_label
 from factcheck_gateway.request_validation import ValidationError, check_checker_model, check_model
+from factcheck_gateway.verification_cache.cached import verify_prompt_label
 from tests import fake_model_server
 from tests.fake_model_server import (
     Behaviour,

@@ -33,7 +33,7 @@ from factcheck.v1 import (
     usage_pb2_grpc,
 )
 from factcheck_checker.council_prompts import TRUNCATION_NOTE
-from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.ledger.queries import LedgerStore
 from factcheck_gateway.store.stage_store import StageStore
 from tests.conftest import content_request, kinds
 from tests.fake_model_server import (

@@ -19,7 +19,7 @@ from factcheck.kit.security.tenants import DEFAULT_TENANT
 from factcheck.v1 import common_pb2, factcheck_pb2
 from factcheck_gateway.consensus import calculate_consensus
 from factcheck_gateway.mode_dispatch import load_result, message_summary
-from factcheck_gateway.store import (
+from factcheck_gateway.modes.fact_check.stages import (
     ROLE_CHECKER,
     ROLE_EXTRACTOR,
     ROLE_GENERATOR,
@@ -27,13 +27,12 @@ from factcheck_gateway.store import (
     STAGE_EXTRACT,
     STAGE_GENERATE,
     STAGE_REPORT,
-    StageStore,
-    upgrade_database,
     verify_stage,
 )
+from factcheck_gateway.schema import Base, include_in_schema_comparison
+from factcheck_gateway.store import StageStore, upgrade_database
 from factcheck_gateway.store import stage_store as store_module
 from factcheck_gateway.store.migrate import alembic_config
-from factcheck_gateway.store.models import Base, include_in_schema_comparison
 
 TENANT = DEFAULT_TENANT
 

@@ -1,4 +1,4 @@
-"""The reliability-weighted consensus (weighted_consensus.py, consensus.py) on hand-computed cases."""
+"""The reliability-weighted consensus (consensus/weighted.py, consensus/combine.py) on hand-computed cases."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.core.domain import ClaimVerification, ExtractedClaim
+from factcheck.core.weighting_text import describe_weighting
 from factcheck.v1 import common_pb2, evaluation_pb2
 from factcheck_gateway.consensus import MISSING_EVIDENCE, calculate_consensus
-from factcheck_gateway.weighted_consensus import (
+from factcheck_gateway.consensus.weighted import (
     UNIFORM_PRIOR,
     ConsensusWeights,
     confidence_of,

@@ -13,23 +13,17 @@ import grpc
 import pytest
 from sqlalchemy import insert
 
-from factcheck.core.consensus_weighting import describe_weighting
+from factcheck.core.weighting_text import describe_weighting
 from factcheck.evaluation.sets import LABELS
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2, factcheck_pb2_grpc
+from factcheck_gateway.consensus import weights as consensus_weights
+from factcheck_gateway.consensus.weighted import fit_weights
+from factcheck_gateway.consensus.weights import NOT_REACHED, STAGE_CONSENSUS, Weighting, for_run, stored_weighting
 from factcheck_gateway.evaluations.reliability import ReliabilityLookup
 from factcheck_gateway.evaluations.store import EvaluationStore
-from factcheck_gateway.modes.fact_check import consensus_weights
-from factcheck_gateway.modes.fact_check.consensus_weights import (
-    NOT_REACHED,
-    STAGE_CONSENSUS,
-    Weighting,
-    for_run,
-    stored_weighting,
-)
-from factcheck_gateway.store.models import EvaluationItemRow
+from factcheck_gateway.evaluations.tables import EvaluationItemRow
 from factcheck_gateway.store.records import StageRecord
 from factcheck_gateway.store.stage_store import StageStore
-from factcheck_gateway.weighted_consensus import fit_weights
 from tests.conftest import content_request, kinds, payload
 from tests.fake_model_server import verdicts
 from tests.inprocess import inprocess_settings, serve_everything

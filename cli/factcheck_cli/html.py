@@ -19,7 +19,7 @@ from markupsafe import Markup
 import factcheck_cli.council_html as council_html
 import factcheck_cli.investigation as investigation
 import factcheck_cli.view as view
-from factcheck.core.consensus_weighting import describe_weighting
+from factcheck.core.weighting_text import describe_weighting
 from factcheck.text.evidence_text import passage_title
 from factcheck.text.shorten import shorten
 from factcheck.v1 import common_pb2, evaluation_pb2, factcheck_pb2

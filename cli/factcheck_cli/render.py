@@ -20,7 +20,7 @@ import factcheck_cli.citations_render as citations_render
 import factcheck_cli.council_render as council_render
 import factcheck_cli.investigation as investigation
 import factcheck_cli.view as view
-from factcheck.core.consensus_weighting import describe_weighting
+from factcheck.core.weighting_text import describe_weighting
 from factcheck.v1 import factcheck_pb2
 from factcheck_cli.terminal import (
     clean,

@@ -349,7 +349,7 @@ class ClaimConsensus:
     correction: str | None = None
     citations: tuple[Citation, ...] = ()
     # CONSENSUS_WEIGHTED only: the posterior probability of the consensus verdict
-    # (factcheck_gateway/weighted_consensus.py).
+    # (factcheck_gateway/consensus/weighted.py).
     weighted_probability: float | None = None
     # Why a checker's verdict counted as another (factcheck/core/audit.py: counted_as); "" when none did.
     audit_note: str = ""

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from factcheck.kit.errors import MAX_QUESTION_CHARS
 from factcheck.kit.settings import Settings
 from factcheck.v1 import factcheck_pb2
+from factcheck_gateway.ledger.queries import LedgerStore
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.modes import MODES, Mode, Plan, mode_named
 from factcheck_gateway.request_validation import (
@@ -25,7 +26,6 @@ from factcheck_gateway.request_validation import (
     identifier,
     storable,
 )
-from factcheck_gateway.store.ledger_queries import LedgerStore
 from factcheck_gateway.store.records import RESUMABLE, MessageRecord
 from factcheck_gateway.store.stage_store import StageStore
 from factcheck_gateway.stored_results import status_proto, timestamp

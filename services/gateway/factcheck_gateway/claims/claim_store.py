@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from factcheck.core.domain import AuditFlag, claim_type_to_proto, verdict_to_proto
 from factcheck.v1 import citations_pb2, common_pb2
-from factcheck_gateway.store.models import (
+from factcheck_gateway.claims.tables import (
     CitationCorrectionRow,
     CitationRow,
     ClaimRow,

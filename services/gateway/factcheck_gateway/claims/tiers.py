@@ -1,5 +1,5 @@
 """The four-tier consensus of one claim, beside the three-tier majority one
-(services/gateway/factcheck_gateway/consensus.py).
+(services/gateway/factcheck_gateway/consensus/combine.py).
 
 Each checker gives a tier or abstains (services/checker/factcheck_checker/support.py holds the per-checker rules:
 a tier always rests on a verbatim quote). The claim's tier, conservatively:

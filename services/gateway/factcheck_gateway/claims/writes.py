@@ -16,15 +16,15 @@ from typing import Any
 from sqlalchemy import and_, delete, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from factcheck_gateway.store.models import (
+from factcheck_gateway.claims.tables import (
     CitationCorrectionRow,
     CitationRow,
     ClaimRow,
     EvidenceSpanRow,
     NumericClaimRow,
     VerificationSummaryRow,
-    utc_now,
 )
+from factcheck_gateway.store.models import utc_now
 from factcheck_gateway.store.records import storable
 
 _NAMESPACE = uuid.UUID("6f1c1c2e-9a43-4c0e-9d55-3c2f1b7d0a17")

@@ -20,7 +20,8 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from factcheck.evaluation.sets import LABELS
-from factcheck_gateway.store.models import STATUS_COMPLETE, EvaluationItemRow, EvaluationRow
+from factcheck_gateway.evaluations.tables import EvaluationItemRow, EvaluationRow
+from factcheck_gateway.store.models import STATUS_COMPLETE
 
 Confusion = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
 

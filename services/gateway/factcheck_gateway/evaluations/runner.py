@@ -40,8 +40,8 @@ from factcheck_gateway.ledger.budget import BudgetExceeded
 from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.run_ledger import RunLedger, ledgered
 from factcheck_gateway.ledger.totals import UsageTotals
-from factcheck_gateway.modes.fact_check import cache
 from factcheck_gateway.store.models import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, STATUS_PARTIAL
+from factcheck_gateway.verification_cache import cached
 
 log = logging.getLogger("factcheck.gateway.evaluations")
 
@@ -76,7 +76,7 @@ class _Checker:
 
 @dataclass
 class _VerifyCall:
-    """What the verification cache needs from its caller (modes/fact_check/cache.py reads these)."""
+    """What the verification cache needs from its caller (verification_cache/cached.py reads these)."""
 
     plan: EvaluationPlan
     tenant_id: str
@@ -416,7 +416,7 @@ class EvaluationRunner:
         try:
             chosen = self.plan.checker_thresholds.get(model)
             request = verify_request(model, item, chosen.threshold if chosen is not None else None)
-            response = await cache.verify(call, request)
+            response = await cached.verify(call, request)
         except BudgetExceeded:
             await self._store_calls(ledger)
             raise BudgetSpent() from None

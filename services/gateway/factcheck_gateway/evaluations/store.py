@@ -25,22 +25,20 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import sessionmaker
 
 from factcheck.v1 import evaluation_pb2
-from factcheck_gateway.ledger.totals import UsageTotals
-from factcheck_gateway.store.ledger_queries import LedgerStore, upsert_cache_entries
-from factcheck_gateway.store.models import (
-    STATUS_CANCELLED,
-    STATUS_COMPLETE,
-    STATUS_RUNNING,
+from factcheck_gateway.evaluations.tables import (
     EvaluationEventRow,
     EvaluationItemRow,
     EvaluationRow,
     EvaluationThresholdRow,
-    ModelCallRecord,
-    utc_now,
 )
+from factcheck_gateway.ledger.queries import LedgerStore
+from factcheck_gateway.ledger.tables import ModelCallRecord
+from factcheck_gateway.ledger.totals import UsageTotals
+from factcheck_gateway.store.models import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_RUNNING, utc_now
 from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.store.records import StoredEvent
 from factcheck_gateway.store.stage_store import EVENTS_CHANNEL
+from factcheck_gateway.verification_cache.entries import upsert_cache_entries
 
 # Builds an evaluation's final event once its status is known (the `finished` event: the whole evaluation).
 FinalEvent = Callable[[], evaluation_pb2.EvaluationEvent]

@@ -42,9 +42,10 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from factcheck_gateway.knowledge import term_statistics
 from factcheck_gateway.knowledge.chunking import chunk_text
 from factcheck_gateway.knowledge.passage_store import SourceDocument
+from factcheck_gateway.knowledge.tables import KnowledgeDocument, KnowledgePassage
 from factcheck_gateway.knowledge.term_statistics import passage_fields
 from factcheck_gateway.knowledge.upkeep import GIN_INDEX, refresh_after_load
-from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage, utc_now
+from factcheck_gateway.store.models import utc_now
 from factcheck_gateway.store.records import storable
 
 BATCH_DOCUMENTS = 2_000

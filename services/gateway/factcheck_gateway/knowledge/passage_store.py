@@ -30,11 +30,11 @@ from factcheck_gateway.knowledge.passage_index import PassageIndex
 from factcheck_gateway.knowledge.postgresql_index import PostgresIndex
 from factcheck_gateway.knowledge.ranking import idf, passage_score_bounds, passage_scores
 from factcheck_gateway.knowledge.sqlite_index import SqliteIndex
+from factcheck_gateway.knowledge.tables import KnowledgeDocument, KnowledgePassage
 from factcheck_gateway.knowledge.tokens import search_terms
 from factcheck_gateway.knowledge.top_k import term_weights
 from factcheck_gateway.knowledge.top_k import top_k as best_passages
 from factcheck_gateway.knowledge.upkeep import refresh_after_load
-from factcheck_gateway.store.models import KnowledgeDocument, KnowledgePassage
 from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.store.records import storable
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from alembic import context
 
+# Every feature's tables (factcheck_gateway/schema.py gathers them).
+from factcheck_gateway.schema import include_in_schema_comparison, metadata
 from factcheck_gateway.store.engine import create_db_engine
-from factcheck_gateway.store.models import Base, include_in_schema_comparison
 
-target_metadata = Base.metadata
+target_metadata = metadata
 
 
 def run_offline() -> None:

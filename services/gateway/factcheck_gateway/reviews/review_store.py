@@ -18,17 +18,9 @@ from sqlalchemy import insert, select, text, update
 from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.orm import sessionmaker
 
-from factcheck_gateway.store.models import (
-    REVIEW_ORDER,
-    REVIEW_PENDING,
-    REVIEW_PREFIX,
-    ROLE_REVIEWER,
-    STATUS_RUNNING,
-    InvestigationReview,
-    Message,
-    RunEvent,
-    utc_now,
-)
+from factcheck_gateway.reviews.states import REVIEW_ORDER, REVIEW_PENDING, REVIEW_PREFIX, ROLE_REVIEWER
+from factcheck_gateway.reviews.tables import InvestigationReview
+from factcheck_gateway.store.models import STATUS_RUNNING, Message, RunEvent, utc_now
 from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.store.records import StageRow, storable
 from factcheck_gateway.store.stage_store import EVENTS_CHANNEL, _stage_values

@@ -12,8 +12,11 @@ from factcheck.v1 import common_pb2, factcheck_pb2
 from factcheck_gateway.knowledge.passage_store import SourceDocument
 from factcheck_gateway.knowledge.retrieval import Evidence
 from factcheck_gateway.runs.run import Run, stored_data
-from factcheck_gateway.store import ROLE_RETRIEVER
 from factcheck_gateway.store.records import StageRecord
+
+# The role of a mode's retrieval row (each mode names the row itself: fact-check "retrieve", council
+# "council_retrieve").
+ROLE_RETRIEVER = "retriever"
 
 
 async def has_evidence(run: Run, sources: Sequence[SourceDocument], use_store: bool) -> bool:

@@ -10,6 +10,7 @@ import time
 from factcheck.kit.observability import metrics
 from factcheck.v1 import factcheck_pb2
 from factcheck_gateway.ledger.budget import BudgetExceeded
+from factcheck_gateway.ledger.queries import record_model_calls
 from factcheck_gateway.runs.run import CANCELLED_BY_CALLER, Run, RunFailed, stage_failure
 from factcheck_gateway.store import STATUS_CANCELLED, STATUS_COMPLETE, STATUS_FAILED, STATUS_PARTIAL
 from factcheck_gateway.store.records import FinalState, LeaseLost, RunCommit, StoredEvent
@@ -146,7 +147,7 @@ async def _store_unowned_calls(run: Run) -> None:
         await run.ledger.settle_calls()
         await run.commits_settled()  # a commit refused after the run stopped hands its rows back
         if rows := run.ledger.take_rows():
-            await asyncio.to_thread(run.store.record_model_calls, run.message_id, rows)
+            await asyncio.to_thread(record_model_calls, run.store.engine, run.message_id, rows)
             log.info("%s: ledgered %d calls of a run this gateway no longer holds", run.message_id, len(rows))
     except Exception:  # the database is down too: the rows are lost with this process, as before
         log.exception("%s: could not ledger the calls of a run this gateway no longer holds", run.message_id)

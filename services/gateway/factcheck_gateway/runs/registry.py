@@ -31,6 +31,7 @@ from factcheck.v1 import checker_pb2_grpc, factcheck_pb2
 from factcheck_gateway.knowledge.retrieval import Retriever
 from factcheck_gateway.ledger.budget import UNLIMITED, Budget, run_budget
 from factcheck_gateway.ledger.pricing import Pricing
+from factcheck_gateway.ledger.queries import LedgerStore
 from factcheck_gateway.ledger.run_ledger import RunLedger, ledgered
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.request_validation import ValidationError, checking_against
@@ -43,7 +44,6 @@ from factcheck_gateway.runs.run import CANCELLED_BY_CALLER, Downstream, Run, Run
 from factcheck_gateway.runs.watch import EventHub
 from factcheck_gateway.servable_models import ServableModelsCache
 from factcheck_gateway.store import STATUS_CANCELLED, STATUS_FAILED
-from factcheck_gateway.store.ledger_queries import LedgerStore
 from factcheck_gateway.store.records import (
     LEASE_CANCEL_REQUESTED,
     LEASE_ENDED,

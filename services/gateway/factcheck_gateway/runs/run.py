@@ -27,6 +27,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from factcheck.text.text_safety import excerpt, first_line
 from factcheck.v1 import checker_pb2_grpc, extractor_pb2_grpc, reporter_pb2_grpc
 from factcheck_gateway.knowledge.retrieval import Retriever
+from factcheck_gateway.ledger.queries import INSERT_MODEL_CALLS
 from factcheck_gateway.ledger.run_ledger import RunLedger
 from factcheck_gateway.runs.events import RunEvents
 from factcheck_gateway.runs.plan import Plan
@@ -41,11 +42,27 @@ from factcheck_gateway.store.records import (
     StoredEvent,
 )
 from factcheck_gateway.store.writer import StoreWriter
+from factcheck_gateway.verification_cache.entries import upsert_cache_entries
 
 log = logging.getLogger("factcheck.gateway.run")
 
 PlanT = TypeVar("PlanT", bound=Plan)
 T = TypeVar("T")
+
+
+class _LedgerWrites:
+    """Stores the model calls and cache entries of a group commit's runs in its transaction: one INSERT of
+    every ledger row (ledger/), one upsert of every cache entry (verification_cache/). The store writes
+    them through this (RunCommit.ledger), so that it imports neither feature."""
+
+    def write(self, session: Any, model_calls: list[dict[str, Any]], cache_entries: list[dict[str, Any]]) -> None:
+        if model_calls:
+            session.execute(INSERT_MODEL_CALLS, model_calls)
+        if cache_entries:
+            upsert_cache_entries(session, cache_entries)
+
+
+LEDGER_WRITES = _LedgerWrites()
 
 STORE_FAILED = "The results database stayed unavailable, so the run was stopped; stages stored before are kept."
 CANCELLED_BY_CALLER = "Cancelled by the caller."
@@ -210,7 +227,7 @@ class Run(Generic[PlanT]):
     def take_ledger(self) -> dict[str, Any]:
         """The ledger rows and cache entries to store with the next commit."""
         entries, self.cache_entries = tuple(self.cache_entries), []
-        return {"model_calls": self.ledger.take_rows(), "cache_entries": entries}
+        return {"model_calls": self.ledger.take_rows(), "cache_entries": entries, "ledger": LEDGER_WRITES}
 
     def store_after(self, first: asyncio.Future) -> None:
         """Store nothing of the run before `first` (the write of its messages row) has landed."""

@@ -13,12 +13,6 @@ from factcheck.kit.errors import FailedPrecondition, NotFound, Reason, check_arg
 from factcheck.kit.security.tenants import caller_tenant
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import factcheck_pb2, investigation_pb2, investigation_pb2_grpc
-from factcheck_gateway.modes.fact_check.investigate.records import (
-    STATUS_NAMES,
-    flag_value,
-    review_state_value,
-    status_value,
-)
 from factcheck_gateway.reviews.review_store import (
     AlreadyDecided,
     ReviewNotFound,
@@ -26,6 +20,7 @@ from factcheck_gateway.reviews.review_store import (
     ReviewStore,
     RunStillRunning,
 )
+from factcheck_gateway.reviews.states import STATUS_NAMES, flag_value, review_state_value, status_value
 from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
 from factcheck_gateway.stored_results import timestamp
 

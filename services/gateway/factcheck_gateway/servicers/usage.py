@@ -10,8 +10,9 @@ from factcheck.kit.errors import InvalidArgument, check_argument
 from factcheck.kit.security.tenants import caller_tenant
 from factcheck.kit.settings import Settings
 from factcheck.v1 import usage_pb2, usage_pb2_grpc
+from factcheck_gateway.ledger.queries import LedgerStore
 from factcheck_gateway.runs.database_calls import call_store
-from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.verification_cache.entries import CacheEntries
 
 DEFAULT_RANGE = timedelta(days=30)
 MAX_RANGE = timedelta(days=366)
@@ -74,5 +75,7 @@ class UsageService(usage_pb2_grpc.UsageServiceServicer):
         if request.expired_only:
             older_than = datetime.now(UTC) - timedelta(seconds=self._settings.cache_ttl_s)
         tenant = caller_tenant()
-        purged = await call_store(USAGE_UNAVAILABLE, lambda: self._ledger.cache_purge(tenant, older_than=older_than))
+        purged = await call_store(
+            USAGE_UNAVAILABLE, lambda: CacheEntries(self._ledger.engine).purge(tenant, older_than=older_than)
+        )
         return usage_pb2.PurgeCacheResponse(purged=purged)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from factcheck_gateway.store.models import FINAL_STATUSES, STATUS_RUNNING, utc_now
 
@@ -134,6 +134,16 @@ def new_run_row(
     }
 
 
+class LedgerWrites(Protocol):
+    """Writes the ledger rows and cache entries of the runs a group commit stores, in its transaction.
+
+    Their tables belong to the ledger and the verification cache, which the store does not import: the runs
+    machinery hands the writer over with each commit (RunCommit.ledger; runs/run.py).
+    """
+
+    def write(self, session: Any, model_calls: list[dict[str, Any]], cache_entries: list[dict[str, Any]]) -> None: ...
+
+
 @dataclass(frozen=True)
 class RunCommit:
     """What one run stores in one go: its next events, with the stage row, title or final state they report."""
@@ -152,6 +162,8 @@ class RunCommit:
     model_calls: tuple[dict[str, Any], ...] = ()
     # Verification-cache entries the run paid for (model_cache columns, created_at aside).
     cache_entries: tuple[dict[str, Any], ...] = ()
+    # What writes `model_calls` and `cache_entries` (needed when there are any).
+    ledger: LedgerWrites | None = None
 
 
 # What a gateway finds about a run it executes (`StageStore.check_lease`, `StageStore.lease_states`).

@@ -17,16 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
 
 from factcheck_gateway.store.engine import create_db_engine
-from factcheck_gateway.store.ledger_queries import upsert_cache_entries
-from factcheck_gateway.store.models import (
-    STATUS_RUNNING,
-    STATUSES,
-    DeliberationStage,
-    Message,
-    ModelCallRecord,
-    RunEvent,
-    utc_now,
-)
+from factcheck_gateway.store.models import STATUS_RUNNING, STATUSES, DeliberationStage, Message, RunEvent, utc_now
 from factcheck_gateway.store.paging import Listing, newest_first_page
 from factcheck_gateway.store.records import (
     LEASE_CANCEL_REQUESTED,
@@ -35,6 +26,7 @@ from factcheck_gateway.store.records import (
     LEASE_LOST,
     FinalState,
     LeaseLost,
+    LedgerWrites,
     MessageRecord,
     NewRun,
     RequestIdTaken,
@@ -241,7 +233,8 @@ class StageStore:
         event_rows: list[dict[str, Any]] = []
         stage_rows: list[dict[str, Any]] = []
         other_rows: list[Any] = []
-        ledger_rows: tuple[list, list] = ([], [])  # model_calls rows, model_cache rows
+        # Per writer (in practice one: runs/run.py's), its model_calls rows and model_cache rows.
+        ledger_rows: dict[LedgerWrites, tuple[list, list]] = {}
         notify: list[str] = []
         with self.engine.begin() as session:
             new_rows = [commit.row for commit in commits if isinstance(commit, NewRun)]
@@ -276,11 +269,8 @@ class StageStore:
                 session.execute(_INSERT_STAGES, stage_rows)
             for rows in other_rows:
                 rows.apply(session)
-            call_rows, cache_rows = ledger_rows
-            if call_rows:
-                session.execute(_INSERT_MODEL_CALLS, call_rows)
-            if cache_rows:
-                upsert_cache_entries(session, cache_rows)
+            for writes, (call_rows, cache_rows) in ledger_rows.items():
+                writes.write(session, call_rows, cache_rows)
             if notify and session.dialect.name == "postgresql":
                 # Wakes watchers on every replica once this commits (LISTEN in services/gateway/factcheck_gateway/runs/watch.py).
                 session.execute(
@@ -293,13 +283,6 @@ class StageStore:
             if not self._already_committed(commit.message_id, commit.events, commit.final):
                 outcomes[index] = LeaseLost(commit.message_id)
         return outcomes
-
-    def record_model_calls(self, message_id: str, rows: Sequence[dict[str, Any]]) -> None:
-        """Ledger rows of a run outside its fenced commits: the calls a gateway paid for after it lost
-        the run (its commits are refused, its spending happened)."""
-        now = utc_now()
-        with self.engine.begin() as session:
-            session.execute(_INSERT_MODEL_CALLS, [{**row, "message_id": message_id, "created_at": now} for row in rows])
 
     def _already_committed(self, message_id: str, events, final: FinalState | None) -> bool:
         with self._sessions() as session:
@@ -535,7 +518,6 @@ _MESSAGES = Message.__table__
 _INSERT_MESSAGE = insert(_MESSAGES)
 _INSERT_EVENTS = insert(RunEvent.__table__)
 _INSERT_STAGES = insert(DeliberationStage.__table__)
-_INSERT_MODEL_CALLS = insert(ModelCallRecord.__table__)
 _FENCED_UPDATES: dict[tuple[bool, bool, bool], Any] = {}
 
 
@@ -546,13 +528,16 @@ def _rows_of(
     stage_rows: list,
     notify: list,
     other_rows: list,
-    ledger_rows: tuple[list, list],
+    ledger_rows: dict[LedgerWrites, tuple[list, list]],
 ) -> None:
     """Collect the event, stage, ledger and cache rows (and other rows: claim-level citations) of a commit
     whose fence held."""
-    call_rows, cache_rows = ledger_rows
-    call_rows.extend({**row, "message_id": commit.message_id, "created_at": now} for row in commit.model_calls)
-    cache_rows.extend({**row, "message_id": commit.message_id, "created_at": now} for row in commit.cache_entries)
+    if commit.model_calls or commit.cache_entries:
+        if commit.ledger is None:
+            raise ValueError("a commit with ledger rows or cache entries names no LedgerWrites to store them")
+        call_rows, cache_rows = ledger_rows.setdefault(commit.ledger, ([], []))
+        call_rows.extend({**row, "message_id": commit.message_id, "created_at": now} for row in commit.model_calls)
+        cache_rows.extend({**row, "message_id": commit.message_id, "created_at": now} for row in commit.cache_entries)
     event_rows.extend(
         {
             "message_id": commit.message_id,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from factcheck_gateway.modes.fact_check import pipelined
 from factcheck_gateway.modes.fact_check.investigate import step as investigate
+from factcheck_gateway.modes.fact_check.stages import STAGE_REPORT, STAGE_RETRIEVE
 from factcheck_gateway.modes.fact_check.state import FactCheckRun
 from factcheck_gateway.modes.fact_check.steps import extract, generate, has_evidence_to_search, report, retrieve, title
 from factcheck_gateway.modes.fact_check.verification import verify
-from factcheck_gateway.store import STAGE_REPORT, STAGE_RETRIEVE
 
 
 async def stages(run: FactCheckRun):

@@ -44,11 +44,11 @@ from factcheck_gateway.knowledge.retrieval import Evidence
 from factcheck_gateway.modes.fact_check import steps as sequential
 from factcheck_gateway.modes.fact_check import thresholds
 from factcheck_gateway.modes.fact_check.audit import audit_response
+from factcheck_gateway.modes.fact_check.stages import STAGE_EXTRACT, verify_stage
 from factcheck_gateway.modes.fact_check.state import CheckerOutcome, FactCheckRun
 from factcheck_gateway.modes.fact_check.steps import EXTRACTION_FAILED
 from factcheck_gateway.modes.fact_check.verification import verify
 from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure
-from factcheck_gateway.store import STAGE_EXTRACT, verify_stage
 
 log = logging.getLogger("factcheck.gateway.pipelined")
 

@@ -11,8 +11,8 @@ from factcheck.kit.settings import Settings
 from factcheck.models.availability import grounding_kind
 from factcheck.text.text_safety import excerpt
 from factcheck.v1 import entailment_pb2, evaluation_pb2, factcheck_pb2
+from factcheck_gateway.consensus.weights import DEFAULT, WEIGHTED, consensus_name, consensus_proto
 from factcheck_gateway.knowledge.passage_store import SourceDocument
-from factcheck_gateway.modes.fact_check.consensus_weights import DEFAULT, WEIGHTED, consensus_name, consensus_proto
 from factcheck_gateway.modes.fact_check.investigate.options import InvestigateOptions, plan_investigation
 from factcheck_gateway.request_validation import (
     RunBasics,
@@ -65,7 +65,7 @@ class RunPlan:
     # Claim-level citations (modes/fact_check/citations.py) and the model of its review pass.
     citations: bool = False
     citation_review_model: str = ""
-    # The verification cache (modes/fact_check/cache.py): whether to use it, and its TTL.
+    # The verification cache (verification_cache/cached.py): whether to use it, and its TTL.
     use_cache: bool = False
     cache_ttl_s: float = 7 * 24 * 3600.0
     # How the checkers verify (FactCheckConfig.checker_strategy): "default" or "entailment_agents".
@@ -86,7 +86,7 @@ class RunPlan:
     # The verification loop (FactCheckConfig.investigate): None when off.
     investigation: InvestigateOptions | None = None
     # FactCheckConfig.consensus: "default" (unset: the majority), "majority" or "weighted"
-    # (modes/fact_check/consensus_weights.py), the evaluation it names, and the least answers per label
+    # (consensus/weights.py), the evaluation it names, and the least answers per label
     # the newest evaluation must hold when it names none (FACTCHECK_CONSENSUS_MIN_ITEMS_PER_LABEL).
     consensus: str = DEFAULT
     consensus_evaluation_id: str | None = None

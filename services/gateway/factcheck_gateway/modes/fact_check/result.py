@@ -2,7 +2,7 @@
 
 Consensus is not stored: it is recomputed from the stored verifications (docs/modes.md#fact-check-mode,
 Events and rows), so a result always agrees with the checkers' rows it is shown next to. A run that set
-FactCheckConfig.consensus stored its weighting (consensus_weights.py): the consensus is recomputed
+FactCheckConfig.consensus stored its weighting (consensus/weights.py): the consensus is recomputed
 with those weights, whatever evaluations were stored since.
 """
 
@@ -13,17 +13,10 @@ from google.protobuf.json_format import ParseDict
 from factcheck.core.domain import ClaimVerification, ExtractedClaim, VerdictSummary
 from factcheck.v1 import common_pb2, factcheck_pb2
 from factcheck_gateway.consensus import calculate_consensus
+from factcheck_gateway.consensus.weights import DEFAULT, STAGE_CONSENSUS, Weighting, stored_weighting
 from factcheck_gateway.modes.fact_check import citations, thresholds
-from factcheck_gateway.modes.fact_check.consensus_weights import (
-    DEFAULT,
-    STAGE_CONSENSUS,
-    Weighting,
-    stored_weighting,
-)
 from factcheck_gateway.modes.fact_check.investigate import records
-from factcheck_gateway.runs.run import stored_data
-from factcheck_gateway.store.models import (
-    REVIEW_PREFIX,
+from factcheck_gateway.modes.fact_check.stages import (
     STAGE_EXTRACT,
     STAGE_GENERATE,
     STAGE_INVESTIGATE,
@@ -31,6 +24,8 @@ from factcheck_gateway.store.models import (
     STAGE_RETRIEVE,
     VERIFY_PREFIX,
 )
+from factcheck_gateway.reviews.states import REVIEW_PREFIX
+from factcheck_gateway.runs.run import stored_data
 from factcheck_gateway.store.records import MessageRecord, StageRecord
 from factcheck_gateway.stored_results import UNKNOWN_MODEL, find_stage, model_of, response_time_of
 

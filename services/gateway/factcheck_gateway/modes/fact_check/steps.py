@@ -16,7 +16,6 @@ from typing import Any
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from factcheck.core.consensus_weighting import describe_weighting
 from factcheck.core.domain import ExtractedClaim, VerdictSummary
 from factcheck.core.fallback_report import (
     NO_CLAIMS_NOTE,
@@ -24,15 +23,13 @@ from factcheck.core.fallback_report import (
     average_agreement_rate,
     build_fallback_report,
 )
+from factcheck.core.weighting_text import describe_weighting
 from factcheck.v1 import extractor_pb2, factcheck_pb2, reporter_pb2
+from factcheck_gateway.consensus import weights
 from factcheck_gateway.knowledge.retrieval import Evidence
-from factcheck_gateway.modes.fact_check import cache, citations, consensus_weights
+from factcheck_gateway.modes.fact_check import citations
 from factcheck_gateway.modes.fact_check.investigate import records
-from factcheck_gateway.modes.fact_check.state import FactCheckRun
-from factcheck_gateway.runs import title as shared_title
-from factcheck_gateway.runs.evidence_stage import has_evidence, save_evidence, stored_evidence
-from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
-from factcheck_gateway.store import (
+from factcheck_gateway.modes.fact_check.stages import (
     ROLE_EXTRACTOR,
     ROLE_GENERATOR,
     ROLE_REPORTER,
@@ -41,6 +38,11 @@ from factcheck_gateway.store import (
     STAGE_REPORT,
     STAGE_RETRIEVE,
 )
+from factcheck_gateway.modes.fact_check.state import FactCheckRun
+from factcheck_gateway.runs import title as shared_title
+from factcheck_gateway.runs.evidence_stage import has_evidence, save_evidence, stored_evidence
+from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
+from factcheck_gateway.verification_cache import cached
 
 log = logging.getLogger("factcheck.gateway.fact_check")
 
@@ -66,7 +68,7 @@ async def start(run: FactCheckRun) -> None:
     if plan.pipelined:
         config.pipelined = True
     # The consensus asked for, with its default applied like the models above (unset: the majority).
-    config.consensus = consensus_weights.consensus_proto(plan.consensus)
+    config.consensus = weights.consensus_proto(plan.consensus)
     if plan.consensus_evaluation_id:
         config.consensus_evaluation_id = plan.consensus_evaluation_id
     if plan.threshold_evaluation_id:
@@ -139,7 +141,7 @@ async def _extract_call(run: FactCheckRun) -> extractor_pb2.ExtractResponse:
             model=plan.extractor_model, content=run.content, max_content_length=plan.max_content_length
         ),
     )
-    return await cache.extract(run, request)  # the plan turns the cache off for runs with citations
+    return await cached.extract(run, request)  # the plan turns the cache off for runs with citations
 
 
 async def extract(run: FactCheckRun, call=_extract_call) -> None:
@@ -301,7 +303,7 @@ async def report(run: FactCheckRun) -> None:
     report_text = response.report_text
     if run.investigation is not None:
         report_text += records.report_section(run.investigation)
-    if plan.consensus == consensus_weights.WEIGHTED and run.consensus_weighting is not None:
+    if plan.consensus == weights.WEIGHTED and run.consensus_weighting is not None:
         # The reporter's prompt is the same with weights; the weights it combined are named after its text.
         report_text += f"\n\nConsensus: {describe_weighting(run.consensus_weighting)}"
     score = response.reliability_score if response.HasField("reliability_score") else None

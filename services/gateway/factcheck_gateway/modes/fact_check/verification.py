@@ -14,13 +14,14 @@ from factcheck.core.domain import NOT_IN_FORMAT, ClaimVerification, VerdictSumma
 from factcheck.core.entailment_rules import claim_entailment_from_json, claim_entailment_json
 from factcheck.kit.observability import metrics
 from factcheck.v1 import checker_pb2, common_pb2, factcheck_pb2
-from factcheck_gateway.consensus import calculate_consensus
-from factcheck_gateway.modes.fact_check import cache, citations, consensus_weights, thresholds
+from factcheck_gateway.consensus import calculate_consensus, weights
+from factcheck_gateway.modes.fact_check import citations, thresholds
 from factcheck_gateway.modes.fact_check.audit import audit_response
+from factcheck_gateway.modes.fact_check.stages import ROLE_CHECKER, verify_stage
 from factcheck_gateway.modes.fact_check.state import CheckerOutcome, FactCheckRun
 from factcheck_gateway.runs.run import RunFailed, rpc_error_text, rpc_failure, stage_failure, stored_data
-from factcheck_gateway.store import ROLE_CHECKER, verify_stage
 from factcheck_gateway.store.records import StageRecord
+from factcheck_gateway.verification_cache import cached
 
 log = logging.getLogger("factcheck.gateway.fact_check")
 
@@ -43,7 +44,7 @@ async def _verify_one(run: FactCheckRun, index: int, model: str, claims: list) -
     citations.verify_request(run, request)
     await thresholds.apply(run, request)
     try:
-        response = await cache.verify(run, request)
+        response = await cached.verify(run, request)
     except grpc.aio.AioRpcError as error:
         log.warning("%s: checker %d (%s) failed: %s", run.message_id, index, model, rpc_error_text(error))
         return CheckerOutcome(index, model, failure=rpc_failure(verify_stage(index)[0], model, error))
@@ -129,7 +130,7 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
     succeeded = sorted((o for o in run.checkers if o.response is not None), key=lambda o: o.index)
     if not succeeded:
         raise RunFailed(ALL_CHECKERS_FAILED)
-    weighting = await consensus_weights.for_run(run, plan.checker_models)
+    weighting = await weights.for_run(run, plan.checker_models)
     models = [o.model for o in succeeded] if weighting.weights is not None else []
     run.consensus = calculate_consensus(run.claims, [o.verifications() for o in succeeded], weighting.weights, models)
     run.consensus_protos = [item.to_proto() for item in run.consensus]  # once, for the event and the report
@@ -145,7 +146,7 @@ async def verify(run: FactCheckRun, call=_verify_one) -> None:
     payload = factcheck_pb2.AllCheckersCompletePayload(
         consensus=run.consensus_protos, checker_count=len(succeeded), failed_checkers=failed_checkers
     )
-    if plan.consensus == consensus_weights.DEFAULT:
+    if plan.consensus == weights.DEFAULT:
         await run.emit("all_checkers_complete", payload)  # the majority's: no consensus_weighting
     else:
         run.consensus_weighting = weighting.to_proto(plan.checker_models)

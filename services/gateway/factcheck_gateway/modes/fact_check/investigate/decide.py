@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 
 from factcheck_gateway.modes.fact_check.investigate.authority import HIGH_AUTHORITY, NEWS, independent_groups
 
-CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE = "CONFIRMED", "REFUTED", "SUPERSEDED", "UNVERIFIABLE"
+# The outcomes' names, as stored and as reviews show them.
+from factcheck_gateway.reviews.states import CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE
+
 SUPPORTS, REFUTES, IRRELEVANT = "SUPPORTS", "REFUTES", "IRRELEVANT"
 BASE_CONFIDENCE = {"HIGH": 0.5, "MEDIUM": 0.4, "LOW": 0.3}
 DEFAULT_BASE_CONFIDENCE = 0.3

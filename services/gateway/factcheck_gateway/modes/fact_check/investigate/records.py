@@ -10,42 +10,23 @@ from google.protobuf.json_format import ParseDict
 
 from factcheck.core.domain import verdict_to_proto
 from factcheck.v1 import common_pb2, investigation_pb2
-from factcheck_gateway.modes.fact_check.investigate.decide import CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE
 from factcheck_gateway.modes.fact_check.investigate.flags import CRITICAL, Candidate
 from factcheck_gateway.modes.fact_check.investigate.impact import ImpactReassessment
 from factcheck_gateway.modes.fact_check.investigate.loop import FAILED, ClaimInvestigation
-
-STATUS: dict[str, investigation_pb2.InvestigationStatus] = {
-    CONFIRMED: investigation_pb2.INVESTIGATION_STATUS_CONFIRMED,
-    REFUTED: investigation_pb2.INVESTIGATION_STATUS_REFUTED,
-    SUPERSEDED: investigation_pb2.INVESTIGATION_STATUS_SUPERSEDED,
-    UNVERIFIABLE: investigation_pb2.INVESTIGATION_STATUS_UNVERIFIABLE,
-}
-STATUS_NAMES = {value: name for name, value in STATUS.items()}
-REVIEW_STATES = {
-    "NOT_REQUIRED": investigation_pb2.REVIEW_STATE_NOT_REQUIRED,
-    "PENDING": investigation_pb2.REVIEW_STATE_PENDING,
-    "APPROVED": investigation_pb2.REVIEW_STATE_APPROVED,
-    "REJECTED": investigation_pb2.REVIEW_STATE_REJECTED,
-    "MODIFIED": investigation_pb2.REVIEW_STATE_MODIFIED,
-}
-
-
-# The casts: protoc's .pyi make each enum's Value() return a plain int, where fields take the enum's type.
-def flag_value(name: str) -> investigation_pb2.DubiousFlag:
-    return cast(investigation_pb2.DubiousFlag, investigation_pb2.DubiousFlag.Value(f"DUBIOUS_FLAG_{name}"))
+from factcheck_gateway.reviews.states import (
+    CONFIRMED,
+    REFUTED,
+    REVIEW_STATES,
+    SUPERSEDED,
+    UNVERIFIABLE,
+    flag_value,
+    status_value,
+)
 
 
 def tier_value(name: str) -> investigation_pb2.ImpactTier:
+    # The cast: protoc's .pyi make an enum's Value() return a plain int, where fields take the enum's type.
     return cast(investigation_pb2.ImpactTier, investigation_pb2.ImpactTier.Value(f"IMPACT_TIER_{name}"))
-
-
-def review_state_value(name: str) -> investigation_pb2.ReviewState:
-    return cast(investigation_pb2.ReviewState, investigation_pb2.ReviewState.Value(f"REVIEW_STATE_{name}"))
-
-
-def status_value(name: str | None) -> investigation_pb2.InvestigationStatus:
-    return STATUS.get(name or "", investigation_pb2.INVESTIGATION_STATUS_UNSPECIFIED)
 
 
 def queue_json(candidate: Candidate) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from factcheck_gateway.modes.fact_check.investigate import contradictions, impac
 from factcheck_gateway.modes.fact_check.investigate.decide import CONFIRMED, REFUTED, SUPERSEDED, UNVERIFIABLE
 from factcheck_gateway.modes.fact_check.investigate.flags import select_candidates
 from factcheck_gateway.modes.fact_check.investigate.loop import Investigator, LoopSettings, run_batches
+from factcheck_gateway.modes.fact_check.stages import ROLE_INVESTIGATOR, STAGE_INVESTIGATE
 from factcheck_gateway.modes.fact_check.state import FactCheckRun
 from factcheck_gateway.reviews.review_store import PendingReview, ReviewStore
 from factcheck_gateway.runs.run import stored_data
@@ -30,7 +31,6 @@ from factcheck_gateway.search.cache import SearchCache
 from factcheck_gateway.search.knowledge import KnowledgeSearch
 from factcheck_gateway.search.provider import KNOWLEDGE, SEARXNG, SearchProvider
 from factcheck_gateway.search.searxng import SearxngSearch
-from factcheck_gateway.store.models import ROLE_INVESTIGATOR, STAGE_INVESTIGATE
 
 # What a status in force does to the claim's consensus in the report.
 REPORT_VERDICT = {CONFIRMED: "VERIFIED", REFUTED: "DISPUTED", SUPERSEDED: "DISPUTED", UNVERIFIABLE: "UNVERIFIABLE"}

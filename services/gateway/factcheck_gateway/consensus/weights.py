@@ -1,4 +1,5 @@
-"""FactCheckConfig.consensus: which consensus a fact-check uses, and, for CONSENSUS_WEIGHTED, its weights.
+"""FactCheckConfig.consensus: which consensus a fact-check uses, and, for CONSENSUS_WEIGHTED, its weights
+(weighted.py fits them; combine.py applies them).
 
 The weights are looked up once per run, at the consensus step (evaluations/reliability.py: readable answers
 only, pooled over the evaluation's sets): from the evaluation the run names (FactCheckConfig.consensus_evaluation_id),
@@ -7,7 +8,7 @@ FACTCHECK_CONSENSUS_MIN_ITEMS_PER_LABEL answers of each label. What was found (t
 was used: `fallback` and `note`) is stored as the run's consensus stage row, in the commit of the
 all_checkers_complete event that reports it; a resumed run and GetResult read that row, so they combine the
 verdicts with the same weights even when a newer evaluation has been stored since. Runs that leave the option
-unset store no row and report no ConsensusWeighting (the spec's events).
+unset store no row and report no ConsensusWeighting (docs/api.md).
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from sqlalchemy.engine import Engine
 
 from factcheck.core.domain import verdict_to_proto
 from factcheck.v1 import evaluation_pb2
+from factcheck_gateway.consensus.weighted import ConsensusWeights, fit_weights
 from factcheck_gateway.evaluations.reliability import MeasuredReliability, ReliabilityLookup, Unusable
 from factcheck_gateway.runs.run import stored_data
 from factcheck_gateway.store.records import StageRecord, StageRow
-from factcheck_gateway.weighted_consensus import ConsensusWeights, fit_weights
 
 log = logging.getLogger("factcheck.gateway.fact_check")
 

@@ -1,4 +1,5 @@
-"""The verification cache of fact-check mode (opt-in: mode_config.use_cache, FACTCHECK_CACHE_ENABLED).
+"""Verify and extract through the verification cache (fact-check mode opts in with mode_config.use_cache or
+FACTCHECK_CACHE_ENABLED; an evaluation with its cache option).
 
 A claim already verified for this tenant by the same model and engine revision, with the same
 prompt version and the same evidence, within FACTCHECK_CACHE_TTL_S, reuses that verification:
@@ -27,8 +28,8 @@ marked `cached` (events, stage rows, the report's input); each reuse is a `cache
 row. New answers are stored with the run's next commit, and only when the service reported
 the prompt version this gateway keys by (a checker still on an older prompt is not cached).
 
-The steps call `verify` and `extract` here instead of the checker's and extractor's stubs;
-pipelined runs (their own stream and batches) do not use the cache.
+Fact-check's steps and the evaluation runner call `verify` and `extract` here instead of the checker's and
+extractor's stubs; pipelined runs (their own stream and batches) do not use the cache.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from factcheck.core.domain import VerdictSummary, is_not_addressed, verdict_from
 from factcheck.core.prompt_versions import EXTRACT, PROMPT_VERSIONS, VERIFY, version_label
 from factcheck.kit.observability import metrics
 from factcheck.v1 import checker_pb2, common_pb2, extractor_pb2
-from factcheck_gateway.store.ledger_queries import LedgerStore
+from factcheck_gateway.verification_cache.entries import CacheEntries
 
 KIND_VERIFY = "verify"
 KIND_EXTRACT = "extract"
@@ -51,8 +52,8 @@ KIND_EXTRACT = "extract"
 _PASSAGE_INDEX = "#"
 
 
-def _ledger_store(run) -> LedgerStore:
-    return LedgerStore(run.store.engine)  # a sessionmaker over the run's engine: cheap
+def _entries(run) -> CacheEntries:
+    return CacheEntries(run.store.engine)  # a sessionmaker over the run's engine: cheap
 
 
 def _digest(parts: list[Any]) -> str:
@@ -123,7 +124,7 @@ async def verify(run, request: checker_pb2.VerifyRequest) -> checker_pb2.VerifyR
     claim_passages = {item.claim_id: list(item.passage_ids) for item in request.evidence}
     keys = _verification_keys(request, claim_passages, revision)
     found = await asyncio.to_thread(
-        _ledger_store(run).cache_lookup, run.tenant_id, KIND_VERIFY, list(keys.values()), _not_before(run)
+        _entries(run).lookup, run.tenant_id, KIND_VERIFY, list(keys.values()), _not_before(run)
     )
     reused: dict[str, common_pb2.ClaimVerification] = {}
     for claim in request.claims:
@@ -275,9 +276,7 @@ async def extract(run, request: extractor_pb2.ExtractRequest) -> extractor_pb2.E
         return await call(request, timeout=run.stage_timeout_s)
     label = version_label(EXTRACT)
     key = extraction_key(request.model, label, request.content, request.max_content_length)
-    found = await asyncio.to_thread(
-        _ledger_store(run).cache_lookup, run.tenant_id, KIND_EXTRACT, [key], _not_before(run)
-    )
+    found = await asyncio.to_thread(_entries(run).lookup, run.tenant_id, KIND_EXTRACT, [key], _not_before(run))
     entry = found.get(key)
     if entry is not None and entry.prompt_version == label and entry.model == request.model:
         metrics.record_cache_lookups(KIND_EXTRACT, 1, 0)

@@ -7,8 +7,8 @@ needed): the checkers err independently given the true label, so
 
     P(label | verdicts) ∝ prior(label) × Π_checkers P(verdict_i | label)
 
-and the consensus verdict is the label with the highest posterior (consensus.py applies the spec's tie
-rules and builds the ClaimConsensus). With every checker equally and symmetrically reliable this is the
+and the consensus verdict is the label with the highest posterior (combine.py applies the majority's tie
+rules, docs/modes.md, and builds the ClaimConsensus). With every checker equally and symmetrically reliable this is the
 majority; a checker that is right far more often than the others outvotes them.
 
 The prior is uniform, not the evaluation's pooled label shares: the shares describe the benchmark sets'
@@ -37,7 +37,7 @@ SMOOTHING = 1.0
 UNIFORM_PRIOR = (1 / 3, 1 / 3, 1 / 3)
 # The confidence read from the consensus verdict's posterior probability.
 HIGH_PROBABILITY, MEDIUM_PROBABILITY = 0.9, 0.7
-# Two labels whose log-posteriors differ by less than this are tied (the spec's tie rules decide).
+# Two labels whose log-posteriors differ by less than this are tied (the majority's tie rules decide).
 TIE_TOLERANCE = 1e-9
 
 Counts = Sequence[Sequence[int]]  # 3×3, rows the label, columns the verdict (VERDICTS order)

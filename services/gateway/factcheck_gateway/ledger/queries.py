@@ -1,26 +1,30 @@
-"""Queries of the model-call ledger (model_calls) and of the verification cache (model_cache).
+"""Queries of the model-call ledger (model_calls).
 
-Ledger rows and cache entries are written with the run's commits (`StageStore.commit_runs`);
-this module sums and reads them. Every read is tenant-scoped except the per-run totals, which
-the caller asks for runs it already checked.
+A run's ledger rows are written with its commits (`StageStore.commit_runs`, through `LEDGER_WRITES`, which the
+run's commits carry: runs/run.py), an evaluation's with its answers (evaluations/store.py); this module writes
+them and sums and reads them. Every read is tenant-scoped except the per-run totals, which the caller asks
+for runs it already checked.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Connection, CursorResult, Engine, case, delete, func, literal, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Engine, case, func, insert, literal, select
 from sqlalchemy.orm import sessionmaker
 
+from factcheck_gateway.ledger.tables import ModelCallRecord
 from factcheck_gateway.ledger.totals import OUTCOME_CACHE_HIT, OUTCOME_OK, UsageTotals
-from factcheck_gateway.store.models import CacheEntry, ModelCallRecord
+from factcheck_gateway.store.models import utc_now
 
 GROUP_KEYS = ("model", "stage", "mode", "day")
 
 _CALLS = ModelCallRecord.__table__.c
+# Built once: the gateway stores ledger rows with nearly every commit.
+INSERT_MODEL_CALLS = insert(ModelCallRecord.__table__)
 
 
 def _sums() -> list:
@@ -58,14 +62,6 @@ class UsageGroup:
     keys: dict[str, str]  # the group's values of the keys asked for
     totals: UsageTotals
     runs: int
-
-
-@dataclass(frozen=True)
-class CachedAnswer:
-    payload: bytes
-    model: str
-    prompt_version: str
-    created_at: datetime
 
 
 class LedgerStore:
@@ -130,50 +126,10 @@ class LedgerStore:
             return func.substr(_CALLS.created_at, 1, 10)  # SQLite stores UTC as "YYYY-MM-DD HH:MM:SS..."
         return getattr(_CALLS, key)
 
-    # --- the verification cache ------------------------------------------------------------------------
 
-    def cache_lookup(self, tenant_id: str, kind: str, keys: list[str], not_before: datetime) -> dict[str, CachedAnswer]:
-        """The tenant's entries of `kind` among `keys` stored at or after `not_before`."""
-        if not keys:
-            return {}
-        table = CacheEntry.__table__.c
-        query = select(table.cache_key, table.payload, table.model, table.prompt_version, table.created_at).where(
-            table.tenant_id == tenant_id,
-            table.kind == kind,
-            table.cache_key.in_(keys),
-            table.created_at >= not_before,
-        )
-        with self._sessions() as session:
-            return {
-                row.cache_key: CachedAnswer(bytes(row.payload), row.model, row.prompt_version, row.created_at)
-                for row in session.execute(query)
-            }
-
-    def cache_purge(self, tenant_id: str, *, older_than: datetime | None = None) -> int:
-        """Delete the tenant's cache entries (only those stored before `older_than`, when given)."""
-        statement = delete(CacheEntry).where(CacheEntry.tenant_id == tenant_id)
-        if older_than is not None:
-            statement = statement.where(CacheEntry.created_at < older_than)
-        with self._sessions.begin() as session:
-            # (Session.execute is typed to return a Result; a DELETE's is a CursorResult)
-            return cast(CursorResult, session.execute(statement)).rowcount or 0
-
-
-def upsert_cache_entries(session: Connection, rows: list[dict[str, Any]]) -> None:
-    """Store cache entries; a key stored before is replaced by the newer answer."""
-    table = CacheEntry.__table__
-    dialect = postgresql if session.dialect.name == "postgresql" else sqlite
-    # One row per key (a run may pay twice for the same key: the last answer wins).
-    unique = list({(row["tenant_id"], row["kind"], row["cache_key"]): row for row in rows}.values())
-    statement = dialect.insert(table)
-    statement = statement.on_conflict_do_update(
-        index_elements=["tenant_id", "kind", "cache_key"],
-        set_={
-            "payload": statement.excluded.payload,
-            "model": statement.excluded.model,
-            "prompt_version": statement.excluded.prompt_version,
-            "message_id": statement.excluded.message_id,
-            "created_at": statement.excluded.created_at,
-        },
-    )
-    session.execute(statement, unique)
+def record_model_calls(engine: Engine, message_id: str, rows: Sequence[dict[str, Any]]) -> None:
+    """Ledger rows of a run outside its fenced commits: the calls a gateway paid for after it lost
+    the run (its commits are refused, its spending happened)."""
+    now = utc_now()
+    with engine.begin() as session:
+        session.execute(INSERT_MODEL_CALLS, [{**row, "message_id": message_id, "created_at": now} for row in rows])

@@ -1,8 +1,10 @@
-"""calculateConsensus: the majority verdict of all checkers, per claim; or, given a run's weights
-(FactCheckConfig.consensus = CONSENSUS_WEIGHTED), the reliability-weighted verdict (weighted_consensus.py).
+"""calculate_consensus: the majority verdict of all checkers, per claim; or, given a run's weights
+(FactCheckConfig.consensus = CONSENSUS_WEIGHTED), the reliability-weighted verdict (weighted.py).
 
-The gateway runs this after the verify phase, and `results.py` runs it again on
-stored verifications (with the weights the run stored), so a stored result always shows the current rules.
+The rules (which verdict wins a tie, the agreement rate, the confidence, the correction) are stated in
+docs/modes.md ("Consensus"). The fact-check mode runs this after the verify phase, and again on stored
+verifications for GetResult (modes/fact_check/result.py, with the weights the run stored), so a stored
+result always shows the current rules.
 
 Every rule reads a verification's verdict and confidence as `factcheck.core.audit.counted_as` gives them: a
 VERIFIED the gateway's audit flagged (a fabricated quote, an unsupported detail) counts as UNVERIFIABLE at LOW
@@ -16,7 +18,7 @@ from typing import Sequence
 
 from factcheck.core.audit import Counted, counted_as
 from factcheck.core.domain import Citation, ClaimConsensus, ClaimVerification, ExtractedClaim
-from factcheck_gateway.weighted_consensus import VERDICTS, ConsensusWeights, confidence_of, leaders, normalised
+from factcheck_gateway.consensus.weighted import VERDICTS, ConsensusWeights, confidence_of, leaders, normalised
 
 MISSING_EVIDENCE = "Checker did not address this claim"
 
@@ -71,7 +73,7 @@ def _weighted_claim_consensus(
     checker_models: Sequence[str],
 ) -> ClaimConsensus:
     """The label with the highest posterior (ties: rules 3-5, and LOW confidence as rule 7 gives a tie);
-    confidence from the posterior (weighted_consensus.confidence_of); agreement, correction and
+    confidence from the posterior (weighted.confidence_of); agreement, correction and
     citations from the checkers that gave the chosen verdict, as under the majority."""
     verdicts = tuple(
         _verification_for(claim.id, checker, model) for checker, model in zip(all_verifications, checker_models)
