@@ -145,7 +145,10 @@ export function thresholdCriterionToJSON(object: ThresholdCriterion): string {
 export enum Consensus {
   /** CONSENSUS_UNSPECIFIED - Not set: CONSENSUS_MAJORITY. */
   CONSENSUS_UNSPECIFIED = 0,
-  /** CONSENSUS_MAJORITY - The spec's majority with its tie rules (the default). */
+  /**
+   * CONSENSUS_MAJORITY - The majority verdict; a VERIFIED/DISPUTED or three-way tie is DISPUTED, a tie with UNVERIFIABLE goes to
+   * the other verdict (docs/modes.md). The default.
+   */
   CONSENSUS_MAJORITY = 1,
   /**
    * CONSENSUS_WEIGHTED - Each checker's verdict weighed by its measured reliability (a Dawid–Skene-style combination of their

@@ -341,7 +341,8 @@ export interface FactCheckConfig {
     | boolean
     | undefined;
   /**
-   * How the per-claim consensus combines the checkers (default CONSENSUS_MAJORITY, the spec's rules).
+   * How the per-claim consensus combines the checkers (default CONSENSUS_MAJORITY: the majority verdict with
+   * its tie rules, docs/modes.md).
    * CONSENSUS_WEIGHTED weighs each checker by its reliability measured in an evaluation (EvaluationService):
    * the one consensus_evaluation_id names, else the tenant's newest complete evaluation that measured every
    * checker of the run on enough items per label; without one it falls back to the majority.
