@@ -40,6 +40,7 @@ from factcheck_gateway.runs.events import RunEvents, event_key
 from factcheck_gateway.runs.flow import execute
 from factcheck_gateway.runs.lease import fenced
 from factcheck_gateway.runs.plan import Plan
+from factcheck_gateway.runs.recovery import recover_periodically
 from factcheck_gateway.runs.run import CANCELLED_BY_CALLER, Downstream, Run, RunMode
 from factcheck_gateway.runs.watch import EventHub
 from factcheck_gateway.servable_models import ServableModelsCache
@@ -230,7 +231,17 @@ class RunRegistry:
         self._loops = [
             loop.create_task(self._heartbeat_loop(), name="run-lease-heartbeat"),
             loop.create_task(self._check_loop(), name="run-lease-check"),
-            loop.create_task(self._recovery_loop(database_ready), name="run-recovery"),
+            loop.create_task(
+                recover_periodically(
+                    self.recover_once,
+                    database_ready,
+                    self._settings.recovery_interval_s,
+                    what="recovery pass",
+                    log=log,
+                    wake=self._recover_now,
+                ),
+                name="run-recovery",
+            ),
         ]
 
     async def _heartbeat_loop(self) -> None:
@@ -280,19 +291,6 @@ class RunRegistry:
                 elif state == LEASE_LOST or (state == LEASE_ENDED and not run.ending):
                     log.warning("%s: the run is no longer this gateway's (%s); stopping here", message_id, state)
                     task.cancel()
-
-    async def _recovery_loop(self, database_ready: Callable[[], Awaitable[None]]) -> None:
-        await database_ready()
-        while True:
-            try:
-                await self.recover_once()
-            except SQLAlchemyError as error:
-                log.warning("recovery pass failed: %s", first_line(error))
-            except Exception:
-                log.exception("recovery pass failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._recover_now.wait(), self._settings.recovery_interval_s)
-            self._recover_now.clear()
 
     async def recover_once(self) -> int:
         """Claim abandoned runs and resume (or end) each; returns how many were claimed."""

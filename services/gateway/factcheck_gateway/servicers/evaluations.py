@@ -28,7 +28,7 @@ from factcheck.evaluation.sets import SHIPPED_SETS
 from factcheck.kit.errors import FailedPrecondition, NotFound, Reason, check_argument
 from factcheck.kit.security.tenants import caller_tenant
 from factcheck.kit.settings import Settings
-from factcheck.text.text_safety import excerpt, first_line
+from factcheck.text.text_safety import excerpt
 from factcheck.v1 import checker_pb2_grpc, common_pb2, evaluation_pb2, evaluation_pb2_grpc
 from factcheck_gateway.evaluations import thresholds
 from factcheck_gateway.evaluations.compare import RESAMPLES, compare
@@ -56,6 +56,7 @@ from factcheck_gateway.ledger.pricing import Pricing
 from factcheck_gateway.ledger.totals import UsageTotals
 from factcheck_gateway.request_validation import ValidationError, check_budget, checking_against
 from factcheck_gateway.runs.database_calls import call_store, page_size, resource_id
+from factcheck_gateway.runs.recovery import recover_periodically
 from factcheck_gateway.runs.registry import RECOVERY_BATCH, gateway_owner_id
 from factcheck_gateway.runs.watch import EventHub
 from factcheck_gateway.servable_models import ServableModelsCache
@@ -312,7 +313,16 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
     def start(self, database_ready: Callable[[], Awaitable[None]]) -> None:
         """The recovery loop: resume evaluations handed on at a shutdown, or whose gateway died."""
         self._loops = [
-            asyncio.get_running_loop().create_task(self._recovery_loop(database_ready), name="eval-recovery")
+            asyncio.get_running_loop().create_task(
+                recover_periodically(
+                    self.recover_once,
+                    database_ready,
+                    self._settings.recovery_interval_s,
+                    what="evaluation recovery pass",
+                    log=log,
+                ),
+                name="eval-recovery",
+            )
         ]
 
     async def stop(self) -> None:
@@ -325,17 +335,6 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
             runner.cancel_reason = HANDED_ON
             task.cancel()
         await asyncio.gather(*self._loops, *(task for _, task in running), return_exceptions=True)
-
-    async def _recovery_loop(self, database_ready: Callable[[], Awaitable[None]]) -> None:
-        await database_ready()
-        while True:
-            try:
-                await self.recover_once()
-            except SQLAlchemyError as error:
-                log.warning("evaluation recovery pass failed: %s", first_line(error))
-            except Exception:
-                log.exception("evaluation recovery pass failed")
-            await asyncio.sleep(self._settings.recovery_interval_s)
 
     async def recover_once(self) -> int:
         """Claim the evaluations no gateway works on and resume (or end) each; how many were claimed."""
