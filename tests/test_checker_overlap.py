@@ -12,7 +12,7 @@ from factcheck.evaluation.metrics import ScoredItem, score
 from factcheck.evaluation.sets import load_shipped_set
 from factcheck.kit.settings import Settings
 from factcheck.models.client import ModelClient
-from factcheck.models.local import local_engine_names
+from factcheck.models.local import local_engine_roles
 from factcheck.serving.server import new_server
 from factcheck.v1 import checker_pb2, checker_pb2_grpc, common_pb2
 from factcheck_checker.checker_service import CheckerService
@@ -90,7 +90,7 @@ async def test_without_evidence_every_claim_is_unverifiable(checker) -> None:
 
 
 def test_it_is_listed_with_the_local_engines() -> None:
-    assert "checker-overlap" in local_engine_names()
+    assert "checker-overlap" in local_engine_roles()
 
 
 def test_confidence_bands_and_it_never_disputes() -> None:

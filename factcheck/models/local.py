@@ -124,16 +124,15 @@ def unregister_local_engine(name: str) -> None:
         _roles.pop(name, None)
 
 
-def local_engine_names(role: str | None = None) -> list[str]:
-    """Names of the registered engines (that can fill `role`, when given), sorted."""
-    with _lock:
-        return sorted(name for name in _engines if role is None or role in _roles.get(name, ()))
-
-
 def local_engine_roles() -> dict[str, frozenset[str]]:
     """Every registered engine's name and the roles it can fill."""
     with _lock:
-        return {name: _roles.get(name, frozenset()) for name in sorted(_engines)}
+        return _engine_roles()
+
+
+def _engine_roles() -> dict[str, frozenset[str]]:
+    # (with _lock held)
+    return {name: _roles.get(name, frozenset()) for name in sorted(_engines)}
 
 
 def engine_family_prefixes() -> list[str]:
@@ -147,7 +146,7 @@ def get_local_engine(name: str, role: str | None = None) -> LocalEngine:
     naming the available ones (those that can fill `role`)."""
     with _lock:  # the engine and the names it is judged among, as one snapshot
         engine = _engines.get(name)
-        engines = {n: _roles.get(n, frozenset()) for n in _engines}
+        engines = _engine_roles()
     refusal = local_engine_refusal(name, role, engines)
     if refusal is not None:
         raise refusal
