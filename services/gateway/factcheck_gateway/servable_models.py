@@ -59,13 +59,11 @@ class ServableModelsCache:
 
     async def get(self) -> ServableModels:
         """What the checker serves (UNKNOWN when it could not say)."""
-        if self._fresh():
-            assert self._answer is not None
-            return self._answer
+        if (answer := self._fresh_answer()) is not None:
+            return answer
         async with self._lock:  # one question at a time: the others wait for its answer
-            if self._fresh():
-                assert self._answer is not None
-                return self._answer
+            if (answer := self._fresh_answer()) is not None:
+                return answer
             try:
                 response = await self._checker.GetServableModels(
                     checker_pb2.GetServableModelsRequest(), timeout=self._timeout_s
@@ -77,5 +75,8 @@ class ServableModelsCache:
             self._asked_at = self._clock()
             return self._answer
 
-    def _fresh(self) -> bool:
-        return self._answer is not None and self._clock() - self._asked_at < self._ttl_s
+    def _fresh_answer(self) -> ServableModels | None:
+        """The answer kept, while it is younger than `ttl_s`."""
+        if self._answer is not None and self._clock() - self._asked_at < self._ttl_s:
+            return self._answer
+        return None
