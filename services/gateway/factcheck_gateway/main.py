@@ -123,7 +123,9 @@ async def serve(settings: Settings) -> None:
     channels, downstream = open_channels(settings)
     service, registry, notifications = start_fact_check_service(settings, store, downstream, retriever, database)
     metrics.track_runs_in_flight(lambda: service.run_limit.in_flight)
-    evaluations = EvaluationService(EvaluationStore(store.engine), downstream.checker, settings, service.hub)
+    evaluations = EvaluationService(
+        EvaluationStore(store.engine), downstream.checker, settings, service.hub, registry.servable_models
+    )
     evaluations.start(database.wait_ready)
 
     def register(server: grpc.aio.Server) -> list[str]:

@@ -91,11 +91,13 @@ class EvaluationService(evaluation_pb2_grpc.EvaluationServiceServicer):
         checker: checker_pb2_grpc.CheckerServiceStub,
         settings: Settings,
         hub: EventHub | None = None,
+        servable_models: ServableModelsCache | None = None,
     ) -> None:
         self._store = store
         self._checker = checker
-        # What the checker serves, for request validation (asked of it, kept a few seconds).
-        self._servable_models = ServableModelsCache(checker, settings)
+        # What the checker serves, for request validation (asked of it, kept a few seconds): the run registry's
+        # cache where the gateway has one, so one answer serves runs and evaluations.
+        self._servable_models = servable_models or ServableModelsCache(checker, settings)
         self._settings = settings
         self._hub = hub or EventHub()
         self._pricing = Pricing.from_settings(settings)
