@@ -79,9 +79,7 @@ class RunPlan:
 
     @property
     def checker_strategy_proto(self) -> entailment_pb2.CheckerStrategy:
-        if self.checker_strategy == "entailment_agents":
-            return entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
-        return entailment_pb2.CHECKER_STRATEGY_DEFAULT
+        return checker_strategy_proto(self.checker_strategy)
 
     # The verification loop (FactCheckConfig.investigate): None when off.
     investigation: InvestigateOptions | None = None
@@ -273,6 +271,13 @@ def _check_evaluation_id(field: str, value: str) -> None:
     identifier(field, value)
 
 
+def checker_strategy_proto(name: str) -> entailment_pb2.CheckerStrategy:
+    """The proto value of a plan's checker strategy ("default" or "entailment_agents")."""
+    if name == "entailment_agents":
+        return entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
+    return entailment_pb2.CHECKER_STRATEGY_DEFAULT
+
+
 def request_from_config(config: dict[str, Any]) -> factcheck_pb2.FactCheckConfig:
     """The resolved mode_config of a stored run, from its request_config (RunPlan.request_config(), whose keys
     are FactCheckConfig's JSON names; the keys that name no field are skipped). Two values are the plan's names
@@ -280,9 +285,7 @@ def request_from_config(config: dict[str, Any]) -> factcheck_pb2.FactCheckConfig
     fields = dict(config)
     if "checkerStrategy" in fields:
         fields["checkerStrategy"] = entailment_pb2.CheckerStrategy.Name(
-            entailment_pb2.CHECKER_STRATEGY_ENTAILMENT_AGENTS
-            if fields["checkerStrategy"] == "entailment_agents"
-            else entailment_pb2.CHECKER_STRATEGY_DEFAULT
+            checker_strategy_proto(fields["checkerStrategy"])
         )
     if "consensus" in fields:
         fields["consensus"] = evaluation_pb2.Consensus.Name(consensus_proto(fields["consensus"]))
