@@ -18,6 +18,7 @@ removing the keys upgrade added. Both use the gateway's own mapping (mode_dispat
 resumed run reads is the one new runs store.
 """
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Sequence, Union
 
@@ -49,14 +50,28 @@ MESSAGES = sa.table(
 )
 
 
+# Rows read and rewritten per batch: the messages table is read in keyset pages, never held whole.
+BATCH_ROWS = 500
+
+
+def _batches(connection: sa.Connection, query: sa.Select) -> Iterator[Sequence[sa.Row]]:
+    """`query`'s rows (its first column: messages.id) in pages of BATCH_ROWS, by id."""
+    after = None
+    while True:
+        page = query if after is None else query.where(MESSAGES.c.id > after)
+        rows = connection.execute(page.order_by(MESSAGES.c.id).limit(BATCH_ROWS)).all()
+        if not rows:
+            return
+        yield rows
+        after = rows[-1][0]
+
+
 def upgrade() -> None:
     connection = op.get_bind()
-    rows = connection.execute(
-        sa.select(MESSAGES.c.id, MESSAGES.c.request_config, MESSAGES.c.request_proto)
-        .where(MESSAGES.c.request_proto.is_not(None))
-        .order_by(MESSAGES.c.id)
-    ).all()
-    for message_id, config, proto in rows:
+    query = sa.select(MESSAGES.c.id, MESSAGES.c.request_config, MESSAGES.c.request_proto).where(
+        MESSAGES.c.request_proto.is_not(None)
+    )
+    for message_id, config, proto in (row for rows in _batches(connection, query) for row in rows):
         try:
             request = factcheck_pb2.RunRequest.FromString(bytes(proto))
         except DecodeError:
@@ -71,17 +86,17 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.add_column("messages", sa.Column("request_proto", sa.LargeBinary(), nullable=True))
     connection = op.get_bind()
-    rows = connection.execute(
-        sa.select(
-            MESSAGES.c.id,
-            MESSAGES.c.tenant_id,
-            MESSAGES.c.conversation_id,
-            MESSAGES.c.question,
-            MESSAGES.c.request_config,
-            MESSAGES.c.request_id,
-        ).order_by(MESSAGES.c.id)
-    ).all()
-    for message_id, tenant_id, conversation_id, question, config, request_id in rows:
+    query = sa.select(
+        MESSAGES.c.id,
+        MESSAGES.c.tenant_id,
+        MESSAGES.c.conversation_id,
+        MESSAGES.c.question,
+        MESSAGES.c.request_config,
+        MESSAGES.c.request_id,
+    )
+    for message_id, tenant_id, conversation_id, question, config, request_id in (
+        row for rows in _batches(connection, query) for row in rows
+    ):
         config = dict(config or {})
         if config.get(RESUMABLE) is not True:
             continue
