@@ -7,8 +7,9 @@ For each image (each Dockerfile stage with a CMD), the `pip install` arguments o
 built on (FROM) are resolved as pip would resolve them in the image (`pip install --dry-run --ignore-installed --report`,
 from the configured package indexes: nothing is installed). Each resolved distribution's size is what its
 wheel unpacks to in site-packages: for a distribution of this checkout (a directory), the wheel built from it;
-for a local wheel, that wheel; otherwise the same version installed beside this script (its RECORD's sizes). The engines' data is the part of those wheels under a package's `data/` folder of the local
-engines (`factcheck_engines/data/`, or `factcheck/engines/data/` where the engines shipped in the library).
+for a local wheel, that wheel; otherwise the same version installed beside this script (its RECORD's sizes).
+The engines' data is the part of those wheels under the local engines' `data/` folder (`factcheck_engines/data/`,
+or `factcheck/engines/data/` where the engines shipped in the library).
 
 Differences from a real image: the Python running this script decides environment markers (the image's is
 python:3.11-slim), and an editable install counts as the wheel of the same directory (the image held the
