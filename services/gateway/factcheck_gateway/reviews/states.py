@@ -14,7 +14,6 @@ from typing import cast
 from factcheck.v1 import investigation_pb2
 
 REVIEW_PENDING = "PENDING"
-REVIEW_DECIDED_STATES = ("APPROVED", "REJECTED", "MODIFIED")
 
 # A decision's stage row: after the verification loop's ("investigate", 95), before the report's (99).
 REVIEW_PREFIX = "review:"
